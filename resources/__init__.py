@@ -1,0 +1,1 @@
+"""Bundled data: sample corpora, icons and lesson files (read with importlib.resources)."""

@@ -1,0 +1,81 @@
+"""A text progress bar for ``tokviz train`` on stderr: merges done/total, merges/s, time left.
+
+On a terminal it redraws one line; otherwise (pipes, CI logs) it prints a line now and then.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TextIO
+
+BAR_WIDTH = 28
+REDRAW_SECONDS = 0.1
+LOG_SECONDS = 5.0
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    m, s = divmod(seconds, 60)
+    h, m = divmod(m, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+class ProgressBar:
+    """Progress of one training run. `total` None means "until no pair is frequent enough"."""
+
+    def __init__(self, stream: TextIO, *, enabled: bool = True) -> None:
+        self.stream = stream
+        self.enabled = enabled
+        self.tty = enabled and hasattr(stream, "isatty") and stream.isatty()
+        self.total: int | None = None
+        self.t0 = time.perf_counter()
+        self.last = 0.0
+        self.done = 0
+
+    def _emit(self, line: str, *, final: bool = False) -> None:
+        if not self.enabled:
+            return
+        if self.tty:
+            self.stream.write("\r\x1b[2K" + line + ("\n" if final else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def stage(self, label: str) -> None:
+        if self.tty:
+            self._emit(f"{label}...")
+
+    def counting(self, done_chars: int, total_chars: int) -> None:
+        now = time.perf_counter()
+        if self.tty and now - self.last >= REDRAW_SECONDS:
+            self.last = now
+            self._emit(f"counting chunks {100 * done_chars // max(1, total_chars)}%")
+
+    def start(self, total: int | None) -> None:
+        self.total = total
+        self.t0 = self.last = time.perf_counter()
+
+    def line(self, done: int) -> str:
+        elapsed = max(1e-9, time.perf_counter() - self.t0)
+        rate = done / elapsed
+        if self.total:
+            frac = min(1.0, done / self.total)
+            filled = int(frac * BAR_WIDTH)
+            bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+            left = (self.total - done) / rate if rate > 0 else 0.0
+            return f"[{bar}] {done}/{self.total} merges  {rate:,.0f}/s  {_duration(left)} left"
+        return f"{done} merges  {rate:,.0f}/s"
+
+    def update(self, done: int) -> None:
+        self.done = done
+        now = time.perf_counter()
+        interval = REDRAW_SECONDS if self.tty else LOG_SECONDS
+        if now - self.last >= interval:
+            self.last = now
+            self._emit(self.line(done))
+
+    def finish(self, merges: int, vocab_size: int) -> None:
+        elapsed = time.perf_counter() - self.t0
+        if self.tty:
+            self._emit(self.line(merges), final=True)
+        self._emit(f"trained {merges} merges (vocabulary {vocab_size}) in {_duration(elapsed)}", final=True)

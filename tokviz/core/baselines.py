@@ -1,0 +1,96 @@
+"""Baseline tokenizers for comparison with BPE: character-level and word-level, with ``[UNK]``.
+
+Both build their vocabulary from a corpus and return the same `Encoding` as `BpeTokenizer`, so
+panels can show them side by side (the classic lesson: a character vocabulary trained on
+``the cat sat on the mat`` cannot spell ``flew``; a word vocabulary cannot spell ``cats``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from .encoding import Encoding, uncovered
+from .errors import EncodeError
+from .split import parse_split
+from .units import UNK_TOKEN
+
+
+class _VocabTokenizer:
+    """Shared decoding for tokenizers whose vocabulary is a list of strings."""
+
+    name = "baseline"
+    separator = ""
+
+    def __init__(self, pieces: Sequence[str]) -> None:
+        self.pieces = [UNK_TOKEN, *pieces]  # id 0 is [UNK]
+        self._index = {p: i for i, p in enumerate(self.pieces)}
+        self.unk_id = 0
+
+    @property
+    def n_vocab(self) -> int:
+        return len(self.pieces)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        self._check_ids([token_id])
+        return self.pieces[token_id].encode("utf-8")
+
+    def _check_ids(self, ids: Sequence[int]) -> None:
+        for i in ids:
+            if not isinstance(i, int) or not 0 <= i < len(self.pieces):
+                raise EncodeError(f"id {i} is not in the vocabulary (valid ids: 0..{len(self.pieces) - 1})")
+
+    def decode(self, ids: Sequence[int]) -> str:
+        self._check_ids(ids)
+        return self.separator.join(self.pieces[i] for i in ids)
+
+    def decode_bytes(self, ids: Sequence[int]) -> bytes:
+        return self.decode(ids).encode("utf-8")
+
+    def _encoding(self, text: str, spans: list[tuple[int, int]]) -> Encoding:
+        ids = [self._index.get(text[a:b], 0) for a, b in spans]
+        return Encoding(
+            ids=ids,
+            tokens=[self.pieces[i].encode("utf-8") for i in ids],
+            spans=spans,
+            unknown=[k for k, i in enumerate(ids) if i == 0],
+            dropped=uncovered(spans, len(text)),
+        )
+
+
+class CharTokenizer(_VocabTokenizer):
+    """One token per character; the vocabulary is the corpus's characters (sorted)."""
+
+    name = "characters"
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str]) -> "CharTokenizer":
+        chars: set[str] = set()
+        for t in texts:
+            chars.update(t)
+        return cls(sorted(chars))
+
+    def encode(self, text: str) -> Encoding:
+        return self._encoding(text, [(i, i + 1) for i in range(len(text))])
+
+
+class WordTokenizer(_VocabTokenizer):
+    """One token per whitespace-separated word; vocabulary by frequency (ties: first seen)."""
+
+    name = "words"
+    separator = " "
+
+    def __init__(self, pieces: Sequence[str]) -> None:
+        super().__init__(pieces)
+        self._splitter = parse_split("whitespace")
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], *, max_size: int | None = None) -> "WordTokenizer":
+        counts: Counter[str] = Counter()
+        for t in texts:
+            counts.update(t.split())
+        words = [w for w, _ in counts.most_common(None if max_size is None else max(0, max_size - 1))]
+        return cls(words)
+
+    def encode(self, text: str) -> Encoding:
+        return self._encoding(text, self._splitter.spans(text))

@@ -1,0 +1,143 @@
+"""Counting chunks: the deduplicated corpus that training works on.
+
+`count_chunks` turns texts into an ordered ``{chunk: count}`` table (order = first appearance,
+which the tie-break rule relies on). Special-token strings are cut out first and never counted.
+Large texts are split at safe boundaries and counted in parallel worker processes; the result is
+identical to counting serially. `count_word_table` does the same for word-frequency tables.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+
+import regex
+
+from .split import Splitter, split_specials
+
+PARALLEL_MIN_CHARS = 4_000_000  # below this, a process pool costs more than it saves
+SLICE_CHARS = 2_000_000
+# A boundary "<non-space>\n<letter>" is a chunk boundary for the gpt2/gpt4/o200k patterns (no
+# chunk can contain a newline followed by a letter, and the lookaheads see the same thing on
+# both sides), so slices cut there split exactly as the whole text does.
+_SAFE_BOUNDARY = regex.compile(r"(?<=\S\n)(?=\p{L})")
+_PARALLEL_SPECS = frozenset({"gpt2", "gpt4", "o200k", "whitespace"})
+
+ShouldStop = Callable[[], bool]
+Progress = Callable[[int, int], None]
+
+
+class Cancelled(Exception):
+    """Raised inside counting when the caller's `should_stop` returns True."""
+
+
+def _slices(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
+    """Cut text[start:end] into pieces of about `size` characters at safe boundaries."""
+    out = []
+    pos = start
+    while end - pos > size * 1.5:
+        m = _SAFE_BOUNDARY.search(text, pos + size, min(end, pos + 2 * size))
+        if m is None:
+            break
+        out.append((pos, m.start()))
+        pos = m.start()
+    out.append((pos, end))
+    return out
+
+
+def _count_slice(job: tuple[str, str | None, str]) -> dict[str, int]:
+    spec, pattern, piece = job
+    return Counter(Splitter(spec, pattern).chunks(piece))
+
+
+def _merge_into(total: dict[str, int], part: Mapping[str, int]) -> None:
+    get = total.get
+    for chunk, n in part.items():
+        total[chunk] = get(chunk, 0) + n
+
+
+def count_chunks(
+    texts: Iterable[str],
+    splitter: Splitter,
+    *,
+    specials: tuple[str, ...] = (),
+    processes: int | None = None,
+    mp_context: str | None = None,
+    should_stop: ShouldStop | None = None,
+    progress: Progress | None = None,
+) -> dict[str, int]:
+    """Count the chunks of `texts` in order of first appearance.
+
+    `processes` caps the worker processes for large texts (default: all cores; 1 = serial);
+    `mp_context` is the multiprocessing start method (default ``fork``; threaded callers such as
+    the GUI pass ``spawn``).
+
+    >>> from tokviz.core.split import parse_split
+    >>> count_chunks(["low low lower"], parse_split("whitespace"))
+    {'low': 2, 'lower': 1}
+    """
+    texts = list(texts)
+    total_chars = sum(len(t) for t in texts) or 1
+    done = 0
+    total: dict[str, int] = {}
+    for text in texts:
+        for start, end, is_special in split_specials(text, specials):
+            if is_special:
+                continue
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            if splitter.pattern is None:
+                _merge_into(total, {text[start:end]: 1})
+            else:
+                for part in _count_range(text, start, end, splitter, processes, mp_context, should_stop):
+                    _merge_into(total, part)
+            done += end - start
+            if progress is not None:
+                progress(done, total_chars)
+    return total
+
+
+def _count_range(text, start, end, splitter, processes, mp_context, should_stop):
+    """Yield partial counters for text[start:end], in order."""
+    nproc = processes if processes is not None else (os.cpu_count() or 1)
+    parallel = (
+        nproc > 1
+        and end - start >= PARALLEL_MIN_CHARS
+        and splitter.spec in _PARALLEL_SPECS
+        and sys.platform.startswith("linux")
+    )
+    slices = _slices(text, start, end, SLICE_CHARS)
+    if not parallel or len(slices) < 2:
+        for a, b in slices:
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            yield Counter(splitter.chunks(text[a:b]))
+        return
+    jobs = ((splitter.spec, splitter.pattern, text[a:b]) for a, b in slices)
+    ctx = multiprocessing.get_context(mp_context or "fork")
+    with ctx.Pool(min(nproc, len(slices))) as pool:
+        for part in pool.imap(_count_slice, jobs):
+            if should_stop is not None and should_stop():
+                pool.terminate()
+                raise Cancelled()
+            yield part
+
+
+def count_word_table(
+    table: Mapping[str, int], splitter: Splitter, *, specials: tuple[str, ...] = ()
+) -> dict[str, int]:
+    """Chunk counts of a word-frequency table: each word split on its own, times its count."""
+    total: dict[str, int] = {}
+    for word, n in table.items():
+        if n <= 0:
+            continue
+        for start, end, is_special in split_specials(word, specials):
+            if is_special:
+                continue
+            piece = word[start:end]
+            for chunk in (splitter.chunks(piece) if splitter.pattern is not None else [piece]):
+                total[chunk] = total.get(chunk, 0) + n
+    return total

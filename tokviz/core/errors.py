@@ -1,0 +1,25 @@
+"""Errors the core raises for problems a user can fix. Each message says what to do."""
+
+
+class TokvizError(Exception):
+    """Base class: a problem with the user's input or settings, not a bug."""
+
+
+class CorpusError(TokvizError):
+    """A corpus file or text that cannot be used (missing, empty, binary, not UTF-8, malformed)."""
+
+
+class SplitError(TokvizError):
+    """An unknown pre-tokenization name or an invalid regular expression."""
+
+
+class SettingsError(TokvizError):
+    """Training settings that cannot work together (e.g. an impossible vocabulary size)."""
+
+
+class ModelFormatError(TokvizError):
+    """A saved model file that is corrupt, truncated, or of an unknown format version."""
+
+
+class EncodeError(TokvizError):
+    """Text or ids that a tokenizer cannot encode or decode (disallowed special token, bad id)."""

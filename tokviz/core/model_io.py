@@ -1,0 +1,154 @@
+"""Saving and loading a trained timeline as one JSON file.
+
+Format ``{"format": "tokviz-model", "version": 1, "settings": {...}, "base": {...},
+"steps": {"columns": [...], "rows": [[...], ...]}}``. Steps are stored as rows under a column
+header (compact for 100k merges). Token bytes are not stored: they are derived from the pairs.
+Writes are atomic (temporary file + rename), so a failed save never leaves a partial file.
+Loading checks everything and raises `ModelFormatError` with a message that says what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import ModelFormatError, SettingsError, TokvizError
+from .timeline import Timeline, TrainSettings
+from .train_bpe import Candidate, MergeStep
+from .units import BaseVocab
+
+FORMAT_NAME = "tokviz-model"
+FORMAT_VERSION = 1
+STEP_COLUMNS = ["left", "right", "count", "length", "candidates"]
+
+
+def timeline_to_json(timeline: Timeline) -> dict:
+    """The JSON-ready dict of a timeline."""
+    rows = []
+    for s in timeline.steps:
+        cands = [[c.pair[0], c.pair[1], c.count, c.first_chunk, c.first_offset] for c in s.candidates]
+        rows.append([s.pair[0], s.pair[1], s.count, s.length, cands])
+    return {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "settings": timeline.settings.to_json(),
+        "base": {
+            "units": timeline.base.units,
+            "symbols": list(timeline.base.symbols),
+            "end_of_word": timeline.base.end_of_word,
+        },
+        "corpus_length": timeline.corpus_length,
+        "n_chunks": timeline.n_chunks,
+        "finished": timeline.finished,
+        "steps": {"columns": STEP_COLUMNS, "rows": rows},
+    }
+
+
+def save_timeline(timeline: Timeline, path: str | os.PathLike) -> None:
+    """Write `timeline` to `path` atomically; raise `TokvizError` if it cannot be written."""
+    path = Path(path)
+    data = json.dumps(timeline_to_json(timeline), ensure_ascii=True, separators=(",", ":"))
+    write_atomic(path, data.encode("utf-8"))
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write bytes to `path` through a temporary file in the same folder and a rename."""
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise TokvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise TokvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
+
+
+def _need(cond: bool, what: str) -> None:
+    if not cond:
+        raise ModelFormatError(f"corrupt model file: {what}")
+
+
+def timeline_from_json(d: object) -> Timeline:
+    """Rebuild a `Timeline` from its JSON dict, checking every field."""
+    if not isinstance(d, dict) or d.get("format") != FORMAT_NAME:
+        raise ModelFormatError("not a tokviz model file (no 'format: tokviz-model' header)")
+    version = d.get("version")
+    if not isinstance(version, int):
+        raise ModelFormatError("corrupt model file: missing format version")
+    if version > FORMAT_VERSION:
+        raise ModelFormatError(
+            f"model file format version {version} is newer than this tokviz reads "
+            f"({FORMAT_VERSION}); update tokviz"
+        )
+    if version < 1:
+        raise ModelFormatError(f"unknown model file format version {version}")
+    try:
+        settings = TrainSettings.from_json(d["settings"])
+        b = d["base"]
+        base = BaseVocab(b["units"], tuple(b["symbols"]), b["end_of_word"])
+        _need(all(isinstance(s, str) for s in base.symbols), "base symbols must be strings")
+        _need(base.units == settings.units, "base units differ from the settings")
+        steps_d = d["steps"]
+        _need(steps_d.get("columns") == STEP_COLUMNS, "unknown step columns")
+        token_bytes = base.token_bytes()
+        steps = []
+        for rank, row in enumerate(steps_d["rows"]):
+            _need(isinstance(row, list) and len(row) == len(STEP_COLUMNS), f"step {rank} is malformed")
+            left, right, count, length, cands = row
+            n = len(token_bytes)
+            _need(
+                all(isinstance(x, int) for x in (left, right, count, length))
+                and 0 <= left < n and 0 <= right < n,
+                f"step {rank} refers to an unknown id",
+            )
+            token = token_bytes[left] + token_bytes[right]
+            token_bytes.append(token)
+            cand_objs = []
+            for c in cands:
+                _need(isinstance(c, list) and len(c) == 5 and all(isinstance(x, int) for x in c),
+                      f"step {rank} has a malformed candidate")
+                cand_objs.append(Candidate((c[0], c[1]), c[2], c[3], c[4]))
+            steps.append(MergeStep(rank, (left, right), n, token, count, length, tuple(cand_objs)))
+        corpus_length = d.get("corpus_length", 0)
+        n_chunks = d.get("n_chunks", 0)
+        _need(isinstance(corpus_length, int) and isinstance(n_chunks, int), "bad corpus figures")
+        return Timeline(settings, base, steps, corpus_length, n_chunks, bool(d.get("finished", True)))
+    except ModelFormatError:
+        raise
+    except SettingsError as exc:
+        raise ModelFormatError(f"corrupt model file: {exc}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ModelFormatError(f"corrupt model file: missing or malformed {exc}") from None
+
+
+def load_timeline(path: str | os.PathLike) -> Timeline:
+    """Read a model file written by `save_timeline`."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ModelFormatError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ModelFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        d = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ModelFormatError(f"{path}: not a tokviz model file (not UTF-8 JSON)") from None
+    except json.JSONDecodeError as exc:
+        raise ModelFormatError(
+            f"{path}: not a valid model file (JSON error at line {exc.lineno}, column {exc.colno}; "
+            f"truncated?)"
+        ) from None
+    try:
+        return timeline_from_json(d)
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{path}: {exc}") from None

@@ -1,0 +1,1 @@
+"""tokviz.panels"""
