@@ -201,7 +201,7 @@ class Training:
         index = base.index() if base.units == "chars" else None
         seqs = [base.symbolize(c, index=index) for c in counts]
         weights = list(counts.values())
-        self._trainer = BpeTrainer(seqs, weights, base.token_bytes())
+        self._trainer = BpeTrainer(seqs, weights, base.token_bytes(), min_count=s.min_count)
         self.timeline = Timeline(
             s, base, corpus_length=self._trainer.length, n_chunks=len(counts)
         )
@@ -212,7 +212,7 @@ class Training:
         if self._trainer is None:
             self.prepare()
         assert self._trainer is not None and self.timeline is not None
-        for step in self._trainer.steps(max_merges=self.budget, min_count=self.settings.min_count):
+        for step in self._trainer.steps(max_merges=self.budget):
             self.timeline.steps.append(step)
             yield step
         self.timeline.finished = True

@@ -12,6 +12,8 @@ occurrences are all created in the step that creates its newer token; afterwards
 falls and its first occurrence only moves later, so a stale key is never better than the truth.
 
 Counting is naive: ``a a a`` holds the pair ``(a, a)`` twice; merging replaces left to right.
+The arrays are `array('q')` with zero-copy numpy views: merges with few sites run as a plain
+loop, merges with many sites (the early, frequent pairs) run vectorized on the same state.
 What this leaves out: reading and splitting the corpus (`tokviz.core.chunks`), ids of special
 tokens (`tokviz.core.timeline`).
 """
@@ -19,13 +21,17 @@ tokens (`tokviz.core.timeline`).
 from __future__ import annotations
 
 import heapq
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 _SHIFT = 32
 _MASK = (1 << _SHIFT) - 1
 N_CANDIDATES = 5
+VECTOR_MIN_SITES = 64  # merges with at least this many possible sites run vectorized in numpy
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +71,7 @@ class BpeTrainer:
         weights: Sequence[int],
         token_bytes: Sequence[bytes],
         *,
+        min_count: int = 2,
         n_candidates: int = N_CANDIDATES,
     ) -> None:
         if len(seqs) != len(weights):
@@ -72,47 +79,71 @@ class BpeTrainer:
         self.token_bytes = list(token_bytes)
         self.next_id = len(self.token_bytes)
         self.n_candidates = max(1, n_candidates)
-        ids: list[int] = []
-        wts: list[int] = []
+        # A pair below min_count can never win (counts only fall after a pair appears), so it
+        # keeps a count but gets no position list and no heap entry.
+        self.min_count = max(1, min_count)
+        ids = array("q")
+        wts = array("q")
         starts: list[int] = []
         for seq, w in zip(seqs, weights):
             starts.append(len(ids))
             ids.extend(seq)
-            wts.extend([w] * len(seq))
+            wts.extend(array("q", [w]) * len(seq))
         n = len(ids)
-        nxt = list(range(1, n + 1))
-        prv = list(range(-1, n - 1))
+        nxt = array("q", range(1, n + 1))
+        prv = array("q", range(-1, n - 1))
         ends = starts[1:] + [n]
         for s, e in zip(starts, ends):
             if e > s:
                 nxt[e - 1] = -1
                 prv[s] = -1
         self.ids, self.nxt, self.prv, self.wts = ids, nxt, prv, wts
+        self._np = tuple(
+            np.frombuffer(a, dtype=np.int64) if n else np.zeros(0, np.int64)
+            for a in (ids, nxt, prv, wts)
+        )
         self.starts = starts
         self.length = sum(len(s) * w for s, w in zip(seqs, weights))
         self.rank = 0
         self._count_initial_pairs()
 
     def _count_initial_pairs(self) -> None:
-        ids, nxt, wts = self.ids, self.nxt, self.wts
+        ids, nxt, _, wts = self._np
         counts: dict[int, int] = {}
         occ: dict[int, list[int]] = {}
-        for p in range(len(ids) - 1):
-            if nxt[p] < 0:
-                continue
-            key = (ids[p] << _SHIFT) | ids[p + 1]
-            lst = occ.get(key)
-            if lst is None:
-                occ[key] = [p]
-                counts[key] = wts[p]
-            else:
-                lst.append(p)
-                counts[key] += wts[p]
+        if len(ids) > 1:
+            pos = np.flatnonzero(nxt[:-1] >= 0)
+            keys = (ids[pos] << _SHIFT) | ids[pos + 1]
+            self._add_groups(keys, pos, wts[pos], counts, occ, push=False)
         self.counts, self.occ = counts, occ
         self.first = dict.fromkeys(occ, 0)  # key -> index of the first possibly valid position
-        heap = [(-c, occ[k][0], k) for k, c in counts.items()]
+        heap = [(-counts[k], lst[0], k) for k, lst in occ.items()]
         heapq.heapify(heap)
         self.heap = heap
+
+    def _add_groups(self, keys, pos, w, counts, occ, *, push: bool) -> None:
+        """Register new pairs: `keys[i]` occurs at `pos[i]` (ascending) with weight `w[i]`."""
+        if len(keys) == 0:
+            return
+        order = np.argsort(keys, kind="stable")
+        sk, sp = keys[order], pos[order]
+        csum = np.concatenate(([0], np.cumsum(w[order])))
+        bounds = np.flatnonzero(sk[1:] != sk[:-1]) + 1
+        starts = np.concatenate(([0], bounds)).tolist()
+        ends = np.concatenate((bounds, [len(sk)])).tolist()
+        group_keys = sk[starts].tolist()
+        group_counts = (csum[ends] - csum[starts]).tolist()
+        sp_list = sp.tolist()
+        heap, first = self.heap if push else None, getattr(self, "first", None)
+        min_count = self.min_count
+        for k, c, a, b in zip(group_keys, group_counts, starts, ends):
+            counts[k] = c
+            if c < min_count:
+                continue
+            occ[k] = sp_list[a:b]
+            if push:
+                first[k] = 0
+                heapq.heappush(heap, (-c, sp_list[a], k))
 
     # -- winner selection -------------------------------------------------------------------
 
@@ -137,9 +168,10 @@ class BpeTrainer:
         while heap:
             negc, pos, key = heapq.heappop(heap)
             c = counts.get(key, 0)
-            if c <= 0:
-                if key in self.occ and c <= 0:
+            if c < self.min_count:  # can never win again: forget its positions
+                if key in self.occ:
                     del self.occ[key], self.first[key]
+                if c <= 0:
                     counts.pop(key, None)
                 continue
             if c != -negc:
@@ -153,7 +185,8 @@ class BpeTrainer:
         return None
 
     def candidates(self, n: int) -> list[tuple[int, int, int]]:
-        """The `n` best live pairs as (count, first_position, key), best first; heap unchanged."""
+        """The `n` best live pairs with at least `min_count` occurrences, as (count,
+        first_position, key), best first; the heap is left as it was."""
         found = []
         while len(found) < n:
             entry = self._pop_valid()
@@ -172,11 +205,104 @@ class BpeTrainer:
 
     def _merge(self, key: int, new: int) -> int:
         """Merge every live occurrence of `key` into token `new`; return the weighted sites."""
+        positions = self.occ.pop(key)
+        start = self.first.pop(key)
+        if len(positions) - start >= VECTOR_MIN_SITES:
+            merged = self._merge_vector(key, new, positions, start)
+        else:
+            merged = self._merge_loop(key, new, positions, start)
+        self.counts.pop(key, None)
+        return merged
+
+    def _merge_vector(self, key: int, new: int, positions: list[int], start: int) -> int:
+        """`_merge_loop` in numpy: the same result, for pairs with many sites."""
+        a, b = key >> _SHIFT, key & _MASK
+        ids, nxt, prv, wts = self._np
+        P = np.array(positions[start:], dtype=np.int64)
+        P = P[ids[P] == a]
+        Q = nxt[P]
+        keep = Q >= 0
+        P, Q = P[keep], Q[keep]
+        keep = ids[Q] == b
+        P, Q = P[keep], Q[keep]
+        if a == b and len(P) > 1:
+            # In a chain of overlapping sites (each starts where the previous ends), only every
+            # other one merges, left to right: "a a a a" -> "aa aa".
+            idx = np.arange(len(P))
+            chained = np.zeros(len(P), dtype=bool)
+            chained[1:] = P[1:] == Q[:-1]
+            chain_start = np.maximum.accumulate(np.where(chained, 0, idx))
+            keep = (idx - chain_start) % 2 == 0
+            P, Q = P[keep], Q[keep]
+        if len(P) == 0:
+            return 0
+        L, R = prv[P], nxt[Q]
+        W = wts[P]
+        merged = int(W.sum())
+        counts = self.counts
+        # Before: (x, a) at L, (a, b) at P, (b, y) at Q. When two sites touch (L == previous Q),
+        # the pair between them is one occurrence: count it on the right side only.
+        touching = np.zeros(len(P), dtype=bool)
+        touching[1:] = L[1:] == Q[:-1]
+        has_l = (L >= 0) & ~touching
+        has_r = R >= 0
+        for tok, d in self._sum_by_token(ids[L[has_l]], W[has_l]):
+            counts[(tok << _SHIFT) | a] -= d
+        for tok, d in self._sum_by_token(ids[R[has_r]], W[has_r]):
+            counts[(b << _SHIFT) | tok] -= d
+        counts[key] -= merged
+        # relink: P takes the new token, Q disappears
+        ids[P] = new
+        ids[Q] = -1
+        nxt[P] = R
+        prv[R[has_r]] = P[has_r]
+        # After: (x, new) at prv[P] and (new, y) at P, where y is not itself a new token
+        # (that pair, (new, new), is already counted from the left).
+        lp = prv[P]
+        left = lp >= 0
+        self._add_pairs(lp[left], ids[lp[left]], W[left], lambda t: (t << _SHIFT) | new)
+        right = has_r & (ids[np.where(has_r, R, 0)] != new)
+        self._add_pairs(P[right], ids[R[right]], W[right], lambda t: (new << _SHIFT) | t)
+        return merged
+
+    @staticmethod
+    def _sum_by_token(tokens: np.ndarray, weights: np.ndarray) -> list[tuple[int, int]]:
+        """[(token, total weight)] for each distinct token id."""
+        if len(tokens) == 0:
+            return []
+        sums = np.bincount(tokens, weights=weights)
+        nz = np.flatnonzero(sums)
+        return list(zip(nz.tolist(), sums[nz].astype(np.int64).tolist()))
+
+    def _add_pairs(self, pos: np.ndarray, tokens: np.ndarray, weights: np.ndarray, key_of) -> None:
+        """Register brand-new pairs: the one at `pos[i]` is ``key_of(tokens[i])``."""
+        if len(pos) == 0:
+            return
+        order = np.argsort(tokens, kind="stable")  # positions stay ascending within a token
+        st = tokens[order]
+        bounds = np.flatnonzero(st[1:] != st[:-1]) + 1
+        starts = [0, *bounds.tolist()]
+        ends = [*bounds.tolist(), len(st)]
+        csum = np.concatenate(([0], np.cumsum(weights[order]))).tolist()
+        sp = pos[order].tolist()
+        toks = st[starts].tolist()
+        counts, occ, first, heap = self.counts, self.occ, self.first, self.heap
+        min_count = self.min_count
+        for t, a, b in zip(toks, starts, ends):
+            k = key_of(t)
+            c = csum[b] - csum[a]
+            counts[k] = c
+            if c < min_count:
+                continue
+            occ[k] = sp[a:b]
+            first[k] = 0
+            heapq.heappush(heap, (-c, sp[a], k))
+
+    def _merge_loop(self, key: int, new: int, positions: list[int], start: int) -> int:
+        """Merge the live sites of `key` among `positions[start:]` one by one."""
         a, b = key >> _SHIFT, key & _MASK
         ids, nxt, prv, wts = self.ids, self.nxt, self.prv, self.wts
         counts, occ = self.counts, self.occ
-        positions = occ.pop(key)
-        start = self.first.pop(key)
         new_hi = new << _SHIFT
         touched: dict[int, None] = {}
         merged = 0
@@ -219,21 +345,21 @@ class BpeTrainer:
             ids[p] = new
             ids[q] = -1
             nxt[p] = r
-        counts.pop(key, None)
-        first, heap = self.first, self.heap
+        first, heap, min_count = self.first, self.heap, self.min_count
         for k in touched:
-            first[k] = 0
             c = counts[k]
-            if c > 0:
+            if c >= min_count:
+                first[k] = 0
                 heapq.heappush(heap, (-c, self._first_valid(k), k))
+            else:
+                del occ[k]
         return merged
 
-    def steps(self, *, max_merges: int | None = None, min_count: int = 2) -> Iterator[MergeStep]:
-        """Yield merges until `max_merges` are done or the best count falls below `min_count`."""
-        min_count = max(1, min_count)
+    def steps(self, *, max_merges: int | None = None) -> Iterator[MergeStep]:
+        """Yield merges until `max_merges` are done or no pair reaches `min_count`."""
         while max_merges is None or self.rank < max_merges:
             best = self.candidates(self.n_candidates)
-            if not best or best[0][0] < min_count:
+            if not best:
                 return
             count, pos, key = best[0]
             self._pop_valid()  # remove the winner's heap entry (it is the top)
