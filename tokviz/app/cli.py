@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -119,6 +120,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UsageError(f"tokviz train: output {out} is a folder; give a file name")
     if not out.parent.exists() and str(out.parent):
         raise UsageError(f"tokviz train: output folder {out.parent} does not exist")
+    _check_writable(out)  # fail now, not after a long training run
     texts = [read_text(f, errors=args.encoding_errors) for f in args.files]
     if settings.word_counts:
         table: dict[str, int] = {}
@@ -139,13 +141,28 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_writable(out: Path) -> None:
+    """Raise `TokvizError` unless a file can be created in the folder of `out`."""
+    folder = out.parent if str(out.parent) else Path(".")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise TokvizError(f"{out}: cannot write ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
 def _read_model(path: str):
     return load_timeline(path)
 
 
 def _format_token(data: bytes) -> str:
-    text = data.decode("utf-8", errors="backslashreplace")
-    return json.dumps(text, ensure_ascii=False)[1:-1]
+    """A token on one line: JSON string escapes, and ``\\xNN`` for bytes that are not UTF-8."""
+    text = data.decode("utf-8", errors="surrogateescape")
+    return "".join(
+        f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else json.dumps(c, ensure_ascii=False)[1:-1]
+        for c in text
+    )
 
 
 def cmd_encode(args: argparse.Namespace) -> int:

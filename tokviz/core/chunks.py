@@ -20,10 +20,11 @@ from .split import Splitter, split_specials
 
 PARALLEL_MIN_CHARS = 4_000_000  # below this, a process pool costs more than it saves
 SLICE_CHARS = 2_000_000
-# A boundary "<non-space>\n<letter>" is a chunk boundary for the gpt2/gpt4/o200k patterns (no
-# chunk can contain a newline followed by a letter, and the lookaheads see the same thing on
-# both sides), so slices cut there split exactly as the whole text does.
-_SAFE_BOUNDARY = regex.compile(r"(?<=\S\n)(?=\p{L})")
+# A cut between a letter and a line break that is followed by a letter ("a|\nB", "a|\r\nB") is a
+# chunk boundary for the gpt2/gpt4/o200k patterns and for str.split(): the letter run ends there
+# on both sides, and the line break is matched the same way whether or not text precedes it
+# (cutting after the line break instead would change gpt2's `\s+(?!\S)` on "\r\n").
+_SAFE_BOUNDARY = regex.compile(r"(?<=\p{L})(?=\r?\n\p{L})")
 _PARALLEL_SPECS = frozenset({"gpt2", "gpt4", "o200k", "whitespace"})
 
 ShouldStop = Callable[[], bool]
@@ -39,7 +40,7 @@ def _slices(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]
     out = []
     pos = start
     while end - pos > size * 1.5:
-        m = _SAFE_BOUNDARY.search(text, pos + size, min(end, pos + 2 * size))
+        m = _SAFE_BOUNDARY.search(text, pos + size, end - size // 2)
         if m is None:
             break
         out.append((pos, m.start()))

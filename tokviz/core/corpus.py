@@ -76,7 +76,7 @@ def parse_word_counts(text: str, *, name: str = "<table>") -> dict[str, int]:
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        m = _WORD_COUNT_LINE.match(line.strip(" \r"))
+        m = _WORD_COUNT_LINE.match(line.rstrip(" \r"))  # tab tables keep leading spaces
         if m is None:
             raise CorpusError(
                 f"{name}:{lineno}: expected 'word count' or 'word<TAB>count', got {line[:40]!r}"

@@ -14,7 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .errors import ModelFormatError, SettingsError, TokvizError
+from .errors import ModelFormatError, TokvizError
 from .timeline import Timeline, TrainSettings
 from .train_bpe import Candidate, MergeStep
 from .units import BaseVocab
@@ -92,11 +92,15 @@ def timeline_from_json(d: object) -> Timeline:
     if version < 1:
         raise ModelFormatError(f"unknown model file format version {version}")
     try:
+        _need(isinstance(d.get("settings"), dict), "missing or malformed settings")
         settings = TrainSettings.from_json(d["settings"])
         b = d["base"]
         base = BaseVocab(b["units"], tuple(b["symbols"]), b["end_of_word"])
         _need(all(isinstance(s, str) for s in base.symbols), "base symbols must be strings")
         _need(base.units == settings.units, "base units differ from the settings")
+        _need(base.end_of_word == settings.end_of_word, "base end-of-word marker differs from the settings")
+        _need(base.units == "bytes" or base.end_of_word is None or base.end_of_word in base.symbols,
+              "the end-of-word marker is not a base symbol")
         steps_d = d["steps"]
         _need(steps_d.get("columns") == STEP_COLUMNS, "unknown step columns")
         token_bytes = base.token_bytes()
@@ -124,7 +128,7 @@ def timeline_from_json(d: object) -> Timeline:
         return Timeline(settings, base, steps, corpus_length, n_chunks, bool(d.get("finished", True)))
     except ModelFormatError:
         raise
-    except SettingsError as exc:
+    except TokvizError as exc:  # SettingsError, SplitError (a bad split regex)
         raise ModelFormatError(f"corrupt model file: {exc}") from None
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ModelFormatError(f"corrupt model file: missing or malformed {exc}") from None
@@ -148,6 +152,8 @@ def load_timeline(path: str | os.PathLike) -> Timeline:
             f"{path}: not a valid model file (JSON error at line {exc.lineno}, column {exc.colno}; "
             f"truncated?)"
         ) from None
+    except RecursionError:
+        raise ModelFormatError(f"{path}: not a valid model file (JSON nested too deeply)") from None
     try:
         return timeline_from_json(d)
     except ModelFormatError as exc:

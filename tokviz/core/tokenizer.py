@@ -68,7 +68,9 @@ class BpeTokenizer:
         if base.units == "bytes":
             unit_len = [1] * 256
         else:
-            unit_len = [0 if s == base.end_of_word else 1 for s in base.symbols]
+            # The end-of-word marker counts as one unit as well: appended last, it lies past the
+            # chunk's end and spans are clipped there; a literal marker character covers itself.
+            unit_len = [1] * len(base.symbols)
         for r, (a, b) in enumerate(self.merges):
             ranks.setdefault((a << _SHIFT) | b, r)
             vocab.append(vocab[a] + vocab[b])

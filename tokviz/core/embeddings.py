@@ -1,0 +1,40 @@
+"""Token embeddings for the similarity view: tables, similarity, and a tiny trained model.
+
+One import for the panel and engine; the code lives in three small modules:
+
+- `tokviz.core.embed_table`: `EmbeddingTable` (random, loaded from ``.npy``, saved), parameter
+  counts and `REFERENCE_MODELS` (GPT-2, Llama 2) with `embedding_share`;
+- `tokviz.core.embed_similarity`: `cosine_similarity`, `nearest_neighbours`,
+  `reorder_for_similarity`, `most_frequent_ids`;
+- `tokviz.core.embed_train`: `EmbedTrainer`, a generator of frozen `EmbedStep` records that a
+  worker can cancel between steps, and `train_embeddings` that drains it.
+
+Example (all numpy, no Qt)::
+
+    table = train_embeddings(sequences, n_vocab=tok.n_vocab, settings=EmbedTrainSettings(dim=32))
+    ids = most_frequent_ids(sequences, 50)
+    S = cosine_similarity(table, ids)
+    order = reorder_for_similarity(S)
+    heatmap = S[order][:, order]
+"""
+
+from __future__ import annotations
+
+from .embed_similarity import cosine_similarity, most_frequent_ids, nearest_neighbours, reorder_for_similarity
+from .embed_table import (
+    MAX_EMBED_DIM,
+    REFERENCE_MODELS,
+    EmbeddingTable,
+    ReferenceModel,
+    check_table_shape,
+    embedding_share,
+    gpt2_parameter_count,
+)
+from .embed_train import EmbedStep, EmbedTrainer, EmbedTrainSettings, token_pairs, train_embeddings
+
+__all__ = [
+    "MAX_EMBED_DIM", "REFERENCE_MODELS", "EmbedStep", "EmbedTrainSettings", "EmbedTrainer",
+    "EmbeddingTable", "ReferenceModel", "check_table_shape", "cosine_similarity", "embedding_share",
+    "gpt2_parameter_count", "most_frequent_ids", "nearest_neighbours", "reorder_for_similarity",
+    "token_pairs", "train_embeddings",
+]
