@@ -164,3 +164,14 @@ def test_split_specials_longest_first():
     assert split_specials("<s><ss>", ["<s", "<ss>", "<s>"]) == [(0, 3, True), (3, 7, True)]
     assert split_specials("", ["<s>"]) == []
     assert split_specials("abc", []) == [(0, 3, False)]
+
+
+def test_whitespace_table_covers_every_space_character():
+    """The whitespace split scans code points below SPACE_SCAN_LIMIT only; nothing above is a
+    space, so it still equals str.split() on all of Unicode."""
+    import sys
+
+    from tokviz.core.split import SPACE_SCAN_LIMIT
+
+    assert not any(chr(c).isspace() for c in range(SPACE_SCAN_LIMIT, sys.maxunicode + 1))
+    assert chr(SPACE_SCAN_LIMIT - 1).isspace()  # U+3000, the last one

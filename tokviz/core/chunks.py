@@ -92,17 +92,20 @@ def count_chunks(
                 raise Cancelled()
             if splitter.pattern is None:
                 _merge_into(total, {text[start:end]: 1})
+                done += end - start
+                if progress is not None:
+                    progress(done, total_chars)
             else:
-                for part in _count_range(text, start, end, splitter, processes, mp_context, should_stop):
+                for part, n_chars in _count_range(text, start, end, splitter, processes, mp_context, should_stop):
                     _merge_into(total, part)
-            done += end - start
-            if progress is not None:
-                progress(done, total_chars)
+                    done += n_chars
+                    if progress is not None:
+                        progress(done, total_chars)
     return total
 
 
 def _count_range(text, start, end, splitter, processes, mp_context, should_stop):
-    """Yield partial counters for text[start:end], in order."""
+    """Yield (partial counter, characters it covers) for text[start:end], in order."""
     nproc = processes if processes is not None else (os.cpu_count() or 1)
     parallel = (
         nproc > 1
@@ -115,16 +118,16 @@ def _count_range(text, start, end, splitter, processes, mp_context, should_stop)
         for a, b in slices:
             if should_stop is not None and should_stop():
                 raise Cancelled()
-            yield Counter(splitter.chunks(text[a:b]))
+            yield Counter(splitter.chunks(text[a:b])), b - a
         return
     jobs = ((splitter.spec, splitter.pattern, text[a:b]) for a, b in slices)
     ctx = multiprocessing.get_context(mp_context or "fork")
     with ctx.Pool(min(nproc, len(slices))) as pool:
-        for part in pool.imap(_count_slice, jobs):
+        for part, (a, b) in zip(pool.imap(_count_slice, jobs), slices):
             if should_stop is not None and should_stop():
                 pool.terminate()
                 raise Cancelled()
-            yield part
+            yield part, b - a
 
 
 def count_word_table(

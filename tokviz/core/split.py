@@ -9,7 +9,6 @@ splitting by `split_specials`.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -34,8 +33,10 @@ O200K_SPLIT_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
-# str.split() splits on exactly the characters for which str.isspace() is true.
-_SPACE_CHARS = "".join(c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace())
+# str.split() splits on exactly the characters for which str.isspace() is true; the last of them
+# is U+3000 (a test checks the whole range), so scanning further would only slow start-up.
+SPACE_SCAN_LIMIT = 0x3001
+_SPACE_CHARS = "".join(c for c in map(chr, range(SPACE_SCAN_LIMIT)) if c.isspace())
 WHITESPACE_SPLIT_PATTERN = "[^" + regex.escape(_SPACE_CHARS) + "]+"
 
 SPLIT_PRESETS: dict[str, str | None] = {

@@ -45,6 +45,9 @@ def _utf8_len(c: str) -> int:
 class BpeTokenizer:
     """A BPE tokenizer from base units, an ordered merge list, a split rule and special tokens."""
 
+    kind = "bpe"  # what made it (the pretrained tokenizers say "tiktoken" or "hf")
+    source: str | None = None  # the file it was loaded from, if any
+
     def __init__(
         self,
         base: BaseVocab,
@@ -120,6 +123,19 @@ class BpeTokenizer:
     def vocab(self) -> list[bytes]:
         """Bytes of every id (a copy)."""
         return list(self._vocab)
+
+    def is_special(self, token_id: int) -> bool:
+        """True for special tokens and ``[UNK]``."""
+        return token_id == self.unk_id or token_id in self.special_tokens.values()
+
+    def merge_of(self, token_id: int) -> tuple[int, int] | None:
+        """The pair whose merge makes `token_id`, or None for base units and special tokens."""
+        k = token_id - self.base_size
+        return self.merges[k] if 0 <= k < len(self.merges) else None  # type: ignore[return-value]
+
+    def chunks(self, text: str) -> list[str]:
+        """The pre-tokenizer chunks of `text` (what BPE runs on, one at a time)."""
+        return self.splitter.chunks(text)
 
     def _limit(self, step: int | None) -> int:
         if step is None:

@@ -1,0 +1,219 @@
+"""The window's actions, menus (File, Edit, View, Train, Help) and toolbar.
+
+`build_actions(window)` creates every `QAction` with its text, shortcut, icon and status tip and
+connects it to a slot of the window; `build_menus` and `build_toolbar` lay them out. The window
+keeps the logic; this module only describes the commands.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QToolBar, QToolButton
+
+from tokviz.engine.samples import SAMPLES
+
+Key = QKeySequence.StandardKey
+
+
+def _on_triggered(action: QAction, slot) -> None:
+    """Call `slot()` when `action` fires (without the ``checked`` argument Qt passes)."""
+    action.triggered.connect(lambda _checked=False: slot())
+
+
+def _key_sequences(keys) -> list[QKeySequence]:
+    """Shortcuts from standard keys (all their platform bindings) and strings, without repeats."""
+    out: list[QKeySequence] = []
+    for k in keys:
+        for seq in QKeySequence.keyBindings(k) if isinstance(k, Key) else [QKeySequence(k)]:
+            if not seq.isEmpty() and seq not in out:
+                out.append(seq)
+    return out
+
+
+def _shortcut_names(keys) -> list[str]:
+    """What the shortcut list shows: the main binding of a standard key, and explicit keys."""
+    names: list[str] = []
+    for k in keys:
+        seqs = QKeySequence.keyBindings(k)[:1] if isinstance(k, Key) else [QKeySequence(k)]
+        for seq in seqs:
+            name = seq.toString(QKeySequence.SequenceFormat.NativeText)
+            if name and name not in names:
+                names.append(name)
+    return names
+
+
+class WindowActions:
+    """Every action of the main window, as attributes."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        self.window = window
+        style = window.style()
+
+        def act(text, slot=None, keys=(), tip="", icon=None, name="", checkable=False) -> QAction:
+            a = QAction(text, window)
+            a.setObjectName(f"action_{name}")
+            if keys:
+                a.setShortcuts(_key_sequences(keys))
+                a.setProperty("shortcut_text", ", ".join(_shortcut_names(keys)))
+            if tip:
+                a.setStatusTip(tip)
+                a.setToolTip(tip)
+            if icon is not None:
+                a.setIcon(style.standardIcon(icon))
+            a.setCheckable(checkable)
+            if slot is not None:
+                _on_triggered(a, slot)
+            window.addAction(a)  # shortcuts work even with the menu bar hidden
+            return a
+
+        w = window
+        P = QStyle.StandardPixmap
+        # File
+        self.new = act("&New Corpus", w.new_corpus, [Key.New], "Start an empty corpus", P.SP_FileIcon, "new")
+        self.open = act("&Open…", w.open_file_dialog, [Key.Open], "Open a corpus or a saved model",
+                        P.SP_DialogOpenButton, "open")
+        self.save = act("&Save", w.save_corpus, [Key.Save], "Save the corpus", P.SP_DialogSaveButton, "save")
+        self.save_as = act("Save &As…", w.save_corpus_as, [Key.SaveAs, "Ctrl+Shift+S"],
+                           "Save the corpus under a new name", None, "save_as")
+        self.open_model = act("Open &Model…", w.open_model_dialog, ["Ctrl+Shift+O"],
+                              "Open a trained model (.json)", None, "open_model")
+        self.save_model = act("Save Mo&del As…", w.save_model_dialog, ["Ctrl+Alt+S"],
+                              "Save the trained model as JSON", None, "save_model")
+        self.quit = act("&Quit", w.close, [Key.Quit, "Ctrl+Q"], "Quit tokviz", None, "quit")
+        # Edit
+        self.undo = act("&Undo", partial(w.edit_focused, "undo"), [Key.Undo], "Undo the last edit", None, "undo")
+        self.redo = act("&Redo", partial(w.edit_focused, "redo"), [Key.Redo], "Redo", None, "redo")
+        self.cut = act("Cu&t", partial(w.edit_focused, "cut"), [Key.Cut], "Cut", None, "cut")
+        self.copy = act("&Copy", partial(w.edit_focused, "copy"), [Key.Copy], "Copy", None, "copy")
+        self.paste = act("&Paste", partial(w.edit_focused, "paste"), [Key.Paste], "Paste", None, "paste")
+        self.select_all = act("Select &All", partial(w.edit_focused, "selectAll"), [Key.SelectAll],
+                              "Select all", None, "select_all")
+        self.word_counts = act("&Word-Frequency Table", None, ["Ctrl+Shift+W"],
+                               "Treat the corpus as lines of 'word count'", None, "word_counts", True)
+        # View
+        self.zoom_in = act("Zoom &In", w.appearance.zoom_in, ["Ctrl+=", "Ctrl++"],
+                           "Larger text everywhere", None, "zoom_in")
+        self.zoom_out = act("Zoom &Out", w.appearance.zoom_out, ["Ctrl+-"], "Smaller text everywhere", None,
+                            "zoom_out")
+        self.zoom_reset = act("&Actual Size", w.appearance.reset_zoom, ["Ctrl+0"], "Normal text size", None,
+                              "zoom_reset")
+        self.reset_layout = act("&Reset Layout", w.reset_layout, [], "Put every panel back in its place",
+                                None, "reset_layout")
+        self.theme_group = QActionGroup(window)
+        self.themes: dict[str, QAction] = {}
+        for key, label in (("system", "Follow &System"), ("light", "&Light"), ("dark", "&Dark")):
+            a = act(label, partial(w.set_theme, key), [], f"{label.replace('&', '')} theme", None,
+                    f"theme_{key}", True)
+            self.theme_group.addAction(a)
+            self.themes[key] = a
+        # Train
+        self.train = act("&Train", w.start_training, ["Ctrl+Return", "F5"], "Train on the corpus",
+                         P.SP_MediaPlay, "train")
+        self.cancel = act("&Cancel Training", w.cancel_training, ["Esc"], "Stop the training run",
+                          P.SP_MediaStop, "cancel")
+        self.cancel.setIconText("Cancel")
+        self.cancel.setEnabled(False)
+        # Help
+        self.shortcuts = act("&Keyboard Shortcuts", w.show_shortcuts, ["F1"],
+                             "List every keyboard shortcut", None, "shortcuts")
+        self.about = act("&About tokviz", w.show_about, [], "Versions and licence", None, "about")
+
+    def all(self) -> list[QAction]:
+        return [a for a in vars(self).values() if isinstance(a, QAction)] + list(self.themes.values())
+
+
+def build_menus(window: QMainWindow, actions: WindowActions, panels_menu: QMenu) -> dict[str, QMenu]:
+    """File, Edit, View, Train and Help menus; returns them by name."""
+    bar = window.menuBar()
+    a = actions
+    file = bar.addMenu("&File")
+    file.addActions([a.new, a.open])
+    recent = file.addMenu("Open &Recent")
+    recent.setObjectName("recent_menu")
+    recent.aboutToShow.connect(partial(fill_recent_menu, window, recent))
+    samples = file.addMenu("Open &Sample")
+    samples.setObjectName("samples_menu")
+    fill_samples_menu(window, samples)
+    file.addSeparator()
+    file.addActions([a.save, a.save_as])
+    file.addSeparator()
+    file.addActions([a.open_model, a.save_model])
+    file.addSeparator()
+    file.addAction(a.quit)
+
+    edit = bar.addMenu("&Edit")
+    edit.addActions([a.undo, a.redo])
+    edit.addSeparator()
+    edit.addActions([a.cut, a.copy, a.paste, a.select_all])
+    edit.addSeparator()
+    edit.addAction(a.word_counts)
+
+    view = bar.addMenu("&View")
+    view.addMenu(panels_menu)
+    theme = view.addMenu("&Theme")
+    theme.addActions(list(a.themes.values()))
+    view.addSeparator()
+    view.addActions([a.zoom_in, a.zoom_out, a.zoom_reset])
+    view.addSeparator()
+    toolbar = window.findChild(QToolBar, "main_toolbar")
+    if toolbar is not None:
+        view.addAction(toolbar.toggleViewAction())
+    view.addAction(a.reset_layout)
+
+    train = bar.addMenu("&Train")
+    train.addActions([a.train, a.cancel])
+
+    help_ = bar.addMenu("&Help")
+    help_.addActions([a.shortcuts, a.about])
+    return {"file": file, "edit": edit, "view": view, "train": train, "help": help_,
+            "recent": recent, "samples": samples}
+
+
+def fill_samples_menu(window: QMainWindow, menu: QMenu) -> None:
+    for s in SAMPLES:
+        action = menu.addAction(s.title)
+        action.setObjectName(f"action_sample_{s.key}")
+        action.setStatusTip(s.description)
+        action.setToolTip(s.description)
+        _on_triggered(action, partial(window.load_sample, s.key))
+
+
+def fill_recent_menu(window: QMainWindow, menu: QMenu) -> None:
+    menu.clear()
+    paths = window.settings_store.recent_files()
+    for i, path in enumerate(paths):
+        label = f"&{i + 1} {Path(path).name}" if i < 9 else Path(path).name
+        action = menu.addAction(label)
+        action.setStatusTip(path)
+        action.setToolTip(path)
+        _on_triggered(action, partial(window.open_path, path))
+    if not paths:
+        menu.addAction("No recent files").setEnabled(False)
+    menu.addSeparator()
+    clear = menu.addAction("&Clear Recent Files")
+    clear.setEnabled(bool(paths))
+    _on_triggered(clear, window.settings_store.clear_recent_files)
+
+
+def build_toolbar(window: QMainWindow, actions: WindowActions) -> QToolBar:
+    """Open, Save, Samples (its menu is set once the menus exist), Train, Cancel."""
+    bar = QToolBar("Toolbar", window)
+    bar.setObjectName("main_toolbar")
+    bar.setMovable(False)
+    bar.setToolButtonStyle(bar.toolButtonStyle().ToolButtonTextBesideIcon)
+    bar.addActions([actions.open, actions.save])
+    samples = QToolButton(bar)
+    samples.setObjectName("samples_button")
+    samples.setText("Samples")
+    samples.setIcon(window.style().standardIcon(QStyle.StandardPixmap.SP_FileDialogContentsView))
+    samples.setToolButtonStyle(bar.toolButtonStyle())
+    samples.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+    samples.setToolTip("Open a built-in sample corpus")
+    bar.addWidget(samples)
+    bar.addSeparator()
+    bar.addActions([actions.train, actions.cancel])
+    window.addToolBar(bar)
+    return bar

@@ -1,0 +1,189 @@
+"""`FileController`: opening, saving and recent files for the main window.
+
+Files are read on a background thread (`TaskEngine` + `tokviz.engine.corpus_files.load_file`)
+with progress shown in the corpus panel; the editor's text is only replaced once a file has been
+read successfully, so a bad file (binary, not UTF-8, unreadable, vanished) leaves it untouched and
+gets a message. A file that is text but not UTF-8 can be opened with replacement characters. A
+saved model (detected from its header) opens into the shared `StepModel`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtGui import QGuiApplication
+
+from tokviz.core import TokvizError, save_timeline
+from tokviz.core.model_io import write_atomic
+from tokviz.engine.corpus_files import LoadedCorpus, LoadedModel, NotUtf8Error, is_model_file, load_file
+from tokviz.engine.tasks import TaskEngine
+
+from .dialogs import CORPUS_FILTER, MODEL_FILTER, OPEN_FILTER
+
+
+class FileController(QObject):
+    """File commands of one window. Signals report outcomes for scripts and tests."""
+
+    corpus_opened = Signal(str)  # path
+    model_opened = Signal(str)  # path
+    open_failed = Signal(str)  # message
+    saved = Signal(str)  # path of a corpus or model just written
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window = window
+        self.loader = TaskEngine("file-loader", self)
+        self.loader.progress_changed.connect(self._on_loader_progress_changed)
+        self.loader.finished.connect(self._on_loader_finished)
+        self.loader.failed.connect(self._on_loader_failed)
+        self.loader.cancelled.connect(self._on_loader_cancelled)
+        self._loading: tuple[Path, str] | None = None  # (path, errors mode)
+
+    @property
+    def corpus(self):
+        return self.window.corpus_panel
+
+    @property
+    def is_loading(self) -> bool:
+        return self.loader.is_running
+
+    # -- opening ----------------------------------------------------------------------------
+
+    def open_dialog(self, *, models_only: bool = False) -> None:
+        store = self.window.settings_store
+        title = "Open Model" if models_only else "Open Corpus or Model"
+        path = self.window.dialogs.open_path(title, store.last_dir(), MODEL_FILTER if models_only else OPEN_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_path(self, path: str | Path, *, errors: str = "strict") -> bool:
+        """Start reading `path`; False if the user kept unsaved changes instead."""
+        path = Path(path)
+        if not is_model_file(path) and not self.maybe_save():
+            return False
+        self._loading = (path, errors)
+        self.corpus.set_loading(f"Reading {path.name}", None)
+        self.window.statusBar().showMessage(f"Opening {path}…")
+        self.loader.start(load_file, path, errors=errors)
+        return True
+
+    @Slot(str, float)
+    def _on_loader_progress_changed(self, what: str, fraction: float) -> None:
+        name = self._loading[0].name if self._loading else ""
+        self.corpus.set_loading(f"{what} {name}", fraction)
+
+    @Slot(object)
+    def _on_loader_finished(self, result: LoadedCorpus | LoadedModel) -> None:
+        self.corpus.finish_loading()
+        self._loading = None
+        store = self.window.settings_store
+        store.add_recent_file(result.path)
+        store.set_last_dir(result.path.parent)
+        if isinstance(result, LoadedModel):
+            self.window.show_model(result.timeline, result.path)
+            self.window.statusBar().showMessage(f"Opened model {result.path.name}", 5000)
+            self.model_opened.emit(str(result.path))
+            return
+        self.corpus.show_loaded(result)
+        mb = result.n_bytes / (1024 * 1024)
+        size = f"{mb:.1f} MB" if mb >= 1 else f"{result.n_bytes:,} bytes"
+        self.window.statusBar().showMessage(f"Opened {result.path.name} ({size})", 5000)
+        self.corpus_opened.emit(str(result.path))
+
+    @Slot(str)
+    def _on_loader_failed(self, message: str) -> None:
+        self.corpus.finish_loading()
+        path, errors = self._loading or (None, "strict")
+        self._loading = None
+        error = self.loader.last_error
+        self.window.statusBar().showMessage("Could not open the file", 5000)
+        if path is not None and not path.exists():
+            self.window.settings_store.remove_recent_file(path)
+        self.open_failed.emit(message)
+        if isinstance(error, NotUtf8Error) and errors == "strict" and path is not None:
+            if self.window.dialogs.ask_open_replacing(message):
+                self.open_path(path, errors="replace")
+            return
+        self.window.dialogs.error("Could not open the file", message)
+
+    @Slot()
+    def _on_loader_cancelled(self) -> None:
+        self.corpus.finish_loading()
+        self._loading = None
+
+    # -- saving -----------------------------------------------------------------------------
+
+    def maybe_save(self) -> bool:
+        """Ask about unsaved changes. True when it is fine to replace or close the document."""
+        if not self.corpus.is_modified:
+            return True
+        answer = self.window.dialogs.ask_save_changes(self.corpus.title)
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    def save(self, path: str | Path | None = None) -> bool:
+        """Save the corpus to `path`, its own file, or a file the user picks. True if saved."""
+        target = Path(path) if path is not None else self.corpus.path
+        if target is None:
+            return self.save_as()
+        try:
+            with _wait_cursor():
+                write_atomic(target, self.corpus.encoded_text())
+        except TokvizError as exc:
+            self.window.dialogs.error("Could not save the corpus", str(exc))
+            return False
+        self.corpus.mark_saved(target)
+        self.window.settings_store.add_recent_file(target)
+        self.window.statusBar().showMessage(f"Saved {target}", 5000)
+        self.saved.emit(str(target))
+        return True
+
+    def save_as(self) -> bool:
+        store = self.window.settings_store
+        name = self.corpus.path.name if self.corpus.path else "corpus.txt"
+        path = self.window.dialogs.save_path("Save Corpus As", str(Path(store.last_dir()) / name), CORPUS_FILTER)
+        if not path:
+            return False
+        store.set_last_dir(Path(path).parent)
+        return self.save(path)
+
+    def save_model_dialog(self) -> bool:
+        timeline = self.window.step_model.timeline
+        if timeline is None:
+            self.window.dialogs.info("No model yet", "Train a tokenizer (or open a model) first.")
+            return False
+        store = self.window.settings_store
+        suggested = str(Path(store.last_dir()) / "model.json")
+        path = self.window.dialogs.save_path("Save Model As", suggested, MODEL_FILTER)
+        if not path:
+            return False
+        return self.save_model(path)
+
+    def save_model(self, path: str | Path) -> bool:
+        timeline = self.window.step_model.timeline
+        if timeline is None:
+            return False
+        try:
+            with _wait_cursor():
+                save_timeline(timeline, path)
+        except TokvizError as exc:
+            self.window.dialogs.error("Could not save the model", str(exc))
+            return False
+        self.window.settings_store.set_last_dir(Path(path).parent)
+        self.window.statusBar().showMessage(f"Saved model {path}", 5000)
+        self.saved.emit(str(path))
+        return True
+
+    def shutdown(self) -> None:
+        self.loader.shutdown()
+
+
+class _wait_cursor:
+    def __enter__(self):
+        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+
+    def __exit__(self, *exc):
+        QGuiApplication.restoreOverrideCursor()
+        return False

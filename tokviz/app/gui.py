@@ -1,0 +1,96 @@
+"""Entry points of the desktop application, called by ``tokviz.app.cli``.
+
+``run_gui(file)`` opens the window (and a corpus or model file); ``run_screenshots(out_dir,
+theme=...)`` renders the window offscreen to PNG files. Both return an exit status. The window's
+modules are imported only here, inside the functions, so ``import tokviz.app.gui`` stays cheap
+and the window appears quickly.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+from tokviz import __version__
+
+
+def create_application(argv: list[str] | None = None):
+    """The `QApplication` (created once), with organization and application names set."""
+    from PySide6.QtWidgets import QApplication
+
+    from tokviz.engine.settings import APPLICATION, ORGANIZATION
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(argv if argv is not None else sys.argv[:1])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    app.setApplicationDisplayName("tokviz")
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("tokviz")
+    return app
+
+
+def create_main_window(file: str | os.PathLike | None = None, *, settings=None):
+    """Build and show the main window; open `file` once the event loop runs."""
+    from PySide6.QtCore import QTimer
+
+    from .main_window import MainWindow
+
+    window = MainWindow(settings, load_default_sample=file is None)
+    window.show()
+    if file is not None:
+        QTimer.singleShot(0, lambda: window.open_path(file))
+    return window
+
+
+def run_gui(file: str | None = None) -> int:
+    """Open the application window; returns the exit status."""
+    if file is not None and not Path(file).exists():
+        print(f"tokviz: {file}: no such file", file=sys.stderr)
+        return 2
+    from PySide6.QtCore import QTimer
+
+    app = create_application()
+    window = create_main_window(file)
+    # Ctrl+C in the terminal closes the window (asking about unsaved changes) instead of hanging.
+    previous = signal.signal(signal.SIGINT, lambda *_: window.close())
+    tick = QTimer(interval=250)
+    tick.timeout.connect(lambda: None)  # lets Python run its signal handlers
+    tick.start()
+    try:
+        return app.exec()
+    finally:
+        tick.stop()
+        signal.signal(signal.SIGINT, previous)
+        window.shutdown()
+
+
+def run_screenshots(out_dir: Path, *, theme: str) -> int:
+    """Render the window and each panel to ``out_dir`` as PNGs (offscreen)."""
+    from tokviz.core import TokvizError
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    create_application()
+    from PySide6.QtCore import qInstallMessageHandler
+
+    from .screenshots import take_screenshots
+
+    def quiet(mode, context, message: str) -> None:  # the offscreen plugin's harmless chatter
+        if "does not support propagateSizeHints" not in message:
+            print(message, file=sys.stderr)
+
+    previous = qInstallMessageHandler(quiet)
+
+    try:
+        paths = take_screenshots(Path(out_dir), theme=theme)
+    except (OSError, TokvizError, RuntimeError) as exc:
+        print(f"tokviz: screenshots failed: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        qInstallMessageHandler(previous)
+    for p in paths:
+        print(p)
+    return 0

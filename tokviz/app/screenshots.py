@@ -1,0 +1,70 @@
+"""``tokviz screenshot``: open the window offscreen, load a sample, train, and save PNGs.
+
+Writes ``window-<theme>.png`` and ``<panel id>-<theme>.png`` for every docked panel, so new panels
+appear in the set without changes here. Uses throw-away settings (never the user's).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QItemSelectionModel
+from PySide6.QtWidgets import QApplication
+
+from tokviz.core import TrainSettings
+from tokviz.engine.settings import AppSettings
+
+SIZE = (1280, 800)
+SAMPLE = "english-prose"
+SETTINGS = TrainSettings(vocab_size=600)
+SELECTED_TOKEN = 300
+
+
+def _settle(app: QApplication, rounds: int = 5) -> None:
+    for _ in range(rounds):
+        app.processEvents()
+
+
+def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
+    """Render and save the screenshots; returns the files written."""
+    from .main_window import MainWindow
+
+    app = QApplication.instance()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    with tempfile.TemporaryDirectory(prefix="tokviz-shots-") as tmp:
+        window = MainWindow(AppSettings.in_folder(tmp), load_default_sample=False)
+        try:
+            window.set_theme(theme)
+            window.resize(*SIZE)
+            window.show()
+            window.load_sample(SAMPLE)
+            _settle(app)
+            if not window.start_training(SETTINGS):
+                raise RuntimeError("training could not start")
+            outcome = window.wait_for_training(120_000)
+            if outcome != "finished":
+                raise RuntimeError(f"training ended with {outcome!r}")
+            table = window.vocab_panel.table
+            row = window.vocab_model.row_of_id(SELECTED_TOKEN)
+            if row is not None:
+                table.selectionModel().select(
+                    window.vocab_model.index(row, 0),
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+                )
+                table.scrollTo(window.vocab_model.index(row, 0), table.ScrollHint.PositionAtCenter)
+            window.corpus_panel.editor.setFocus()
+            _settle(app, 10)
+            shots = [("window", window)] + [(pid, window.docks.dock(pid)) for pid in window.docks.panel_ids()]
+            for name, widget in shots:
+                path = out_dir / f"{name}-{theme}.png"
+                if not widget.grab().save(str(path)):
+                    raise OSError(f"cannot write {path}")
+                written.append(path)
+        finally:
+            window.close()
+            window.shutdown()
+            window.deleteLater()
+            _settle(app)
+    return written

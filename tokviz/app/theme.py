@@ -1,0 +1,165 @@
+"""Themes and the global font scale, applied to the whole application.
+
+`Appearance` owns the theme choice (``system``, ``light``, ``dark``; "system" follows the
+desktop's colour scheme and its changes) and the font scale (Ctrl+= / Ctrl+- / Ctrl+0). Both are
+applied application-wide (Fusion style + palette, `QApplication.setFont`), so every panel, present
+or future, follows without code of its own; panels only read the palette when painting and
+rebuild monospace fonts on `FontChange` (see `tokviz.panels.base`). New palettes (for example a
+high-contrast classroom palette) are added to `PALETTES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication, QStyleFactory
+
+from tokviz.engine.settings import THEMES, AppSettings, clamp_font_scale
+
+ZOOM_STEP = 1.1
+Role = QPalette.ColorRole
+Group = QPalette.ColorGroup
+
+
+def _palette(colors: dict[Role, str], disabled: dict[Role, str]) -> QPalette:
+    pal = QPalette()
+    for role, value in colors.items():
+        pal.setColor(role, QColor(value))
+    for role, value in disabled.items():
+        pal.setColor(Group.Disabled, role, QColor(value))
+    return pal
+
+
+def light_palette() -> QPalette:
+    return _palette(
+        {
+            Role.Window: "#f3f4f6", Role.WindowText: "#1f2328", Role.Base: "#ffffff",
+            Role.AlternateBase: "#f6f8fa", Role.ToolTipBase: "#fffbe6", Role.ToolTipText: "#1f2328",
+            Role.PlaceholderText: "#6e7781", Role.Text: "#1f2328", Role.Button: "#f6f8fa",
+            Role.ButtonText: "#1f2328", Role.BrightText: "#cf222e", Role.Light: "#ffffff",
+            Role.Midlight: "#eaeef2", Role.Mid: "#c8d1da", Role.Dark: "#8c959f", Role.Shadow: "#6e7781",
+            Role.Highlight: "#0969da", Role.HighlightedText: "#ffffff", Role.Link: "#0969da",
+            Role.LinkVisited: "#8250df",
+        },
+        {Role.Text: "#8c959f", Role.WindowText: "#8c959f", Role.ButtonText: "#8c959f",
+         Role.Highlight: "#afb8c1", Role.Base: "#f6f8fa"},
+    )
+
+
+def dark_palette() -> QPalette:
+    return _palette(
+        {
+            Role.Window: "#1f2329", Role.WindowText: "#e6edf3", Role.Base: "#161a1f",
+            Role.AlternateBase: "#1c2128", Role.ToolTipBase: "#2d333b", Role.ToolTipText: "#e6edf3",
+            Role.PlaceholderText: "#7d8590", Role.Text: "#e6edf3", Role.Button: "#2a3038",
+            Role.ButtonText: "#e6edf3", Role.BrightText: "#ff7b72", Role.Light: "#3d444d",
+            Role.Midlight: "#323941", Role.Mid: "#262c33", Role.Dark: "#111418", Role.Shadow: "#050607",
+            Role.Highlight: "#2f6feb", Role.HighlightedText: "#ffffff", Role.Link: "#4493f8",
+            Role.LinkVisited: "#ab7df8",
+        },
+        {Role.Text: "#6e7681", Role.WindowText: "#6e7681", Role.ButtonText: "#6e7681",
+         Role.Highlight: "#3d444d", Role.Base: "#1c2128"},
+    )
+
+
+_base_font: QFont | None = None
+
+PALETTES: dict[str, Callable[[], QPalette]] = {"light": light_palette, "dark": dark_palette}
+
+
+def system_theme() -> str:
+    """``dark`` if the desktop uses a dark colour scheme, else ``light``."""
+    hints = QGuiApplication.styleHints()
+    return "dark" if hints.colorScheme() == Qt.ColorScheme.Dark else "light"
+
+
+def resolve_theme(setting: str) -> str:
+    return system_theme() if setting == "system" else setting
+
+
+class Appearance(QObject):
+    """Theme and font scale of the application, stored in `AppSettings`."""
+
+    theme_changed = Signal(str)  # the resolved theme: "light" or "dark"
+    font_scale_changed = Signal(float)
+
+    def __init__(self, app: QApplication, settings: AppSettings, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.app = app
+        self.settings = settings
+        global _base_font
+        if _base_font is None:  # the font before any scaling (one per process)
+            _base_font = QFont(app.font())
+        self._base_font = QFont(_base_font)
+        self._theme = settings.theme()
+        self._scale = settings.font_scale()
+        if "Fusion" in QStyleFactory.keys() and app.style().name().lower() != "fusion":
+            app.setStyle("Fusion")
+        app.styleHints().colorSchemeChanged.connect(self._on_color_scheme_changed)
+        self._apply_theme()
+        self._apply_font()
+
+    # -- theme ------------------------------------------------------------------------------
+
+    @property
+    def theme(self) -> str:
+        """The choice: ``system``, ``light`` or ``dark``."""
+        return self._theme
+
+    @property
+    def resolved_theme(self) -> str:
+        return resolve_theme(self._theme)
+
+    def set_theme(self, theme: str, *, save: bool = True) -> None:
+        if theme not in THEMES:
+            raise ValueError(f"unknown theme {theme!r}; choose one of {', '.join(THEMES)}")
+        self._theme = theme
+        if save:
+            self.settings.set_theme(theme)
+        self._apply_theme()
+
+    def _apply_theme(self) -> None:
+        resolved = self.resolved_theme
+        self.app.setPalette(PALETTES[resolved]())
+        self.app.setProperty("tokviz_theme", resolved)
+        self.theme_changed.emit(resolved)
+
+    @Slot(Qt.ColorScheme)
+    def _on_color_scheme_changed(self, _scheme) -> None:
+        if self._theme == "system":
+            self._apply_theme()
+
+    # -- font scale -------------------------------------------------------------------------
+
+    @property
+    def font_scale(self) -> float:
+        return self._scale
+
+    def set_font_scale(self, scale: float, *, save: bool = True) -> None:
+        scale = round(clamp_font_scale(scale), 3)
+        if scale == self._scale:
+            return
+        self._scale = scale
+        if save:
+            self.settings.set_font_scale(scale)
+        self._apply_font()
+
+    def zoom_in(self) -> None:
+        self.set_font_scale(self._scale * ZOOM_STEP)
+
+    def zoom_out(self) -> None:
+        self.set_font_scale(self._scale / ZOOM_STEP)
+
+    def reset_zoom(self) -> None:
+        self.set_font_scale(1.0)
+
+    def _apply_font(self) -> None:
+        font = QFont(self._base_font)
+        if font.pointSizeF() > 0:
+            font.setPointSizeF(self._base_font.pointSizeF() * self._scale)
+        else:
+            font.setPixelSize(max(6, round(self._base_font.pixelSize() * self._scale)))
+        self.app.setFont(font)
+        self.font_scale_changed.emit(self._scale)

@@ -1,0 +1,164 @@
+"""`AppSettings`: the one place that knows every persistent setting key (QSettings).
+
+Window geometry and dock layout (saved with a layout version; a different version is ignored, so a
+changed dock set never restores a broken layout), the last training settings, recent files, the
+last folder, theme and font scale. Values are checked on the way out: a corrupt or foreign value
+gives the default, never an exception.
+
+Tests and the screenshot command never touch the user's settings: they pass their own `QSettings`
+(an INI file in a temporary folder), or set ``TOKVIZ_SETTINGS_FILE``.
+
+What this leaves out: applying the values (the main window and theme modules do that).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+from tokviz.core import TokvizError, TrainSettings
+
+ORGANIZATION = "tokviz"
+APPLICATION = "tokviz"
+SETTINGS_FILE_ENV = "TOKVIZ_SETTINGS_FILE"
+LAYOUT_VERSION = 1  # bump when docks are added, removed or renamed
+MAX_RECENT = 10
+THEMES = ("system", "light", "dark")
+FONT_SCALE_MIN, FONT_SCALE_MAX = 0.6, 3.0
+
+KEY_GEOMETRY = "window/geometry"
+KEY_STATE = "window/state"
+KEY_LAYOUT_VERSION = "window/layout_version"
+KEY_TRAINING = "training/settings"
+KEY_RECENT = "files/recent"
+KEY_LAST_DIR = "files/last_dir"
+KEY_THEME = "appearance/theme"
+KEY_FONT_SCALE = "appearance/font_scale"
+
+
+class AppSettings:
+    """Typed access to the application's QSettings."""
+
+    def __init__(self, qsettings: QSettings | None = None) -> None:
+        self.qsettings = qsettings if qsettings is not None else QSettings(ORGANIZATION, APPLICATION)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike | None = None) -> "AppSettings":
+        """Settings from `path` (INI), else from ``$TOKVIZ_SETTINGS_FILE``, else the user's."""
+        path = path if path is not None else os.environ.get(SETTINGS_FILE_ENV)
+        if path:
+            return cls(QSettings(str(path), QSettings.Format.IniFormat))
+        return cls()
+
+    @classmethod
+    def in_folder(cls, folder: str | os.PathLike) -> "AppSettings":
+        return cls.open(Path(folder) / "tokviz-settings.ini")
+
+    def sync(self) -> None:
+        self.qsettings.sync()
+
+    def _str(self, key: str, default: str = "") -> str:
+        value = self.qsettings.value(key, default)
+        return value if isinstance(value, str) else default
+
+    def _json(self, key: str):
+        try:
+            return json.loads(self._str(key, "null"))
+        except ValueError:
+            return None
+
+    def _bytes(self, key: str) -> QByteArray | None:
+        value = self.qsettings.value(key)
+        return value if isinstance(value, QByteArray) and not value.isEmpty() else None
+
+    # -- window layout ----------------------------------------------------------------------
+
+    def window_layout(self) -> tuple[QByteArray | None, QByteArray | None]:
+        """(geometry, dock state) saved by this layout version, else (None, None)."""
+        if self._str(KEY_LAYOUT_VERSION) != str(LAYOUT_VERSION):
+            return None, None
+        return self._bytes(KEY_GEOMETRY), self._bytes(KEY_STATE)
+
+    def save_window_layout(self, geometry: QByteArray, state: QByteArray) -> None:
+        self.qsettings.setValue(KEY_GEOMETRY, geometry)
+        self.qsettings.setValue(KEY_STATE, state)
+        self.qsettings.setValue(KEY_LAYOUT_VERSION, str(LAYOUT_VERSION))
+
+    # -- training ---------------------------------------------------------------------------
+
+    def train_settings(self) -> TrainSettings | None:
+        """The last training settings, or None if there are none or they no longer validate."""
+        d = self._json(KEY_TRAINING)
+        if not isinstance(d, dict):
+            return None
+        try:
+            return TrainSettings.from_json(d)
+        except (TokvizError, TypeError, ValueError):
+            return None
+
+    def save_train_settings(self, settings: TrainSettings) -> None:
+        self.qsettings.setValue(KEY_TRAINING, json.dumps(settings.to_json()))
+
+    # -- files ------------------------------------------------------------------------------
+
+    def recent_files(self) -> list[str]:
+        value = self._json(KEY_RECENT)
+        if not isinstance(value, list):
+            return []
+        return [p for p in value if isinstance(p, str) and p][:MAX_RECENT]
+
+    def _set_recent(self, paths: list[str]) -> None:
+        self.qsettings.setValue(KEY_RECENT, json.dumps(paths[:MAX_RECENT]))
+
+    def add_recent_file(self, path: str | os.PathLike) -> list[str]:
+        """Put `path` first in the recent list; return the new list."""
+        p = str(Path(path).resolve())
+        paths = [p] + [q for q in self.recent_files() if q != p]
+        self._set_recent(paths)
+        return paths[:MAX_RECENT]
+
+    def remove_recent_file(self, path: str | os.PathLike) -> list[str]:
+        p = str(Path(path).resolve())
+        paths = [q for q in self.recent_files() if q != p]
+        self._set_recent(paths)
+        return paths
+
+    def clear_recent_files(self) -> None:
+        self._set_recent([])
+
+    def last_dir(self) -> str:
+        d = self._str(KEY_LAST_DIR)
+        return d if d and Path(d).is_dir() else str(Path.home())
+
+    def set_last_dir(self, folder: str | os.PathLike) -> None:
+        self.qsettings.setValue(KEY_LAST_DIR, str(folder))
+
+    # -- appearance -------------------------------------------------------------------------
+
+    def theme(self) -> str:
+        t = self._str(KEY_THEME, "system")
+        return t if t in THEMES else "system"
+
+    def set_theme(self, theme: str) -> None:
+        if theme not in THEMES:
+            raise ValueError(f"unknown theme {theme!r}; choose one of {', '.join(THEMES)}")
+        self.qsettings.setValue(KEY_THEME, theme)
+
+    def font_scale(self) -> float:
+        try:
+            scale = float(self._str(KEY_FONT_SCALE, "1.0"))
+        except ValueError:
+            return 1.0
+        return clamp_font_scale(scale)
+
+    def set_font_scale(self, scale: float) -> None:
+        self.qsettings.setValue(KEY_FONT_SCALE, f"{clamp_font_scale(scale):.3f}")
+
+
+def clamp_font_scale(scale: float) -> float:
+    if scale != scale:  # NaN
+        return 1.0
+    return max(FONT_SCALE_MIN, min(FONT_SCALE_MAX, scale))

@@ -1,0 +1,209 @@
+"""The training loop as a stream of events, and the entry point of the training process.
+
+`training_events()` runs one training (parse a word table if asked, count, merge) and yields small
+event tuples, batching merges at most every 50 ms:
+
+    ("stage", name)                 parsing | counting | training
+    ("counting", (done, total))     characters counted so far
+    ("prepared", (timeline, budget))  base vocabulary known (timeline has no steps)
+    ("steps", [MergeStep, ...])
+    ("finished", n_merges)
+
+`TrainingWorker` iterates it directly on its thread for small corpora, or runs `child_main` in a
+child process (``python -m tokviz.engine.training_child``) for large ones and reads the same
+events from its stdout (length-prefixed pickles, see `write_frame`). In a separate process the
+core's long C-level operations (counting millions of chunks, building the trainer's tables,
+freeing them) cannot hold the GUI process's GIL, so the window never stalls.
+
+Pure Python (no Qt): the child process imports only the core and this module.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import struct
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+
+from tokviz.core import Cancelled, TokvizError, Training, TrainSettings, parse_word_counts
+
+BATCH_SECONDS = 0.05
+
+STAGE_PARSING = "parsing"
+STAGE_COUNTING = "counting"
+STAGE_PREPARING = "preparing"
+STAGE_TRAINING = "training"
+
+Event = tuple[str, object]
+
+
+@dataclass(frozen=True)
+class CorpusInput:
+    """What to train on: the text (or a large text's pieces), and whether it is a ``word count``
+    table. Pieces are joined only where the training runs (see `tokviz.engine.large_text`)."""
+
+    text: str = ""
+    word_counts: bool = False
+    name: str = "corpus"
+    pieces: tuple[str, ...] | None = None
+
+    @property
+    def n_chars(self) -> int:
+        return sum(map(len, self.pieces)) if self.pieces is not None else len(self.text)
+
+    def joined(self) -> str:
+        return "".join(self.pieces) if self.pieces is not None else self.text
+
+    def iter_pieces(self, size: int) -> Iterator[str]:
+        """The text in pieces of at most about `size` characters."""
+        if self.pieces is not None:
+            for piece in self.pieces:
+                yield from (piece[i : i + size] for i in range(0, len(piece), size))
+        else:
+            yield from (self.text[i : i + size] for i in range(0, len(self.text), size))
+
+
+def training_events(
+    settings: TrainSettings,
+    corpus: CorpusInput,
+    *,
+    should_stop: Callable[[], bool],
+    mp_context: str | None,
+    processes: int | None = None,
+) -> Iterator[Event]:
+    """Run one training, yielding events; raises `Cancelled` when `should_stop()` turns True."""
+    text = corpus.joined()
+    if corpus.word_counts:
+        yield ("stage", STAGE_PARSING)
+        training = Training(settings, table=parse_word_counts(text, name=corpus.name))
+    else:
+        training = Training(settings, texts=[text])
+    del text
+    if should_stop():
+        raise Cancelled()
+    yield ("stage", STAGE_COUNTING)
+    counted: list[tuple[int, int]] = []
+    timeline = training.prepare(
+        should_stop=should_stop, progress=lambda d, t: counted.append((d, t)), processes=processes,
+        mp_context=mp_context,
+    )
+    if counted:
+        yield ("counting", counted[-1])
+    if should_stop():
+        raise Cancelled()
+    yield ("prepared", (replace(timeline, steps=[]), training.budget))
+    yield ("stage", STAGE_TRAINING)
+    batch: list = []
+    last = time.monotonic()
+    for step in training.steps():
+        batch.append(step)
+        if should_stop():
+            raise Cancelled()
+        now = time.monotonic()
+        if now - last >= BATCH_SECONDS:
+            yield ("steps", batch)
+            batch = []
+            last = now
+    if batch:
+        yield ("steps", batch)
+    yield ("finished", timeline.n_merges)
+
+
+# -- the pipe protocol: length-prefixed pickles on raw file descriptors ---------------------------
+# Raw os.read/os.write hold no Python-level lock, so a thread blocked reading can never deadlock a
+# process forked meanwhile (the counting pool), and no read-ahead buffer can swallow a "stop".
+
+_HEADER = struct.Struct("<Q")
+
+
+def write_frame(fd: int, obj: object) -> None:
+    """Write one pickled object to `fd`."""
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(_HEADER.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exact(fd: int, n: int) -> bytes:
+    chunks, left = [], n
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            raise EOFError("the other side closed the pipe")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(fd: int) -> object:
+    """Read one object written by `write_frame`; `EOFError` when the pipe is closed."""
+    (n,) = _HEADER.unpack(_read_exact(fd, _HEADER.size))
+    return pickle.loads(_read_exact(fd, n))
+
+
+def child_main() -> int:
+    """Entry point of the training process (``python -m tokviz.engine.training_child``).
+
+    Reads frames from stdin: the job ``(settings, word_counts, name, n_pieces)``, then the text as
+    `n_pieces` UTF-8 byte strings; afterwards any frame (or the end of input: the window went away)
+    means "stop". Writes event frames to stdout, ending with one of ``("done", None)``,
+    ``("cancelled", None)``, ``("failed", message)`` or ``("error", traceback)``.
+    """
+    fd_in, fd_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)  # stray prints go to stderr, never into the event pipe
+    sys.stdin = None  # a forked pool worker would otherwise try to close it
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C in the terminal is the window's business
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # lets a counting pool shut down
+    stop = threading.Event()
+    try:
+        settings, word_counts, name, n_pieces = read_frame(fd_in)
+        text = "".join(read_frame(fd_in).decode("utf-8", "surrogatepass") for _ in range(n_pieces))
+    except (EOFError, pickle.UnpicklingError, ValueError):
+        return 1
+
+    def watch_parent() -> None:
+        try:
+            read_frame(fd_in)
+        except Exception:  # noqa: BLE001 - end of input or garbage: stop either way
+            pass
+        stop.set()
+
+    threading.Thread(target=watch_parent, name="watch-parent", daemon=True).start()
+    # counting may fork a pool: safe here (no GUI, and the reader thread holds no Python lock)
+    mp_context = "fork" if sys.platform.startswith("linux") else None
+    try:
+        corpus = CorpusInput(text, word_counts, name)
+        del text
+        for event in training_events(settings, corpus, should_stop=stop.is_set, mp_context=mp_context):
+            write_frame(fd_out, event)
+        write_frame(fd_out, ("done", None))
+    except Cancelled:
+        write_frame(fd_out, ("cancelled", None))
+    except TokvizError as exc:
+        write_frame(fd_out, ("failed", str(exc)))
+    except MemoryError:
+        write_frame(fd_out, ("failed", "out of memory: try a smaller corpus"))
+    except OSError:  # the window went away
+        return 1
+    except Exception:  # noqa: BLE001 - report, never leave the parent waiting
+        try:
+            write_frame(fd_out, ("error", traceback.format_exc()))
+        except OSError:
+            pass
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    status = child_main()
+    sys.stderr.flush()
+    # exit at once: a normal interpreter shutdown would wait on the thread blocked reading stdin
+    os._exit(status)

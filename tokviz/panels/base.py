@@ -1,0 +1,75 @@
+"""`Panel`: the base of every dockable panel, and the font and colour helpers panels share.
+
+A panel has a stable `PANEL_ID` (its object name; its dock is ``dock_<PANEL_ID>``), a `TITLE`
+and a preferred dock area. It follows the application-wide font (the app scales it with
+Ctrl+= / Ctrl+-): Qt propagates the font to every child, and panels that use a monospace font
+rebuild it in `_update_fonts()`, which runs on every font change. Colours come from the palette at
+paint time, so a theme switch needs no code in the panel.
+
+What this leaves out: docking (``tokviz.app.docks``) and themes (``tokviz.app.theme``).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
+from PySide6.QtWidgets import QWidget
+
+
+class Panel(QWidget):
+    """Base class: subclasses set `PANEL_ID`, `TITLE` and `DEFAULT_AREA`."""
+
+    PANEL_ID = "panel"
+    TITLE = "Panel"
+    DEFAULT_AREA = Qt.DockWidgetArea.RightDockWidgetArea
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(self.PANEL_ID)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.FontChange:
+            self._update_fonts()
+        super().changeEvent(event)
+
+    def _update_fonts(self) -> None:
+        """Rebuild fonts that are not inherited (monospace text); called on every font change."""
+
+    def shutdown(self) -> None:
+        """Stop background work owned by the panel (the window calls this before closing)."""
+
+
+def monospace_font(reference: QFont, *, scale: float = 1.0) -> QFont:
+    """The system's fixed-width font at the size of `reference` (times `scale`)."""
+    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    font.setStyleHint(QFont.StyleHint.Monospace)
+    font.setFixedPitch(True)
+    size = reference.pointSizeF()
+    if size > 0:
+        font.setPointSizeF(size * scale)
+    else:
+        font.setPixelSize(max(6, round(reference.pixelSize() * scale)))
+    return font
+
+
+def is_dark(palette: QPalette) -> bool:
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def error_color(palette: QPalette) -> QColor:
+    return QColor("#ff7b72") if is_dark(palette) else QColor("#b3261e")
+
+
+def ok_color(palette: QPalette) -> QColor:
+    return QColor("#7ee787") if is_dark(palette) else QColor("#1a7f37")
+
+
+def notice_colors(palette: QPalette) -> tuple[QColor, QColor]:
+    """(background, text) of an information banner."""
+    if is_dark(palette):
+        return QColor("#2d3a4f"), QColor("#dbe7ff")
+    return QColor("#e7f0fd"), QColor("#1d3557")
+
+
+def muted_color(palette: QPalette) -> QColor:
+    return palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
