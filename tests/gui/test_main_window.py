@@ -25,8 +25,8 @@ def test_starts_with_the_default_sample(window):
     assert window.corpus_panel.title == "Sample: English prose (Alice, chapter I)"
     assert window.windowTitle() == "Sample: English prose (Alice, chapter I)[*] — tokviz"
     assert window.isWindowModified() is False
-    assert [d.objectName() for d in window.findChildren(QDockWidget)] == [
-        "dock_corpus", "dock_training", "dock_vocabulary"]
+    docks = {d.objectName() for d in window.findChildren(QDockWidget)}
+    assert {"dock_corpus", "dock_training", "dock_vocabulary", "dock_timeline"} <= docks  # + later panels
 
 
 def test_editing_and_saving(window, dialogs, tmp_path, qtbot):

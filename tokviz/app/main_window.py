@@ -39,6 +39,10 @@ from tokviz.engine.training import TrainingEngine, TrainingProgress
 from tokviz.engine.vocab_model import VocabModel
 from tokviz.panels.base import Panel
 from tokviz.panels.corpus_panel import CorpusPanel
+from tokviz.panels.embedding_panel import EmbeddingPanel, current_text_source  # heatmaps (issue 8)
+from tokviz.panels.positional_panel import PositionalPanel  # heatmaps (issue 8)
+from tokviz.panels.timeline_panel import TimelinePanel  # merge timeline (issue 5)
+from tokviz.panels.token_view_panel import TokenViewPanel  # token view (issue 6)
 from tokviz.panels.training_panel import TrainingPanel
 from tokviz.panels.training_status import TrainingStatusPanel, format_duration
 from tokviz.panels.vocab_panel import VocabPanel
@@ -83,6 +87,23 @@ class MainWindow(QMainWindow):
         for panel, key in ((self.corpus_panel, "Alt+1"), (self.training_panel, "Alt+2"),
                            (self.vocab_panel, "Alt+3")):
             self.docks.add_panel(panel, shortcut=key)
+        # merge timeline (issue 5): follows the step model; vocabulary selection -> provenance
+        self.timeline_panel = TimelinePanel(self.step_model)
+        self.timeline_panel.set_corpus_source(self.corpus_panel.corpus_input)
+        self.docks.add_panel(self.timeline_panel, tabify_with="corpus", shortcut="Alt+4")
+        self.vocab_panel.table.selectionModel().selectionChanged.connect(self._on_vocab_selection_changed)
+        # heatmaps (issue 8): embedding similarities + positional encodings, tabs beside the corpus
+        self.embedding_panel = EmbeddingPanel()
+        self.positional_panel = PositionalPanel()
+        self.embedding_panel.attach(self.step_model, self.corpus_panel,
+                                    current_text=current_text_source(self.docks, self.corpus_panel), docks=self.docks)
+        self.embedding_panel.text_tokens_changed.connect(self.positional_panel.set_text_tokens)
+        self.docks.add_panel(self.embedding_panel, tabify_with="corpus")
+        self.docks.add_panel(self.positional_panel, tabify_with="corpus")
+        # token view (issue 6): follows the step model; a clicked token is selected in the vocabulary
+        self.token_view_panel = TokenViewPanel(self.step_model, corpus_text=self.corpus_panel.text)
+        self.docks.add_panel(self.token_view_panel, tabify_with="corpus", shortcut="Alt+5")
+        self.token_view_panel.token_selected.connect(self._on_token_view_token_selected)
         self.files = FileController(self)
 
         self.commands = WindowActions(self)  # (not `actions`: that is QWidget.actions())
@@ -142,6 +163,36 @@ class MainWindow(QMainWindow):
         width = self.width()
         self.resizeDocks([corpus, training], [int(width * 0.5), int(width * 0.5)], Qt.Orientation.Horizontal)
         self.resizeDocks([training, vocab], [380, 420], Qt.Orientation.Vertical)
+        timeline = self.docks.dock("timeline")  # merge timeline (issue 5): a tab beside the corpus
+        timeline.setFloating(False)
+        timeline.show()
+        self.tabifyDockWidget(corpus, timeline)
+        for pid in ("embeddings", "positional"):  # heatmaps (issue 8): tabs behind the corpus
+            dock = self.docks.dock(pid)
+            dock.setFloating(False)
+            dock.show()
+            self.tabifyDockWidget(corpus, dock)
+        corpus.raise_()
+        token_view = self.docks.dock("token_view")  # token view (issue 6): a tab beside the corpus
+        token_view.setFloating(False)
+        token_view.show()
+        self.tabifyDockWidget(corpus, token_view)
+        corpus.raise_()
+
+    @Slot()
+    def _on_vocab_selection_changed(self, *_args) -> None:
+        """Merge timeline (issue 5): a token selected in the vocabulary shows its provenance."""
+        ids = self.vocab_panel.selected_ids()
+        if ids:
+            self.timeline_panel.show_token(ids[0])
+
+    @Slot(int)
+    def _on_token_view_token_selected(self, token_id: int) -> None:
+        """Token view (issue 6): select the clicked token in the vocabulary (and so the timeline)."""
+        row = self.vocab_model.row_of_id(token_id)
+        if row is not None:
+            self.vocab_panel.table.selectRow(row)
+            self.vocab_panel.table.scrollTo(self.vocab_model.index(row, 0))
 
     @Slot()
     def reset_layout(self) -> None:

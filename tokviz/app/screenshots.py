@@ -46,6 +46,10 @@ def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
             outcome = window.wait_for_training(120_000)
             if outcome != "finished":
                 raise RuntimeError(f"training ended with {outcome!r}")
+            for panel in window.docks.panels():  # a panel may prepare a richer view (issue 8: train embeddings)
+                prepare = getattr(panel, "prepare_screenshot", None)
+                if callable(prepare):
+                    prepare()
             table = window.vocab_panel.table
             row = window.vocab_model.row_of_id(SELECTED_TOKEN)
             if row is not None:
@@ -57,11 +61,26 @@ def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
             window.corpus_panel.editor.setFocus()
             _settle(app, 10)
             shots = [("window", window)] + [(pid, window.docks.dock(pid)) for pid in window.docks.panel_ids()]
+            for _name, widget in shots[1:]:  # issue 8: a dock behind another tab has a stale size until
+                widget.raise_()  # it is brought to the front (and the first tab may never have been)
+            _settle(app, 5)
             for name, widget in shots:
+                if widget is not window:
+                    widget.raise_()
+                    _settle(app, 5)
                 path = out_dir / f"{name}-{theme}.png"
                 if not widget.grab().save(str(path)):
                     raise OSError(f"cannot write {path}")
                 written.append(path)
+            for pid in window.docks.panel_ids():  # extra looks a panel offers (issue 6: high contrast)
+                variants = getattr(window.docks.panel(pid), "screenshot_variants", None)
+                for suffix, apply in (variants() if callable(variants) else []):
+                    apply()
+                    _settle(app, 10)
+                    path = out_dir / f"{pid}-{suffix}-{theme}.png"
+                    if not window.docks.dock(pid).grab().save(str(path)):
+                        raise OSError(f"cannot write {path}")
+                    written.append(path)
         finally:
             window.close()
             window.shutdown()

@@ -137,10 +137,26 @@ class BpeTokenizer:
         """The pre-tokenizer chunks of `text` (what BPE runs on, one at a time)."""
         return self.splitter.chunks(text)
 
-    def _limit(self, step: int | None) -> int:
+    def clamp_step(self, step: int | None) -> int:
+        """`step` limited to 0..n_merges (None = all merges): how many merges an encode uses."""
         if step is None:
             return len(self.merges)
         return max(0, min(int(step), len(self.merges)))
+
+    _limit = clamp_step
+
+    def encode_chunk(
+        self, chunk: str, *, step: int | None = None, cached: bool = True
+    ) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+        """Ids and chunk-relative character spans of one pre-tokenized chunk at `step`."""
+        limit = self.clamp_step(step)
+        if not cached:
+            return self._encode_chunk(chunk, limit)
+        cache = self._cache(limit)
+        hit = cache.get(chunk)
+        if hit is None:
+            hit = cache[chunk] = self._encode_chunk(chunk, limit)
+        return hit
 
     # -- encoding ---------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from tokviz.core import TokvizError, TrainSettings
 ORGANIZATION = "tokviz"
 APPLICATION = "tokviz"
 SETTINGS_FILE_ENV = "TOKVIZ_SETTINGS_FILE"
-LAYOUT_VERSION = 1  # bump when docks are added, removed or renamed
+LAYOUT_VERSION = 2  # bump when docks are added, removed or renamed
 MAX_RECENT = 10
 THEMES = ("system", "light", "dark")
 FONT_SCALE_MIN, FONT_SCALE_MAX = 0.6, 3.0

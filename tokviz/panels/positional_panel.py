@@ -1,0 +1,359 @@
+"""`PositionalPanel`: positional encodings as heatmaps and curves (sinusoidal, learned, RoPE, ALiBi).
+
+Controls: kind, view, model dimension d (2–2048), positions (1–8192), base, seed, ALiBi head and
+the similarity measure. Views: positions x dimensions, positions x positions similarity (RoPE:
+query-key scores), score or bias by distance (RoPE, ALiBi) and chosen dimensions over positions.
+Rows can be labelled with the tokens of the current text (`set_text_tokens`), so the heatmap shows
+what each of your tokens gets added. Hovering a cell shows the formula with the numbers filled in.
+
+Matrices are computed by `HeatmapEngine` on a worker thread (debounced; newest wins).
+What this leaves out: the maths (``tokviz.core.positional``) and where the tokens come from.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tokviz.core.positional import MAX_DIM, MAX_POSITIONS, MIN_DIM, PositionalParams, formula_text
+from tokviz.engine.heatmap_engine import (
+    VIEW_DIMS,
+    VIEW_DISTANCE,
+    VIEW_MATRIX,
+    VIEW_SIMILARITY,
+    VIEWS_BY_KIND,
+    HeatmapEngine,
+    PositionalRequest,
+    PositionalView,
+    compute_positional_view,
+)
+
+from .base import Panel, error_color
+from .heatmap_view import HeatmapView, style_plot, wrapping_label
+
+KIND_LABELS = {"sinusoidal": "Sinusoidal", "learned": "Learned (random init)", "rope": "RoPE", "alibi": "ALiBi"}
+VIEW_LABELS = {
+    VIEW_MATRIX: "Positions × dimensions",
+    VIEW_SIMILARITY: "Positions × positions",
+    VIEW_DISTANCE: "By distance",
+    VIEW_DIMS: "Dimensions over positions",
+}
+CURVE_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+
+
+def parse_dims(text: str, d: int) -> tuple[int, ...]:
+    """Dimensions typed as ``"0, 1, 8-10"`` (ranges allowed), valid ones only, at most 8.
+
+    >>> parse_dims("0, 3-5, x, 99", 8)
+    (0, 3, 4, 5)
+    """
+    out: list[int] = []
+    for part in text.replace(";", ",").split(","):
+        part = part.strip()
+        try:
+            if "-" in part:
+                a, b = (int(x) for x in part.split("-", 1))
+                out.extend(range(a, b + 1))
+            elif part:
+                out.append(int(part))
+        except ValueError:
+            continue
+    return tuple(dict.fromkeys(x for x in out if 0 <= x < d))[:8]
+
+
+class PositionalPanel(Panel):
+    """Positional encodings: controls on top, a heatmap or a line plot below."""
+
+    PANEL_ID = "positional"
+    TITLE = "Positional encodings"
+    DEFAULT_AREA = Qt.DockWidgetArea.RightDockWidgetArea
+
+    view_shown = Signal()  # a computed view is on screen
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.engine = HeatmapEngine("positional_heatmap", self)
+        self.engine.computed.connect(self._on_engine_computed)
+        self.engine.failed.connect(self._on_engine_failed)
+        self._tokens: list[str] = []
+        self._shown: PositionalView | None = None
+        self._build()
+        self._update_views()
+        self._request()
+
+    # -- building ---------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.kind_box = QComboBox(objectName="kind_box")
+        for key, label in KIND_LABELS.items():
+            self.kind_box.addItem(label, key)
+        self.view_box = QComboBox(objectName="view_box")
+        self.dim_spin = QSpinBox(objectName="dim_spin", minimum=MIN_DIM, maximum=MAX_DIM, value=64)
+        self.dim_spin.setToolTip("Model dimension d")
+        self.pos_spin = QSpinBox(objectName="positions_spin", minimum=1, maximum=MAX_POSITIONS, value=128)
+        self.pos_spin.setToolTip("Number of positions (rows)")
+        self.base_spin = QDoubleSpinBox(objectName="base_spin", minimum=2.0, maximum=1e9, decimals=0, value=10000.0)
+        self.base_spin.setToolTip("Wavelength base of sinusoidal encodings and RoPE (10000 in the papers)")
+        self.seed_spin = QSpinBox(objectName="seed_spin", minimum=0, maximum=2**31 - 1, value=0)
+        self.seed_spin.setToolTip("Seed of the random learned table (and of RoPE's random q, k)")
+        self.measure_box = QComboBox(objectName="measure_box")
+        self.measure_box.addItem("Dot product", "dot")
+        self.measure_box.addItem("Cosine", "cosine")
+        self.heads_spin = QSpinBox(objectName="heads_spin", minimum=1, maximum=64, value=8)
+        self.heads_spin.setToolTip("ALiBi heads (the slopes depend on how many)")
+        self.head_spin = QSpinBox(objectName="head_spin", minimum=0, maximum=7, value=0)
+        self.head_spin.setToolTip("ALiBi head shown (head 0 has the steepest slope)")
+        self.rope_random_box = QCheckBox("Random q, k", objectName="rope_random_box")
+        self.rope_random_box.setToolTip("RoPE scores: random query and key (seeded) instead of all ones")
+        self.dims_edit = QLineEdit("0, 1, 6, 7, 20", objectName="dims_edit")
+        self.dims_edit.setToolTip("Dimensions to plot, e.g. 0, 1, 8-10 (at most 8)")
+        self.tokens_box = QCheckBox("Label rows with the current text's tokens", objectName="token_labels_box")
+        self.tokens_box.setChecked(True)
+
+        grid = QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setColumnStretch(6, 1)
+        grid.setHorizontalSpacing(8)
+        pairs = [("Kind", self.kind_box), ("View", self.view_box), ("d", self.dim_spin),
+                 ("Positions", self.pos_spin), ("Base", self.base_spin), ("Seed", self.seed_spin)]
+        for i, (label, w) in enumerate(pairs):
+            lab = QLabel(label)
+            lab.setBuddy(w)
+            grid.addWidget(lab, i // 3, 2 * (i % 3))
+            grid.addWidget(w, i // 3, 2 * (i % 3) + 1)
+        self.extra = QWidget()
+        extra = QHBoxLayout(self.extra)
+        extra.setContentsMargins(0, 0, 0, 0)
+        self.measure_label = QLabel("Similarity")
+        self.heads_label = QLabel("Heads")
+        self.head_label = QLabel("Head")
+        self.dims_label = QLabel("Dimensions")
+        for w in (self.measure_label, self.measure_box, self.heads_label, self.heads_spin, self.head_label,
+                  self.head_spin, self.rope_random_box, self.dims_label, self.dims_edit, self.tokens_box):
+            extra.addWidget(w)
+        extra.addStretch(1)
+
+        self.heatmap = HeatmapView(name="positional_heatmap")
+        self.heatmap.set_readout(self._readout)
+        self.curves = pg.PlotWidget(objectName="positional_curves")
+        self.curves.showGrid(x=True, y=True, alpha=0.25)
+        self.curves.addLegend(offset=(-10, 10))
+        self.curves.setMenuEnabled(False)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.heatmap)
+        self.stack.addWidget(self.curves)
+        self.status = QLabel("", objectName="positional_status")
+        wrapping_label(self.status, 1)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(grid)
+        layout.addWidget(self.extra)
+        layout.addWidget(self.stack, 1)
+        layout.addWidget(self.status)
+        self.setMinimumSize(200, 140)  # explicit: a dock squeezed by its neighbours never grows the window
+        style_plot(self.curves, self.palette())
+
+        self.kind_box.currentIndexChanged.connect(self._on_kind_box_changed)
+        for box in (self.view_box, self.measure_box):
+            box.currentIndexChanged.connect(self._on_control_changed)
+        for spin in (self.dim_spin, self.pos_spin, self.seed_spin, self.heads_spin, self.head_spin):
+            spin.valueChanged.connect(self._on_control_changed)
+        self.base_spin.valueChanged.connect(self._on_control_changed)
+        self.heads_spin.valueChanged.connect(self._on_heads_spin_changed)
+        self.rope_random_box.toggled.connect(self._on_control_changed)
+        self.dims_edit.textChanged.connect(self._on_control_changed)
+        self.tokens_box.toggled.connect(self._on_tokens_box_toggled)
+
+    # -- controls ---------------------------------------------------------------------------
+
+    @property
+    def kind(self) -> str:
+        return self.kind_box.currentData()
+
+    @property
+    def view(self) -> str:
+        return self.view_box.currentData() or VIEW_MATRIX
+
+    def params(self) -> PositionalParams:
+        return PositionalParams(d=self.dim_spin.value(), n_pos=self.pos_spin.value(), base=float(self.base_spin.value()),
+                                seed=self.seed_spin.value(), n_heads=self.heads_spin.value(),
+                                head=min(self.head_spin.value(), self.heads_spin.value() - 1))
+
+    def current_request(self) -> PositionalRequest:
+        return PositionalRequest(self.kind, self.view, self.params(), self.measure_box.currentData(),
+                                 parse_dims(self.dims_edit.text(), self.dim_spin.value()),
+                                 self.rope_random_box.isChecked())
+
+    def set_kind(self, kind: str) -> None:
+        self.kind_box.setCurrentIndex(self.kind_box.findData(kind))
+
+    def set_view(self, view: str) -> None:
+        i = self.view_box.findData(view)
+        if i >= 0:
+            self.view_box.setCurrentIndex(i)
+
+    def _update_views(self) -> None:
+        current = self.view
+        self.view_box.blockSignals(True)
+        self.view_box.clear()
+        for v in VIEWS_BY_KIND[self.kind]:
+            label = VIEW_LABELS[v]
+            if v == VIEW_SIMILARITY and self.kind == "rope":
+                label = "Query × key scores"
+            if v == VIEW_MATRIX and self.kind == "alibi":
+                label = "Query × key bias"
+            if v == VIEW_DISTANCE:
+                label = "Score by distance" if self.kind == "rope" else "Bias by distance"
+            self.view_box.addItem(label, v)
+        i = self.view_box.findData(current)
+        self.view_box.setCurrentIndex(max(0, i))
+        self.view_box.blockSignals(False)
+        self._update_extra()
+
+    def _update_extra(self) -> None:
+        kind, view = self.kind, self.view
+        self.measure_label.setVisible(view == VIEW_SIMILARITY and kind != "rope")
+        self.measure_box.setVisible(view == VIEW_SIMILARITY and kind != "rope")
+        for w in (self.heads_label, self.heads_spin, self.head_label, self.head_spin):
+            w.setVisible(kind == "alibi")
+        self.rope_random_box.setVisible(kind == "rope" and view in (VIEW_SIMILARITY, VIEW_DISTANCE))
+        self.dims_label.setVisible(view == VIEW_DIMS)
+        self.dims_edit.setVisible(view == VIEW_DIMS)
+        self.tokens_box.setVisible(view == VIEW_MATRIX and kind != "alibi")
+        self.base_spin.setEnabled(kind in ("sinusoidal", "rope"))
+        self.dim_spin.setEnabled(kind != "alibi")
+        self.seed_spin.setEnabled(kind == "learned" or (kind == "rope" and self.rope_random_box.isChecked()))
+
+    @Slot(int)
+    def _on_kind_box_changed(self, _i: int) -> None:
+        self._update_views()
+        self._request()
+
+    @Slot()
+    def _on_control_changed(self, *_args) -> None:
+        self._update_extra()
+        self._request()
+
+    @Slot(int)
+    def _on_heads_spin_changed(self, n: int) -> None:
+        self.head_spin.setMaximum(n - 1)
+
+    @Slot(bool)
+    def _on_tokens_box_toggled(self, _on: bool) -> None:
+        if self._shown is not None:
+            self._show(self._shown)
+
+    def _request(self) -> None:
+        self.engine.request(compute_positional_view, self.current_request())
+
+    def set_text_tokens(self, tokens: list[str]) -> None:
+        """Tokens of the current text (visible forms), used as row labels of the matrix view."""
+        self._tokens = list(tokens)
+        if self._shown is not None and self._shown.request.view == VIEW_MATRIX:
+            self._show(self._shown)
+
+    # -- results ----------------------------------------------------------------------------
+
+    @Slot(object)
+    def _on_engine_computed(self, view: PositionalView) -> None:
+        self._show(view)
+
+    @Slot(str)
+    def _on_engine_failed(self, message: str) -> None:
+        pal = self.status.palette()
+        pal.setColor(self.status.foregroundRole(), error_color(self.palette()))
+        self.status.setPalette(pal)
+        self.status.setText(f"Cannot compute: {message}")
+
+    def _row_labels(self, view: PositionalView) -> list[str] | None:
+        if view.rows is None:
+            return None
+        rows = view.rows
+        req = view.request
+        if req.view == VIEW_MATRIX and req.kind != "alibi" and self.tokens_box.isChecked() and self._tokens:
+            toks = self._tokens
+            return [f"{p} {toks[p]}" if p < len(toks) else str(p) for p in rows.tolist()]
+        return [str(p) for p in rows.tolist()]
+
+    def _show(self, view: PositionalView) -> None:
+        self._shown = view
+        self.status.setPalette(self.palette())
+        req = view.request
+        if view.matrix is not None:
+            self.stack.setCurrentWidget(self.heatmap)
+            cols = [str(c) for c in view.cols.tolist()] if view.cols is not None else None
+            self.heatmap.set_matrix(view.matrix, signed=view.signed, levels=view.levels, cyclic=view.cyclic,
+                                    row_labels=self._row_labels(view), col_labels=cols,
+                                    x_title=view.x_title, y_title=view.y_title, corner=view.y_title)
+            n_rows, n_cols = view.matrix.shape
+            text = f"{KIND_LABELS[req.kind]}: {n_rows:,} × {n_cols:,}"
+            if view.rows is not None and len(view.rows) < req.params.n_pos:
+                text += f" (every {int(view.rows[1] - view.rows[0]) if len(view.rows) > 1 else 1}th position of {req.params.n_pos:,})"
+            if view.note:
+                text += f" — {view.note}"
+            self.status.setText(text)
+        else:
+            self.stack.setCurrentWidget(self.curves)
+            self.curves.clear()
+            legend = self.curves.getPlotItem().legend
+            if legend is not None:
+                legend.clear()
+            for i, (name, x, y) in enumerate(view.curves):
+                self.curves.plot(x, y, pen=pg.mkPen(CURVE_COLORS[i % len(CURVE_COLORS)], width=2), name=name)
+            self.curves.setLabel("bottom", view.x_title)
+            self.curves.setLabel("left", view.y_title)
+            self.curves.enableAutoRange()
+            self.status.setText(f"{KIND_LABELS[req.kind]}: {len(view.curves)} curve(s)"
+                                if view.curves else "Type dimensions to plot, e.g. 0, 1, 8-10")
+        self.view_shown.emit()
+
+    def _readout(self, row: int, col: int, value: float) -> str:
+        view = self._shown
+        if view is None:
+            return ""
+        req, p = view.request, view.request.params
+        pos = int(view.rows[row]) if view.rows is not None else row
+        if req.view == VIEW_MATRIX:
+            if req.kind == "alibi":
+                key = int(view.cols[col])
+                return formula_text("alibi", pos, key, p, value=value)
+            label = self.heatmap.label_of_row(row)
+            token = label.split(" ", 1)[1] if " " in label else ""
+            head = f"position {pos}" + (f" (token {token})" if token else "") + f", dimension {col}: {value:.6g}\n"
+            return head + formula_text(req.kind, pos, col, p, value=value)
+        other = int(view.cols[col]) if view.cols is not None else col
+        if req.kind == "rope":
+            return (f"query at {pos}, key at {other} (distance {other - pos}): score {value:.6g}\n"
+                    f"<R_{pos} q, R_{other} k> depends only on the distance {other - pos}")
+        measure = "cosine" if req.measure == "cosine" else "dot product"
+        return f"positions {pos} and {other} (distance {other - pos}): {measure} {value:.6g}"
+
+    def prepare_screenshot(self) -> None:
+        """For the screenshot command: show the readout of a cell."""
+        if self._shown is not None and self._shown.matrix is not None and min(self._shown.matrix.shape) > 6:
+            self.heatmap.show_readout(5, 6)
+
+    # -- theme and shutdown -----------------------------------------------------------------
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.PaletteChange:
+            style_plot(self.curves, self.palette())
+        super().changeEvent(event)
+
+    def shutdown(self) -> None:
+        self.engine.shutdown()
+        self.heatmap.shutdown()
