@@ -1,0 +1,124 @@
+"""Fast pre-tokenizer splitting for the GPT-2, cl100k and o200k patterns, with exactly the chunks
+of one `regex` scan.
+
+Two facts make it fast. (1) Text whose only non-ASCII characters are punctuation, symbols or
+controls (curly quotes, dashes: most English and code) splits the same with ASCII classes (``A-Za-z``
+for ``\\p{L}``, ``0-9`` for ``\\p{N}``, the six ASCII spaces for ``\\s``), and Python's `re`
+runs those patterns about twice as fast as `regex` runs the Unicode ones. (2) A text may be cut at
+the space between two ASCII letters (``a b``): the chunk before the space is letters (or a
+contraction) that ends at the space whatever follows, no alternative joins a letter, a space and
+a letter, and the scan of the rest starts at the space exactly as the scan of the whole text does
+(the patterns look ahead, never behind). So big texts are cut into segments; each segment runs on
+the ASCII pattern when it is clean, else on the Unicode one. Other patterns scan in one piece.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+
+import regex
+
+from ..split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
+from .unicode_tables import WHITE_SPACE, PinnedPattern
+
+HF_GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+_W = r"\t\n\x0b\x0c\r "  # \s on ASCII (White_Space; not \x1c-\x1f, which Python's \s has)
+# the same patterns for text without non-ASCII letters, numbers, marks or spaces
+_WS, _NWS = f"[{_W}]", f"[^{_W}]"
+ASCII_PATTERNS = {
+    GPT2_SPLIT_PATTERN: "|".join([
+        r"'(?:[sdmt]|ll|ve|re)", r" ?[A-Za-z]+", r" ?[0-9]+", rf" ?[^{_W}A-Za-z0-9]+",
+        rf"{_WS}+\Z", rf"{_WS}+(?!{_NWS})", _WS,
+    ]),
+    GPT4_SPLIT_PATTERN: "|".join([
+        r"'(?i:[sdmt]|ll|ve|re)", r"[^\r\nA-Za-z0-9]?[A-Za-z]+", r"[0-9]{1,3}",
+        rf" ?[^{_W}A-Za-z0-9]+[\r\n]*", rf"{_WS}+\Z", rf"{_WS}*[\r\n]", rf"{_WS}+(?!{_NWS})", _WS,
+    ]),
+    O200K_SPLIT_PATTERN: "|".join([
+        r"[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        r"[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        r"[0-9]{1,3}", rf" ?[^{_W}A-Za-z0-9]+[\r\n/]*", rf"{_WS}*[\r\n]+", rf"{_WS}+(?!{_NWS})", rf"{_WS}+",
+    ]),
+    HF_GPT2_PATTERN: "|".join([
+        "'s", "'t", "'re", "'ve", "'m", "'ll", "'d", r" ?[A-Za-z]+", r" ?[0-9]+", rf" ?[^{_W}A-Za-z0-9]+",
+        rf"{_WS}+(?!{_NWS})", rf"{_WS}+",
+    ]),
+}
+SEGMENT_CHARS = 512  # big texts are cut about this often
+_CUT = re.compile(r"[A-Za-z](?= [A-Za-z])")
+
+
+@lru_cache(maxsize=1)
+def _unclean() -> re.Pattern:
+    """A non-ASCII character that is not punctuation, symbol or control (or is a space)."""
+    ok = regex.compile(r"[\p{P}\p{S}\p{C}]")
+    ranges: list[list[int]] = []
+    for c in range(0x80, 0x10000):
+        ch = chr(c)
+        if 0xD800 <= c <= 0xDFFF or ch in WHITE_SPACE or not ok.match(ch):
+            continue
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1][1] = c
+        else:
+            ranges.append([c, c])
+    cls = "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
+    return re.compile(f"[^\\x00-\\x7f{cls}]")
+
+
+def cut_points(text: str, piece_chars: int | None = None) -> list[int]:
+    """Positions ``0 = p0 < p1 < ... = len(text)`` where `text` may be cut (see module doc),
+    about `piece_chars` apart."""
+    piece_chars = piece_chars or SEGMENT_CHARS
+    cuts = [0]
+    n = len(text)
+    pos = piece_chars
+    search = _CUT.search
+    while pos < n:
+        m = search(text, pos)
+        if m is None:
+            break
+        cuts.append(m.end())
+        pos = m.end() + piece_chars
+    cuts.append(n)
+    return cuts
+
+
+class FastSplitter:
+    """`findall` of a split pattern, fast for the four known patterns (see module doc)."""
+
+    def __init__(self, pattern: str, pinned: PinnedPattern | None = None) -> None:
+        """`pattern` as tiktoken writes it; `pinned` its compiled form (made when not given)."""
+        from ._common import python_pattern
+
+        self.pinned = pinned or PinnedPattern(python_pattern(pattern))
+        ascii_pattern = ASCII_PATTERNS.get(pattern)
+        self.ascii = re.compile(ascii_pattern) if ascii_pattern is not None else None
+
+    def findall(self, text: str) -> list[str]:
+        """The chunks of `text` (as the Unicode pattern's ``findall``)."""
+        if self.ascii is None:
+            return self.pinned.findall(text)
+        if text.isascii():
+            return self.ascii.findall(text)
+        out: list[str] = []
+        for part in self.chunk_lists(text):
+            out.extend(part)
+        return out
+
+    def chunk_lists(self, text: str) -> Iterator[list[str]]:
+        """Lists of chunks whose concatenation is ``findall(text)``, segment by segment."""
+        if self.ascii is None:
+            yield self.pinned.findall(text)
+            return
+        if text.isascii():
+            yield self.ascii.findall(text)
+            return
+        unclean = _unclean().search
+        fast, slow = self.ascii.findall, self.pinned.findall
+        cuts = cut_points(text) if len(text) > 2 * SEGMENT_CHARS else [0, len(text)]
+        for a, b in zip(cuts, cuts[1:]):
+            seg = text[a:b]
+            yield fast(seg) if seg.isascii() or unclean(seg) is None else slow(seg)

@@ -1,0 +1,215 @@
+"""`load_tokenizer`: one entry point for every tokenizer file format and known name.
+
+Recognised by content, not by file name: tokviz model files, minbpe ``.model`` files, Hugging
+Face ``tokenizer.json``, GPT-2's ``encoder.json`` / ``vocab.bpe`` (the other file is looked up
+next to it), tiktoken ``.tiktoken`` files (OpenAI's recognised by sha256; others need their
+pattern, from the `pattern` argument or a ``.tiktoken.json`` file next to them as written by
+`export_tiktoken`), a folder holding one of these, and the names of tiktoken's encodings
+(``cl100k_base``; see `tiktoken_files.find_encoding_file`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ModelFormatError, TokvizError
+from ..split import SPLIT_PRESETS
+from ._common import PatternRequired
+from .data_gym import load_data_gym
+from .hf_json import HfTokenizer
+from .minbpe import HEADER as MINBPE_HEADER
+from .minbpe import load_minbpe
+from .rank_bpe import RankBpeTokenizer
+from .tiktoken_files import (
+    KNOWN_ENCODINGS,
+    cache_path,
+    find_encoding_file,
+    known_encoding,
+    looks_like_tiktoken,
+    read_tiktoken_file,
+)
+
+SIDECAR_SUFFIX = ".json"  # name.tiktoken -> name.tiktoken.json: pattern and special tokens
+SIDECAR_FORMAT = "tokviz-tiktoken-info"
+
+
+@dataclass(frozen=True)
+class KnownTokenizer:
+    """A tokenizer that can be opened by name, and whether its file is already on this machine."""
+
+    name: str
+    description: str
+    cached: bool
+
+
+_DESCRIPTIONS = {
+    "gpt2": "GPT-2 (same ranks as r50k_base)",
+    "r50k_base": "GPT-3 davinci era, 50k tokens",
+    "p50k_base": "Codex / text-davinci-002/003, 50k tokens",
+    "p50k_edit": "p50k_base with fill-in-the-middle tokens",
+    "cl100k_base": "GPT-3.5 / GPT-4, 100k tokens",
+    "o200k_base": "GPT-4o, 200k tokens",
+}
+
+
+def known_tokenizers() -> list[KnownTokenizer]:
+    """The names `load_tokenizer` accepts, with whether tiktoken's cache already has the file."""
+    out = []
+    for name, enc in KNOWN_ENCODINGS.items():
+        p = cache_path(enc.url)
+        out.append(KnownTokenizer(name, _DESCRIPTIONS.get(name, name), bool(p and p.is_file())))
+    return out
+
+
+def load_tiktoken(
+    path: str | os.PathLike,
+    *,
+    pattern: str | None = None,
+    special_tokens: Mapping[str, int] | None = None,
+    name: str | None = None,
+) -> RankBpeTokenizer:
+    """A `.tiktoken` file. OpenAI's encodings are recognised by sha256; for others the split
+    `pattern` (a regex, or a preset name: ``gpt2``, ``gpt4``, ``o200k``) comes from the argument
+    or the ``.tiktoken.json`` next to the file, else `PatternRequired` is raised (the GUI then
+    asks for it)."""
+    path = Path(path)
+    if pattern in SPLIT_PRESETS and SPLIT_PRESETS[pattern]:  # a preset name: gpt2, gpt4, o200k
+        pattern = SPLIT_PRESETS[pattern]
+    f = read_tiktoken_file(path)
+    known = f.known
+    if pattern is None and known is not None:
+        pattern = known.pattern
+        special_tokens = known.special_tokens if special_tokens is None else special_tokens
+        name = name or known.name
+    if pattern is None:
+        side = _read_sidecar(path)
+        if side is not None:
+            pattern = side["pattern"]
+            special_tokens = side.get("special_tokens", {}) if special_tokens is None else special_tokens
+            name = name or side.get("name")
+    if pattern is None:
+        raise PatternRequired(
+            f"{path}: not one of OpenAI's encodings (unknown sha256 {f.sha256[:12]}...); give its "
+            f"split pattern (e.g. the cl100k pattern), or put it in {path.name}{SIDECAR_SUFFIX}"
+        )
+    tok = RankBpeTokenizer.from_token_list(
+        f.tokens, f.ranks, pattern=pattern, special_tokens=special_tokens or {}, name=name or path.stem
+    )
+    tok.source = str(path)
+    return tok
+
+
+def _read_sidecar(path: Path) -> dict | None:
+    side = path.with_name(path.name + SIDECAR_SUFFIX)
+    if not side.is_file():
+        return None
+    try:
+        d = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFormatError(f"{side}: cannot read ({exc})") from None
+    if not isinstance(d, dict) or d.get("format") != SIDECAR_FORMAT or not isinstance(d.get("pattern"), str):
+        raise ModelFormatError(f"{side}: not a tokviz tiktoken info file")
+    if d.get("version", 1) > 1:
+        raise ModelFormatError(f"{side}: format version {d['version']} is newer than this tokviz reads; update tokviz")
+    return d
+
+
+def load_by_name(name: str, *, download: bool = True) -> RankBpeTokenizer:
+    """A tiktoken encoding by name, from tiktoken's cache or downloaded through tiktoken."""
+    enc = known_encoding(name)
+    tok = load_tiktoken(find_encoding_file(name, download=download), pattern=enc.pattern,
+                        special_tokens=enc.special_tokens, name=enc.name)
+    return tok
+
+
+def _load_dir(path: Path, pattern: str | None):
+    for candidate in ("tokenizer.json", "vocab.bpe"):
+        if (path / candidate).is_file():
+            return load_tokenizer(path / candidate, pattern=pattern)
+    found = sorted(path.glob("*.tiktoken")) + sorted(path.glob("*.model"))
+    if len(found) == 1:
+        return load_tokenizer(found[0], pattern=pattern)
+    raise ModelFormatError(
+        f"{path}: folder holds no tokenizer (looked for tokenizer.json, vocab.bpe + encoder.json, "
+        f"one .tiktoken or one minbpe .model file)"
+    )
+
+
+def load_tokenizer(source: str | os.PathLike, *, pattern: str | None = None, download: bool = True):
+    """Open any tokenizer tokviz knows: a file, a folder, or a tiktoken encoding name.
+
+    Returns a `BpeTokenizer` (tokviz and minbpe models), `RankBpeTokenizer` (tiktoken, GPT-2
+    data-gym files) or `HfTokenizer` (tokenizer.json); all share the method grid.
+    """
+    path = Path(source)
+    if not path.exists():
+        if isinstance(source, str) and source in KNOWN_ENCODINGS:
+            return load_by_name(source, download=download)
+        names = ", ".join(KNOWN_ENCODINGS)
+        raise ModelFormatError(f"{source}: no such file, and not a known tokenizer name ({names})")
+    if path.is_dir():
+        return _load_dir(path, pattern)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError as exc:
+        raise ModelFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    stripped = head.lstrip()
+    if head.startswith(MINBPE_HEADER.encode()):
+        return load_minbpe(path)
+    if head.startswith(b"#version"):
+        return load_data_gym(path)
+    if stripped.startswith(b"{"):
+        return _load_json(path, pattern)
+    if looks_like_tiktoken(head):
+        return load_tiktoken(path, pattern=pattern)
+    if head[:1] == b"\x0a" or b"\x12" in head[:8]:
+        raise ModelFormatError(
+            f"{path}: looks like a SentencePiece .model file, which tokviz does not read; open the "
+            f"model's tokenizer.json instead"
+        )
+    raise ModelFormatError(
+        f"{path}: not a tokenizer file tokviz knows (tokviz model, minbpe .model, tokenizer.json, "
+        f"encoder.json + vocab.bpe, .tiktoken)"
+    )
+
+
+def _load_json(path: Path, pattern: str | None):
+    try:
+        d = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFormatError(f"{path}: not valid JSON ({exc})") from None
+    if isinstance(d, dict) and d.get("format") == "tokviz-model":
+        from ..model_io import load_timeline
+
+        tok = load_timeline(path).tokenizer()
+        tok.source = str(path)
+        return tok
+    if isinstance(d, dict) and isinstance(d.get("model"), dict):
+        try:
+            tok = HfTokenizer.from_json(d, name=path.parent.name or path.stem)
+        except ModelFormatError as exc:
+            raise type(exc)(f"{path}: {exc}") from None
+        tok.source = str(path)
+        return tok
+    if isinstance(d, dict) and d and all(isinstance(v, int) for v in list(d.values())[:100]):
+        bpe = path.parent / "vocab.bpe"
+        if not bpe.is_file():
+            raise ModelFormatError(f"{path}: an encoder.json needs its vocab.bpe next to it ({bpe} is missing)")
+        return load_data_gym(bpe, path)
+    raise ModelFormatError(f"{path}: JSON, but not a tokviz model, tokenizer.json or encoder.json")
+
+
+__all__ = [
+    "KnownTokenizer",
+    "PatternRequired",
+    "TokvizError",
+    "known_tokenizers",
+    "load_by_name",
+    "load_tiktoken",
+    "load_tokenizer",
+]

@@ -1,0 +1,416 @@
+"""`RankBpeTokenizer`: tiktoken's byte-pair encoding, reimplemented so every token can be explained.
+
+tiktoken's rule (its ``_byte_pair_merge``): a chunk whose bytes are a token is that token;
+otherwise start from single bytes and repeatedly join the adjacent pair whose *concatenated bytes*
+have the lowest rank, leftmost first, until no adjacent concatenation is a token. This is not
+always what replaying a merge list gives: any two neighbours whose bytes form a token may join.
+
+The merge timeline of a loaded encoding is its multi-byte tokens in rank order; step k allows only
+the first k of them (single bytes are always there). A token's merge is the pair that tiktoken's
+own rule produces on the token's bytes with only lower ranks allowed; a token for which that rule
+ends in more than two parts has no merge (tiktoken still produces it for a chunk equal to it).
+
+The id path (`encode_ids`) works on ints and bytes only, caches each distinct chunk, splits
+with `fastsplit` (ASCII patterns on Python's `re` where the text allows) and runs big texts in
+two processes (`parallel`). What this leaves out: reading files (`tiktoken_files`,
+`data_gym`), vocabulary views and glitch tokens (`vocab_view`, `explain`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left
+from itertools import islice
+from collections.abc import Callable, Collection, Mapping, Sequence
+
+import regex
+
+from ..encoding import Encoding, uncovered
+from ..errors import ModelFormatError
+from ..split import split_specials
+from ..tokenizer import ExplainStep
+from ._common import (
+    INF_RANK,
+    LoadedMerge,
+    byte_char_spans,
+    check_ids,
+    check_specials,
+    offsets_of,
+    python_pattern,
+)
+from . import parallel
+from .fastsplit import FastSplitter, cut_points
+from .unicode_tables import PinnedPattern
+
+_LONG_PIECE = 96  # pieces longer than this (bytes) use the heap loop
+_CACHE_LIMITS = 6  # how many step limits keep a chunk cache
+_CACHE_SIZE = 500_000  # entries per chunk cache before it is cleared
+
+
+def _bpe_parts(enc: dict[bytes, int], piece: bytes, thr: int) -> list[int]:
+    """Boundaries of the parts tiktoken's merge loop leaves in `piece`, joining only tokens of
+    rank < `thr`. Leftmost of equal ranks first.
+
+    ``[0, 2, 3]`` means parts ``piece[0:2]`` and ``piece[2:3]``.
+    """
+    n = len(piece)
+    if n > _LONG_PIECE:
+        return _bpe_parts_heap(enc, piece, thr)
+    big = INF_RANK
+    bounds = list(range(n + 1))
+    ranks = []  # ranks[j]: rank of joining part j and part j + 1
+    for i in range(n - 1):
+        r = enc.get(piece[i : i + 2], big)
+        ranks.append(r if r < thr else big)
+    while ranks:
+        m = min(ranks)
+        if m == big:
+            break
+        i = ranks.index(m)
+        del bounds[i + 1]
+        del ranks[i]
+        if i < len(ranks):
+            r = enc.get(piece[bounds[i] : bounds[i + 2]], big)
+            ranks[i] = r if r < thr else big
+        if i:
+            r = enc.get(piece[bounds[i - 1] : bounds[i + 1]], big)
+            ranks[i - 1] = r if r < thr else big
+    return bounds
+
+
+def _bpe_parts_heap(enc: dict[bytes, int], piece: bytes, thr: int) -> list[int]:
+    """`_bpe_parts` for long pieces: a heap of (rank, start) with lazy invalidation, O(n log n)."""
+    n = len(piece)
+    big = INF_RANK
+    nxt = list(range(1, n + 1))  # start of the next part, n at the end
+    prv = list(range(-1, n - 1))
+    cur = [big] * n  # rank of joining the part starting here with the next one; -1: gone
+    heap = []
+    for i in range(n - 1):
+        r = enc.get(piece[i : i + 2], big)
+        if r < thr:
+            cur[i] = r
+            heap.append((r, i))
+    heapq.heapify(heap)
+    while heap:
+        r, s = heapq.heappop(heap)
+        if cur[s] != r:
+            continue  # stale entry
+        t = nxt[s]
+        u = nxt[t]
+        nxt[s] = u
+        cur[t] = -1
+        if u < n:
+            prv[u] = s
+            r2 = enc.get(piece[s : nxt[u]], big)
+            cur[s] = r2 if r2 < thr else big
+            if r2 < thr:
+                heapq.heappush(heap, (r2, s))
+        else:
+            cur[s] = big
+        p = prv[s]
+        if p >= 0:
+            r2 = enc.get(piece[p:u], big)
+            cur[p] = r2 if r2 < thr else big
+            if r2 < thr:
+                heapq.heappush(heap, (r2, p))
+    bounds = [0]
+    s = 0
+    while s < n:
+        s = nxt[s]
+        bounds.append(s)
+    return bounds
+
+
+class RankBpeTokenizer:
+    """tiktoken-compatible BPE from ``{token bytes: rank}``, a split pattern and special tokens.
+
+    Ids are ranks, as in tiktoken. ``RankBpeTokenizer(ranks, pattern=GPT4_SPLIT_PATTERN)``.
+    """
+
+    kind = "tiktoken"
+    source: str | None = None  # the file it was loaded from
+
+    def __init__(
+        self,
+        mergeable_ranks: Mapping[bytes, int],
+        *,
+        pattern: str,
+        special_tokens: Mapping[str, int] | None = None,
+        name: str = "tiktoken",
+    ) -> None:
+        self.name = name
+        self.pattern = pattern
+        self.special_tokens = dict(special_tokens or {})
+        enc = dict(mergeable_ranks)
+        if len(set(enc.values())) != len(enc):
+            raise ModelFormatError(f"{name}: two tokens share a rank; ranks must be distinct")
+        missing = [b for b in range(256) if bytes([b]) not in enc]
+        if missing:
+            raise ModelFormatError(
+                f"{name}: the vocabulary lacks {len(missing)} single-byte tokens (first: "
+                f"0x{missing[0]:02x}); byte-level BPE needs all 256 bytes"
+            )
+        size = max(enc.values()) + 1
+        used = set(enc.values())
+        for s, i in self.special_tokens.items():
+            if i in used:
+                raise ModelFormatError(f"{name}: special token {s!r} reuses the id {i} of a token")
+            size = max(size, i + 1)
+        vocab: list[bytes | None] = [None] * size
+        for tok, r in enc.items():
+            vocab[r] = tok
+        for s, i in self.special_tokens.items():
+            vocab[i] = s.encode("utf-8")
+        self._enc = enc
+        self._vocab = vocab
+        self._special_ids = frozenset(self.special_tokens.values())
+        self._merge_ranks = sorted(r for t, r in enc.items() if len(t) > 1)
+        try:
+            self._regex = PinnedPattern(python_pattern(pattern))
+        except (regex.error, OverflowError, RecursionError) as exc:
+            raise ModelFormatError(f"{name}: invalid split pattern {pattern!r}: {exc}") from None
+        self._split = FastSplitter(pattern, self._regex)
+        self._caches: dict[int, dict[str, tuple[int, ...]]] = {}
+        self._merges: list[LoadedMerge] | None = None
+
+    @classmethod
+    def from_token_list(cls, tokens: Sequence[bytes], ranks: Sequence[int], **kw) -> "RankBpeTokenizer":
+        if len(tokens) != len(ranks):
+            raise ModelFormatError("tokens and ranks differ in length")
+        ranks_map = dict(zip(tokens, ranks))
+        if len(ranks_map) != len(tokens):
+            raise ModelFormatError(f"{kw.get('name', 'tiktoken')}: a token appears twice")
+        return cls(ranks_map, **kw)
+
+    def __repr__(self) -> str:
+        return f"<RankBpeTokenizer {self.name!r} n_vocab={self.n_vocab}>"
+
+    # -- vocabulary -------------------------------------------------------------------------
+
+    @property
+    def n_vocab(self) -> int:
+        return len(self._vocab)
+
+    @property
+    def n_merges(self) -> int:
+        return len(self._merge_ranks)
+
+    @property
+    def mergeable_ranks(self) -> dict[bytes, int]:
+        """``{token bytes: rank}`` (a copy), as tiktoken's `_mergeable_ranks`."""
+        return dict(self._enc)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        check_ids([token_id], self._vocab)
+        return self._vocab[token_id]  # type: ignore[return-value]
+
+    def vocab(self) -> list[bytes | None]:
+        """Bytes of every id (None for unused ids); special tokens as their UTF-8 text."""
+        return list(self._vocab)
+
+    def is_special(self, token_id: int) -> bool:
+        return token_id in self._special_ids
+
+    def chunks(self, text: str) -> list[str]:
+        """The pre-tokenizer chunks of `text` (what BPE runs on, one at a time)."""
+        return self._split.findall(text)
+
+    def _threshold(self, step: int | None) -> int:
+        """Tokens with rank below this may be formed at `step` (None: all merges)."""
+        if step is None:
+            return INF_RANK
+        k = max(0, min(int(step), len(self._merge_ranks)))
+        return self._merge_ranks[k] if k < len(self._merge_ranks) else INF_RANK
+
+    def _index_of_rank(self, rank: int) -> int:
+        return bisect_left(self._merge_ranks, rank)
+
+    # -- encoding ---------------------------------------------------------------------------
+
+    def _encode_piece(self, piece: bytes, thr: int) -> tuple[int, ...]:
+        enc = self._enc
+        r = enc.get(piece)
+        if r is not None and (r < thr or len(piece) == 1):
+            return (r,)
+        b = _bpe_parts(enc, piece, thr)
+        return tuple([enc[piece[b[i] : b[i + 1]]] for i in range(len(b) - 1)])
+
+    def _cache(self, thr: int) -> dict[str, tuple[int, ...]]:
+        cache = self._caches.get(thr)
+        if cache is None:
+            if len(self._caches) >= _CACHE_LIMITS:
+                del self._caches[next(iter(self._caches))]
+            cache = self._caches[thr] = {}
+        return cache
+
+    def _chunk_ids(self, chunk: str, thr: int, cache: dict) -> tuple[int, ...]:
+        if len(cache) >= _CACHE_SIZE:
+            cache.clear()
+        ids = cache[chunk] = self._encode_piece(chunk.encode("utf-8"), thr)
+        return ids
+
+    def encode_ids(self, text: str, *, step: int | None = None) -> list[int]:
+        """Ids of `text` with special-token strings as plain text (= tiktoken's
+        `encode_ordinary`). The fast path: no spans, no token bytes; texts of a million
+        characters or more are encoded in two processes where that is safe (`parallel`)."""
+        thr = self._threshold(step)
+        cache = self._cache(thr)
+        if len(text) >= parallel.PARALLEL_MIN_CHARS and self._split.ascii is not None and parallel.can_fork():
+            cut = cut_points(text, len(text) // 2)[1]
+            if 0 < cut < len(text):
+                mark = [0]
+
+                def encode(part: str) -> list[int]:
+                    mark[0] = len(cache)
+                    return self._ids(part, thr, cache)
+
+                return parallel.run_halves(
+                    encode,
+                    lambda: dict(islice(cache.items(), mark[0], None)),
+                    cache.update,
+                    text,
+                    cut,
+                )
+        return self._ids(text, thr, cache)
+
+    def _ids(self, text: str, thr: int, cache: dict[str, tuple[int, ...]]) -> list[int]:
+        out: list[int] = []
+        extend = out.extend
+        get = cache.get
+        miss = self._chunk_ids
+        for chunks in self._split.chunk_lists(text):
+            for c in chunks:
+                t = get(c)
+                if t is None:
+                    t = miss(c, thr, cache)
+                extend(t)
+        return out
+
+    def _encode_text(self, text: str, offset: int, thr: int, out: Encoding) -> None:
+        cache = self._cache(thr)
+        vocab = self._vocab
+        chunk_spans = []
+        for m in self._regex.finditer(text):
+            a, b = m.span()
+            if a == b:
+                continue
+            chunk_spans.append((a, b))
+            chunk = m.group()
+            t = cache.get(chunk)
+            if t is None:
+                t = self._chunk_ids(chunk, thr, cache)
+            out.ids.extend(t)
+            toks = [vocab[i] for i in t]
+            out.tokens.extend(toks)
+            out.spans.extend(byte_char_spans(chunk, map(len, toks), offset + a))
+        out.dropped.extend((offset + x, offset + y) for x, y in uncovered(chunk_spans, len(text)))
+
+    def encode(
+        self,
+        text: str,
+        *,
+        step: int | None = None,
+        allowed_special: Collection[str] | str = (),
+        disallowed_special: Collection[str] | str = "all",
+    ) -> Encoding:
+        """Encode `text` (tiktoken's `encode` rules for special tokens) with ids, bytes, spans."""
+        allowed = check_specials(text, self.special_tokens, allowed_special, disallowed_special)
+        thr = self._threshold(step)
+        out = Encoding([], [], [], [], [], [])
+        for a, b, is_special in split_specials(text, tuple(allowed)):
+            if is_special:
+                out.special.append(len(out.ids))
+                tid = self.special_tokens[text[a:b]]
+                out.ids.append(tid)
+                out.tokens.append(self._vocab[tid])
+                out.spans.append((a, b))
+            else:
+                self._encode_text(text[a:b], a, thr, out)
+        return out
+
+    def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
+        """Encode `text` treating special-token strings as plain text."""
+        out = Encoding([], [], [], [], [], [])
+        self._encode_text(text, 0, self._threshold(step), out)
+        return out
+
+    # -- decoding ---------------------------------------------------------------------------
+
+    def decode_tokens_bytes(self, ids: Sequence[int]) -> list[bytes]:
+        check_ids(ids, self._vocab)
+        vocab = self._vocab
+        return [vocab[i] for i in ids]  # type: ignore[misc]
+
+    def decode_bytes(self, ids: Sequence[int]) -> bytes:
+        return b"".join(self.decode_tokens_bytes(ids))
+
+    def decode(self, ids: Sequence[int], *, errors: str = "replace") -> str:
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    def decode_with_offsets(self, ids: Sequence[int]) -> tuple[str, list[int]]:
+        return offsets_of(self.decode_tokens_bytes(ids))
+
+    # -- explaining -------------------------------------------------------------------------
+
+    def parts_of(self, token_id: int) -> list[int]:
+        """How tiktoken's rule splits the token's own bytes when only lower ranks may join."""
+        data = self.token_bytes(token_id)
+        if token_id in self._special_ids or len(data) < 2:
+            return [token_id]
+        b = _bpe_parts(self._enc, data, token_id)
+        return [self._enc[data[b[i] : b[i + 1]]] for i in range(len(b) - 1)]
+
+    def merge_of(self, token_id: int) -> tuple[int, int] | None:
+        """The pair that forms `token_id` (None for bytes, specials and tokens no merge forms)."""
+        parts = self.parts_of(token_id)
+        return (parts[0], parts[1]) if len(parts) == 2 else None
+
+    def merge_list(self, *, should_stop: Callable[[], bool] | None = None) -> list[LoadedMerge]:
+        """The merge timeline: every multi-byte token in rank order with the pair forming it.
+
+        Computed on first use (a few seconds for 200k tokens: call it from a worker) and kept.
+        """
+        if self._merges is None:
+            out = []
+            vocab = self._vocab
+            for index, r in enumerate(self._merge_ranks):
+                if should_stop is not None and index % 4096 == 0 and should_stop():
+                    from ..chunks import Cancelled
+
+                    raise Cancelled()
+                out.append(LoadedMerge(index, r, self.merge_of(r), vocab[r]))  # type: ignore[arg-type]
+            self._merges = out
+        return list(self._merges)
+
+    def explain(self, word: str, *, step: int | None = None) -> list[ExplainStep]:
+        """The joins that happen while encoding `word` as one chunk, in order.
+
+        The first entry is the starting bytes; each later one gives the merge index (`rank`,
+        the step on the timeline), the pair and the new id. When the whole chunk is a token the
+        result is that token even if the joins end elsewhere: a last entry with ``pair=None``.
+        """
+        thr = self._threshold(step)
+        enc = self._enc
+        piece = word.encode("utf-8")
+        bounds = list(range(len(piece) + 1))
+
+        def ids_of(bd: list[int]) -> tuple[int, ...]:
+            return tuple(enc[piece[bd[i] : bd[i + 1]]] for i in range(len(bd) - 1))
+
+        out = [ExplainStep(None, None, None, ids_of(bounds))]
+        while len(bounds) > 2:
+            best, at = thr, -1
+            for i in range(len(bounds) - 2):
+                r = enc.get(piece[bounds[i] : bounds[i + 2]])
+                if r is not None and r < best:
+                    best, at = r, i
+            if at < 0:
+                break
+            pair = (enc[piece[bounds[at] : bounds[at + 1]]], enc[piece[bounds[at + 1] : bounds[at + 2]]])
+            del bounds[at + 1]
+            out.append(ExplainStep(self._index_of_rank(best), pair, best, ids_of(bounds)))
+        whole = enc.get(piece)
+        if whole is not None and len(piece) > 1 and whole < thr and len(bounds) > 2:
+            out.append(ExplainStep(self._index_of_rank(whole), None, whole, (whole,)))
+        return out
