@@ -3,7 +3,9 @@ would silently leave an unlisted one out)."""
 
 from __future__ import annotations
 
-import tomllib
+import pytest
+
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
