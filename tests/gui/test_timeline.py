@@ -346,3 +346,21 @@ def test_selecting_a_new_token_right_after_training(make_window):
     w.vocab_panel.table.selectRow(w.vocab_model.row_of_id(260))  # no refresh has run yet
     assert w.timeline_panel.provenance.token == 260 and w.step_model.step == 5
     assert w.timeline_panel.provenance.tree.topLevelItem(0).text(1) == "260"
+
+
+def test_trace_lowest_on_the_foundation_corpus(qtbot):
+    """The issue's example: low x5, lower x2, lowest x1 with end-of-word `_` shows `lowest` going
+    `l o w e s t _` -> `lo w e s t _` -> `low e s t _` -> ... in the panel's trace."""
+    settings = TrainSettings(units="chars", split="whitespace", end_of_word="_", min_count=2)
+    tl = train(settings, table={"low": 5, "lower": 2, "lowest": 1})
+    model = StepModel()
+    p = TimelinePanel(model)
+    qtbot.addWidget(p)
+    p.set_corpus("low 5\nlower 2\nlowest 1\n")
+    model.set_timeline(tl, source="test")
+    p.refresh()
+    lines = p.trace("lowest")
+    assert lines[:3] == ["l o w e s t _", "lo w e s t _", "low e s t _"]
+    assert lines[-1] == "lowe s t _"  # (lowe, r) and (lower, _) never fire on lowest
+    t = p.provenance.trace_table
+    assert [t.item(r, 0).text() for r in range(t.rowCount())] == ["", "0", "1", "3"]

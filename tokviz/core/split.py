@@ -77,13 +77,15 @@ class Splitter:
             return [text] if text else []
         if self.spec == "whitespace":
             return text.split()
-        return [c for c in self._compiled.findall(text) if c]
+        # concurrent=True releases the GIL while matching: background tokenization then never
+        # blocks the GUI thread for the length of a long findall.
+        return [c for c in self._compiled.findall(text, concurrent=True) if c]
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Character spans ``(start, end)`` of the chunks of `text`."""
         if self._compiled is None:
             return [(0, len(text))] if text else []
-        return [m.span() for m in self._compiled.finditer(text) if m.end() > m.start()]
+        return [m.span() for m in self._compiled.finditer(text, concurrent=True) if m.end() > m.start()]
 
 
 def parse_split(spec: str) -> Splitter:
