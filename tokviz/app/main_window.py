@@ -24,6 +24,8 @@ Scripting surface (used by tests, the screenshot command and future lesson scrip
 
 from __future__ import annotations
 
+from functools import partial
+
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -35,6 +37,7 @@ from tokviz.core import Timeline, TokvizError, TrainSettings
 from tokviz.engine.samples import sample
 from tokviz.engine.settings import LAYOUT_VERSION, AppSettings
 from tokviz.engine.step_model import StepModel
+from tokviz.engine.token_view_engine import BASELINE_CORPUS_CHARS
 from tokviz.engine.training import TrainingEngine, TrainingProgress
 from tokviz.engine.vocab_model import VocabModel
 from tokviz.panels.base import Panel
@@ -101,7 +104,9 @@ class MainWindow(QMainWindow):
         self.docks.add_panel(self.embedding_panel, tabify_with="corpus")
         self.docks.add_panel(self.positional_panel, tabify_with="corpus")
         # token view (issue 6): follows the step model; a clicked token is selected in the vocabulary
-        self.token_view_panel = TokenViewPanel(self.step_model, corpus_text=self.corpus_panel.text)
+        # the token view reads at most BASELINE_CORPUS_CHARS: never join a 30 MB file on the GUI thread
+        self.token_view_panel = TokenViewPanel(
+            self.step_model, corpus_text=partial(self.corpus_panel.text_prefix, BASELINE_CORPUS_CHARS))
         self.docks.add_panel(self.token_view_panel, tabify_with="corpus", shortcut="Alt+5")
         self.token_view_panel.token_selected.connect(self._on_token_view_token_selected)
         self.files = FileController(self)

@@ -92,6 +92,16 @@ class LargeText:
         """The whole text as one string (expensive for big texts: avoid on the GUI thread)."""
         return "".join(self.pieces)
 
+    def prefix(self, n_chars: int) -> str:
+        """The first `n_chars` characters, joining only the pieces they need."""
+        out, have = [], 0
+        for piece in self.pieces:
+            if have >= n_chars:
+                break
+            out.append(piece[: n_chars - have])
+            have += len(out[-1])
+        return "".join(out)
+
     def encoded_pieces(self) -> Iterable[bytes]:
         for piece in self.pieces:
             yield piece.encode("utf-8", "surrogatepass")

@@ -196,6 +196,14 @@ class CorpusPanel(Panel):
             return self._feed[0]
         return self.editor.toPlainText()
 
+    def text_prefix(self, n_chars: int) -> str:
+        """The first `n_chars` characters of the corpus, cheap even for a large file."""
+        if self._large is not None:
+            return self._large.prefix(n_chars)
+        if self._feed is not None:
+            return self._feed[0][:n_chars]
+        return self.editor.toPlainText()[:n_chars]
+
     def corpus_input(self, *, word_counts: bool | None = None) -> CorpusInput:
         """The corpus as training input (a large file stays in pieces)."""
         wc = self._word_counts if word_counts is None else word_counts
