@@ -6,7 +6,11 @@ token view never re-derives positions by decoding tokens one by one.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+
+from .errors import EncodeError
+from .split import split_specials
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,3 +61,56 @@ def uncovered(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]
     if pos < length:
         gaps.append((pos, length))
     return gaps
+
+
+def allowed_specials(
+    text: str,
+    special_tokens: Mapping[str, int],
+    allowed_special: Collection[str] | str,
+    disallowed_special: Collection[str] | str,
+) -> set[str]:
+    """tiktoken's rule: the allowed specials, after checking none of the disallowed is in `text`."""
+    allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)
+    unknown = allowed - set(special_tokens)
+    if unknown:
+        raise EncodeError(
+            f"unknown special token {sorted(unknown)[0]!r}; this tokenizer has "
+            f"{sorted(special_tokens)[:8] or 'no special tokens'}"
+        )
+    disallowed = set(special_tokens) - allowed if disallowed_special == "all" else set(disallowed_special)
+    for s in sorted(disallowed):
+        if s in text:
+            raise EncodeError(
+                f"text contains special token {s!r}; pass allowed_special={{{s!r}}} to encode "
+                f"it as a special token, or disallowed_special=() to encode it as text"
+            )
+    return allowed
+
+
+def encode_with_specials(
+    text: str,
+    special_tokens: Mapping[str, int],
+    token_bytes: Callable[[int], bytes],
+    encode_text: Callable[[str, int, Encoding], None],
+    *,
+    allowed_special: Collection[str] | str = (),
+    disallowed_special: Collection[str] | str = "all",
+) -> Encoding:
+    """tiktoken's special-token rules, shared by every tokenizer's `encode`.
+
+    Specials in `allowed_special` ("all" for every one) become their ids; any in
+    `disallowed_special` ("all" = every special not allowed) found in the text is an error; the
+    others are ordinary text. `encode_text(part, offset, out)` appends the tokens of ordinary text.
+    """
+    allowed = allowed_specials(text, special_tokens, allowed_special, disallowed_special)
+    out = Encoding([], [], [], [], [], [])
+    for a, b, is_special in split_specials(text, tuple(allowed)):
+        if is_special:
+            out.special.append(len(out.ids))
+            tid = special_tokens[text[a:b]]
+            out.ids.append(tid)
+            out.tokens.append(token_bytes(tid))
+            out.spans.append((a, b))
+        else:
+            encode_text(text[a:b], a, out)
+    return out

@@ -13,9 +13,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .encoding import Encoding, uncovered
+from .encoding import Encoding, encode_with_specials, uncovered
 from .errors import EncodeError
-from .split import Splitter, parse_split, split_specials
+from .split import Splitter, parse_split
 from .units import UNK_TOKEN, BaseVocab
 
 if TYPE_CHECKING:
@@ -294,35 +294,12 @@ class BpeTokenizer:
         `disallowed_special` ("all" = every special not allowed) found in the text is an error;
         the others are encoded as ordinary text.
         """
-        allowed = set(self.special_tokens) if allowed_special == "all" else set(allowed_special)
-        unknown_names = allowed - set(self.special_tokens)
-        if unknown_names:
-            raise EncodeError(
-                f"unknown special token {sorted(unknown_names)[0]!r}; this tokenizer has "
-                f"{sorted(self.special_tokens) or 'no special tokens'}"
-            )
-        if disallowed_special == "all":
-            disallowed = set(self.special_tokens) - allowed
-        else:
-            disallowed = set(disallowed_special)
-        for s in disallowed:
-            if s in text:
-                raise EncodeError(
-                    f"text contains special token {s!r}; pass allowed_special={{{s!r}}} to encode "
-                    f"it as a special token, or disallowed_special=() to encode it as text"
-                )
         limit = self._limit(step)
-        out = Encoding([], [], [], [], [], [])
-        for a, b, is_special in split_specials(text, tuple(allowed)):
-            if is_special:
-                out.special.append(len(out.ids))
-                tid = self.special_tokens[text[a:b]]
-                out.ids.append(tid)
-                out.tokens.append(self._vocab[tid])
-                out.spans.append((a, b))
-            else:
-                self._encode_text(text[a:b], a, limit, out)
-        return out
+        return encode_with_specials(
+            text, self.special_tokens, self._vocab.__getitem__,
+            lambda part, offset, out: self._encode_text(part, offset, limit, out),
+            allowed_special=allowed_special, disallowed_special=disallowed_special,
+        )
 
     def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
         """Encode `text` treating special-token strings as plain text."""

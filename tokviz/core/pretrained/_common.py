@@ -6,7 +6,7 @@ Nothing here knows a file format. What it leaves out: splitting (`fastsplit`), t
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import EncodeError, TokvizError
@@ -66,30 +66,6 @@ def byte_char_spans(chunk: str, lengths: Iterable[int], start: int) -> list[tupl
         spans.append((start + a, start + max(a, b)))
         pos = end
     return spans
-
-
-def check_specials(
-    text: str,
-    specials: Mapping[str, int],
-    allowed_special: Collection[str] | str,
-    disallowed_special: Collection[str] | str,
-) -> set[str]:
-    """tiktoken's rule: the allowed specials, after checking none of the disallowed is in `text`."""
-    allowed = set(specials) if allowed_special == "all" else set(allowed_special)
-    unknown = allowed - set(specials)
-    if unknown:
-        raise EncodeError(
-            f"unknown special token {sorted(unknown)[0]!r}; this tokenizer has "
-            f"{sorted(specials)[:8] or 'no special tokens'}"
-        )
-    disallowed = set(specials) - allowed if disallowed_special == "all" else set(disallowed_special)
-    for s in sorted(disallowed):
-        if s in text:
-            raise EncodeError(
-                f"text contains special token {s!r}; pass allowed_special={{{s!r}}} to encode "
-                f"it as a special token, or disallowed_special=() to encode it as text"
-            )
-    return allowed
 
 
 def check_ids(ids: Sequence[int], vocab: Sequence[bytes | None]) -> None:

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import regex
 
-from ..encoding import Encoding, uncovered
+from ..encoding import Encoding, allowed_specials, uncovered
 from ..errors import ModelFormatError
 from ..tokenizer import ExplainStep
-from ._common import INF_RANK, LoadedMerge, byte_char_spans, check_ids, check_specials, offsets_of
+from ._common import INF_RANK, LoadedMerge, byte_char_spans, check_ids, offsets_of
 from .hf_decoders import (
     ByteLevelDecoder,
     Decoder,
@@ -383,7 +383,7 @@ class HfTokenizer:
         """Encode like tokenizers' ``encode(text)``: added tokens in the text are recognised
         (those in `allowed_special`; "all" by default) and the post-processor adds its special
         tokens when `add_special_tokens`."""
-        allowed = check_specials(text, self.special_tokens, allowed_special, disallowed_special)
+        allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
         return self._run(text, limit=self._limit(step), allowed=allowed, post=add_special_tokens, aligned=True)
 
     def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:

@@ -25,16 +25,14 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 
 import regex
 
-from ..encoding import Encoding, uncovered
+from ..encoding import Encoding, encode_with_specials, uncovered
 from ..errors import ModelFormatError
-from ..split import split_specials
 from ..tokenizer import ExplainStep
 from ._common import (
     INF_RANK,
     LoadedMerge,
     byte_char_spans,
     check_ids,
-    check_specials,
     offsets_of,
     python_pattern,
 )
@@ -315,19 +313,12 @@ class RankBpeTokenizer:
         disallowed_special: Collection[str] | str = "all",
     ) -> Encoding:
         """Encode `text` (tiktoken's `encode` rules for special tokens) with ids, bytes, spans."""
-        allowed = check_specials(text, self.special_tokens, allowed_special, disallowed_special)
         thr = self._threshold(step)
-        out = Encoding([], [], [], [], [], [])
-        for a, b, is_special in split_specials(text, tuple(allowed)):
-            if is_special:
-                out.special.append(len(out.ids))
-                tid = self.special_tokens[text[a:b]]
-                out.ids.append(tid)
-                out.tokens.append(self._vocab[tid])
-                out.spans.append((a, b))
-            else:
-                self._encode_text(text[a:b], a, thr, out)
-        return out
+        return encode_with_specials(
+            text, self.special_tokens, self._vocab.__getitem__,
+            lambda part, offset, out: self._encode_text(part, offset, thr, out),
+            allowed_special=allowed_special, disallowed_special=disallowed_special,
+        )
 
     def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
         """Encode `text` treating special-token strings as plain text."""
