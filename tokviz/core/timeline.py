@@ -85,8 +85,15 @@ class Timeline:
     n_chunks: int = 0  # distinct chunks the trainer saw
     finished: bool = False  # True once training ended (budget, min count, or no pairs left)
 
+    algorithm = "bpe"  # what StepModel panels switch on: bpe, wordpiece, unigram, pretrained
+
     @property
     def n_merges(self) -> int:
+        return len(self.steps)
+
+    @property
+    def n_steps(self) -> int:
+        """Steps on the timeline (the model protocol every timeline kind shares)."""
         return len(self.steps)
 
     @property

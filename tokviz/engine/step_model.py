@@ -44,7 +44,7 @@ class StepModel(QObject):
 
     @property
     def n_steps(self) -> int:
-        return 0 if self._timeline is None else self._timeline.n_merges
+        return 0 if self._timeline is None else self._timeline.n_steps
 
     @property
     def step(self) -> int:
@@ -78,16 +78,16 @@ class StepModel(QObject):
         """Append merges that just arrived from training."""
         if self._timeline is None or not steps:
             return
-        first = self._timeline.n_merges
+        first = self._timeline.n_steps
         self._timeline.steps.extend(steps)
         self.steps_added.emit(first, len(steps))
         if self._follow:
-            self._step = self._timeline.n_merges
+            self._step = self._timeline.n_steps
             self.step_changed.emit(self._step)
 
     def mark_finished(self, timeline: Timeline) -> None:
         """Training ended: take the worker's final timeline (same merges, ``finished`` set)."""
-        if self._timeline is None or timeline.n_merges != self._timeline.n_merges:
+        if self._timeline is None or timeline.n_steps != self._timeline.n_steps:
             self.set_timeline(timeline, source=self._source)
             return
         self._timeline = timeline
