@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tokviz.app.cli import main
+from tokviz.app.cli import COMMANDS, main
 from tokviz.app.progress import ProgressBar
 from tokviz.core import load_timeline
 
@@ -327,16 +327,18 @@ ERROR_CASES = {
     "output is a folder": (["train", "ok.txt", "-o", "."], "tokviz train: output . is a folder; give a file name"),
     "no output given": (["train", "ok.txt"], "tokviz train: the following arguments are required: -o/--output"),
     # models
-    "missing model": (["encode", "nope.json", "hi"], "tokviz: nope.json: no such file"),
+    "missing model": (["encode", "nope.json", "hi"], "tokviz: nope.json: no such file, and not a known tokenizer "
+                      "name (r50k_base, gpt2, p50k_base, p50k_edit, cl100k_base, o200k_base)"),
     "truncated model": (["merges", "truncated.json"],
                         "tokviz: truncated.json: not a valid model file (JSON error at line 1, column 38; truncated?)"),
     "future model": (["decode", "future.json", "1"],
                      "tokviz: future.json: model file format version 7 is newer than this tokviz reads (1); "
                      "update tokviz"),
     "not a model": (["encode", "other.json", "hi"],
-                    "tokviz: other.json: not a tokviz model file (no 'format: tokviz-model' header)"),
+                    "tokviz: other.json: JSON, but not a tokviz model, tokenizer.json or encoder.json"),
     "text file as model": (["merges", "ok.txt"],
-                           "tokviz: ok.txt: not a valid model file (JSON error at line 1, column 1; truncated?)"),
+                           "tokviz: ok.txt: not a tokenizer file tokviz knows (tokviz model, minbpe .model, "
+                           "tokenizer.json, encoder.json + vocab.bpe, .tiktoken)"),
     # encode / decode
     "id out of range": (["decode", "minbpe.json", "97", "259"],
                         "tokviz: id 259 is not in the vocabulary (valid ids: 0..258)"),
@@ -352,9 +354,9 @@ ERROR_CASES = {
     "two formats": (["encode", "minbpe.json", "abc", "--ids", "--json"],
                     "tokviz encode: argument --json: not allowed with argument --ids"),
     # the command itself
-    "unknown subcommand": (["frobnicate", "x"],
+    "unknown subcommand": (["frobnicate", "x"],  # the list grows with new commands (lesson, animate, ...)
                            "tokviz: unknown command or file 'frobnicate' (commands: train, encode, decode, merges, "
-                           "gui, screenshot)"),
+                           f"gui, screenshot{''.join(', ' + c for c in COMMANDS[6:])})"),
     "unknown option": (["--frobnicate"], "tokviz: unrecognized arguments: --frobnicate"),
     "unknown train option": (["train", "ok.txt", "-o", "out.json", "--colour"],
                              "tokviz: unrecognized arguments: --colour"),

@@ -12,7 +12,10 @@ Run ``python tests/bench/bench_heatmaps.py [--reps N] [--seconds S]``. Prints a 
 * Stalls: an `EmbeddingPanel` trains on ~400 KB of Shakespeare tokenized with a 1000-token BPE
   (from ../shared/corpora/tinyshakespeare.txt, or generated text) with live loss curve and
   heatmap updates, while a 1 ms precise timer on the GUI thread records when it fires; the longest
-  gap is the longest the window could not react. Target: no stall over 50 ms.
+  gap is the longest the window could not react. Target: no stall over 50 ms. (The training runs
+  in a child process at a lower CPU priority, which also computes the live heatmap; the window
+  only draws. On a machine whose cores are busy with other work every number here grows: the
+  machine's load average is saved with the results.)
 """
 
 from __future__ import annotations

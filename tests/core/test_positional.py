@@ -116,6 +116,18 @@ def test_learned_random_is_seeded_and_keeps_rows_when_growing():
     assert abs(big.mean()) < 0.001
 
 
+def test_learned_random_drawn_in_parallel_blocks_matches_the_serial_draw():
+    n, d = 4100, 256  # over PARALLEL_MIN_ENTRIES: drawn on threads, 17 blocks, the last one short
+    assert n * d >= P.PARALLEL_MIN_ENTRIES and n % P.LEARNED_BLOCK_ROWS
+    big = P.learned_random(n, d, seed=9, scale=0.5)
+    assert np.array_equal(big[:300], P.learned_random(300, d, seed=9, scale=0.5))  # serial, crosses a block
+    assert np.array_equal(big[[4099, 17]], P.learned_random(np.array([4099, 17]), d, seed=9, scale=0.5))
+    blocks = big.reshape(-1, d)[: (n // P.LEARNED_BLOCK_ROWS) * P.LEARNED_BLOCK_ROWS]
+    firsts = blocks[:: P.LEARNED_BLOCK_ROWS]
+    assert len({row.tobytes() for row in firsts}) == len(firsts)  # each block has its own stream
+    assert big.std() == pytest.approx(0.5, rel=0.01)
+
+
 # -- RoPE ---------------------------------------------------------------------------------------
 
 

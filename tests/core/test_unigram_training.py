@@ -312,3 +312,27 @@ def test_chunks_longer_than_the_limit_are_left_out():
     assert tl.tokenizer().encode("xy").ids == [tl.tokenizer().encode("x").ids[0], 0, 0]  # ▁ [UNK] [UNK]
     with pytest.raises(CorpusError, match="longer than 4096"):
         train_unigram(UnigramSettings(split="none"), texts=[long_word])
+
+
+def test_cancel_is_checked_inside_a_round():
+    """The GUI's cancel must not wait for a whole round: `should_stop` is polled within rounds."""
+    from tokviz.core import Cancelled
+    from tokviz.core.unigram import UnigramSettings, UnigramTraining
+
+    text = " ".join(f"w{i % 97}x{i % 13} lower lowest newer" for i in range(3000))
+    calls = {"n": 0, "armed": False}
+
+    def should_stop() -> bool:
+        calls["n"] += 1
+        return calls["armed"]
+
+    training = UnigramTraining(UnigramSettings(vocab_size=120), texts=[text])
+    training.prepare(should_stop=should_stop)
+    steps = training.steps()
+    next(steps)  # round 0 completes
+    calls["armed"] = True
+    before = calls["n"]
+    with pytest.raises(Cancelled):
+        next(steps)
+    assert calls["n"] == before + 1  # stopped at the first check of round 1
+    assert len(training.timeline.rounds) == 1

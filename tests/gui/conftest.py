@@ -46,6 +46,10 @@ class FakeDialogs:
         self.replace_answer = False  # answer to "open with replacement characters?"
         self.open_answer: str | None = None  # path returned by the open dialog
         self.save_path_answer: str | None = None  # path returned by the save dialog
+        self.yes_no_answer = False  # answer to ask_yes_no (issue 10: restore the autosave?)
+        self.asked_yes_no: list[tuple[str, str]] = []
+        self.text_answer: str | None = None  # answer to ask_text (None: cancelled)
+        self.asked_text: list[tuple[str, str]] = []
 
     def open_path(self, title, folder, filters=""):
         return self.open_answer
@@ -60,6 +64,14 @@ class FakeDialogs:
     def ask_open_replacing(self, message):
         self.asked_replace.append(message)
         return self.replace_answer
+
+    def ask_text(self, title, label, default=""):
+        self.asked_text.append((title, label))
+        return self.text_answer
+
+    def ask_yes_no(self, title, message):
+        self.asked_yes_no.append((title, message))
+        return self.yes_no_answer
 
     def error(self, title, message):
         self.errors.append((title, message))

@@ -238,6 +238,8 @@ def test_main_window_docks_heatmap_panels(window, qtbot):
     first = emb.corpus.labels[emb.corpus.text_ids[0]]
     assert pos.heatmap.label_of_row(0) == f"0 {first}"
     assert window.select_panel("positional") is pos
+    emb.positional_trained.emit(np.ones((4, 6), dtype=np.float32))  # a trained position table reaches it
+    assert pos.kind_box.findData("trained") >= 0
     if "token_view" in window.docks.panel_ids():  # the token view's text is "the current text"
         tv = window.panel("token_view")
         tv.set_text("zebra quagga")

@@ -222,3 +222,38 @@ def test_learned_cache_slices(qtbot):
     big = LEARNED_CACHE.get(p)
     small = LEARNED_CACHE.get(PositionalParams(d=4, n_pos=3, seed=11))
     assert np.shares_memory(big, small) and np.array_equal(small, learned_random(3, 4, seed=11))
+
+
+def test_trained_position_table_is_offered_and_shown(panel, qtbot):
+    assert panel.kind_box.findData("trained") < 0  # nothing trained yet
+    assert not panel.set_kind("trained") and panel.kind == "sinusoidal"
+    table = np.random.default_rng(3).standard_normal((40, 12)).astype(np.float32)
+    panel.set_trained_table(table)
+    assert panel.kind_box.findData("trained") >= 0
+    change(qtbot, panel, lambda: panel.set_kind("trained"))
+    assert np.array_equal(panel.heatmap.matrix, table)  # 128 positions asked, the table has 40
+    assert not panel.dim_spin.isEnabled() and panel.dim_spin.value() == 12  # shows the table's D
+    assert "trained with the embeddings; the table has 40 positions" in panel.status.text()
+    text = hover(qtbot, panel.heatmap, 3, 5)
+    assert f"P[3, 5] = {table[3, 5]:.4f}" in text and "t mod 40" in text
+    change(qtbot, panel, lambda: panel.pos_spin.setValue(10))
+    assert panel.heatmap.matrix.shape == (10, 12)
+    change(qtbot, panel, lambda: panel.set_view("similarity"))
+    m = panel.heatmap.matrix
+    assert m.shape == (10, 10) and np.allclose(m, table[:10] @ table[:10].T, atol=1e-4)
+    change(qtbot, panel, lambda: panel.set_view("dims"))
+    change(qtbot, panel, lambda: panel.dims_edit.setText("2"))
+    (item,) = panel.curves.getPlotItem().listDataItems()
+    assert np.allclose(item.getData()[1], table[:10, 2])
+    newer = table * 2
+    with qtbot.waitSignal(panel.view_shown, timeout=TIMEOUT):  # a newer table replaces the view at once
+        panel.set_trained_table(newer)
+    assert np.allclose(panel.curves.getPlotItem().listDataItems()[0].getData()[1], newer[:10, 2])
+    change(qtbot, panel, lambda: panel.set_kind("sinusoidal"))
+    assert panel.dim_spin.isEnabled() and panel.dim_spin.value() == 64  # the user's d is back
+
+
+def test_trained_kind_without_a_table_says_what_to_do():
+    req = PositionalRequest("trained", "matrix", PositionalParams(d=8, n_pos=4))
+    with pytest.raises(Exception, match="train embeddings with Positions > 0 first"):
+        compute_positional_view(req)

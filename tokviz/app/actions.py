@@ -15,6 +15,8 @@ from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QToolBar, QToolButton
 
 from tokviz.engine.samples import SAMPLES
 
+from .animation import run_export_dialog  # classroom (issue 10)
+
 Key = QKeySequence.StandardKey
 
 
@@ -82,6 +84,20 @@ class WindowActions:
                               "Open a trained model (.json)", None, "open_model")
         self.save_model = act("Save Mo&del As…", w.save_model_dialog, ["Ctrl+Alt+S"],
                               "Save the trained model as JSON", None, "save_model")
+        # pretrained tokenizers (issue 7)
+        self.open_tokenizer = act("Open &Tokenizer…", w.tokenizers.open_dialog, ["Ctrl+Alt+O"],
+                                  "Open a real tokenizer: .tiktoken, tokenizer.json, GPT-2 files, minbpe .model",
+                                  None, "open_tokenizer")
+        # classroom (issue 10): sessions and animation export
+        self.open_session = act("Open Sess&ion…", w.sessions.open_dialog, [], "Open a saved session (.tokviz)",
+                                None, "open_session")
+        self.save_session = act("Save Sessio&n", w.sessions.save, [], "Save everything on screen as a .tokviz file",
+                                None, "save_session")
+        self.save_session_as = act("Save Session As…", w.sessions.save_as, [], "Save the session under a new name",
+                                   None, "save_session_as")
+        self.export_animation = act("Export &Animation…", partial(run_export_dialog, w), [],
+                                    "Export the timeline replay as an animated GIF or PNG frames", None,
+                                    "export_animation")
         self.quit = act("&Quit", w.close, [Key.Quit, "Ctrl+Q"], "Quit tokviz", None, "quit")
         # Edit
         self.undo = act("&Undo", partial(w.edit_focused, "undo"), [Key.Undo], "Undo the last edit", None, "undo")
@@ -102,6 +118,12 @@ class WindowActions:
                               "zoom_reset")
         self.reset_layout = act("&Reset Layout", w.reset_layout, [], "Put every panel back in its place",
                                 None, "reset_layout")
+        self.presenter = act("&Presenter Mode", w.presenter.toggle, ["F5"],
+                             "Full screen, big fonts, high contrast, captions; Esc leaves", None, "presenter", True)
+        self.presenter_leave = act("Leave Presenter Mode", w.presenter.leave, [], "Back to the normal window",
+                                   None, "presenter_leave")
+        self.presenter_leave.setShortcut("Esc")  # enabled only while presenting; Esc cancels training otherwise
+        self.presenter_leave.setEnabled(False)
         self.theme_group = QActionGroup(window)
         self.themes: dict[str, QAction] = {}
         for key, label in (("system", "Follow &System"), ("light", "&Light"), ("dark", "&Dark")):
@@ -110,7 +132,7 @@ class WindowActions:
             self.theme_group.addAction(a)
             self.themes[key] = a
         # Train
-        self.train = act("&Train", w.start_training, ["Ctrl+Return", "F5"], "Train on the corpus",
+        self.train = act("&Train", w.start_training, ["Ctrl+Return"], "Train on the corpus",
                          P.SP_MediaPlay, "train")
         self.cancel = act("&Cancel Training", w.cancel_training, ["Esc"], "Stop the training run",
                           P.SP_MediaStop, "cancel")
@@ -142,6 +164,14 @@ def build_menus(window: QMainWindow, actions: WindowActions, panels_menu: QMenu)
     file.addSeparator()
     file.addActions([a.open_model, a.save_model])
     file.addSeparator()
+    file.addActions([a.open_session, a.save_session, a.save_session_as, a.export_animation])  # issue 10
+    file.addSeparator()
+    file.addAction(a.open_tokenizer)  # pretrained tokenizers (issue 7)
+    known = file.addMenu("&Known Tokenizers")
+    known.setObjectName("known_tokenizers_menu")
+    known.aboutToShow.connect(partial(window.tokenizers.fill_known_menu, known))
+    window.tokenizers.fill_known_menu(known)
+    file.addSeparator()
     file.addAction(a.quit)
 
     edit = bar.addMenu("&Edit")
@@ -162,14 +192,32 @@ def build_menus(window: QMainWindow, actions: WindowActions, panels_menu: QMenu)
     if toolbar is not None:
         view.addAction(toolbar.toggleViewAction())
     view.addAction(a.reset_layout)
+    view.addSeparator()
+    view.addAction(a.presenter)  # classroom (issue 10)
 
     train = bar.addMenu("&Train")
     train.addActions([a.train, a.cancel])
 
     help_ = bar.addMenu("&Help")
+    lessons = help_.addMenu("&Lessons")  # guided lessons (issue 10)
+    lessons.setObjectName("lessons_menu")
+    fill_lessons_menu(window, lessons)
+    help_.addSeparator()
     help_.addActions([a.shortcuts, a.about])
     return {"file": file, "edit": edit, "view": view, "train": train, "help": help_,
-            "recent": recent, "samples": samples}
+            "recent": recent, "samples": samples, "known": known, "lessons": lessons}
+
+
+def fill_lessons_menu(window: QMainWindow, menu: QMenu) -> None:
+    """Help > Lessons: one entry per built-in lesson, in course order (issue 10)."""
+    from tokviz.core.lessons import builtin_lessons
+
+    for lesson in builtin_lessons():
+        action = menu.addAction(f"&{lesson.label}" if lesson.number < 10 else lesson.label)
+        action.setObjectName(f"action_lesson_{lesson.name}")
+        action.setStatusTip(lesson.summary)
+        action.setToolTip(lesson.summary)
+        _on_triggered(action, partial(window.start_lesson, lesson.name))
 
 
 def fill_samples_menu(window: QMainWindow, menu: QMenu) -> None:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QHeaderView,
+    QInputDialog,
     QMessageBox,
     QTableWidget,
     QTableWidgetItem,
@@ -31,7 +32,7 @@ import tokviz
 
 CORPUS_FILTER = "Text files (*.txt *.text *.md *.csv *.tsv);;All files (*)"
 MODEL_FILTER = "tokviz models (*.json);;All files (*)"
-OPEN_FILTER = "Corpora and models (*.txt *.text *.md *.csv *.tsv *.json);;All files (*)"
+OPEN_FILTER = "Corpora, models and sessions (*.txt *.text *.md *.csv *.tsv *.json *.tokviz);;All files (*)"
 
 
 class Dialogs:
@@ -74,6 +75,18 @@ class Dialogs:
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.exec()
         return box.clickedButton() is replace
+
+    def ask_text(self, title: str, label: str, default: str = "") -> str | None:
+        """One line of text (e.g. a split pattern); None when cancelled."""
+        text, ok = QInputDialog.getText(self.parent, title, label, text=default)
+        return text if ok and text else None
+
+    def ask_yes_no(self, title: str, message: str) -> bool:
+        """A yes/no question (e.g. restore the autosaved session after a crash); Yes is default."""
+        answer = QMessageBox.question(self.parent, title, message,
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.Yes)
+        return answer == QMessageBox.StandardButton.Yes
 
     def _show(self, icon: QMessageBox.Icon, title: str, message: str) -> QMessageBox:
         box = QMessageBox(icon, title, message, QMessageBox.StandardButton.Ok, self.parent)

@@ -93,6 +93,37 @@ class DockManager(QObject):
         panel.setFocus(Qt.FocusReason.OtherFocusReason)
         return panel
 
+    def apply_layout(self, columns: list[tuple[str, Qt.DockWidgetArea, tuple[str, ...]]],
+                     sizes: dict[str, int]) -> None:
+        """Put every listed dock back: one column per (front panel, area, tabs behind it); columns
+        in the same area are stacked top to bottom; `sizes` are heights (or widths) in pixels."""
+        w = self.window
+        previous: dict[Qt.DockWidgetArea, object] = {}
+        for front_id, area, tabs in columns:
+            front = self.dock(front_id)
+            for dock in (front, *(self.dock(t) for t in tabs)):
+                dock.setFloating(False)
+                dock.show()
+            if area in previous:
+                w.splitDockWidget(previous[area], front, Qt.Orientation.Vertical)
+            else:
+                w.addDockWidget(area, front)
+            previous[area] = front
+        fronts = [self.dock(f) for f, _, _ in columns]
+        by_area: dict[Qt.DockWidgetArea, list] = {}
+        for (f, area, _), dock in zip(columns, fronts):
+            by_area.setdefault(area, []).append(dock)
+        tops = [docks[0] for docks in by_area.values()]
+        if len(tops) > 1:
+            w.resizeDocks(tops, [w.width() // len(tops)] * len(tops), Qt.Orientation.Horizontal)
+        for docks in by_area.values():
+            if len(docks) > 1:
+                w.resizeDocks(docks, [sizes.get(d.widget().PANEL_ID, 400) for d in docks], Qt.Orientation.Vertical)
+        for front, (_, _, tabs) in zip(fronts, columns):
+            for t in tabs:
+                w.tabifyDockWidget(front, self.dock(t))
+            front.raise_()
+
     def shutdown(self) -> None:
         for panel in self._panels.values():
             panel.shutdown()

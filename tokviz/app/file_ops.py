@@ -14,8 +14,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QGuiApplication
 
-from tokviz.core import TokvizError, save_timeline
-from tokviz.core.model_io import write_atomic
+from tokviz.core import TokvizError
+from tokviz.core.model_io import save_model, write_atomic
+from tokviz.core.session import is_session_file
 from tokviz.engine.corpus_files import LoadedCorpus, LoadedModel, NotUtf8Error, is_model_file, load_file
 from tokviz.engine.tasks import TaskEngine
 
@@ -60,6 +61,8 @@ class FileController(QObject):
     def open_path(self, path: str | Path, *, errors: str = "strict") -> bool:
         """Start reading `path`; False if the user kept unsaved changes instead."""
         path = Path(path)
+        if is_session_file(path):  # classroom (issue 10): a .tokviz session
+            return self.window.sessions.open(path)
         if not is_model_file(path) and not self.maybe_save():
             return False
         self._loading = (path, errors)
@@ -154,6 +157,10 @@ class FileController(QObject):
         if timeline is None:
             self.window.dialogs.info("No model yet", "Train a tokenizer (or open a model) first.")
             return False
+        if getattr(timeline, "algorithm", "bpe") == "pretrained":  # issue 7: nothing new to save
+            self.window.dialogs.info("A loaded tokenizer", f"{timeline.settings.name} was opened from "
+                                     f"{timeline.settings.source}; it is not a tokviz model to save.")
+            return False
         store = self.window.settings_store
         suggested = str(Path(store.last_dir()) / "model.json")
         path = self.window.dialogs.save_path("Save Model As", suggested, MODEL_FILTER)
@@ -167,7 +174,7 @@ class FileController(QObject):
             return False
         try:
             with _wait_cursor():
-                save_timeline(timeline, path)
+                save_model(timeline, path)  # BPE, WordPiece or Unigram format
         except TokvizError as exc:
             self.window.dialogs.error("Could not save the model", str(exc))
             return False

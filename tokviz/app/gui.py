@@ -33,28 +33,30 @@ def create_application(argv: list[str] | None = None):
     return app
 
 
-def create_main_window(file: str | os.PathLike | None = None, *, settings=None):
-    """Build and show the main window; open `file` once the event loop runs."""
+def create_main_window(file: str | os.PathLike | None = None, *, settings=None, lesson: str | None = None):
+    """Build and show the main window; open `file` (or start `lesson`) once the event loop runs."""
     from PySide6.QtCore import QTimer
 
     from .main_window import MainWindow
 
-    window = MainWindow(settings, load_default_sample=file is None)
+    window = MainWindow(settings, load_default_sample=file is None and lesson is None)
     window.show()
     if file is not None:
         QTimer.singleShot(0, lambda: window.open_path(file))
+    if lesson is not None:  # guided lessons (issue 10)
+        QTimer.singleShot(0, lambda: window.start_lesson(lesson))
     return window
 
 
-def run_gui(file: str | None = None) -> int:
-    """Open the application window; returns the exit status."""
+def run_gui(file: str | None = None, *, lesson: str | None = None) -> int:
+    """Open the application window (on guided lesson `lesson`); returns the exit status."""
     if file is not None and not Path(file).exists():
         print(f"tokviz: {file}: no such file", file=sys.stderr)
         return 2
     from PySide6.QtCore import QTimer
 
     app = create_application()
-    window = create_main_window(file)
+    window = create_main_window(file, lesson=lesson)
     # Ctrl+C in the terminal closes the window (asking about unsaved changes) instead of hanging.
     previous = signal.signal(signal.SIGINT, lambda *_: window.close())
     tick = QTimer(interval=250)

@@ -16,21 +16,32 @@ Scripting surface (used by tests, the screenshot command and future lesson scrip
 ``wait_for_training(timeout_ms)``
     block (running the event loop) until the run ends; returns ``"finished"``, ``"cancelled"``,
     ``"failed"`` or ``"timeout"``
+``open_tokenizer(path_or_name, pattern=None)`` / ``wait_for_tokenizer(timeout_ms)``
+    load a real tokenizer (file, folder or known name such as ``cl100k_base``) in the background
+    and make it the current model (issue 7); the wait returns ``"opened"``, ``"failed"``,
+    ``"cancelled"``, ``"idle"`` or ``"timeout"``
 ``cancel_training()``, ``select_panel(panel_id)``, ``panel(panel_id)``, ``timeline``,
 ``save_corpus(path)``, ``save_model(path)``, ``set_theme(theme)``, ``appearance.set_font_scale()``
     and the shared objects later panels use: ``step_model`` (current timeline and step),
     ``training_engine``, ``docks`` (``docks.add_panel(panel)``), ``commands`` (every QAction)
+
+Classroom (issue 10): ``enter_presenter(panel_ids=None, scale=None)``, ``leave_presenter()``,
+``presenter_active`` (panels default to ``lesson_panel_ids`` when a lesson runs; keys then call
+``lesson_next()``/``lesson_prev()``), ``set_caption(text)`` (caption bar; "" = automatic "step k of
+n, merge a + b -> ab", or ``lesson_caption`` while a lesson runs), ``save_session(path=None)``,
+``open_session(path)`` (also via ``open_path``; ``sessions.state_dict()``), ``export_animation(spec)``
+(`tokviz.app.animation.AnimationSpec`; ``animation.finished`` / ``cancelled`` / ``failed`` follow).
+Guided lessons (issue 10, `tokviz.app.lesson_runner`, Help > Lessons): ``start_lesson(name)``,
+``lesson_next()``, ``lesson_prev()``, ``stop_lesson()``, ``wait_for_lesson_step(timeout_ms)``.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-import time
-from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from tokviz.core import Timeline, TokvizError, TrainSettings
@@ -38,16 +49,19 @@ from tokviz.engine.samples import sample
 from tokviz.engine.settings import LAYOUT_VERSION, AppSettings
 from tokviz.engine.step_model import StepModel
 from tokviz.engine.token_view_engine import BASELINE_CORPUS_CHARS
-from tokviz.engine.training import TrainingEngine, TrainingProgress
+from tokviz.engine.trained_models import TrainedModels
+from tokviz.engine.training import TrainingEngine
 from tokviz.engine.vocab_model import VocabModel
 from tokviz.panels.base import Panel
 from tokviz.panels.corpus_panel import CorpusPanel
 from tokviz.panels.embedding_panel import EmbeddingPanel, current_text_source  # heatmaps (issue 8)
+from tokviz.panels.glitch_panel import GlitchPanel  # pretrained tokenizers (issue 7)
 from tokviz.panels.positional_panel import PositionalPanel  # heatmaps (issue 8)
 from tokviz.panels.timeline_panel import TimelinePanel  # merge timeline (issue 5)
 from tokviz.panels.token_view_panel import TokenViewPanel  # token view (issue 6)
+from tokviz.panels.token_view_models import install_model_rows  # issue 9: earlier runs as rows
 from tokviz.panels.training_panel import TrainingPanel
-from tokviz.panels.training_status import TrainingStatusPanel, format_duration
+from tokviz.panels.training_status import TrainingStatusPanel
 from tokviz.panels.vocab_panel import VocabPanel
 
 from .actions import WindowActions, build_menus, build_toolbar
@@ -55,6 +69,14 @@ from .dialogs import Dialogs, ShortcutsDialog, show_about
 from .docks import DockManager
 from .file_ops import FileController
 from .theme import Appearance
+from .training_ops import TrainingController
+from .waiting import wait_for_signals
+from .tokenizer_ops import TokenizerController  # pretrained tokenizers (issue 7)
+from .animation import AnimationExporter, AnimationSpec  # classroom (issue 10)
+from .presenter import Presenter  # classroom (issue 10)
+from .session_ops import SessionController  # classroom (issue 10)
+from .lesson_runner import LessonRunner  # guided lessons (issue 10)
+from tokviz.panels.lesson_panel import LessonPanel  # guided lessons (issue 10)
 
 DEFAULT_SAMPLE = "english-prose"
 DEFAULT_SIZE = (1280, 800)
@@ -72,7 +94,6 @@ class MainWindow(QMainWindow):
         self.settings_store = settings if settings is not None else AppSettings.open()
         self.appearance = Appearance(QApplication.instance(), self.settings_store, self)
         self.dialogs = dialogs if dialogs is not None else Dialogs(self)
-        self.last_outcome = ""  # of the last training run: finished, cancelled or failed
 
         self.step_model = StepModel(self)
         self.training_engine = TrainingEngine(self)
@@ -83,6 +104,7 @@ class MainWindow(QMainWindow):
         self.corpus_panel = CorpusPanel()
         self.training_panel = TrainingPanel()
         self.vocab_panel = VocabPanel(self.vocab_model)
+        self.vocab_panel.attach(self.step_model)  # vocabulary browser (issue 7)
         self.docks = DockManager(self)
         self.setDockNestingEnabled(True)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks
@@ -101,6 +123,7 @@ class MainWindow(QMainWindow):
         self.embedding_panel.attach(self.step_model, self.corpus_panel,
                                     current_text=current_text_source(self.docks, self.corpus_panel), docks=self.docks)
         self.embedding_panel.text_tokens_changed.connect(self.positional_panel.set_text_tokens)
+        self.embedding_panel.positional_trained.connect(self.positional_panel.set_trained_table)
         self.docks.add_panel(self.embedding_panel, tabify_with="corpus")
         self.docks.add_panel(self.positional_panel, tabify_with="corpus")
         # token view (issue 6): follows the step model; a clicked token is selected in the vocabulary
@@ -109,7 +132,22 @@ class MainWindow(QMainWindow):
             self.step_model, corpus_text=partial(self.corpus_panel.text_prefix, BASELINE_CORPUS_CHARS))
         self.docks.add_panel(self.token_view_panel, tabify_with="corpus", shortcut="Alt+5")
         self.token_view_panel.token_selected.connect(self._on_token_view_token_selected)
+        # issue 9: every finished run (any algorithm) can become a token view comparison row
+        self.trained_models = TrainedModels(self)
+        install_model_rows(self.token_view_panel, self.trained_models)
         self.files = FileController(self)
+        self.tokenizers = TokenizerController(self)  # pretrained tokenizers (issue 7)
+        self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.corpus_panel.text_prefix)
+        self.docks.add_panel(self.glitch_panel, tabify_with="vocabulary")
+        self.glitch_panel.token_selected.connect(self._on_glitch_token_selected)
+        self.presenter = Presenter(self)  # classroom (issue 10)
+        self.sessions = SessionController(self)
+        self.animation = AnimationExporter(self)
+        self.lesson_panel = LessonPanel()  # guided lessons (issue 10): a tab beside the training panel
+        self.docks.add_panel(self.lesson_panel)
+        self.lesson_panel_ids: list[str] | None = None  # panels of the running lesson (presenter mode)
+        self.lesson_caption = ""
+        self.lessons = LessonRunner(self, self.lesson_panel)
 
         self.commands = WindowActions(self)  # (not `actions`: that is QWidget.actions())
         self.toolbar = build_toolbar(self, self.commands)
@@ -124,11 +162,14 @@ class MainWindow(QMainWindow):
             self.load_sample(DEFAULT_SAMPLE)
         self._update_title()
         self.statusBar().showMessage("Ready", 3000)
+        self.sessions.watch()  # classroom (issue 10): autosave when something changed
+        if self.sessions.crashed:
+            QTimer.singleShot(0, self.sessions.offer_recovery)
 
     # -- wiring -----------------------------------------------------------------------------
 
     def _wire(self) -> None:
-        a, e, c = self.commands, self.training_engine, self.corpus_panel
+        a, c = self.commands, self.corpus_panel
         c.document_changed.connect(self._update_title)
         c.files_dropped.connect(self._on_files_dropped)
         c.word_counts_changed.connect(self._on_corpus_word_counts_changed)
@@ -136,12 +177,7 @@ class MainWindow(QMainWindow):
         self.training_panel.train_requested.connect(self.start_training)
         self.training_panel.cancel_requested.connect(self.cancel_training)
         self.training_panel.validity_changed.connect(self._on_training_panel_validity_changed)
-        e.started.connect(self._on_engine_started)
-        e.progress_changed.connect(self._on_engine_progress_changed)
-        e.finished.connect(self._on_engine_finished)
-        e.cancelled.connect(self._on_engine_cancelled)
-        e.failed.connect(self._on_engine_failed)
-        e.running_changed.connect(self._on_engine_running_changed)
+        self.training = TrainingController(self)
         self.appearance.theme_changed.connect(self._update_theme_actions)
         self._update_theme_actions()
 
@@ -158,31 +194,14 @@ class MainWindow(QMainWindow):
             self.restoreState(state, LAYOUT_VERSION)
 
     def _apply_default_layout(self) -> None:
-        corpus, training, vocab = (self.docks.dock(p) for p in ("corpus", "training", "vocabulary"))
-        for dock in (corpus, training, vocab):
-            dock.setFloating(False)
-            dock.show()
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, corpus)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, training)
-        self.splitDockWidget(training, vocab, Qt.Orientation.Vertical)
-        width = self.width()
-        self.resizeDocks([corpus, training], [int(width * 0.5), int(width * 0.5)], Qt.Orientation.Horizontal)
-        self.resizeDocks([training, vocab], [380, 420], Qt.Orientation.Vertical)
-        timeline = self.docks.dock("timeline")  # merge timeline (issue 5): a tab beside the corpus
-        timeline.setFloating(False)
-        timeline.show()
-        self.tabifyDockWidget(corpus, timeline)
-        for pid in ("embeddings", "positional"):  # heatmaps (issue 8): tabs behind the corpus
-            dock = self.docks.dock(pid)
-            dock.setFloating(False)
-            dock.show()
-            self.tabifyDockWidget(corpus, dock)
-        corpus.raise_()
-        token_view = self.docks.dock("token_view")  # token view (issue 6): a tab beside the corpus
-        token_view.setFloating(False)
-        token_view.show()
-        self.tabifyDockWidget(corpus, token_view)
-        corpus.raise_()
+        """Corpus column (timeline, heatmaps, token view behind it), training (+ lesson) above
+        the vocabulary (+ glitch finder)."""
+        area = Qt.DockWidgetArea
+        self.docks.apply_layout(
+            [("corpus", area.LeftDockWidgetArea, ("timeline", "embeddings", "positional", "token_view")),
+             ("training", area.RightDockWidgetArea, ("lesson",)),
+             ("vocabulary", area.RightDockWidgetArea, ("glitches",))],
+            {"training": 380, "vocabulary": 420})
 
     @Slot()
     def _on_vocab_selection_changed(self, *_args) -> None:
@@ -198,6 +217,12 @@ class MainWindow(QMainWindow):
         if row is not None:
             self.vocab_panel.table.selectRow(row)
             self.vocab_panel.table.scrollTo(self.vocab_model.index(row, 0))
+
+    @Slot(int)
+    def _on_glitch_token_selected(self, token_id: int) -> None:
+        """Glitch finder (issue 7): show the token's merge tree and select it in the vocabulary."""
+        self.timeline_panel.show_token(token_id)
+        self.vocab_panel.select_token(token_id)
 
     @Slot()
     def reset_layout(self) -> None:
@@ -225,10 +250,10 @@ class MainWindow(QMainWindow):
         if not self.files.is_loading and not self.corpus_panel.is_loading:
             return "idle"
         f = self.files
-        result = self._wait_for({"opened": [f.corpus_opened, f.model_opened], "failed": [f.open_failed],
+        result = self.wait_for({"opened": [f.corpus_opened, f.model_opened], "failed": [f.open_failed],
                                  "cancelled": [f.loader.cancelled]}, timeout_ms)
         if result == "opened" and self.corpus_panel.is_loading:
-            result = self._wait_for({"opened": [self.corpus_panel.text_loaded]}, timeout_ms)
+            result = self.wait_for({"opened": [self.corpus_panel.text_loaded]}, timeout_ms)
         return result
 
     def set_corpus_text(self, text: str, *, word_counts: bool | None = None, title: str | None = None) -> bool:
@@ -273,6 +298,13 @@ class MainWindow(QMainWindow):
     def save_model(self, path: str | Path) -> bool:
         return self.files.save_model(path)
 
+    def open_tokenizer(self, path_or_name: str | Path, pattern: str | None = None) -> bool:
+        """Pretrained tokenizers (issue 7): load a file, folder or known name in the background."""
+        return self.tokenizers.open(path_or_name, pattern=pattern)
+
+    def wait_for_tokenizer(self, timeout_ms: int = 60_000) -> str:
+        return self.tokenizers.wait(timeout_ms)
+
     def show_model(self, timeline: Timeline, path: Path) -> None:
         """Show a loaded model: its vocabulary, settings and summary."""
         if self.training_engine.is_running:
@@ -280,6 +312,7 @@ class MainWindow(QMainWindow):
         self.step_model.set_timeline(timeline, source=str(path))
         self.training_panel.set_settings(timeline.settings)
         self.training_panel.show_summary(timeline, status=f"Model {path.name}")
+        self.trained_models.add(timeline, name=f"{path.name}")  # issue 9: a comparison row candidate
 
     def edit_focused(self, method: str) -> None:
         """Edit > Undo/Copy/...: call `method` on the focused widget (or a parent that has it),
@@ -300,25 +333,12 @@ class MainWindow(QMainWindow):
 
         Without `settings`, the training panel's options and the corpus's word-frequency mode are
         used. Given `settings` are shown in the panel, and their ``word_counts`` sets the mode."""
-        corpus = self.corpus_panel
-        try:
-            if settings is None:
-                settings = self.training_panel.settings(word_counts=corpus.word_counts)
-            else:
-                settings = settings.validate()
-                self.training_panel.set_settings(settings)
-                corpus.set_word_counts(settings.word_counts)
-            if corpus.is_blank():
-                raise TokvizError("the corpus is empty: type some text, open a file or pick a sample")
-            self.training_engine.start(settings, corpus.corpus_input(word_counts=settings.word_counts))
-        except TokvizError as exc:
-            message = str(exc)
-            self.last_outcome = "failed"
-            self.training_status.show_outcome(f"Cannot train: {message}")
-            self.dialogs.error("Cannot train", message[:1].upper() + message[1:])
-            return False
-        self.settings_store.save_train_settings(replace(settings, word_counts=False))
-        return True
+        return self.training.start(settings)
+
+    @property
+    def last_outcome(self) -> str:
+        """How the last training run ended: ``"finished"``, ``"cancelled"``, ``"failed"`` or ""."""
+        return self.training.last_outcome
 
     @Slot()
     def cancel_training(self) -> bool:
@@ -328,47 +348,11 @@ class MainWindow(QMainWindow):
         """Run the event loop until the current run ends; returns its outcome."""
         if not self.training_engine.is_running:
             return self.last_outcome or "idle"
-        return self._wait_for({"done": [self.training_done]}, timeout_ms, value_of="done")
+        return self.wait_for({"done": [self.training_done]}, timeout_ms, value_of="done")
 
-    def _wait_for(self, signals: dict, timeout_ms: int, value_of: str | None = None) -> str:
-        """Run a local event loop until one of `signals` fires (name of its group, or the first
-        argument for the group `value_of`), or ``"timeout"``. Stray quits do not end the wait."""
-        loop = QEventLoop()
-        timer = QTimer(singleShot=True)
-        timer.timeout.connect(loop.quit)
-        result: list[str] = []
-
-        def done(name: str, *args) -> None:
-            result.append(args[0] if value_of == name and args else name)
-            loop.quit()
-
-        connections = []
-        for name, sigs in signals.items():
-            for sig in sigs:
-                slot = (lambda *args, n=name: done(n, *args))
-                sig.connect(slot)
-                connections.append((sig, slot))
-        deadline = time.monotonic() + timeout_ms / 1000
-        try:
-            while not result and time.monotonic() < deadline:
-                timer.start(max(1, int((deadline - time.monotonic()) * 1000)))
-                loop.exec()
-        finally:
-            timer.stop()
-            for sig, slot in connections:
-                sig.disconnect(slot)
-        return result[0] if result else "timeout"
-
-    @Slot()
-    def _on_engine_started(self) -> None:
-        self.last_outcome = ""
-        self.training_panel.show_summary(None, status="Training…")
-
-    @Slot()
-    def _on_engine_running_changed(self) -> None:
-        running = self.training_engine.is_running
-        self.commands.cancel.setEnabled(running)
-        self.training_panel.set_running(running)
+    def wait_for(self, signals: dict, timeout_ms: int, value_of: str | None = None) -> str:
+        """`tokviz.app.waiting.wait_for_signals` (``{name: [signal, ...]}``)."""
+        return wait_for_signals(signals, timeout_ms, value_of)
 
     @Slot()
     def _on_corpus_word_counts_changed(self) -> None:
@@ -378,43 +362,54 @@ class MainWindow(QMainWindow):
     def _on_training_panel_validity_changed(self) -> None:
         self.commands.train.setEnabled(self.training_panel.is_valid)
 
-    @Slot(object)
-    def _on_engine_progress_changed(self, progress: TrainingProgress) -> None:
-        self.training_status.show_progress(progress)
+    # -- classroom (issue 10): presenter mode, sessions, animation export ------------------
 
-    @Slot(object)
-    def _on_engine_finished(self, timeline: Timeline) -> None:
-        p = self.training_engine.last_progress
-        elapsed = format_duration(p.elapsed) if p else format_duration(0)
-        n = timeline.n_merges
-        budget = p.budget if p else None
-        if budget is not None and n >= budget:
-            status = f"Trained {n:,} merges in {elapsed}"
-        else:
-            status = (f"Trained {n:,} merges in {elapsed}; stopped early: no pair occurs "
-                      f"{timeline.settings.min_count}+ times")
-        self.training_status.show_outcome(status)
-        self.training_panel.show_summary(timeline, status=status)
-        self._end_run("finished")
+    presenter_active = property(lambda self: self.presenter.active)
+
+    def enter_presenter(self, panel_ids: list[str] | None = None, scale: float | None = None) -> None:
+        self.presenter.enter(panel_ids, scale)
+
+    def leave_presenter(self) -> None:
+        self.presenter.leave()
+
+    def set_caption(self, text: str) -> None:
+        self.presenter.set_caption(text)
+
+    def save_session(self, path: str | Path | None = None) -> bool:
+        return self.sessions.save(path)
+
+    def open_session(self, path: str | Path) -> bool:
+        return self.sessions.open(path)
+
+    def export_animation(self, spec: AnimationSpec) -> bool:
+        return self.animation.start(spec)
+
+    # -- guided lessons (issue 10) ---------------------------------------------------------
+
+    def start_lesson(self, name: str) -> bool:
+        """Start a built-in lesson by name or number (``"bpe-steps"``, ``"3"``); False if unknown."""
+        return self.lessons.start(name)
 
     @Slot()
-    def _on_engine_cancelled(self) -> None:
-        n = self.step_model.n_steps if self.step_model.source == "training" else 0
-        status = f"Training cancelled after {n:,} merges"
-        self.training_status.show_outcome(status)
-        self.training_panel.show_summary(self.step_model.timeline if n else None, status=status)
-        self._end_run("cancelled")
+    def lesson_next(self) -> None:
+        self.lessons.next()
 
-    @Slot(str)
-    def _on_engine_failed(self, message: str) -> None:
-        self.training_status.show_outcome(f"Training failed: {message}")
-        self.training_panel.show_summary(None, status=f"Training failed: {message}")
-        self.dialogs.error("Training failed", message[:1].upper() + message[1:])
-        self._end_run("failed")
+    @Slot()
+    def lesson_prev(self) -> None:
+        self.lessons.prev()
 
-    def _end_run(self, outcome: str) -> None:
-        self.last_outcome = outcome
-        self.training_done.emit(outcome)
+    @Slot()
+    def stop_lesson(self) -> None:
+        self.lessons.stop()
+
+    def wait_for_lesson_step(self, timeout_ms: int = 60_000) -> str:
+        """Run the event loop until the lesson step is on screen: ``"shown"``, ``"failed"``,
+        ``"idle"`` (no lesson) or ``"timeout"``."""
+        if self.lessons.lesson is None:
+            return "idle"
+        if not self.lessons.is_busy:
+            return "shown"
+        return self.wait_for({"shown": [self.lessons.step_shown], "failed": [self.lessons.failed]}, timeout_ms)
 
     # -- appearance -------------------------------------------------------------------------
 
@@ -463,13 +458,18 @@ class MainWindow(QMainWindow):
         """Stop every background thread and wait for it (idempotent)."""
         self.training_engine.shutdown()
         self.files.shutdown()
+        self.tokenizers.shutdown()
+        self.animation.shutdown()
+        self.sessions.shutdown()
         self.docks.shutdown()
 
     def closeEvent(self, event) -> None:
         if not self.files.maybe_save():
             event.ignore()
             return
+        self.presenter.leave()  # save the normal layout, not the presenter's
         self.shutdown()
+        self.sessions.mark_clean_exit()
         try:
             self.settings_store.save_train_settings(self.training_panel.settings())
         except TokvizError:

@@ -31,6 +31,7 @@ class ProgressBar:
         self.t0 = time.perf_counter()
         self.last = 0.0
         self.done = 0
+        self.unit = "merges"  # "rounds" for Unigram
 
     def _emit(self, line: str, *, final: bool = False) -> None:
         if not self.enabled:
@@ -63,8 +64,8 @@ class ProgressBar:
             filled = int(frac * BAR_WIDTH)
             bar = "#" * filled + "-" * (BAR_WIDTH - filled)
             left = (self.total - done) / rate if rate > 0 else 0.0
-            return f"[{bar}] {done}/{self.total} merges  {rate:,.0f}/s  {_duration(left)} left"
-        return f"{done} merges  {rate:,.0f}/s"
+            return f"[{bar}] {done}/{self.total} {self.unit}  {rate:,.0f}/s  {_duration(left)} left"
+        return f"{done} {self.unit}  {rate:,.0f}/s"
 
     def update(self, done: int) -> None:
         self.done = done
@@ -78,4 +79,4 @@ class ProgressBar:
         elapsed = time.perf_counter() - self.t0
         if self.tty:
             self._emit(self.line(merges), final=True)
-        self._emit(f"trained {merges} merges (vocabulary {vocab_size}) in {_duration(elapsed)}", final=True)
+        self._emit(f"trained {merges} {self.unit} (vocabulary {vocab_size}) in {_duration(elapsed)}", final=True)

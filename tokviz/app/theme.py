@@ -64,6 +64,23 @@ def dark_palette() -> QPalette:
     )
 
 
+def high_contrast_palette(dark: bool) -> QPalette:
+    """Presenter mode (issue 10): pure black on white (or white on black), a saturated highlight."""
+    fg, bg, alt, hl = (("#ffffff", "#000000", "#1a1a1a", "#ffd400") if dark
+                       else ("#000000", "#ffffff", "#eeeeee", "#0033cc"))
+    return _palette(
+        {
+            Role.Window: bg, Role.WindowText: fg, Role.Base: bg, Role.AlternateBase: alt,
+            Role.ToolTipBase: bg, Role.ToolTipText: fg, Role.PlaceholderText: fg, Role.Text: fg,
+            Role.Button: alt, Role.ButtonText: fg, Role.BrightText: "#ff0000" if not dark else "#ff6666",
+            Role.Light: alt, Role.Midlight: alt, Role.Mid: fg, Role.Dark: fg, Role.Shadow: fg,
+            Role.Highlight: hl, Role.HighlightedText: "#000000" if dark else "#ffffff", Role.Link: hl,
+            Role.LinkVisited: hl,
+        },
+        {Role.Text: "#808080", Role.WindowText: "#808080", Role.ButtonText: "#808080"},
+    )
+
+
 _base_font: QFont | None = None
 
 PALETTES: dict[str, Callable[[], QPalette]] = {"light": light_palette, "dark": dark_palette}
@@ -120,9 +137,21 @@ class Appearance(QObject):
             self.settings.set_theme(theme)
         self._apply_theme()
 
+    @property
+    def high_contrast(self) -> bool:
+        return getattr(self, "_high_contrast", False)
+
+    def set_high_contrast(self, on: bool) -> None:
+        """Presenter mode (issue 10): the high-contrast variant of the current theme (not saved)."""
+        self._high_contrast = bool(on)
+        self._apply_theme()
+
     def _apply_theme(self) -> None:
         resolved = self.resolved_theme
-        self.app.setPalette(PALETTES[resolved]())
+        if self.high_contrast:
+            self.app.setPalette(high_contrast_palette(resolved == "dark"))
+        else:
+            self.app.setPalette(PALETTES[resolved]())
         self.app.setProperty("tokviz_theme", resolved)
         self.theme_changed.emit(resolved)
 

@@ -2,7 +2,8 @@
 
 What the embedding-similarity heatmap shows: `cosine_similarity` of a set of token ids (by
 default the tokens of the current text, or `most_frequent_ids`), `reorder_for_similarity` to put
-similar tokens next to each other, and `nearest_neighbours` of a selected token. Every function
+similar tokens next to each other (both at once: `compute_similarity`, a ready-to-draw
+`SimilarityView`), and `nearest_neighbours` of a selected token. Every function
 takes an `EmbeddingTable` or a plain ``(V, D)`` array. What this leaves out: making the tables
 (`tokviz.core.embed_table`, `tokviz.core.embed_train`) and drawing.
 """
@@ -10,6 +11,7 @@ takes an `EmbeddingTable` or a plain ``(V, D)`` array. What this leaves out: mak
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,6 +52,31 @@ def cosine_similarity(table: EmbeddingTable | np.ndarray, ids: Sequence[int]) ->
     m = _matrix(table)
     idx = _ids(ids, m.shape[0])
     return similarity(m[idx], "cosine")
+
+
+@dataclass(frozen=True)
+class SimilarityView:
+    """What the similarity heatmap draws: ids in display order and their cosine matrix."""
+
+    ids: list[int]  # ids in display order
+    matrix: np.ndarray  # (n, n) cosine similarity in display order
+    reordered: bool
+
+
+def compute_similarity(table: EmbeddingTable | np.ndarray, ids: Sequence[int], reorder: bool) -> SimilarityView:
+    """Cosine similarity of `ids`, optionally reordered so similar tokens sit together.
+
+    >>> E = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.1]])
+    >>> compute_similarity(E, [0, 1, 2], reorder=True).ids
+    [0, 2, 1]
+    """
+    s = cosine_similarity(table, ids)
+    ids = [int(i) for i in ids]
+    if reorder and len(ids) > 2:
+        order = reorder_for_similarity(s)
+        s = s[order][:, order]
+        ids = [ids[i] for i in order.tolist()]
+    return SimilarityView(ids, s, bool(reorder))
 
 
 def nearest_neighbours(

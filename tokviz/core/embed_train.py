@@ -303,6 +303,11 @@ class EmbedTrainer:
 
     # -- snapshots (call between steps, from the thread that iterates `steps()`) --------------
 
+    @property
+    def vectors(self) -> np.ndarray:
+        """The live token table ``(V, D)`` (no copy: read it between steps, never change it)."""
+        return self._E
+
     def embeddings(self) -> EmbeddingTable:
         """A copy of the token table as it is now."""
         return EmbeddingTable(self._E, f"trained (step {self.step} of {self.n_steps})")

@@ -5,7 +5,7 @@ One import for the panel and engine; the code lives in three small modules:
 - `tokviz.core.embed_table`: `EmbeddingTable` (random, loaded from ``.npy``, saved), parameter
   counts and `REFERENCE_MODELS` (GPT-2, Llama 2) with `embedding_share`;
 - `tokviz.core.embed_similarity`: `cosine_similarity`, `nearest_neighbours`,
-  `reorder_for_similarity`, `most_frequent_ids`;
+  `reorder_for_similarity`, `compute_similarity` (a `SimilarityView`), `most_frequent_ids`;
 - `tokviz.core.embed_train`: `EmbedTrainer`, a generator of frozen `EmbedStep` records that a
   worker can cancel between steps, and `train_embeddings` that drains it.
 
@@ -20,7 +20,14 @@ Example (all numpy, no Qt)::
 
 from __future__ import annotations
 
-from .embed_similarity import cosine_similarity, most_frequent_ids, nearest_neighbours, reorder_for_similarity
+from .embed_similarity import (
+    SimilarityView,
+    compute_similarity,
+    cosine_similarity,
+    most_frequent_ids,
+    nearest_neighbours,
+    reorder_for_similarity,
+)
 from .embed_table import (
     MAX_EMBED_DIM,
     REFERENCE_MODELS,
@@ -34,7 +41,7 @@ from .embed_train import EmbedStep, EmbedTrainer, EmbedTrainSettings, token_pair
 
 __all__ = [
     "MAX_EMBED_DIM", "REFERENCE_MODELS", "EmbedStep", "EmbedTrainSettings", "EmbedTrainer",
-    "EmbeddingTable", "ReferenceModel", "check_table_shape", "cosine_similarity", "embedding_share",
+    "EmbeddingTable", "ReferenceModel", "SimilarityView", "check_table_shape", "compute_similarity", "cosine_similarity", "embedding_share",
     "gpt2_parameter_count", "most_frequent_ids", "nearest_neighbours", "reorder_for_similarity",
     "token_pairs", "train_embeddings",
 ]

@@ -63,6 +63,8 @@ def write_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            f.flush()
+            os.fsync(f.fileno())  # the bytes are on disk before the rename makes them the file
         os.replace(tmp, path)
     except OSError as exc:
         try:
@@ -134,9 +136,44 @@ def timeline_from_json(d: object) -> Timeline:
         raise ModelFormatError(f"corrupt model file: missing or malformed {exc}") from None
 
 
+def model_to_json(timeline) -> dict:
+    """The JSON dict of a timeline of any algorithm (bpe, wordpiece, unigram)."""
+    algorithm = getattr(timeline, "algorithm", "bpe")
+    if algorithm == "bpe":
+        return timeline_to_json(timeline)
+    if algorithm == "wordpiece":
+        from . import wordpiece
+        return wordpiece.to_json(timeline)
+    if algorithm == "unigram":
+        from . import unigram
+        return unigram.to_json(timeline)
+    raise TokvizError(f"cannot save a {algorithm!r} timeline as a tokviz model")
+
+
+def model_from_json(d: object):
+    """Rebuild a timeline from `model_to_json`'s dict, dispatching on its ``format`` header."""
+    fmt = d.get("format") if isinstance(d, dict) else None
+    if fmt == "tokviz-wordpiece":
+        from . import wordpiece
+        return wordpiece.from_json(d)
+    if fmt == "tokviz-unigram":
+        from . import unigram
+        return unigram.from_json(d)
+    return timeline_from_json(d)
+
+
 def load_timeline(path: str | os.PathLike) -> Timeline:
     """Read a model file written by `save_timeline`."""
     path = Path(path)
+    d = _read_json(path)
+    try:
+        return timeline_from_json(d)
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{path}: {exc}") from None
+
+
+def _read_json(path: Path) -> object:
+    """The JSON value in `path`; `ModelFormatError` saying what is wrong otherwise."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -154,7 +191,25 @@ def load_timeline(path: str | os.PathLike) -> Timeline:
         ) from None
     except RecursionError:
         raise ModelFormatError(f"{path}: not a valid model file (JSON nested too deeply)") from None
+    return d
+
+
+# -- any algorithm: BPE (tokviz-model), WordPiece (tokviz-wordpiece), Unigram (tokviz-unigram) --
+
+MODEL_FORMATS = (FORMAT_NAME, "tokviz-wordpiece", "tokviz-unigram")
+
+
+def save_model(timeline, path: str | os.PathLike) -> None:
+    """Write a BPE, WordPiece or Unigram timeline to `path` atomically (its own format name)."""
+    data = json.dumps(model_to_json(timeline), ensure_ascii=True, separators=(",", ":"))
+    write_atomic(Path(path), data.encode("utf-8"))
+
+
+def load_model(path: str | os.PathLike):
+    """Read a model file of any tokviz format: a `Timeline`, `WordPieceTimeline` or `UnigramTimeline`."""
+    path = Path(path)
+    d = _read_json(path)
     try:
-        return timeline_from_json(d)
+        return model_from_json(d)
     except ModelFormatError as exc:
         raise ModelFormatError(f"{path}: {exc}") from None

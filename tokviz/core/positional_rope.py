@@ -35,6 +35,9 @@ from .positional_base import (
 LAYOUTS = ("interleaved", "half")
 
 
+_ROWS_PER_CHUNK = 256  # rows of float64 angles formed at a time
+
+
 def rope_angles(
     positions: int | np.ndarray,
     d: int,
@@ -52,13 +55,20 @@ def rope_angles(
     >>> rope_angles(3, 4, 100.0, dtype=np.float64).tolist()
     [[0.0, 0.0], [1.0, 0.1], [2.0, 0.2]]
     """
-    pos = as_positions(positions)
+    pos = as_positions(positions).astype(np.float64)
     d = check_dim(d)
     freqs = frequencies(d, check_base(base), d // 2)
-    angles = np.multiply.outer(pos.astype(np.float64), freqs)  # (n, d//2)
-    if wrap:
-        angles -= TWO_PI * np.rint(angles / TWO_PI)
-    return angles.astype(dtype, copy=False)
+    out = np.empty((len(pos), len(freqs)), dtype=dtype)
+    turns = np.empty(0)
+    for lo in range(0, len(pos), _ROWS_PER_CHUNK):  # float64 scratch stays small (cache, no page faults)
+        angles = np.multiply.outer(pos[lo : lo + _ROWS_PER_CHUNK], freqs)  # (rows, d//2)
+        if wrap:
+            turns = np.multiply(angles, 1 / TWO_PI, out=turns if turns.shape == angles.shape else None)
+            np.rint(turns, out=turns)
+            turns *= TWO_PI
+            angles -= turns
+        out[lo : lo + len(angles)] = angles
+    return out
 
 
 def _pairs(d: int, layout: str) -> tuple[np.ndarray, np.ndarray]:

@@ -157,7 +157,8 @@ def decision_at(timeline: Timeline, k: int) -> Decision:
     """The decision that produced step k (rank k - 1), or at k = 0 the first one.
 
     Ties: the candidate with the same count whose first occurrence comes first (earlier chunk,
-    then earlier position) won; every tied candidate says so.
+    then earlier position) won, or with tie-break hf the smaller pair in Hugging Face's id order;
+    every tied candidate says so.
     """
     n = timeline.n_merges
     if n == 0:
@@ -170,15 +171,18 @@ def decision_at(timeline: Timeline, k: int) -> Decision:
         return Decision(rank, k == 0, (CandidateRow(step.pair, step.count, -1, -1, True, False, ""),))
     win = cands[0]
     n_tied = sum(1 for c in cands if c.count == win.count)
+    hf = getattr(timeline.settings, "tie_break", "first") == "hf"  # smallest pair in HF's id order
     rows = []
     for i, c in enumerate(cands):
         tied = c.count == win.count and n_tied > 1
         if i == 0:
-            reason = (f"tie with {n_tied - 1} other pair{'s' if n_tied > 2 else ''}: won by first "
-                      f"occurrence (chunk {win.first_chunk}, unit {win.first_offset})") if tied else "highest count"
+            rule = ("the smaller pair in Hugging Face's id order" if hf else
+                    f"first occurrence (chunk {win.first_chunk}, unit {win.first_offset})")
+            reason = (f"tie with {n_tied - 1} other pair{'s' if n_tied > 2 else ''}: won by "
+                      f"{rule}") if tied else "highest count"
         elif tied:
-            reason = (f"tie: lost by later first occurrence (chunk {c.first_chunk}, unit "
-                      f"{c.first_offset})")
+            reason = ("tie: lost to a smaller pair in Hugging Face's id order" if hf else
+                      f"tie: lost by later first occurrence (chunk {c.first_chunk}, unit {c.first_offset})")
         else:
             reason = f"{win.count - c.count:,} fewer"
         rows.append(CandidateRow(c.pair, c.count, c.first_chunk, c.first_offset, i == 0, tied, reason))

@@ -15,10 +15,12 @@ from dataclasses import asdict, dataclass, field
 from .chunks import Progress, ShouldStop, count_chunks, count_word_table
 from .errors import CorpusError, SettingsError
 from .split import parse_split
-from .train_bpe import BpeTrainer, MergeStep
+from .train_bpe import HF_BYTE_ORDER, BpeTrainer, MergeStep
 from .units import UNITS, UNK_TOKEN, BaseVocab
 
-TIE_BREAKS = ("first",)
+# "first": equal counts go to the pair seen first; "hf": to the smallest (left, right) pair in
+# Hugging Face tokenizers' id order, which reproduces its BpeTrainer's merge list exactly.
+TIE_BREAKS = ("first", "hf")
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,11 @@ class TrainSettings:
             raise SettingsError("special tokens must be distinct")
         if self.tie_break not in TIE_BREAKS:
             raise SettingsError(f"unknown tie-break {self.tie_break!r}; choose {', '.join(TIE_BREAKS)}")
+        if self.tie_break == "hf" and self.end_of_word is not None:
+            raise SettingsError(
+                "tie-break hf has no end-of-word marker (Hugging Face's end_of_word_suffix works "
+                "differently); remove the marker or use tie-break first"
+            )
         return self
 
     def to_json(self) -> dict:
@@ -208,7 +215,10 @@ class Training:
         index = base.index() if base.units == "chars" else None
         seqs = [base.symbolize(c, index=index) for c in counts]
         weights = list(counts.values())
-        self._trainer = BpeTrainer(seqs, weights, base.token_bytes(), min_count=s.min_count)
+        # hf ranks bytes like Hugging Face's ByteLevel alphabet; characters already are in its
+        # order (sorted by code point)
+        hf_order = None if s.tie_break != "hf" else HF_BYTE_ORDER if base.units == "bytes" else range(base.size)
+        self._trainer = BpeTrainer(seqs, weights, base.token_bytes(), min_count=s.min_count, hf_order=hf_order)
         self.timeline = Timeline(
             s, base, corpus_length=self._trainer.length, n_chunks=len(counts)
         )

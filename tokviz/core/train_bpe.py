@@ -11,6 +11,15 @@ first (chunks in order of first appearance, then position in the chunk). A heap 
 occurrences are all created in the step that creates its newer token; afterwards its count only
 falls and its first occurrence only moves later, so a stale key is never better than the truth.
 
+Tie-break ``hf`` (Hugging Face tokenizers' `BpeTrainer`): among equal counts the smallest
+``(left id, right id)`` wins, with base ids ranked by `hf_order` (for bytes: `HF_BYTE_ORDER`, the
+code points of GPT-2's byte-to-unicode characters). The trainer then works on ids relabelled into
+that order, keys ``(-count, 0, pair)`` (so the pair itself breaks ties), and maps ids back to the
+caller's when it reports a step. HF counts pairs exactly as here and merges left to right; it
+gives a merge that spells an existing token that token's id, which cannot happen in training
+without special tokens or word-boundary marks (a span that becomes a token in one place has the
+same segmentation wherever its edges are token edges, so its first merge fires everywhere).
+
 Counting is naive: ``a a a`` holds the pair ``(a, a)`` twice; merging replaces left to right.
 The arrays are `array('q')` with zero-copy numpy views: merges with few sites run as a plain
 loop, merges with many sites (the early, frequent pairs) run vectorized on the same state.
@@ -32,6 +41,11 @@ _SHIFT = 32
 _MASK = (1 << _SHIFT) - 1
 N_CANDIDATES = 5
 VECTOR_MIN_SITES = 64  # merges with at least this many possible sites run vectorized in numpy
+# Hugging Face's ByteLevel alphabet sorted by code point: bytes GPT-2 shows as themselves
+# (printable Latin-1), then the others, which it maps to U+0100 and up in byte order.
+_PRINTABLE = set(range(0x21, 0x7F)) | set(range(0xA1, 0xAD)) | set(range(0xAE, 0x100))
+HF_BYTE_SEQUENCE = sorted(_PRINTABLE) + [b for b in range(256) if b not in _PRINTABLE]
+HF_BYTE_ORDER = tuple(HF_BYTE_SEQUENCE.index(b) for b in range(256))  # byte -> HF id
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +77,9 @@ class BpeTrainer:
     >>> t = BpeTrainer([list(b"aaabdaaabac")], [1], [bytes([i]) for i in range(256)])
     >>> [(s.pair, s.count) for s in t.steps(max_merges=3)]
     [((97, 97), 4), ((256, 97), 2), ((257, 98), 2)]
+    >>> t = BpeTrainer([list(b"aaabdaaabac")], [1], [bytes([i]) for i in range(256)], hf_order=HF_BYTE_ORDER)
+    >>> [(s.pair, s.count) for s in t.steps(max_merges=3)]  # ties: 'a' (HF id 64) before 'aa' (256)
+    [((97, 97), 4), ((97, 98), 2), ((256, 257), 2)]
     """
 
     def __init__(
@@ -73,9 +90,26 @@ class BpeTrainer:
         *,
         min_count: int = 2,
         n_candidates: int = N_CANDIDATES,
+        hf_order: Sequence[int] | None = None,
     ) -> None:
+        """`hf_order`: None for first-occurrence ties; else tie-break ``hf`` with base id i
+        ranked `hf_order[i]` (a permutation of the base ids)."""
         if len(seqs) != len(weights):
             raise ValueError("seqs and weights differ in length")
+        self._hf = hf_order is not None
+        self._tie_mask = 0 if self._hf else -1  # heap key: (-count, position & mask, pair)
+        self._out: list[int] | None = None  # internal base id -> caller's id (hf only)
+        if self._hf:
+            order = list(hf_order)
+            if sorted(order) != list(range(len(token_bytes))):
+                raise ValueError("hf_order must be a permutation of the base ids")
+            if order != sorted(order):
+                out = [0] * len(order)
+                for i, r in enumerate(order):
+                    out[r] = i
+                self._out = out
+                seqs = [[order[x] for x in seq] for seq in seqs]
+                token_bytes = [token_bytes[i] for i in out]
         self.token_bytes = list(token_bytes)
         self.next_id = len(self.token_bytes)
         self.n_candidates = max(1, n_candidates)
@@ -117,7 +151,8 @@ class BpeTrainer:
             self._add_groups(keys, pos, wts[pos], counts, occ, push=False)
         self.counts, self.occ = counts, occ
         self.first = dict.fromkeys(occ, 0)  # key -> index of the first possibly valid position
-        heap = [(-counts[k], lst[0], k) for k, lst in occ.items()]
+        mask = self._tie_mask
+        heap = [(-counts[k], lst[0] & mask, k) for k, lst in occ.items()]
         heapq.heapify(heap)
         self.heap = heap
 
@@ -135,7 +170,7 @@ class BpeTrainer:
         group_counts = (csum[ends] - csum[starts]).tolist()
         sp_list = sp.tolist()
         heap, first = self.heap if push else None, getattr(self, "first", None)
-        min_count = self.min_count
+        min_count, mask = self.min_count, self._tie_mask
         for k, c, a, b in zip(group_keys, group_counts, starts, ends):
             counts[k] = c
             if c < min_count:
@@ -143,7 +178,7 @@ class BpeTrainer:
             occ[k] = sp_list[a:b]
             if push:
                 first[k] = 0
-                heapq.heappush(heap, (-c, sp_list[a], k))
+                heapq.heappush(heap, (-c, sp_list[a] & mask, k))
 
     # -- winner selection -------------------------------------------------------------------
 
@@ -175,8 +210,10 @@ class BpeTrainer:
                     counts.pop(key, None)
                 continue
             if c != -negc:
-                heapq.heappush(heap, (-c, self._first_valid(key), key))
+                heapq.heappush(heap, (-c, 0 if self._hf else self._first_valid(key), key))
                 continue
+            if self._hf:  # the pair itself breaks ties: a fresh count is all it needs
+                return c, pos, key
             p = self._first_valid(key)
             if p != pos:
                 heapq.heappush(heap, (negc, p, key))
@@ -198,8 +235,20 @@ class BpeTrainer:
         return found
 
     def _candidate(self, count: int, pos: int, key: int) -> Candidate:
+        if self._hf:
+            pos = self._first_valid(key)
         chunk = bisect_right(self.starts, pos) - 1
-        return Candidate((key >> _SHIFT, key & _MASK), count, chunk, pos - self.starts[chunk])
+        pair = (key >> _SHIFT, key & _MASK) if self._out is None else self._pair_out(key)
+        return Candidate(pair, count, chunk, pos - self.starts[chunk])
+
+    def _pair_out(self, key: int) -> tuple[int, int]:
+        """The pair of `key` in the caller's ids."""
+        a, b = key >> _SHIFT, key & _MASK
+        out = self._out
+        if out is not None:
+            n = len(out)
+            return (out[a] if a < n else a, out[b] if b < n else b)
+        return a, b
 
     # -- merging ----------------------------------------------------------------------------
 
@@ -287,7 +336,7 @@ class BpeTrainer:
         sp = pos[order].tolist()
         toks = st[starts].tolist()
         counts, occ, first, heap = self.counts, self.occ, self.first, self.heap
-        min_count = self.min_count
+        min_count, mask = self.min_count, self._tie_mask
         for t, a, b in zip(toks, starts, ends):
             k = key_of(t)
             c = csum[b] - csum[a]
@@ -296,7 +345,7 @@ class BpeTrainer:
                 continue
             occ[k] = sp[a:b]
             first[k] = 0
-            heapq.heappush(heap, (-c, sp[a], k))
+            heapq.heappush(heap, (-c, sp[a] & mask, k))
 
     def _merge_loop(self, key: int, new: int, positions: list[int], start: int) -> int:
         """Merge the live sites of `key` among `positions[start:]` one by one."""
@@ -345,12 +394,12 @@ class BpeTrainer:
             ids[p] = new
             ids[q] = -1
             nxt[p] = r
-        first, heap, min_count = self.first, self.heap, self.min_count
+        first, heap, min_count, hf = self.first, self.heap, self.min_count, self._hf
         for k in touched:
             c = counts[k]
             if c >= min_count:
                 first[k] = 0
-                heapq.heappush(heap, (-c, self._first_valid(k), k))
+                heapq.heappush(heap, (-c, 0 if hf else self._first_valid(k), k))
             else:
                 del occ[k]
         return merged
@@ -363,6 +412,7 @@ class BpeTrainer:
                 return
             count, pos, key = best[0]
             self._pop_valid()  # remove the winner's heap entry (it is the top)
+            cands = tuple(self._candidate(*c) for c in best)  # before the merge moves positions
             new = self.next_id
             token = self.token_bytes[key >> _SHIFT] + self.token_bytes[key & _MASK]
             self.token_bytes.append(token)
@@ -370,12 +420,12 @@ class BpeTrainer:
             self.length -= self._merge(key, new)
             step = MergeStep(
                 rank=self.rank,
-                pair=(key >> _SHIFT, key & _MASK),
+                pair=self._pair_out(key),
                 id=new,
                 token=token,
                 count=count,
                 length=self.length,
-                candidates=tuple(self._candidate(*c) for c in best),
+                candidates=cands,
             )
             self.rank += 1
             yield step
@@ -390,4 +440,7 @@ class BpeTrainer:
         while p >= 0:
             out.append(self.ids[p])
             p = self.nxt[p]
+        if self._out is not None:
+            n = len(self._out)
+            out = [self._out[x] if x < n else x for x in out]
         return out

@@ -267,6 +267,7 @@ class UnigramTraining:
             max_piece_chars=s.max_piece_chars, seed_size=s.seed_size, seed_min_count=s.seed_min_count,
             prune_fraction=s.prune_fraction, em_iterations=s.em_iterations, n_special=1 + len(s.special_tokens),
         )
+        t.should_stop = should_stop
         self.budget = 1 + t.rounds_needed()
         self.timeline = UnigramTimeline(s, corpus_length=t.corpus_length, n_chunks=len(counts), seed_size=len(t.pieces))
         return self.timeline

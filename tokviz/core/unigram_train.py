@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .chunks import Cancelled
 from .unigram_lattice import Lattices
 
 SCORE_SCALE = 1 << 20  # scores are log-probabilities times this, rounded to integers
@@ -215,6 +216,12 @@ class UnigramTrainer:
         self.alive = np.ones(len(self.pieces), dtype=bool)
         self.n_chars = len(chars)
 
+    should_stop = None  # set to a callable: checked between the phases of a round (raises Cancelled)
+
+    def _check_stop(self) -> None:
+        if self.should_stop is not None and self.should_stop():
+            raise Cancelled()
+
     @property
     def size(self) -> int:
         return int(self.alive.sum())
@@ -247,6 +254,7 @@ class UnigramTrainer:
     def _em(self) -> tuple[float, ...]:
         lls = []
         for _ in range(self.em_iterations):
+            self._check_stop()
             counts, ll = self.lattice.expected_counts(self.logp, self.weights, len(self.pieces))
             lls.append(ll)
             self.logp = self._m_step(counts)
@@ -289,6 +297,7 @@ class UnigramTrainer:
         alts: dict[int, tuple[str, ...]] = {}
         if len(used):
             k, s, _, p = self._alternatives(used, qf)
+            self._check_stop()
             total = freq.sum()
             fi = freq[used]
             n_alt = np.bincount(k, minlength=len(used))
@@ -354,8 +363,10 @@ class UnigramTrainer:
         pruned: tuple[PrunedPiece, ...] = ()
         while True:
             lls = self._em()
+            self._check_stop()
             q, qf = self._scores()
             lat, _, _, piece = self.lattice.viterbi(qf)
+            self._check_stop()
             freq = np.bincount(piece, weights=self.weights[lat], minlength=len(self.pieces))
             yield self._record(index, lls, q, freq, pruned)
             if self.size <= self.target:

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import regex
 
-from tokviz.core import Cancelled, CorpusError, Timeline, load_timeline, looks_like_word_counts
+from tokviz.core import Cancelled, CorpusError, Timeline, looks_like_word_counts
 from tokviz.core.corpus import UTF8_BOM, parse_word_counts, read_bytes
+from tokviz.core.model_io import MODEL_FORMATS, load_model
 
 from .large_text import LargeText
 
@@ -94,7 +95,7 @@ def is_model_file(path: str | os.PathLike) -> bool:
             head = f.read(MODEL_SNIFF_BYTES)
     except OSError:
         return False
-    return head.lstrip().startswith(b"{") and b'"tokviz-model"' in head
+    return head.lstrip().startswith(b"{") and any(b'"%s"' % f.encode() in head for f in MODEL_FORMATS)
 
 
 def _decoded_slices(
@@ -289,7 +290,7 @@ def load_file(
     Files over `edit_limit` bytes come back as a `LargeText` for the read-only view."""
     path = Path(path)
     if is_model_file(path):
-        return LoadedModel(path, load_timeline(path))
+        return LoadedModel(path, load_model(path))  # BPE, WordPiece or Unigram
     if progress is not None:
         progress("Reading", 0.0)
     data = read_bytes(path)

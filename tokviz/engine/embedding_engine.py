@@ -1,49 +1,49 @@
-"""Token embeddings in the background: tokenizing the training corpus, training a small
-next-token model (`EmbeddingTrainingWorker` / `EmbeddingEngine`) and the similarity matrices the
-embedding panel draws.
+"""Token embeddings in the background: tokenizing the training corpus, and training a small
+next-token model (`EmbeddingTrainingWorker` / `EmbeddingEngine`).
 
 `tokenize_corpus` (run on a `TaskEngine`) encodes a sample of the corpus and the current text
 with the current timeline's tokenizer at the current step: training sequences, token counts,
-visible token labels. `EmbeddingEngine.start(corpus, settings)` trains
-`tokviz.core.embeddings.EmbedTrainer` on a worker thread: it emits ``prepared(info)`` once,
-then ``progressed(steps, table)`` at most every 50 ms (`table` is a snapshot of the embeddings at
-most every `SNAPSHOT_SECONDS`, else None), and ends with exactly one of ``finished(table)``,
-``cancelled()`` or ``failed(message)``. Cancel is immediate for the GUI (newest run wins).
+visible token labels. `EmbeddingEngine.start(corpus, settings, view=(ids, reorder))` trains
+`tokviz.core.embeddings.EmbedTrainer` in a child process (`tokviz.engine.embedding_child`; a
+worker thread relays its events): it emits ``prepared(info)`` once, then
+``progressed(steps, table)`` at most every 50 ms (`table`: a snapshot of the embeddings now and
+then, else None) and ``view_ready(SimilarityView)`` at most every `SNAPSHOT_SECONDS` (the cosine
+matrix of the view's tokens, already reordered: the window only draws it; `set_view` changes the
+tokens), and ends with exactly one of ``finished(table)``, ``cancelled()`` or
+``failed(message)``. Cancel is immediate for the GUI (newest run wins).
 
 What this leaves out: the maths (``tokviz.core.embeddings``) and drawing (the panel).
 """
 
 from __future__ import annotations
 
-import ctypes
-import glob
+import gc
 import os
 import re
+import subprocess
 import sys
 import threading
-import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
 
-from tokviz.core import Cancelled, Timeline
-from tokviz.core.embeddings import (
-    EmbeddingTable,
-    EmbedStep,
-    EmbedTrainer,
-    EmbedTrainSettings,
-    cosine_similarity,
-    reorder_for_similarity,
-)
+import tokviz
+from tokviz.core import Cancelled, Timeline, TokvizError
+from tokviz.core.embeddings import EmbeddingTable, EmbedTrainSettings, SimilarityView, compute_similarity
 
 from .display import visible_token
-from .workers import BATCH_SECONDS, BackgroundEngine, BackgroundWorker, background_mode
+from .embedding_child import CHILD_NICENESS, SNAPSHOT_SECONDS, TrainingInfo, ViewSpec, read_event, write_event
+from .training_child import write_frame
+from .workers import BackgroundEngine, BackgroundWorker
+
+__all__ = ["EmbeddingEngine", "EmbeddingTrainingWorker", "NeighboursModel", "SNAPSHOT_SECONDS", "SimilarityView",
+           "TokenizedCorpus", "TrainingInfo", "compute_similarity", "encode_current_text", "tokenize_corpus"]
 
 MAX_CORPUS_CHARS = 400_000  # characters of the corpus used for training embeddings
 MAX_TEXT_TOKENS = 512  # tokens of the current text kept (heatmap rows, positional row labels)
-SNAPSHOT_SECONDS = 0.25  # how often the live heatmap gets a new table while training
+CHILD_EXIT_SECONDS = 3.0  # after a stop, how long the training process may take before it is killed
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 
 
@@ -86,7 +86,8 @@ def tokenize_corpus(timeline: Timeline, step: int, corpus_text: str, current_tex
     text = corpus_text[:max_chars]
     paragraphs = [p for p in _PARAGRAPHS.split(text) if p.strip()]
     seqs: list[np.ndarray] = []
-    n_vocab = tok.n_vocab
+    pieces = hasattr(tok, "n_vocab_at")  # WordPiece / Unigram: an early Unigram round has more pieces
+    n_vocab = tok.n_vocab_at(step) if pieces else tok.n_vocab
     counts = np.zeros(n_vocab, dtype=np.int64)
     for i, para in enumerate(paragraphs):
         if i % 16 == 0:
@@ -98,8 +99,8 @@ def tokenize_corpus(timeline: Timeline, step: int, corpus_text: str, current_tex
             seqs.append(ids)
             counts += np.bincount(ids, minlength=n_vocab)
     text_ids = tuple(tok.encode_ids(current_text, step=step)[:MAX_TEXT_TOKENS]) if current_text else ()
-    vocab = tok.vocab()
-    labels = tuple(visible_token(b) for b in vocab)
+    vocab = tok.vocab(step=step) if pieces else tok.vocab()
+    labels = tuple(visible_token(b or b"") for b in vocab)  # loaded tokenizers have unused ids
     return TokenizedCorpus(step, n_vocab, labels, seqs, counts, text_ids, len(text), tok)
 
 
@@ -112,141 +113,181 @@ def encode_current_text(corpus: TokenizedCorpus, text: str, *, should_stop=lambd
     return replace(corpus, text_ids=ids)
 
 
-@dataclass(frozen=True)
-class SimilarityView:
-    ids: list[int]  # ids in display order
-    matrix: np.ndarray  # (n, n) cosine similarity in display order
-    reordered: bool
-
-
-def compute_similarity(vectors: np.ndarray, ids: list[int], reorder: bool) -> SimilarityView:
-    """Cosine similarity of `ids`, optionally reordered so similar tokens sit together."""
-    s = cosine_similarity(vectors, ids)
-    if reorder and len(ids) > 2:
-        order = reorder_for_similarity(s)
-        s = s[order][:, order]
-        ids = [ids[i] for i in order.tolist()]
-    return SimilarityView(list(ids), s, reorder)
-
-
-TRAINING_SWITCH_INTERVAL = 0.0002  # seconds (see `spare_core_for_gui`)
-_blas_lock = threading.Lock()
-_switch_saved = 0.005
-_blas_users = 0
-_blas_saved: int | None = None
-
-
-def _openblas():
-    """numpy's bundled OpenBLAS (``numpy.libs``) through ctypes, or None."""
-    import numpy
-
-    folder = os.path.join(os.path.dirname(numpy.__file__), os.pardir, "numpy.libs")
-    for path in glob.glob(os.path.join(folder, "libscipy_openblas*")):
-        try:
-            lib = ctypes.CDLL(path)
-            return lib.scipy_openblas_get_num_threads64_, lib.scipy_openblas_set_num_threads64_
-        except (OSError, AttributeError):
-            continue
-    return None
-
-
-_OPENBLAS = _openblas()
-
-
-@contextmanager
-def spare_core_for_gui():
-    """Keep one CPU core free for the GUI thread while a worker multiplies matrices.
-
-    OpenBLAS starts one thread per core for every product; on a 2-core machine the trainer's
-    products then take both cores and the window waits for CPU time (100+ ms stalls). Inside this
-    context OpenBLAS uses at most ``cores - 1`` threads (process-wide; restored by the last user).
-    It also shortens the interpreter's switch interval further than `background_mode`: painting
-    a plot re-takes the GIL hundreds of times, and each wait is up to one interval while the
-    trainer runs Python code between its numpy calls.
-    """
-    global _blas_users, _blas_saved, _switch_saved
-    get, set_ = _OPENBLAS if _OPENBLAS is not None else (None, None)
-    with _blas_lock:
-        if _blas_users == 0:
-            _switch_saved = sys.getswitchinterval()
-            sys.setswitchinterval(min(_switch_saved, TRAINING_SWITCH_INTERVAL))
-            if get is not None:
-                _blas_saved = int(get())
-                set_(max(1, min(_blas_saved, (os.cpu_count() or 2) - 1)))
-        _blas_users += 1
-    try:
-        yield
-    finally:
-        with _blas_lock:
-            _blas_users -= 1
-            if _blas_users == 0:
-                sys.setswitchinterval(_switch_saved)
-                if set_ is not None and _blas_saved is not None:
-                    set_(_blas_saved)
-
-
-@dataclass(frozen=True)
-class TrainingInfo:
-    n_steps: int
-    n_pairs: int
-    uniform_loss: float
-    unigram_loss: float
-
-
 class EmbeddingTrainingWorker(BackgroundWorker):
-    """Trains embeddings on its thread; batches steps every ~50 ms."""
+    """Trains embeddings in a child process (`tokviz.engine.embedding_child`) and relays its
+    events: steps every ~50 ms, table snapshots, and ready-to-draw similarity views."""
 
     prepared = Signal(int, object)  # run id, TrainingInfo
     progressed = Signal(int, list, object)  # run id, [EmbedStep], EmbeddingTable or None
+    view_ready = Signal(int, object)  # run id, SimilarityView computed by the training process
 
     def __init__(self, run_id: int, corpus: TokenizedCorpus, settings: EmbedTrainSettings,
-                 init: EmbeddingTable | None = None) -> None:
+                 init: EmbeddingTable | None = None, view: ViewSpec | None = None) -> None:
         super().__init__(run_id)
-        self.corpus, self.settings, self.init = corpus, settings, init
+        self.corpus, self.settings, self.init, self.view = corpus, settings, init, view
+        self.pid: int | None = None  # of the training process, while it runs
+        self._proc: subprocess.Popen | None = None
+        self._stdin_lock = threading.Lock()
+        self._ended = False
 
-    def work(self) -> EmbeddingTable:
-        with spare_core_for_gui(), background_mode():
-            trainer = EmbedTrainer(self.corpus.sequences, self.corpus.n_vocab, self.settings, init=self.init)
-            self.prepared.emit(self.run_id, TrainingInfo(trainer.n_steps, trainer.n_pairs,
-                                                         trainer.uniform_loss, trainer.unigram_loss))
-            batch: list[EmbedStep] = []
-            last_emit = last_snap = time.monotonic()
-            for step in trainer.steps():
-                batch.append(step)
-                if self.should_stop():
-                    raise Cancelled()
-                now = time.monotonic()
-                if now - last_emit >= BATCH_SECONDS:
-                    snap = None
-                    if now - last_snap >= SNAPSHOT_SECONDS:
-                        snap, last_snap = trainer.embeddings(), now
-                    self.progressed.emit(self.run_id, batch, snap)
-                    batch, last_emit = [], now
-            table = trainer.embeddings()
-            if batch:
-                self.progressed.emit(self.run_id, batch, None)
-            return EmbeddingTable(table.vectors, f"trained ({trainer.step} steps, D={self.settings.dim})")
+    def set_view(self, view: ViewSpec) -> None:
+        """Ask for views of other tokens (thread-safe, never waits)."""
+        self.view = view
+        self._send(("view", view), wait=False)
+
+    def cancel(self) -> None:
+        """Stop at the next step; the training process is told to stop too (thread-safe, never
+        waits: while the job is still being written, the worker sends the stop afterwards)."""
+        super().cancel()
+        self._send("stop", wait=False)
+
+    def _send(self, obj: object, *, wait: bool = True) -> None:
+        if not self._stdin_lock.acquire(blocking=wait):
+            return
+        try:
+            proc = self._proc
+            if proc is not None and proc.stdin is not None and not proc.stdin.closed:
+                write_frame(proc.stdin.fileno(), obj)
+        except (OSError, ValueError):  # already gone or closed
+            pass
+        finally:
+            self._stdin_lock.release()
+
+    def work(self) -> tuple[EmbeddingTable, np.ndarray | None]:
+        seqs = self.corpus.sequences
+        ids = np.concatenate(seqs) if seqs else np.zeros(0, dtype=np.int64)
+        lengths = np.array([len(x) for x in seqs], dtype=np.int64)
+        init, view = self.init, self.view
+        self.check_cancelled()
+        proc = _start_child("tokviz.engine.embedding_child")
+        ended = False
+        try:
+            with self._stdin_lock:  # (the GUI thread's sends skip meanwhile; caught up below)
+                self._proc, self.pid = proc, proc.pid
+                fd = proc.stdin.fileno()
+                write_frame(fd, (ids, lengths, self.corpus.n_vocab, self.settings, view,
+                                 None if init is None else init.source))
+                if init is not None:
+                    write_event(fd, "table", None, init.vectors)
+            if self.should_stop():
+                self._send("stop")
+            elif self.view != view:
+                self._send(("view", self.view))
+            result = self._relay(proc)
+            ended = True
+            return result
+        except (BrokenPipeError, EOFError):
+            self.check_cancelled()
+            ended = True
+            raise RuntimeError(f"the training process stopped unexpectedly (exit code {proc.wait()})") from None
+        except (Cancelled, TokvizError, RuntimeError):
+            ended = self._ended
+            raise
+        finally:
+            with self._stdin_lock:
+                self._proc = None
+                try:
+                    proc.stdin.close()
+                except OSError:
+                    pass
+            if not ended:  # cancelled meanwhile: nothing to wait for (it may be blocked writing)
+                proc.kill()
+            try:
+                proc.wait(CHILD_EXIT_SECONDS)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+
+    def _relay(self, proc: subprocess.Popen) -> tuple[EmbeddingTable, np.ndarray | None]:
+        """Turn the process's events into signals until it ends; return the trained table and the
+        learned position table (None without positions)."""
+        rid, fd = self.run_id, proc.stdout.fileno()
+        self._ended = False  # the process sent its last event
+        while True:
+            kind, payload, array = read_event(fd)
+            self._ended = kind in ("finished", "cancelled", "failed", "error")
+            if kind == "finished":
+                steps, positions = payload
+                return EmbeddingTable(array, f"trained ({steps} steps, D={self.settings.dim})"), positions
+            if kind == "cancelled":
+                raise Cancelled()
+            if kind == "failed":
+                raise TokvizError(payload)
+            if kind == "error":
+                raise RuntimeError(f"the training process failed:\n{payload}")
+            self.check_cancelled()
+            if kind == "prepared":
+                self.prepared.emit(rid, payload)
+            elif kind == "progress":
+                steps, view = payload
+                last = steps[-1]
+                table = None if array is None else EmbeddingTable(
+                    array, f"trained (step {last.step} of {last.n_steps})")
+                self.progressed.emit(rid, steps, table)
+                if view is not None:
+                    self.view_ready.emit(rid, view)
+
+
+def _start_child(module: str) -> subprocess.Popen:
+    """``python -m module`` with pipes, importing this tokviz, at a lower CPU priority than the window
+    (`CHILD_NICENESS`), its BLAS leaving a core free."""
+    env = dict(os.environ)
+    root = str(Path(tokviz.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
+    threads = str(max(1, (os.cpu_count() or 2) - 1))  # BLAS threads: one core stays free
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.setdefault(name, threads)
+    proc = subprocess.Popen([sys.executable, "-m", module], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            env=env, bufsize=0)
+    if hasattr(os, "setpriority"):  # at once, before it spends CPU on its imports
+        try:
+            own = os.getpriority(os.PRIO_PROCESS, 0)
+            os.setpriority(os.PRIO_PROCESS, proc.pid, min(19, own + CHILD_NICENESS))
+        except OSError:  # pragma: no cover - not allowed or already gone: normal priority
+            pass
+    return proc
 
 
 class EmbeddingEngine(BackgroundEngine):
     """Signals (current run only): started, prepared(TrainingInfo), progressed(list, table|None),
-    then exactly one of finished(EmbeddingTable), cancelled(), failed(message)."""
+    view_ready(SimilarityView), then exactly one of finished(EmbeddingTable) (after
+    positional_trained(array) when the run trained positions), cancelled(), failed(message)."""
 
     started = Signal()
     prepared = Signal(object)
     progressed = Signal(list, object)
+    view_ready = Signal(object)
+    positional_trained = Signal(object)  # (context, D) float32: the learned position table
     finished = Signal(object)
     cancelled = Signal()
     failed = Signal(str)
 
     def start(self, corpus: TokenizedCorpus, settings: EmbedTrainSettings,
-              init: EmbeddingTable | None = None) -> int:
-        worker = EmbeddingTrainingWorker(self._new_run_id(), corpus, settings.validate(), init)
+              init: EmbeddingTable | None = None, *, view: ViewSpec | None = None) -> int:
+        """Train on `corpus`; with `view` ``(ids, reorder)`` the process also sends
+        similarity views of those tokens as it learns."""
+        worker = EmbeddingTrainingWorker(self._new_run_id(), corpus, settings.validate(), init,
+                                         _view_spec(view))
         worker.prepared.connect(self._on_worker_prepared)
         worker.progressed.connect(self._on_worker_progressed)
+        worker.view_ready.connect(self._on_worker_view_ready)
+        gc.freeze()  # live updates allocate steadily: full collections then skip the window's old objects
         run_id = self._launch(worker)
         self.started.emit()
         return run_id
+
+    def set_view(self, ids, reorder: bool) -> None:
+        """The tokens the live views of the current run show (ignored when idle)."""
+        run = self._runs.get(self._current) if self._current is not None else None
+        if run is not None:
+            run.worker.set_view(_view_spec((ids, reorder)))
+
+    @property
+    def process_id(self) -> int | None:
+        """Process id of the current run's training process (None when idle or not started yet)."""
+        run = self._runs.get(self._current) if self._current is not None else None
+        return None if run is None else run.worker.pid
 
     @Slot(int, object)
     def _on_worker_prepared(self, run_id: int, info: TrainingInfo) -> None:
@@ -258,14 +299,26 @@ class EmbeddingEngine(BackgroundEngine):
         if self.is_current(run_id):
             self.progressed.emit(steps, table)
 
+    @Slot(int, object)
+    def _on_worker_view_ready(self, run_id: int, view: SimilarityView) -> None:
+        if self.is_current(run_id):
+            self.view_ready.emit(view)
+
     def _on_result(self, result: object) -> None:
-        self.finished.emit(result)
+        table, positions = result
+        if positions is not None:
+            self.positional_trained.emit(positions)
+        self.finished.emit(table)
 
     def _on_cancel(self) -> None:
         self.cancelled.emit()
 
     def _on_failure(self, message: str) -> None:
         self.failed.emit(message)
+
+
+def _view_spec(view) -> ViewSpec | None:
+    return None if view is None else (tuple(int(i) for i in view[0]), bool(view[1]))
 
 
 class NeighboursModel(QAbstractTableModel):

@@ -11,9 +11,10 @@ What this leaves out: where the texts come from (callables given to `attach`) an
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from tokviz.core.algorithms import snapshot
 
 from .embedding_engine import MAX_CORPUS_CHARS, TokenizedCorpus, encode_current_text, tokenize_corpus
 from .tasks import TaskEngine
@@ -74,7 +75,9 @@ class EmbeddingSources(QObject):
         sm = self.step_model
         if sm is None or sm.timeline is None:
             return False
-        timeline = replace(sm.timeline, steps=list(sm.timeline.steps))  # a still-growing list: copy
+        timeline = sm.timeline  # a finished one (or a loaded tokenizer, issue 7) does not change
+        if not timeline.finished:
+            timeline = snapshot(timeline)  # a still-growing list: copy (any algorithm)
         self.tokenizer_engine.start(tokenize_corpus, timeline, sm.step, self._corpus_text(MAX_CORPUS_CHARS),
                                     self.current_text())
         return True

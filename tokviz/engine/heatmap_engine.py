@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
+from tokviz.core import SettingsError
 from tokviz.core import positional as P
 from tokviz.core.positional import PositionalParams
 
@@ -32,6 +33,7 @@ VIEW_MATRIX, VIEW_SIMILARITY, VIEW_DISTANCE, VIEW_DIMS = "matrix", "similarity",
 VIEWS_BY_KIND = {
     "sinusoidal": (VIEW_MATRIX, VIEW_SIMILARITY, VIEW_DIMS),
     "learned": (VIEW_MATRIX, VIEW_SIMILARITY, VIEW_DIMS),
+    "trained": (VIEW_MATRIX, VIEW_SIMILARITY, VIEW_DIMS),  # the table trained with the embeddings
     "rope": (VIEW_MATRIX, VIEW_SIMILARITY, VIEW_DISTANCE, VIEW_DIMS),
     "alibi": (VIEW_MATRIX, VIEW_DISTANCE),
 }
@@ -47,6 +49,7 @@ class PositionalRequest:
     measure: str = "dot"  # similarity: "dot" or "cosine"
     dims: tuple[int, ...] = (0, 1, 2, 3)  # columns plotted by the "dims" view
     rope_random: bool = False  # distance view: random q, k instead of all ones
+    table: np.ndarray | None = field(default=None, compare=False, repr=False)  # kind "trained": (rows, D)
 
 
 @dataclass
@@ -92,7 +95,16 @@ LEARNED_CACHE = _TableCache(lambda p: P.learned_random(p.n_pos, p.d, p.seed, p.s
 SINUSOIDAL_CACHE = _TableCache(lambda p: P.sinusoidal(p.n_pos, p.d, p.base), lambda p: (p.d, p.base))
 
 
-def _table(kind: str, p: PositionalParams) -> np.ndarray:
+def trained_table(req: PositionalRequest) -> np.ndarray:
+    """The first `n_pos` rows of the position table trained with the embeddings, ``(rows, D)``."""
+    if req.table is None:
+        raise SettingsError("no trained position table yet: train embeddings with Positions > 0 first")
+    return np.asarray(req.table, dtype=np.float32)[: req.params.n_pos]
+
+
+def _table(kind: str, p: PositionalParams, req: PositionalRequest | None = None) -> np.ndarray:
+    if kind == "trained":
+        return trained_table(req)
     if kind == "learned":
         return LEARNED_CACHE.get(p)
     if kind == "sinusoidal":
@@ -129,8 +141,8 @@ def _compute(req: PositionalRequest) -> PositionalView:
             out.signed = False  # all <= 0: a sequential map from the most negative to 0
             out.x_title, out.y_title = "key position", "query position"
         else:
-            out.matrix = _table(kind, p)
-            out.rows = np.arange(p.n_pos)
+            out.matrix = _table(kind, p, req)
+            out.rows = np.arange(len(out.matrix))
             out.cyclic = kind == "rope"
             if kind in ("sinusoidal", "rope"):
                 out.levels = (-np.pi, np.pi) if kind == "rope" else (-1.0, 1.0)
@@ -144,11 +156,16 @@ def _compute(req: PositionalRequest) -> PositionalView:
             out.matrix = P.rope_score_matrix(q, k, pos, p.base).astype(np.float32)
             out.note = "score <R_i q, R_j k> of a query at row i and a key at column j"
         else:
-            limit = MAX_LEARNED_SIMILARITY if kind == "learned" else MAX_SQUARE
-            pos = P.display_positions(p.n_pos, limit)
-            if kind == "learned":
+            limit = MAX_LEARNED_SIMILARITY if kind in ("learned", "trained") else MAX_SQUARE
+            if kind == "trained":
+                table = trained_table(req)
+                pos = P.display_positions(len(table), limit)
+                out.matrix = P.similarity(table[pos], req.measure)
+            elif kind == "learned":
+                pos = P.display_positions(p.n_pos, limit)
                 out.matrix = P.similarity(LEARNED_CACHE.get(p)[pos], req.measure)
             else:
+                pos = P.display_positions(p.n_pos, limit)
                 out.matrix = P.positional_similarity(kind, p, req.measure, positions=pos)
             if req.measure == "cosine":
                 out.levels = (-1.0, 1.0)
@@ -169,8 +186,8 @@ def _compute(req: PositionalRequest) -> PositionalView:
             out.x_title, out.y_title = "distance (key − query)", "bias"
         return out
     # VIEW_DIMS
-    mat = _table(kind, p)
-    x = np.arange(p.n_pos, dtype=np.float64)
+    mat = _table(kind, p, req)
+    x = np.arange(len(mat), dtype=np.float64)
     for d in req.dims:
         if 0 <= d < mat.shape[1]:
             name = f"pair {d}" if kind == "rope" else f"dimension {d}"

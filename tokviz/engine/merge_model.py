@@ -31,6 +31,8 @@ COLUMN_TIPS = (
     "Corpus length in tokens after this merge",
 )
 ID_ROLE = Qt.ItemDataRole.UserRole + 1  # id of the new token (int)
+COL_SCORE = len(COLUMNS)  # WordPiece only (issue 9): an extra column after the others
+SCORE_TIP = "WordPiece score count(ab) / (count(a) · count(b)) when the pair won"
 TOKEN_COLUMNS = (COL_LEFT, COL_RIGHT, COL_TOKEN)
 _RIGHT_ALIGN = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
@@ -69,9 +71,14 @@ class MergeModel(QAbstractTableModel):
         return 0 if parent.isValid() else self._n
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
+        return 0 if parent.isValid() else len(COLUMNS) + self._has_score()
+
+    def _has_score(self) -> bool:
+        return self._timeline is not None and self._timeline.algorithm == "wordpiece"
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and section == COL_SCORE and self._has_score():
+            return {Qt.ItemDataRole.DisplayRole: "Score", Qt.ItemDataRole.ToolTipRole: SCORE_TIP}.get(role)
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
@@ -87,6 +94,12 @@ class MergeModel(QAbstractTableModel):
         if not 0 <= r < self._n:
             return None
         step = self._timeline.steps[r]
+        if c == COL_SCORE and self._has_score() and role in (Qt.ItemDataRole.DisplayRole,
+                                                               Qt.ItemDataRole.TextAlignmentRole):
+            return f"{step.score:.4g}" if role == Qt.ItemDataRole.DisplayRole else _RIGHT_ALIGN  # issue 9
+        if self._timeline.algorithm == "pretrained" and role in (Qt.ItemDataRole.DisplayRole,
+                                                                 Qt.ItemDataRole.ToolTipRole, ID_ROLE):
+            return self._loaded_cell(step, c, role)  # issue 7: pair may be None, counts unknown
         if role == Qt.ItemDataRole.DisplayRole:
             if c == COL_RANK:
                 return f"{r:,}"
@@ -112,6 +125,28 @@ class MergeModel(QAbstractTableModel):
             return f"id {i}: {self._vocab[i].hex(' ').upper()}"
         return None
 
+    def _loaded_cell(self, step, c: int, role: int):
+        """A cell of a loaded tokenizer's merge (`LoadedMerge`): no count, no corpus length."""
+        if role == ID_ROLE:
+            return step.id
+        pair = step.pair
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if c in (COL_COUNT, COL_LENGTH):
+                return "Unknown: this tokenizer was loaded, not trained here"
+            if c in TOKEN_COLUMNS and (c == COL_TOKEN or pair is not None):
+                i = step.id if c == COL_TOKEN else pair[0] if c == COL_LEFT else pair[1]
+                return f"id {i}: {self._vocab[i].hex(' ').upper()}"
+            return "No single merge forms this token" if c in TOKEN_COLUMNS else None
+        if c == COL_RANK:
+            return f"{step.index:,}"
+        if c in (COL_LEFT, COL_RIGHT):
+            return "—" if pair is None else self.token_text(pair[0] if c == COL_LEFT else pair[1])
+        if c == COL_TOKEN:
+            return self.token_text(step.id)
+        if c == COL_ID:
+            return str(step.id)
+        return "—"
+
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
@@ -129,6 +164,13 @@ class MergeModel(QAbstractTableModel):
             if tl is None:
                 return 0
             v = self._vocab
+            if tl.algorithm == "pretrained":  # issue 7: counts and lengths unknown
+                for s in tl.steps[: self._n]:
+                    a, b = s.pair if s.pair is not None else ("", "")
+                    w.writerow([s.index, a, b, "" if a == "" else v[a].decode("utf-8", "replace"),
+                                "" if b == "" else v[b].decode("utf-8", "replace"), s.id,
+                                s.token.decode("utf-8", "replace"), s.token.hex(), "", ""])
+                return self._n
             for s in tl.steps[: self._n]:
                 a, b = s.pair
                 w.writerow([s.rank, a, b, v[a].decode("utf-8", "replace"), v[b].decode("utf-8", "replace"),
@@ -145,6 +187,12 @@ class MergeModel(QAbstractTableModel):
         self._shown.clear()
         if tl is None:
             self._vocab, self._n = [], 0
+        elif tl.algorithm == "wordpiece":  # issue 9: ids start after [UNK] and the specials
+            self._vocab, self._n = tl.token_bytes(), tl.n_merges
+        elif tl.algorithm == "unigram":  # issue 9: rounds, not merges (the panel shows them)
+            self._vocab, self._n = [], 0
+        elif tl.algorithm == "pretrained":  # issue 7: ids are not base + rank; read lazily
+            self._vocab, self._n = tl.token_bytes(), tl.n_steps
         else:
             self._vocab = tl.base.token_bytes() + [s.token for s in tl.steps]
             self._n = tl.n_merges
@@ -153,7 +201,7 @@ class MergeModel(QAbstractTableModel):
     @Slot(int, int)
     def _on_step_model_steps_added(self, first: int, count: int) -> None:
         tl = self._timeline
-        if tl is None or count <= 0:
+        if tl is None or count <= 0 or tl.algorithm == "unigram":
             return
         new_n = tl.n_merges
         if first != self._n or new_n <= self._n:  # out of step: start over

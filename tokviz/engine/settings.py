@@ -20,11 +20,12 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings
 
 from tokviz.core import TokvizError, TrainSettings
+from tokviz.core.algorithms import settings_from_json, settings_to_json
 
 ORGANIZATION = "tokviz"
 APPLICATION = "tokviz"
 SETTINGS_FILE_ENV = "TOKVIZ_SETTINGS_FILE"
-LAYOUT_VERSION = 2  # bump when docks are added, removed or renamed
+LAYOUT_VERSION = 3  # bump when docks are added, removed or renamed
 MAX_RECENT = 10
 THEMES = ("system", "light", "dark")
 FONT_SCALE_MIN, FONT_SCALE_MAX = 0.6, 3.0
@@ -37,20 +38,25 @@ KEY_RECENT = "files/recent"
 KEY_LAST_DIR = "files/last_dir"
 KEY_THEME = "appearance/theme"
 KEY_FONT_SCALE = "appearance/font_scale"
+KEY_PRESENTER_SCALE = "presenter/font_scale"  # classroom (issue 10)
+KEY_AUTOSAVE_SECONDS = "session/autosave_seconds"
+PRESENTER_SCALE_MIN, PRESENTER_SCALE_MAX, PRESENTER_SCALE_DEFAULT = 1.5, 3.0, 2.0
+AUTOSAVE_DEFAULT_SECONDS = 60
 
 
 class AppSettings:
     """Typed access to the application's QSettings."""
 
-    def __init__(self, qsettings: QSettings | None = None) -> None:
+    def __init__(self, qsettings: QSettings | None = None, *, data_dir: str | os.PathLike | None = None) -> None:
         self.qsettings = qsettings if qsettings is not None else QSettings(ORGANIZATION, APPLICATION)
+        self._data_dir = Path(data_dir) if data_dir is not None else None
 
     @classmethod
     def open(cls, path: str | os.PathLike | None = None) -> "AppSettings":
         """Settings from `path` (INI), else from ``$TOKVIZ_SETTINGS_FILE``, else the user's."""
         path = path if path is not None else os.environ.get(SETTINGS_FILE_ENV)
-        if path:
-            return cls(QSettings(str(path), QSettings.Format.IniFormat))
+        if path:  # an explicit settings file keeps its app data (autosave) beside it
+            return cls(QSettings(str(path), QSettings.Format.IniFormat), data_dir=Path(path).parent / "data")
         return cls()
 
     @classmethod
@@ -90,17 +96,18 @@ class AppSettings:
     # -- training ---------------------------------------------------------------------------
 
     def train_settings(self) -> TrainSettings | None:
-        """The last training settings, or None if there are none or they no longer validate."""
+        """The last training settings (BPE, WordPiece or Unigram), or None if there are none or
+        they no longer validate."""
         d = self._json(KEY_TRAINING)
         if not isinstance(d, dict):
             return None
         try:
-            return TrainSettings.from_json(d)
+            return settings_from_json(d)
         except (TokvizError, TypeError, ValueError):
             return None
 
     def save_train_settings(self, settings: TrainSettings) -> None:
-        self.qsettings.setValue(KEY_TRAINING, json.dumps(settings.to_json()))
+        self.qsettings.setValue(KEY_TRAINING, json.dumps(settings_to_json(settings)))
 
     # -- files ------------------------------------------------------------------------------
 
@@ -156,6 +163,42 @@ class AppSettings:
 
     def set_font_scale(self, scale: float) -> None:
         self.qsettings.setValue(KEY_FONT_SCALE, f"{clamp_font_scale(scale):.3f}")
+
+    # -- classroom (issue 10): presenter mode and sessions ----------------------------------
+
+    def presenter_scale(self) -> float:
+        try:
+            scale = float(self._str(KEY_PRESENTER_SCALE, str(PRESENTER_SCALE_DEFAULT)))
+        except ValueError:
+            return PRESENTER_SCALE_DEFAULT
+        return clamp_presenter_scale(scale)
+
+    def set_presenter_scale(self, scale: float) -> None:
+        self.qsettings.setValue(KEY_PRESENTER_SCALE, f"{clamp_presenter_scale(scale):.2f}")
+
+    def autosave_seconds(self) -> int:
+        """Seconds between autosaves (0: off)."""
+        try:
+            return max(0, int(self._str(KEY_AUTOSAVE_SECONDS, str(AUTOSAVE_DEFAULT_SECONDS))))
+        except ValueError:
+            return AUTOSAVE_DEFAULT_SECONDS
+
+    def set_autosave_seconds(self, seconds: int) -> None:
+        self.qsettings.setValue(KEY_AUTOSAVE_SECONDS, str(max(0, int(seconds))))
+
+    def data_dir(self) -> Path:
+        """Where the autosaved session lives: beside an explicit settings file, else the
+        platform's app data folder (QStandardPaths AppDataLocation)."""
+        if self._data_dir is not None:
+            return self._data_dir
+        from PySide6.QtCore import QStandardPaths
+        return Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation))
+
+
+def clamp_presenter_scale(scale: float) -> float:
+    if scale != scale:  # NaN
+        return PRESENTER_SCALE_DEFAULT
+    return max(PRESENTER_SCALE_MIN, min(PRESENTER_SCALE_MAX, scale))
 
 
 def clamp_font_scale(scale: float) -> float:

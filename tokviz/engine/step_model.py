@@ -13,11 +13,10 @@ What this leaves out: training itself (`tokviz.engine.training`) and any drawing
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from PySide6.QtCore import QObject, Signal, Slot
 
 from tokviz.core import MergeStep, Timeline
+from tokviz.core.algorithms import empty_copy
 
 
 class StepModel(QObject):
@@ -114,7 +113,7 @@ class StepModel(QObject):
 
     @Slot(object)
     def _on_engine_prepared(self, timeline: Timeline) -> None:
-        self.set_timeline(replace(timeline, steps=[]), source="training")
+        self.set_timeline(empty_copy(timeline), source="training")  # any algorithm
 
     @Slot(list)
     def _on_engine_steps_ready(self, steps: list) -> None:

@@ -215,7 +215,7 @@ class TokenViewWorker(BackgroundWorker):
 
     def _tokenizer_of(self, spec: RowSpec, trained, baselines):
         if spec.key in ("step", "final"):
-            return trained
+            return trained if spec.tokenizer is None else spec.tokenizer  # issue 7: a loaded tokenizer
         if spec.key in ("chars", "words"):
             return baselines.get(spec.key)
         return spec.tokenizer
@@ -224,6 +224,11 @@ class TokenViewWorker(BackgroundWorker):
     def _encode(tok, text: str, step: int | None) -> Encoding:
         if isinstance(tok, BpeTokenizer):
             return tok.encode(text, step=step, allowed_special="all")
+        if step is not None:  # issue 7: a loaded tokenizer at step k
+            try:
+                return tok.encode(text, step=step, allowed_special="all")
+            except TypeError:
+                pass
         try:
             return tok.encode(text, allowed_special="all")
         except TypeError:
@@ -298,6 +303,11 @@ class TokenViewWorker(BackgroundWorker):
     def _diagnostics(self, text: str, ref: RowResult, counts: dict[int, int]) -> Diagnostics:
         tok, enc = ref.tokenizer, ref.encoding
         index = getattr(tok, "_token_index", None)
+        if index is None and not isinstance(tok, BpeTokenizer) and hasattr(tok, "vocab"):
+            index = {}  # issue 7: one pass over a loaded tokenizer's (200k) vocabulary
+            for i, b in enumerate(tok.vocab()):
+                if b:
+                    index.setdefault(b, i)
         if index is None:
             index = {}
             n = tok.n_vocab

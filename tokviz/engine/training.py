@@ -25,13 +25,14 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 import tokviz
-from tokviz.core import Cancelled, Timeline, TokvizError, TrainSettings, merge_budget
+from tokviz.core import Cancelled, Timeline, TokvizError, TrainSettings
+from tokviz.core.algorithms import empty_copy, make_training, step_noun
 
 from .training_child import (
     STAGE_COUNTING,
@@ -72,6 +73,7 @@ class TrainingProgress:
     seconds_left: float | None = None
     elapsed: float = 0.0  # seconds since the run started
     fraction: float | None = None
+    unit: str = "merges"  # what `done` counts: "merges", or "rounds" for Unigram
 
     @property
     def label(self) -> str:
@@ -108,7 +110,7 @@ class TrainingWorker(BackgroundWorker):
             elif kind == "prepared":
                 start, budget = payload
                 self.prepared.emit(rid, start, budget)
-                timeline = replace(start, steps=[])  # the worker's own copy
+                timeline = empty_copy(start)  # the worker's own copy
             elif kind == "steps":
                 timeline.steps.extend(payload)
                 self.steps_ready.emit(rid, payload)
@@ -231,14 +233,15 @@ class TrainingEngine(BackgroundEngine):
         self._done = 0
         self._budget: int | None = None
         self._samples: deque[tuple[float, int]] = deque()
+        self._unit = getattr(self, "_unit", "merges")
 
     # -- public -----------------------------------------------------------------------------
 
     def start(self, settings: TrainSettings, corpus: CorpusInput) -> int:
         """Start training (cancelling any current run). Raises `TokvizError` for bad settings."""
         settings = settings.validate()
-        if settings.units == "bytes":
-            merge_budget(settings, 256)  # an impossible vocabulary size fails here, not later
+        make_training(settings)  # any algorithm: an impossible budget fails here, not later
+        self._unit = step_noun(settings)
         worker = TrainingWorker(self._new_run_id(), settings, corpus)
         worker.stage_changed.connect(self._on_worker_stage_changed)
         worker.counting_progress.connect(self._on_worker_counting_progress)
@@ -272,7 +275,7 @@ class TrainingEngine(BackgroundEngine):
                     left = max(0.0, (self._budget - self._done) / rate)
         if final:  # finished (perhaps before the budget: no pair was frequent enough any more)
             fraction, left = 1.0, 0.0
-        p = TrainingProgress(self._stage, self._done, self._budget, rate, left, now - self._t0, fraction)
+        p = TrainingProgress(self._stage, self._done, self._budget, rate, left, now - self._t0, fraction, self._unit)
         self.last_progress = p
         self.progress_changed.emit(p)
 

@@ -6,7 +6,7 @@ event tuples, batching merges at most every 50 ms:
     ("stage", name)                 parsing | counting | training
     ("counting", (done, total))     characters counted so far
     ("prepared", (timeline, budget))  base vocabulary known (timeline has no steps)
-    ("steps", [MergeStep, ...])
+    ("steps", [MergeStep, ...])       (WordPieceStep, or UnigramRound: one per round)
     ("finished", n_merges)
 
 `TrainingWorker` iterates it directly on its thread for small corpora, or runs `child_main` in a
@@ -29,9 +29,10 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from tokviz.core import Cancelled, TokvizError, Training, TrainSettings, parse_word_counts
+from tokviz.core import Cancelled, TokvizError, TrainSettings, parse_word_counts
+from tokviz.core.algorithms import empty_copy, make_training  # BPE, WordPiece or Unigram
 
 BATCH_SECONDS = 0.05
 
@@ -81,9 +82,9 @@ def training_events(
     text = corpus.joined()
     if corpus.word_counts:
         yield ("stage", STAGE_PARSING)
-        training = Training(settings, table=parse_word_counts(text, name=corpus.name))
+        training = make_training(settings, table=parse_word_counts(text, name=corpus.name))
     else:
-        training = Training(settings, texts=[text])
+        training = make_training(settings, texts=[text])
     del text
     if should_stop():
         raise Cancelled()
@@ -97,7 +98,7 @@ def training_events(
         yield ("counting", counted[-1])
     if should_stop():
         raise Cancelled()
-    yield ("prepared", (replace(timeline, steps=[]), training.budget))
+    yield ("prepared", (empty_copy(timeline), training.budget))
     yield ("stage", STAGE_TRAINING)
     batch: list = []
     last = time.monotonic()
@@ -112,7 +113,7 @@ def training_events(
             last = now
     if batch:
         yield ("steps", batch)
-    yield ("finished", timeline.n_merges)
+    yield ("finished", timeline.n_steps)
 
 
 # -- the pipe protocol: length-prefixed pickles on raw file descriptors ---------------------------

@@ -28,6 +28,8 @@ from PySide6.QtCore import (
     Slot,
 )
 
+import numpy as np
+
 from tokviz.core import UNK_TOKEN, MergeStep, Timeline
 
 from .display import hex_bytes, is_partial_utf8, visible_token
@@ -53,6 +55,29 @@ EXTRA_KEY = 1 << 40  # entry keys of extra tokens start here (above any real id)
 BULK_INSERT = 32  # more new rows than this in a sorted view: one layout change, not many inserts
 _NUMERIC = (COL_ID, COL_LENGTH, COL_RANK, COL_COUNT)
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+UNIGRAM_COLUMNS = {  # issue 9: what the rank and count columns hold for a Unigram timeline
+    COL_RANK: ("Pruned in round", "The round that pruned the piece; empty: in the final vocabulary"),
+    COL_COUNT: ("Log-prob", "Natural log-probability of the piece (when pruned, at that time)"),
+}
+
+
+def unigram_columns(timeline) -> tuple[list[int], list[float]]:
+    """Per id of a Unigram timeline: the round that pruned it (-1: kept) and its log-probability
+    (final, or when it was pruned); -1 for [UNK] and the specials."""
+    from tokviz.core.unigram import SCORE_SCALE
+
+    n_special = timeline.n_special
+    pieces = timeline.pieces()
+    ranks, logp = [-1] * (n_special + len(pieces)), [-1.0] * (n_special + len(pieces))
+    if timeline.rounds:
+        for i, score in enumerate(timeline.scores()):
+            logp[n_special + i] = score / SCORE_SCALE
+        at = {p: n_special + i for i, p in enumerate(pieces)}
+        for r in timeline.rounds:
+            for p in r.pruned:
+                ranks[at[p.piece]] = r.index
+                logp[at[p.piece]] = p.score / SCORE_SCALE
+    return ranks, logp
 
 
 class VocabModel(QAbstractTableModel):
@@ -76,6 +101,10 @@ class VocabModel(QAbstractTableModel):
         self._sort_order = Qt.SortOrder.AscendingOrder
         self._filter = ""
         self._step_model = None
+        self._query_ids: np.ndarray | None = None  # vocabulary browser (issue 7): ids shown, in order
+        self._special_keys: frozenset[int] = frozenset()  # loaded tokenizers: special token ids
+        self._loaded = False  # True for a loaded (pretrained) tokenizer
+        self._unigram = False  # issue 9: rank column = round that pruned it, count column = log-prob
 
     # -- wiring -----------------------------------------------------------------------------
 
@@ -93,6 +122,9 @@ class VocabModel(QAbstractTableModel):
     @Slot(int, int)
     def _on_step_model_steps_added(self, first: int, count: int) -> None:
         timeline = self._step_model.timeline
+        if timeline.algorithm == "unigram":  # issue 9: a round renumbers the pieces: start over
+            self.set_timeline(timeline)
+            return
         self.add_steps(timeline.steps[first : first + count])
 
     # -- filling ----------------------------------------------------------------------------
@@ -102,7 +134,13 @@ class VocabModel(QAbstractTableModel):
         self.beginResetModel()
         self._tokens, self._display, self._ranks, self._counts, self._extras = [], [], [], [], []
         self._base_size = 0
-        if timeline is not None:
+        self._query_ids, self._special_keys, self._loaded = None, frozenset(), False
+        self._unigram = timeline is not None and timeline.algorithm == "unigram"
+        if timeline is not None and timeline.algorithm == "pretrained":  # issue 7: a loaded tokenizer
+            self._set_loaded(timeline)
+        elif timeline is not None and timeline.algorithm in ("wordpiece", "unigram"):  # issue 9
+            self._set_pieces(timeline)
+        elif timeline is not None:
             base = timeline.base.token_bytes()
             self._base_size = len(base)
             self._append_entries(base, [-1] * len(base), [-1] * len(base))
@@ -114,6 +152,34 @@ class VocabModel(QAbstractTableModel):
         self._asc = self._ordered(self._all_keys())
         self.endResetModel()
         self._emit_counts()
+
+    def _set_loaded(self, timeline) -> None:
+        """Every id of a loaded tokenizer; texts are made visible when first shown (200k rows)."""
+        self._tokens = timeline.token_bytes()
+        n = len(self._tokens)
+        self._display = [None] * n  # type: ignore[list-item]
+        ranks = np.full(n, -1, dtype=np.int64)
+        ids = timeline.merge_ids()
+        ranks[np.asarray(ids, dtype=np.int64)[::-1]] = np.arange(len(ids))[::-1]  # first merge forming it
+        self._ranks = ranks.tolist()
+        self._counts = [-1] * n
+        self._special_keys = frozenset(timeline.special_ids.values())
+        self._loaded = True
+
+    def _set_pieces(self, timeline) -> None:
+        """WordPiece / Unigram: [UNK] and the specials first, then the pieces (issue 9)."""
+        n_special = timeline.n_special
+        self._special_keys = frozenset(range(n_special))
+        if timeline.algorithm == "wordpiece":
+            self._base_size = n_special + timeline.base_size
+            fixed = self._base_size
+            steps = timeline.steps
+            self._append_entries(timeline.token_bytes()[:fixed], [-1] * fixed, [-1] * fixed)
+            self._append_entries([s.token for s in steps], [s.rank for s in steps], [s.count for s in steps])
+            return
+        ranks, logp = unigram_columns(timeline)
+        self._base_size = len(ranks)  # kept and pruned pieces alike
+        self._append_entries(timeline.token_bytes(), ranks, logp)
 
     def _append_entries(self, tokens: Sequence[bytes], ranks: Sequence[int], counts: Sequence[int]) -> None:
         self._tokens.extend(tokens)
@@ -127,6 +193,10 @@ class VocabModel(QAbstractTableModel):
             return
         first = len(self._tokens)
         new_keys = list(range(first, first + len(steps)))
+        if self._query_ids is not None:  # issue 7: a browser query shows fixed rows until re-run
+            self._append_entries([s.token for s in steps], [s.rank for s in steps], [s.count for s in steps])
+            self._emit_counts()
+            return
         if self._asc is None:
             self.beginInsertRows(QModelIndex(), first, first + len(steps) - 1)
             self._append_entries([s.token for s in steps], [s.rank for s in steps], [s.count for s in steps])
@@ -165,6 +235,10 @@ class VocabModel(QAbstractTableModel):
         return list(range(len(self._tokens))) + [EXTRA_KEY + i for i in range(len(self._extras))]
 
     def _key_at(self, row: int) -> int:
+        if self._query_ids is not None:  # issue 7: a vocabulary browser query
+            i = int(self._query_ids[row])
+            n = len(self._tokens)
+            return i if i < n else EXTRA_KEY + i - n
         if self._asc is None:
             n = len(self._tokens)
             return row if row < n else EXTRA_KEY + row - n
@@ -179,11 +253,20 @@ class VocabModel(QAbstractTableModel):
         return self._tokens[key] if key < EXTRA_KEY else self._extras[key - EXTRA_KEY][0]
 
     def _text(self, key: int) -> str:
-        return self._display[key] if key < EXTRA_KEY else self._extras[key - EXTRA_KEY][0].decode()
+        if key >= EXTRA_KEY:
+            return self._extras[key - EXTRA_KEY][0].decode()
+        text = self._display[key]
+        if text is None:  # loaded tokenizers: made visible on first use
+            text = self._display[key] = visible_token(self._tokens[key])
+        return text
 
     def _kind(self, key: int) -> str:
         if key >= EXTRA_KEY:
             return self._extras[key - EXTRA_KEY][1]
+        if self._special_keys and key in self._special_keys:
+            return KIND_SPECIAL
+        if self._loaded:  # a loaded tokenizer: base = no merge forms it
+            return KIND_BASE if self._ranks[key] < 0 else KIND_MERGE
         return KIND_BASE if key < self._base_size else KIND_MERGE
 
     def _rank(self, key: int) -> int:
@@ -202,6 +285,9 @@ class VocabModel(QAbstractTableModel):
         key = token_id if token_id < n else EXTRA_KEY + token_id - n
         if not 0 <= token_id < self.n_tokens:
             return None
+        if self._query_ids is not None:  # issue 7: a vocabulary browser query
+            hit = np.flatnonzero(self._query_ids == token_id)
+            return int(hit[0]) if hit.size else None
         if self._asc is None:
             return token_id
         for row in range(self.rowCount()):
@@ -275,6 +361,19 @@ class VocabModel(QAbstractTableModel):
         self.endResetModel()
         self._emit_counts()
 
+    def set_rows(self, ids: np.ndarray | None) -> None:
+        """Vocabulary browser (issue 7): show exactly these ids in this order; None: every token."""
+        if ids is None and self._query_ids is None:
+            return
+        self.beginResetModel()
+        self._query_ids = None if ids is None else np.asarray(ids, dtype=np.int64)
+        self.endResetModel()
+        self._emit_counts()
+
+    @property
+    def is_query(self) -> bool:
+        return self._query_ids is not None
+
     @property
     def filter_text(self) -> str:
         return self._filter
@@ -291,6 +390,8 @@ class VocabModel(QAbstractTableModel):
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         if parent.isValid():
             return 0
+        if self._query_ids is not None:
+            return len(self._query_ids)
         return self.n_tokens if self._asc is None else len(self._asc)
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
@@ -299,6 +400,9 @@ class VocabModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
             return None
+        if self._unigram and section in UNIGRAM_COLUMNS and role in (Qt.ItemDataRole.DisplayRole,
+                                                                      Qt.ItemDataRole.ToolTipRole):
+            return UNIGRAM_COLUMNS[section][0 if role == Qt.ItemDataRole.DisplayRole else 1]  # issue 9
         if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -344,6 +448,9 @@ class VocabModel(QAbstractTableModel):
             return hex_bytes(self._bytes(key))
         if col == COL_LENGTH:
             return str(len(self._bytes(key)))
+        if self._unigram and col in UNIGRAM_COLUMNS:  # issue 9: pruned in round r; log-probability
+            v = self._rank(key) if col == COL_RANK else self._count(key)
+            return "" if v == -1 else (str(v) if col == COL_RANK else f"{v:.3f}")
         if col == COL_RANK:
             rank = self._rank(key)
             return str(rank) if rank >= 0 else ""

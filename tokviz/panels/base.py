@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 
 class Panel(QWidget):
@@ -50,6 +50,16 @@ def monospace_font(reference: QFont, *, scale: float = 1.0) -> QFont:
     else:
         font.setPixelSize(max(6, round(reference.pixelSize() * scale)))
     return font
+
+
+HIGHLIGHT_WIDTH_PROPERTY = "tokviz_highlight_width"  # set by presenter mode (issue 10)
+
+
+def highlight_width() -> float:
+    """Multiplier for cursor and highlight pens: 1 normally, thicker in presenter mode."""
+    app = QApplication.instance()
+    value = app.property(HIGHLIGHT_WIDTH_PROPERTY) if app is not None else None
+    return float(value) if isinstance(value, (int, float)) and value > 0 else 1.0
 
 
 def is_dark(palette: QPalette) -> bool:

@@ -1,8 +1,10 @@
 """`EmbeddingPanel`: token-embedding similarities for the current tokenizer, random or trained.
 
 The table is vocabulary x D (D adjustable): a random start, a table trained here (a small
-next-token model on the tokenized corpus, on a worker thread, with a live loss curve and heatmap)
-or a ``.npy`` file whose row count matches the vocabulary. The heatmap shows the cosine similarity
+next-token model on the tokenized corpus, in a training process, with a live loss curve and
+heatmap; optionally with a learned position table, handed to the positional panel through
+``positional_trained``) or a ``.npy`` file whose row count matches the vocabulary. While training,
+the process sends the heatmap ready to draw: live updates do no maths on the GUI thread. The heatmap shows the cosine similarity
 between a set of tokens (the current text's, or the N most frequent), optionally reordered so
 similar tokens sit together; hovering shows the pair and value; picking a token (the box, or a
 click on a row) lists its nearest neighbours (`NeighboursModel`). Also shown: the parameter count
@@ -17,8 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QGridLayout, QHBoxLayout, QLabel,
-                               QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from tokviz.core import TokvizError
 from tokviz.core.embeddings import REFERENCE_MODELS, EmbeddingTable, EmbedTrainSettings, nearest_neighbours
@@ -29,13 +30,13 @@ from tokviz.engine.heatmap_engine import HeatmapEngine
 from tokviz.engine.tasks import TaskEngine
 
 from .base import Panel, error_color
-from .embedding_widgets import (CURRENT_TEXT_CHARS, LossPlot, NeighboursPane, corpus_sample, current_text_source,
-                                load_table, parameter_text, prepare_screenshot)
+from .embedding_widgets import (CURRENT_TEXT_CHARS, MODE_TEXT, EmbeddingControls, LossHistory, LossPlot,
+                                NeighboursPane, corpus_sample, current_text_source, load_table, parameter_text,
+                                prepare_screenshot)
 from .heatmap_view import HeatmapView, wrapping_label
 
 __all__ = ["EmbeddingPanel", "corpus_sample", "current_text_source"]
 
-MODE_TEXT, MODE_FREQUENT = "text", "frequent"
 N_NEIGHBOURS = 10
 LOSS_REFRESH_MS = 200  # the loss curve repaints at most this often while training (painting costs)
 
@@ -52,14 +53,14 @@ class EmbeddingPanel(Panel):
     table_changed = Signal()  # a different table (random, trained, loaded)
     heatmap_shown = Signal()
     load_failed = Signal(str)
+    positional_trained = Signal(object)  # (positions, D) learned position table of a finished run
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.corpus: TokenizedCorpus | None = None
         self.table: EmbeddingTable | None = None
         self.view: SimilarityView | None = None
-        self.losses: list[float] = []
-        self.smoothed: list[float] = []
+        self.history = LossHistory()  # batch losses and their moving average (`losses`, `smoothed`)
         self.info: TrainingInfo | None = None
         self._last_step = None  # newest EmbedStep of the current run
         self._corpus_panel = None
@@ -78,38 +79,34 @@ class EmbeddingPanel(Panel):
         e = self.training_engine
         e.prepared.connect(self._on_training_prepared)
         e.progressed.connect(self._on_training_progressed)
+        e.view_ready.connect(self._on_training_view_ready)
         e.finished.connect(self._on_training_finished)
         e.cancelled.connect(self._on_training_cancelled)
         e.failed.connect(self._on_training_failed)
         e.running_changed.connect(self._update_buttons)
+        e.positional_trained.connect(self.positional_trained)
         self._build()
         self._update_buttons()
         self._update_params()
 
+    @property
+    def losses(self) -> np.ndarray:
+        """Batch losses of the current (or last) run, ``(steps,)``."""
+        return self.history.losses
+
+    @property
+    def smoothed(self) -> np.ndarray:
+        """Their moving average, ``(steps,)``."""
+        return self.history.smoothed
+
     # -- building ---------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.dim_spin = QSpinBox(objectName="embed_dim_spin", minimum=2, maximum=1024, value=32)
-        self.dim_spin.setToolTip("Embedding width D")
-        self.seed_spin = QSpinBox(objectName="embed_seed_spin", minimum=0, maximum=2**31 - 1, value=0)
-        self.epochs_spin = QSpinBox(objectName="epochs_spin", minimum=1, maximum=1000, value=20)
-        self.lr_spin = QDoubleSpinBox(objectName="lr_spin", minimum=0.0001, maximum=1.0, decimals=4,
-                                      singleStep=0.005, value=0.02)
-        self.lr_spin.setToolTip("Adam learning rate")
-        self.train_button = QPushButton("Train", objectName="embed_train_button")
-        self.train_button.setToolTip("Train a small next-token model on the tokenized corpus")
-        self.cancel_button = QPushButton("Cancel", objectName="embed_cancel_button")
-        self.random_button = QPushButton("Random", objectName="embed_random_button")
-        self.random_button.setToolTip("Back to a random table (normal, scale 0.02)")
-        self.load_button = QPushButton("Load .npy…", objectName="embed_load_button")
-        self.save_button = QPushButton("Save .npy…", objectName="embed_save_button")
-        self.mode_box = QComboBox(objectName="token_mode_box")
-        self.mode_box.addItem("Tokens of the current text", MODE_TEXT)
-        self.mode_box.addItem("Most frequent tokens", MODE_FREQUENT)
-        self.count_spin = QSpinBox(objectName="token_count_spin", minimum=2, maximum=500, value=40)
-        self.count_spin.setToolTip("How many tokens the heatmap shows")
-        self.reorder_box = QCheckBox("Group similar tokens", objectName="reorder_box")
-        self.reorder_box.setChecked(True)
+        self.controls = c = EmbeddingControls()
+        self.dim_spin, self.seed_spin, self.epochs_spin, self.lr_spin = c.dim_spin, c.seed_spin, c.epochs_spin, c.lr_spin
+        self.context_spin, self.train_button, self.cancel_button = c.context_spin, c.train_button, c.cancel_button
+        self.random_button, self.load_button, self.save_button = c.random_button, c.load_button, c.save_button
+        self.mode_box, self.count_spin, self.reorder_box = c.mode_box, c.count_spin, c.reorder_box
         self.model_box = QComboBox(objectName="reference_model_box")
         for name in REFERENCE_MODELS:
             self.model_box.addItem(name)
@@ -117,25 +114,6 @@ class EmbeddingPanel(Panel):
         wrapping_label(self.params_label, 3)
         self.status = QLabel("", objectName="embedding_status")
         wrapping_label(self.status, 2)
-
-        grid = QGridLayout()
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setColumnStretch(8, 1)
-        row0 = [("D", self.dim_spin), ("Seed", self.seed_spin), ("Epochs", self.epochs_spin), ("Rate", self.lr_spin)]
-        for i, (label, w) in enumerate(row0):
-            lab = QLabel(label)
-            lab.setBuddy(w)
-            grid.addWidget(lab, 0, 2 * i)
-            grid.addWidget(w, 0, 2 * i + 1)
-        buttons = QHBoxLayout()
-        for b in (self.train_button, self.cancel_button, self.random_button, self.load_button, self.save_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-        tokens = QHBoxLayout()
-        tokens.addWidget(self.mode_box)
-        tokens.addWidget(self.count_spin)
-        tokens.addWidget(self.reorder_box)
-        tokens.addStretch(1)
 
         self.heatmap = HeatmapView(name="embedding_heatmap")
         self.heatmap.set_readout(self._readout)
@@ -167,9 +145,7 @@ class EmbeddingPanel(Panel):
         self.splitter.setStretchFactor(1, 2)
 
         layout = QVBoxLayout(self)
-        layout.addLayout(grid)
-        layout.addLayout(buttons)
-        layout.addLayout(tokens)
+        layout.addWidget(c)
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.status)
         self.setMinimumSize(200, 140)  # explicit: a dock squeezed by its neighbours never grows the window
@@ -233,8 +209,7 @@ class EmbeddingPanel(Panel):
             self.corpus = replace(self.corpus, text_ids=corpus.text_ids)
             self.sources.set_corpus(self.corpus)
             self.text_tokens_changed.emit([corpus.labels[i] for i in corpus.text_ids])
-            self._update_token_box()
-            self._request_similarity()
+            self._on_token_controls_changed()
 
     @Slot(str)
     def _on_sources_failed(self, message: str) -> None:
@@ -266,7 +241,7 @@ class EmbeddingPanel(Panel):
     def _set_table(self, table: EmbeddingTable, *, reset_loss: bool = False) -> None:
         self.table = table
         if reset_loss:
-            self.losses, self.smoothed, self.info = [], [], None
+            self.history, self.info = LossHistory(), None
             self._update_loss_plot()
         if table.dim != self.dim_spin.value():
             self.dim_spin.blockSignals(True)
@@ -344,7 +319,8 @@ class EmbeddingPanel(Panel):
 
     def train_settings(self) -> EmbedTrainSettings:
         return EmbedTrainSettings(dim=self.dim_spin.value(), epochs=self.epochs_spin.value(), batch_size=128,
-                                  learning_rate=float(self.lr_spin.value()), seed=self.seed_spin.value())
+                                  learning_rate=float(self.lr_spin.value()), seed=self.seed_spin.value(),
+                                  context=self.context_spin.value())
 
     @Slot()
     def start_training(self, settings: EmbedTrainSettings | None = None) -> bool:
@@ -357,9 +333,9 @@ class EmbeddingPanel(Panel):
                 self.dim_spin.blockSignals(True)
                 self.dim_spin.setValue(s.dim)
                 self.dim_spin.blockSignals(False)
-            self.losses, self.smoothed, self.info, self._last_step = [], [], None, None
+            self.history, self.info, self._last_step = LossHistory(), None, None
             self._update_loss_plot()
-            self.training_engine.start(self.corpus, s)
+            self.training_engine.start(self.corpus, s, view=(self.token_ids(), self.reorder_box.isChecked()))
         except TokvizError as exc:
             self._show_error(f"Cannot train embeddings: {exc}")
             return False
@@ -377,21 +353,29 @@ class EmbeddingPanel(Panel):
 
     @Slot(list, object)
     def _on_training_progressed(self, steps: list, table: object) -> None:
-        self.losses.extend(s.loss for s in steps)
-        self.smoothed.extend(s.smoothed_loss for s in steps)
+        """Live update: record losses (the curve repaints on a timer) and keep the newest table
+        for user actions (neighbours, other tokens). No maths here: the training process sends
+        the heatmap ready to draw (`_on_training_view_ready`)."""
+        self.history.extend([s.loss for s in steps], [s.smoothed_loss for s in steps])
         if not self._loss_timer.isActive():
             self._loss_timer.start()
         self._last_step = steps[-1]
         if table is not None:
             self.table = table
-            self._request_similarity()
+
+    @Slot(object)
+    def _on_training_view_ready(self, view: SimilarityView) -> None:
+        ids = self.token_ids()
+        if view.reordered == self.reorder_box.isChecked() and sorted(view.ids) == sorted(ids) \
+                and (view.reordered or view.ids == ids):
+            self._show_view(view)
 
     @Slot(object)
     def _on_training_finished(self, table: EmbeddingTable) -> None:
         self._loss_timer.stop()
         self._update_loss_plot()
         self._set_table(table)
-        loss = f", loss {self.smoothed[-1]:.3f}" if self.smoothed else ""
+        loss = f", loss {self.smoothed[-1]:.3f}" if len(self.smoothed) else ""
         self._set_status(f"Trained {len(self.losses):,} steps{loss}. Table: {table.source}.")
 
     @Slot()
@@ -417,7 +401,8 @@ class EmbeddingPanel(Panel):
         self.train_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         self.save_button.setEnabled(self.table is not None and not running)
-        for w in (self.dim_spin, self.epochs_spin, self.lr_spin, self.load_button, self.random_button):
+        for w in (self.dim_spin, self.epochs_spin, self.lr_spin, self.context_spin, self.load_button,
+                  self.random_button):
             w.setEnabled(not running)
 
     # -- heatmap and neighbours -------------------------------------------------------------
@@ -434,6 +419,7 @@ class EmbeddingPanel(Panel):
     def _on_token_controls_changed(self, *_args) -> None:
         self._update_token_box()
         self._request_similarity()
+        self.training_engine.set_view(self.token_ids(), self.reorder_box.isChecked())
 
     def _request_similarity(self) -> None:
         ids = self.token_ids()
@@ -443,6 +429,9 @@ class EmbeddingPanel(Panel):
 
     @Slot(object)
     def _on_similarity_computed(self, view: SimilarityView) -> None:
+        self._show_view(view)
+
+    def _show_view(self, view: SimilarityView) -> None:
         self.view = view
         labels = [self.corpus.labels[i] for i in view.ids] if self.corpus else [str(i) for i in view.ids]
         self.heatmap.set_matrix(view.matrix, signed=True, levels=(-1.0, 1.0), row_labels=labels, col_labels=labels,

@@ -23,6 +23,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
+    QGraphicsItem,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -90,6 +91,9 @@ class HeatmapView(QWidget):
         self._map_choice: dict[str, str] = {}  # kind -> label the user picked
         self._readout: Callable[[int, int, float], str] | None = None
         self._last_cell = (-1, -1)
+        self._ticks: tuple | None = None  # (left, bottom) tick lists shown
+        self._readout_cell: tuple[int, int] | None = None  # cell the readout describes
+        self._titles: tuple[str, str] | None = None  # (bottom, left) axis titles shown
         self.csv_engine = TaskEngine("heatmap_csv", self)
         self.csv_engine.finished.connect(self._on_csv_engine_finished)
         self.csv_engine.failed.connect(self._on_csv_engine_failed)
@@ -108,6 +112,7 @@ class HeatmapView(QWidget):
         self.colorbar = pg.ColorBarItem(values=(-1, 1), colorMap=pg.colormap.get("CET-D1A"),
                                         interactive=False, colorMapMenu=False, width=16)
         self.colorbar.setImageItem(self.image, insert_in=self.plot)
+        cache_axes(self.plot.getAxis("left"), self.plot.getAxis("bottom"), self.colorbar.axis)
         self.plot.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
         self.plot.scene().sigMouseClicked.connect(self._on_scene_mouse_clicked)
 
@@ -218,21 +223,30 @@ class HeatmapView(QWidget):
         if kind != self._map_kind:
             self._map_kind = kind
             self._fill_map_box()
+        # Only what changed is touched: a live update of a same-sized matrix with the same
+        # labels repaints the image alone (axes keep their cached pictures, zoom is kept).
+        same_shape = self._matrix is not None and self._matrix.shape == m.shape
         self._matrix = m
         self._signed = signed
         self._row_labels = list(row_labels) if row_labels is not None else None
         self._col_labels = list(col_labels) if col_labels is not None else None
         self._corner = corner
         self.image.setImage(m, autoLevels=False, levels=levels)
-        self.colorbar.setLevels(levels)
-        n_rows, n_cols = m.shape
-        self.image.setRect(0, 0, n_cols, n_rows)
-        self.plot.getViewBox().setLimits(xMin=0, xMax=n_cols, yMin=0, yMax=n_rows)
-        self.plot.setRange(xRange=(0, n_cols), yRange=(0, n_rows), padding=0)
+        if tuple(self.colorbar.levels()) != tuple(levels):
+            self.colorbar.setLevels(levels)
+        if not same_shape:
+            n_rows, n_cols = m.shape
+            self.image.setRect(0, 0, n_cols, n_rows)
+            self.plot.getViewBox().setLimits(xMin=0, xMax=n_cols, yMin=0, yMax=n_rows)
+            self.plot.setRange(xRange=(0, n_cols), yRange=(0, n_rows), padding=0)
         self._update_ticks()
-        self.plot.setLabel("bottom", x_title)
-        self.plot.setLabel("left", y_title)
+        if (x_title, y_title) != self._titles:
+            self._titles = (x_title, y_title)
+            self.plot.setLabel("bottom", x_title)
+            self.plot.setLabel("left", y_title)
         self._last_cell = (-1, -1)
+        if self._readout_cell is not None:  # keep the readout true to what is shown (live updates)
+            self.show_readout(*self._readout_cell)
         self.image_updated.emit()
 
     def _update_ticks(self) -> None:
@@ -247,8 +261,11 @@ class HeatmapView(QWidget):
         max_rows = max(2, min(MAX_TICKS, h // (fm.lineSpacing() + 2)))
         widest = max((fm.horizontalAdvance(str(c)) for c in cols[:: max(1, len(cols) // 50)]), default=10)
         max_cols = max(2, min(MAX_TICKS, w // (widest + 12)))
-        self.plot.getAxis("left").setTicks([tick_list(rows, max_rows)])
-        self.plot.getAxis("bottom").setTicks([tick_list(cols, max_cols)])
+        ticks = (tick_list(rows, max_rows), tick_list(cols, max_cols))
+        if ticks != self._ticks:  # (new ticks redraw the axis)
+            self._ticks = ticks
+            self.plot.getAxis("left").setTicks([ticks[0]])
+            self.plot.getAxis("bottom").setTicks([ticks[1]])
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -279,9 +296,11 @@ class HeatmapView(QWidget):
 
     def show_readout(self, row: int, col: int) -> str:
         """Write the readout for a cell (what hovering it shows); returns the text."""
-        if self._matrix is None or row < 0 or col < 0:
+        if self._matrix is None or not (0 <= row < self._matrix.shape[0] and 0 <= col < self._matrix.shape[1]):
+            self._readout_cell = None
             self.readout.setText("Hover over the heatmap to read a value")
             return self.readout.text()
+        self._readout_cell = (row, col)
         value = float(self._matrix[row, col])
         if self._readout is not None:
             text = self._readout(row, col, value)
@@ -368,10 +387,18 @@ class HeatmapView(QWidget):
             axis.setTextPen(text)
         self.colorbar.axis.setPen(text)
         self.colorbar.axis.setTextPen(text)
+        self._ticks = None
         self._update_ticks()
 
     def shutdown(self) -> None:
         self.csv_engine.shutdown()
+
+
+def cache_axes(*axes: pg.AxisItem) -> None:
+    """Paint axes from a pixmap cache: replaying an axis's picture (tick texts, grid lines) costs
+    milliseconds on every repaint of the plot, e.g. each live update of a curve or image."""
+    for axis in axes:
+        axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
 def wrapping_label(label: QLabel, lines: int = 2) -> QLabel:

@@ -12,13 +12,13 @@ What this leaves out: the maths (``tokviz.core.positional``) and where the token
 
 from __future__ import annotations
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
-    QFormLayout,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -45,7 +45,8 @@ from tokviz.engine.heatmap_engine import (
 from .base import Panel, error_color
 from .heatmap_view import HeatmapView, style_plot, wrapping_label
 
-KIND_LABELS = {"sinusoidal": "Sinusoidal", "learned": "Learned (random init)", "rope": "RoPE", "alibi": "ALiBi"}
+KIND_LABELS = {"sinusoidal": "Sinusoidal", "learned": "Learned (random init)", "rope": "RoPE", "alibi": "ALiBi",
+               "trained": "Learned (trained)"}  # "trained": offered once `set_trained_table` gave one
 VIEW_LABELS = {
     VIEW_MATRIX: "Positions × dimensions",
     VIEW_SIMILARITY: "Positions × positions",
@@ -90,6 +91,8 @@ class PositionalPanel(Panel):
         self.engine.computed.connect(self._on_engine_computed)
         self.engine.failed.connect(self._on_engine_failed)
         self._tokens: list[str] = []
+        self._trained: np.ndarray | None = None  # (rows, D) position table trained with the embeddings
+        self._user_d: int | None = None  # the d box's value while it shows a trained table's D
         self._shown: PositionalView | None = None
         self._build()
         self._update_views()
@@ -100,7 +103,8 @@ class PositionalPanel(Panel):
     def _build(self) -> None:
         self.kind_box = QComboBox(objectName="kind_box")
         for key, label in KIND_LABELS.items():
-            self.kind_box.addItem(label, key)
+            if key != "trained":
+                self.kind_box.addItem(label, key)
         self.view_box = QComboBox(objectName="view_box")
         self.dim_spin = QSpinBox(objectName="dim_spin", minimum=MIN_DIM, maximum=MAX_DIM, value=64)
         self.dim_spin.setToolTip("Model dimension d")
@@ -189,17 +193,48 @@ class PositionalPanel(Panel):
         return self.view_box.currentData() or VIEW_MATRIX
 
     def params(self) -> PositionalParams:
-        return PositionalParams(d=self.dim_spin.value(), n_pos=self.pos_spin.value(), base=float(self.base_spin.value()),
+        trained = self.kind == "trained" and self._trained is not None
+        d = self._trained.shape[1] if trained else self.dim_spin.value()
+        return PositionalParams(d=d, n_pos=self.pos_spin.value(), base=float(self.base_spin.value()),
                                 seed=self.seed_spin.value(), n_heads=self.heads_spin.value(),
                                 head=min(self.head_spin.value(), self.heads_spin.value() - 1))
 
     def current_request(self) -> PositionalRequest:
-        return PositionalRequest(self.kind, self.view, self.params(), self.measure_box.currentData(),
-                                 parse_dims(self.dims_edit.text(), self.dim_spin.value()),
-                                 self.rope_random_box.isChecked())
+        p = self.params()
+        return PositionalRequest(self.kind, self.view, p, self.measure_box.currentData(),
+                                 parse_dims(self.dims_edit.text(), p.d), self.rope_random_box.isChecked(),
+                                 self._trained if self.kind == "trained" else None)
 
-    def set_kind(self, kind: str) -> None:
-        self.kind_box.setCurrentIndex(self.kind_box.findData(kind))
+    def set_trained_table(self, table) -> None:
+        """The learned position table ``(rows, D)`` trained with the embeddings: offered as the kind
+        "Learned (trained)" (shown at once when that kind is current)."""
+        self._trained = np.array(table, dtype=np.float32)
+        if self.kind_box.findData("trained") < 0:
+            self.kind_box.addItem(KIND_LABELS["trained"], "trained")
+        if self.kind == "trained":
+            self._show_trained_dim()
+            self._request()
+
+    def _show_trained_dim(self) -> None:
+        """The (disabled) d box shows the trained table's D; the user's d comes back afterwards."""
+        trained = self.kind == "trained" and self._trained is not None
+        if trained and self._user_d is None:
+            self._user_d = self.dim_spin.value()
+        value = self._trained.shape[1] if trained else self._user_d
+        if not trained:
+            self._user_d = None
+        if value is not None and value != self.dim_spin.value():
+            self.dim_spin.blockSignals(True)
+            self.dim_spin.setValue(value)
+            self.dim_spin.blockSignals(False)
+
+    def set_kind(self, kind: str) -> bool:
+        """Show `kind`; False (nothing changes) for a kind not offered, e.g. "trained" before a
+        position table was trained."""
+        i = self.kind_box.findData(kind)
+        if i >= 0:
+            self.kind_box.setCurrentIndex(i)
+        return i >= 0
 
     def set_view(self, view: str) -> None:
         i = self.view_box.findData(view)
@@ -235,11 +270,12 @@ class PositionalPanel(Panel):
         self.dims_edit.setVisible(view == VIEW_DIMS)
         self.tokens_box.setVisible(view == VIEW_MATRIX and kind != "alibi")
         self.base_spin.setEnabled(kind in ("sinusoidal", "rope"))
-        self.dim_spin.setEnabled(kind != "alibi")
+        self.dim_spin.setEnabled(kind not in ("alibi", "trained"))
         self.seed_spin.setEnabled(kind == "learned" or (kind == "rope" and self.rope_random_box.isChecked()))
 
     @Slot(int)
     def _on_kind_box_changed(self, _i: int) -> None:
+        self._show_trained_dim()
         self._update_views()
         self._request()
 
@@ -301,7 +337,9 @@ class PositionalPanel(Panel):
                                     x_title=view.x_title, y_title=view.y_title, corner=view.y_title)
             n_rows, n_cols = view.matrix.shape
             text = f"{KIND_LABELS[req.kind]}: {n_rows:,} × {n_cols:,}"
-            if view.rows is not None and len(view.rows) < req.params.n_pos:
+            if req.kind == "trained" and req.table is not None:
+                text += f" (trained with the embeddings; the table has {len(req.table):,} positions)"
+            elif view.rows is not None and len(view.rows) < req.params.n_pos:
                 text += f" (every {int(view.rows[1] - view.rows[0]) if len(view.rows) > 1 else 1}th position of {req.params.n_pos:,})"
             if view.note:
                 text += f" — {view.note}"
@@ -334,6 +372,10 @@ class PositionalPanel(Panel):
             label = self.heatmap.label_of_row(row)
             token = label.split(" ", 1)[1] if " " in label else ""
             head = f"position {pos}" + (f" (token {token})" if token else "") + f", dimension {col}: {value:.6g}\n"
+            if req.kind == "trained":
+                rows = len(req.table) if req.table is not None else 0
+                return head + (f"P[{pos}, {col}] = {value:.4f} (learned by the embedding model: a token at "
+                               f"index t of its paragraph adds row t mod {rows})")
             return head + formula_text(req.kind, pos, col, p, value=value)
         other = int(view.cols[col]) if view.cols is not None else col
         if req.kind == "rope":

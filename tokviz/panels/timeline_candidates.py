@@ -24,6 +24,7 @@ from tokviz.core.replay import decision_at
 from tokviz.engine.display import visible_token
 
 from .base import monospace_font, muted_color, ok_color
+from .timeline_pieces import reset_candidate_headers, show_wordpiece_candidates  # issue 9
 
 
 class CandidatesView(QWidget):
@@ -54,10 +55,25 @@ class CandidatesView(QWidget):
     def show_step(self, tl: Timeline | None, k: int, vocab: list[bytes]) -> None:
         """Show the decision that led to step k of `tl` (tokens printed from `vocab`)."""
         t = self.table
+        t.setVisible(tl is None or tl.algorithm != "pretrained")  # issue 7: nothing to list
         if tl is None or tl.n_merges == 0:
             t.setRowCount(0)
             self.label.setText("Candidates: train or open a model to replay its merges.")
             return
+        if tl.algorithm == "pretrained":  # a loaded tokenizer (issue 7): no training record
+            t.setRowCount(0)
+            rank = k - 1 if k > 0 else 0
+            step = tl.steps[rank]
+            what = "Next merge" if k == 0 else f"Merge {rank:,} (to step {rank + 1:,})"
+            parts = (f"{visible_token(vocab[step.pair[0]])} + {visible_token(vocab[step.pair[1]])}"
+                     if step.pair is not None else "(no single merge forms it)")
+            self.label.setText(f"{what}: {parts} → {visible_token(step.token)}. Counts and competing "
+                               f"pairs are unknown: {tl.settings.name} was loaded, not trained here.")
+            return
+        if tl.algorithm == "wordpiece":  # issue 9: the score next to the raw counts
+            show_wordpiece_candidates(self, tl, k, vocab)
+            return
+        reset_candidate_headers(t)
         d = decision_at(tl, k)
         step = tl.steps[d.rank]
         what = "Next merge" if d.upcoming else f"Merge {d.rank} (to step {d.rank + 1})"

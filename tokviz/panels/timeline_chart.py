@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QWidget
 
-from .base import is_dark
+from .base import highlight_width, is_dark
 
 
 SERIES = ("length", "vocabulary", "count")
@@ -166,7 +166,7 @@ class TimelineChart(pg.GraphicsLayoutWidget):
             label.setBrush(pg.mkColor(c))
         for p, curve, c, line in zip(self.plots, self.curves, colors, self.cursors):
             curve.setPen(pg.mkPen(c, width=2))
-            line.setPen(pg.mkPen(cursor, width=2))
+            line.setPen(pg.mkPen(cursor, width=2 * highlight_width()))
             for ax in ("left", "bottom"):
                 a = p.getAxis(ax)
                 a.setPen(pg.mkPen(fg))

@@ -39,7 +39,8 @@ from PySide6.QtWidgets import (
 
 from tokviz.core.corpus import parse_word_counts
 from tokviz.core.errors import TokvizError
-from tokviz.core.replay import WindowSegmenter, segment_text, series
+from tokviz.core.replay import WindowSegmenter, series
+from tokviz.core.replay_pieces import segment_any, segment_pieces
 from tokviz.engine.display import visible_token
 from tokviz.engine.merge_model import COL_COUNT, COL_ID, COL_LENGTH, COL_RANK, COLUMNS, MergeModel
 from tokviz.engine.playback import Playback
@@ -50,6 +51,7 @@ from .timeline_chart import TimelineChart
 from .timeline_corpus_view import CorpusStepView
 from .timeline_provenance import ProvenanceView
 from .timeline_transport import TransportBar
+from .timeline_unigram import UnigramParts  # issue 9
 
 WINDOW_CHARS = 2_500  # corpus characters shown (and encoded) per step
 MAX_CORPUS_CHARS = 2_000_000  # how much of a large corpus the position slider can reach
@@ -155,8 +157,9 @@ class TimelinePanel(Panel):
         self.tabs = QTabWidget(objectName="timeline_tabs")
         self.tabs.addTab(chart_box, "Chart")
         self.tabs.addTab(self.provenance, "Provenance && trace")
+        self.unigram = UnigramParts(self, left)  # issue 9: rounds, pruned pieces, segmentations
         self.splitter = main = QSplitter(Qt.Orientation.Horizontal, objectName="timeline_splitter")
-        main.addWidget(left)
+        main.addWidget(self.unigram.left_stack)
         main.addWidget(corpus_box)
         main.addWidget(self.tabs)
         main.setStretchFactor(0, 3)
@@ -220,9 +223,18 @@ class TimelinePanel(Panel):
         tl = self.step_model.timeline
         if tl is None:
             return
+        if tl.algorithm == "unigram":  # issue 9: a piece -> its segmentations
+            self.unigram.show_piece(token_id, self._vocab)
+            return
         self._sync_provenance()
         self.provenance.show_token(token_id)
-        r = token_id - tl.base_size
+        if tl.algorithm == "pretrained":  # issue 7: ids are not base + rank
+            r = tl.step_of(token_id)
+            r = -1 if r is None else r
+        elif tl.algorithm == "wordpiece":  # issue 9: ids start after [UNK] and the specials
+            r = token_id - tl.n_special - tl.base_size
+        else:
+            r = token_id - tl.base_size
         if jump and 0 <= r < tl.n_merges:
             self.playback.pause()
             self.step_model.set_step(r + 1)
@@ -230,10 +242,14 @@ class TimelinePanel(Panel):
     def _sync_provenance(self) -> None:
         """Give the provenance view the current timeline, vocabulary and step (before a refresh)."""
         k = self.step_model.step
+        if self.unigram.active:  # issue 9: segmentations instead of a trace
+            return self.unigram.sync(k)
         self.provenance.set_state(self.step_model.timeline, self._ensure_tokenizer(k), self._vocab, k)
 
     def trace(self, word: str) -> list[str]:
-        """Trace `word` now; returns the segmentation lines."""
+        """Trace `word` now; returns the segmentation lines (Unigram: the n best)."""
+        if self.unigram.active:  # issue 9
+            return self.unigram.trace(word)
         self._sync_provenance()
         self.provenance.set_word(word)
         return self.provenance.trace_lines()
@@ -301,6 +317,7 @@ class TimelinePanel(Panel):
         self._vocab = tl.token_bytes() if tl is not None else []
         self.corpus_view.set_vocab(self._vocab)
         self.provenance.set_state(tl, None, self._vocab, self.step_model.step)
+        self.unigram.update_view()  # issue 9
         self._load_corpus()
         self._update_chart()
         self._schedule(now=True)
@@ -308,6 +325,7 @@ class TimelinePanel(Panel):
     @Slot()
     def _on_step_model_steps_added(self, *_args) -> None:
         tl = self.step_model.timeline
+        self.unigram.rounds_added()  # issue 9: a few rounds, refilled
         if tl is not None:
             self._vocab = tl.token_bytes()
             self.corpus_view.set_vocab(self._vocab)
@@ -337,6 +355,8 @@ class TimelinePanel(Panel):
 
     def _ensure_tokenizer(self, k: int):
         tl = self.step_model.timeline
+        if self.unigram.active:  # issue 9: rebuilt when rounds arrive
+            return self.unigram.tokenizer()
         if tl is None:
             self._tokenizer = None
         elif self._tokenizer is None or self._tokenizer.n_merges < k:
@@ -350,6 +370,10 @@ class TimelinePanel(Panel):
         self._update_timer.stop()
         k = self.step_model.step
         tl = self.step_model.timeline
+        if self.unigram.active:  # issue 9
+            self.unigram.refresh(k)
+            self.last_update_ms = (time.perf_counter() - t0) * 1000
+            return
         tok = self._ensure_tokenizer(k)
         self._update_selection(k)
         self.candidates_view.show_step(tl, k, self._vocab)
@@ -388,7 +412,9 @@ class TimelinePanel(Panel):
                 if i >= MAX_WORDS:
                     break
                 prefix = f"{count:>8,}  "
-                pieces.append((pos + len(prefix), segment_text(tok, word, k)))
+                loaded = self.step_model.timeline.algorithm == "pretrained"  # issue 7
+                seg = self.step_model.timeline.segment(word, k) if loaded else segment_any(self.step_model.timeline, tok, word, k)
+                pieces.append((pos + len(prefix), seg))
                 lines.append(prefix + word)
                 pos += len(prefix) + len(word) + 1
             view.set_content("\n".join(lines))
@@ -397,15 +423,22 @@ class TimelinePanel(Panel):
             start = self.position_slider.value()
             window = self._text[start:start + WINDOW_CHARS]
             view.set_content(window)
-            seg = self._segmenter
-            if seg is None or seg.tokenizer is not tok or seg.text != window:
-                seg = self._segmenter = WindowSegmenter(tok, window)
-            pieces.append((0, seg.at(k)))
+            if self.step_model.timeline.algorithm == "pretrained":  # issue 7: the tokenizer's own encoder
+                pieces.append((0, self.step_model.timeline.segment(window, k)))
+            elif self.step_model.timeline.algorithm in ("wordpiece", "unigram"):  # issue 9: re-encode
+                pieces.append((0, segment_pieces(self.step_model.timeline, tok, window, k)))
+            else:
+                seg = self._segmenter
+                if seg is None or seg.tokenizer is not tok or seg.text != window:
+                    seg = self._segmenter = WindowSegmenter(tok, window)
+                pieces.append((0, seg.at(k)))
             where = f"characters {start:,}–{start + len(window):,}"
         view.show(pieces)
         n_tokens = sum(len(s.ids) for _, s in pieces)
         fresh = view.fresh_count
         merge = ""
+        if self.unigram.active:  # issue 9: rounds
+            return self.corpus_label.setText(self.unigram.corpus_caption(k, where, n_tokens))
         if k > 0:
             st = self.step_model.timeline.steps[k - 1]
             merge = f"; merge {k - 1} made “{visible_token(st.token)}” {fresh:,}× here (highlighted)"
@@ -414,7 +447,14 @@ class TimelinePanel(Panel):
     @Slot()
     def _update_chart(self) -> None:
         tl = self.step_model.timeline
-        if tl is None:
+        if self.unigram.active:  # issue 9: its own chart of rounds
+            return self.unigram.update_chart()
+        loaded = tl is not None and tl.algorithm == "pretrained"  # issue 7: no counts or lengths to plot
+        self.tabs.setTabEnabled(0, not loaded)
+        self.tabs.setTabToolTip(0, "Counts and corpus lengths are unknown for a loaded tokenizer" if loaded else "")
+        if loaded and self.tabs.currentIndex() == 0:
+            self.tabs.setCurrentWidget(self.provenance)
+        if tl is None or loaded:
             self.chart.set_series([0], [0], [0])
         else:
             self.chart.set_series(*series(tl))
@@ -468,3 +508,5 @@ class TimelinePanel(Panel):
             chars = {COL_RANK: 7, COL_ID: 7, COL_COUNT: 10, COL_LENGTH: 12}.get(col, 10)
             self.table.setColumnWidth(col, max(fm.horizontalAdvance(COLUMNS[col]) + 24, digit * chars))
         self.corpus_view.setFont(monospace_font(self.font(), scale=1.1))
+        if hasattr(self, "unigram"):  # issue 9
+            self.unigram.update_fonts()

@@ -26,9 +26,11 @@ from PySide6.QtWidgets import (
 
 from tokviz.core import Timeline
 from tokviz.core.replay import TraceStep, TreeNode, merge_tree, trace_word
+from tokviz.core.replay_pieces import wordpiece_tree
 from tokviz.engine.display import visible_token
 
 from .base import monospace_font
+from .timeline_pieces import reset_trace_headers, show_wordpiece_trace  # issue 9
 
 TRACE_DELAY_MS = 150
 MAX_WORD = 200
@@ -110,6 +112,7 @@ class ProvenanceView(QWidget):
         if changed:
             self._token = None
             self.tree.clear()
+            self.tree_label.setText("Select a token (merge table or vocabulary) to see how it was built.")
         if self.word_edit.text().strip():
             self._update_trace()
 
@@ -119,10 +122,17 @@ class ProvenanceView(QWidget):
         self._token = token_id
         self.tree.clear()
         tl = self._timeline
-        if tl is None or token_id is None or not 0 <= token_id < min(len(self._vocab), tl.base_size + tl.n_merges):
+        if tl is not None and tl.algorithm == "pretrained" and token_id is not None \
+                and 0 <= token_id < len(self._vocab):
+            root = tl.merge_tree(token_id)  # issue 7: a loaded tokenizer's own merges
+        elif tl is not None and tl.algorithm == "wordpiece" and token_id is not None \
+                and 0 <= token_id < len(self._vocab):
+            root = wordpiece_tree(tl, token_id)  # issue 9: ids start after [UNK] and the specials
+        elif tl is None or token_id is None or not 0 <= token_id < min(len(self._vocab), tl.base_size + tl.n_merges):
             self.tree_label.setText("Select a token (merge table or vocabulary) to see how it was built.")
             return
-        root = merge_tree(tl, token_id)
+        else:
+            root = merge_tree(tl, token_id)
         self.tree.addTopLevelItem(self._item(root))
         self.tree.expandAll()
         for c in range(3):
@@ -170,6 +180,10 @@ class ProvenanceView(QWidget):
     def _update_trace(self) -> None:
         word = self.word_edit.text().strip()[:MAX_WORD]
         tok = self._tokenizer
+        if self._timeline is not None and self._timeline.algorithm == "wordpiece":  # issue 9
+            show_wordpiece_trace(self, tok, word, self._step)
+            return
+        reset_trace_headers(self.trace_table)
         self.trace = trace_word(tok, word, self._step) if word and tok is not None else []
         t = self.trace_table
         t.setRowCount(len(self.trace))

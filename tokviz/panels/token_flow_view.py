@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QToolTip, QWidget
 from tokviz.core.palette import TokenPalette, token_palette
 from tokviz.core.token_display import EMPTY, SPECIAL, UNKNOWN
 
-from .base import monospace_font
+from .base import highlight_width, monospace_font
 
 MODES = ("text", "ids", "both")
 PAD_X, GAP, PAD_Y, MARGIN = 3, 2, 3, 6
@@ -395,7 +395,8 @@ class TokenFlowView(QAbstractScrollArea):
             if last is not None and last < self._done:
                 self._paint_group(p, i, last, y + h + 2)
             if i == self._selected or i == self._hovered:
-                sel = QPen(self.palette().color(QPalette.ColorRole.Highlight), 3 if i == self._selected else 1)
+                sel = QPen(self.palette().color(QPalette.ColorRole.Highlight),
+                           (3 if i == self._selected else 1) * highlight_width())
                 p.setPen(sel)
                 p.setBrush(Qt.BrushStyle.NoBrush)
                 p.drawRect(rect.adjusted(-1, -1, 0, 0))

@@ -15,12 +15,11 @@ Encoding runs in `TokenViewEngine` (debounced, off the GUI thread, newest reques
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -39,7 +38,6 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.palette import DEFAULT_PALETTE, PALETTE_LABELS, token_palette
-from tokviz.core.token_diagnostics import export_html, export_json, ids_text
 from tokviz.engine.step_model import StepModel
 from tokviz.engine.token_view_engine import (
     QUICK_DELAY_MS,
@@ -53,16 +51,18 @@ from tokviz.engine.token_view_engine import (
 )
 
 from .base import Panel, is_dark, monospace_font
+from .token_view_models import PieceRows  # issue 9
 from .token_compare_view import TokenBatchView, TokenCompareView
 from .token_flow_view import MODES, TokenFlowView
 from .token_view_diagnostics import diagnostics_html, token_tooltip_html
+from .token_view_export import TokenViewExports
 
 SAMPLE_TEXT = ("Tokenizers cut text into pieces: café, naïve, Größe, 東京タワー, 안녕하세요!\n"
                "Emoji: 👋🏽 👩‍💻 ✨ — numbers 2024, 3.14159 and 1,000,000.\n"
                "    def hello(): return \" hello\"  \n<|endoftext|>")
 
 
-class TokenViewPanel(Panel):
+class TokenViewPanel(TokenViewExports, Panel):
     """Coloured tokenization of any text at the current step, compared across tokenizers."""
 
     PANEL_ID = "token_view"
@@ -80,6 +80,8 @@ class TokenViewPanel(Panel):
         self._corpus: tuple[int, str] | None = None
         self._corpus_version = 0
         self._loaded: list = []  # pretrained tokenizers added with "Add tokenizer…"
+        self._loaded_paths: dict[int, str] = {}  # index in _loaded -> file it was read from
+        self._piece_rows = PieceRows()  # issue 9: WordPiece / Unigram main rows
         self._palette_key = DEFAULT_PALETTE
         self.result: TokenViewResult | None = None
         self.engine = TokenViewEngine(self)
@@ -242,6 +244,12 @@ class TokenViewPanel(Panel):
         self._loaded.append(tokenizer)
         self.refresh()
 
+    def clear_tokenizers(self) -> None:
+        """Remove every comparison row added with `add_tokenizer` (a guided lesson starts afresh)."""
+        self._loaded.clear()
+        getattr(self, "_loaded_paths", {}).clear()
+        self.refresh()
+
     def add_tokenizer_file(self, path: str | Path) -> bool:
         """Load a pretrained tokenizer file in the background and add it as a comparison row
         (`loader.loaded` or `loader.failed` follows). False when loading is not available."""
@@ -249,17 +257,23 @@ class TokenViewPanel(Panel):
         if load is None:
             return False
         self._loading_name = Path(path).name
+        self._loading_path = str(path)  # sessions (issue 10) store comparison rows by path
         self.status.setText(f"Loading {self._loading_name}…")
         self.loader.load(str(path), load)
         return True
 
     @Slot(object)
     def _on_loader_loaded(self, tokenizer) -> None:
+        self._loaded_paths[len(self._loaded)] = getattr(self, "_loading_path", "")
         self.add_tokenizer(tokenizer)
 
     @Slot(str)
     def _on_loader_failed(self, message: str) -> None:
         self.status.setText(f"Cannot load {self._loading_name}: {message}")
+
+    def compare_paths(self) -> list[str]:
+        """Files of the comparison rows added with "Add…" (sessions store them by path)."""
+        return [self._loaded_paths[i] for i in range(len(self._loaded)) if self._loaded_paths.get(i)]
 
     def screenshot_variants(self) -> list:
         """Extra looks for the screenshot command: (suffix, apply) pairs."""
@@ -283,7 +297,9 @@ class TokenViewPanel(Panel):
 
     def _snapshot(self) -> TrainedSnapshot | None:
         tl = self.step_model.timeline
-        if tl is None:
+        if tl is not None and tl.algorithm in ("wordpiece", "unigram"):  # issue 9: rows carry the tokenizer
+            return None
+        if tl is None or tl.algorithm == "pretrained":  # issue 7: loaded rows carry the tokenizer
             return None
         return TrainedSnapshot((id(tl), tl.n_merges), tl.base, tuple(s.pair for s in tl.steps), tl.settings.split,
                                dict(tl.special_ids), tl.unk_id, tuple(s.count for s in tl.steps))
@@ -291,7 +307,13 @@ class TokenViewPanel(Panel):
     def _rows(self) -> tuple[RowSpec, ...]:
         rows = []
         tl = self.step_model.timeline
-        if tl is not None:
+        if tl is not None and tl.algorithm == "pretrained":  # issue 7: the loaded tokenizer at step k
+            k, n, tok = self.step_model.step, tl.n_steps, tl.tokenizer()
+            rows.append(RowSpec("step", f"{tl.settings.name} · step {k:,}/{n:,}", step=k, tokenizer=tok))
+            rows.append(RowSpec("final", f"{tl.settings.name} · all {n:,} merges", step=None, tokenizer=tok))
+        elif tl is not None and tl.algorithm in ("wordpiece", "unigram"):  # issue 9
+            rows.extend(self._piece_rows.rows(tl, self.step_model.step))
+        elif tl is not None:
             k, n = self.step_model.step, tl.n_merges
             rows.append(RowSpec("step", f"Trained · step {k:,}/{n:,}", step=k))
             rows.append(RowSpec("final", f"Trained · final ({n:,} merges)", step=None))
@@ -433,58 +455,6 @@ class TokenViewPanel(Panel):
             r = self.result.rows[row]
             if r.spec.key in ("step", "final"):
                 self.token_selected.emit(r.encoding.ids[index])
-
-    # -- export ---------------------------------------------------------------------------------
-
-    def export_html_text(self) -> str:
-        ref = self._reference()
-        return export_html(self.result.request.text, ref.encoding, self._token_palette,
-                           title=f"tokviz · {ref.spec.title}", show_ids=self.view.mode != "text")
-
-    def export_json_data(self) -> dict:
-        ref = self._reference()
-        data = export_json(self.result.request.text, ref.encoding, name=ref.spec.title, step=ref.spec.step)
-        data["comparison"] = [{"tokenizer": r.spec.title, "tokens": r.stats.tokens,
-                               "lossless": r.round_trip.ok if r.round_trip else None} for r in self.result.rows]
-        return data
-
-    def _reference(self):
-        if self.result is None or self.result.reference is None:
-            raise RuntimeError("nothing to export yet: train a tokenizer and type some text")
-        return self.result.reference
-
-    def save_html(self, path: str | Path) -> None:
-        Path(path).write_text(self.export_html_text(), encoding="utf-8")
-
-    def save_json(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.export_json_data(), ensure_ascii=False, indent=1), encoding="utf-8")
-
-    def save_png(self, path: str | Path) -> bool:
-        return self.view.viewport().grab().save(str(path))
-
-    def copy_ids(self) -> str:
-        text = ids_text(self.result.reference.encoding.ids) if self.result and self.result.reference else "[]"
-        QGuiApplication.clipboard().setText(text)
-        return text
-
-    def _ask_path(self, title: str, suffix: str, filters: str) -> str | None:
-        path, _ = QFileDialog.getSaveFileName(self, title, f"tokens.{suffix}", filters)
-        return path or None
-
-    @Slot()
-    def _on_export_html_triggered(self) -> None:
-        if self.result and (path := self._ask_path("Export HTML", "html", "HTML (*.html)")):
-            self.save_html(path)
-
-    @Slot()
-    def _on_export_png_triggered(self) -> None:
-        if self.result and (path := self._ask_path("Export PNG", "png", "PNG image (*.png)")):
-            self.save_png(path)
-
-    @Slot()
-    def _on_export_json_triggered(self) -> None:
-        if self.result and (path := self._ask_path("Export JSON", "json", "JSON (*.json)")):
-            self.save_json(path)
 
     @Slot()
     def _on_add_button_clicked(self) -> None:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from tokviz.core import SPLIT_PRESETS, Timeline, TokvizError, TrainSettings, merge_budget, parse_split
 
 from .base import Panel, error_color, monospace_font
+from .training_algorithms import GPT_SPLITS, NON_BPE_SPLIT, AlgorithmOptions, summary_text  # issue 9
 
 UNIT_CHOICES = (("bytes", "Bytes (UTF-8, 256 base tokens)"), ("chars", "Characters of the corpus"))
 SPLIT_CHOICES = (
@@ -39,6 +40,7 @@ SPLIT_CHOICES = (
     ("none", "None: the whole text is one chunk"),
     ("custom", "Custom regular expression…"),
 )
+TIE_CHOICES = (("first", "First occurrence"), ("hf", "Hugging Face order"))
 BUDGET_VOCAB, BUDGET_MERGES, BUDGET_NONE = "vocab_size", "merges", "none"
 BUDGET_CHOICES = (
     (BUDGET_VOCAB, "Vocabulary size"),
@@ -118,6 +120,10 @@ class TrainingPanel(Panel):
         self.specials_edit = QLineEdit(objectName="specials_edit")
         self.specials_edit.setPlaceholderText("e.g. <|endoftext|> <|pad|>  (separate with spaces)")
         self.specials_edit.setToolTip("Special tokens get their own ids and are never merged")
+        self.tie_break_box = _combo(TIE_CHOICES, "tie_break_box")
+        self.tie_break_box.setToolTip(
+            "Pairs with equal counts: the one seen first in the corpus wins, or the smallest pair in "
+            "Hugging Face tokenizers' id order (then the merges equal its BpeTrainer's)")
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -129,6 +135,14 @@ class TrainingPanel(Panel):
         form.addRow("&Min pair count:", self.min_count_spin)
         form.addRow(_buddy_label("&End-of-word mark:", self.eow_box), eow_row)
         form.addRow("&Special tokens:", self.specials_edit)
+        form.addRow(_buddy_label("Ties:", self.tie_break_box), self.tie_break_box)
+        # algorithm choice (issue 9): a row at the top, WordPiece / Unigram rows at the end
+        self.algo = AlgorithmOptions(self)
+        self.algorithm_box = self.algo.algorithm_box
+        self.algo.add_rows(form, 0)
+        self._form = form
+        self.algo.changed.connect(self._on_control_changed)
+        self.algorithm_box.activated.connect(self._on_algorithm_box_activated)
 
         self.message = QLabel(objectName="settings_message", wordWrap=True)
         self.message.hide()
@@ -162,7 +176,7 @@ class TrainingPanel(Panel):
         layout.addStretch(1)
         self.setFocusProxy(self.units_box)
 
-        for box in (self.units_box, self.budget_box):
+        for box in (self.units_box, self.budget_box, self.tie_break_box):
             box.currentIndexChanged.connect(self._on_control_changed)
         self.split_box.currentIndexChanged.connect(self._on_split_box_changed)
         self.pattern_edit.textEdited.connect(self._on_pattern_edited)
@@ -192,6 +206,9 @@ class TrainingPanel(Panel):
         budget = self.budget_box.currentData()
         n = self.budget_spin.value()
         specials = tuple(self.specials_edit.text().split())
+        if self.algo.algorithm != "bpe":  # issue 9: WordPiece / Unigram settings
+            return self.algo.build_settings(split=self._split_spec(), budget=budget, n=n,
+                                            min_count=self.min_count_spin.value(), specials=specials)
         s = TrainSettings(
             units=self.units_box.currentData(),
             split=self._split_spec(),
@@ -201,6 +218,7 @@ class TrainingPanel(Panel):
             min_count=self.min_count_spin.value(),
             special_tokens=specials,
             word_counts=word_counts,
+            tie_break=self.tie_break_box.currentData(),
         ).validate()
         if s.units == "bytes":
             merge_budget(s, 256)  # a vocabulary smaller than 256 + specials is impossible
@@ -209,11 +227,14 @@ class TrainingPanel(Panel):
     def set_settings(self, s: TrainSettings) -> None:
         """Show `s` in the controls."""
         widgets = (self.units_box, self.split_box, self.budget_box, self.budget_spin,
-                   self.min_count_spin, self.eow_box, self.eow_edit, self.specials_edit, self.pattern_edit)
+                   self.min_count_spin, self.eow_box, self.eow_edit, self.specials_edit, self.pattern_edit,
+                   self.tie_break_box, *self.algo.widgets())
         for w in widgets:
             w.blockSignals(True)
         try:
-            self.units_box.setCurrentIndex(max(0, self.units_box.findData(s.units)))
+            self.algo.show_settings(s)  # issue 9: algorithm and its own options
+            if hasattr(s, "units"):
+                self.units_box.setCurrentIndex(max(0, self.units_box.findData(s.units)))
             if s.split.startswith("regex:"):
                 self._custom_regex = s.split[len("regex:"):]
                 self._custom_edited = True
@@ -223,16 +244,18 @@ class TrainingPanel(Panel):
             if s.vocab_size is not None:
                 self.budget_box.setCurrentIndex(self.budget_box.findData(BUDGET_VOCAB))
                 self.budget_spin.setValue(s.vocab_size)
-            elif s.merges is not None:
+            elif getattr(s, "merges", None) is not None:
                 self.budget_box.setCurrentIndex(self.budget_box.findData(BUDGET_MERGES))
                 self.budget_spin.setValue(max(1, s.merges))
             else:
                 self.budget_box.setCurrentIndex(self.budget_box.findData(BUDGET_NONE))
-            self.min_count_spin.setValue(s.min_count)
-            self.eow_box.setChecked(s.end_of_word is not None)
-            if s.end_of_word is not None:
-                self.eow_edit.setText(s.end_of_word)
+            self.min_count_spin.setValue(getattr(s, "min_count", getattr(s, "seed_min_count", 1)))
+            eow = getattr(s, "end_of_word", None)
+            self.eow_box.setChecked(eow is not None)
+            if eow is not None:
+                self.eow_edit.setText(eow)
             self.specials_edit.setText(" ".join(s.special_tokens))
+            self.tie_break_box.setCurrentIndex(max(0, self.tie_break_box.findData(getattr(s, "tie_break", "first"))))
         finally:
             for w in widgets:
                 w.blockSignals(False)
@@ -256,6 +279,48 @@ class TrainingPanel(Panel):
             self.pattern_edit.setToolTip("The preset's pattern (choose Custom to edit it)")
         self.pattern_edit.setCursorPosition(0)
 
+    # -- algorithm (issue 9): BPE-only rows hidden, WordPiece / Unigram rows shown -----------
+
+    def _row_of(self, widget: QWidget) -> int:
+        """Form row whose field is `widget` or a layout holding it (-1: none)."""
+        form = self._form
+        for r in range(form.rowCount()):
+            item = form.itemAt(r, QFormLayout.ItemRole.FieldRole)
+            if item is None:
+                continue
+            if item.widget() is widget or (item.layout() is not None and item.layout().indexOf(widget) >= 0):
+                return r
+        return -1
+
+    def _update_algorithm_rows(self) -> None:
+        a = self.algo.algorithm
+        tie_break = self.findChild(QWidget, "tie_break_box")  # added by the tie-break work, if present
+        for w in (self.units_box, self.eow_box, tie_break):
+            row = self._row_of(w) if w is not None else -1
+            if row >= 0:
+                self._form.setRowVisible(row, a == "bpe")
+        self.algo.update_rows()
+        label = self._form.labelForField(self.min_count_spin)
+        if label is not None:
+            label.setText("&Min seed count:" if a == "unigram" else "&Min pair count:")
+        self.min_count_spin.setToolTip(
+            "Substrings seen fewer times never enter the seed vocabulary" if a == "unigram"
+            else "Stop when no pair occurs at least this many times")
+        if a == "unigram" and self.budget_box.currentData() != BUDGET_VOCAB:
+            self.budget_box.blockSignals(True)
+            self.budget_box.setCurrentIndex(self.budget_box.findData(BUDGET_VOCAB))
+            self.budget_box.blockSignals(False)
+        self.budget_box.setEnabled(a != "unigram")  # Unigram prunes down to a vocabulary size
+        self.train_button.setToolTip(f"Train a {self.algorithm_box.currentText()} tokenizer on the corpus "
+                                     f"(Ctrl+Return)")
+
+    @Slot(int)
+    def _on_algorithm_box_activated(self, _index: int) -> None:
+        """The user picked an algorithm: WordPiece and Unigram work on words, so a GPT-style
+        split (which keeps the leading space in every chunk) becomes a whitespace split."""
+        if self.algo.algorithm != "bpe" and self.split_box.currentData() in GPT_SPLITS:
+            self.split_box.setCurrentIndex(self.split_box.findData(NON_BPE_SPLIT))
+
     # -- validation -------------------------------------------------------------------------
 
     @Slot()
@@ -276,6 +341,7 @@ class TrainingPanel(Panel):
 
     @Slot()
     def _on_control_changed(self) -> None:
+        self._update_algorithm_rows()
         self.budget_spin.setEnabled(self.budget_box.currentData() != BUDGET_NONE)
         self.eow_edit.setEnabled(self.eow_box.isChecked())
         self._update_validation()
@@ -338,9 +404,15 @@ class TrainingPanel(Panel):
         if timeline is None:
             self.summary.setText(status or "Not trained yet. Choose options and press Train.")
             return
+        if getattr(timeline, "algorithm", "bpe") in ("wordpiece", "unigram"):  # issue 9
+            self.summary.setText(summary_text(timeline, status))
+            return
         lines = []
         if status:
             lines.append(status)
+        if getattr(timeline, "algorithm", "bpe") == "pretrained":  # a loaded tokenizer (issue 7)
+            self.summary.setText("\n".join(lines + timeline.settings.describe()))
+            return
         merged, base = timeline.n_merges, timeline.base_size
         extra = timeline.vocab_size - base - merged
         parts = f"{base:,} base + {merged:,} merged" + (f" + {extra} special" if extra else "")

@@ -32,9 +32,9 @@ def format_progress(p: TrainingProgress) -> str:
             text += f" {100 * p.fraction:.0f}%"
         return f"{text} ({format_duration(p.elapsed)})"
     total = f" / {p.budget:,}" if p.budget is not None else ""
-    text = f"Training: {p.done:,}{total} merges"
+    text = f"Training: {p.done:,}{total} {p.unit}"
     if p.rate > 0:
-        text += f" · {p.rate:,.0f} merges/s"
+        text += f" · {p.rate:,.{1 if p.rate < 10 else 0}f} {p.unit}/s"
     if p.seconds_left is not None:
         text += f" · {format_duration(p.seconds_left)} left"
     return text

@@ -28,6 +28,14 @@ from .explain import (
 from .export import TiktokenExport, export_tiktoken, export_tokenizer_json, tiktoken_ranks, tokenizer_json
 from .hf_json import HfTokenizer
 from .hf_normalizers import UnsupportedComponent
+from .loaded_timeline import (
+    LazyMerges,
+    LoadedSettings,
+    LoadedTimeline,
+    as_timeline,
+    is_tokviz_model,
+    open_timeline,
+)
 from .loader import KnownTokenizer, known_tokenizers, load_by_name, load_tiktoken, load_tokenizer
 from .minbpe import load_minbpe, parse_minbpe
 from .rank_bpe import RankBpeTokenizer

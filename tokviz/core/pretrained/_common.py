@@ -33,6 +33,11 @@ class LoadedMerge:
     token: bytes
     count: int | None = None  # unknown for loaded tokenizers
 
+    @property
+    def rank(self) -> int:
+        """The merge index (as `MergeStep.rank`: the merge leading to step rank + 1)."""
+        return self.index
+
 
 def utf8_len(c: str) -> int:
     o = ord(c)

@@ -1,0 +1,383 @@
+"""`SessionController`: File > Save Session / Open Session, autosave and crash recovery.
+
+A session (``tokviz.core.session``) is gathered from the window (corpus, training settings, the
+timeline, loaded tokenizers, the step, and the view: dock layout, raised panels, each panel's
+``view_state()``, vocabulary selection, theme, font scale, geometry) and applied back in the same
+order a user would: corpus, settings, model, view, step. A file that does not parse leaves the
+window untouched; a big corpus file that is missing or changed is reported and the rest restored.
+
+Autosave: every ``AppSettings.autosave_seconds()`` (default 60) when something changed, to
+``<data dir>/autosave.tokviz``, written on a background thread. A ``clean-exit`` marker is written
+when the window closes normally; at start-up an autosave without the marker means the last run
+crashed, and the user is offered the autosaved session.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QObject, QTimer, Signal, Slot
+from PySide6.QtWidgets import QApplication
+
+from tokviz.core import TokvizError
+from tokviz.core.algorithms import snapshot
+from tokviz.core.session import (
+    EMBED_LIMIT,
+    CorpusRef,
+    Session,
+    check_corpus_file,
+    corpus_by_path,
+    load_session,
+    save_session,
+)
+from tokviz.engine.settings import LAYOUT_VERSION
+from tokviz.engine.tasks import TaskEngine
+from tokviz.panels.view_state import restore_view_state, view_state
+
+SESSION_FILTER = "tokviz sessions (*.tokviz);;All files (*)"
+AUTOSAVE_NAME = "autosave.tokviz"
+CLEAN_EXIT_NAME = "clean-exit"
+
+
+def _b64(data: QByteArray) -> str:
+    return bytes(data.toBase64()).decode("ascii")
+
+
+def _unb64(text: object) -> QByteArray | None:
+    return QByteArray.fromBase64(text.encode("ascii")) if isinstance(text, str) and text else None
+
+
+def raised_panel_ids(window) -> list[str]:
+    """Panels whose dock is shown and in front of its tab group."""
+    return [pid for pid in window.docks.panel_ids()
+            if window.docks.dock(pid).isVisible() and not window.docks.dock(pid).visibleRegion().isEmpty()]
+
+
+def layout_summary(window) -> dict:
+    """What the dock layout looks like on screen, per panel: shown, floating, area, its tab group,
+    and the geometry of the docks in front (``saveState`` bytes also hold stale sizes of hidden
+    tabs, so they are not comparable between windows)."""
+    out = {}
+    for pid in window.docks.panel_ids():
+        d = window.docks.dock(pid)
+        front = d.isVisible() and not d.visibleRegion().isEmpty()
+        tabs = sorted(t.objectName() for t in window.tabifiedDockWidgets(d))
+        out[pid] = (d.isVisible(), d.isFloating(), window.dockWidgetArea(d).value, tabs,
+                    d.geometry().getRect() if front else None)
+    return out
+
+
+def _write_autosave(session: Session, path: Path, *, should_stop=None, progress=None) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_session(session, path)
+    return str(path)
+
+
+class SessionController(QObject):
+    """Sessions of one window. `saved(path)`, `opened(path)`, `autosaved(path)`."""
+
+    saved = Signal(str)
+    opened = Signal(str)
+    autosaved = Signal(str)
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window = window
+        self.path: Path | None = None  # the session file of File > Save Session
+        self.dirty = False
+        self._restoring = False
+        self.writer = TaskEngine("session-autosave", self)
+        self.writer.finished.connect(self._on_writer_finished)
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self.autosave)
+        seconds = window.settings_store.autosave_seconds()
+        if seconds > 0:
+            self.timer.start(seconds * 1000)
+        folder = window.settings_store.data_dir()
+        self.autosave_path = folder / AUTOSAVE_NAME
+        self.marker_path = folder / CLEAN_EXIT_NAME
+        self.crashed = self.autosave_path.exists() and not self.marker_path.exists()
+        try:
+            self.marker_path.unlink()  # running now: a crash from here on leaves no marker
+        except OSError:
+            pass
+        self._compare_queue: list[str] = []
+        self._digests: dict[tuple, CorpusRef] = {}  # (path, mtime, size) -> hashed corpus file
+
+    def watch(self) -> None:
+        """Mark the session changed on edits, steps, models and view changes."""
+        w = self.window
+        for sig in (w.corpus_panel.document_changed, w.step_model.timeline_changed, w.step_model.step_changed,
+                    w.appearance.theme_changed, w.appearance.font_scale_changed,
+                    w.token_view_panel.editor.textChanged):
+            sig.connect(self._on_changed)
+
+    @Slot()
+    def _on_changed(self, *_args) -> None:
+        if not self._restoring:
+            self.dirty = True
+
+    # -- gathering --------------------------------------------------------------------------
+
+    def gather(self) -> Session:
+        """The window's state as a `Session` (the timeline is a snapshot: safe to serialise
+        on another thread while training continues)."""
+        w = self.window
+        c = w.corpus_panel
+        stat = c.path.stat() if c.path is not None and not c.is_modified and c.path.exists() else None
+        if stat is not None and stat.st_size > EMBED_LIMIT:  # by path + sha256 (hashed once per file version)
+            key = (str(c.path), stat.st_mtime_ns, stat.st_size)
+            if self._digests.get(key) is None:
+                self._digests = {key: corpus_by_path(c.path)}
+            ref = self._digests[key]
+            corpus = CorpusRef(c.title, c.word_counts, path=ref.path, sha256=ref.sha256, size=ref.size)
+        else:
+            corpus = CorpusRef(c.title, c.word_counts, text=c.text())
+        try:
+            settings = w.training_panel.settings(word_counts=c.word_counts)
+        except TokvizError:
+            settings = None
+        tl = w.step_model.timeline
+        tokenizers, model, view_extra = [], None, {}
+        if tl is not None and getattr(tl, "algorithm", "bpe") == "pretrained":
+            tokenizers.append(str(getattr(tl.settings, "source", "")))
+            view_extra["pretrained_pattern"] = getattr(tl.settings, "pattern", None)
+        elif tl is not None:
+            model = snapshot(tl)
+        panels = {}
+        for pid in w.docks.panel_ids():
+            state = view_state(w.panel(pid))
+            if state is not None:
+                panels[pid] = state
+        geometry, layout, size = w.presenter.normal_layout() or (w.saveGeometry(), w.saveState(LAYOUT_VERSION),
+                                                                w.size())
+        view = {
+            "layout_version": LAYOUT_VERSION,
+            "layout": _b64(layout),  # presenting: the normal layout it returns to
+            "geometry": _b64(geometry),
+            "size": [size.width(), size.height()],
+            "raised": raised_panel_ids(w),
+            "theme": w.appearance.theme,
+            "font_scale": w.appearance.font_scale,
+            "vocab_selection": w.vocab_panel.selected_ids(),
+            "panels": panels,
+            **view_extra,
+        }
+        return Session(corpus, settings, model, w.step_model.source if model is not None else "", tokenizers,
+                       w.token_view_panel.compare_paths(), w.step_model.step if tl is not None else None, view)
+
+    def state_dict(self) -> dict:
+        """The JSON of `gather()` (what tests compare between two windows)."""
+        return self.gather().to_json()
+
+    # -- saving -----------------------------------------------------------------------------
+
+    def save(self, path: str | Path | None = None) -> bool:
+        """Save to `path`, the current session file, or a file the user picks."""
+        target = Path(path) if path is not None else self.path
+        if target is None:
+            return self.save_as()
+        if target.suffix == "":
+            target = target.with_suffix(".tokviz")
+        try:
+            save_session(self.gather(), target)
+        except (TokvizError, OSError) as exc:
+            self.window.dialogs.error("Could not save the session", str(exc))
+            return False
+        self.path = target
+        self.dirty = False
+        self.window.settings_store.add_recent_file(target)
+        self.window.statusBar().showMessage(f"Saved session {target}", 5000)
+        self.saved.emit(str(target))
+        return True
+
+    def save_as(self) -> bool:
+        store = self.window.settings_store
+        suggested = str(self.path or Path(store.last_dir()) / "session.tokviz")
+        path = self.window.dialogs.save_path("Save Session As", suggested, SESSION_FILTER)
+        if not path:
+            return False
+        store.set_last_dir(Path(path).parent)
+        return self.save(path)
+
+    # -- opening ----------------------------------------------------------------------------
+
+    def open_dialog(self) -> None:
+        store = self.window.settings_store
+        path = self.window.dialogs.open_path("Open Session", store.last_dir(), SESSION_FILTER)
+        if path:
+            self.open(path)
+
+    def open(self, path: str | Path) -> bool:
+        """Read a session file and restore it; False (with a message, nothing changed) if it
+        cannot be read or the user keeps unsaved changes."""
+        try:
+            session = load_session(path)
+        except TokvizError as exc:
+            self.window.dialogs.error("Could not open the session", str(exc))
+            return False
+        if not self.window.files.maybe_save():
+            return False
+        self.apply(session)
+        self.path = Path(path)
+        self.window.settings_store.add_recent_file(path)
+        self.window.statusBar().showMessage(f"Opened session {Path(path).name}", 5000)
+        self.opened.emit(str(path))
+        return True
+
+    def apply(self, s: Session) -> None:
+        """Restore `s` on screen: corpus, settings, model, view, step."""
+        w = self.window
+        problems: list[str] = []
+        self._restoring = True
+        try:
+            w.presenter.leave()
+            if w.training_engine.is_running:
+                w.training_engine.cancel()
+            if s.corpus is not None:
+                self._apply_corpus(s.corpus, problems)
+            if s.train_settings is not None:
+                try:
+                    w.training_panel.set_settings(s.train_settings)
+                except (TokvizError, TypeError, AttributeError, ValueError) as exc:
+                    problems.append(f"its training settings could not be shown ({exc})")
+            if s.timeline is not None:
+                w.step_model.set_timeline(s.timeline, source=s.model_source or "session")
+                w.training_panel.show_summary(s.timeline, status="Model from the session")
+            elif s.tokenizers and callable(getattr(w, "open_tokenizer", None)):  # a pretrained tokenizer
+                w.open_tokenizer(s.tokenizers[0], s.view.get("pretrained_pattern"))
+                if w.wait_for_tokenizer() != "opened":
+                    problems.append(f"the tokenizer {s.tokenizers[0]} could not be loaded")
+            elif not s.tokenizers:
+                w.step_model.set_timeline(None)
+            self._apply_view(s.view)
+            self._load_compare(list(s.compare_tokenizers))
+            if s.step is not None and w.step_model.timeline is not None:
+                w.step_model.set_step(s.step)
+        finally:
+            self._restoring = False
+        self.dirty = False
+        if problems:
+            w.dialogs.error("Session partly restored", "; ".join(p[:1].upper() + p[1:] for p in problems))
+
+    def _apply_corpus(self, ref: CorpusRef, problems: list[str]) -> None:
+        w = self.window
+        if ref.text is not None:
+            w.corpus_panel.set_text(ref.text, title=ref.title or None, word_counts=ref.word_counts)
+            if w.corpus_panel.is_loading:
+                w.wait_for({"loaded": [w.corpus_panel.text_loaded]}, 60_000)
+            return
+        try:
+            check_corpus_file(ref)
+        except TokvizError as exc:
+            problems.append(str(exc))
+            return
+        w.files.open_path(ref.path)
+        w.wait_for_file()
+        w.corpus_panel.set_word_counts(ref.word_counts)
+
+    def _apply_view(self, v: dict) -> None:
+        w = self.window
+        if v.get("theme") in w.commands.themes:
+            w.set_theme(v["theme"])
+        if isinstance(v.get("font_scale"), (int, float)):
+            w.appearance.set_font_scale(float(v["font_scale"]))
+        geometry = _unb64(v.get("geometry"))
+        if geometry is not None:
+            w.restoreGeometry(geometry)
+        size = v.get("size")
+        if (isinstance(size, list) and len(size) == 2 and all(isinstance(x, int) and x > 0 for x in size)
+                and not (w.isMaximized() or w.isFullScreen())):
+            w.resize(*size)  # restoreGeometry fits the window onto the screen; keep the saved size
+        layout = _unb64(v.get("layout"))
+        if layout is not None and v.get("layout_version") == LAYOUT_VERSION:
+            w.restoreState(layout, LAYOUT_VERSION)
+        for pid in v.get("raised", []):
+            if pid in w.docks.panel_ids() and w.docks.dock(pid).isVisible():
+                w.docks.dock(pid).raise_()
+        for pid, state in (v.get("panels") or {}).items():
+            if pid in w.docks.panel_ids() and isinstance(state, dict):
+                restore_view_state(w.panel(pid), state)
+        ids = v.get("vocab_selection") or []
+        if ids and isinstance(ids[0], int):
+            w._on_token_view_token_selected(ids[0])
+        QApplication.processEvents()  # let raised tabs and restored geometry settle
+
+    def _load_compare(self, paths: list[str]) -> None:
+        """Add the token view's comparison rows one after another (its loader keeps only the newest)."""
+        panel = self.window.token_view_panel
+        if not paths:
+            return
+        if not self._compare_queue:
+            panel.loader.loaded.connect(self._on_compare_done)
+            panel.loader.failed.connect(self._on_compare_done)
+        self._compare_queue = paths
+        if not panel.add_tokenizer_file(self._compare_queue[0]):
+            self._compare_queue = []
+
+    @Slot()
+    def _on_compare_done(self, *_args) -> None:
+        panel = self.window.token_view_panel
+        if self._compare_queue:
+            self._compare_queue.pop(0)
+        if self._compare_queue:
+            panel.add_tokenizer_file(self._compare_queue[0])
+        else:
+            panel.loader.loaded.disconnect(self._on_compare_done)
+            panel.loader.failed.disconnect(self._on_compare_done)
+
+    # -- autosave and crash recovery --------------------------------------------------------
+
+    @Slot()
+    def autosave(self, *, force: bool = False) -> bool:
+        """Write the autosave (in the background) if something changed; True if started."""
+        if not (self.dirty or force) or self.writer.is_running:
+            return False
+        try:
+            session = self.gather()
+        except (TokvizError, OSError):
+            return False
+        self.dirty = False
+        self.writer.start(_write_autosave, session, self.autosave_path)
+        return True
+
+    def wait_autosaved(self, timeout_ms: int = 10_000) -> str:
+        if not self.writer.is_running:
+            return "idle"
+        return self.window.wait_for({"done": [self.writer.finished, self.writer.failed]}, timeout_ms)
+
+    @Slot(object)
+    def _on_writer_finished(self, path: str) -> None:
+        self.autosaved.emit(path)
+
+    def offer_recovery(self) -> bool:
+        """After a crash: ask to restore the autosaved session; True if it was restored."""
+        if not self.crashed:
+            return False
+        self.crashed = False
+        if not self.window.dialogs.ask_yes_no(
+                "Restore the last session?",
+                "tokviz did not close normally last time. Restore the automatically saved session?"):
+            return False
+        try:
+            session = load_session(self.autosave_path)
+        except TokvizError as exc:
+            self.window.dialogs.error("Could not restore the session", str(exc))
+            return False
+        self.apply(session)
+        self.window.statusBar().showMessage("Restored the automatically saved session", 5000)
+        return True
+
+    def mark_clean_exit(self) -> None:
+        """The window is closing normally: no recovery offer next time."""
+        self.timer.stop()
+        self.writer.shutdown()
+        try:
+            self.marker_path.parent.mkdir(parents=True, exist_ok=True)
+            self.marker_path.write_text("clean exit\n", encoding="utf-8")
+        except OSError:
+            pass
+
+    def shutdown(self) -> None:
+        self.timer.stop()
+        self.writer.shutdown()

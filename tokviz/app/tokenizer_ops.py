@@ -1,0 +1,158 @@
+"""`TokenizerController`: File > Open Tokenizer… and File > Known Tokenizers for the main window.
+
+A tokenizer (tiktoken file, tokenizer.json, GPT-2 encoder.json/vocab.bpe, minbpe .model, tokviz
+model, folder, or a known name such as ``cl100k_base``) is read on a background thread
+(`TaskEngine` + `load_any_timeline`) with a status message and a Cancel button in the status bar.
+A `.tiktoken` file of an unknown encoding asks for its split pattern and tries again. Once read,
+the tokenizer becomes the current model of the shared `StepModel`.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtWidgets import QMenu, QPushButton
+
+from tokviz.core.pretrained import PatternRequired, known_tokenizers
+from tokviz.core.split import SPLIT_PRESETS
+from tokviz.engine.pretrained_tasks import load_any_timeline
+from tokviz.engine.tasks import TaskEngine
+
+TOKENIZER_FILTER = ("Tokenizers (*.tiktoken *.json *.bpe *.model);;tiktoken files (*.tiktoken);;"
+                    "tokenizer.json / encoder.json (*.json);;All files (*)")
+DEFAULT_PATTERN = "gpt4"  # offered when a .tiktoken file's pattern is unknown
+
+
+class TokenizerController(QObject):
+    """Loads tokenizers for one window. `opened(source)`, `open_failed(message)`, `cancelled()`."""
+
+    opened = Signal(str)
+    open_failed = Signal(str)
+    cancelled = Signal()
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window = window
+        self.loader = TaskEngine("tokenizer-loader", self)
+        self.loader.finished.connect(self._on_loader_finished)
+        self.loader.failed.connect(self._on_loader_failed)
+        self.loader.cancelled.connect(self._on_loader_cancelled)
+        self.cancel_button = QPushButton("Cancel loading", objectName="tokenizer_cancel")
+        self.cancel_button.setToolTip("Stop loading the tokenizer")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.hide()
+        window.statusBar().addPermanentWidget(self.cancel_button)
+        self._source: str | None = None
+        self._pattern: str | None = None
+        self.outcome = ""  # "opened", "failed", "cancelled" of the last load
+
+    @property
+    def is_loading(self) -> bool:
+        return self.loader.is_running
+
+    def wait(self, timeout_ms: int = 60_000) -> str:
+        """Run the event loop until the tokenizer being loaded is shown: ``"opened"``,
+        ``"failed"``, ``"cancelled"``, ``"idle"`` (nothing loading) or ``"timeout"``."""
+        if not self.is_loading:
+            return self.outcome or "idle"
+        return self.window.wait_for({"opened": [self.opened], "failed": [self.open_failed],
+                                      "cancelled": [self.cancelled]}, timeout_ms)
+
+    def show(self, timeline, source: str) -> None:
+        """Make a loaded tokenizer (or a tokviz model opened as one) the window's current model."""
+        w = self.window
+        if getattr(timeline, "algorithm", "bpe") != "pretrained":
+            w.show_model(timeline, Path(source))
+            return
+        if w.training_engine.is_running:
+            w.training_engine.cancel()
+        w.step_model.set_timeline(timeline, source=source)
+        w.training_panel.show_summary(timeline)
+        w.statusBar().showMessage(f"Opened tokenizer {timeline.settings.name}: {timeline.vocab_size:,} tokens, "
+                                  f"{timeline.n_steps:,} merges", 5000)
+
+    def open_dialog(self) -> None:
+        store = self.window.settings_store
+        path = self.window.dialogs.open_path("Open Tokenizer", store.last_dir(), TOKENIZER_FILTER)
+        if path:
+            self.open(path)
+
+    def open(self, source: str | Path, pattern: str | None = None) -> bool:
+        """Start loading `source` (a path or a known name)."""
+        self._source, self._pattern = str(source), pattern
+        self.outcome = ""
+        name = Path(str(source)).name or str(source)
+        self.window.statusBar().showMessage(f"Loading tokenizer {name}…")
+        self.cancel_button.show()
+        self.loader.start(load_any_timeline, str(source), pattern=pattern)
+        return True
+
+    @Slot()
+    def cancel(self) -> bool:
+        return self.loader.cancel()
+
+    def fill_known_menu(self, menu: QMenu) -> None:
+        """Known Tokenizers ▸: every name, marked when its file is already on this machine."""
+        menu.clear()
+        for k in known_tokenizers():
+            label = f"{k.name} — {k.description}" + ("" if k.cached else " (download)")
+            action = menu.addAction(label)
+            action.setObjectName(f"action_known_{k.name}")
+            action.setCheckable(False)
+            tip = "on this machine" if k.cached else "not on this machine: downloaded through tiktoken if possible"
+            action.setStatusTip(f"{k.name}: {tip}")
+            action.setToolTip(action.statusTip())
+            action.setProperty("cached", k.cached)
+            action.triggered.connect(partial(self._on_known_triggered, k.name))
+
+    def _on_known_triggered(self, name: str, _checked: bool = False) -> None:
+        self.open(name)
+
+    # -- outcomes ---------------------------------------------------------------------------
+
+    def _end(self, outcome: str) -> None:
+        self.outcome = outcome
+        self.cancel_button.hide()
+
+    @Slot(object)
+    def _on_loader_finished(self, timeline) -> None:
+        source = self._source or ""
+        self._end("opened")
+        self.show(timeline, source)
+        path = Path(source)
+        if path.exists():
+            store = self.window.settings_store
+            store.set_last_dir(path.parent if path.is_file() else path)
+        self.opened.emit(source)
+
+    @Slot(str)
+    def _on_loader_failed(self, message: str) -> None:
+        error = self.loader.last_error
+        if isinstance(error, PatternRequired) and self._pattern is None and self._source:
+            pattern = self.window.dialogs.ask_text(
+                "Split pattern needed",
+                f"{Path(self._source).name} is not one of OpenAI's encodings.\nIts split pattern (a regex, "
+                f"or a preset: {', '.join(p for p in SPLIT_PRESETS if SPLIT_PRESETS[p])}):",
+                DEFAULT_PATTERN)
+            if pattern:
+                self.open(self._source, pattern=pattern.strip())
+                return
+            self._end("cancelled")
+            self.window.statusBar().showMessage("Tokenizer not opened: no split pattern given", 5000)
+            self.cancelled.emit()
+            return
+        self._end("failed")
+        self.window.statusBar().showMessage("Could not open the tokenizer", 5000)
+        self.open_failed.emit(message)
+        self.window.dialogs.error("Could not open the tokenizer", message[:1].upper() + message[1:])
+
+    @Slot()
+    def _on_loader_cancelled(self) -> None:
+        self._end("cancelled")
+        self.window.statusBar().showMessage("Loading cancelled", 3000)
+        self.cancelled.emit()
+
+    def shutdown(self) -> None:
+        self.loader.shutdown()

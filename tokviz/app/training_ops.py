@@ -1,0 +1,111 @@
+"""`TrainingController`: starts training runs for the window and reports how each one ended.
+
+The window's Train/Cancel commands and scripting calls come here; the run itself happens in
+`TrainingEngine`. The controller validates the settings, reads the corpus, shows progress and the
+outcome (status bar, training panel summary, error dialog), remembers finished runs for the token
+view (issue 9), and emits ``window.training_done(outcome)`` once per run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QObject, Slot
+
+from tokviz.core import TokvizError
+from tokviz.core.algorithms import step_noun
+from tokviz.panels.training_status import format_duration
+
+
+class TrainingController(QObject):
+    """Glue between the training panel, the corpus, the engine and the status displays."""
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window = window
+        self.last_outcome = ""  # of the last run: finished, cancelled or failed
+        e = window.training_engine
+        e.started.connect(self._on_engine_started)
+        e.progress_changed.connect(window.training_status.show_progress)
+        e.finished.connect(self._on_engine_finished)
+        e.cancelled.connect(self._on_engine_cancelled)
+        e.failed.connect(self._on_engine_failed)
+        e.running_changed.connect(self._on_engine_running_changed)
+
+    def start(self, settings=None) -> bool:
+        """Train on the corpus; False (with a message) if the settings or corpus are unusable."""
+        w = self.window
+        corpus = w.corpus_panel
+        try:
+            if settings is None:
+                settings = w.training_panel.settings(word_counts=corpus.word_counts)
+            else:
+                settings = settings.validate()
+                w.training_panel.set_settings(settings)
+                if hasattr(settings, "word_counts"):  # BPE settings carry the mode
+                    corpus.set_word_counts(settings.word_counts)
+            if corpus.is_blank():
+                raise TokvizError("the corpus is empty: type some text, open a file or pick a sample")
+            word_counts = getattr(settings, "word_counts", corpus.word_counts)  # WordPiece/Unigram: the corpus's mode
+            w.training_engine.start(settings, corpus.corpus_input(word_counts=word_counts))
+        except TokvizError as exc:
+            message = str(exc)
+            self.last_outcome = "failed"
+            w.training_status.show_outcome(f"Cannot train: {message}")
+            w.dialogs.error("Cannot train", message[:1].upper() + message[1:])
+            return False
+        w.settings_store.save_train_settings(
+            replace(settings, word_counts=False) if hasattr(settings, "word_counts") else settings)
+        return True
+
+    @Slot()
+    def _on_engine_started(self) -> None:
+        self.last_outcome = ""
+        self.window.training_panel.show_summary(None, status="Training…")
+
+    @Slot()
+    def _on_engine_running_changed(self) -> None:
+        running = self.window.training_engine.is_running
+        self.window.commands.cancel.setEnabled(running)
+        self.window.training_panel.set_running(running)
+
+    @Slot(object)
+    def _on_engine_finished(self, timeline) -> None:
+        w = self.window
+        p = w.training_engine.last_progress
+        elapsed = format_duration(p.elapsed) if p else format_duration(0)
+        n = timeline.n_steps
+        budget = p.budget if p else None
+        if timeline.algorithm == "unigram":  # issue 9: rounds, not merges
+            status = f"Trained {n:,} Unigram rounds in {elapsed}: {timeline.vocab_size:,} tokens"
+        elif budget is not None and n >= budget:
+            status = f"Trained {n:,} {'WordPiece ' if timeline.algorithm == 'wordpiece' else ''}merges in {elapsed}"
+        else:
+            status = (f"Trained {n:,} merges in {elapsed}; stopped early: no pair occurs "
+                      f"{timeline.settings.min_count}+ times")
+        w.training_status.show_outcome(status)
+        w.training_panel.show_summary(timeline, status=status)
+        w.trained_models.add(timeline)  # issue 9
+        self._end_run("finished")
+
+    @Slot()
+    def _on_engine_cancelled(self) -> None:
+        w = self.window
+        sm = w.step_model
+        n = sm.n_steps if sm.source == "training" else 0
+        status = f"Training cancelled after {n:,} {step_noun(sm.timeline, n)}"
+        w.training_status.show_outcome(status)
+        w.training_panel.show_summary(sm.timeline if n else None, status=status)
+        self._end_run("cancelled")
+
+    @Slot(str)
+    def _on_engine_failed(self, message: str) -> None:
+        w = self.window
+        w.training_status.show_outcome(f"Training failed: {message}")
+        w.training_panel.show_summary(None, status=f"Training failed: {message}")
+        w.dialogs.error("Training failed", message[:1].upper() + message[1:])
+        self._end_run("failed")
+
+    def _end_run(self, outcome: str) -> None:
+        self.last_outcome = outcome
+        self.window.training_done.emit(outcome)

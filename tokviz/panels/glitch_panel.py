@@ -1,0 +1,185 @@
+"""`GlitchPanel`: the glitch-token finder: tokens a tokenizer cannot produce from their own
+text (unreachable), and tokens that never occur when encoding the corpus (unused).
+
+Runs on the current model's tokenizer (a loaded one, or a trained one at its last step) and the
+corpus panel's text (its first `MAX_CORPUS_CHARS`), on a background thread with progress and
+Cancel. Clicking a finding emits `token_selected(id)`: the window shows its merge tree and
+selects it in the vocabulary. What it leaves out: the algorithms (``core.pretrained.explain``).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tokviz.engine.glitch_model import ID_ROLE, GlitchModel
+from tokviz.engine.pretrained_tasks import find_glitches
+from tokviz.engine.tasks import TaskEngine
+
+from .base import Panel, monospace_font
+
+MAX_CORPUS_CHARS = 2_000_000
+
+
+class GlitchPanel(Panel):
+    PANEL_ID = "glitches"
+    TITLE = "Glitch tokens"
+    DEFAULT_AREA = Qt.DockWidgetArea.RightDockWidgetArea
+
+    token_selected = Signal(int)
+    report_ready = Signal()  # a run ended (finished, cancelled or failed): read `outcome`
+
+    def __init__(self, step_model, *, corpus_text=None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.step_model = step_model
+        self._corpus_text = corpus_text  # (n_chars) -> str
+        self.report = None
+        self.outcome = ""
+        self.run_button = QPushButton("Find glitch tokens", objectName="glitch_run")
+        self.run_button.setToolTip("Check every token of the current model, and encode the corpus")
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QPushButton("Cancel", objectName="glitch_cancel", enabled=False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.kind_box = QComboBox(objectName="glitch_kind")
+        for text, key in (("All findings", "all"), ("Unreachable", "unreachable"), ("Unused in corpus", "unused")):
+            self.kind_box.addItem(text, key)
+        self.kind_box.currentIndexChanged.connect(lambda _i: self.model.set_kind(self.kind_box.currentData()))
+        self.progress = QProgressBar(objectName="glitch_progress")
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(8)
+        self.progress.hide()
+        self.label = QLabel("Open a tokenizer (File > Open Tokenizer…) or train one, then look for tokens "
+                            "it never produces.", objectName="glitch_label")
+        self.label.setWordWrap(True)
+        self.model = GlitchModel(self)
+        self.table = QTableView(objectName="glitch_table")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setWordWrap(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
+        row = QHBoxLayout()
+        row.addWidget(self.run_button)
+        row.addWidget(self.cancel_button)
+        row.addStretch(1)
+        row.addWidget(self.kind_box)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.setSpacing(4)
+        lay.addLayout(row)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.label)
+        lay.addWidget(self.table, 1)
+        self.engine = TaskEngine("glitch-finder", self)
+        self.engine.progress_changed.connect(self._on_engine_progress_changed)
+        self.engine.finished.connect(self._on_engine_finished)
+        self.engine.cancelled.connect(self._on_engine_cancelled)
+        self.engine.failed.connect(self._on_engine_failed)
+        step_model.timeline_changed.connect(self._on_step_model_timeline_changed)
+        self._update_fonts()
+
+    def _update_fonts(self) -> None:
+        self.table.setFont(monospace_font(self.font()))
+        fm = self.table.fontMetrics()
+        self.table.verticalHeader().setDefaultSectionSize(fm.height() + 6)
+        self.table.setColumnWidth(0, fm.horizontalAdvance("0") * 9)
+        self.table.setColumnWidth(1, fm.horizontalAdvance("0") * 24)
+
+    # -- running ----------------------------------------------------------------------------
+
+    @Slot()
+    def run(self) -> bool:
+        """Start the finder on the current model and corpus; False when there is no model."""
+        tl = self.step_model.timeline
+        if tl is None or not tl.finished:
+            self.label.setText("Nothing to check yet: open a tokenizer or let training finish.")
+            return False
+        corpus = self._corpus_text(MAX_CORPUS_CHARS) if self._corpus_text is not None else ""
+        self.outcome = ""
+        self._name = getattr(tl.settings, "name", "the trained model")
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.progress.setValue(0)
+        self.progress.show()
+        self.label.setText("Checking tokens…")
+        self.engine.start(find_glitches, tl.tokenizer(), corpus)
+        return True
+
+    @Slot()
+    def cancel(self) -> bool:
+        return self.engine.cancel()
+
+    @property
+    def is_running(self) -> bool:
+        return self.engine.is_running
+
+    def select_id(self, token_id: int) -> bool:
+        """Select the finding of `token_id` (showing every kind); False if it is not a finding."""
+        if self.model.row_of_id(token_id) is None:
+            self.kind_box.setCurrentIndex(0)
+        row = self.model.row_of_id(token_id)
+        if row is None:
+            return False
+        self.table.selectRow(row)
+        self.table.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
+        return True
+
+    def _done(self, outcome: str, text: str) -> None:
+        self.outcome = outcome
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.progress.hide()
+        self.label.setText(text)
+        self.report_ready.emit()
+
+    @Slot(str, float)
+    def _on_engine_progress_changed(self, what: str, fraction: float) -> None:
+        self.label.setText(what)
+        self.progress.setValue(int(fraction * 1000))
+
+    @Slot(object)
+    def _on_engine_finished(self, report) -> None:
+        self.report = report
+        self.model.set_report(report)
+        corpus = f"{report.corpus_chars:,} corpus characters" if report.corpus_chars else "no corpus text"
+        self._done("finished", f"{self._name}: {report.n_unreachable:,} unreachable and {report.n_unused:,} "
+                               f"unused ({corpus}) of {report.n_tokens:,} tokens. Click one for its merge tree.")
+
+    @Slot()
+    def _on_engine_cancelled(self) -> None:
+        self._done("cancelled", "Cancelled.")
+
+    @Slot(str)
+    def _on_engine_failed(self, message: str) -> None:
+        self._done("failed", f"Could not check this model: {message}")
+
+    @Slot()
+    def _on_step_model_timeline_changed(self) -> None:
+        if self.engine.is_running:
+            self.engine.cancel()
+        self.report = None
+        self.model.set_report(None)
+
+    @Slot(QModelIndex, QModelIndex)
+    def _on_table_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            self.token_selected.emit(int(current.data(ID_ROLE)))
+
+    def shutdown(self) -> None:
+        self.engine.shutdown()

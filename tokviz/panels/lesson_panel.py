@@ -1,0 +1,248 @@
+"""`LessonPanel`: the guided lesson on screen: title, step i/n, a large caption, Prev/Next, and a
+small figure (bars, a table or a curve) with the lesson's numbers.
+
+The panel only displays; `tokviz.app.lesson_runner.LessonRunner` decides what each step shows and
+calls `show_lesson`, `show_step`, `show_figure` and `set_busy`. Buttons emit `next_requested`,
+`prev_requested` and `stop_requested`.
+
+What this leaves out: the lesson files and figures' maths (``tokviz.core.lessons``,
+``tokviz.core.lesson_figures``).
+"""
+
+from __future__ import annotations
+
+import html
+from math import log10
+
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QFont, QPalette
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QSizePolicy, QStackedWidget, QTextBrowser,
+                               QVBoxLayout, QWidget)
+
+from tokviz.core.lesson_figures import Figure
+
+from .base import Panel, muted_color
+from .heatmap_view import style_plot
+
+CAPTION_SCALE = 1.45  # captions are read from the back of a room
+TITLE_SCALE = 1.2
+NO_LESSON = "Pick a lesson from Help ▸ Lessons: each one loads its corpus and panels and explains one idea per step."
+BAR_COLOR = "#4c78a8"
+MARK_COLOR = "#e45756"
+MAX_UPRIGHT_BARS = 5  # more bars than this are drawn horizontally (their labels stay readable)
+LOG_TICKS = (50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000)
+TABLE_SCALE = 1.2
+PRESENTING_TABLE_SCALE = 0.8  # the presenter already enlarges every font
+PRESENTING_SHARE = 0.36  # of the screen's width for the panel in presenter mode (tables stay legible)
+
+
+class LessonPanel(Panel):
+    """The current lesson's caption, step counter, buttons and figure."""
+
+    PANEL_ID = "lesson"
+    TITLE = "Lesson"
+    DEFAULT_AREA = Qt.DockWidgetArea.RightDockWidgetArea
+
+    next_requested = Signal()
+    prev_requested = Signal()
+    stop_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.figure: Figure | None = None
+        self.title = QLabel("Lessons", objectName="lesson_title", wordWrap=True)
+        self.counter = QLabel("", objectName="lesson_counter")
+        self.counter.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.caption = QLabel(NO_LESSON, objectName="lesson_caption", wordWrap=True)
+        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.caption.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.caption.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        self.caption.setMinimumWidth(120)
+        self.prev_button = QPushButton("◀ Back", objectName="lesson_prev")
+        self.next_button = QPushButton("Next ▶", objectName="lesson_next")
+        self.stop_button = QPushButton("End lesson", objectName="lesson_stop")
+        self.prev_button.setToolTip("Previous step")
+        self.next_button.setToolTip("Next step")
+        self.prev_button.clicked.connect(self.prev_requested)
+        self.next_button.clicked.connect(self.next_requested)
+        self.stop_button.clicked.connect(self.stop_requested)
+
+        self.table = QTextBrowser(objectName="lesson_table")
+        self.table.setOpenLinks(False)
+        self.plot = pg.PlotWidget(objectName="lesson_plot")
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.showGrid(x=False, y=True, alpha=0.25)
+        self.figure_title = QLabel("", objectName="lesson_figure_title", wordWrap=True)
+        self.figure_stack = QStackedWidget(objectName="lesson_figure")
+        self.figure_stack.addWidget(self.table)
+        self.figure_stack.addWidget(self.plot)
+        self.figure_stack.setMinimumHeight(120)
+
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.counter)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.prev_button)
+        buttons.addWidget(self.next_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.stop_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addLayout(head)
+        layout.addWidget(self.caption)
+        layout.addLayout(buttons)
+        layout.addWidget(self.figure_title)
+        layout.addWidget(self.figure_stack, 1)
+        self._spacer = QWidget()  # takes the room when there is no figure (the caption stays on top)
+        layout.addWidget(self._spacer, 1)
+        self.setMinimumSize(220, 160)
+        self._update_fonts()
+        style_plot(self.plot, self.palette())
+        self.show_lesson(None)
+
+    # -- what the runner calls --------------------------------------------------------------
+
+    def show_lesson(self, title: str | None, n_steps: int = 0) -> None:
+        """A new lesson (None: no lesson; the panel explains how to start one)."""
+        self.title.setText(title or "Lessons")
+        self._n = n_steps
+        if title is None:
+            self.counter.setText("")
+            self.caption.setText(NO_LESSON)
+            self.show_figure(None)
+        for b in (self.prev_button, self.next_button, self.stop_button):
+            b.setVisible(title is not None)
+
+    def show_step(self, index: int, n_steps: int, caption: str) -> None:
+        self.counter.setText(f"Step {index + 1} / {n_steps}")
+        self.caption.setText(caption)
+        self.prev_button.setEnabled(index > 0)
+        self.next_button.setEnabled(index + 1 < n_steps)
+        self.next_button.setText("Next ▶" if index + 1 < n_steps else "Done")
+
+    def set_presenting(self, on: bool) -> None:
+        """Presenter mode shows the caption in its own bar: here only the figure and the buttons,
+        wide enough for a table row at the presenter's font size."""
+        self.caption.setVisible(not on)
+        self.title.setVisible(not on)
+        self.stop_button.setVisible(not on and self._n > 0)
+        self._table_scale = PRESENTING_TABLE_SCALE if on else TABLE_SCALE
+        self._update_fonts()
+        screen = self.screen().availableGeometry().width() if self.screen() is not None else 1280
+        self.setMinimumWidth(int(screen * PRESENTING_SHARE) if on else 220)
+
+    def set_busy(self, busy: bool, message: str = "") -> None:
+        """While a step is being prepared (training, loading) the buttons wait; `show_step` ends it."""
+        if busy:
+            self.counter.setText(message or "Working…")
+            self.prev_button.setEnabled(False)
+            self.next_button.setEnabled(False)
+
+    def show_figure(self, figure: Figure | None) -> None:
+        self.figure = figure
+        visible = figure is not None and (bool(figure.rows) or bool(figure.values) or bool(figure.y))
+        self.figure_stack.setVisible(visible)
+        self._spacer.setVisible(not visible)
+        self.figure_title.setVisible(figure is not None)
+        if figure is None:
+            return
+        self.figure_title.setText(figure.title + (f" — {figure.note}" if figure.note else ""))
+        if figure.kind == "table":
+            self.table.setHtml(self._table_html(figure))
+            self.figure_stack.setCurrentWidget(self.table)
+        elif visible:
+            self.figure_stack.setCurrentWidget(self.plot)
+            self._draw_plot(figure)
+
+    # -- drawing ------------------------------------------------------------------------------
+
+    def _table_html(self, f: Figure) -> str:
+        muted = muted_color(self.palette()).name()
+        head = "".join(f"<th align='left' style='color:{muted};padding:2px 10px 2px 0'>{html.escape(h)}</th>"
+                       for h in f.labels)
+        rows = "".join("<tr>" + "".join(f"<td style='padding:2px 10px 2px 0' nowrap>{html.escape(c)}</td>" for c in r)
+                       + "</tr>" for r in f.rows)
+        return f"<table cellspacing='0'><tr>{head}</tr>{rows}</table>"
+
+    def _draw_plot(self, f: Figure) -> None:
+        p = self.plot
+        p.clear()
+        text = self.palette().color(QPalette.ColorRole.Text)
+        font = QFont(self.font())
+        axis_b, axis_l = p.getAxis("bottom"), p.getAxis("left")
+        for axis in (axis_b, axis_l):
+            axis.setTickFont(font)
+        p.setLabel("left", f.y_label)
+        p.setLabel("bottom", f.x_label)
+        p.setLogMode(x=False, y=False)
+        axis_b.setTicks(None)
+        axis_l.setTicks(None)
+        if f.kind == "bars" and len(f.values) > MAX_UPRIGHT_BARS:  # many labels: horizontal bars
+            ys = list(range(len(f.values)))
+            p.setLabel("left", "")
+            p.setLabel("bottom", f.y_label)
+            p.addItem(pg.BarGraphItem(x0=0, y=ys, height=0.7, width=list(f.values), brush=BAR_COLOR))
+            axis_l.setTicks([[(y, label) for y, label in zip(ys, f.labels)]])
+            top = max(f.values)
+            for y, v in zip(ys, f.values):
+                label = pg.TextItem(_number(v), color=text, anchor=(0.0, 0.5))
+                label.setFont(font)
+                label.setPos(v, y)
+                p.addItem(label)
+            p.setYRange(-0.6, len(ys) - 0.4, padding=0)
+            p.setXRange(0, top * 1.15, padding=0)
+        elif f.kind == "bars":
+            xs = list(range(len(f.values)))
+            p.addItem(pg.BarGraphItem(x=xs, height=list(f.values), width=0.6, brush=BAR_COLOR))
+            axis_b.setTicks([[(x, label) for x, label in zip(xs, f.labels)]])
+            top = max(f.values) if f.values else 1
+            for x, v in zip(xs, f.values):
+                label = pg.TextItem(_number(v), color=text, anchor=(0.5, 1.0))
+                label.setFont(font)
+                label.setPos(x, v)
+                p.addItem(label)
+            p.setXRange(-0.6, len(xs) - 0.4, padding=0)
+            p.setYRange(0, top * 1.2, padding=0)
+        else:
+            p.setLogMode(x=True, y=False)
+            axis_b.setTicks([[(log10(t), f"{t:,}") for t in LOG_TICKS if min(f.x) <= t <= max(f.x) * 1.05]])
+            p.plot(list(f.x), list(f.y), pen=pg.mkPen(BAR_COLOR, width=3), symbol="o", symbolSize=5,
+                   symbolBrush=BAR_COLOR, symbolPen=None)
+            if f.marker is not None and 0 <= f.marker < len(f.x):
+                x, y = f.x[f.marker], f.y[f.marker]
+                p.plot([x], [y], pen=None, symbol="o", symbolSize=14, symbolBrush=MARK_COLOR, symbolPen=None)
+                right = log10(x) > (log10(min(f.x)) + log10(max(f.x))) / 2
+                label = pg.TextItem(f"{x:,.0f} → {y:,.0f} tokens", color=text, anchor=(1.0 if right else 0.0, 1.2))
+                label.setFont(font)
+                label.setPos(log10(x), y)
+                p.addItem(label)
+            p.enableAutoRange()
+
+    # -- fonts and theme --------------------------------------------------------------------
+
+    def _update_fonts(self) -> None:
+        base = self.font()
+        for label, scale, bold in ((self.caption, CAPTION_SCALE, False), (self.title, TITLE_SCALE, True),
+                                   (self.table, getattr(self, "_table_scale", TABLE_SCALE), False)):
+            f = QFont(base)
+            if base.pointSizeF() > 0:
+                f.setPointSizeF(base.pointSizeF() * scale)
+            else:
+                f.setPixelSize(round(base.pixelSize() * scale))
+            f.setBold(bold)
+            label.setFont(f)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "plot"):
+            style_plot(self.plot, self.palette())
+            if self.figure is not None:
+                self.show_figure(self.figure)
+
+
+def _number(v: float) -> str:
+    return f"{v:,.0f}" if float(v).is_integer() else f"{v:.2f}"
+
