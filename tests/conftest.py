@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,18 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 CORPORA = SHARED / "corpora"
 VOCAB = SHARED / "vocab"
+
+
+QT_MODULES = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6")
+
+
+def qt_modules_loaded(*modules: str, cwd: Path) -> list[str]:
+    """The Qt modules a fresh interpreter has loaded after importing `modules` (run in `cwd`)."""
+    probe = (f"import json, sys; import {', '.join(modules)}; "
+             f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {QT_MODULES!r})))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=cwd, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
 
 
 def shared_file(*parts: str) -> Path:

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from tests.conftest import shared_file
+from tests.conftest import qt_modules_loaded, shared_file
 from tokviz.core import TrainSettings, train
 from tokviz.core.lesson_figures import (FIGURE_FIELDS, FigureContext, compute_figure, cross_space, digits, glitch,
                                         neighbours, oov, pieces, scripts, spans_space, step_fields, unit_counts,
@@ -128,11 +126,7 @@ def test_caption_fields_and_formatting():
 
 
 def test_core_lesson_modules_load_no_qt(tmp_path):
-    probe = ("import sys, tokviz.core.lessons, tokviz.core.lesson_figures\n"
-             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6')))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    assert qt_modules_loaded("tokviz.core.lessons", "tokviz.core.lesson_figures", cwd=tmp_path) == []
 
 
 # -- the numbers -------------------------------------------------------------------------------

@@ -235,3 +235,26 @@ def test_timeline_from_json_without_a_file(good):
     assert timeline.vocab_size == 40
     with pytest.raises(ModelFormatError, match="no 'format: tokviz-model' header"):
         timeline_from_json(None)
+
+
+def test_saved_files_get_the_usual_mode_not_mkstemps_0600(tmp_path):
+    """Atomic writes go through mkstemp (0600); the saved file gets 0666 minus the umask, and a
+    replaced file keeps its mode."""
+    import os
+    import stat
+
+    from tokviz.core.model_io import write_atomic
+
+    umask = os.umask(0o022)
+    try:
+        fresh = tmp_path / "fresh.json"
+        write_atomic(fresh, b"{}")
+        assert stat.S_IMODE(fresh.stat().st_mode) == 0o644
+        kept = tmp_path / "kept.json"
+        kept.write_bytes(b"old")
+        kept.chmod(0o640)
+        write_atomic(kept, b"new")
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o640
+        assert kept.read_bytes() == b"new"
+    finally:
+        os.umask(umask)

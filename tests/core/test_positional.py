@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import qt_modules_loaded
 from tokviz.core import SettingsError
 from tokviz.core import positional as P
 from tokviz.core import positional_base, positional_export, positional_rope
@@ -348,15 +349,4 @@ def test_csv_text_round_trips_with_awkward_labels():
 
 
 def test_modules_load_no_qt(tmp_path):
-    import json
-    import subprocess
-    import sys
-
-    probe = (
-        "import json, sys; import tokviz.core.positional, tokviz.core.embeddings; "
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('PySide6', 'shiboken6', 'pyqtgraph', 'PyQt5', 'PyQt6'))))"
-    )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout) == []
+    assert qt_modules_loaded("tokviz.core.positional", "tokviz.core.embeddings", cwd=tmp_path) == []

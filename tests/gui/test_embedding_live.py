@@ -12,38 +12,28 @@ import sys
 import numpy as np
 import pytest
 
-from tokviz.core import Cancelled, TrainSettings, embed_similarity, embed_train, train
+from tests.conftest import qt_modules_loaded
+from tests.gui.embedding_helpers import TIMEOUT, shown_panel, small_corpus
+from tokviz.core import Cancelled, embed_similarity, embed_train
 from tokviz.core.embeddings import EmbeddingTable, EmbedTrainSettings, cosine_similarity
 from tokviz.engine import embedding_child
 from tokviz.engine.embedding_child import embedding_events, table_interval
-from tokviz.engine.embedding_engine import EmbeddingEngine, tokenize_corpus
+from tokviz.engine.embedding_engine import EmbeddingEngine
 from tokviz.panels import embedding_widgets
-from tokviz.panels.embedding_panel import EmbeddingPanel
 from tokviz.panels.embedding_widgets import MAX_LOSS_POINTS, LossHistory, LossPlot, decimate
 from tokviz.panels.heatmap_view import HeatmapView
 
-TEXT = "the cat sat on the mat.\n\nthe rat sat on the hat.\n\na dog ran to the log.\n\n" * 20
-TIMEOUT = 20_000
 LONG = EmbedTrainSettings(dim=16, epochs=100_000, batch_size=16)
 
 
 @pytest.fixture(scope="module")
 def corpus():
-    timeline = train(TrainSettings(vocab_size=290), texts=[TEXT])
-    return tokenize_corpus(timeline, timeline.n_merges, TEXT, "the cat sat on the mat")
+    return small_corpus()
 
 
 @pytest.fixture
 def panel(qtbot, corpus):
-    p = EmbeddingPanel()
-    qtbot.addWidget(p)
-    p.resize(1000, 700)
-    p.show()
-    with qtbot.waitSignal(p.heatmap_shown, timeout=TIMEOUT):
-        p.set_corpus(corpus)
-    yield p
-    p.shutdown()
-    assert p.training_engine.thread_count == 0
+    yield from shown_panel(qtbot, corpus)
 
 
 @pytest.mark.parametrize("module", [embedding_child, embedding_widgets])
@@ -259,10 +249,4 @@ def test_loss_curve_work_is_bounded(qtbot):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="spawns a process; POSIX paths")
 def test_child_module_imports_no_qt(tmp_path):
-    import subprocess
-
-    code = ("import sys, tokviz.engine.embedding_child; "
-            "print([m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph'))])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    assert qt_modules_loaded("tokviz.engine.embedding_child", cwd=tmp_path) == []

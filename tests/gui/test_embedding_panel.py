@@ -7,38 +7,28 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from tokviz.core import TrainSettings, train
+from tests.gui.embedding_helpers import TEXT, TIMEOUT, shown_panel, small_corpus, small_timeline
+from tokviz.core import TrainSettings
 from tokviz.core.embeddings import REFERENCE_MODELS, EmbedTrainSettings, cosine_similarity, nearest_neighbours
-from tokviz.engine.embedding_engine import EmbeddingEngine, NeighboursModel, tokenize_corpus
+from tokviz.engine.embedding_engine import EmbeddingEngine, NeighboursModel
 from tokviz.engine.step_model import StepModel
 from tokviz.panels.corpus_panel import CorpusPanel
 from tokviz.panels.embedding_panel import EmbeddingPanel
 
-TEXT = "the cat sat on the mat.\n\nthe rat sat on the hat.\n\na dog ran to the log.\n\n" * 20
-TIMEOUT = 20_000
-
 
 @pytest.fixture(scope="module")
 def timeline():
-    return train(TrainSettings(vocab_size=290), texts=[TEXT])
+    return small_timeline()
 
 
 @pytest.fixture(scope="module")
 def corpus(timeline):
-    return tokenize_corpus(timeline, timeline.n_merges, TEXT, "the cat sat on the mat")
+    return small_corpus(timeline)
 
 
 @pytest.fixture
 def panel(qtbot, corpus):
-    p = EmbeddingPanel()
-    qtbot.addWidget(p)
-    p.resize(1000, 700)
-    p.show()
-    with qtbot.waitSignal(p.heatmap_shown, timeout=TIMEOUT):
-        p.set_corpus(corpus)
-    yield p
-    p.shutdown()
-    assert p.training_engine.thread_count == 0
+    yield from shown_panel(qtbot, corpus)
 
 
 def test_tokenize_corpus(timeline, corpus):

@@ -195,7 +195,7 @@ def test_cancel_mid_run(window, qtbot, long_text):
     assert blocker.args == ["cancelled"]
     n = window.timeline.n_merges
     assert n > 0 and window.timeline.finished is False
-    assert window.training_status.text == f"Training cancelled after {n:,} merges"
+    assert window.training_status.text == f"Training cancelled after {n:,} merge{'' if n == 1 else 's'}"
     assert window.vocab_model.rowCount() == 256 + n
     qtbot.waitUntil(lambda: window.training_engine.thread_count == 0, timeout=3000)
 

@@ -3,7 +3,7 @@ captions, and an exact return to the previous layout."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -56,6 +56,7 @@ def test_enter_and_leave_restore_everything(window, qtbot):
 
 
 def test_two_panels_and_scale(window, qtbot, settings_store):
+    window.presenter.screen_size = QSize(4000, 3000)  # room for any scale
     window.enter_presenter(["timeline", "token_view"], scale=9)
     assert sorted(_shown_docks(window)) == ["timeline", "token_view"]
     assert window.appearance.font_scale == 3.0  # clamped to 1.5 .. 3

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QObject, QSettings, Signal
 
+from tests.conftest import qt_modules_loaded
 from tokviz.core import TrainSettings
 from tokviz.engine import settings as settings_mod
 from tokviz.engine.settings import LAYOUT_VERSION, MAX_RECENT, AppSettings
@@ -94,10 +95,8 @@ def test_engine_imports_only_qtcore():
     assert out.stdout.strip() == "[]"
 
 
-def test_training_child_imports_no_qt():
-    code = "import sys, tokviz.engine.training_child; print([m for m in sys.modules if m.startswith('PySide6')])"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+def test_training_child_imports_no_qt(tmp_path):
+    assert qt_modules_loaded("tokviz.engine.training_child", "tokviz.engine.child_process", cwd=tmp_path) == []
 
 
 def _imports(path: Path) -> set[str]:

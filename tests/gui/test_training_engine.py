@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import os
+import signal
 import sys
 import time
 
@@ -158,12 +160,25 @@ def test_process_mode_cancel_stops_the_process(engine, qtbot, monkeypatch, long_
     with qtbot.waitSignal(engine.steps_ready, timeout=60_000):
         engine.start(TrainSettings(min_count=1), CorpusInput(long_text))
     worker = next(iter(engine._runs.values())).worker
-    proc = worker._proc
+    proc = worker._child.proc
     assert proc is not None and proc.poll() is None
     with qtbot.waitSignal(engine.cancelled, timeout=100):
         engine.cancel()
     qtbot.waitUntil(lambda: engine.thread_count == 0, timeout=5000)
     assert proc.poll() is not None  # the training process has exited
+
+
+def test_process_mode_crash_is_reported_with_the_exit_code(engine, qtbot, monkeypatch, long_text):
+    if not hasattr(signal, "SIGKILL"):
+        pytest.skip("needs POSIX signals")
+    monkeypatch.setattr(training_mod, "PROCESS_MIN_CHARS", 10)
+    with qtbot.waitSignal(engine.steps_ready, timeout=60_000):
+        engine.start(TrainSettings(min_count=1), CorpusInput(long_text))
+    worker = next(iter(engine._runs.values())).worker
+    with qtbot.waitSignal(engine.failed, timeout=10_000) as blocker:
+        os.kill(worker._child.pid, signal.SIGKILL)
+    assert "the training process stopped unexpectedly (exit code -9)" in blocker.args[0]
+    qtbot.waitUntil(lambda: engine.thread_count == 0, timeout=5000)
 
 
 def test_process_mode_failure_message(engine, qtbot, monkeypatch):

@@ -138,3 +138,27 @@ def test_merges_tiktoken_cannot_express_are_refused(monkeypatch):
                                                                    MergeStep(3, (257, c), 259, b"abc", 1, 1)])
     with pytest.raises(TokvizError, match="made twice"):
         tokenizer_json(dup)
+
+
+def test_export_problem_names_what_cannot_be_exported(tmp_path):
+    from tokviz.core.pretrained import export_problem, export_timeline, open_timeline
+    from tokviz.core.unigram import UnigramSettings, train_unigram
+    from tokviz.core.wordpiece import WordPieceSettings, train_wordpiece
+
+    text = corpus("taylorswift.txt", 5_000)
+    bpe = trained("gpt4")
+    assert export_problem(bpe, "hf") is None and export_problem(bpe, "tiktoken") is None
+    assert "byte-level" in export_problem(trained("gpt4", "chars"), "tiktoken")
+    assert export_problem(trained("gpt4", "chars"), "hf") is None
+    assert "'##'" in export_problem(train_wordpiece(WordPieceSettings(merges=5), texts=[text]))
+    assert export_problem(train_unigram(UnigramSettings(vocab_size=80), texts=[text])).startswith("Unigram")
+    done = export_timeline(bpe, tmp_path / "t.json", step=5)
+    assert (done.files, done.n_tokens, done.n_merges) == ((tmp_path / "t.json",), 262, 5)
+    loaded = open_timeline(tmp_path / "t.json")
+    assert "loaded from" in export_problem(loaded, "hf")
+    with pytest.raises(TokvizError, match="loaded from"):
+        export_timeline(loaded, tmp_path / "again.json")
+    (tmp_path / "x.tiktoken.json").mkdir()  # the sidecar cannot be written: no ranks file either
+    with pytest.raises(TokvizError, match="cannot write"):
+        export_timeline(bpe, tmp_path / "x.tiktoken", "tiktoken")
+    assert not (tmp_path / "x.tiktoken").exists()

@@ -88,6 +88,14 @@ class WindowActions:
         self.open_tokenizer = act("Open &Tokenizer…", w.tokenizers.open_dialog, ["Ctrl+Alt+O"],
                                   "Open a real tokenizer: .tiktoken, tokenizer.json, GPT-2 files, minbpe .model",
                                   None, "open_tokenizer")
+        self.export_hf = act("&Hugging Face tokenizer.json…", partial(w.exporter.export_dialog, "hf"), [],
+                             "Write the current BPE model as a tokenizer.json (loads in Hugging Face tokenizers)",
+                             None, "export_hf")
+        self.export_tiktoken = act("&tiktoken (.tiktoken + pattern)…", partial(w.exporter.export_dialog, "tiktoken"),
+                                   [], "Write the current BPE model as NAME.tiktoken plus NAME.tiktoken.json "
+                                   "(split pattern, special tokens) for tiktoken.Encoding", None, "export_tiktoken")
+        self.export_at_step = act("At the Current Step Only", None, [], "Export only the merges up to the "
+                                  "timeline's current step k (unchecked: all merges)", None, "export_at_step", True)
         # classroom (issue 10): sessions and animation export
         self.open_session = act("Open Sess&ion…", w.sessions.open_dialog, [], "Open a saved session (.tokviz)",
                                 None, "open_session")
@@ -171,6 +179,9 @@ def build_menus(window: QMainWindow, actions: WindowActions, panels_menu: QMenu)
     known.setObjectName("known_tokenizers_menu")
     known.aboutToShow.connect(partial(window.tokenizers.fill_known_menu, known))
     window.tokenizers.fill_known_menu(known)
+    export = file.addMenu("&Export Tokenizer")  # issue 7: tokenizer.json and .tiktoken
+    export.setObjectName("export_tokenizer_menu")
+    window.exporter.install(export, a)
     file.addSeparator()
     file.addAction(a.quit)
 
@@ -205,7 +216,8 @@ def build_menus(window: QMainWindow, actions: WindowActions, panels_menu: QMenu)
     help_.addSeparator()
     help_.addActions([a.shortcuts, a.about])
     return {"file": file, "edit": edit, "view": view, "train": train, "help": help_,
-            "recent": recent, "samples": samples, "known": known, "lessons": lessons}
+            "recent": recent, "samples": samples, "known": known, "lessons": lessons,
+            "export": export}
 
 
 def fill_lessons_menu(window: QMainWindow, menu: QMenu) -> None:

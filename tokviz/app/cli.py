@@ -1,4 +1,4 @@
-"""The ``tokviz`` command line: train, encode, decode, merges; no arguments opens the app.
+"""The ``tokviz`` command line: train, encode, decode, merges, export; no arguments opens the app.
 
 Errors the user can fix exit with status 2 and one line on stderr (no traceback), and leave no
 partial output file behind. The GUI is imported only when a GUI command runs, so the scripting
@@ -32,7 +32,7 @@ from .cli_algorithms import add_algorithm_options, train_settings, write_steps
 from .progress import ProgressBar
 
 EXIT_USAGE = 2
-COMMANDS = ("train", "encode", "decode", "merges", "gui", "screenshot", "lesson", "animate")
+COMMANDS = ("train", "encode", "decode", "merges", "gui", "screenshot", "lesson", "animate", "export")
 
 
 class UsageError(Exception):
@@ -98,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--json", action="store_true")
     m.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
 
+    from .cli_export import add_export_parser  # issue 7: tokenizer.json, .tiktoken
+
+    add_export_parser(sub, _positive)
     g = sub.add_parser("gui", help="open the application")
     g.add_argument("file", nargs="?", metavar="FILE")
 
@@ -261,6 +264,12 @@ def _write_loaded_merges(timeline, out, *, as_json: bool) -> None:
             out.write(f"{s.rank}\t{s.id}\t{left}\t{right}\tcount unknown\n")
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from .cli_export import run_export  # issue 7
+
+    return run_export(args, _read_model, UsageError)
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     from .gui import run_gui
 
@@ -303,6 +312,7 @@ HANDLERS = {
     "encode": cmd_encode,
     "decode": cmd_decode,
     "merges": cmd_merges,
+    "export": cmd_export,
     "gui": cmd_gui,
     "screenshot": cmd_screenshot,
 }

@@ -404,6 +404,7 @@ def take_lesson_screenshots(window, out_dir, theme: str, settle) -> list:
     """The screenshot command: the window at each lesson's `screenshot_step`, saved as
     ``lesson-NN-NAME-THEME.png``; `settle()` runs pending events. Returns the paths written."""
     written = []
+    window.docks.dock("vocabulary").raise_()  # not a panel left in front by earlier shots
     for lesson in window.lessons.lessons():
         if not window.start_lesson(lesson.name) or window.wait_for_lesson_step(120_000) != "shown":
             raise RuntimeError(f"lesson {lesson.name} did not start: {window.lessons.caption}")

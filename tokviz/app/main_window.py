@@ -20,6 +20,9 @@ Scripting surface (used by tests, the screenshot command and future lesson scrip
     load a real tokenizer (file, folder or known name such as ``cl100k_base``) in the background
     and make it the current model (issue 7); the wait returns ``"opened"``, ``"failed"``,
     ``"cancelled"``, ``"idle"`` or ``"timeout"``
+``export_tokenizer(path, fmt="hf", step=None)``
+    write the current BPE model as tokenizer.json (``"hf"``) or .tiktoken + pattern sidecar
+    (``"tiktoken"``), its first `step` merges or all; waits; True when written (``exporter``)
 ``cancel_training()``, ``select_panel(panel_id)``, ``panel(panel_id)``, ``timeline``,
 ``save_corpus(path)``, ``save_model(path)``, ``set_theme(theme)``, ``appearance.set_font_scale()``
     and the shared objects later panels use: ``step_model`` (current timeline and step),
@@ -72,6 +75,7 @@ from .theme import Appearance
 from .training_ops import TrainingController
 from .waiting import wait_for_signals
 from .tokenizer_ops import TokenizerController  # pretrained tokenizers (issue 7)
+from .export_ops import ExportController  # issue 7: File > Export Tokenizer
 from .animation import AnimationExporter, AnimationSpec  # classroom (issue 10)
 from .presenter import Presenter  # classroom (issue 10)
 from .session_ops import SessionController  # classroom (issue 10)
@@ -137,6 +141,7 @@ class MainWindow(QMainWindow):
         install_model_rows(self.token_view_panel, self.trained_models)
         self.files = FileController(self)
         self.tokenizers = TokenizerController(self)  # pretrained tokenizers (issue 7)
+        self.exporter = ExportController(self)
         self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.corpus_panel.text_prefix)
         self.docks.add_panel(self.glitch_panel, tabify_with="vocabulary")
         self.glitch_panel.token_selected.connect(self._on_glitch_token_selected)
@@ -305,6 +310,9 @@ class MainWindow(QMainWindow):
     def wait_for_tokenizer(self, timeout_ms: int = 60_000) -> str:
         return self.tokenizers.wait(timeout_ms)
 
+    def export_tokenizer(self, path: str | Path, fmt: str = "hf", step: int | None = None) -> bool:
+        return self.exporter.export(path, fmt, step=step)
+
     def show_model(self, timeline: Timeline, path: Path) -> None:
         """Show a loaded model: its vocabulary, settings and summary."""
         if self.training_engine.is_running:
@@ -459,6 +467,7 @@ class MainWindow(QMainWindow):
         self.training_engine.shutdown()
         self.files.shutdown()
         self.tokenizers.shutdown()
+        self.exporter.shutdown()
         self.animation.shutdown()
         self.sessions.shutdown()
         self.docks.shutdown()

@@ -1,8 +1,10 @@
 """`Presenter`: presenter mode for projectors (F5 toggles, Esc leaves).
 
 Full screen with one or two panels (a lesson's ``window.lesson_panel_ids``, else the panel in
-front of the central tab group), fonts scaled (``AppSettings.presenter_scale()``, 1.5x-3x), the
-high-contrast palette, thicker cursors (``tokviz.panels.base.highlight_width``), and a caption
+front of the central tab group), each laid out for the back row (``Panel.set_presenting``) and
+two sharing the width, fonts scaled (``AppSettings.presenter_scale()``, 1.5x-3x, lowered in
+steps until the window fits the screen), the high-contrast palette (outlined check boxes:
+``tokviz.app.theme.OutlinedIndicatorStyle``), thicker cursors (``highlight_width``), and a caption
 bar at the bottom saying what is on screen (step k of n and the merge just applied, or the
 lesson's caption set with ``window.set_caption``). Left/Right/PageUp/PageDown/Space step the
 timeline (or a running lesson: ``window.lesson_next()``/``lesson_prev()``) wherever the focus
@@ -11,26 +13,18 @@ is, except while typing. Leaving restores the exact previous layout, fonts and p
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import (
-    QAbstractSpinBox,
-    QApplication,
-    QComboBox,
-    QLabel,
-    QLineEdit,
-    QPlainTextEdit,
-    QTextEdit,
-    QToolBar,
-    QWidget,
-)
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QLabel, QToolBar, QWidget
 
 from tokviz.engine.display import visible_token
-from tokviz.engine.settings import LAYOUT_VERSION, clamp_presenter_scale
+from tokviz.engine.settings import LAYOUT_VERSION, PRESENTER_SCALE_MIN, clamp_presenter_scale
 from tokviz.panels.base import HIGHLIGHT_WIDTH_PROPERTY
+from tokviz.panels.timeline_transport import focus_is_typing
 
 from .session_ops import raised_panel_ids
 
 PRESENTER_HIGHLIGHT = 3.0  # pen width multiplier while presenting
+FIT_STEP = 0.25  # the font scale goes down by this until the panels fit the screen
 SIDE_PANELS = ("training", "vocabulary")  # never the "central" panel picked by default
 
 
@@ -85,12 +79,7 @@ class PresenterKeys(QObject):
         if not isinstance(obj, QWidget) or obj.window() is not self.window:
             return False
         slot = self._action(Qt.Key(event.key()))
-        if slot is None:
-            return False
-        focus = QApplication.focusWidget()
-        if isinstance(focus, (QLineEdit, QAbstractSpinBox, QComboBox)):
-            return False
-        if isinstance(focus, (QPlainTextEdit, QTextEdit)) and not focus.isReadOnly():
+        if slot is None or focus_is_typing():
             return False
         if kind == QEvent.Type.ShortcutOverride:  # ours, not a panel's own shortcut (the timeline's)
             event.accept()
@@ -109,7 +98,8 @@ class Presenter(QObject):
         super().__init__(window)
         self.window = window
         self.panel_ids: list[str] = []
-        self.scale = 1.0
+        self.scale = 1.0  # the scale in use: the one asked for, or less when the panels did not fit
+        self.screen_size: QSize | None = None  # what to fit into (None: the window's screen)
         self._saved: dict | None = None
         self._keys: PresenterKeys | None = None
         self._bar: QToolBar | None = None
@@ -149,6 +139,8 @@ class Presenter(QObject):
             "cancel_keys": w.commands.cancel.shortcuts(),
         }
         self.panel_ids, self.scale = ids, scale
+        for pid in ids:  # each panel lays itself out for the back row (first: it keeps its layout as is)
+            w.docks.panel(pid).set_presenting(True)
         w.commands.cancel.setShortcuts([])  # Esc leaves presenter mode instead
         w.commands.presenter_leave.setEnabled(True)
         w.menuBar().hide()
@@ -169,13 +161,16 @@ class Presenter(QObject):
         self._build_caption_bar()
         w.appearance.set_font_scale(scale, save=False)
         w.appearance.set_high_contrast(True)
+        self.scale = self._fit_scale(scale)
         QApplication.instance().setProperty(HIGHLIGHT_WIDTH_PROPERTY, PRESENTER_HIGHLIGHT)
         tv.set_palette_key("high-contrast")
         self._keys = PresenterKeys(w)
         QApplication.instance().installEventFilter(self._keys)
         w.step_model.step_changed.connect(self._update_caption)
         w.step_model.timeline_changed.connect(self._update_caption)
+        w.installEventFilter(self)  # two panels share the width whatever size the window gets
         w.showFullScreen()
+        self._balance()
         docks[0].raise_()
         w.commands.presenter.setChecked(True)
         self._update_caption()
@@ -187,12 +182,15 @@ class Presenter(QObject):
         w, saved = self.window, self._saved
         self._saved = None
         app = QApplication.instance()
+        w.removeEventFilter(self)
         if self._keys is not None:
             app.removeEventFilter(self._keys)
             self._keys.deleteLater()
             self._keys = None
         w.step_model.step_changed.disconnect(self._update_caption)
         w.step_model.timeline_changed.disconnect(self._update_caption)
+        for dock in w.docks.docks():  # hidden until the normal layout is back: resizing the full-screen
+            dock.hide()  # panels on the way would leave a hidden tab with the presenter's size and layout
         if self._bar is not None:
             w.removeToolBar(self._bar)
             self._bar.deleteLater()
@@ -213,12 +211,40 @@ class Presenter(QObject):
         w.menuBar().setVisible(saved["menu"])
         w.statusBar().setVisible(saved["status"])
         w.restoreState(saved["state"], LAYOUT_VERSION)
+        for pid in self.panel_ids:  # last: the panels' own layouts as they were
+            w.docks.panel(pid).set_presenting(False)
         # once more after the window has its size again: dock splits are kept to the pixel
         QTimer.singleShot(0, w, lambda: self.active or w.restoreState(saved["state"], LAYOUT_VERSION))
         w.commands.cancel.setShortcuts(saved["cancel_keys"])
         w.commands.presenter_leave.setEnabled(False)
         w.commands.presenter.setChecked(False)
         self.active_changed.emit(False)
+
+    def _fit_scale(self, scale: float) -> float:
+        """The largest font scale <= `scale` (in `FIT_STEP`s, at least the minimum) at which the
+        window's minimum size fits the screen: two panels never push the window off a projector."""
+        w = self.window
+        screen = self.screen_size or (w.screen().geometry().size() if w.screen() is not None else None)
+        while screen is not None and scale > PRESENTER_SCALE_MIN:
+            QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # sizes after hiding parts
+            need = w.minimumSizeHint()
+            if need.width() <= screen.width() and need.height() <= screen.height():
+                break
+            scale = max(PRESENTER_SCALE_MIN, scale - FIT_STEP)
+            w.appearance.set_font_scale(scale, save=False)
+        return scale
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self.window and event.type() == QEvent.Type.Resize:
+            QTimer.singleShot(0, self, self._balance)  # once the window's layout has the new size
+        return False
+
+    def _balance(self) -> None:
+        """Two panels get half of the width each (or as near as their minimum widths allow)."""
+        w = self.window
+        if self.active and len(self.panel_ids) == 2:
+            half = w.width() // 2
+            w.resizeDocks([w.docks.dock(p) for p in self.panel_ids], [half, half], Qt.Orientation.Horizontal)
 
     def normal_layout(self) -> tuple | None:
         """(geometry, dock state, size) of the window before presenting, or None when not presenting."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 
 SHOW_STEP = 40  # an early merge: common pairs, easy to read
 PROJECTOR = (1280, 720)  # the offscreen "screen" is 800 x 800; show what a 720p projector shows
@@ -20,7 +20,8 @@ def take_presenter_screenshots(window, out_dir: Path, theme: str, settle: Callab
     model = window.step_model
     if model.timeline is None:
         return written
-    before = model.step
+    before, fit = model.step, window.presenter.screen_size
+    window.presenter.screen_size = QSize(*PROJECTOR)
     for name, panels in (("timeline", ["timeline"]), ("token_view", ["timeline", "token_view"])):
         model.set_step(min(SHOW_STEP, model.n_steps))
         window.enter_presenter(panels)
@@ -39,4 +40,5 @@ def take_presenter_screenshots(window, out_dir: Path, theme: str, settle: Callab
             window.leave_presenter()
             settle()
     model.set_step(before)
+    window.presenter.screen_size = fit
     return written

@@ -2,7 +2,7 @@
 
 `Appearance` owns the theme choice (``system``, ``light``, ``dark``; "system" follows the
 desktop's colour scheme and its changes) and the font scale (Ctrl+= / Ctrl+- / Ctrl+0). Both are
-applied application-wide (Fusion style + palette, `QApplication.setFont`), so every panel, present
+applied application-wide (Fusion style in `OutlinedIndicatorStyle` + palette, `QApplication.setFont`), so every panel, present
 or future, follows without code of its own; panels only read the palette when painting and
 rebuild monospace fonts on `FontChange` (see `tokviz.panels.base`). New palettes (for example a
 high-contrast classroom palette) are added to `PALETTES`.
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QStyleFactory
+from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleFactory
 
 from tokviz.engine.settings import THEMES, AppSettings, clamp_font_scale
 
@@ -81,6 +81,48 @@ def high_contrast_palette(dark: bool) -> QPalette:
     )
 
 
+PE = QStyle.PrimitiveElement
+OUTLINED = {PE.PE_IndicatorCheckBox: "box", PE.PE_IndicatorRadioButton: "round", PE.PE_FrameLineEdit: "frame",
+            PE.PE_Frame: "frame"}
+
+
+class OutlinedIndicatorStyle(QProxyStyle):
+    """Fusion; with `outlined` (the high-contrast palettes) check boxes, radio buttons, text
+    fields, spin boxes and framed views are outlined in the text colour.
+
+    Fusion outlines them in the window colour made darker: invisible on the black of the dark
+    high-contrast palette (and faint on its white). The style stays installed: switching styles
+    while presenting leaves Qt's cached combo box sizes at the presenter's font size."""
+
+    outlined = False
+
+    def drawPrimitive(self, element, option, painter, widget=None) -> None:
+        super().drawPrimitive(element, option, painter, widget)
+        shape = OUTLINED.get(element) if self.outlined else None
+        if shape is not None and (shape != "frame" or option.rect.height() > 4):
+            _outline(painter, option, shape)
+
+    def drawComplexControl(self, control, option, painter, widget=None) -> None:
+        super().drawComplexControl(control, option, painter, widget)
+        if self.outlined and control == QStyle.ComplexControl.CC_SpinBox and option.frame:
+            _outline(painter, option, "frame")
+
+
+def _outline(painter: QPainter, option, shape: str) -> None:
+    """Draw the outline of `option.rect` (a box, a circle, or a thin frame) in the text colour."""
+    width = 1.0 if shape == "frame" else max(1.5, option.rect.height() / 9)
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, shape != "frame")
+    painter.setPen(QPen(option.palette.color(Role.Text), width))
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    r = option.rect.toRectF().adjusted(width / 2, width / 2, -width / 2, -width / 2)
+    if shape == "round":
+        painter.drawEllipse(r)
+    else:
+        painter.drawRect(r)
+    painter.restore()
+
+
 _base_font: QFont | None = None
 
 PALETTES: dict[str, Callable[[], QPalette]] = {"light": light_palette, "dark": dark_palette}
@@ -112,8 +154,8 @@ class Appearance(QObject):
         self._base_font = QFont(_base_font)
         self._theme = settings.theme()
         self._scale = settings.font_scale()
-        if "Fusion" in QStyleFactory.keys() and app.style().name().lower() != "fusion":
-            app.setStyle("Fusion")
+        if "Fusion" in QStyleFactory.keys() and not isinstance(app.style(), OutlinedIndicatorStyle):
+            app.setStyle(OutlinedIndicatorStyle("Fusion"))
         app.styleHints().colorSchemeChanged.connect(self._on_color_scheme_changed)
         self._apply_theme()
         self._apply_font()
@@ -148,6 +190,9 @@ class Appearance(QObject):
 
     def _apply_theme(self) -> None:
         resolved = self.resolved_theme
+        style = self.app.style()
+        if isinstance(style, OutlinedIndicatorStyle):
+            style.outlined = self.high_contrast
         if self.high_contrast:
             self.app.setPalette(high_contrast_palette(resolved == "dark"))
         else:
@@ -191,4 +236,7 @@ class Appearance(QObject):
         else:
             font.setPixelSize(max(6, round(self._base_font.pixelSize() * self._scale)))
         self.app.setFont(font)
+        # now, not later: hidden widgets get the font in posted events, and a window resized before
+        # they arrive (leaving presenter mode) would be held to their old, larger minimum sizes
+        self.app.sendPostedEvents(None, QEvent.Type.ApplicationFontChange)
         self.font_scale_changed.emit(self._scale)

@@ -61,6 +61,8 @@ def write_atomic(path: Path, data: bytes) -> None:
     except OSError as exc:
         raise TokvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
     try:
+        if hasattr(os, "fchmod"):  # mkstemp makes 0600; a saved file gets the usual mode
+            os.fchmod(fd, _new_file_mode(path))
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -72,6 +74,26 @@ def write_atomic(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise TokvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
+
+
+def _new_file_mode(path: Path) -> int:
+    """The mode of the file being replaced, else 0666 minus the umask (what ``open`` would give)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it (``os.umask`` would, racing other threads)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
 
 
 def _need(cond: bool, what: str) -> None:
@@ -165,33 +187,38 @@ def model_from_json(d: object):
 def load_timeline(path: str | os.PathLike) -> Timeline:
     """Read a model file written by `save_timeline`."""
     path = Path(path)
-    d = _read_json(path)
+    d = read_json(path)
     try:
         return timeline_from_json(d)
     except ModelFormatError as exc:
         raise ModelFormatError(f"{path}: {exc}") from None
 
 
-def _read_json(path: Path) -> object:
-    """The JSON value in `path`; `ModelFormatError` saying what is wrong otherwise."""
+def read_file(path: Path, error: type[TokvizError] = ModelFormatError) -> bytes:
+    """The bytes in `path`; `error` ("no such file", "cannot read (...)") otherwise."""
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
-        raise ModelFormatError(f"{path}: no such file") from None
+        raise error(f"{path}: no such file") from None
     except OSError as exc:
-        raise ModelFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def read_json(path: Path, error: type[TokvizError] = ModelFormatError, *, kind: str = "model") -> object:
+    """The JSON value in a tokviz `kind` file ("model", "session"); `error` saying what is wrong
+    otherwise."""
+    raw = read_file(path, error)
     try:
-        d = json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise ModelFormatError(f"{path}: not a tokviz model file (not UTF-8 JSON)") from None
+        raise error(f"{path}: not a tokviz {kind} file (not UTF-8 JSON)") from None
     except json.JSONDecodeError as exc:
-        raise ModelFormatError(
-            f"{path}: not a valid model file (JSON error at line {exc.lineno}, column {exc.colno}; "
+        raise error(
+            f"{path}: not a valid {kind} file (JSON error at line {exc.lineno}, column {exc.colno}; "
             f"truncated?)"
         ) from None
     except RecursionError:
-        raise ModelFormatError(f"{path}: not a valid model file (JSON nested too deeply)") from None
-    return d
+        raise error(f"{path}: not a valid {kind} file (JSON nested too deeply)") from None
 
 
 # -- any algorithm: BPE (tokviz-model), WordPiece (tokviz-wordpiece), Unigram (tokviz-unigram) --
@@ -208,7 +235,7 @@ def save_model(timeline, path: str | os.PathLike) -> None:
 def load_model(path: str | os.PathLike):
     """Read a model file of any tokviz format: a `Timeline`, `WordPieceTimeline` or `UnigramTimeline`."""
     path = Path(path)
-    d = _read_json(path)
+    d = read_json(path)
     try:
         return model_from_json(d)
     except ModelFormatError as exc:

@@ -214,11 +214,16 @@ def merge_tree(timeline: Timeline, token_id: int, *, max_nodes: int = 2000) -> T
     >>> t = merge_tree(tl, 4); (t.rank, [c.id for c in t.children], t.leaves())
     (1, [3, 2], [0, 1, 2])
     """
-    base, steps = timeline.base_size, timeline.steps
+    return steps_tree(timeline.steps, timeline.base_size, token_id, max_nodes=max_nodes)
+
+
+def steps_tree(steps, first: int, token_id: int, *, max_nodes: int = 2000) -> TreeNode:
+    """The tree of `token_id` when merge step r (with a ``pair``) made id ``first + r``; other ids
+    are leaves, and so is everything past `max_nodes` nodes."""
     budget = [max_nodes]
 
     def build(i: int) -> TreeNode:
-        r = i - base
+        r = i - first
         budget[0] -= 1
         if not 0 <= r < len(steps) or budget[0] <= 0:
             return TreeNode(i, r if 0 <= r < len(steps) else None)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .replay import Segmentation, TraceStep, TreeNode
+from .replay import Segmentation, TraceStep, TreeNode, steps_tree
 
 
 def segment_pieces(timeline, tokenizer, text: str, k: int) -> Segmentation:
@@ -116,18 +116,7 @@ def wordpiece_decision(timeline, k: int) -> ScoredDecision:
 def wordpiece_tree(timeline, token_id: int, *, max_nodes: int = 2000) -> TreeNode:
     """A WordPiece token down to its (``##``) characters; base symbols and specials are leaves."""
     first = timeline.n_special + timeline.base_size  # id of the first merge
-    steps = timeline.steps
-    budget = [max_nodes]
-
-    def build(i: int) -> TreeNode:
-        r = i - first
-        budget[0] -= 1
-        if not 0 <= r < len(steps) or budget[0] <= 0:
-            return TreeNode(i, r if 0 <= r < len(steps) else None)
-        a, b = steps[r].pair
-        return TreeNode(i, r, (build(a), build(b)))
-
-    return build(int(token_id))
+    return steps_tree(timeline.steps, first, token_id, max_nodes=max_nodes)
 
 
 def wordpiece_trace(tokenizer, word: str, k: int | None = None) -> list[TraceStep]:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .algorithms import settings_from_json, settings_to_json
 from .errors import TokvizError
-from .model_io import model_from_json, model_to_json, write_atomic
+from .model_io import model_from_json, model_to_json, read_json, write_atomic
 
 FORMAT_NAME = "tokviz-session"
 FORMAT_VERSION = 1
@@ -202,21 +202,7 @@ def save_session(session: Session, path: str | os.PathLike) -> None:
 
 def load_session(path: str | os.PathLike) -> Session:
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise SessionFormatError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise SessionFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        d = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise SessionFormatError(f"{path}: not a tokviz session (not UTF-8 JSON)") from None
-    except json.JSONDecodeError as exc:
-        raise SessionFormatError(f"{path}: not a valid session file (JSON error at line {exc.lineno}, "
-                                 f"column {exc.colno}; truncated?)") from None
-    except RecursionError:
-        raise SessionFormatError(f"{path}: not a valid session file (JSON nested too deeply)") from None
+    d = read_json(path, SessionFormatError, kind="session")
     try:
         return Session.from_json(d)
     except SessionFormatError as exc:

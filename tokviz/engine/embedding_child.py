@@ -17,30 +17,27 @@ process (``python -m tokviz.engine.embedding_child``) and reads the events from 
 trainer's Python code between its numpy calls then never competes with the window for the GUI
 process's GIL, the heatmap's similarity matrix and reordering are computed there too (the
 window only draws them), and the process runs at a lower CPU priority, so on a busy machine the
-window wins. Frames are length-prefixed pickles (`tokviz.engine.training_child.write_frame`);
-arrays follow their frame as raw bytes, read straight into a numpy buffer.
+window wins. Frames are length-prefixed pickles (`tokviz.engine.child_process`); arrays follow
+their frame as raw bytes, read straight into a numpy buffer.
 
 Pure Python + numpy (no Qt): the child process imports only the core and this module.
 """
 
 from __future__ import annotations
 
-import os
-import pickle
-import signal
-import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from tokviz.core import Cancelled, TokvizError
+from tokviz.core import Cancelled
 from tokviz.core.embeddings import EmbeddingTable, EmbedTrainer, EmbedTrainSettings, compute_similarity
 
-from .training_child import BATCH_SECONDS, read_frame, write_frame
+from .child_process import (JOB_ERRORS, child_pipes, exit_child, read_event, read_frame, run_child, watch_parent,
+                            write_event)
+from .training_child import BATCH_SECONDS
 
 SNAPSHOT_SECONDS = 0.25  # how often the live heatmap gets a new similarity view while training
 TABLE_BYTES_PER_SECOND = 16e6  # bandwidth for whole-table snapshots (a 1000 x 256 table: 4 per second)
@@ -107,41 +104,6 @@ def embedding_events(
     yield ("finished", (trainer.embeddings().vectors, trainer.step, trainer.positional()))
 
 
-# -- frames with raw arrays -----------------------------------------------------------------------
-
-
-def write_event(fd: int, kind: str, payload: object = None, array: np.ndarray | None = None) -> None:
-    """One frame ``(kind, payload, (shape, dtype) or None)``, then the array's bytes."""
-    if array is None:
-        write_frame(fd, (kind, payload, None))
-        return
-    a = np.ascontiguousarray(array)
-    write_frame(fd, (kind, payload, (a.shape, a.dtype.str)))
-    view = memoryview(a).cast("B")
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def read_event(fd: int) -> tuple[str, object, np.ndarray | None]:
-    """Read what `write_event` wrote; `EOFError` when the pipe is closed."""
-    kind, payload, spec = read_frame(fd)
-    if spec is None:
-        return kind, payload, None
-    array = np.empty(spec[0], dtype=np.dtype(spec[1]))
-    view, done = memoryview(array).cast("B"), 0
-    while done < len(view):
-        if hasattr(os, "readv"):  # straight into the array; the GIL is free while it waits
-            n = os.readv(fd, [view[done:]])
-        else:  # pragma: no cover - Windows
-            chunk = os.read(fd, len(view) - done)
-            n = len(chunk)
-            view[done : done + n] = chunk
-        if n == 0:
-            raise EOFError("the other side closed the pipe")
-        done += n
-    return kind, payload, array
-
-
 def _send_events(fd_out: int, events: Iterator[Event]) -> None:
     for kind, payload in events:
         if kind == "progress":
@@ -164,12 +126,7 @@ def child_main() -> int:
     Writes event frames to stdout, ending with ``finished``, ``cancelled``, ``failed`` (message)
     or ``error`` (traceback).
     """
-    fd_in, fd_out = os.dup(0), os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.dup2(2, 1)  # stray prints go to stderr, never into the event pipe
-    sys.stdin = None
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C in the terminal is the window's business
+    fd_in, fd_out = child_pipes()
     stop = threading.Event()
     spec: list[ViewSpec | None] = [None]
     try:
@@ -178,46 +135,26 @@ def child_main() -> int:
         if source is not None:
             _, _, vectors = read_event(fd_in)
             init = EmbeddingTable(vectors, source)
-    except (EOFError, pickle.UnpicklingError, ValueError, TypeError):
+    except JOB_ERRORS:
         return 1
 
-    def watch_parent() -> None:
-        try:
-            while True:
-                message = read_frame(fd_in)
-                if not (isinstance(message, tuple) and message[0] == "view"):
-                    break
-                spec[0] = message[1]
-        except Exception:  # noqa: BLE001 - end of input or garbage: stop either way
-            pass
-        stop.set()
+    def on_frame(message: object) -> bool:
+        if not (isinstance(message, tuple) and message[0] == "view"):
+            return False
+        spec[0] = message[1]
+        return True
 
-    threading.Thread(target=watch_parent, name="watch-parent", daemon=True).start()
-    try:
+    watch_parent(fd_in, stop, on_frame)
+
+    def run() -> None:
         sequences = np.split(ids, np.cumsum(lengths)[:-1]) if len(lengths) else []
         _send_events(fd_out, embedding_events(sequences, n_vocab, settings, init, should_stop=stop.is_set,
                                               view_spec=lambda: spec[0]))
-    except Cancelled:
-        write_event(fd_out, "cancelled")
-    except TokvizError as exc:
-        write_event(fd_out, "failed", str(exc))
-    except MemoryError:
-        write_event(fd_out, "failed", "out of memory: try a smaller D or corpus")
-    except OSError:  # the window went away
-        return 1
-    except Exception:  # noqa: BLE001 - report, never leave the parent waiting
-        try:
-            write_event(fd_out, "error", traceback.format_exc())
-        except OSError:
-            pass
-        return 1
-    return 0
+
+    return run_child(run, fd_out, memory_hint="try a smaller D or corpus")
 
 
 if __name__ == "__main__":
     from tokviz.engine.embedding_child import child_main as main  # pickles name that module, not __main__
 
-    status = main()
-    sys.stderr.flush()
-    # exit at once: a normal interpreter shutdown would wait on the thread blocked reading stdin
-    os._exit(status)
+    exit_child(main)

@@ -18,24 +18,19 @@ What this leaves out: the maths (``tokviz.core.embeddings``) and drawing (the pa
 from __future__ import annotations
 
 import gc
-import os
 import re
-import subprocess
-import sys
-import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
+from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 
-import tokviz
-from tokviz.core import Cancelled, Timeline, TokvizError
+from tokviz.core import Cancelled, Timeline
 from tokviz.core.embeddings import EmbeddingTable, EmbedTrainSettings, SimilarityView, compute_similarity
 
+from .child_process import ChildProcess, ChildWorkerMixin, write_event, write_frame
 from .display import visible_token
-from .embedding_child import CHILD_NICENESS, SNAPSHOT_SECONDS, TrainingInfo, ViewSpec, read_event, write_event
-from .training_child import write_frame
+from .embedding_child import CHILD_NICENESS, SNAPSHOT_SECONDS, TrainingInfo, ViewSpec
+from .record_model import RIGHT, RecordModel
 from .workers import BackgroundEngine, BackgroundWorker
 
 __all__ = ["EmbeddingEngine", "EmbeddingTrainingWorker", "NeighboursModel", "SNAPSHOT_SECONDS", "SimilarityView",
@@ -43,7 +38,6 @@ __all__ = ["EmbeddingEngine", "EmbeddingTrainingWorker", "NeighboursModel", "SNA
 
 MAX_CORPUS_CHARS = 400_000  # characters of the corpus used for training embeddings
 MAX_TEXT_TOKENS = 512  # tokens of the current text kept (heatmap rows, positional row labels)
-CHILD_EXIT_SECONDS = 3.0  # after a stop, how long the training process may take before it is killed
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 
 
@@ -113,7 +107,7 @@ def encode_current_text(corpus: TokenizedCorpus, text: str, *, should_stop=lambd
     return replace(corpus, text_ids=ids)
 
 
-class EmbeddingTrainingWorker(BackgroundWorker):
+class EmbeddingTrainingWorker(ChildWorkerMixin, BackgroundWorker):
     """Trains embeddings in a child process (`tokviz.engine.embedding_child`) and relays its
     events: steps every ~50 ms, table snapshots, and ready-to-draw similarity views."""
 
@@ -126,32 +120,11 @@ class EmbeddingTrainingWorker(BackgroundWorker):
         super().__init__(run_id)
         self.corpus, self.settings, self.init, self.view = corpus, settings, init, view
         self.pid: int | None = None  # of the training process, while it runs
-        self._proc: subprocess.Popen | None = None
-        self._stdin_lock = threading.Lock()
-        self._ended = False
 
     def set_view(self, view: ViewSpec) -> None:
         """Ask for views of other tokens (thread-safe, never waits)."""
         self.view = view
-        self._send(("view", view), wait=False)
-
-    def cancel(self) -> None:
-        """Stop at the next step; the training process is told to stop too (thread-safe, never
-        waits: while the job is still being written, the worker sends the stop afterwards)."""
-        super().cancel()
-        self._send("stop", wait=False)
-
-    def _send(self, obj: object, *, wait: bool = True) -> None:
-        if not self._stdin_lock.acquire(blocking=wait):
-            return
-        try:
-            proc = self._proc
-            if proc is not None and proc.stdin is not None and not proc.stdin.closed:
-                write_frame(proc.stdin.fileno(), obj)
-        except (OSError, ValueError):  # already gone or closed
-            pass
-        finally:
-            self._stdin_lock.release()
+        self.send_to_child(("view", view))
 
     def work(self) -> tuple[EmbeddingTable, np.ndarray | None]:
         seqs = self.corpus.sequences
@@ -159,63 +132,33 @@ class EmbeddingTrainingWorker(BackgroundWorker):
         lengths = np.array([len(x) for x in seqs], dtype=np.int64)
         init, view = self.init, self.view
         self.check_cancelled()
-        proc = _start_child("tokviz.engine.embedding_child")
-        ended = False
-        try:
-            with self._stdin_lock:  # (the GUI thread's sends skip meanwhile; caught up below)
-                self._proc, self.pid = proc, proc.pid
-                fd = proc.stdin.fileno()
-                write_frame(fd, (ids, lengths, self.corpus.n_vocab, self.settings, view,
-                                 None if init is None else init.source))
-                if init is not None:
-                    write_event(fd, "table", None, init.vectors)
-            if self.should_stop():
-                self._send("stop")
-            elif self.view != view:
-                self._send(("view", self.view))
-            result = self._relay(proc)
-            ended = True
-            return result
-        except (BrokenPipeError, EOFError):
-            self.check_cancelled()
-            ended = True
-            raise RuntimeError(f"the training process stopped unexpectedly (exit code {proc.wait()})") from None
-        except (Cancelled, TokvizError, RuntimeError):
-            ended = self._ended
-            raise
-        finally:
-            with self._stdin_lock:
-                self._proc = None
-                try:
-                    proc.stdin.close()
-                except OSError:
-                    pass
-            if not ended:  # cancelled meanwhile: nothing to wait for (it may be blocked writing)
-                proc.kill()
-            try:
-                proc.wait(CHILD_EXIT_SECONDS)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            proc.stdout.close()
+        child = self._child = ChildProcess("tokviz.engine.embedding_child", niceness=CHILD_NICENESS)
+        self.pid = child.pid
 
-    def _relay(self, proc: subprocess.Popen) -> tuple[EmbeddingTable, np.ndarray | None]:
+        def write_job(fd: int) -> None:
+            write_frame(fd, (ids, lengths, self.corpus.n_vocab, self.settings, view,
+                             None if init is None else init.source))
+            if init is not None:
+                write_event(fd, "table", None, init.vectors)
+
+        try:
+            child.write_job(write_job, self.should_stop)
+            if self.view != view:  # changed meanwhile: caught up here
+                child.send(("view", self.view), wait=True)
+            return self._relay(child)
+        except (BrokenPipeError, EOFError):
+            raise child.crash_error(self.check_cancelled) from None
+        finally:
+            child.close(kill_unfinished=True)  # cancelled meanwhile: nothing to wait for
+
+    def _relay(self, child: ChildProcess) -> tuple[EmbeddingTable, np.ndarray | None]:
         """Turn the process's events into signals until it ends; return the trained table and the
         learned position table (None without positions)."""
-        rid, fd = self.run_id, proc.stdout.fileno()
-        self._ended = False  # the process sent its last event
-        while True:
-            kind, payload, array = read_event(fd)
-            self._ended = kind in ("finished", "cancelled", "failed", "error")
+        rid = self.run_id
+        for kind, payload, array in child.events(self.check_cancelled):
             if kind == "finished":
                 steps, positions = payload
                 return EmbeddingTable(array, f"trained ({steps} steps, D={self.settings.dim})"), positions
-            if kind == "cancelled":
-                raise Cancelled()
-            if kind == "failed":
-                raise TokvizError(payload)
-            if kind == "error":
-                raise RuntimeError(f"the training process failed:\n{payload}")
             self.check_cancelled()
             if kind == "prepared":
                 self.prepared.emit(rid, payload)
@@ -227,26 +170,7 @@ class EmbeddingTrainingWorker(BackgroundWorker):
                 self.progressed.emit(rid, steps, table)
                 if view is not None:
                     self.view_ready.emit(rid, view)
-
-
-def _start_child(module: str) -> subprocess.Popen:
-    """``python -m module`` with pipes, importing this tokviz, at a lower CPU priority than the window
-    (`CHILD_NICENESS`), its BLAS leaving a core free."""
-    env = dict(os.environ)
-    root = str(Path(tokviz.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
-    threads = str(max(1, (os.cpu_count() or 2) - 1))  # BLAS threads: one core stays free
-    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        env.setdefault(name, threads)
-    proc = subprocess.Popen([sys.executable, "-m", module], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            env=env, bufsize=0)
-    if hasattr(os, "setpriority"):  # at once, before it spends CPU on its imports
-        try:
-            own = os.getpriority(os.PRIO_PROCESS, 0)
-            os.setpriority(os.PRIO_PROCESS, proc.pid, min(19, own + CHILD_NICENESS))
-        except OSError:  # pragma: no cover - not allowed or already gone: normal priority
-            pass
-    return proc
+        raise RuntimeError("the training process ended without a result")
 
 
 class EmbeddingEngine(BackgroundEngine):
@@ -321,10 +245,10 @@ def _view_spec(view) -> ViewSpec | None:
     return None if view is None else (tuple(int(i) for i in view[0]), bool(view[1]))
 
 
-class NeighboursModel(QAbstractTableModel):
+class NeighboursModel(RecordModel):
     """Nearest neighbours of one token: rank, token, id, cosine similarity."""
 
-    HEADERS = ("#", "Token", "Id", "Cosine")
+    COLUMNS = ("#", "Token", "Id", "Cosine")
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -341,9 +265,6 @@ class NeighboursModel(QAbstractTableModel):
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.HEADERS)
-
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
@@ -352,12 +273,7 @@ class NeighboursModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return (str(index.row() + 1), label, str(tid), f"{score:.3f}")[col]
         if role == Qt.ItemDataRole.TextAlignmentRole and col != 1:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return RIGHT
         if role == Qt.ItemDataRole.UserRole:
             return (index.row() + 1, label, tid, score)[col]
-        return None
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal and 0 <= section < 4:
-            return self.HEADERS[section]
         return None

@@ -7,18 +7,20 @@ What this leaves out: running the finder (``pretrained_tasks.find_glitches``) an
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from tokviz.core.pretrained.glitch_report import REASONS, GlitchReport, GlitchRow
 
 from .display import hex_bytes, visible_token
+from .record_model import RIGHT, RecordModel
 
 COLUMNS = ("ID", "Token", "Reason")
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
-_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
-class GlitchModel(QAbstractTableModel):
+class GlitchModel(RecordModel):
+    COLUMNS = COLUMNS
+
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._all: list[GlitchRow] = []
@@ -54,19 +56,6 @@ class GlitchModel(QAbstractTableModel):
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 3:
-            return COLUMNS[section]
-        return None
-
-    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
@@ -80,7 +69,7 @@ class GlitchModel(QAbstractTableModel):
         if role == ID_ROLE:
             return r.id
         if role == Qt.ItemDataRole.TextAlignmentRole and c == 0:
-            return _RIGHT
+            return RIGHT
         if role == Qt.ItemDataRole.ToolTipRole:
             tip = f"id {r.id}: {hex_bytes(r.token)}"
             if r.ids:

@@ -18,22 +18,17 @@ What this leaves out: where the corpus text comes from (the corpus panel), the v
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import threading
 import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-import tokviz
-from tokviz.core import Cancelled, Timeline, TokvizError, TrainSettings
+from tokviz.core import Timeline, TrainSettings
 from tokviz.core.algorithms import empty_copy, make_training, step_noun
 
+from .child_process import ChildProcess, ChildWorkerMixin, write_frame
 from .training_child import (
     STAGE_COUNTING,
     STAGE_PARSING,
@@ -41,9 +36,7 @@ from .training_child import (
     STAGE_TRAINING,
     CorpusInput,
     Event,
-    read_frame,
     training_events,
-    write_frame,
 )
 from .workers import BackgroundEngine, BackgroundWorker, background_mode
 
@@ -59,7 +52,6 @@ RATE_WINDOW_SECONDS = 2.0
 TICK_MS = 250  # progress refresh while counting (the elapsed time keeps moving)
 PROCESS_MIN_CHARS = 1_500_000  # corpora at least this long train in a separate process
 PIECE_CHARS = 1 << 20  # the text goes to the training process in pieces of this many characters
-CHILD_EXIT_SECONDS = 3.0  # after a cancel, how long the process may take before it is killed
 
 
 @dataclass(frozen=True)
@@ -80,7 +72,7 @@ class TrainingProgress:
         return STAGE_LABELS.get(self.stage, self.stage)
 
 
-class TrainingWorker(BackgroundWorker):
+class TrainingWorker(ChildWorkerMixin, BackgroundWorker):
     """Runs one training. Emits batches of `MergeStep`s via `steps_ready`; its result is the
     finished `Timeline`."""
 
@@ -95,8 +87,6 @@ class TrainingWorker(BackgroundWorker):
         self.settings = settings
         self.corpus = corpus
         self.use_process = corpus.n_chars >= PROCESS_MIN_CHARS if use_process is None else use_process
-        self._proc: subprocess.Popen | None = None
-        self._stdin_lock = threading.Lock()
 
     def work(self) -> Timeline:
         rid = self.run_id
@@ -125,80 +115,29 @@ class TrainingWorker(BackgroundWorker):
             yield from training_events(self.settings, self.corpus, should_stop=self.should_stop,
                                        mp_context=None, processes=1)
 
-    def cancel(self) -> None:
-        """Stop at the next check; a training process is told to stop too (thread-safe)."""
-        super().cancel()
-        self._send("stop")
-
-    def _send(self, obj: object) -> None:
-        """Write one pickle to the training process (from the worker or the GUI thread)."""
-        with self._stdin_lock:
-            proc = self._proc
-            if proc is None or proc.stdin is None or proc.stdin.closed:
-                return
-            try:
-                write_frame(proc.stdin.fileno(), obj)
-            except (OSError, ValueError):  # already gone or closed
-                pass
-
     def _process_events(self) -> Iterator[Event]:
         with background_mode():  # unpickling thousands of merges must not trigger a full GC
             yield from self._process_events_unpaused()
 
     def _process_events_unpaused(self) -> Iterator[Event]:
-        env = dict(os.environ)
-        root = str(Path(tokviz.__file__).resolve().parents[1])  # the child imports this tokviz
-        env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
-        proc = subprocess.Popen([sys.executable, "-m", "tokviz.engine.training_child"],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
-        self._proc = proc
-        ended = False
-        try:
+        child = self._child = ChildProcess("tokviz.engine.training_child")
+
+        def write_job(fd: int) -> None:
             pieces = list(self.corpus.iter_pieces(PIECE_CHARS))
-            self._send((self.settings, self.corpus.word_counts, self.corpus.name, len(pieces)))
+            write_frame(fd, (self.settings, self.corpus.word_counts, self.corpus.name, len(pieces)))
             for piece in pieces:
                 self.check_cancelled()
-                self._send(piece.encode("utf-8", "surrogatepass"))
-            del pieces
-            while True:
-                try:
-                    kind, payload = read_frame(proc.stdout.fileno())
-                except EOFError:
-                    self.check_cancelled()
-                    raise RuntimeError(
-                        f"the training process stopped unexpectedly (exit code {proc.wait()})"
-                    ) from None
-                if kind == "done":
-                    ended = True
-                    return
-                if kind == "cancelled":
-                    ended = True
-                    raise Cancelled()
-                if kind == "failed":
-                    ended = True
-                    raise TokvizError(payload)
-                if kind == "error":
-                    ended = True
-                    raise RuntimeError(f"the training process failed:\n{payload}")
+                write_frame(fd, piece.encode("utf-8", "surrogatepass"))
+
+        try:
+            child.write_job(write_job, self.should_stop)
+            for kind, payload, _ in child.events(self.check_cancelled):
                 yield kind, payload
         except BrokenPipeError:
-            self.check_cancelled()
-            raise RuntimeError(f"the training process stopped unexpectedly (exit code {proc.wait()})") from None
+            raise child.crash_error(self.check_cancelled) from None
         finally:
-            if not ended:
-                self.cancel()
-            with self._stdin_lock:
-                try:
-                    proc.stdin.close()
-                except OSError:
-                    pass
-            try:
-                proc.wait(CHILD_EXIT_SECONDS)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            proc.stdout.close()
-            self._proc = None
+            child.close()  # one that has not ended gets the end of input: its "stop"
+            self._child = None
 
 
 class TrainingEngine(BackgroundEngine):

@@ -11,7 +11,7 @@ event tuples, batching merges at most every 50 ms:
 
 `TrainingWorker` iterates it directly on its thread for small corpora, or runs `child_main` in a
 child process (``python -m tokviz.engine.training_child``) for large ones and reads the same
-events from its stdout (length-prefixed pickles, see `write_frame`). In a separate process the
+events from its stdout (length-prefixed pickles, see `tokviz.engine.child_process`). In a separate process the
 core's long C-level operations (counting millions of chunks, building the trainer's tables,
 freeing them) cannot hold the GUI process's GIL, so the window never stalls.
 
@@ -20,19 +20,17 @@ Pure Python (no Qt): the child process imports only the core and this module.
 
 from __future__ import annotations
 
-import os
-import pickle
 import signal
-import struct
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from tokviz.core import Cancelled, TokvizError, TrainSettings, parse_word_counts
+from tokviz.core import Cancelled, TrainSettings, parse_word_counts
 from tokviz.core.algorithms import empty_copy, make_training  # BPE, WordPiece or Unigram
+
+from .child_process import JOB_ERRORS, child_pipes, exit_child, read_frame, run_child, watch_parent, write_event
 
 BATCH_SECONDS = 0.05
 
@@ -116,95 +114,35 @@ def training_events(
     yield ("finished", timeline.n_steps)
 
 
-# -- the pipe protocol: length-prefixed pickles on raw file descriptors ---------------------------
-# Raw os.read/os.write hold no Python-level lock, so a thread blocked reading can never deadlock a
-# process forked meanwhile (the counting pool), and no read-ahead buffer can swallow a "stop".
-
-_HEADER = struct.Struct("<Q")
-
-
-def write_frame(fd: int, obj: object) -> None:
-    """Write one pickled object to `fd`."""
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    view = memoryview(_HEADER.pack(len(data)) + data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def _read_exact(fd: int, n: int) -> bytes:
-    chunks, left = [], n
-    while left:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            raise EOFError("the other side closed the pipe")
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
-def read_frame(fd: int) -> object:
-    """Read one object written by `write_frame`; `EOFError` when the pipe is closed."""
-    (n,) = _HEADER.unpack(_read_exact(fd, _HEADER.size))
-    return pickle.loads(_read_exact(fd, n))
-
-
 def child_main() -> int:
     """Entry point of the training process (``python -m tokviz.engine.training_child``).
 
     Reads frames from stdin: the job ``(settings, word_counts, name, n_pieces)``, then the text as
     `n_pieces` UTF-8 byte strings; afterwards any frame (or the end of input: the window went away)
-    means "stop". Writes event frames to stdout, ending with one of ``("done", None)``,
-    ``("cancelled", None)``, ``("failed", message)`` or ``("error", traceback)``.
+    means "stop". Writes events to stdout (`tokviz.engine.child_process`), ending with ``done``,
+    ``cancelled``, ``failed`` (message) or ``error`` (traceback).
     """
-    fd_in, fd_out = os.dup(0), os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.dup2(2, 1)  # stray prints go to stderr, never into the event pipe
-    sys.stdin = None  # a forked pool worker would otherwise try to close it
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C in the terminal is the window's business
+    fd_in, fd_out = child_pipes()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # lets a counting pool shut down
     stop = threading.Event()
     try:
         settings, word_counts, name, n_pieces = read_frame(fd_in)
         text = "".join(read_frame(fd_in).decode("utf-8", "surrogatepass") for _ in range(n_pieces))
-    except (EOFError, pickle.UnpicklingError, ValueError):
+    except JOB_ERRORS:
         return 1
-
-    def watch_parent() -> None:
-        try:
-            read_frame(fd_in)
-        except Exception:  # noqa: BLE001 - end of input or garbage: stop either way
-            pass
-        stop.set()
-
-    threading.Thread(target=watch_parent, name="watch-parent", daemon=True).start()
+    watch_parent(fd_in, stop)
     # counting may fork a pool: safe here (no GUI, and the reader thread holds no Python lock)
     mp_context = "fork" if sys.platform.startswith("linux") else None
-    try:
-        corpus = CorpusInput(text, word_counts, name)
-        del text
-        for event in training_events(settings, corpus, should_stop=stop.is_set, mp_context=mp_context):
-            write_frame(fd_out, event)
-        write_frame(fd_out, ("done", None))
-    except Cancelled:
-        write_frame(fd_out, ("cancelled", None))
-    except TokvizError as exc:
-        write_frame(fd_out, ("failed", str(exc)))
-    except MemoryError:
-        write_frame(fd_out, ("failed", "out of memory: try a smaller corpus"))
-    except OSError:  # the window went away
-        return 1
-    except Exception:  # noqa: BLE001 - report, never leave the parent waiting
-        try:
-            write_frame(fd_out, ("error", traceback.format_exc()))
-        except OSError:
-            pass
-        return 1
-    return 0
+    corpus = CorpusInput(text, word_counts, name)
+    del text
+
+    def run() -> None:
+        for kind, payload in training_events(settings, corpus, should_stop=stop.is_set, mp_context=mp_context):
+            write_event(fd_out, kind, payload)
+        write_event(fd_out, "done")
+
+    return run_child(run, fd_out, memory_hint="try a smaller corpus")
 
 
 if __name__ == "__main__":
-    status = child_main()
-    sys.stderr.flush()
-    # exit at once: a normal interpreter shutdown would wait on the thread blocked reading stdin
-    os._exit(status)
+    exit_child(child_main)

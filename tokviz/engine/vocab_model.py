@@ -19,7 +19,6 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -33,6 +32,8 @@ import numpy as np
 from tokviz.core import UNK_TOKEN, MergeStep, Timeline
 
 from .display import hex_bytes, is_partial_utf8, visible_token
+from .record_model import RIGHT as _RIGHT
+from .record_model import RecordModel
 
 COLUMNS = ("ID", "Token", "Bytes (hex)", "Length", "Merge rank", "Pair count")
 COL_ID, COL_TOKEN, COL_BYTES, COL_LENGTH, COL_RANK, COL_COUNT = range(len(COLUMNS))
@@ -54,7 +55,6 @@ ID_ROLE = Qt.ItemDataRole.UserRole + 4  # token id (int)
 EXTRA_KEY = 1 << 40  # entry keys of extra tokens start here (above any real id)
 BULK_INSERT = 32  # more new rows than this in a sorted view: one layout change, not many inserts
 _NUMERIC = (COL_ID, COL_LENGTH, COL_RANK, COL_COUNT)
-_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 UNIGRAM_COLUMNS = {  # issue 9: what the rank and count columns hold for a Unigram timeline
     COL_RANK: ("Pruned in round", "The round that pruned the piece; empty: in the final vocabulary"),
     COL_COUNT: ("Log-prob", "Natural log-probability of the piece (when pruned, at that time)"),
@@ -80,8 +80,10 @@ def unigram_columns(timeline) -> tuple[list[int], list[float]]:
     return ranks, logp
 
 
-class VocabModel(QAbstractTableModel):
+class VocabModel(RecordModel):
     """Vocabulary table; call `attach(step_model)` to follow the shared timeline."""
+
+    COLUMNS = COLUMNS
 
     counts_changed = Signal(int, int)  # rows shown, tokens in total
 
@@ -394,9 +396,6 @@ class VocabModel(QAbstractTableModel):
             return len(self._query_ids)
         return self.n_tokens if self._asc is None else len(self._asc)
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
             return None
@@ -410,11 +409,6 @@ class VocabModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _RIGHT if section in _NUMERIC else None
         return None
-
-    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():

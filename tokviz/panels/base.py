@@ -11,6 +11,9 @@ What this leaves out: docking (``tokviz.app.docks``) and themes (``tokviz.app.th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
@@ -37,6 +40,58 @@ class Panel(QWidget):
 
     def shutdown(self) -> None:
         """Stop background work owned by the panel (the window calls this before closing)."""
+
+    # -- presenter mode (issue 10) ----------------------------------------------------------
+
+    _presenting: PresentingChanges | None = None
+
+    @property
+    def presenting(self) -> bool:
+        return self._presenting is not None
+
+    def set_presenting(self, on: bool) -> None:
+        """Presenter mode on or off (the presenter calls this on the panels it shows). Panels lay
+        themselves out for the back row in `_present`; leaving undoes every change exactly."""
+        if on == self.presenting:
+            return
+        if on:
+            self._presenting = PresentingChanges()
+            self._present(self._presenting)
+        else:
+            changes, self._presenting = self._presenting, None
+            changes.undo()
+        self._update_fonts()
+
+    def _present(self, changes: PresentingChanges) -> None:
+        """Hide or rearrange parts for presenter mode, through `changes` (default: nothing)."""
+
+
+_KEEP = object()
+
+
+class PresentingChanges:
+    """What a panel changed for presenter mode, undone in reverse order by `undo()`.
+
+    >>> changes.hide(self.tabs); changes.set(self.table.setColumnHidden, 4, was=False, now=True)
+    """
+
+    def __init__(self) -> None:
+        self._undo: list[Callable[[], object]] = []
+
+    def hide(self, *widgets: QWidget) -> None:
+        for w in widgets:
+            self._undo.append(partial(w.setHidden, w.isHidden()))
+            w.hide()
+
+    def set(self, setter: Callable, *args, was, now=_KEEP) -> None:
+        """``setter(*args, now)`` now (unless `now` is left out), ``setter(*args, was)`` on leaving."""
+        self._undo.append(partial(setter, *args, was))
+        if now is not _KEEP:
+            setter(*args, now)
+
+    def undo(self) -> None:
+        while self._undo:
+            self._undo.pop()()
 
 
 def monospace_font(reference: QFont, *, scale: float = 1.0) -> QFont:

@@ -17,11 +17,9 @@ from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QCheckBox,
-    QHBoxLayout,
     QLabel,
     QProgressBar,
     QStackedWidget,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -41,6 +39,7 @@ from tokviz.engine.training_child import CorpusInput
 from .base import Panel, error_color, monospace_font, notice_colors
 from .code_editor import CodeEditor
 from .large_text_view import LargeTextView
+from .widgets import hbox, vbox
 
 FEED_CHARS = 64 * 1024  # characters inserted per event-loop turn when loading a big text
 SYNC_STATS_CHARS = 20_000  # below this, statistics are computed at once on the GUI thread
@@ -107,10 +106,7 @@ class CorpusPanel(Panel):
             "that many times. Detected automatically when a file or sample is opened."
         )
         self.word_counts_box.toggled.connect(self.set_word_counts)
-        header = QHBoxLayout()
-        header.setContentsMargins(0, 0, 0, 0)
-        header.addWidget(self._name_label, 1)
-        header.addWidget(self.word_counts_box)
+        header = hbox((self._name_label, 1), self.word_counts_box, margins=0)
 
         self.banner = QLabel(objectName="corpus_banner", wordWrap=True)
         self.banner.setContentsMargins(8, 5, 8, 5)
@@ -130,14 +126,7 @@ class CorpusPanel(Panel):
         self.stats_label = QLabel(objectName="corpus_stats", wordWrap=True)
         self.stats_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
-        layout.setSpacing(4)
-        layout.addLayout(header)
-        layout.addWidget(self.banner)
-        layout.addWidget(self.progress)
-        layout.addWidget(self._stack, 1)
-        layout.addWidget(self.stats_label)
+        vbox(self, header, self.banner, self.progress, (self._stack, 1), self.stats_label, margins=6, spacing=4)
         self.setFocusProxy(self.editor)
 
     def _update_fonts(self) -> None:

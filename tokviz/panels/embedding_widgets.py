@@ -11,13 +11,14 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QEventLoop, Qt, QTimer
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QSpinBox, QTableView, QVBoxLayout, QWidget)
 
 from tokviz.core.embed_train import MAX_CONTEXT
 from tokviz.core.embeddings import EmbeddingTable, ReferenceModel, embedding_share
 
 from .heatmap_view import cache_axes, style_plot
+from .widgets import STRETCH, form_grid, hbox, vbox
 
 CURRENT_TEXT_CHARS = 400  # the "current text" when no token view gives one: the corpus's start
 MAX_LOSS_POINTS = 2000  # points per loss curve; longer runs are shown as block means
@@ -55,29 +56,11 @@ class EmbeddingControls(QWidget):
         self.reorder_box = QCheckBox("Group similar tokens", objectName="reorder_box")
         self.reorder_box.setChecked(True)
 
-        grid = QGridLayout()
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setColumnStretch(10, 1)
-        row0 = [("D", self.dim_spin), ("Seed", self.seed_spin), ("Epochs", self.epochs_spin), ("Rate", self.lr_spin),
-                ("Positions", self.context_spin)]
-        for i, (label, w) in enumerate(row0):
-            lab = QLabel(label)
-            lab.setBuddy(w)
-            grid.addWidget(lab, 0, 2 * i)
-            grid.addWidget(w, 0, 2 * i + 1)
-        buttons = QHBoxLayout()
-        for b in (self.train_button, self.cancel_button, self.random_button, self.load_button, self.save_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-        tokens = QHBoxLayout()
-        for w in (self.mode_box, self.count_spin, self.reorder_box):
-            tokens.addWidget(w)
-        tokens.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(grid)
-        layout.addLayout(buttons)
-        layout.addLayout(tokens)
+        grid = form_grid([("D", self.dim_spin), ("Seed", self.seed_spin), ("Epochs", self.epochs_spin),
+                          ("Rate", self.lr_spin), ("Positions", self.context_spin)])
+        buttons = hbox(self.train_button, self.cancel_button, self.random_button, self.load_button, self.save_button,
+                       STRETCH)
+        vbox(self, grid, buttons, hbox(self.mode_box, self.count_spin, self.reorder_box, STRETCH), margins=0)
 
 
 class LossHistory:

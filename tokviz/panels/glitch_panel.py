@@ -10,26 +10,17 @@ selects it in the vocabulary. What it leaves out: the algorithms (``core.pretrai
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QProgressBar,
-    QPushButton,
-    QTableView,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar, QPushButton, QTableView, QWidget
 
 from tokviz.engine.glitch_model import ID_ROLE, GlitchModel
 from tokviz.engine.pretrained_tasks import find_glitches
 from tokviz.engine.tasks import TaskEngine
 
 from .base import Panel, monospace_font
+from .widgets import STRETCH, hbox, record_table, select_row, vbox
 
 MAX_CORPUS_CHARS = 2_000_000
+IDLE_TEXT = "Open a tokenizer (File > Open Tokenizer…) or train one, then look for tokens it never produces."
 
 
 class GlitchPanel(Panel):
@@ -60,32 +51,14 @@ class GlitchPanel(Panel):
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(8)
         self.progress.hide()
-        self.label = QLabel("Open a tokenizer (File > Open Tokenizer…) or train one, then look for tokens "
-                            "it never produces.", objectName="glitch_label")
+        self.label = QLabel(IDLE_TEXT, objectName="glitch_label")
         self.label.setWordWrap(True)
         self.model = GlitchModel(self)
-        self.table = QTableView(objectName="glitch_table")
+        self.table = record_table(QTableView(objectName="glitch_table"))
         self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setWordWrap(False)
-        self.table.setAlternatingRowColors(True)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
-        row = QHBoxLayout()
-        row.addWidget(self.run_button)
-        row.addWidget(self.cancel_button)
-        row.addStretch(1)
-        row.addWidget(self.kind_box)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(6, 6, 6, 6)
-        lay.setSpacing(4)
-        lay.addLayout(row)
-        lay.addWidget(self.progress)
-        lay.addWidget(self.label)
-        lay.addWidget(self.table, 1)
+        vbox(self, hbox(self.run_button, self.cancel_button, STRETCH, self.kind_box), self.progress, self.label,
+             (self.table, 1), margins=6, spacing=4)
         self.engine = TaskEngine("glitch-finder", self)
         self.engine.progress_changed.connect(self._on_engine_progress_changed)
         self.engine.finished.connect(self._on_engine_finished)
@@ -133,12 +106,7 @@ class GlitchPanel(Panel):
         """Select the finding of `token_id` (showing every kind); False if it is not a finding."""
         if self.model.row_of_id(token_id) is None:
             self.kind_box.setCurrentIndex(0)
-        row = self.model.row_of_id(token_id)
-        if row is None:
-            return False
-        self.table.selectRow(row)
-        self.table.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
-        return True
+        return select_row(self.table, self.model.row_of_id(token_id))
 
     def _done(self, outcome: str, text: str) -> None:
         self.outcome = outcome
@@ -171,10 +139,15 @@ class GlitchPanel(Panel):
 
     @Slot()
     def _on_step_model_timeline_changed(self) -> None:
-        if self.engine.is_running:
-            self.engine.cancel()
+        """Another model is current: the findings (and a search still running) were about the old one."""
+        if not self.engine.cancel():  # a running search reports `cancelled` at once
+            self.outcome = ""
         self.report = None
         self.model.set_report(None)
+        tl = self.step_model.timeline
+        name = (getattr(tl.settings, "name", "") or "the trained model") if tl is not None else ""
+        self.label.setText(f"Current model: {name}. “Find glitch tokens” lists the tokens it never produces."
+                           if name else IDLE_TEXT)
 
     @Slot(QModelIndex, QModelIndex)
     def _on_table_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:

@@ -17,13 +17,13 @@ from math import log10
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QPalette
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QSizePolicy, QStackedWidget, QTextBrowser,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStackedWidget, QTextBrowser, QWidget
 
 from tokviz.core.lesson_figures import Figure
 
 from .base import Panel, muted_color
 from .heatmap_view import style_plot
+from .widgets import STRETCH, hbox, vbox
 
 CAPTION_SCALE = 1.45  # captions are read from the back of a room
 TITLE_SCALE = 1.2
@@ -81,23 +81,10 @@ class LessonPanel(Panel):
         self.figure_stack.addWidget(self.plot)
         self.figure_stack.setMinimumHeight(120)
 
-        head = QHBoxLayout()
-        head.addWidget(self.title, 1)
-        head.addWidget(self.counter)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.prev_button)
-        buttons.addWidget(self.next_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.stop_button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 8)
-        layout.addLayout(head)
-        layout.addWidget(self.caption)
-        layout.addLayout(buttons)
-        layout.addWidget(self.figure_title)
-        layout.addWidget(self.figure_stack, 1)
         self._spacer = QWidget()  # takes the room when there is no figure (the caption stays on top)
-        layout.addWidget(self._spacer, 1)
+        vbox(self, hbox((self.title, 1), self.counter), self.caption,
+             hbox(self.prev_button, self.next_button, STRETCH, self.stop_button), self.figure_title,
+             (self.figure_stack, 1), (self._spacer, 1), margins=8)
         self.setMinimumSize(220, 160)
         self._update_fonts()
         style_plot(self.plot, self.palette())
@@ -180,6 +167,13 @@ class LessonPanel(Panel):
         p.setLogMode(x=False, y=False)
         axis_b.setTicks(None)
         axis_l.setTicks(None)
+
+        def add_label(words: str, x: float, y: float, anchor: tuple[float, float]) -> None:
+            label = pg.TextItem(words, color=text, anchor=anchor)
+            label.setFont(font)
+            label.setPos(x, y)
+            p.addItem(label)
+
         if f.kind == "bars" and len(f.values) > MAX_UPRIGHT_BARS:  # many labels: horizontal bars
             ys = list(range(len(f.values)))
             p.setLabel("left", "")
@@ -188,10 +182,7 @@ class LessonPanel(Panel):
             axis_l.setTicks([[(y, label) for y, label in zip(ys, f.labels)]])
             top = max(f.values)
             for y, v in zip(ys, f.values):
-                label = pg.TextItem(_number(v), color=text, anchor=(0.0, 0.5))
-                label.setFont(font)
-                label.setPos(v, y)
-                p.addItem(label)
+                add_label(_number(v), v, y, (0.0, 0.5))
             p.setYRange(-0.6, len(ys) - 0.4, padding=0)
             p.setXRange(0, top * 1.15, padding=0)
         elif f.kind == "bars":
@@ -200,10 +191,7 @@ class LessonPanel(Panel):
             axis_b.setTicks([[(x, label) for x, label in zip(xs, f.labels)]])
             top = max(f.values) if f.values else 1
             for x, v in zip(xs, f.values):
-                label = pg.TextItem(_number(v), color=text, anchor=(0.5, 1.0))
-                label.setFont(font)
-                label.setPos(x, v)
-                p.addItem(label)
+                add_label(_number(v), x, v, (0.5, 1.0))
             p.setXRange(-0.6, len(xs) - 0.4, padding=0)
             p.setYRange(0, top * 1.2, padding=0)
         else:
@@ -215,10 +203,7 @@ class LessonPanel(Panel):
                 x, y = f.x[f.marker], f.y[f.marker]
                 p.plot([x], [y], pen=None, symbol="o", symbolSize=14, symbolBrush=MARK_COLOR, symbolPen=None)
                 right = log10(x) > (log10(min(f.x)) + log10(max(f.x))) / 2
-                label = pg.TextItem(f"{x:,.0f} → {y:,.0f} tokens", color=text, anchor=(1.0 if right else 0.0, 1.2))
-                label.setFont(font)
-                label.setPos(log10(x), y)
-                p.addItem(label)
+                add_label(f"{x:,.0f} → {y:,.0f} tokens", log10(x), y, (1.0 if right else 0.0, 1.2))
             p.enableAutoRange()
 
     # -- fonts and theme --------------------------------------------------------------------

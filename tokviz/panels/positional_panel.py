@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -44,6 +43,7 @@ from tokviz.engine.heatmap_engine import (
 
 from .base import Panel, error_color
 from .heatmap_view import HeatmapView, style_plot, wrapping_label
+from .widgets import form_grid
 
 KIND_LABELS = {"sinusoidal": "Sinusoidal", "learned": "Learned (random init)", "rope": "RoPE", "alibi": "ALiBi",
                "trained": "Learned (trained)"}  # "trained": offered once `set_trained_table` gave one
@@ -128,17 +128,9 @@ class PositionalPanel(Panel):
         self.tokens_box = QCheckBox("Label rows with the current text's tokens", objectName="token_labels_box")
         self.tokens_box.setChecked(True)
 
-        grid = QGridLayout()
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setColumnStretch(6, 1)
+        grid = form_grid([("Kind", self.kind_box), ("View", self.view_box), ("d", self.dim_spin),
+                          ("Positions", self.pos_spin), ("Base", self.base_spin), ("Seed", self.seed_spin)], per_row=3)
         grid.setHorizontalSpacing(8)
-        pairs = [("Kind", self.kind_box), ("View", self.view_box), ("d", self.dim_spin),
-                 ("Positions", self.pos_spin), ("Base", self.base_spin), ("Seed", self.seed_spin)]
-        for i, (label, w) in enumerate(pairs):
-            lab = QLabel(label)
-            lab.setBuddy(w)
-            grid.addWidget(lab, i // 3, 2 * (i % 3))
-            grid.addWidget(w, i // 3, 2 * (i % 3) + 1)
         self.extra = QWidget()
         extra = QHBoxLayout(self.extra)
         extra.setContentsMargins(0, 0, 0, 0)

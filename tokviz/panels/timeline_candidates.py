@@ -9,22 +9,14 @@ The decision itself comes from `tokviz.core.replay.decision_at`.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHeaderView,
-    QLabel,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QWidget
 
 from tokviz.core import Timeline
 from tokviz.core.replay import decision_at
 from tokviz.engine.display import visible_token
 
-from .base import monospace_font, muted_color, ok_color
-from .timeline_pieces import reset_candidate_headers, show_wordpiece_candidates  # issue 9
+from .timeline_pieces import BPE_CANDIDATE_HEADERS, paint_candidate, reset_candidate_headers, show_wordpiece_candidates
+from .widgets import cell_table, set_cells, vbox
 
 
 class CandidatesView(QWidget):
@@ -34,23 +26,11 @@ class CandidatesView(QWidget):
         super().__init__(parent)
         self.label = QLabel(objectName="timeline_candidates_label")
         self.label.setWordWrap(True)
-        self.table = t = QTableWidget(0, 5, objectName="timeline_candidates")
-        t.setHorizontalHeaderLabels(["", "Pair", "Count", "First seen", "Why"])
-        t.verticalHeader().hide()
-        t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        t.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table = t = cell_table("timeline_candidates", BPE_CANDIDATE_HEADERS, selectable=False)
         t.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        t.horizontalHeader().setStretchLastSection(True)
-        t.setWordWrap(False)
-        t.setMinimumHeight(48)
-        t.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         for col, width in enumerate((80, 130, 70, 150)):
             t.setColumnWidth(col, width)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(2)
-        lay.addWidget(self.label)
-        lay.addWidget(t, 1)
+        vbox(self, self.label, (t, 1), margins=0, spacing=2)
 
     def show_step(self, tl: Timeline | None, k: int, vocab: list[bytes]) -> None:
         """Show the decision that led to step k of `tl` (tokens printed from `vocab`)."""
@@ -81,25 +61,10 @@ class CandidatesView(QWidget):
                            f"{visible_token(vocab[step.pair[1]])} → "
                            f"{visible_token(step.token)}, count {step.count:,}")
         t.setRowCount(len(d.candidates))
-        good, muted = ok_color(self.palette()), muted_color(self.palette())
-        mono = monospace_font(self.font())
         for r, c in enumerate(d.candidates):
             a, b = c.pair
             first = "" if c.first_chunk < 0 else f"chunk {c.first_chunk:,}, unit {c.first_offset}"
             mark = "★ winner" if c.winner else ("= tie" if c.tied else "")
             cells = (mark, f"{visible_token(vocab[a])} + {visible_token(vocab[b])}",
                      f"{c.count:,}", first, c.reason)
-            for col, text in enumerate(cells):
-                item = t.item(r, col)
-                if item is None:
-                    item = QTableWidgetItem()
-                    t.setItem(r, col, item)
-                item.setText(text)
-                if col == 1:
-                    item.setFont(mono)
-                if col == 2:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                item.setForeground(good if c.winner else (self.palette().text().color() if c.tied else muted))
-                f = item.font()
-                f.setBold(c.winner)
-                item.setFont(f)
+            paint_candidate(self, set_cells(t, r, cells, right=(2,)), c.winner, c.tied)

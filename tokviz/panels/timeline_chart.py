@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Signal
-from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QWidget
 
-from .base import highlight_width, is_dark
+from .step_chart import StepChart
 
 
 SERIES = ("length", "vocabulary", "count")
@@ -21,24 +19,16 @@ AUTO_ALL_PX = 220  # "auto" shows all three plots from this height, two from AUT
 AUTO_TWO_PX = 130
 
 
-class TimelineChart(pg.GraphicsLayoutWidget):
+class TimelineChart(StepChart):
     """`step_clicked(k)` when the user clicks a plot."""
 
-    step_clicked = Signal(int)
-
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("timeline_chart")
-        self.setMinimumHeight(60)
+        colors = (("#0550ae", "#1a7f37", "#bc4c00"), ("#58a6ff", "#7ee787", "#ffa657"))  # light, dark
+        super().__init__("timeline_chart", len(SERIES), colors, axis_width=52, parent=parent)
         self.ci.layout.setSpacing(2)
-        self.plots: list[pg.PlotItem] = []
-        self.curves: list[pg.PlotDataItem] = []
-        self.cursors: list[pg.InfiniteLine] = []
         self.captions: list[QGraphicsSimpleTextItem] = []
         titles = ("Corpus length (tokens)", "Vocabulary size", "Winning pair count")
-        for i, title in enumerate(titles):
-            p = self.addPlot(row=i, col=0)
-            p.getAxis("left").setWidth(52)
+        for p, curve, title in zip(self.plots, self.curves, titles):
             label = QGraphicsSimpleTextItem(title)  # a fixed caption inside the plot, top left:
             label.setParentItem(p.vb)  # no rotated axis label squeezed into a short plot
             label.setZValue(10)
@@ -46,27 +36,14 @@ class TimelineChart(pg.GraphicsLayoutWidget):
             p.vb.sigResized.connect(lambda vb, label=label: label.setPos(
                 max(6.0, vb.width() - label.boundingRect().width() - 8), 2))  # top right: the curves fall
             # no grid: it costs more than everything else when the cursor moves
-            p.setMenuEnabled(False)
-            p.setMouseEnabled(x=False, y=False)
-            p.hideButtons()
             p.setClipToView(True)
             p.setDownsampling(auto=True, mode="peak")
-            if self.plots:
-                p.setXLink(self.plots[0])
-            curve = p.plot([], [])
             curve.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # cursor moves
             for ax in ("left", "bottom"):  # do not redraw the curve or the axes
                 p.getAxis(ax).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-            cursor = pg.InfiniteLine(angle=90, movable=False)
-            p.addItem(cursor, ignoreBounds=True)
-            self.plots.append(p)
-            self.curves.append(curve)
-            self.cursors.append(cursor)
         self._log = False
-        self._n = 0
         self._mode = "auto"
         self._shown: list[int] = [0, 1, 2]
-        self.scene().sigMouseClicked.connect(self._on_scene_clicked)
         self._apply_colors()
         self._shown = []
         self._relayout()
@@ -126,13 +103,8 @@ class TimelineChart(pg.GraphicsLayoutWidget):
         if getattr(self, "_mode", None) == "auto" and len(getattr(self, "cursors", ())) == len(SERIES):
             self._relayout()
 
-    def set_cursor(self, k: int) -> None:
-        for c in self.cursors:
-            c.setValue(k)
-
-    @property
-    def cursor_step(self) -> int:
-        return int(round(self.cursors[0].value()))
+    def shown_plots(self) -> list[pg.PlotItem]:
+        return [self.plots[i] for i in self._shown]
 
     def set_log_scale(self, on: bool) -> None:
         self._log = bool(on)
@@ -143,39 +115,11 @@ class TimelineChart(pg.GraphicsLayoutWidget):
     def log_scale(self) -> bool:
         return self._log
 
-    def step_at_scene_pos(self, scene_pos) -> int | None:
-        for p in (self.plots[i] for i in self._shown):
-            if p.sceneBoundingRect().contains(scene_pos):
-                x = p.vb.mapSceneToView(scene_pos).x()
-                return max(0, min(self._n, int(round(x))))
-        return None
-
-    def _on_scene_clicked(self, event) -> None:
-        k = self.step_at_scene_pos(event.scenePos())
-        if k is not None:
-            self.step_clicked.emit(k)
-
-    def _apply_colors(self) -> None:
-        pal = self.palette()
-        dark = is_dark(pal)
-        self.setBackground(pal.color(QPalette.ColorRole.Base))
-        fg = pal.color(QPalette.ColorRole.Text)
-        colors = ("#58a6ff", "#7ee787", "#ffa657") if dark else ("#0550ae", "#1a7f37", "#bc4c00")
-        cursor = "#ff7b72" if dark else "#cf222e"
-        for label, c in zip(self.captions, colors):
+    def _apply_colors(self):
+        colors, fg = super()._apply_colors()
+        for label, c in zip(getattr(self, "captions", ()), colors):
             label.setBrush(pg.mkColor(c))
-        for p, curve, c, line in zip(self.plots, self.curves, colors, self.cursors):
-            curve.setPen(pg.mkPen(c, width=2))
-            line.setPen(pg.mkPen(cursor, width=2 * highlight_width()))
-            for ax in ("left", "bottom"):
-                a = p.getAxis(ax)
-                a.setPen(pg.mkPen(fg))
-                a.setTextPen(pg.mkPen(fg))
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "cursors"):
-            self._apply_colors()
-        super().changeEvent(event)
+        return colors, fg
 
     def export_png(self, path: str) -> bool:
         return self.grab().save(str(path))

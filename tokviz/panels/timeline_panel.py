@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QSlider,
@@ -42,16 +41,18 @@ from tokviz.core.errors import TokvizError
 from tokviz.core.replay import WindowSegmenter, series
 from tokviz.core.replay_pieces import segment_any, segment_pieces
 from tokviz.engine.display import visible_token
-from tokviz.engine.merge_model import COL_COUNT, COL_ID, COL_LENGTH, COL_RANK, COLUMNS, MergeModel
+from tokviz.engine.merge_model import MergeModel
 from tokviz.engine.playback import Playback
 
 from .base import Panel, monospace_font
 from .timeline_candidates import CandidatesView
 from .timeline_chart import TimelineChart
 from .timeline_corpus_view import CorpusStepView
+from .timeline_presenting import present_timeline, size_for_font, splitter_sizes
 from .timeline_provenance import ProvenanceView
 from .timeline_transport import TransportBar
 from .timeline_unigram import UnigramParts  # issue 9
+from .widgets import record_table
 
 WINDOW_CHARS = 2_500  # corpus characters shown (and encoded) per step
 MAX_CORPUS_CHARS = 2_000_000  # how much of a large corpus the position slider can reach
@@ -87,15 +88,8 @@ class TimelinePanel(Panel):
 
         self.transport = TransportBar(self.playback)
         # merge table
-        self.table = QTableView(objectName="timeline_merge_table")
+        self.table = record_table(QTableView(objectName="timeline_merge_table"))
         self.table.setModel(self.merge_model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setWordWrap(False)
-        self.table.setAlternatingRowColors(True)
         self.table.setMinimumHeight(48)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
         # candidates of the merge that led to step k
@@ -266,10 +260,12 @@ class TimelinePanel(Panel):
         super().resizeEvent(event)
         wide = event.size().width() >= WIDE_PX
         orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
-        if self.splitter.orientation() != orientation:
+        if self.splitter.orientation() != orientation or self.presenting:
             self.splitter.setOrientation(orientation)
             span = event.size().width() if wide else event.size().height()
-            self.splitter.setSizes([span * 3 // 11, span * 4 // 11, span * 4 // 11])
+            self.splitter.setSizes(splitter_sizes(self, span, wide))
+
+    _present = present_timeline  # presenter mode (issue 10): the key parts, big
 
     def prepare_screenshot(self) -> None:
         """Screenshot hook (``tokviz screenshot``): trace a word so the provenance tab has content."""
@@ -503,10 +499,7 @@ class TimelinePanel(Panel):
         self.table.setFont(self.mono_font)
         fm = self.table.fontMetrics()
         self.table.verticalHeader().setDefaultSectionSize(fm.height() + 6)
-        digit = fm.horizontalAdvance("0")
-        for col in range(len(COLUMNS)):
-            chars = {COL_RANK: 7, COL_ID: 7, COL_COUNT: 10, COL_LENGTH: 12}.get(col, 10)
-            self.table.setColumnWidth(col, max(fm.horizontalAdvance(COLUMNS[col]) + 24, digit * chars))
+        size_for_font(self)  # column widths (and presenter mode's sizes)
         self.corpus_view.setFont(monospace_font(self.font(), scale=1.1))
         if hasattr(self, "unigram"):  # issue 9
             self.unigram.update_fonts()

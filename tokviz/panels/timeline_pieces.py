@@ -16,11 +16,11 @@ from tokviz.core.replay_pieces import wordpiece_decision, wordpiece_trace
 from tokviz.engine.display import visible_token
 
 from .base import monospace_font, muted_color, ok_color
+from .widgets import set_cells
 
 CANDIDATE_HEADERS = ["", "Pair", "Score", "count(ab)", "count(a)", "count(b)", "Why"]
 BPE_CANDIDATE_HEADERS = ["", "Pair", "Count", "First seen", "Why"]
 TRACE_HEADERS = ["At", "Match", "Tried first (longest first, not in the vocabulary)"]
-_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
 def _set_headers(table: QTableWidget, headers: list[str]) -> None:
@@ -33,6 +33,19 @@ def _set_headers(table: QTableWidget, headers: list[str]) -> None:
 def reset_candidate_headers(table: QTableWidget) -> None:
     """Back to the BPE columns (after a WordPiece timeline was shown)."""
     _set_headers(table, BPE_CANDIDATE_HEADERS)
+
+
+def paint_candidate(view, items: list[QTableWidgetItem], winner: bool, tied: bool) -> None:
+    """A candidate row of `view` (a `CandidatesView`): the pair (column 1) in a monospace font, the
+    winner bold in the "ok" colour, ties in the text colour, the others muted."""
+    pal = view.palette()
+    color = ok_color(pal) if winner else (pal.text().color() if tied else muted_color(pal))
+    mono = monospace_font(view.font())
+    for col, item in enumerate(items):
+        f = mono if col == 1 else view.font()
+        f.setBold(winner)
+        item.setFont(f)
+        item.setForeground(color)
 
 
 def show_wordpiece_candidates(view, tl, k: int, vocab: list[bytes]) -> None:
@@ -51,26 +64,12 @@ def show_wordpiece_candidates(view, tl, k: int, vocab: list[bytes]) -> None:
         f"{visible_token(step.token)}, score {step.count:,} / ({step.left_count:,} · {step.right_count:,}) "
         f"= {step.score:.3g}" + (f". {d.note}" if d.note else ""))
     t.setRowCount(len(d.candidates))
-    pal = view.palette()
-    good, muted, text = ok_color(pal), muted_color(pal), pal.text().color()
-    mono = monospace_font(view.font())
     for r, c in enumerate(d.candidates):
         a, b = c.pair
         cells = ("★ winner" if c.winner else ("= tie" if c.tied else ""),
                  f"{visible_token(vocab[a])} + {visible_token(vocab[b])}", f"{c.score:.3g}",
                  f"{c.count:,}", f"{c.left_count:,}", f"{c.right_count:,}", c.reason)
-        for col, value in enumerate(cells):
-            item = t.item(r, col)
-            if item is None:
-                item = QTableWidgetItem()
-                t.setItem(r, col, item)
-            item.setText(value)
-            item.setFont(mono if col == 1 else view.font())
-            item.setTextAlignment(_RIGHT if 2 <= col <= 5 else Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-            item.setForeground(good if c.winner else (text if c.tied else muted))
-            f = item.font()
-            f.setBold(c.winner)
-            item.setFont(f)
+        paint_candidate(view, set_cells(t, r, cells, right=(2, 3, 4, 5)), c.winner, c.tied)
 
 
 def show_wordpiece_trace(view, tokenizer, word: str, step: int) -> None:
@@ -82,12 +81,8 @@ def show_wordpiece_trace(view, tokenizer, word: str, step: int) -> None:
     t.setRowCount(len(matches))
     for r, m in enumerate(matches):
         tried = " · ".join(visible_token(x.encode()) for x in m.tried[:12]) + (" …" if len(m.tried) > 12 else "")
-        cells = (str(m.start), m.token + (f"  ({m.reason})" if m.reason else ""), tried)
-        for c, value in enumerate(cells):
-            item = QTableWidgetItem(value)
-            if c == 0:
-                item.setTextAlignment(_RIGHT)
-            t.setItem(r, c, item)
+        items = set_cells(t, r, (str(m.start), m.token + (f"  ({m.reason})" if m.reason else ""), tried), right=(0,))
+        items[0].setData(Qt.ItemDataRole.UserRole, None)  # no merge rank to jump to
     if not word:
         view.trace_label.setText("")
     elif tokenizer is None:

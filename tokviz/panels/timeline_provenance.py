@@ -10,17 +10,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QTreeWidget,
     QTreeWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -31,6 +26,7 @@ from tokviz.engine.display import visible_token
 
 from .base import monospace_font
 from .timeline_pieces import reset_trace_headers, show_wordpiece_trace  # issue 9
+from .widgets import cell_table, hbox, set_cells, vbox
 
 TRACE_DELAY_MS = 150
 MAX_WORD = 200
@@ -55,39 +51,21 @@ class ProvenanceView(QWidget):
         self.word_edit.setPlaceholderText("Trace a word, e.g. lowest")
         self.word_edit.setClearButtonEnabled(True)
         self.trace_label = QLabel(objectName="timeline_trace_label")
-        self.trace_table = QTableWidget(0, 3, objectName="timeline_trace_table")
-        self.trace_table.setHorizontalHeaderLabels(["Rank", "Merge", "Segmentation"])
-        self.trace_table.verticalHeader().hide()
-        self.trace_table.setWordWrap(False)
+        self.trace_table = cell_table("timeline_trace_table", ["Rank", "Merge", "Segmentation"])
         self.trace_table.setMinimumHeight(40)
-        self.trace_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.trace_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.trace_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.trace_table.horizontalHeader().setStretchLastSection(True)
         self.trace_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.trace_table.cellDoubleClicked.connect(self._on_trace_cell_double_clicked)
 
         left = QWidget()
-        lv = QVBoxLayout(left)
-        lv.setContentsMargins(0, 0, 0, 0)
-        lv.addWidget(self.tree_label)
-        lv.addWidget(self.tree, 1)
+        vbox(left, self.tree_label, (self.tree, 1), margins=0)
         right = QWidget()
-        rv = QVBoxLayout(right)
-        rv.setContentsMargins(0, 0, 0, 0)
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Trace a word:"))
-        top.addWidget(self.word_edit, 1)
-        rv.addLayout(top)
-        rv.addWidget(self.trace_label)
-        rv.addWidget(self.trace_table, 1)
+        vbox(right, hbox(QLabel("Trace a word:"), (self.word_edit, 1)), self.trace_label, (self.trace_table, 1),
+             margins=0)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(right)
         split.setChildrenCollapsible(False)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(split)
+        vbox(self, split, margins=0)
 
         self._timeline: Timeline | None = None
         self._tokenizer = None
@@ -191,13 +169,8 @@ class ProvenanceView(QWidget):
             merge = "start" if s.pair is None else (
                 f"{self._text(s.pair[0])} + {self._text(s.pair[1])}")
             seg = " · ".join(self._text(i) for i in s.ids)
-            cells = ("" if s.rank is None else str(s.rank), merge, seg)
-            for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if c == 0:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                    item.setData(Qt.ItemDataRole.UserRole, s.rank)
-                t.setItem(r, c, item)
+            items = set_cells(t, r, ("" if s.rank is None else str(s.rank), merge, seg), right=(0,))
+            items[0].setData(Qt.ItemDataRole.UserRole, s.rank)
         if not word:
             self.trace_label.setText("")
         elif tok is None:

@@ -84,15 +84,18 @@ class ClickerKeys(QObject):
                 Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier):
             return False
         slot = self.keys.get(Qt.Key(event.key()))
-        if slot is None or not isinstance(obj, QWidget) or obj.window() is not self.window:
-            return False
-        w = QApplication.focusWidget()
-        if isinstance(w, (QLineEdit, QAbstractSpinBox, QComboBox)):
-            return False
-        if isinstance(w, (QPlainTextEdit, QTextEdit)) and not w.isReadOnly():
+        if slot is None or not isinstance(obj, QWidget) or obj.window() is not self.window or focus_is_typing():
             return False
         slot()
         return True
+
+
+def focus_is_typing() -> bool:
+    """True while the focus is in a text field, spin box or combo box: its keys are its own."""
+    w = QApplication.focusWidget()
+    if isinstance(w, (QLineEdit, QAbstractSpinBox, QComboBox)):
+        return True
+    return isinstance(w, (QPlainTextEdit, QTextEdit)) and not w.isReadOnly()
 
 
 def _speed_text(s: float) -> str:

@@ -20,28 +20,24 @@ import random
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QPalette
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDoubleSpinBox,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
     QSpinBox,
     QSplitter,
     QStackedWidget,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
 from tokviz.core.replay_pieces import unigram_series
 
-from .base import highlight_width, is_dark, monospace_font
+from .base import monospace_font
+from .step_chart import StepChart
+from .widgets import STRETCH, cell_table, hbox, set_cells, vbox
 
 ROUND_HEADERS = ["Round", "Vocabulary", "Log-likelihood", "Pruned", "Corpus tokens"]
 PRUNED_HEADERS = ["Piece", "Loss", "Uses", "Best segmentation without it"]
@@ -50,33 +46,6 @@ MAX_PRUNED_ROWS = 2_000
 N_BEST = 5
 N_SAMPLES = 8
 DEFAULT_WORD = "unbelievable"
-_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-
-
-def _table(name: str, headers: list[str]) -> QTableWidget:
-    t = QTableWidget(0, len(headers), objectName=name)
-    t.setHorizontalHeaderLabels(headers)
-    t.verticalHeader().hide()
-    t.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-    t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    t.horizontalHeader().setStretchLastSection(True)
-    t.setWordWrap(False)
-    t.setMinimumHeight(48)
-    t.setAlternatingRowColors(True)
-    return t
-
-
-def _fill_row(t: QTableWidget, r: int, cells, numeric=()) -> None:
-    for c, value in enumerate(cells):
-        item = t.item(r, c)
-        if item is None:
-            item = QTableWidgetItem()
-            t.setItem(r, c, item)
-        item.setText(value)
-        if c in numeric:
-            item.setTextAlignment(_RIGHT)
 
 
 class UnigramRoundsView(QWidget):
@@ -86,25 +55,18 @@ class UnigramRoundsView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.rounds = _table("unigram_rounds_table", ROUND_HEADERS)
+        self.rounds = cell_table("unigram_rounds_table", ROUND_HEADERS)
         self.rounds.currentCellChanged.connect(self._on_rounds_current_cell_changed)
         self.pruned_label = QLabel(objectName="unigram_pruned_label", wordWrap=True)
-        self.pruned = _table("unigram_pruned_table", PRUNED_HEADERS)
-        self.pruned.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.pruned = cell_table("unigram_pruned_table", PRUNED_HEADERS, selectable=False)
         box = QWidget()
-        bl = QVBoxLayout(box)
-        bl.setContentsMargins(0, 0, 0, 0)
-        bl.setSpacing(2)
-        bl.addWidget(self.pruned_label)
-        bl.addWidget(self.pruned, 1)
+        vbox(box, self.pruned_label, (self.pruned, 1), margins=0, spacing=2)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.rounds)
         split.addWidget(box)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 3)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(split)
+        vbox(self, split, margins=0)
         self._syncing = False
         self._n = 0
         self._shown_round: int | None = None
@@ -126,8 +88,8 @@ class UnigramRoundsView(QWidget):
         try:
             t.setRowCount(len(rounds))
             for r, rd in enumerate(rounds):
-                _fill_row(t, r, (str(rd.index), f"{rd.vocab_size:,}", f"{rd.log_likelihood:,.1f}",
-                                 f"{len(rd.pruned):,}", f"{rd.viterbi_tokens:,}"), numeric=(0, 1, 2, 3, 4))
+                set_cells(t, r, (str(rd.index), f"{rd.vocab_size:,}", f"{rd.log_likelihood:,.1f}",
+                                 f"{len(rd.pruned):,}", f"{rd.viterbi_tokens:,}"), right=(0, 1, 2, 3, 4))
         finally:
             self._syncing = False
         t.resizeColumnsToContents()
@@ -171,7 +133,7 @@ class UnigramRoundsView(QWidget):
         t.setRowCount(len(rows))
         for r, p in enumerate(rows):
             alt = " ".join(p.alternative) if p.alternative else "(unused: no segmentation chose it)"
-            _fill_row(t, r, (p.piece, f"{p.loss:,.2f}", f"{p.freq:,}", alt), numeric=(1, 2))
+            set_cells(t, r, (p.piece, f"{p.loss:,.2f}", f"{p.freq:,}", alt), right=(1, 2))
 
     @Slot(int, int, int, int)
     def _on_rounds_current_cell_changed(self, row: int, _col: int, _prow: int, _pcol: int) -> None:
@@ -179,34 +141,16 @@ class UnigramRoundsView(QWidget):
             self.round_selected.emit(row)
 
 
-class UnigramChart(pg.GraphicsLayoutWidget):
-    """Vocabulary size and corpus log-likelihood per round; `round_clicked(k)`."""
-
-    round_clicked = Signal(int)
+class UnigramChart(StepChart):
+    """Vocabulary size and corpus log-likelihood per round; `step_clicked(k)` (k a round)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("unigram_chart")
-        self.setMinimumHeight(60)
-        self.plots, self.curves, self.cursors = [], [], []
-        for i, title in enumerate(("Vocabulary size", "Corpus log-likelihood")):
-            p = self.addPlot(row=i, col=0)
+        colors = (("#1a7f37", "#8250df"), ("#7ee787", "#d2a8ff"))  # light, dark
+        super().__init__("unigram_chart", 2, colors, axis_width=64, curve_options=dict(symbol="o", symbolSize=5),
+                         parent=parent)
+        for p, title in zip(self.plots, ("Vocabulary size", "Corpus log-likelihood")):
             p.setTitle(title, size="9pt")
-            p.getAxis("left").setWidth(64)
-            p.setMenuEnabled(False)
-            p.setMouseEnabled(x=False, y=False)
-            p.hideButtons()
-            if self.plots:
-                p.setXLink(self.plots[0])
-            curve = p.plot([], [], symbol="o", symbolSize=5)
-            cursor = pg.InfiniteLine(angle=90, movable=False)
-            p.addItem(cursor, ignoreBounds=True)
-            self.plots.append(p)
-            self.curves.append(curve)
-            self.cursors.append(cursor)
         self.plots[-1].setLabel("bottom", "Round k")
-        self._n = 0
-        self.scene().sigMouseClicked.connect(self._on_scene_clicked)
         self._apply_colors()
 
     def set_timeline(self, tl) -> None:
@@ -218,39 +162,13 @@ class UnigramChart(pg.GraphicsLayoutWidget):
         for p in self.plots:
             p.setXRange(0, max(1, self._n), padding=0.04)
 
-    def set_cursor(self, k: int) -> None:
-        for c in self.cursors:
-            c.setValue(k)
-
-    def _on_scene_clicked(self, event) -> None:
-        for p in self.plots:
-            if p.sceneBoundingRect().contains(event.scenePos()):
-                x = p.vb.mapSceneToView(event.scenePos()).x()
-                self.round_clicked.emit(max(0, min(self._n, int(round(x)))))
-                return
-
-    def _apply_colors(self) -> None:
-        pal = self.palette()
-        dark = is_dark(pal)
-        self.setBackground(pal.color(QPalette.ColorRole.Base))
-        fg = pal.color(QPalette.ColorRole.Text)
-        colors = ("#7ee787", "#d2a8ff") if dark else ("#1a7f37", "#8250df")
-        cursor = "#ff7b72" if dark else "#cf222e"
-        for p, curve, c, line in zip(self.plots, self.curves, colors, self.cursors):
-            curve.setPen(pg.mkPen(c, width=2))
+    def _apply_colors(self):
+        colors, fg = super()._apply_colors()
+        for p, curve, c in zip(self.plots, self.curves, colors):
             curve.setSymbolBrush(pg.mkBrush(c))
             curve.setSymbolPen(pg.mkPen(c))
-            line.setPen(pg.mkPen(cursor, width=2 * highlight_width()))
             p.titleLabel.setText(p.titleLabel.text, color=fg)
-            for ax in ("left", "bottom"):
-                a = p.getAxis(ax)
-                a.setPen(pg.mkPen(fg))
-                a.setTextPen(pg.mkPen(fg))
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "cursors"):
-            self._apply_colors()
-        super().changeEvent(event)
+        return colors, fg
 
 
 class SegmentationsView(QWidget):
@@ -266,8 +184,7 @@ class SegmentationsView(QWidget):
         self.n_spin.setValue(N_BEST)
         self.n_spin.setPrefix("top ")
         self.label = QLabel(objectName="unigram_segment_label", wordWrap=True)
-        self.table = _table("unigram_nbest_table", NBEST_HEADERS)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table = cell_table("unigram_nbest_table", NBEST_HEADERS, selectable=False)
         self.alpha_spin = QDoubleSpinBox(objectName="unigram_alpha_spin")
         self.alpha_spin.setRange(0.01, 10.0)
         self.alpha_spin.setSingleStep(0.1)
@@ -280,22 +197,8 @@ class SegmentationsView(QWidget):
         self.samples = QLabel(objectName="unigram_samples", wordWrap=True)
         self.samples.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.samples.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Word:"))
-        top.addWidget(self.word_edit, 1)
-        top.addWidget(self.n_spin)
-        row = QHBoxLayout()
-        row.addWidget(self.alpha_spin)
-        row.addWidget(self.sample_button)
-        row.addStretch(1)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(3)
-        lay.addLayout(top)
-        lay.addWidget(self.label)
-        lay.addWidget(self.table, 2)
-        lay.addLayout(row)
-        lay.addWidget(self.samples, 1)
+        vbox(self, hbox(QLabel("Word:"), (self.word_edit, 1), self.n_spin), self.label, (self.table, 2),
+             hbox(self.alpha_spin, self.sample_button, STRETCH), (self.samples, 1), margins=0, spacing=3)
         self._tokenizer = None
         self._step = 0
         self.nbest: list = []
@@ -333,7 +236,7 @@ class SegmentationsView(QWidget):
         t = self.table
         t.setRowCount(len(self.nbest))
         for r, s in enumerate(self.nbest):
-            _fill_row(t, r, (f"{s.prob:.3f}", f"{s.log_prob:.2f}", " ".join(s.pieces)), numeric=(0, 1))
+            set_cells(t, r, (f"{s.prob:.3f}", f"{s.log_prob:.2f}", " ".join(s.pieces)), right=(0, 1))
         t.resizeColumnToContents(0)
         t.resizeColumnToContents(1)
         if tok is None:
@@ -380,7 +283,7 @@ class UnigramParts(QObject):
         self.left_stack.addWidget(merge_column)
         self.left_stack.addWidget(self.rounds)
         self.rounds.round_selected.connect(self._on_round_selected)
-        self.chart.round_clicked.connect(self._on_round_selected)
+        self.chart.step_clicked.connect(self._on_round_selected)
         self._tokenizer = None
 
     @property

@@ -100,7 +100,7 @@ class TokenViewPanel(TokenViewExports, Panel):
     # -- building -------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        bar = QHBoxLayout()
+        self.toolbar = bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         self.mode_box = QComboBox(objectName="token_mode")
         for m in MODES:
@@ -205,6 +205,16 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.pad_box.currentIndexChanged.connect(lambda _i: self.refresh())
         self._update_fonts()
         self._apply_palette()
+
+    def _present(self, changes) -> None:
+        """Presenter mode (issue 10): the text, the tokens and the tabs (comparison rows give the
+        counts; lessons show the batch), the tabs the largest; no toolbar (the presenter sets the
+        high-contrast colours, lessons the mode), no status line and no batch footnote."""
+        bar = self.toolbar
+        tools = (bar.itemAt(i).widget() for i in range(bar.count()))
+        changes.hide(self.status, self.batch_note, *(w for w in tools if w is not None))
+        total = sum(self.splitter.sizes()) or 900
+        changes.set(self.splitter.setSizes, was=self.splitter.sizes(), now=[total * k // 9 for k in (2, 3, 4)])
 
     def _update_fonts(self) -> None:
         if hasattr(self, "editor"):

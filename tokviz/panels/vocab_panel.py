@@ -54,6 +54,7 @@ from tokviz.engine.pretrained_tasks import VocabQuery, index_vocab, run_query, v
 from tokviz.engine.tasks import TaskEngine
 
 from .base import Panel, is_dark, monospace_font
+from .widgets import select_row
 
 FILTER_LABELS = {"partial_utf8": "Partial UTF-8", "whitespace": "Whitespace only", "digits": "Digits",
                  "non_latin": "Non-Latin script", "special": "Special tokens"}
@@ -270,11 +271,7 @@ class VocabPanel(Panel):
         if row is None and (self.model.is_query or self.model.filter_text):
             self.set_query("")
             row = self.model.row_of_id(token_id)
-        if row is None:
-            return False
-        self.table.selectRow(row)
-        self.table.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
-        return True
+        return select_row(self.table, row)
 
     def _show_message(self, text: str) -> None:
         self.message_label.setText(text)

@@ -10,7 +10,7 @@ shares `BpeTokenizer`'s grid: `encode`, `encode_ordinary`, `encode_ids`, `decode
 
 Explaining: `merge_list` (the merge timeline), `merge_tree`, `find_unreachable`, `find_unused`,
 `VocabIndex`; exporting a trained
-timeline: `export_tokenizer_json`, `export_tiktoken`.
+timeline: `export_timeline` (`export_tokenizer_json`, `export_tiktoken`), `export_problem`.
 """
 
 from ._common import LoadedMerge, PatternRequired
@@ -25,7 +25,17 @@ from .explain import (
     merge_tree,
     token_counts,
 )
-from .export import TiktokenExport, export_tiktoken, export_tokenizer_json, tiktoken_ranks, tokenizer_json
+from .export import (
+    EXPORT_FORMATS,
+    ExportedFiles,
+    TiktokenExport,
+    export_problem,
+    export_tiktoken,
+    export_timeline,
+    export_tokenizer_json,
+    tiktoken_ranks,
+    tokenizer_json,
+)
 from .hf_json import HfTokenizer
 from .hf_normalizers import UnsupportedComponent
 from .loaded_timeline import (

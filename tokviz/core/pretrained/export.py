@@ -10,7 +10,8 @@ special tokens, which the format does not hold: `export_tiktoken` writes them to
 ``NAME.tiktoken.json`` next to it and returns them for ``tiktoken.Encoding(...)``. tiktoken joins
 any two neighbours whose bytes form a token; the export checks that this gives each merge of the
 timeline (so the ids are the same) and refuses otherwise. Neither format has an end-of-word
-marker, so timelines trained with one are refused, as are character units for tiktoken.
+marker, so timelines trained with one are refused, as are character units for tiktoken. Only
+BPE timelines export; `export_problem` says why another one cannot (for menus and the CLI).
 """
 
 from __future__ import annotations
@@ -47,13 +48,40 @@ class TiktokenExport:
     special_tokens: dict[str, int]
 
 
-def _check_exportable(timeline: Timeline) -> None:
+_NOT_BPE = {  # algorithm -> why it is not exported (BPE timelines only)
+    "wordpiece": "WordPiece models are not exported: Hugging Face's WordPiece reads a word that starts "
+                 "with '##' as a continuation piece, so its ids would differ from tokviz's; export a BPE model",
+    "unigram": "Unigram models are not exported: tokenizer.json and .tiktoken export is for BPE models "
+               "(train with the BPE algorithm)",
+    "pretrained": "this tokenizer was loaded from {source}, not trained in tokviz: use that file as it is",
+}
+
+
+def _check_exportable(timeline, fmt: str = "hf") -> None:
+    """Raise `TokvizError` unless `timeline` has an exact form in `fmt` ("hf" or "tiktoken")."""
+    algorithm = getattr(timeline, "algorithm", None)
+    if algorithm != "bpe":
+        source = getattr(timeline.settings, "source", "a file")
+        raise TokvizError(_NOT_BPE.get(algorithm, f"{algorithm} models are not exported").format(source=source))
     if timeline.base.end_of_word is not None:
         raise TokvizError(
             f"this model appends the end-of-word marker {timeline.base.end_of_word!r} to every "
             f"chunk, which tokenizer.json and .tiktoken cannot express; train without --end-of-word "
             f"to export"
         )
+    if fmt == "tiktoken" and timeline.base.units != "bytes":
+        raise TokvizError("tiktoken files hold byte-level tokens: export a model trained on bytes "
+                          "(--units bytes), or export tokenizer.json")
+
+
+def export_problem(timeline, fmt: str = "hf") -> str | None:
+    """Why `timeline` cannot be exported as `fmt` ("hf" or "tiktoken"), or None. Problems only the
+    merges show (a token made twice, a merge tiktoken forms differently) appear when exporting."""
+    try:
+        _check_exportable(timeline, fmt)
+    except TokvizError as exc:
+        return str(exc)
+    return None
 
 
 def _rust_pattern(split: str, *, oniguruma: bool) -> str:
@@ -161,10 +189,7 @@ def export_tokenizer_json(timeline: Timeline, path: str | os.PathLike, *, step: 
 
 def tiktoken_ranks(timeline: Timeline, *, step: int | None = None, name: str = "tokviz") -> TiktokenExport:
     """The ranks, pattern and special tokens of `timeline` for tiktoken (see module doc)."""
-    _check_exportable(timeline)
-    if timeline.base.units != "bytes":
-        raise TokvizError("tiktoken files hold byte-level tokens: export a model trained on bytes "
-                          "(--units bytes), or export tokenizer.json")
+    _check_exportable(timeline, "tiktoken")
     merges = timeline.merges(step)
     tokens = timeline.token_bytes()[: 256 + len(merges)]
     ranks: dict[bytes, int] = {}
@@ -199,9 +224,40 @@ def export_tiktoken(
     path = Path(path)
     exp = tiktoken_ranks(timeline, step=step, name=name or path.stem)
     lines = b"".join(base64.b64encode(t) + b" %d\n" % r for t, r in sorted(exp.ranks.items(), key=lambda x: x[1]))
-    write_atomic(path, lines)
     side = {"format": SIDECAR_FORMAT, "version": 1, "name": exp.name, "pattern": exp.pattern,
             "special_tokens": exp.special_tokens}
-    write_atomic(path.with_name(path.name + SIDECAR_SUFFIX),
-                 json.dumps(side, ensure_ascii=False, indent=1).encode("utf-8"))
+    write_atomic(path, lines)
+    try:
+        write_atomic(path.with_name(path.name + SIDECAR_SUFFIX),
+                     json.dumps(side, ensure_ascii=False, indent=1).encode("utf-8"))
+    except TokvizError:
+        path.unlink(missing_ok=True)  # both files or neither: ranks without their pattern mislead
+        raise
     return TiktokenExport(path, exp.name, exp.pattern, exp.ranks, exp.special_tokens)
+
+
+EXPORT_FORMATS = ("hf", "tiktoken")  # tokenizer.json, .tiktoken + sidecar
+
+
+@dataclass(frozen=True)
+class ExportedFiles:
+    """What `export_timeline` wrote: `files` (the tokenizer, then tiktoken's sidecar) and sizes."""
+
+    files: tuple[Path, ...]
+    fmt: str
+    n_tokens: int
+    n_merges: int
+
+
+def export_timeline(timeline: Timeline, path: str | os.PathLike, fmt: str = "hf", *,
+                    step: int | None = None) -> ExportedFiles:
+    """Write `timeline` (its first `step` merges; all when None) as `fmt` ("hf" or "tiktoken")."""
+    path = Path(path)
+    if fmt == "hf":
+        d = export_tokenizer_json(timeline, path, step=step)
+        return ExportedFiles((path,), fmt, len(d["model"]["vocab"]), len(d["model"]["merges"]))
+    if fmt != "tiktoken":
+        raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
+    exp = export_tiktoken(timeline, path, step=step)
+    return ExportedFiles((path, path.with_name(path.name + SIDECAR_SUFFIX)), fmt,
+                         len(exp.ranks) + len(exp.special_tokens), len(exp.ranks) - timeline.base_size)

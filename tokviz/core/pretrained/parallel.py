@@ -22,6 +22,8 @@ import warnings
 from array import array
 from collections.abc import Callable
 
+from ..pipes import read_exact, write_all
+
 PARALLEL_MIN_CHARS = 1_000_000  # below this the fork costs more than it saves
 
 
@@ -33,17 +35,6 @@ def can_fork() -> bool:
         and threading.current_thread() is threading.main_thread()
         and threading.active_count() == 1
     )
-
-
-def _read_exact(fd: int, n: int) -> bytes:
-    parts = []
-    while n:
-        chunk = os.read(fd, min(n, 1 << 20))
-        if not chunk:
-            raise EOFError("child ended early")
-        parts.append(chunk)
-        n -= len(chunk)
-    return b"".join(parts)
 
 
 def run_halves(
@@ -73,10 +64,7 @@ def run_halves(
             os.close(read_fd)
             ids = array("I", encode(text[cut:])).tobytes()
             extra = pickle.dumps(new_entries(), protocol=pickle.HIGHEST_PROTOCOL)
-            payload = struct.pack("<QQ", len(ids), len(extra)) + ids + extra
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(write_fd, view):]
+            write_all(write_fd, struct.pack("<QQ", len(ids), len(extra)) + ids + extra)
         except BaseException:
             status = 1
         finally:
@@ -85,10 +73,10 @@ def run_halves(
     try:
         left = encode(text[:cut])
         try:
-            n_ids, n_extra = struct.unpack("<QQ", _read_exact(read_fd, 16))
+            n_ids, n_extra = struct.unpack("<QQ", read_exact(read_fd, 16))
             right = array("I")
-            right.frombytes(_read_exact(read_fd, n_ids))
-            merge_entries(pickle.loads(_read_exact(read_fd, n_extra)))
+            right.frombytes(read_exact(read_fd, n_ids))
+            merge_entries(pickle.loads(read_exact(read_fd, n_extra)))
             right_ids = right.tolist()
         except (EOFError, OSError, struct.error, pickle.UnpicklingError):
             right_ids = encode(text[cut:])

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ModelFormatError, TokvizError
+from ..model_io import read_file
 from ..split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
 
 ENDOFTEXT = "<|endoftext|>"
@@ -131,13 +132,7 @@ def _first_bad_line(data: bytes) -> str:
 
 def read_tiktoken_file(path: str | os.PathLike) -> TiktokenFile:
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ModelFormatError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise ModelFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return parse_tiktoken(data, source=str(path))
+    return parse_tiktoken(read_file(path), source=str(path))
 
 
 def looks_like_tiktoken(head: bytes) -> bool:

@@ -1,0 +1,49 @@
+"""The glitch-token panel follows the current model: its findings and summary are cleared, and a
+search still running is cancelled, when another model becomes current."""
+
+from __future__ import annotations
+
+import time
+
+import tokviz.panels.glitch_panel as glitch_panel
+from tokviz.core import Cancelled, TrainSettings
+
+
+def _train(window, text: str, merges: int) -> None:
+    window.set_corpus_text(text, word_counts=False)
+    assert window.start_training(TrainSettings(merges=merges, split="gpt2"))
+    assert window.wait_for_training(60_000) == "finished"
+
+
+def test_the_summary_is_cleared_when_another_model_becomes_current(window, qtbot):
+    _train(window, "low lower lowest newer newest " * 20, 12)
+    gp = window.panel("glitches")
+    with qtbot.waitSignal(gp.report_ready, timeout=60_000):
+        assert gp.run()
+    assert gp.outcome == "finished" and gp.model.rowCount() > 0
+    assert "unreachable" in gp.label.text() and "unused" in gp.label.text()
+    _train(window, "a completely different corpus " * 20, 8)
+    assert gp.report is None and gp.model.rowCount() == 0 and gp.outcome == ""
+    assert "unreachable" not in gp.label.text()
+    assert gp.label.text().startswith("Current model: the trained model.")
+    with qtbot.waitSignal(gp.report_ready, timeout=60_000):  # the new model can be checked
+        assert gp.run()
+    assert gp.report.n_tokens == window.timeline.vocab_size
+
+
+def test_a_running_search_is_cancelled_when_the_model_changes(window, qtbot, monkeypatch):
+    def endless(tokenizer, corpus, *, should_stop, progress):  # a search that never ends by itself
+        while not should_stop():
+            time.sleep(0.005)
+        raise Cancelled()
+
+    monkeypatch.setattr(glitch_panel, "find_glitches", endless)
+    _train(window, "low lower lowest newer newest " * 20, 12)
+    gp = window.panel("glitches")
+    assert gp.run() and gp.is_running and not gp.run_button.isEnabled()
+    with qtbot.waitSignal(gp.report_ready, timeout=5_000):
+        window.step_model.set_timeline(None)
+    assert not gp.is_running and gp.outcome == "cancelled"
+    assert gp.run_button.isEnabled() and not gp.cancel_button.isEnabled() and gp.progress.isHidden()
+    assert gp.label.text() == glitch_panel.IDLE_TEXT
+    assert gp.engine.wait_idle(5_000)

@@ -1,0 +1,121 @@
+"""Small builders the panels share: record tables, cell tables, box layouts, labelled grids,
+selecting a table row.
+
+What this leaves out: fonts and colours (``tokviz.panels.base``) and anything with state.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QBoxLayout,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLayout,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+STRETCH = None  # an item of `hbox` / `vbox`: a stretch
+
+
+def record_table(table: QTableView) -> QTableView:
+    """Set up `table` for records: one whole row selected at a time, no row numbers, a fixed row
+    height, no word wrap, the last column stretched, alternating row colours. Returns `table`."""
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.verticalHeader().hide()
+    table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    table.horizontalHeader().setStretchLastSection(True)
+    table.setWordWrap(False)
+    table.setAlternatingRowColors(True)
+    return table
+
+
+def cell_table(name: str, headers: list[str], *, selectable: bool = True) -> QTableWidget:
+    """A read-only `QTableWidget` of records (see `record_table`) with these column headers, at
+    least 48 px high; one that is not `selectable` takes no selection."""
+    table = record_table(QTableWidget(0, len(headers), objectName=name))
+    table.setHorizontalHeaderLabels(headers)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setMinimumHeight(48)
+    if not selectable:
+        table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+    return table
+
+
+def set_cells(table: QTableWidget, row: int, cells, *, right=()) -> list[QTableWidgetItem]:
+    """Show the texts `cells` in `row` of `table`, reusing its items; the columns in `right`
+    (numbers) are right-aligned, the others left-aligned. Returns the row's items."""
+    items = []
+    for col, text in enumerate(cells):
+        item = table.item(row, col)
+        if item is None:
+            item = QTableWidgetItem()
+            table.setItem(row, col, item)
+        item.setText(text)
+        item.setTextAlignment((Qt.AlignmentFlag.AlignRight if col in right else Qt.AlignmentFlag.AlignLeft)
+                              | Qt.AlignmentFlag.AlignVCenter)
+        items.append(item)
+    return items
+
+
+def select_row(table: QTableView, row: int | None) -> bool:
+    """Select `row` of `table` and scroll it to the middle; False (nothing done) when it is None."""
+    if row is None:
+        return False
+    table.selectRow(row)
+    table.scrollTo(table.model().index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
+    return True
+
+
+def fill_box(layout: QBoxLayout, items, *, margins: int | None = None, spacing: int | None = None) -> QBoxLayout:
+    """Add `items` to `layout`: a widget, a layout, `STRETCH`, or ``(widget or layout, stretch)``.
+
+    >>> fill_box(QVBoxLayout(panel), [toolbar, label, (table, 1)], margins=6, spacing=4)
+    """
+    if margins is not None:
+        layout.setContentsMargins(margins, margins, margins, margins)
+    if spacing is not None:
+        layout.setSpacing(spacing)
+    for item in items:
+        thing, stretch = item if isinstance(item, tuple) else (item, 0)
+        if thing is None:
+            layout.addStretch(stretch or 1)
+        elif isinstance(thing, QLayout):
+            layout.addLayout(thing, stretch)
+        else:
+            layout.addWidget(thing, stretch)
+    return layout
+
+
+def hbox(*items, margins: int | None = None, spacing: int | None = None) -> QHBoxLayout:
+    """A row of `items` (see `fill_box`)."""
+    return fill_box(QHBoxLayout(), items, margins=margins, spacing=spacing)
+
+
+def vbox(owner: QWidget | None, *items, margins: int | None = None, spacing: int | None = None) -> QVBoxLayout:
+    """A column of `items` (see `fill_box`), the layout of `owner` when one is given."""
+    return fill_box(QVBoxLayout(owner), items, margins=margins, spacing=spacing)
+
+
+def form_grid(pairs, *, per_row: int | None = None) -> QGridLayout:
+    """``(label, widget)`` pairs side by side, `per_row` pairs a row (default: one row), each label
+    the buddy of its widget; no margins, and the column after the last pair takes the spare room."""
+    grid = QGridLayout()
+    grid.setContentsMargins(0, 0, 0, 0)
+    per_row = per_row or len(pairs)
+    grid.setColumnStretch(2 * per_row, 1)
+    for i, (text, widget) in enumerate(pairs):
+        label = QLabel(text)
+        label.setBuddy(widget)
+        row, col = divmod(i, per_row)
+        grid.addWidget(label, row, 2 * col)
+        grid.addWidget(widget, row, 2 * col + 1)
+    return grid
