@@ -299,6 +299,29 @@ def test_display_positions_even_steps():
     assert len(P.display_positions(8191, 1000)) <= 1000
 
 
+# -- filling recycled memory (out=) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make, cols", [
+    (lambda out=None: P.sinusoidal(300, 7, 500.0, out=out), 7),
+    (lambda out=None: P.learned_random(300, 9, seed=4, out=out), 9),
+    (lambda out=None: P.rope_angles(300, 10, 500.0, wrap=True, out=out), 5),
+])
+def test_out_buffer_gets_the_same_values(make, cols):
+    out = np.full((300, cols), np.nan, dtype=np.float32)
+    got = make(out)
+    assert got is out and np.array_equal(out, make())
+    with pytest.raises(SettingsError, match="out must be a C-contiguous float32 array of shape"):
+        make(np.empty((300, cols + 1), dtype=np.float32))
+    with pytest.raises(SettingsError, match="C-contiguous"):
+        make(np.empty((cols, 300), dtype=np.float32).T)
+
+
+def test_learned_out_needs_all_positions():
+    with pytest.raises(SettingsError, match="positions 0..n_pos-1"):
+        P.learned_random(np.array([0, 5]), 4, out=np.empty((2, 4), dtype=np.float32))
+
+
 # -- hover text and CSV -------------------------------------------------------------------------
 
 

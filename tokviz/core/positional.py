@@ -46,6 +46,7 @@ from .positional_base import (
     check_seed,
     cos_sin_into,
     frequencies,
+    output_array,
     phase_sums,
     toeplitz_rows,
 )
@@ -76,7 +77,8 @@ __all__ = [
 
 
 def sinusoidal(
-    positions: int | np.ndarray, d: int, base: float = DEFAULT_BASE, *, dtype: type = np.float32
+    positions: int | np.ndarray, d: int, base: float = DEFAULT_BASE, *, dtype: type = np.float32,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """The sinusoidal encoding of Vaswani et al. (2017), shape ``(n_pos, d)``.
 
@@ -84,7 +86,8 @@ def sinusoidal(
     An odd `d` follows the same per-column rule: the last column ``d-1 = 2i`` is a sine (exponent
     ``(d-1)/d``) without its cosine partner, so rows then differ slightly in norm. Angles are
     reduced in float64 before a float32 sine/cosine, so values are within ~2e-7 of the exact ones
-    at every position (8192 x 1024 takes ~20 ms).
+    at every position (8192 x 1024 takes ~20 ms). `out`: a C-contiguous ``(n_pos, d)`` array to
+    fill (recycled memory) instead of a new one.
 
     >>> pe = sinusoidal(2, 4, dtype=np.float64)
     >>> pe.round(4).tolist()  # row 0: sin 0 = 0, cos 0 = 1; row 1: sin 1, cos 1, sin .01, cos .01
@@ -93,7 +96,7 @@ def sinusoidal(
     pos = as_positions(positions)
     d = check_dim(d)
     freqs = frequencies(d, check_base(base))  # (ceil(d/2),)
-    out = np.empty((len(pos), d), dtype=dtype)
+    out = output_array(out, (len(pos), d), dtype)
     sin_out = out[:, 0::2]  # (n, ceil(d/2))
     cos_out = out[:, 1::2]  # (n, floor(d/2))
     if d % 2:
@@ -105,7 +108,8 @@ def sinusoidal(
 
 
 def learned_random(
-    positions: int | np.ndarray, d: int, seed: int = 0, scale: float = 0.02, *, dtype: type = np.float32
+    positions: int | np.ndarray, d: int, seed: int = 0, scale: float = 0.02, *, dtype: type = np.float32,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """A randomly initialised learned position table: normal(0, scale), shape ``(n_pos, d)``.
 
@@ -114,7 +118,8 @@ def learned_random(
     the rows already shown, and big tables are drawn on all cores (numpy releases the GIL). The
     normal values come from uniform ones by the Box-Muller transform (`_normal_into`), twice as
     fast as numpy's float32 ziggurat: a new 8192 x 1024 table in ~20 ms on two cores. GPT-2
-    initialises its table with scale 0.02.
+    initialises its table with scale 0.02. `out`: a C-contiguous float32 ``(n_pos, d)`` array to
+    fill instead of a new one (positions ``0..n_pos-1`` only).
 
     >>> t = learned_random(3, 4, seed=1)
     >>> t.shape, bool(np.array_equal(t[:2], learned_random(2, 4, seed=1)))
@@ -123,7 +128,9 @@ def learned_random(
     pos = as_positions(positions)
     d, seed, scale = check_dim(d), check_seed(seed), check_scale(scale)
     rows = int(pos.max()) + 1
-    table = np.empty((rows, d), dtype=np.float32)
+    if out is not None and len(pos) != rows:
+        raise SettingsError("learned_random(out=...) needs positions 0..n_pos-1")
+    table = output_array(out, (rows, d), np.float32)
 
     def fill(block: int) -> None:
         part = table[block * LEARNED_BLOCK_ROWS : (block + 1) * LEARNED_BLOCK_ROWS]

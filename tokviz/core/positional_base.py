@@ -204,6 +204,16 @@ def cos_sin_into(
             np.sin(b, out=sin_out[start:stop])
 
 
+def output_array(out: np.ndarray | None, shape: tuple[int, int], dtype: type) -> np.ndarray:
+    """`out` (recycled memory for a result) checked against `shape` and `dtype`, or a new array."""
+    if out is None:
+        return np.empty(shape, dtype=dtype)
+    if out.shape != shape or out.dtype != np.dtype(dtype) or not out.flags.c_contiguous:
+        raise SettingsError(f"out must be a C-contiguous {np.dtype(dtype)} array of shape {shape}, "
+                            f"got {out.dtype} {out.shape}")
+    return out
+
+
 def phase_sums(coeffs: np.ndarray, freqs: np.ndarray, n: int) -> np.ndarray:
     """``S[t] = Re sum_i coeffs[i] * exp(-1j * t * freqs[i])`` for ``t = 0..n-1``, float64 ``(n,)``.
 

@@ -28,6 +28,7 @@ from .positional_base import (
     check_dim,
     check_seed,
     frequencies,
+    output_array,
     phase_sums,
     toeplitz_rows,
 )
@@ -45,12 +46,14 @@ def rope_angles(
     *,
     wrap: bool = False,
     dtype: type = np.float32,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """Rotation angles ``pos * base^(-2i/d)`` in radians, shape ``(n_pos, d // 2)``.
 
     `positions` is a count (``0..n-1``) or an array of positions. ``wrap=True`` reduces each
     angle to ``[-pi, pi]`` (what a heatmap should show: the raw angles of pair 0 just grow
-    with the position). Angles are formed in float64 and then converted to `dtype`.
+    with the position). Angles are formed in float64 and then converted to `dtype`. `out`: a
+    C-contiguous ``(n_pos, d // 2)`` array of `dtype` to fill instead of a new one.
 
     >>> rope_angles(3, 4, 100.0, dtype=np.float64).tolist()
     [[0.0, 0.0], [1.0, 0.1], [2.0, 0.2]]
@@ -58,7 +61,7 @@ def rope_angles(
     pos = as_positions(positions).astype(np.float64)
     d = check_dim(d)
     freqs = frequencies(d, check_base(base), d // 2)
-    out = np.empty((len(pos), len(freqs)), dtype=dtype)
+    out = output_array(out, (len(pos), len(freqs)), dtype)
     turns = np.empty(0)
     for lo in range(0, len(pos), _ROWS_PER_CHUNK):  # float64 scratch stays small (cache, no page faults)
         angles = np.multiply.outer(pos[lo : lo + _ROWS_PER_CHUNK], freqs)  # (rows, d//2)

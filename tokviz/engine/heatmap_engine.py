@@ -8,13 +8,15 @@ cancels the one still running, so a stale matrix never replaces a newer one.
 `compute_positional_view` turns the panel's controls into the matrix (or curves) to draw, using
 `tokviz.core.positional` only; positions x positions views use `display_positions` (at most
 `MAX_SQUARE` rows) and learned tables are cached per (seed, d, scale) and sliced when only the
-number of positions changes (sinusoidal tables per (d, base) too).
+number of positions changes (sinusoidal tables per (d, base) too). Positions x dimensions tables
+are computed into recycled memory (`MATRIX_POOL`): fresh 32 MB page-faults in slowly.
 
 What this leaves out: drawing (``tokviz.panels.heatmap_view``) and the maths (``tokviz.core``).
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -27,6 +29,7 @@ from tokviz.core import SettingsError
 from tokviz.core import positional as P
 from tokviz.core.positional import PositionalParams
 
+from .matrix_pool import MATRIX_POOL
 from .tasks import TaskEngine
 
 VIEW_MATRIX, VIEW_SIMILARITY, VIEW_DISTANCE, VIEW_DIMS = "matrix", "similarity", "distance", "dims"
@@ -91,8 +94,14 @@ class _TableCache:
         return table
 
 
-LEARNED_CACHE = _TableCache(lambda p: P.learned_random(p.n_pos, p.d, p.seed, p.scale), lambda p: (p.seed, p.d, p.scale))
-SINUSOIDAL_CACHE = _TableCache(lambda p: P.sinusoidal(p.n_pos, p.d, p.base), lambda p: (p.d, p.base))
+def _pooled(p: PositionalParams, cols: int) -> np.ndarray:  # (n_pos, cols) float32 in recycled memory
+    return MATRIX_POOL.empty((p.n_pos, cols))
+
+
+LEARNED_CACHE = _TableCache(lambda p: P.learned_random(p.n_pos, p.d, p.seed, p.scale, out=_pooled(p, p.d)),
+                            lambda p: (p.seed, p.d, p.scale))
+SINUSOIDAL_CACHE = _TableCache(lambda p: P.sinusoidal(p.n_pos, p.d, p.base, out=_pooled(p, p.d)),
+                               lambda p: (p.d, p.base))
 
 
 def trained_table(req: PositionalRequest) -> np.ndarray:
@@ -109,6 +118,8 @@ def _table(kind: str, p: PositionalParams, req: PositionalRequest | None = None)
         return LEARNED_CACHE.get(p)
     if kind == "sinusoidal":
         return SINUSOIDAL_CACHE.get(p)
+    if kind == "rope":
+        return P.rope_angles(p.n_pos, p.d, p.base, wrap=True, out=_pooled(p, p.d // 2))
     return P.positional_matrix(kind, p)
 
 
@@ -117,8 +128,10 @@ def compute_positional_view(req: PositionalRequest) -> PositionalView:
     out = _compute(req)
     m = out.matrix
     if m is not None and out.levels is None:
-        finite = m if not np.isnan(m).any() else m[np.isfinite(m)]
-        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        lo, hi = (float(m.min()), float(m.max())) if m.size else (0.0, 1.0)
+        if math.isnan(lo) or math.isnan(hi):  # (a NaN wins min/max: levels of the finite cells)
+            finite = m[np.isfinite(m)]
+            lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         if out.signed:
             r = max(abs(lo), abs(hi)) or 1.0
             out.levels = (-r, r)
