@@ -45,6 +45,7 @@ class FakeDialogs:
         self.save_answer = "discard"  # answer to "save changes?"
         self.replace_answer = False  # answer to "open with replacement characters?"
         self.open_answer: str | None = None  # path returned by the open dialog
+        self.folder_answer: str | None = None  # folder returned by the folder dialog
         self.save_path_answer: str | None = None  # path returned by the save dialog
         self.yes_no_answer = False  # answer to ask_yes_no (issue 10: restore the autosave?)
         self.asked_yes_no: list[tuple[str, str]] = []
@@ -53,6 +54,9 @@ class FakeDialogs:
 
     def open_path(self, title, folder, filters=""):
         return self.open_answer
+
+    def open_folder(self, title, folder):
+        return self.folder_answer
 
     def save_path(self, title, suggested, filters=""):
         return self.save_path_answer

@@ -144,3 +144,24 @@ def test_cli_animate(tmp_path):
     bad = subprocess.run(cmd[:-6] + ["--size", "huge", "--out", str(out)], capture_output=True, text=True,
                          timeout=300, env=env)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "WIDTHxHEIGHT" in bad.stderr
+
+
+def test_captions_fit_the_frame_and_small_panels_render_sharp(qtbot):
+    """A long caption shrinks to the frame's width; a small widget is rendered at up to 4x (not
+    grabbed and blown up), so a token strip fills a slide."""
+    from PySide6.QtGui import QFontMetrics
+    from PySide6.QtWidgets import QLabel
+
+    from tokviz.app.animation import MAX_RENDER_SCALE, caption_font, render_crisp
+
+    short, long = "Step 3 of 9", "Step 30 of 144 · merge: “c” + “h” → “ch” (797×) " * 2
+    assert caption_font(short, 800, 500).pixelSize() == 500 // 16
+    font = caption_font(long, 800, 500)
+    assert font.pixelSize() < 500 // 16
+    assert QFontMetrics(font).horizontalAdvance(long) <= 800 - 16 or font.pixelSize() == 9
+    label = QLabel("tokens")
+    qtbot.addWidget(label)
+    label.resize(100, 20)
+    image = render_crisp(label, (100, 20), 800, 400)
+    assert (image.width(), image.height()) == (100 * MAX_RENDER_SCALE, 20 * MAX_RENDER_SCALE)
+    assert render_crisp(label, (100, 20), 150, 400).width() == 150  # fills the width, no more

@@ -288,22 +288,47 @@ def test_30_mb_file(window, tmp_path, qtbot):
 
     from PySide6.QtCore import QTimer
 
+    import gc
+
+    gc_pauses: list[tuple[int, float]] = []
+    gc_start: list[float] = []
+
+    def on_gc(phase, info):
+        if phase == "start":
+            gc_start[:] = [time.perf_counter()]
+        elif gc_start:
+            gc_pauses.append((info["generation"], time.perf_counter() - gc_start[0]))
+
+    gc.callbacks.append(on_gc)
+    # measure the app, not the heap earlier tests left in this process: a full collection that
+    # walks millions of their objects can take a second here (a real session's heap is small)
+    gc.collect()
+    gc.freeze()
     timer = QTimer(interval=5)
     timer.timeout.connect(tick)
     timer.start()
-    window.open_path(path)
-    assert window.wait_for_file(60_000) == "opened"
-    panel = window.corpus_panel
-    assert panel.is_read_only and "Read-only view: this file is 30.0 MB" in panel.banner.text()
-    assert panel.stats.chars == len(text) and panel.stats.lines == text.count("\n")
-    assert panel.large_view.line(123_456) == line[:-1]
-    assert train_and_wait(window, TrainSettings(merges=20)) == "finished"
-    timer.stop()
+    try:
+        window.open_path(path)
+        assert window.wait_for_file(60_000) == "opened"
+        panel = window.corpus_panel
+        assert panel.is_read_only and "Read-only view: this file is 30.0 MB" in panel.banner.text()
+        assert panel.stats.chars == len(text) and panel.stats.lines == text.count("\n")
+        assert panel.large_view.line(123_456) == line[:-1]
+        opened_gaps = len(gaps)
+        assert train_and_wait(window, TrainSettings(merges=20)) == "finished"
+    finally:
+        timer.stop()
+        gc.callbacks.remove(on_gc)
+        gc.unfreeze()
+    worst = max(range(len(gaps)), key=gaps.__getitem__)
+    where = "opening" if worst < opened_gaps else "training"
+    slowest_gc = max(gc_pauses, key=lambda g: g[1], default=(None, 0.0))
     assert window.timeline.n_merges == 20
     assert window.timeline.corpus_length == len(text.encode())
     # a loose bound (shared CI machines are noisy): putting 30 MB into an editor freezes for
     # seconds; the precise 50 ms target is measured by tests/bench/bench_app.py
-    assert max(gaps) < 1.5, f"the event loop stalled for {max(gaps) * 1000:.0f} ms"
+    assert max(gaps) < 1.5, (f"the event loop stalled for {max(gaps) * 1000:.0f} ms while {where}; slowest "
+                             f"garbage collection: generation {slowest_gc[0]}, {slowest_gc[1] * 1000:.0f} ms")
 
 
 # -- appearance and persistence ------------------------------------------------------------------

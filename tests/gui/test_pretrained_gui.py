@@ -328,3 +328,24 @@ def test_glitch_finder_on_a_trained_model(window, qtbot):
     assert ord("z") in unused  # a byte the corpus never has
     used_merged = [i for i in range(256, window.timeline.vocab_size) if i not in unused]
     assert used_merged  # merged tokens of the corpus itself occur
+
+
+def test_open_tokenizer_folder_menu(window, qtbot, dialogs):
+    """File > Open Tokenizer Folder…: a Hugging Face folder (tokenizer.json inside) opens; a folder
+    with nothing tokviz reads is a clear error and the current model stays."""
+    folder = shared_file("vocab", "hf", "bert-base-uncased")
+    dialogs.folder_answer = str(folder)
+    window.commands.open_tokenizer_folder.trigger()
+    assert window.wait_for_tokenizer(60_000) == "opened"
+    tl = window.step_model.timeline
+    assert tl.algorithm == "pretrained" and tl.vocab_size == 30_522
+    dialogs.folder_answer = str(shared_file("corpora"))
+    window.commands.open_tokenizer_folder.trigger()
+    assert window.wait_for_tokenizer(60_000) == "failed"
+    assert dialogs.errors and "tokenizer" in dialogs.errors[-1][1].lower()
+    assert window.step_model.timeline is tl
+    n_errors = len(dialogs.errors)
+    dialogs.folder_answer = None  # cancelled: nothing happens
+    window.commands.open_tokenizer_folder.trigger()
+    assert not window.tokenizers.is_loading and len(dialogs.errors) == n_errors
+    assert window.step_model.timeline is tl

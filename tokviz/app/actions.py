@@ -88,6 +88,10 @@ class WindowActions:
         self.open_tokenizer = act("Open &Tokenizer…", w.tokenizers.open_dialog, ["Ctrl+Alt+O"],
                                   "Open a real tokenizer: .tiktoken, tokenizer.json, GPT-2 files, minbpe .model",
                                   None, "open_tokenizer")
+        self.open_tokenizer_folder = act(
+            "Open Tokenizer &Folder…", w.tokenizers.open_folder_dialog, [],
+            "Open a folder holding a tokenizer (tokenizer.json, encoder.json + vocab.bpe, a .tiktoken file)",
+            None, "open_tokenizer_folder")
         self.export_hf = act("&Hugging Face tokenizer.json…", partial(w.exporter.export_dialog, "hf"), [],
                              "Write the current BPE model as a tokenizer.json (loads in Hugging Face tokenizers)",
                              None, "export_hf")
@@ -175,6 +179,7 @@ def build_menus(window: QMainWindow, actions: WindowActions, panels_menu: QMenu)
     file.addActions([a.open_session, a.save_session, a.save_session_as, a.export_animation])  # issue 10
     file.addSeparator()
     file.addAction(a.open_tokenizer)  # pretrained tokenizers (issue 7)
+    file.addAction(a.open_tokenizer_folder)
     known = file.addMenu("&Known Tokenizers")
     known.setObjectName("known_tokenizers_menu")
     known.aboutToShow.connect(partial(window.tokenizers.fill_known_menu, known))

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QObject, QRect, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPalette
+from PySide6.QtCore import QObject, QPoint, QRect, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPalette, QPixmap, QRegion
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -42,7 +42,8 @@ TARGETS = {"timeline": "Merge timeline (whole panel)", "corpus": "Corpus at step
 FORMATS = ("gif", "png")
 MAX_FRAMES = 600
 POLL_MS = 10
-MAX_UPSCALE = 2.0  # small panels are enlarged at most this much (more only blurs)
+MAX_UPSCALE = 2.0  # a grabbed image is enlarged at most this much (more only blurs)
+MAX_RENDER_SCALE = 4.0  # small panels are rendered at most this much larger (sharp)
 FRAME_TIMEOUT_POLLS = 1000  # 10 s for the token view to encode one frame
 
 
@@ -94,29 +95,61 @@ def image_to_array(image: QImage) -> np.ndarray:
     return buf[:, :w * 3].reshape(h, w, 3).copy()
 
 
+def caption_font(caption: str, width: int, height: int) -> QFont:
+    """A bold font about 1/16 of the frame high (readable on a slide), smaller if `caption` would
+    not fit the width."""
+    font = QFont()
+    font.setBold(True)
+    size = max(9, height // 16)
+    font.setPixelSize(size)
+    while size > 9 and QFontMetrics(font).horizontalAdvance(caption) > width - 16:
+        size -= 1
+        font.setPixelSize(size)
+    return font
+
+
+def caption_strip(caption: str, width: int, height: int) -> int:
+    """Height in pixels of the caption strip at the bottom of a frame (0 without a caption)."""
+    return QFontMetrics(caption_font(caption, width, height)).height() * 3 // 2 if caption else 0
+
+
 def fit_image(image: QImage, width: int, height: int, background: QColor, *, caption: str = "",
               color: QColor | None = None) -> QImage:
     """`image` scaled (keeping its aspect) onto a ``width x height`` canvas, with `caption` in a
-    strip at the bottom (text height about 1/16 of the frame: readable on a slide)."""
+    strip at the bottom (shrunk to fit the width, elided if it still does not)."""
     out = QImage(width, height, QImage.Format.Format_RGB32)
     out.fill(background)
     p = QPainter(out)
-    strip = 0
+    strip = caption_strip(caption, width, height)
     if caption:
-        font = QFont()
-        font.setPixelSize(max(9, height // 16))
-        font.setBold(True)
+        font = caption_font(caption, width, height)
         p.setFont(font)
-        strip = QFontMetrics(font).height() * 3 // 2
         p.setPen(color if color is not None else QColor("#000000"))
-        p.drawText(QRect(4, height - strip, width - 8, strip),
-                   Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextSingleLine, caption)
+        text = QFontMetrics(font).elidedText(caption, Qt.TextElideMode.ElideRight, width - 16)
+        p.drawText(QRect(8, height - strip, width - 16, strip),
+                   Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextSingleLine, text)
     scale = min(width / image.width(), (height - strip) / image.height(), MAX_UPSCALE)
     scaled = image.scaled(max(1, round(image.width() * scale)), max(1, round(image.height() * scale)),
                           Qt.AspectRatioMode.IgnoreAspectRatio, Qt.TransformationMode.SmoothTransformation)
     p.drawImage((width - scaled.width()) // 2, (height - strip - scaled.height()) // 2, scaled)
     p.end()
     return out
+
+
+def render_crisp(widget: QWidget, size: tuple[int, int], width: int, height: int,
+                 origin: tuple[int, int] = (0, 0)) -> QImage:
+    """The `size` (logical pixels) of `widget` from `origin`, rendered at the scale that fills a
+    ``width x height`` area (at most `MAX_RENDER_SCALE`): text stays sharp instead of being
+    enlarged afterwards."""
+    w, h = size
+    scale = max(1.0, min(width / w, height / h, MAX_RENDER_SCALE))
+    pixmap = QPixmap(max(1, round(w * scale)), max(1, round(h * scale)))
+    pixmap.setDevicePixelRatio(scale)
+    pixmap.fill(widget.palette().color(QPalette.ColorRole.Base))
+    widget.render(pixmap, QPoint(0, 0), QRegion(origin[0], origin[1], w, h))
+    image = pixmap.toImage()
+    image.setDevicePixelRatio(1.0)
+    return image
 
 
 def _used_size(view, width: int, height: int) -> tuple[int, int]:
@@ -245,11 +278,16 @@ class AnimationExporter(QObject):
             return
         widget = self._widget()
         pal = widget.palette()
-        grabbed = widget.grab().toImage()
-        if self.spec.target == "token_view":  # the tokens, not the empty space around them
-            grabbed = grabbed.copy(0, 0, *_used_size(widget, grabbed.width(), grabbed.height()))
+        size, origin = (widget.width(), widget.height()), (0, 0)
+        if self.spec.target == "token_view":  # the tokens, not the frame and empty space around them
+            fw = widget.frameWidth()
+            used = _used_size(widget, *size)
+            size, origin = (max(1, used[0] - fw), max(1, used[1] - fw)), (fw, fw)
         m = self.window.step_model
         caption = step_caption(m.timeline, m.step, self._vocab()) if self.spec.caption else ""
+        spec = self.spec
+        grabbed = render_crisp(widget, size, spec.width, spec.height - caption_strip(caption, spec.width, spec.height),
+                               origin)
         image = fit_image(grabbed, self.spec.width, self.spec.height, pal.color(QPalette.ColorRole.Base),
                           caption=caption, color=pal.color(QPalette.ColorRole.Text))
         self.frames.append(image_to_array(image))

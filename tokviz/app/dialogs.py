@@ -46,6 +46,10 @@ class Dialogs:
         path, _ = QFileDialog.getOpenFileName(self.parent, title, folder, filters)
         return path or None
 
+    def open_folder(self, title: str, folder: str) -> str | None:
+        path = QFileDialog.getExistingDirectory(self.parent, title, folder)
+        return path or None
+
     def save_path(self, title: str, suggested: str, filters: str = CORPUS_FILTER) -> str | None:
         path, _ = QFileDialog.getSaveFileName(self.parent, title, suggested, filters)
         return path or None

@@ -79,6 +79,12 @@ class TokenizerController(QObject):
         if path:
             self.open(path)
 
+    def open_folder_dialog(self) -> None:
+        """A folder holding a tokenizer (tokenizer.json, encoder.json + vocab.bpe, one .tiktoken...)."""
+        path = self.window.dialogs.open_folder("Open Tokenizer Folder", self.window.settings_store.last_dir())
+        if path:
+            self.open(path)
+
     def open(self, source: str | Path, pattern: str | None = None) -> bool:
         """Start loading `source` (a path or a known name)."""
         self._source, self._pattern = str(source), pattern
