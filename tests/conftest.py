@@ -39,6 +39,21 @@ def shared_file(*parts: str) -> Path:
 
 
 @pytest.fixture
+def cli(capsys, tmp_path, monkeypatch):
+    """Run ``tokviz ARGS`` in-process from inside tmp_path; return (exit code, stdout, stderr)."""
+    from tokviz.app.cli import main
+
+    monkeypatch.chdir(tmp_path)
+
+    def run(*argv: str):
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+@pytest.fixture
 def corpus_text():
     """Read the first `n` characters of a shared corpus: ``corpus_text("tinyshakespeare.txt", n)``."""
 

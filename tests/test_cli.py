@@ -10,24 +10,11 @@ import sys
 
 import pytest
 
-from tokviz.app.cli import COMMANDS, main
+from tokviz.app.cli import COMMANDS
 from tokviz.app.progress import ProgressBar
 from tokviz.core import load_timeline
 
 LOW = "low low low low low lower lower lowest\n"
-
-
-@pytest.fixture
-def cli(capsys, tmp_path, monkeypatch):
-    """Run ``tokviz ARGS`` in-process from inside tmp_path; return (exit code, stdout, stderr)."""
-    monkeypatch.chdir(tmp_path)
-
-    def run(*argv: str):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 @pytest.fixture

@@ -6,24 +6,16 @@ import json
 
 import pytest
 
-from tokviz.app.cli import main
 from tokviz.core.model_io import load_model
 
 CORPUS = ("hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
           + "unbelievable unable believable believe able " * 4 + "\n")
 
 
-@pytest.fixture
-def cli(capsys, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
+@pytest.fixture(autouse=True)
+def corpus_file(cli, tmp_path):
+    """``c.txt`` in the folder the `cli` fixture runs in."""
     (tmp_path / "c.txt").write_text(CORPUS)
-
-    def run(*argv: str):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 @pytest.mark.parametrize("algo, extra, kind", [

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from tokviz.app.cli import main
 from tokviz.core import TrainSettings, train
 from tokviz.core.model_io import save_model
 from tokviz.core.unigram import UnigramSettings, train_unigram
@@ -15,18 +14,6 @@ from tokviz.core.unigram import UnigramSettings, train_unigram
 CORPUS = ("the lowest newer widest café 東京 👋🏽 it's 12345\r\n" * 20
           + "Tokenizers split text into pieces; pieces become ids.\n" * 20)
 TEXTS = ["the newest pieces 👋🏽👋", "line\r\nline 東京都 café", "  spaces   and\ttabs ", ""]
-
-
-@pytest.fixture
-def cli(capsys, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-
-    def run(*argv: str):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ token view never re-derives positions by decoding tokens one by one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .errors import EncodeError
@@ -114,3 +114,14 @@ def encode_with_specials(
         else:
             encode_text(text[a:b], a, out)
     return out
+
+
+def offsets_of(tokens: Sequence[bytes]) -> tuple[str, list[int]]:
+    """Decoded text and each token's start offset in characters (tiktoken's rule: a token that
+    starts inside a character points at that character)."""
+    offsets = []
+    n = 0
+    for t in tokens:
+        offsets.append(max(0, n - (1 if t and 0x80 <= t[0] < 0xC0 else 0)))
+        n += sum(1 for c in t if not 0x80 <= c < 0xC0)
+    return b"".join(tokens).decode("utf-8", errors="replace"), offsets

@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .encoding import Encoding, encode_with_specials, uncovered
+from .encoding import Encoding, encode_with_specials, offsets_of, uncovered
 from .errors import EncodeError
 from .split import Splitter, parse_split
 from .units import UNK_TOKEN, BaseVocab
@@ -341,13 +341,7 @@ class BpeTokenizer:
     def decode_with_offsets(self, ids: Sequence[int]) -> tuple[str, list[int]]:
         """Decoded text and, per token, the character offset where it starts (tiktoken's rule:
         a token starting inside a character points at that character)."""
-        tokens = self.decode_tokens_bytes(ids)
-        offsets = []
-        n = 0
-        for t in tokens:
-            offsets.append(max(0, n - (1 if t and 0x80 <= t[0] < 0xC0 else 0)))
-            n += sum(1 for c in t if not 0x80 <= c < 0xC0)
-        return b"".join(tokens).decode("utf-8", errors="replace"), offsets
+        return offsets_of(self.decode_tokens_bytes(ids))
 
     # -- explaining -------------------------------------------------------------------------
 

@@ -80,17 +80,6 @@ def check_ids(ids: Sequence[int], vocab: Sequence[bytes | None]) -> None:
             raise EncodeError(f"id {i!r} is not in the vocabulary (valid ids: 0..{n - 1})")
 
 
-def offsets_of(tokens: Sequence[bytes]) -> tuple[str, list[int]]:
-    """Decoded text and each token's start offset in characters (tiktoken's rule: a token that
-    starts inside a character points at that character)."""
-    offsets = []
-    n = 0
-    for t in tokens:
-        offsets.append(max(0, n - (1 if t and 0x80 <= t[0] < 0xC0 else 0)))
-        n += sum(1 for c in t if not 0x80 <= c < 0xC0)
-    return b"".join(tokens).decode("utf-8", errors="replace"), offsets
-
-
 def python_pattern(pattern: str) -> str:
     """A Rust (tiktoken) / Oniguruma pattern for Python's `regex`: ``$`` becomes ``\\Z``.
 

@@ -22,7 +22,8 @@ import regex
 from ..encoding import Encoding, allowed_specials, uncovered
 from ..errors import ModelFormatError
 from ..tokenizer import ExplainStep
-from ._common import INF_RANK, LoadedMerge, byte_char_spans, check_ids, offsets_of
+from ..encoding import offsets_of
+from ._common import INF_RANK, LoadedMerge, byte_char_spans, check_ids
 from .hf_decoders import (
     ByteLevelDecoder,
     Decoder,

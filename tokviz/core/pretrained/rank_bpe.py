@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 
 import regex
 
-from ..encoding import Encoding, encode_with_specials, uncovered
+from ..encoding import Encoding, encode_with_specials, offsets_of, uncovered
 from ..errors import ModelFormatError
 from ..tokenizer import ExplainStep
 from ._common import (
@@ -33,7 +33,6 @@ from ._common import (
     LoadedMerge,
     byte_char_spans,
     check_ids,
-    offsets_of,
     python_pattern,
 )
 from . import parallel
