@@ -12,6 +12,8 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
 
+pytest_plugins = ["tests.qt_fixtures"]
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 CORPORA = SHARED / "corpora"
@@ -41,7 +43,7 @@ def shared_file(*parts: str) -> Path:
 @pytest.fixture
 def cli(capsys, tmp_path, monkeypatch):
     """Run ``tokviz ARGS`` in-process from inside tmp_path; return (exit code, stdout, stderr)."""
-    from tokviz.app.cli import main
+    from tokviz.app.cli.main import main
 
     monkeypatch.chdir(tmp_path)
 

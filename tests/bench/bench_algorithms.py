@@ -6,7 +6,7 @@ Run from the repository root::
     python tests/bench/bench_algorithms.py --reps 3 --vocab 8000
 
 Each algorithm trains with its own default settings (BPE: bytes + GPT-4 split; WordPiece and
-Unigram: whitespace words) through `tokviz.core.algorithms.make_training`, in a fresh subprocess
+Unigram: whitespace words) through `tokviz.core.algorithm.registry.make_training`, in a fresh subprocess
 (``--worker ALGO``) that times only the training (reading the file is left out). The parent prints
 median seconds and the ratio to BPE (the issue asks for at most 5x) and writes
 ``tests/bench/results/algorithms.json``. Data comes from ``../shared``.
@@ -33,15 +33,15 @@ LIMIT = 5.0  # the issue's bound: each within 5x of BPE
 
 def settings_for(algo: str, vocab: int):
     from tokviz.core import TrainSettings
-    from tokviz.core.unigram import UnigramSettings
-    from tokviz.core.wordpiece import WordPieceSettings
+    from tokviz.core.unigram.timeline import UnigramSettings
+    from tokviz.core.wordpiece.timeline import WordPieceSettings
 
     return {"bpe": TrainSettings(vocab_size=vocab), "wordpiece": WordPieceSettings(vocab_size=vocab),
             "unigram": UnigramSettings(vocab_size=vocab)}[algo]
 
 
 def worker(algo: str, path: str, vocab: int) -> dict:
-    from tokviz.core.algorithms import make_training
+    from tokviz.core.algorithm.registry import make_training
 
     text = Path(path).read_text(encoding="utf-8")
     t0 = time.perf_counter()

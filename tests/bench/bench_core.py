@@ -60,8 +60,8 @@ def w_tokviz_train(path: str, split: str, vocab: int, model_out: str | None) -> 
 def w_hf_train(path: str, split: str, vocab: int) -> dict:
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
-    from tokviz.core.chunks import _slices
-    from tokviz.core.split import SPLIT_PRESETS
+    from tokviz.core.text.chunks import _slices
+    from tokviz.core.text.split import SPLIT_PRESETS
 
     text = Path(path).read_text(encoding="utf-8")
     # Feed ~1 MB pieces cut where the split pattern always cuts, so HF can use all its threads
@@ -86,7 +86,7 @@ def w_hf_train(path: str, split: str, vocab: int) -> dict:
 
 def w_oracle_train(path: str, vocab: int) -> dict:
     sys.path.insert(0, str(ROOT / "tests" / "core"))
-    from bpe_oracle import oracle_counts, oracle_train  # the slow reference trainer of the tests
+    from tokviz.core.bpe.reference import oracle_counts, oracle_train  # the slow reference trainer of the tests
 
     text = Path(path).read_text(encoding="utf-8")
     t0 = time.perf_counter()
@@ -118,7 +118,7 @@ def w_tiktoken_encode(out_ids: str | None) -> dict:
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 
-    from tokviz.core.split import GPT4_SPLIT_PATTERN
+    from tokviz.core.text.split import GPT4_SPLIT_PATTERN
 
     text = _encode_text()
     enc = tiktoken.Encoding(

@@ -52,7 +52,7 @@ def wait_signal(app, signal, timeout_s: float = 30.0) -> bool:
 
 
 def bench_render(app, reps: int) -> list[dict]:
-    from tokviz.panels.positional_panel import PositionalPanel
+    from tokviz.panels.heatmaps.positional_panel import PositionalPanel
 
     panel = PositionalPanel()
     panel.resize(1100, 800)
@@ -127,8 +127,8 @@ def bench_stalls(app, seconds: float, dim: int) -> dict:
 
     from tokviz.core import TrainSettings, train
     from tokviz.core.embeddings import EmbedTrainSettings
-    from tokviz.engine.embedding_engine import tokenize_corpus
-    from tokviz.panels.embedding_panel import EmbeddingPanel
+    from tokviz.engine.heatmaps.embedding_engine import tokenize_corpus
+    from tokviz.panels.heatmaps.embedding_panel import EmbeddingPanel
 
     text = corpus_text()
     timeline = train(TrainSettings(vocab_size=1000), texts=[text])

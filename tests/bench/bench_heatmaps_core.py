@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tokviz.core import positional as P
+from tokviz.core.embeddings import positional as P
 from tokviz.core.embeddings import EmbedTrainer, EmbedTrainSettings, cosine_similarity, reorder_for_similarity
 
 

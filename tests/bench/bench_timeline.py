@@ -41,10 +41,10 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from tokviz.core import TrainSettings
-    from tokviz.core.model_io import load_timeline, save_timeline
-    from tokviz.core.timeline import train
+    from tokviz.core.io.model_files import load_timeline, save_timeline
+    from tokviz.core.bpe.timeline import train
     from tokviz.engine.step_model import StepModel
-    from tokviz.panels.timeline_panel import MAX_CORPUS_CHARS, TimelinePanel
+    from tokviz.panels.timeline.panel import MAX_CORPUS_CHARS, TimelinePanel
 
     app = QApplication.instance() or QApplication([])
     text = GUTENBERG.read_text(encoding="utf-8")

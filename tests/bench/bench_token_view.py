@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from tokviz.core import TrainSettings, train  # noqa: E402
 from tokviz.engine.step_model import StepModel  # noqa: E402
-from tokviz.panels.token_view_panel import TokenViewPanel  # noqa: E402
+from tokviz.panels.token_view.panel import TokenViewPanel  # noqa: E402
 
 CORPUS = Path("/work/shared/corpora/tinyshakespeare.txt")
 RESULTS = Path(__file__).parent / "results" / "token_view.json"

@@ -18,7 +18,7 @@ print(json.dumps({{"loaded": loaded, "core": "tokviz.core" in sys.modules}}))
 """
 
 
-@pytest.mark.parametrize("module", ["tokviz.core", "tokviz.app.cli"])
+@pytest.mark.parametrize("module", ["tokviz.core", "tokviz.app.cli.main"])
 def test_module_loads_no_qt(tmp_path, module):
     result = subprocess.run(
         [sys.executable, "-c", PROBE.format(module=module, forbidden=FORBIDDEN)],

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QToolBar, QToolButton
 
 from tokviz.engine.samples import SAMPLES
 
-from .animation import run_export_dialog  # classroom (issue 10)
+from .classroom.animation import run_export_dialog  # classroom (issue 10)
 
 Key = QKeySequence.StandardKey
 
@@ -227,7 +227,7 @@ def build_menus(window: QMainWindow, actions: WindowActions, panels_menu: QMenu)
 
 def fill_lessons_menu(window: QMainWindow, menu: QMenu) -> None:
     """Help > Lessons: one entry per built-in lesson, in course order (issue 10)."""
-    from tokviz.core.lessons import builtin_lessons
+    from tokviz.core.lessons.files import builtin_lessons
 
     for lesson in builtin_lessons():
         action = menu.addAction(f"&{lesson.label}" if lesson.number < 10 else lesson.label)

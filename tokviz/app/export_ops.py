@@ -3,12 +3,12 @@
 Writes the current BPE model as a Hugging Face ``tokenizer.json`` or as ``NAME.tiktoken`` plus
 ``NAME.tiktoken.json`` (split pattern and special tokens), with all merges or only the first k
 (the timeline's current step, when "At the Current Step Only" is checked). The core does the
-work (`tokviz.core.pretrained.export`, atomic writes); this runs it on a background thread
+work (`tokviz.core.io.tokenizer_export`, atomic writes); this runs it on a background thread
 (`TaskEngine`: a 100k-merge model takes ~0.4 s) on a snapshot of the timeline, keeps the menu
 actions disabled with the reason in their tips when the model cannot be exported (WordPiece,
 Unigram, loaded tokenizers, end-of-word markers, character units for tiktoken), and shows errors
 with ``window.dialogs.error``. What this leaves out: the formats themselves, the CLI
-(``tokviz export``, `tokviz.app.cli_export`).
+(``tokviz export``, `tokviz.app.cli.export`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from tokviz.core.pretrained import ExportedFiles, export_problem, export_timeline
+from tokviz.core.io.tokenizer_export import ExportedFiles, export_problem, export_timeline
 from tokviz.engine.tasks import TaskEngine
 
 

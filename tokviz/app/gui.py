@@ -1,4 +1,4 @@
-"""Entry points of the desktop application, called by ``tokviz.app.cli``.
+"""Entry points of the desktop application, called by ``tokviz.app.cli.main``.
 
 ``run_gui(file)`` opens the window (and a corpus or model file); ``run_screenshots(out_dir,
 theme=...)`` renders the window offscreen to PNG files. Both return an exit status. The window's
@@ -78,7 +78,7 @@ def run_screenshots(out_dir: Path, *, theme: str) -> int:
     create_application()
     from PySide6.QtCore import qInstallMessageHandler
 
-    from .screenshots import take_screenshots
+    from .screenshots.main import take_screenshots
 
     def quiet(mode, context, message: str) -> None:  # the offscreen plugin's harmless chatter
         if "does not support propagateSizeHints" not in message:

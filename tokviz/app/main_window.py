@@ -33,8 +33,8 @@ Classroom (issue 10): ``enter_presenter(panel_ids=None, scale=None)``, ``leave_p
 ``lesson_next()``/``lesson_prev()``), ``set_caption(text)`` (caption bar; "" = automatic "step k of
 n, merge a + b -> ab", or ``lesson_caption`` while a lesson runs), ``save_session(path=None)``,
 ``open_session(path)`` (also via ``open_path``; ``sessions.state_dict()``), ``export_animation(spec)``
-(`tokviz.app.animation.AnimationSpec`; ``animation.finished`` / ``cancelled`` / ``failed`` follow).
-Guided lessons (issue 10, `tokviz.app.lesson_runner`, Help > Lessons): ``start_lesson(name)``,
+(`tokviz.app.classroom.animation.AnimationSpec`; ``animation.finished`` / ``cancelled`` / ``failed`` follow).
+Guided lessons (issue 10, `tokviz.app.classroom.lesson_runner`, Help > Lessons): ``start_lesson(name)``,
 ``lesson_next()``, ``lesson_prev()``, ``stop_lesson()``, ``wait_for_lesson_step(timeout_ms)``.
 """
 
@@ -51,20 +51,20 @@ from tokviz.core import Timeline, TokvizError, TrainSettings
 from tokviz.engine.samples import sample
 from tokviz.engine.settings import LAYOUT_VERSION, AppSettings
 from tokviz.engine.step_model import StepModel
-from tokviz.engine.token_view_engine import BASELINE_CORPUS_CHARS
+from tokviz.engine.token_view.token_view_engine import BASELINE_CORPUS_CHARS
 from tokviz.engine.trained_models import TrainedModels
-from tokviz.engine.training import TrainingEngine
-from tokviz.engine.vocab_model import VocabModel
+from tokviz.engine.training.engine import TrainingEngine
+from tokviz.engine.tables.vocab_model import VocabModel
 from tokviz.panels.base import Panel
-from tokviz.panels.corpus_panel import CorpusPanel
-from tokviz.panels.embedding_panel import EmbeddingPanel, current_text_source  # heatmaps (issue 8)
+from tokviz.panels.corpus.panel import CorpusPanel
+from tokviz.panels.heatmaps.embedding_panel import EmbeddingPanel, current_text_source  # heatmaps (issue 8)
 from tokviz.panels.glitch_panel import GlitchPanel  # pretrained tokenizers (issue 7)
-from tokviz.panels.positional_panel import PositionalPanel  # heatmaps (issue 8)
-from tokviz.panels.timeline_panel import TimelinePanel  # merge timeline (issue 5)
-from tokviz.panels.token_view_panel import TokenViewPanel  # token view (issue 6)
-from tokviz.panels.token_view_models import install_model_rows  # issue 9: earlier runs as rows
-from tokviz.panels.training_panel import TrainingPanel
-from tokviz.panels.training_status import TrainingStatusPanel
+from tokviz.panels.heatmaps.positional_panel import PositionalPanel  # heatmaps (issue 8)
+from tokviz.panels.timeline.panel import TimelinePanel  # merge timeline (issue 5)
+from tokviz.panels.token_view.panel import TokenViewPanel  # token view (issue 6)
+from tokviz.panels.token_view.models_menu import install_model_rows  # issue 9: earlier runs as rows
+from tokviz.panels.training.panel import TrainingPanel
+from tokviz.panels.training.status import TrainingStatusPanel
 from tokviz.panels.vocab_panel import VocabPanel
 
 from .actions import WindowActions, build_menus, build_toolbar
@@ -76,10 +76,10 @@ from .training_ops import TrainingController
 from .waiting import wait_for_signals
 from .tokenizer_ops import TokenizerController  # pretrained tokenizers (issue 7)
 from .export_ops import ExportController  # issue 7: File > Export Tokenizer
-from .animation import AnimationExporter, AnimationSpec  # classroom (issue 10)
-from .presenter import Presenter  # classroom (issue 10)
+from .classroom.animation import AnimationExporter, AnimationSpec  # classroom (issue 10)
+from .classroom.presenter import Presenter  # classroom (issue 10)
 from .session_ops import SessionController  # classroom (issue 10)
-from .lesson_runner import LessonRunner  # guided lessons (issue 10)
+from .classroom.lesson_runner import LessonRunner  # guided lessons (issue 10)
 from tokviz.panels.lesson_panel import LessonPanel  # guided lessons (issue 10)
 
 DEFAULT_SAMPLE = "english-prose"

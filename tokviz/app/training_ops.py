@@ -13,8 +13,8 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, Slot
 
 from tokviz.core import TokvizError
-from tokviz.core.algorithms import step_noun
-from tokviz.panels.training_status import format_duration
+from tokviz.core.algorithm.registry import step_noun
+from tokviz.panels.training.status import format_duration
 
 
 class TrainingController(QObject):

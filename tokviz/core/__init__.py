@@ -6,19 +6,12 @@ Training (`Training`, `train`, a generator of `MergeStep`), encoding with offset
 
 from .baselines import CharTokenizer, WordTokenizer
 from .batch import Batch, make_batch
-from .chunks import Cancelled, count_chunks, count_word_table
-from .corpus import decode_utf8, looks_like_word_counts, parse_word_counts, read_text
+from .text.chunks import Cancelled, count_chunks, count_word_table
+from .text.corpus import decode_utf8, looks_like_word_counts, parse_word_counts, read_text
 from .encoding import Encoding
-from .errors import (
-    CorpusError,
-    EncodeError,
-    ModelFormatError,
-    SettingsError,
-    SplitError,
-    TokvizError,
-)
-from .model_io import load_timeline, save_timeline
-from .split import (
+from .errors import CorpusError, EncodeError, ModelFormatError, SettingsError, SplitError, TokvizError
+from .io.model_files import load_timeline, save_timeline
+from .text.split import (
     GPT2_SPLIT_PATTERN,
     GPT4_SPLIT_PATTERN,
     O200K_SPLIT_PATTERN,
@@ -26,10 +19,10 @@ from .split import (
     Splitter,
     parse_split,
 )
-from .timeline import Timeline, Training, TrainSettings, merge_budget, train
-from .tokenizer import BpeTokenizer, ExplainStep
-from .train_bpe import BpeTrainer, Candidate, MergeStep
-from .units import UNITS, UNK_TOKEN, BaseVocab
+from .bpe.timeline import Timeline, Training, TrainSettings, merge_budget, train
+from .bpe.tokenizer import BpeTokenizer, ExplainStep
+from .bpe.trainer import BpeTrainer, Candidate, MergeStep
+from .bpe.units import UNITS, UNK_TOKEN, BaseVocab
 
 __all__ = [
     "BaseVocab",

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 
 from .encoding import Encoding, uncovered
 from .errors import EncodeError
-from .split import parse_split
-from .units import UNK_TOKEN
+from .text.split import parse_split
+from .bpe.units import UNK_TOKEN
 
 
 class _VocabTokenizer:

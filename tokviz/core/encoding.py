@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .errors import EncodeError
-from .split import split_specials
+from .text.split import split_specials
 
 
 @dataclass(frozen=True, slots=True)

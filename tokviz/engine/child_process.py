@@ -31,13 +31,13 @@ import numpy as np
 
 import tokviz
 from tokviz.core import Cancelled, TokvizError
-from tokviz.core.pipes import read_exact, write_all
+from tokviz.core.io.pipes import read_exact, write_all
 
 CHILD_EXIT_SECONDS = 3.0  # after a stop, how long the child may take before it is killed
 LAST_EVENTS = ("done", "finished", "cancelled", "failed", "error")  # the child ends after these
 JOB_ERRORS = (EOFError, pickle.UnpicklingError, ValueError, TypeError)  # a bad or missing job
 
-# -- frames on raw descriptors (`tokviz.core.pipes`): a thread blocked reading can never deadlock a
+# -- frames on raw descriptors (`tokviz.core.io.pipes`): a thread blocked reading can never deadlock a
 # process forked meanwhile (a counting pool), and no read-ahead buffer can swallow a "stop".
 
 _HEADER = struct.Struct("<Q")

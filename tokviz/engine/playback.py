@@ -4,7 +4,7 @@ A QObject that moves the shared `StepModel`. Playing advances by wall-clock time
 ticks: each tick sets the step to ``start + elapsed * speed``, so playback keeps its speed even
 when a repaint takes longer than one frame (it skips steps instead of falling behind).
 
-What this leaves out: buttons and keys (``tokviz.panels.timeline_transport``).
+What this leaves out: buttons and keys (``tokviz.panels.timeline.transport``).
 """
 
 from __future__ import annotations

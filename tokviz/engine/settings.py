@@ -20,7 +20,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings
 
 from tokviz.core import TokvizError, TrainSettings
-from tokviz.core.algorithms import settings_from_json, settings_to_json
+from tokviz.core.algorithm.registry import settings_from_json, settings_to_json
 
 ORGANIZATION = "tokviz"
 APPLICATION = "tokviz"

@@ -8,7 +8,7 @@ vocabulary listen to `timeline_changed` and `steps_added`.
 While a run is going the step follows the newest merge, until a panel picks a step with
 `set_step`; `follow_latest()` goes back to following.
 
-What this leaves out: training itself (`tokviz.engine.training`) and any drawing.
+What this leaves out: training itself (`tokviz.engine.training.engine`) and any drawing.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal, Slot
 
 from tokviz.core import MergeStep, Timeline
-from tokviz.core.algorithms import empty_copy
+from tokviz.core.algorithm.registry import empty_copy
 
 
 class StepModel(QObject):

@@ -6,7 +6,7 @@ file, computing corpus statistics. The function is called as
 ``should_stop()`` between slices (raising `tokviz.core.Cancelled`) and may call
 ``progress(what, fraction)``. Progress reaches the GUI at most every 50 ms.
 
-What this leaves out: training, which streams results (`tokviz.engine.training`).
+What this leaves out: training, which streams results (`tokviz.engine.training.engine`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, Signal
 
-from tokviz.core.algorithms import ALGORITHM_TITLES
+from tokviz.core.algorithm.registry import ALGORITHM_TITLES
 
 MAX_MODELS = 8
 

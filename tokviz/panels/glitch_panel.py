@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar, QPushButton, QTableView, QWidget
 
-from tokviz.engine.glitch_model import ID_ROLE, GlitchModel
+from tokviz.engine.tables.glitch_model import ID_ROLE, GlitchModel
 from tokviz.engine.pretrained_tasks import find_glitches
 from tokviz.engine.tasks import TaskEngine
 

@@ -1,12 +1,12 @@
 """`LessonPanel`: the guided lesson on screen: title, step i/n, a large caption, Prev/Next, and a
 small figure (bars, a table or a curve) with the lesson's numbers.
 
-The panel only displays; `tokviz.app.lesson_runner.LessonRunner` decides what each step shows and
+The panel only displays; `tokviz.app.classroom.lesson_runner.LessonRunner` decides what each step shows and
 calls `show_lesson`, `show_step`, `show_figure` and `set_busy`. Buttons emit `next_requested`,
 `prev_requested` and `stop_requested`.
 
-What this leaves out: the lesson files and figures' maths (``tokviz.core.lessons``,
-``tokviz.core.lesson_figures``).
+What this leaves out: the lesson files and figures' maths (``tokviz.core.lessons.files``,
+``tokviz.core.lessons.figures``).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStackedWidget, QTextBrowser, QWidget
 
-from tokviz.core.lesson_figures import Figure
+from tokviz.core.lessons.figures import Figure
 
 from .base import Panel, muted_color
-from .heatmap_view import style_plot
+from .heatmaps.heatmap_view import style_plot
 from .widgets import STRETCH, hbox, vbox
 
 CAPTION_SCALE = 1.45  # captions are read from the back of a room

@@ -1,7 +1,7 @@
 """`StepChart`: pyqtgraph plots stacked over one step axis, a cursor at k; click to jump.
 
-The base of the merge timeline's chart (``tokviz.panels.timeline_chart``) and the Unigram rounds
-chart (``tokviz.panels.timeline_unigram``): linked plots without mouse interaction, one curve and
+The base of the merge timeline's chart (``tokviz.panels.timeline.chart``) and the Unigram rounds
+chart (``tokviz.panels.timeline.unigram``): linked plots without mouse interaction, one curve and
 one cursor line each, `step_clicked(k)` on a click, palette colours. Subclasses set the data and
 say which plots are on screen.
 """

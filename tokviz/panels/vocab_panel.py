@@ -1,6 +1,6 @@
 """`VocabPanel`: the vocabulary browser; fills live while training runs.
 
-The table is a `QTableView` on `tokviz.engine.vocab_model.VocabModel` (virtual, sorted and
+The table is a `QTableView` on `tokviz.engine.tables.vocab_model.VocabModel` (virtual, sorted and
 filtered inside the model) with fixed row heights, so 100k rows scroll instantly. Tokens and bytes
 are drawn in the monospace font; special tokens are coloured, partial UTF-8 is in italics.
 Edit > Copy (Ctrl+C) copies the selected rows as tab-separated text.
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.engine.vocab_model import (
+from tokviz.engine.tables.vocab_model import (
     COL_BYTES,
     COL_COUNT,
     COL_ID,

@@ -9,11 +9,10 @@ shares `BpeTokenizer`'s grid: `encode`, `encode_ordinary`, `encode_ids`, `decode
 `token_bytes`, ``name``, ``step=k`` for the first k merges.
 
 Explaining: `merge_list` (the merge timeline), `merge_tree`, `find_unreachable`, `find_unused`,
-`VocabIndex`; exporting a trained
-timeline: `export_timeline` (`export_tokenizer_json`, `export_tiktoken`), `export_problem`.
+`VocabIndex`. Exporting a timeline trained in tokviz lives in `tokviz.core.io.tokenizer_export`.
 """
 
-from ._common import LoadedMerge, PatternRequired
+from .common import LoadedMerge, PatternRequired
 from .data_gym import load_data_gym
 from .explain import (
     GlitchToken,
@@ -25,19 +24,8 @@ from .explain import (
     merge_tree,
     token_counts,
 )
-from .export import (
-    EXPORT_FORMATS,
-    ExportedFiles,
-    TiktokenExport,
-    export_problem,
-    export_tiktoken,
-    export_timeline,
-    export_tokenizer_json,
-    tiktoken_ranks,
-    tokenizer_json,
-)
-from .hf_json import HfTokenizer
-from .hf_normalizers import UnsupportedComponent
+from .hf.normalizers import UnsupportedComponent
+from .hf.tokenizer import HfTokenizer
 from .loaded_timeline import (
     LazyMerges,
     LoadedSettings,

@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from ..errors import ModelFormatError
+from tokviz.core.errors import ModelFormatError
 from .rank_bpe import RankBpeTokenizer
 from .tiktoken_files import ENDOFTEXT, KNOWN_ENCODINGS
 

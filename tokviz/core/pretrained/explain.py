@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..chunks import Cancelled
-from ..tokenizer import BpeTokenizer
-from ._common import LoadedMerge
+from tokviz.core.text.chunks import Cancelled
+from tokviz.core.bpe.tokenizer import BpeTokenizer
+from .common import LoadedMerge
 
 ShouldStop = Callable[[], bool]
 Progress = Callable[[int, int], None]
@@ -116,7 +116,7 @@ def _hf_check(tok, i: int) -> GlitchToken | None:
     """tokenizer.json models: BPE tokens whose own symbols do not merge back into them (or whose
     text the byte-level pre-tokenizer cuts); WordPiece word-start tokens whose text does not
     encode to them. Byte-fallback and ``##`` continuation tokens are base/inner pieces: skipped."""
-    from .hf_models import HfBpeModel, WordPieceModel
+    from .hf.models import HfBpeModel, WordPieceModel
 
     model = tok.model
     s = tok.token_text(i)
@@ -153,7 +153,7 @@ def find_unreachable(
 ) -> list[GlitchToken]:
     """Tokens that encoding their own text does not give back, with the reason (see
     `GlitchToken`). For tokenizer.json models the test is on the model's own symbols (`_hf_check`)."""
-    from .hf_json import HfTokenizer
+    from .hf.tokenizer import HfTokenizer
 
     todo = list(ids) if ids is not None else _ordinary_ids(tok)
     out = []

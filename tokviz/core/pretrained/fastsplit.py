@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import regex
 
-from ..split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
+from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
 from .unicode_tables import WHITE_SPACE, PinnedPattern
 
 HF_GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -91,7 +91,7 @@ class FastSplitter:
 
     def __init__(self, pattern: str, pinned: PinnedPattern | None = None) -> None:
         """`pattern` as tiktoken writes it; `pinned` its compiled form (made when not given)."""
-        from ._common import python_pattern
+        from .common import python_pattern
 
         self.pinned = pinned or PinnedPattern(python_pattern(pattern))
         ascii_pattern = ASCII_PATTERNS.get(pattern)

@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..replay import Segmentation, TreeNode
-from ._common import LoadedMerge
+from tokviz.core.bpe.replay import Segmentation, TreeNode
+from .common import LoadedMerge
 from .explain import merge_tree as _merge_tree
 from .rank_bpe import RankBpeTokenizer
 
@@ -214,7 +214,7 @@ _FORMAT = re.compile(rb'"format"\s*:\s*"(tokviz-[a-z]+)"')
 
 def is_tokviz_model(path: str | os.PathLike) -> bool:
     """True when `path` is a file that starts like a tokviz model (any algorithm)."""
-    from ..model_io import MODEL_FORMATS
+    from tokviz.core.io.model_files import MODEL_FORMATS
 
     try:
         with open(path, "rb") as fh:
@@ -230,7 +230,7 @@ def open_timeline(source: str | os.PathLike, *, pattern: str | None = None, down
     Unigram); every other tokenizer `load_tokenizer` reads (file, folder, known name) as a
     `LoadedTimeline`. Raises `PatternRequired` for a `.tiktoken` file of an unknown encoding."""
     if Path(source).is_file() and is_tokviz_model(source):
-        from ..model_io import load_model
+        from tokviz.core.io.model_files import load_model
 
         return load_model(source)
     from .loader import load_tokenizer

@@ -16,11 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ModelFormatError, TokvizError
-from ..split import SPLIT_PRESETS
-from ._common import PatternRequired
+from tokviz.core.errors import ModelFormatError, TokvizError
+from tokviz.core.text.split import SPLIT_PRESETS
+from .common import PatternRequired
 from .data_gym import load_data_gym
-from .hf_json import HfTokenizer
+from .hf.tokenizer import HfTokenizer
 from .minbpe import HEADER as MINBPE_HEADER
 from .minbpe import load_minbpe
 from .rank_bpe import RankBpeTokenizer
@@ -184,7 +184,7 @@ def _load_json(path: Path, pattern: str | None):
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ModelFormatError(f"{path}: not valid JSON ({exc})") from None
     if isinstance(d, dict) and d.get("format") == "tokviz-model":
-        from ..model_io import load_timeline
+        from tokviz.core.io.model_files import load_timeline
 
         tok = load_timeline(path).tokenizer()
         tok.source = str(path)

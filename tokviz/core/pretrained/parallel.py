@@ -22,7 +22,7 @@ import warnings
 from array import array
 from collections.abc import Callable
 
-from ..pipes import read_exact, write_all
+from tokviz.core.io.pipes import read_exact, write_all
 
 PARALLEL_MIN_CHARS = 1_000_000  # below this the fork costs more than it saves
 

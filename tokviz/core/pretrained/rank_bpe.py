@@ -25,16 +25,10 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 
 import regex
 
-from ..encoding import Encoding, encode_with_specials, offsets_of, uncovered
-from ..errors import ModelFormatError
-from ..tokenizer import ExplainStep
-from ._common import (
-    INF_RANK,
-    LoadedMerge,
-    byte_char_spans,
-    check_ids,
-    python_pattern,
-)
+from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
+from tokviz.core.errors import ModelFormatError
+from tokviz.core.bpe.tokenizer import ExplainStep
+from .common import INF_RANK, LoadedMerge, byte_char_spans, check_ids, python_pattern
 from . import parallel
 from .fastsplit import FastSplitter, cut_points
 from .unicode_tables import PinnedPattern
@@ -366,7 +360,7 @@ class RankBpeTokenizer:
             vocab = self._vocab
             for index, r in enumerate(self._merge_ranks):
                 if should_stop is not None and index % 4096 == 0 and should_stop():
-                    from ..chunks import Cancelled
+                    from tokviz.core.text.chunks import Cancelled
 
                     raise Cancelled()
                 out.append(LoadedMerge(index, r, self.merge_of(r), vocab[r]))  # type: ignore[arg-type]

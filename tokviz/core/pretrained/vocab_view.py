@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import regex
 
-from ..errors import TokvizError
+from tokviz.core.errors import TokvizError
 
 FILTERS = ("partial_utf8", "whitespace", "digits", "non_latin", "special")
 SORT_KEYS = ("id", "length", "bytes")

@@ -1,0 +1,25 @@
+"""The token view reads only a prefix of the corpus: a 30 MB file must never be joined whole on
+the GUI thread (that stalled the window for up to 0.7 s when training started)."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from tokviz.engine.large_text import LargeText
+
+
+def test_prefix_equals_the_start_of_the_whole_text():
+    pieces = ["alpha\n", "beta gamma\n", "", "delta\n" * 3]
+    lt = LargeText(pieces)
+    whole = lt.text()
+    for n in (0, 1, 6, 7, 17, 18, len(whole), len(whole) + 10):
+        assert lt.prefix(n) == whole[:n]
+
+
+def test_main_window_gives_the_token_view_a_bounded_prefix(make_window):
+    from tokviz.engine.token_view.token_view_engine import BASELINE_CORPUS_CHARS
+
+    w = make_window(load_default_sample=False)
+    reader = w.token_view_panel._corpus_text
+    assert isinstance(reader, partial) and reader.args == (BASELINE_CORPUS_CHARS,)
+    assert reader.func == w.corpus_panel.text_prefix

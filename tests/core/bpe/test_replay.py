@@ -1,0 +1,43 @@
+"""tokviz.core.bpe.replay: incremental window segmentation equals encoding from scratch at every step."""
+
+from __future__ import annotations
+
+import random
+
+from tokviz.core import TrainSettings
+from tokviz.core.bpe.replay import WindowSegmenter, decision_at, segment_text, series
+from tokviz.core.bpe.timeline import train
+
+TEXT = ("The quick brown fox jumps over the lazy dog. The dog sleeps; the fox thinks. "
+        "Über naïve café — 東京 🙂 emoji and   spaces\n\ttabs.\n") * 8
+
+
+def test_window_segmenter_matches_segment_text_on_any_walk():
+    tl = train(TrainSettings(vocab_size=420, min_count=1), texts=[TEXT])
+    tok = tl.tokenizer()
+    window = TEXT[37:900]
+    seg = WindowSegmenter(tok, window)
+    rng = random.Random(7)
+    k = 0
+    for _ in range(300):
+        k = max(0, min(tl.n_merges, k + rng.choice([1, 1, 1, 2, 5, 16, 17, -1, -30, 100])))
+        got, want = seg.at(k), segment_text(tok, window, k)
+        assert (got.ids, got.spans, got.fresh) == (want.ids, want.spans, want.fresh), k
+    assert seg.at(k + 1 if k < tl.n_merges else k).step <= tl.n_merges
+
+
+def test_one_step_forward_reencodes_only_chunks_with_the_pair():
+    tl = train(TrainSettings(vocab_size=300, min_count=1), texts=[TEXT])
+    seg = WindowSegmenter(tl.tokenizer(), TEXT)
+    seg.at(10)
+    seg.at(11)
+    assert 0 < seg.reencoded < len(tl.tokenizer().chunks(TEXT)) / 2
+
+
+def test_series_and_decisions_line_up_with_the_timeline():
+    tl = train(TrainSettings(units="chars", split="whitespace", merges=5), texts=["aa ab aa ab ac"])
+    length, vocab, count = series(tl)
+    assert len(length) == len(vocab) == len(count) == tl.n_merges + 1
+    assert length[0] == tl.corpus_length and length[-1] == tl.steps[-1].length
+    assert vocab == list(range(tl.base_size, tl.base_size + tl.n_merges + 1))
+    assert decision_at(tl, 1).candidates[0].pair == tl.steps[0].pair

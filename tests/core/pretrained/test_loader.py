@@ -1,0 +1,150 @@
+"""`load_tokenizer` recognises every format by content: tokviz models, minbpe, data-gym files,
+folders; and says clearly what is wrong with anything else."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from .pretrained_helpers import corpus, hf_path, load_ours, shared_file, tiktoken_path
+from tokviz.core import BpeTokenizer, ModelFormatError, TrainSettings, save_timeline, train
+from tokviz.core.pretrained import HfTokenizer, RankBpeTokenizer, load_data_gym, load_tokenizer, parse_minbpe
+
+# minbpe's known answer: "aaabdaaabac" with 3 merges -> [258, 100, 258, 97, 99]
+MINBPE_MODEL = "minbpe v1\n\n0\n97 97\n256 97\n257 98\n"
+
+
+def test_minbpe_known_answer(tmp_path):
+    path = tmp_path / "basic.model"
+    path.write_text(MINBPE_MODEL, encoding="utf-8")
+    tok = load_tokenizer(path)
+    assert isinstance(tok, BpeTokenizer)
+    assert tok.encode_ids("aaabdaaabac") == [258, 100, 258, 97, 99]
+    assert tok.decode([258, 100, 258, 97, 99]) == "aaabdaaabac"
+    assert tok.source == str(path)
+
+
+def test_minbpe_regex_model_with_specials(tmp_path):
+    from tokviz.core.text.split import GPT4_SPLIT_PATTERN
+
+    text = f"minbpe v1\n{GPT4_SPLIT_PATTERN}\n1\n<|endoftext|> 100257\n104 101\n256 108\n"
+    tok = parse_minbpe(text)
+    assert tok.splitter.spec == "gpt4"
+    assert tok.encode_ids("hel hello") == [257, 32, 257, 108, 111]
+    assert tok.encode("x<|endoftext|>", allowed_special="all").ids == [120, 100257]
+    minbpe_pattern = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"""
+    tok2 = parse_minbpe(f"minbpe v1\n{minbpe_pattern}\n0\n")
+    assert tok2.splitter.chunks("Hi  there") == ["Hi", " ", " there"]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("minbpe v2\n\n0\n", "not a minbpe model"),
+    ("minbpe v1\n\nx\n", "malformed"),
+    ("minbpe v1\n\n0\n300 1\n", "not made yet"),
+])
+def test_minbpe_errors(tmp_path, text, message):
+    path = tmp_path / "bad.model"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ModelFormatError, match=message):
+        load_tokenizer(path) if text.startswith("minbpe v1") else parse_minbpe(text)
+
+
+def test_tokviz_model_files(tmp_path):
+    timeline = train(TrainSettings(merges=50, special_tokens=("<|end|>",)), texts=[corpus("taylorswift.txt", 20_000)])
+    path = tmp_path / "model.json"
+    save_timeline(timeline, path)
+    tok = load_tokenizer(path)
+    assert isinstance(tok, BpeTokenizer) and tok.n_merges == 50
+    text = "Taylor Swift<|end|>"
+    assert tok.encode(text, allowed_special="all").ids == timeline.tokenizer().encode(text, allowed_special="all").ids
+
+
+def test_data_gym_files_give_r50k():
+    bpe = shared_file("vocab", "gpt2-data-gym", "vocab.bpe")
+    tok = load_tokenizer(bpe)
+    r50k = load_ours("r50k_base")
+    assert isinstance(tok, RankBpeTokenizer) and tok.name == "gpt2"
+    assert tok.mergeable_ranks == r50k.mergeable_ranks
+    assert tok.special_tokens == {"<|endoftext|>": 50256}
+    text = corpus("tinyshakespeare.txt", 20_000)
+    assert tok.encode_ids(text) == r50k.encode_ids(text)
+    via_encoder = load_tokenizer(bpe.parent / "encoder.json")
+    assert via_encoder.encode_ids(" SolidGoldMagikarp") == [43453]
+
+
+def test_data_gym_files_must_agree(tmp_path):
+    bpe = shared_file("vocab", "gpt2-data-gym", "vocab.bpe")
+    lines = bpe.read_text(encoding="utf-8").split("\n")
+    (tmp_path / "vocab.bpe").write_text("\n".join(lines[:1] + lines[2:]), encoding="utf-8")
+    shutil.copy(bpe.parent / "encoder.json", tmp_path / "encoder.json")
+    with pytest.raises(ModelFormatError, match="disagree"):
+        load_data_gym(tmp_path / "vocab.bpe")
+    (tmp_path / "vocab.bpe").unlink()
+    with pytest.raises(ModelFormatError, match="vocab.bpe"):
+        load_tokenizer(tmp_path / "encoder.json")
+
+
+def test_folders(tmp_path):
+    assert isinstance(load_tokenizer(hf_path("gpt2").parent), HfTokenizer)
+    assert load_tokenizer(shared_file("vocab", "gpt2-data-gym")).name == "gpt2"
+    shutil.copy(tiktoken_path("r50k_base"), tmp_path / "r50k_base.tiktoken")
+    assert load_tokenizer(tmp_path).name == "r50k_base"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ModelFormatError, match="holds no tokenizer"):
+        load_tokenizer(empty)
+
+
+def test_unreadable_formats_are_named(tmp_path):
+    sp = shared_file("vocab", "hf", "mistral-7b-v0.1", "tokenizer.model")
+    with pytest.raises(ModelFormatError, match="SentencePiece"):
+        load_tokenizer(sp)
+    other = tmp_path / "notes.json"
+    other.write_text('{"hello": "world"}', encoding="utf-8")
+    with pytest.raises(ModelFormatError, match="not a tokviz model, tokenizer.json or encoder.json"):
+        load_tokenizer(other)
+    text = tmp_path / "notes.txt"
+    text.write_text("just some words\n", encoding="utf-8")
+    with pytest.raises(ModelFormatError, match="not a tokenizer file"):
+        load_tokenizer(text)
+    with pytest.raises(ModelFormatError, match="no such file"):
+        load_tokenizer(tmp_path / "missing.tiktoken")
+
+
+def test_all_tokenizers_share_the_grid():
+    names = ("cl100k_base", "gpt2", "bert-base-uncased", "mistral-7b-v0.1")
+    for name in names:
+        tok = load_ours(name)
+        enc = tok.encode_ordinary("Grid check: ok")
+        assert enc.ids == tok.encode_ids("Grid check: ok")
+        assert len(enc.ids) == len(enc.tokens) == len(enc.spans)
+        assert tok.decode_tokens_bytes(enc.ids) == enc.tokens
+        assert isinstance(tok.decode_bytes(enc.ids), bytes) and isinstance(tok.decode(enc.ids), str)
+        text, offsets = tok.decode_with_offsets(enc.ids)
+        assert len(offsets) == len(enc.ids) and isinstance(text, str)
+        assert tok.explain("check") and tok.n_vocab > 1000 and tok.name
+        assert tok.token_bytes(enc.ids[0]) == enc.tokens[0]
+
+
+PROBE = """
+import json, sys
+from tokviz.core.pretrained import load_tokenizer
+for path in sys.argv[1:]:
+    tok = load_tokenizer(path)
+    assert tok.decode(tok.encode_ids("héllo wörld")) .strip() in ("héllo wörld", "hello world")
+extras = sorted(m for m in sys.modules if m.split(".")[0] in ("tiktoken", "tokenizers", "PySide6", "pyqtgraph"))
+print(json.dumps(extras))
+"""
+
+
+def test_encoding_needs_neither_tiktoken_nor_tokenizers_nor_qt(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    paths = [str(tiktoken_path("cl100k_base")), str(hf_path("bert-base-uncased")), str(hf_path("mistral-7b-v0.1"))]
+    result = subprocess.run([sys.executable, "-c", PROBE, *paths], capture_output=True, text=True,
+                            cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == []

@@ -1,0 +1,192 @@
+"""tiktoken's merge rule reimplemented: known answers, the step limit, explain, spans, round trips,
+the heap loop and the threaded split against their simple versions."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from .pretrained_helpers import TIKTOKEN_NAMES, corpus, load_ours, unicode_text
+from tokviz.core import EncodeError
+from tokviz.core.pretrained import RankBpeTokenizer
+from tokviz.core.pretrained import fastsplit
+from tokviz.core.pretrained.common import python_pattern
+from tokviz.core.pretrained.rank_bpe import _bpe_parts, _bpe_parts_heap
+from tokviz.core.pretrained.unicode_tables import PinnedPattern
+from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
+
+
+def tiny() -> RankBpeTokenizer:
+    """Bytes, then ab (256), bc (257), abc (258), aa (259) — abc is reachable from a+bc only."""
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks.update({b"ab": 257, b"bc": 256, b"abc": 258, b"aa": 259})
+    return RankBpeTokenizer(ranks, pattern=GPT2_SPLIT_PATTERN, name="tiny")
+
+
+def test_byte_rank_rule_joins_any_neighbours_that_form_a_token():
+    tok = tiny()
+    # bc (256) joins first, then a + bc = abc (258): no merge list has (a, bc), the bytes rank does
+    assert tok.encode_ids("abc") == [258]
+    assert tok.explain("abc")[-1].ids == (258,)
+    assert [(s.rank, s.pair, s.id) for s in tok.explain("abc")[1:]] == [(0, (98, 99), 256), (2, (97, 256), 258)]
+    assert tok.merge_of(258) == (97, 256)
+    assert tok.encode_ids("aaa") == [259, 97]  # leftmost of equal ranks first
+
+
+def test_steps_limit_the_tokens_that_may_form():
+    tok = tiny()
+    assert tok.n_merges == 4
+    assert tok.encode_ids("abc", step=0) == [97, 98, 99]
+    assert tok.encode_ids("abc", step=1) == [97, 256]
+    assert tok.encode_ids("abc", step=2) == [97, 256]  # ab (257) cannot join: bc came first
+    assert tok.encode_ids("abc", step=3) == [258]
+    assert tok.encode_ids("abc", step=99) == [258]
+    m = tok.merge_list()
+    assert [(x.index, x.id, x.pair, x.token) for x in m] == [
+        (0, 256, (98, 99), b"bc"), (1, 257, (97, 98), b"ab"), (2, 258, (97, 256), b"abc"), (3, 259, (97, 97), b"aa"),
+    ]
+    assert all(x.count is None for x in m)
+
+
+def test_whole_chunk_token_wins_even_when_no_merge_forms_it():
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks.update({b"bc": 256, b"ab": 257, b"xabc": 258})  # xabc: x + ab + c never joins to it
+    tok = RankBpeTokenizer(ranks, pattern=r"\S+|\s+")
+    assert tok.merge_of(258) is None and tok.parts_of(258) == [120, 97, 256]
+    assert tok.encode_ids("xabc") == [258]
+    assert tok.encode_ids("xabc", step=2) == [120, 97, 256]
+    steps = tok.explain("xabc")
+    assert steps[-1].pair is None and steps[-1].ids == (258,)
+
+
+def test_cl100k_step_scrubbing_is_monotone_and_ends_at_full():
+    tok = load_ours("cl100k_base")
+    text = "Tokenization with only the first k merges: unbelievable!"
+    lengths = [len(tok.encode_ids(text, step=k)) for k in (0, 10, 100, 1000, 10_000, tok.n_merges)]
+    assert lengths[0] == len(text.encode())
+    assert lengths == sorted(lengths, reverse=True)
+    assert tok.encode_ids(text, step=tok.n_merges) == tok.encode_ids(text)
+    assert tok.encode(text, step=100).ids == tok.encode_ids(text, step=100)
+
+
+def test_explain_ends_at_the_encoding():
+    tok = load_ours("cl100k_base")
+    for word in [" hello", " unbelievable", "SolidGoldMagikarp", "👋", " tokenization"]:
+        steps = tok.explain(word)
+        assert list(steps[-1].ids) == tok.encode_ids(word)
+        assert steps[0].rank is None and len(steps[0].ids) == len(word.encode())
+        assert all(s.rank == tok._index_of_rank(s.id) for s in steps[1:])
+
+
+def test_derived_merges_rebuild_every_token():
+    tok = load_ours("r50k_base")
+    for tid in list(range(256, 2256)) + [43453]:
+        pair = tok.merge_of(tid)
+        if pair is not None:
+            assert tok.token_bytes(pair[0]) + tok.token_bytes(pair[1]) == tok.token_bytes(tid)
+            assert max(pair) < tid
+        else:
+            assert b"".join(map(tok.token_bytes, tok.parts_of(tid))) == tok.token_bytes(tid)
+
+
+def test_special_tokens_follow_tiktoken_rules():
+    tok = load_ours("cl100k_base")
+    with pytest.raises(EncodeError, match="allowed_special"):
+        tok.encode("a<|endoftext|>b")
+    assert tok.encode("a<|endoftext|>b", allowed_special="all").ids == [64, 100257, 65]
+    assert tok.encode("a<|endoftext|>b", disallowed_special=()).ids == tok.encode_ids("a<|endoftext|>b")
+    with pytest.raises(EncodeError, match="not in the vocabulary"):
+        tok.decode([100261])
+    with pytest.raises(EncodeError, match="unknown special token"):
+        tok.encode("x", allowed_special={"<|nope|>"})
+
+
+@pytest.mark.parametrize("name", TIKTOKEN_NAMES)
+@settings(max_examples=100, deadline=None)
+@given(text=unicode_text())
+def test_round_trip_and_spans(name, text):
+    tok = load_ours(name)
+    enc = tok.encode_ordinary(text)
+    assert enc.ids == tok.encode_ids(text)
+    assert tok.decode(enc.ids) == text and tok.decode_bytes(enc.ids) == text.encode()
+    assert b"".join(enc.tokens) == text.encode()
+    assert enc.lossless
+    starts = [a for a, _ in enc.spans]
+    assert starts == sorted(starts)
+    for data, (a, b) in zip(enc.tokens, enc.spans):
+        assert 0 <= a < b <= len(text)
+        assert data in text[a:b].encode()  # whole characters around a partial token
+    decoded, offsets = tok.decode_with_offsets(enc.ids)
+    assert decoded == text and offsets == sorted(offsets)
+
+
+def test_partial_utf8_tokens_share_the_character_span():
+    tok = load_ours("cl100k_base")
+    enc = tok.encode_ordinary("a 👋 b")  # the emoji is character 2, split over two tokens
+    parts = [(t, s) for t, s in zip(enc.tokens, enc.spans) if s[0] <= 2 < s[1]]
+    assert [s for _, s in parts] == [(1, 3), (2, 3)]
+    assert b"".join(t for t, _ in parts) == " 👋".encode()
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.binary(min_size=97, max_size=400) | st.text("ab \n", min_size=97, max_size=300).map(str.encode))
+def test_heap_loop_equals_linear_loop(data):
+    tok = load_ours("cl100k_base")
+    enc = tok._enc
+    import tokviz.core.pretrained.rank_bpe as rb
+
+    old = rb._LONG_PIECE
+    try:
+        rb._LONG_PIECE = 10**9
+        linear = _bpe_parts(enc, data, 1 << 62)
+        limited = _bpe_parts(enc, data, 5000)
+    finally:
+        rb._LONG_PIECE = old
+    assert _bpe_parts_heap(enc, data, 1 << 62) == linear
+    assert _bpe_parts_heap(enc, data, 5000) == limited
+
+
+def test_long_whitespace_and_digit_runs():
+    tok = load_ours("cl100k_base")
+    for text in [" " * 5000 + "x", "\n" * 3000, "7" * 4001, "a" * 3000]:
+        ids = tok.encode_ids(text)
+        assert tok.decode(ids) == text
+
+
+PATTERNS = [GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN, fastsplit.HF_GPT2_PATTERN]
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+@settings(max_examples=150, deadline=None)
+@given(text=unicode_text(), words=st.lists(st.sampled_from(["ab cd", "it's so", "x y", "Q r"]), max_size=6))
+def test_cutting_between_letters_changes_no_chunk(pattern, text, words):
+    compiled = PinnedPattern(python_pattern(pattern))
+    text = " ".join([text, *words, text])
+    whole = compiled.findall(text)
+    for cut in fastsplit.cut_points(text, piece_chars=3)[1:-1]:
+        assert compiled.findall(text[:cut]) + compiled.findall(text[cut:]) == whole, cut
+
+
+CLEAN = st.text(st.sampled_from(list("aAzZsStTlLdDmMvVrReE09 '\t\n\r\x0b\x0c\x1c/.,!?-") + ["\u2019", "\u201c", "\u2014", "\u00a9", "\u00ad", "\x85", "\u00e9", "\u0301", "\u00a0"]), max_size=60)
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+@settings(max_examples=300, deadline=None)
+@given(text=CLEAN | unicode_text())
+def test_ascii_patterns_equal_the_unicode_ones(pattern, text):
+    fast = fastsplit.FastSplitter(pattern)
+    assert fast.ascii is not None
+    assert fast.findall(text) == PinnedPattern(python_pattern(pattern)).findall(text)
+    if text.isascii():
+        assert fast.ascii.findall(text) == fast.pinned.findall(text)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base"])
+def test_segmented_split_equals_one_scan(name):
+    tok = load_ours(name)
+    for corpus_name in ("gutenberg30.txt", "udhr2_all.txt"):
+        text = corpus(corpus_name, 300_000)
+        parts = list(tok._split.chunk_lists(text))
+        assert len(parts) > 100
+        assert [c for p in parts for c in p] == tok._regex.findall(text)

@@ -1,0 +1,430 @@
+"""`LessonRunner`: plays a guided lesson on the main window, one step at a time, never blocking.
+
+Going to step i replays the lesson's state up to i, so Back and Next always show the same screen:
+
+1. the training in force at step i (the lesson's own, or the last ``train`` action of steps <= i)
+   runs if it is not the one on screen: corpus, then `MainWindow.start_training`, then wait for
+   ``training_done``;
+2. the lesson's set-up (token view text, pretrained tokenizers, panels), then the actions of the
+   steps from that training up to i, in order;
+3. once the token view (and any heatmap or embedding work) has settled, the figure and the caption
+   are computed and shown, and `step_shown(i)` is emitted.
+
+Actions that take time (training, loading a corpus or a tokenizer, tokenizing for embeddings,
+training embeddings, positional heatmaps) return the signals to wait for; the runner continues
+when one fires. A newer request (Next pressed again, another lesson) makes older waits stale.
+
+What this leaves out: the lesson files (``tokviz.core.lessons.files``), the maths of the figures
+(``tokviz.core.lessons.figures``), drawing (``tokviz.panels.lesson_panel``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from tokviz.core import TokvizError
+from tokviz.core.lessons.figures import FigureContext, compute_figure, step_fields
+from tokviz.core.lessons.files import (
+    PRETRAINED,
+    TABS,
+    Action,
+    Lesson,
+    LessonError,
+    builtin_lessons,
+    find_lesson,
+    format_caption,
+    missing_note,
+    pretrained_file,
+)
+from tokviz.engine.samples import sample
+
+_TOKENIZER_CACHE: dict[str, object] = {}  # path -> loaded tokenizer (lessons share them)
+VIEW_DEFAULTS = {"mode": "text", "whitespace": True, "bos": False, "eos": False, "pad": "right"}
+
+
+class LessonRunner(QObject):
+    """Drives `window` (a `MainWindow`) through a `Lesson`, showing it in `panel`."""
+
+    step_shown = Signal(int)  # the step is on screen (caption, panels, figure)
+    failed = Signal(str)
+    lesson_changed = Signal()  # a lesson started or stopped
+
+    def __init__(self, window, panel) -> None:
+        super().__init__(window)
+        self.window, self.panel = window, panel
+        self._lessons: list[Lesson] | None = None
+        self.lesson: Lesson | None = None
+        self.index = -1
+        self.caption = ""
+        self.figure = None
+        self.fields: dict = {}
+        self.tokenizers: dict[str, object] = {}  # PRETRAINED name -> tokenizer
+        self.missing: dict[str, str] = {}  # PRETRAINED name -> file it needs
+        self._queue: list[Action] = []
+        self._gen = 0  # bumps on every new request: stale waits are ignored
+        self._waits: list = []  # (signal, slot) of the current wait
+        self._anchor: tuple | None = None  # (lesson name, step index of the training on screen)
+        self._corpus_text = ""
+        self._embedded: tuple | None = None  # (timeline id, merges, step) the embedding panel tokenized
+        panel.next_requested.connect(self.next)
+        panel.prev_requested.connect(self.prev)
+        panel.stop_requested.connect(self.stop)
+        presenter = getattr(window, "presenter", None)  # presenter mode has its own caption bar
+        if presenter is not None and hasattr(presenter, "active_changed"):
+            presenter.active_changed.connect(panel.set_presenting)
+
+    # -- public ------------------------------------------------------------------------------
+
+    def lessons(self) -> list[Lesson]:
+        if self._lessons is None:
+            self._lessons = builtin_lessons()
+        return self._lessons
+
+    @property
+    def is_busy(self) -> bool:
+        return bool(self._queue) or bool(self._waits)
+
+    def start(self, key: str) -> bool:
+        """Start lesson `key` (name or number) at its first step; False with a message if unknown."""
+        try:
+            lesson = find_lesson(str(key), self.lessons())
+        except LessonError as exc:
+            self.window.dialogs.error("Cannot start the lesson", str(exc))
+            return False
+        self._cancel_wait()
+        self.lesson, self.index, self._anchor = lesson, -1, None
+        self.tokenizers, self.missing = {}, {}
+        tv = self.window.token_view_panel
+        clear = getattr(tv, "clear_tokenizers", None)
+        if callable(clear):
+            clear()
+        main = [p for p in lesson.panels if p != "lesson"][:1]
+        # presenter mode: the lesson's main panel, and the lesson panel when it has a figure to show
+        self.window.lesson_panel_ids = main + (["lesson"] if lesson.figure is not None or not main else [])
+        self.panel.show_lesson(lesson.label, lesson.n_steps)
+        self.window.docks.select("lesson")
+        self.lesson_changed.emit()
+        self.go(0)
+        return True
+
+    def stop(self) -> None:
+        self._cancel_wait()
+        self.lesson, self.index, self._anchor = None, -1, None
+        self.window.lesson_panel_ids = None
+        self.window.lesson_caption = ""
+        set_caption = getattr(self.window, "set_caption", None)
+        if callable(set_caption):
+            set_caption("")
+        self.panel.show_lesson(None)
+        self.lesson_changed.emit()
+
+    @Slot()
+    def next(self) -> None:
+        if self.lesson is not None and self.index + 1 < self.lesson.n_steps:
+            self.go(self.index + 1)
+
+    @Slot()
+    def prev(self) -> None:
+        if self.lesson is not None and self.index > 0:
+            self.go(self.index - 1)
+
+    def go(self, index: int) -> None:
+        """Show step `index` (see the module docstring for how)."""
+        lesson = self.lesson
+        if lesson is None or not 0 <= index < lesson.n_steps:
+            return
+        self._cancel_wait()
+        self.index = index
+        anchor, train_action = -1, None
+        for i in range(index + 1):
+            for a in lesson.steps[i].actions:
+                if a.do == "train":
+                    anchor, train_action = i, a
+        queue: list[Action] = []
+        if self._anchor != (lesson.name, anchor):
+            if train_action is not None:
+                queue += [Action("corpus", {"corpus": train_action.get("corpus") or lesson.corpus}), train_action]
+            elif lesson.train is not None:
+                queue += [Action("corpus", {"corpus": lesson.corpus}), Action("train", {"settings": lesson.train})]
+            else:  # no training: a lesson corpus, or none (comparison rows only)
+                queue.append(Action("corpus", {"corpus": lesson.corpus}))
+                queue.append(Action("untrain"))
+            queue.append(Action("anchor", {"anchor": (lesson.name, anchor)}))
+        queue += [Action("view", dict(VIEW_DEFAULTS)), Action("tab", {"name": "compare"})]
+        if lesson.text is not None:
+            queue.append(Action("text", {"value": lesson.text}))
+        queue += [Action("tokenizer", {"name": n}) for n in lesson.tokenizers]
+        queue += [Action("panel", {"id": p}) for p in reversed(lesson.panels)]
+        for i in range(max(anchor, 0), index + 1):
+            queue += [a for a in lesson.steps[i].actions if a.do != "train" and (a.do != "embeddings" or i == index
+                                                                                  or a.get("table") == "random")]
+        queue.append(Action("settle"))
+        self._queue = queue
+        self.panel.set_busy(True, f"Step {index + 1} / {lesson.n_steps}: preparing…")
+        self._schedule()
+
+    # -- running actions ---------------------------------------------------------------------
+
+    def _schedule(self) -> None:
+        """Run the queue from the event loop (a request made since then wins)."""
+        gen = self._gen
+        QTimer.singleShot(0, lambda: self._run() if gen == self._gen else None)
+
+    def _run(self) -> None:
+        while self._queue and not self._waits:
+            action = self._queue.pop(0)
+            try:
+                waits = getattr(self, f"_do_{action.do}")(action)
+            except TokvizError as exc:
+                self._fail(str(exc))
+                return
+            if waits:
+                self._wait(waits)
+                return
+        if not self._queue and not self._waits and self.lesson is not None and self.index >= 0:
+            self._show_step()
+
+    def _wait(self, waits: list) -> None:
+        """Continue when one of `waits` fires: (signal, ok) pairs; ok False = the step failed, a
+        callable(*args) -> str|None decides (a message means failure)."""
+        gen = self._gen
+        for signal, ok in waits:
+            def slot(*args, ok=ok) -> None:
+                if gen != self._gen:
+                    return
+                message = ok(*args) if callable(ok) else (None if ok else (args[0] if args else "failed"))
+                self._cancel_wait(bump=False)
+                if message:
+                    self._fail(str(message))
+                else:
+                    self._schedule()
+            signal.connect(slot)
+            self._waits.append((signal, slot))
+
+    def _cancel_wait(self, *, bump: bool = True) -> None:
+        if bump:
+            self._gen += 1
+            self._queue = []
+        for signal, slot in self._waits:
+            try:
+                signal.disconnect(slot)
+            except (RuntimeError, TypeError):
+                pass
+        self._waits = []
+
+    def _fail(self, message: str) -> None:
+        self._cancel_wait()
+        self.panel.set_busy(False)
+        self.panel.caption.setText(f"This step could not be shown: {message}")
+        self.failed.emit(message)
+
+    # -- actions -------------------------------------------------------------------------------
+
+    def _do_corpus(self, a: Action):
+        corpus, w = a.get("corpus"), self.window
+        if corpus is None:
+            self._corpus_text = ""
+            ok = w.set_corpus_text("", title=f"Lesson: {self.lesson.title}")
+        elif corpus.kind == "sample":
+            self._corpus_text = sample(corpus.value).read()
+            ok = w.load_sample(corpus.value)
+        else:
+            self._corpus_text = corpus.read()
+            ok = w.set_corpus_text(self._corpus_text, title=f"Lesson: {self.lesson.title}")
+        if not ok:
+            raise LessonError("the corpus was not replaced (unsaved changes were kept)")
+        if w.corpus_panel.is_loading:
+            return [(w.corpus_panel.text_loaded, True)]
+        return None
+
+    def _do_train(self, a: Action):
+        w = self.window
+        if w.training_engine.is_running:  # reports "cancelled" now, before the wait below listens
+            w.cancel_training()
+        if not w.start_training(a.get("settings")):
+            raise LessonError("training could not start")
+        return [(w.training_done, lambda outcome: None if outcome == "finished" else f"training {outcome}")]
+
+    def _do_untrain(self, _a: Action):
+        w = self.window
+        if w.training_engine.is_running:
+            w.cancel_training()
+        w.step_model.set_timeline(None)
+
+    def _do_anchor(self, a: Action):
+        self._anchor = a.get("anchor")
+
+    def _do_step(self, a: Action):
+        sm = self.window.step_model
+        to = a.get("to")
+        sm.set_step(sm.n_steps if to == "last" else to)
+
+    def _do_vocab(self, a: Action):
+        tl = self.window.timeline
+        if tl is not None:
+            self.window.step_model.set_step(a.get("size") - (tl.vocab_size - tl.n_merges))
+
+    def _do_panel(self, a: Action):
+        self.window.select_panel(a.get("id"))
+
+    def _do_text(self, a: Action):
+        tv = self.window.token_view_panel
+        if tv.text() != a.get("value"):
+            tv.set_text(a.get("value"))
+
+    def _do_tab(self, a: Action):
+        tv = self.window.token_view_panel
+        tv.tabs.setCurrentIndex(TABS.index(a.get("name")))
+
+    def _do_view(self, a: Action):
+        tv = self.window.token_view_panel
+        if "mode" in a.args:
+            tv.set_mode(a.get("mode"))
+        if "whitespace" in a.args:
+            tv.set_show_whitespace(a.get("whitespace"))
+        for key, box in (("bos", tv.bos_box), ("eos", tv.eos_box)):
+            if key in a.args:
+                box.setChecked(a.get(key))
+        if "pad" in a.args:
+            tv.pad_box.setCurrentIndex(tv.pad_box.findData(a.get("pad")))
+
+    def _do_tokenizer(self, a: Action):
+        name = a.get("name")
+        if name in self.tokenizers or name in self.missing:
+            return None
+        path = pretrained_file(name)
+        if path is None:
+            self.missing[name] = PRETRAINED[name][0]
+            return None
+        tv = self.window.token_view_panel
+        cached = _TOKENIZER_CACHE.get(str(path))
+        if cached is not None:
+            self.tokenizers[name] = cached
+            tv.add_tokenizer(cached)
+            return None
+        if not tv.add_tokenizer_file(path):
+            self.missing[name] = PRETRAINED[name][0]
+            return None
+
+        def loaded(tok) -> None:
+            try:
+                tok.name = PRETRAINED[name][1]
+            except AttributeError:
+                pass
+            _TOKENIZER_CACHE[str(path)] = self.tokenizers[name] = tok
+            tv.refresh()
+
+        return [(tv.loader.loaded, lambda tok: loaded(tok)),
+                (tv.loader.failed, lambda message: f"cannot load {path.name}: {message}")]
+
+    def _do_positional(self, a: Action):
+        p = self.window.positional_panel
+        if "d" in a.args:
+            p.dim_spin.setValue(a.get("d"))
+        if "positions" in a.args:
+            p.pos_spin.setValue(a.get("positions"))
+        p.set_kind(a.get("kind"))
+        if "view" in a.args:
+            p.set_view(a.get("view"))
+        return [(p.view_shown, True)] if p.engine.is_busy else None
+
+    def _do_embeddings(self, a: Action):
+        p = self.window.embedding_panel
+        if "dim" in a.args and p.dim_spin.value() != a.get("dim"):
+            p.dim_spin.setValue(a.get("dim"))
+        tl, sm = self.window.timeline, self.window.step_model
+        key = (id(tl), tl.n_steps if tl is not None else 0, sm.step)
+        if p.corpus is None or self._embedded != key:
+            self._queue.insert(0, a)  # again, once the corpus is tokenized
+            if not p.retokenize():
+                raise LessonError("embeddings need a trained tokenizer")
+
+            def tokenized(_corpus) -> None:
+                self._embedded = key
+            return [(p.corpus_tokenized, tokenized), (p.sources.failed, False)]
+        if a.get("table") == "random":
+            p.reset_random()
+            return [(p.heatmap_shown, True)] if p.similarity_engine.is_busy else None
+        settings = replace(p.train_settings(), epochs=a.get("epochs", p.epochs_spin.value()))
+        if not p.start_training(settings):
+            raise LessonError(p.status.text() or "embedding training could not start")
+        e = p.training_engine
+        return [(e.finished, True), (e.failed, False), (e.cancelled, lambda: "embedding training was cancelled")]
+
+    def _do_settle(self, _a: Action):
+        """Wait until the token view, the similarity heatmap and the positional view show their
+        newest results."""
+        w = self.window
+        tv, emb, pos = w.token_view_panel, w.embedding_panel, w.positional_panel
+        for busy, waits in ((tv.engine.is_pending, [(tv.result_shown, True), (tv.engine.failed, True)]),
+                            (emb.similarity_engine.is_busy, [(emb.heatmap_shown, True)]),
+                            (pos.engine.is_busy, [(pos.view_shown, True)])):
+            if busy:
+                self._queue.insert(0, Action("settle"))
+                return waits
+        return None
+
+    # -- showing ---------------------------------------------------------------------------
+
+    def context(self) -> FigureContext:
+        w = self.window
+        emb = w.embedding_panel
+        embedding = None
+        if emb.table is not None and emb.corpus is not None and emb.table.n_vocab == emb.corpus.n_vocab:
+            embedding = (emb.table.vectors, emb.corpus.labels, emb.corpus.counts)
+        result = w.token_view_panel.result
+        b = result.batch if result is not None else None
+        batch = (b.batch, b.lines, b.bos_id, b.eos_id, b.pad_id) if b is not None else None
+        return FigureContext(text=w.token_view_panel.text(), corpus=self._corpus_text, timeline=w.timeline,
+                             step=w.step_model.step, tokenizers=dict(self.tokenizers), embedding=embedding,
+                             params=dict(self.lesson.figure or {}), missing=dict(self.missing), batch=batch)
+
+    def _show_step(self) -> None:
+        lesson, i = self.lesson, self.index
+        ctx = self.context()
+        try:
+            figure, fields = compute_figure(lesson.figure, ctx)
+        except TokvizError as exc:
+            figure, fields = None, {}
+            self.failed.emit(str(exc))
+        values = step_fields(ctx.timeline, ctx.step, ctx.text if lesson.text is not None else "")
+        values.update(fields)
+        notes = [missing_note(n) for n in lesson.tokenizers if n in self.missing]
+        values["missing"] = " ".join(notes)
+        caption = format_caption(lesson.steps[i].caption, values)
+        if notes and "{missing}" not in lesson.steps[i].caption:
+            caption += "\n\n⚠ " + " ".join(notes)
+        self.caption, self.figure, self.fields = caption, figure, values
+        self.panel.show_step(i, lesson.n_steps, caption)
+        self.panel.show_figure(figure)
+        if figure is not None and lesson.figure.get("kind") == "neighbours" and ctx.timeline is not None:
+            ids = ctx.timeline.tokenizer().encode_ordinary(lesson.figure.get("token", " the"), step=ctx.step).ids
+            if len(ids) == 1 and self.window.embedding_panel.corpus is not None:
+                self.window.embedding_panel.select_token(ids[0])  # its neighbours list matches the figure
+        self.window.lesson_caption = caption
+        set_caption = getattr(self.window, "set_caption", None)  # presenter mode shows it full screen
+        if callable(set_caption):
+            set_caption(caption)
+        self.step_shown.emit(i)
+
+
+def take_lesson_screenshots(window, out_dir, theme: str, settle) -> list:
+    """The screenshot command: the window at each lesson's `screenshot_step`, saved as
+    ``lesson-NN-NAME-THEME.png``; `settle()` runs pending events. Returns the paths written."""
+    written = []
+    window.docks.dock("vocabulary").raise_()  # not a panel left in front by earlier shots
+    for lesson in window.lessons.lessons():
+        if not window.start_lesson(lesson.name) or window.wait_for_lesson_step(120_000) != "shown":
+            raise RuntimeError(f"lesson {lesson.name} did not start: {window.lessons.caption}")
+        window.lessons.go(lesson.screenshot_step)
+        if window.wait_for_lesson_step(120_000) != "shown":
+            raise RuntimeError(f"lesson {lesson.name}: step {lesson.screenshot_step + 1} was not shown")
+        settle()
+        path = out_dir / f"lesson-{lesson.number:02d}-{lesson.name}-{theme}.png"
+        if not window.grab().save(str(path)):
+            raise OSError(f"cannot write {path}")
+        written.append(path)
+    window.stop_lesson()
+    return written

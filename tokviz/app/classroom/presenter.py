@@ -1,0 +1,305 @@
+"""`Presenter`: presenter mode for projectors (F5 toggles, Esc leaves).
+
+Full screen with one or two panels (a lesson's ``window.lesson_panel_ids``, else the panel in
+front of the central tab group), each laid out for the back row (``Panel.set_presenting``) and
+two sharing the width, fonts scaled (``AppSettings.presenter_scale()``, 1.5x-3x, lowered in
+steps until the window fits the screen), the high-contrast palette (outlined check boxes:
+``tokviz.app.theme.OutlinedIndicatorStyle``), thicker cursors (``highlight_width``), and a caption
+bar at the bottom saying what is on screen (step k of n and the merge just applied, or the
+lesson's caption set with ``window.set_caption``). Left/Right/PageUp/PageDown/Space step the
+timeline (or a running lesson: ``window.lesson_next()``/``lesson_prev()``) wherever the focus
+is, except while typing. Leaving restores the exact previous layout, fonts and palette.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QLabel, QToolBar, QWidget
+
+from tokviz.engine.display import visible_token
+from tokviz.engine.settings import LAYOUT_VERSION, PRESENTER_SCALE_MIN, clamp_presenter_scale
+from tokviz.panels.base import HIGHLIGHT_WIDTH_PROPERTY
+from tokviz.panels.timeline.transport import focus_is_typing
+
+from tokviz.app.session_ops import raised_panel_ids
+
+PRESENTER_HIGHLIGHT = 3.0  # pen width multiplier while presenting
+FIT_STEP = 0.25  # the font scale goes down by this until the panels fit the screen
+SIDE_PANELS = ("training", "vocabulary")  # never the "central" panel picked by default
+
+
+def step_caption(timeline, k: int, vocab: list[bytes] | None = None) -> str:
+    """``Step 3 of 40 · merge: “l” + “o” → “lo” (12×)`` (any algorithm; merges when known)."""
+    if timeline is None:
+        return "No tokenizer yet: train one (Ctrl+Return) or open a model"
+    n = timeline.n_steps
+    unit = "Round" if getattr(timeline, "algorithm", "bpe") == "unigram" else "Step"
+    text = f"{unit} {k:,} of {n:,}"
+    if k <= 0:
+        return text + " · characters/bytes only, no merges yet"
+    st = timeline.steps[k - 1] if k <= len(timeline.steps) else None
+    pair, token = getattr(st, "pair", None), getattr(st, "token", None)
+    if pair is not None and token is not None and vocab is not None and max(pair) < len(vocab):
+        a, b = (_shown(vocab[i]) for i in pair)
+        count = getattr(st, "count", None)
+        text += f" · merge: “{a}” + “{b}” → “{_shown(token)}”"
+        if count:
+            text += f" ({count:,}×)"
+    return text
+
+
+def _shown(token: bytes | str) -> str:
+    return visible_token(token) if isinstance(token, bytes) else str(token)
+
+
+class PresenterKeys(QObject):
+    """Application event filter: clicker keys step the timeline, or a running lesson."""
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window = window
+
+    def _action(self, key: Qt.Key):
+        w = self.window
+        lesson = getattr(w, "lesson_panel_ids", None) is not None
+        nxt, prev = getattr(w, "lesson_next", None), getattr(w, "lesson_prev", None)
+        if lesson and callable(nxt) and callable(prev):
+            return {Qt.Key.Key_Right: nxt, Qt.Key.Key_PageDown: nxt, Qt.Key.Key_Space: nxt,
+                    Qt.Key.Key_Left: prev, Qt.Key.Key_PageUp: prev}.get(key)
+        pb = w.timeline_panel.playback
+        return {Qt.Key.Key_Right: pb.step_forward, Qt.Key.Key_PageDown: pb.step_forward,
+                Qt.Key.Key_Left: pb.step_back, Qt.Key.Key_PageUp: pb.step_back, Qt.Key.Key_Space: pb.toggle,
+                Qt.Key.Key_Home: pb.go_home, Qt.Key.Key_End: pb.go_end}.get(key)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind not in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride) or event.modifiers() not in (
+                Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier):
+            return False
+        if not isinstance(obj, QWidget) or obj.window() is not self.window:
+            return False
+        slot = self._action(Qt.Key(event.key()))
+        if slot is None or focus_is_typing():
+            return False
+        if kind == QEvent.Type.ShortcutOverride:  # ours, not a panel's own shortcut (the timeline's)
+            event.accept()
+            return True
+        slot()
+        return True
+
+
+class Presenter(QObject):
+    """Presenter mode of one window. `active_changed(bool)`, `caption_changed(text)`."""
+
+    active_changed = Signal(bool)
+    caption_changed = Signal(str)
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window = window
+        self.panel_ids: list[str] = []
+        self.scale = 1.0  # the scale in use: the one asked for, or less when the panels did not fit
+        self.screen_size: QSize | None = None  # what to fit into (None: the window's screen)
+        self._saved: dict | None = None
+        self._keys: PresenterKeys | None = None
+        self._bar: QToolBar | None = None
+        self._label: QLabel | None = None
+        self._manual_caption = ""
+        self._vocab: tuple[object, int, list[bytes]] | None = None  # (timeline, n_steps, token bytes)
+
+    @property
+    def active(self) -> bool:
+        return self._saved is not None
+
+    @property
+    def caption(self) -> str:
+        return self._label.text() if self._label is not None else ""
+
+    # -- entering and leaving ---------------------------------------------------------------
+
+    def default_panels(self) -> list[str]:
+        lesson = getattr(self.window, "lesson_panel_ids", None)
+        if lesson:
+            return [p for p in lesson if p in self.window.docks.panel_ids()][:2]
+        raised = [p for p in raised_panel_ids(self.window) if p not in SIDE_PANELS]
+        return raised[:1] or ["timeline"]
+
+    def enter(self, panel_ids: list[str] | None = None, scale: float | None = None) -> None:
+        w = self.window
+        if self.active:
+            self.leave()
+        ids = [p for p in (panel_ids or self.default_panels()) if p in w.docks.panel_ids()][:2] or ["timeline"]
+        scale = clamp_presenter_scale(scale if scale is not None else w.settings_store.presenter_scale())
+        tv = w.token_view_panel
+        self._saved = {
+            "geometry": w.saveGeometry(), "state": w.saveState(LAYOUT_VERSION), "window_state": w.windowState(),
+            "size": w.size(),
+            "menu": w.menuBar().isVisible(), "status": w.statusBar().isVisible(),
+            "font_scale": w.appearance.font_scale, "token_palette": tv.palette_key,
+            "cancel_keys": w.commands.cancel.shortcuts(),
+        }
+        self.panel_ids, self.scale = ids, scale
+        for pid in ids:  # each panel lays itself out for the back row (first: it keeps its layout as is)
+            w.docks.panel(pid).set_presenting(True)
+        w.commands.cancel.setShortcuts([])  # Esc leaves presenter mode instead
+        w.commands.presenter_leave.setEnabled(True)
+        w.menuBar().hide()
+        w.statusBar().hide()
+        for bar in w.findChildren(QToolBar):
+            bar.hide()
+        docks = [w.docks.dock(p) for p in ids]
+        for dock in w.docks.docks():
+            if dock not in docks:
+                dock.hide()
+        for dock in docks:
+            dock.setFloating(False)
+            dock.setTitleBarWidget(QWidget())  # no dock title bars on the projector
+            dock.show()
+        w.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, docks[0])
+        if len(docks) > 1:
+            w.splitDockWidget(docks[0], docks[1], Qt.Orientation.Horizontal)
+        self._build_caption_bar()
+        w.appearance.set_font_scale(scale, save=False)
+        w.appearance.set_high_contrast(True)
+        self.scale = self._fit_scale(scale)
+        QApplication.instance().setProperty(HIGHLIGHT_WIDTH_PROPERTY, PRESENTER_HIGHLIGHT)
+        tv.set_palette_key("high-contrast")
+        self._keys = PresenterKeys(w)
+        QApplication.instance().installEventFilter(self._keys)
+        w.step_model.step_changed.connect(self._update_caption)
+        w.step_model.timeline_changed.connect(self._update_caption)
+        w.installEventFilter(self)  # two panels share the width whatever size the window gets
+        w.showFullScreen()
+        self._balance()
+        docks[0].raise_()
+        w.commands.presenter.setChecked(True)
+        self._update_caption()
+        self.active_changed.emit(True)
+
+    def leave(self) -> None:
+        if not self.active:
+            return
+        w, saved = self.window, self._saved
+        self._saved = None
+        app = QApplication.instance()
+        w.removeEventFilter(self)
+        if self._keys is not None:
+            app.removeEventFilter(self._keys)
+            self._keys.deleteLater()
+            self._keys = None
+        w.step_model.step_changed.disconnect(self._update_caption)
+        w.step_model.timeline_changed.disconnect(self._update_caption)
+        for dock in w.docks.docks():  # hidden until the normal layout is back: resizing the full-screen
+            dock.hide()  # panels on the way would leave a hidden tab with the presenter's size and layout
+        if self._bar is not None:
+            w.removeToolBar(self._bar)
+            self._bar.deleteLater()
+            self._bar, self._label = None, None
+        for dock in w.docks.docks():
+            if dock.titleBarWidget() is not None:
+                old = dock.titleBarWidget()
+                dock.setTitleBarWidget(None)
+                old.deleteLater()
+        app.setProperty(HIGHLIGHT_WIDTH_PROPERTY, None)
+        w.appearance.set_high_contrast(False)
+        w.appearance.set_font_scale(saved["font_scale"], save=False)
+        w.token_view_panel.set_palette_key(saved["token_palette"])
+        w.setWindowState(saved["window_state"])
+        w.restoreGeometry(saved["geometry"])
+        if not (w.isMaximized() or w.isFullScreen()):
+            w.resize(saved["size"])  # restoreGeometry fits the window onto the screen; keep its size
+        w.menuBar().setVisible(saved["menu"])
+        w.statusBar().setVisible(saved["status"])
+        w.restoreState(saved["state"], LAYOUT_VERSION)
+        for pid in self.panel_ids:  # last: the panels' own layouts as they were
+            w.docks.panel(pid).set_presenting(False)
+        # once more after the window has its size again: dock splits are kept to the pixel
+        QTimer.singleShot(0, w, lambda: self.active or w.restoreState(saved["state"], LAYOUT_VERSION))
+        w.commands.cancel.setShortcuts(saved["cancel_keys"])
+        w.commands.presenter_leave.setEnabled(False)
+        w.commands.presenter.setChecked(False)
+        self.active_changed.emit(False)
+
+    def _fit_scale(self, scale: float) -> float:
+        """The largest font scale <= `scale` (in `FIT_STEP`s, at least the minimum) at which the
+        window's minimum size fits the screen: two panels never push the window off a projector."""
+        w = self.window
+        screen = self.screen_size or (w.screen().geometry().size() if w.screen() is not None else None)
+        while screen is not None and scale > PRESENTER_SCALE_MIN:
+            QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # sizes after hiding parts
+            need = w.minimumSizeHint()
+            if need.width() <= screen.width() and need.height() <= screen.height():
+                break
+            scale = max(PRESENTER_SCALE_MIN, scale - FIT_STEP)
+            w.appearance.set_font_scale(scale, save=False)
+        return scale
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self.window and event.type() == QEvent.Type.Resize:
+            QTimer.singleShot(0, self, self._balance)  # once the window's layout has the new size
+        return False
+
+    def _balance(self) -> None:
+        """Two panels get half of the width each (or as near as their minimum widths allow)."""
+        w = self.window
+        if self.active and len(self.panel_ids) == 2:
+            half = w.width() // 2
+            w.resizeDocks([w.docks.dock(p) for p in self.panel_ids], [half, half], Qt.Orientation.Horizontal)
+
+    def normal_layout(self) -> tuple | None:
+        """(geometry, dock state, size) of the window before presenting, or None when not presenting."""
+        s = self._saved
+        return None if s is None else (s["geometry"], s["state"], s["size"])
+
+    def toggle(self) -> None:
+        if self.active:
+            self.leave()
+        else:
+            self.enter()
+
+    # -- captions ---------------------------------------------------------------------------
+
+    def _build_caption_bar(self) -> None:
+        bar = QToolBar("Caption", self.window)
+        bar.setObjectName("presenter_caption_bar")
+        bar.setMovable(False)
+        bar.setFloatable(False)
+        label = QLabel(objectName="presenter_caption")
+        label.setWordWrap(True)
+        label.setMargin(8)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
+        bar.addWidget(label)
+        label.setSizePolicy(label.sizePolicy().Policy.Expanding, label.sizePolicy().Policy.Preferred)
+        self.window.addToolBar(Qt.ToolBarArea.BottomToolBarArea, bar)
+        self._bar, self._label = bar, label
+
+    def set_caption(self, text: str) -> None:
+        """Show `text` instead of the automatic caption ("" goes back to automatic)."""
+        self._manual_caption = text or ""
+        self._update_caption()
+
+    def _token_bytes(self, timeline) -> list[bytes] | None:
+        if timeline is None or not hasattr(timeline, "token_bytes"):
+            return None
+        cached = self._vocab
+        if cached is None or cached[0] is not timeline or cached[1] != timeline.n_steps:
+            try:
+                self._vocab = cached = (timeline, timeline.n_steps, list(timeline.token_bytes()))
+            except Exception:  # noqa: BLE001 - a caption never breaks presenting
+                return None
+        return cached[2]
+
+    def _update_caption(self, *_args) -> None:
+        if self._label is None:
+            return
+        lesson = getattr(self.window, "lesson_caption", "") if getattr(self.window, "lesson_panel_ids", None) else ""
+        text = self._manual_caption or lesson
+        if not text:
+            tl = self.window.step_model.timeline
+            text = step_caption(tl, self.window.step_model.step, self._token_bytes(tl))
+        if text != self._label.text():
+            self._label.setText(text)
+            self.caption_changed.emit(text)

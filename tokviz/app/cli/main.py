@@ -1,0 +1,348 @@
+"""The ``tokviz`` command line: train, encode, decode, merges, export; no arguments opens the app.
+
+Errors the user can fix exit with status 2 and one line on stderr (no traceback), and leave no
+partial output file behind. The GUI is imported only when a GUI command runs, so the scripting
+commands start fast and work without a display.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from tokviz import __version__
+from tokviz.core import Encoding, TokvizError, parse_word_counts, read_text
+from tokviz.core.algorithm.registry import make_training, step_noun
+from tokviz.core.io.model_files import load_model, save_model
+from tokviz.core.text.corpus import ENCODING_ERRORS
+from tokviz.core.text.split import SPLIT_CHOICES
+from tokviz.core.bpe.timeline import TIE_BREAKS
+
+from .algorithms import add_algorithm_options, train_settings, write_steps
+from .progress import ProgressBar
+
+EXIT_USAGE = 2
+COMMANDS = ("train", "encode", "decode", "merges", "gui", "screenshot", "lesson", "animate", "export")
+
+
+class UsageError(Exception):
+    """A command-line mistake: reported as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="tokviz", description="See how tokenizers work.")
+    p.add_argument("--version", action="version", version=f"tokviz {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    t = sub.add_parser("train", help="train a BPE, WordPiece or Unigram tokenizer and save its timeline")
+    t.add_argument("files", nargs="+", metavar="FILE")
+    t.add_argument("-o", "--output", required=True, metavar="MODEL.json")
+    budget = t.add_mutually_exclusive_group()
+    budget.add_argument("--vocab-size", type=_positive, metavar="N")
+    budget.add_argument("--merges", type=_positive, metavar="N")
+    t.add_argument("--units", choices=("bytes", "chars"))  # default bytes (BPE only)
+    t.add_argument("--split", metavar=SPLIT_CHOICES)  # default gpt4 (BPE), whitespace (WordPiece, Unigram)
+    t.add_argument("--end-of-word", metavar="MARK")
+    t.add_argument("--word-counts", action="store_true", help="FILEs are 'word count' tables")
+    t.add_argument("--min-count", type=_positive, metavar="N")  # default: the algorithm's
+    t.add_argument("--special", action="append", default=[], metavar="TOKEN")
+    t.add_argument("--tie-break", choices=TIE_BREAKS,  # default first (BPE only)
+                   help="equal counts: first (pair seen first) or hf (Hugging Face's BpeTrainer order)")
+    t.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict")
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_algorithm_options(t, _positive)  # issue 9: --algorithm and its own options
+
+    e = sub.add_parser("encode", help="encode text with a saved model")
+    e.add_argument("model", metavar="MODEL")
+    e.add_argument("text", nargs="?", metavar="TEXT")
+    e.add_argument("-f", "--file", metavar="FILE")
+    e.add_argument("--step", type=_positive, metavar="K", help="use only the first K merges")
+    e.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
+    fmt = e.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_const", const="json", dest="format")
+    fmt.add_argument("--ids", action="store_const", const="ids", dest="format")
+    fmt.add_argument("--tokens", action="store_const", const="tokens", dest="format")
+
+    d = sub.add_parser("decode", help="decode ids with a saved model")
+    d.add_argument("model", metavar="MODEL")
+    d.add_argument("ids", nargs="+", metavar="ID")
+    d.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
+
+    m = sub.add_parser("merges", help="list the merges of a saved model")
+    m.add_argument("model", metavar="MODEL")
+    m.add_argument("--json", action="store_true")
+    m.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
+
+    from .export import add_export_parser  # issue 7: tokenizer.json, .tiktoken
+
+    add_export_parser(sub, _positive)
+    g = sub.add_parser("gui", help="open the application")
+    g.add_argument("file", nargs="?", metavar="FILE")
+
+    from .animate import add_animate_parser  # classroom (issue 10)
+
+    add_animate_parser(sub)
+    s = sub.add_parser("screenshot", help="render the app offscreen to PNG files")
+    s.add_argument("--out", required=True, metavar="DIR")
+    s.add_argument("--theme", choices=("light", "dark"), default="light")
+
+    lesson = sub.add_parser("lesson", help="open the app on a guided lesson (--list: the lessons)")
+    lesson.add_argument("name", nargs="?", metavar="NAME", help="a lesson name or number")
+    lesson.add_argument("--list", action="store_true", help="print the lessons and exit")
+    return p
+
+
+# -- commands ---------------------------------------------------------------------------------
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    settings = train_settings(args, UsageError)  # BPE, WordPiece or Unigram settings
+    out = Path(args.output)
+    if out.is_dir():
+        raise UsageError(f"tokviz train: output {out} is a folder; give a file name")
+    if not out.parent.exists() and str(out.parent):
+        raise UsageError(f"tokviz train: output folder {out.parent} does not exist")
+    _check_writable(out)  # fail now, not after a long training run
+    texts = [read_text(f, errors=args.encoding_errors) for f in args.files]
+    if args.word_counts:
+        table: dict[str, int] = {}
+        for name, text in zip(args.files, texts):
+            for w, n in parse_word_counts(text, name=name).items():
+                table[w] = table.get(w, 0) + n
+        training = make_training(settings, table=table)
+    else:
+        training = make_training(settings, texts=texts)
+    bar = ProgressBar(sys.stderr, enabled=not args.quiet)
+    bar.unit = step_noun(settings)
+    bar.stage("counting chunks")
+    timeline = training.prepare(progress=bar.counting)
+    bar.start(training.budget)
+    for _ in training.steps():
+        bar.update(timeline.n_steps)
+    bar.finish(timeline.n_steps, timeline.vocab_size)
+    save_model(timeline, out)
+    return 0
+
+
+def _check_writable(out: Path) -> None:
+    """Raise `TokvizError` unless a file can be created in the folder of `out`."""
+    folder = out.parent if str(out.parent) else Path(".")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise TokvizError(f"{out}: cannot write ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
+def _read_model(path: str, pattern: str | None = None):
+    """A tokviz model (BPE, WordPiece, Unigram), or any tokenizer `load_tokenizer` reads (a
+    file, a folder or a known name such as ``cl100k_base``) as a `LoadedTimeline` (issue 7)."""
+    from tokviz.core.pretrained import is_tokviz_model, open_timeline
+
+    if Path(path).is_file() and is_tokviz_model(path):
+        return load_model(path)
+    return open_timeline(path, pattern=pattern)
+
+
+def _format_token(data: bytes) -> str:
+    """A token on one line: JSON string escapes, and ``\\xNN`` for bytes that are not UTF-8."""
+    text = data.decode("utf-8", errors="surrogateescape")
+    return "".join(
+        f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else json.dumps(c, ensure_ascii=False)[1:-1]
+        for c in text
+    )
+
+
+def cmd_encode(args: argparse.Namespace) -> int:
+    if args.file is not None and args.text is not None:
+        raise UsageError("tokviz encode: give TEXT or -f FILE, not both")
+    if args.file is not None:
+        text = read_text(args.file, allow_empty=True)
+    elif args.text is not None:
+        text = args.text
+    else:
+        data = sys.stdin.buffer.read() if not sys.stdin.isatty() else b""
+        from tokviz.core import decode_utf8
+
+        text = decode_utf8(data, name="<stdin>")
+    timeline = _read_model(args.model, args.pattern)
+    if args.step is not None and args.step > timeline.n_steps:
+        noun = step_noun(timeline, 1)
+        raise UsageError(f"tokviz encode: --step {args.step} is past the last {noun} ({timeline.n_steps})")
+    enc: Encoding = timeline.tokenizer().encode(text, step=args.step, allowed_special="all")
+    fmt = args.format or "tokens"
+    if fmt == "json":
+        print(json.dumps(enc.to_json()))
+    elif fmt == "ids":
+        print(" ".join(map(str, enc.ids)))
+    else:
+        for i, (tid, tok) in enumerate(zip(enc.ids, enc.tokens)):
+            print(f"{tid}\t{_format_token(tok)}")
+    return 0
+
+
+def cmd_decode(args: argparse.Namespace) -> int:
+    ids = []
+    for raw in args.ids:
+        for part in raw.replace(",", " ").split():
+            try:
+                ids.append(int(part))
+            except ValueError:
+                raise UsageError(f"tokviz decode: {part!r} is not an id (ids are whole numbers)") from None
+    timeline = _read_model(args.model, args.pattern)
+    data = timeline.tokenizer().decode_bytes(ids)
+    sys.stdout.write(data.decode("utf-8", errors="replace"))
+    sys.stdout.write("\n")
+    return 0
+
+
+def cmd_merges(args: argparse.Namespace) -> int:
+    timeline = _read_model(args.model, args.pattern)
+    if getattr(timeline, "algorithm", "bpe") in ("wordpiece", "unigram"):  # issue 9: scores, rounds
+        write_steps(timeline, sys.stdout, as_json=args.json, format_token=_format_token)
+        return 0
+    if getattr(timeline, "algorithm", "bpe") == "pretrained":  # issue 7: rank order, counts unknown
+        _write_loaded_merges(timeline, sys.stdout, as_json=args.json)
+        return 0
+    vocab = timeline.token_bytes()
+    out = sys.stdout
+    for s in timeline.steps:
+        a, b = s.pair
+        if args.json:
+            out.write(json.dumps({
+                "rank": s.rank,
+                "pair": [a, b],
+                "id": s.id,
+                "pair_hex": [vocab[a].hex(), vocab[b].hex()],
+                "token_hex": s.token.hex(),
+                "count": s.count,
+            }) + "\n")
+        else:
+            out.write(f"{s.rank}\t{s.id}\t{_format_token(vocab[a])}\t{_format_token(vocab[b])}\t{s.count}\n")
+    return 0
+
+
+def _write_loaded_merges(timeline, out, *, as_json: bool) -> None:
+    """A loaded tokenizer's merges in rank order; a token no single merge forms has no pair."""
+    vocab = timeline.token_bytes()
+    for s in timeline.steps:
+        a, b = s.pair if s.pair is not None else (None, None)
+        if as_json:
+            out.write(json.dumps({
+                "rank": s.rank, "pair": None if a is None else [a, b], "id": s.id,
+                "pair_hex": None if a is None else [vocab[a].hex(), vocab[b].hex()],
+                "token_hex": s.token.hex(), "count": None,
+            }) + "\n")
+        else:
+            left, right = ("-", "-") if a is None else (_format_token(vocab[a]), _format_token(vocab[b]))
+            out.write(f"{s.rank}\t{s.id}\t{left}\t{right}\tcount unknown\n")
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .export import run_export  # issue 7
+
+    return run_export(args, _read_model, UsageError)
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    from tokviz.app.gui import run_gui
+
+    return run_gui(getattr(args, "file", None))
+
+
+def cmd_screenshot(args: argparse.Namespace) -> int:
+    from tokviz.app.gui import run_screenshots
+
+    return run_screenshots(Path(args.out), theme=args.theme)
+
+
+def cmd_animate(args: argparse.Namespace) -> int:
+    from .animate import run_animate  # classroom (issue 10)
+
+    return run_animate(args)
+
+
+def cmd_lesson(args: argparse.Namespace) -> int:
+    """``tokviz lesson NAME`` opens the app on a guided lesson; ``--list`` prints them."""
+    from tokviz.core.lessons.files import builtin_lessons, find_lesson
+
+    lessons = builtin_lessons()
+    if args.list:
+        for lesson in lessons:
+            print(f"{lesson.number:2d}  {lesson.name:22s} {lesson.title}")
+        return 0
+    if args.name is None:
+        raise UsageError("tokviz lesson: give a lesson NAME or number (tokviz lesson --list shows them)")
+    lesson = find_lesson(args.name, lessons)  # LessonError (a TokvizError): one line, exit 2
+    from tokviz.app.gui import run_gui
+
+    return run_gui(None, lesson=lesson.name)
+
+
+HANDLERS = {
+    "animate": cmd_animate,
+    "lesson": cmd_lesson,
+    "train": cmd_train,
+    "encode": cmd_encode,
+    "decode": cmd_decode,
+    "merges": cmd_merges,
+    "export": cmd_export,
+    "gui": cmd_gui,
+    "screenshot": cmd_screenshot,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if not argv:
+            return cmd_gui(argparse.Namespace(file=None))
+        if argv[0] not in COMMANDS and not argv[0].startswith("-"):
+            if os.path.exists(argv[0]) and len(argv) == 1:
+                return cmd_gui(argparse.Namespace(file=argv[0]))
+            raise UsageError(
+                f"tokviz: unknown command or file {argv[0]!r} (commands: {', '.join(COMMANDS)})"
+            )
+        args = build_parser().parse_args(argv)
+        if args.command is None:
+            return cmd_gui(argparse.Namespace(file=None))
+        return HANDLERS[args.command](args)
+    except UsageError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_USAGE
+    except TokvizError as exc:
+        print(f"tokviz: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("tokviz: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")  # silence the flush at exit
+        except OSError:
+            pass
+        return 0
+    except MemoryError:
+        print("tokviz: out of memory", file=sys.stderr)
+        return EXIT_USAGE

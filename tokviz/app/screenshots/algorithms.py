@@ -1,0 +1,67 @@
+"""Screenshots of WordPiece and Unigram runs (issue 9), for ``tokviz screenshot``.
+
+Trains WordPiece, then Unigram, on the sample already in the window and writes, per algorithm,
+``timeline-<algorithm>-<theme>.png`` and ``training-<algorithm>-<theme>.png``; for Unigram also
+the rounds chart (``timeline-unigram-rounds-<theme>.png``); and the token view comparing the
+session's BPE, WordPiece and Unigram runs side by side (``token_view-algorithms-<theme>.png``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tokviz.core.unigram.timeline import UnigramSettings
+from tokviz.core.wordpiece.timeline import WordPieceSettings
+
+WORDPIECE = WordPieceSettings(vocab_size=600)
+UNIGRAM = UnigramSettings(vocab_size=500)
+WORD = "unbelievable"  # Unigram: several likely segmentations at the last round
+TRACE_WORD = "conversations"  # WordPiece: greedy longest match
+TOKEN_TEXT = "Tokenizers split unbelievable words into pieces: WordPiece, Unigram and BPE disagree."
+
+
+def _grab(widget, path: Path, written: list[Path], settle) -> None:
+    widget.raise_()
+    settle()
+    if not widget.grab().save(str(path)):
+        raise OSError(f"cannot write {path}")
+    written.append(path)
+
+
+def take_algorithm_screenshots(window, out_dir: Path, theme: str, settle: Callable[[], None]) -> list[Path]:
+    written: list[Path] = []
+    timeline, training = window.docks.dock("timeline"), window.docks.dock("training")
+    panel = window.timeline_panel
+    for settings in (WORDPIECE, UNIGRAM):
+        if not window.start_training(settings) or window.wait_for_training(120_000) != "finished":
+            return written
+        algo = settings.algorithm
+        tl = window.timeline
+        window.step_model.set_step(tl.n_steps if algo == "unigram" else min(200, tl.n_steps))
+        panel.refresh()
+        if algo == "unigram":
+            panel.trace(WORD)
+            panel.unigram.segmentations.sample()
+            panel.tabs.setCurrentWidget(panel.unigram.segmentations)
+        else:
+            panel.trace(TRACE_WORD)
+            panel.tabs.setCurrentWidget(panel.provenance)
+        settle()
+        _grab(timeline, out_dir / f"timeline-{algo}-{theme}.png", written, settle)
+        if algo == "unigram":
+            panel.tabs.setCurrentWidget(panel.unigram.chart)
+            settle()
+            _grab(timeline, out_dir / f"timeline-unigram-rounds-{theme}.png", written, settle)
+        _grab(training, out_dir / f"training-{algo}-{theme}.png", written, settle)
+    view = window.token_view_panel
+    for model in window.trained_models.models[:-1]:  # earlier runs (BPE, WordPiece) as rows
+        view.add_tokenizer(model.tokenizer())
+    view.set_text(TOKEN_TEXT)
+    view.wait_idle()
+    view.splitter.setSizes([40, 110, 600])  # room for the comparison rows
+    settle()
+    bar = view.compare.verticalScrollBar()
+    bar.setValue(bar.maximum())  # the earlier BPE and WordPiece runs are the last rows
+    _grab(window.docks.dock("token_view"), out_dir / f"token_view-algorithms-{theme}.png", written, settle)
+    return written

@@ -1,0 +1,253 @@
+"""Training settings, a training run, and the timeline it produces.
+
+A `Timeline` is the single source of truth about a trained tokenizer: the settings, the base
+vocabulary and the ordered `MergeStep`s. Everything else (the vocabulary at step k, the tokenizer
+at step k, special-token ids) is derived from it. `Training` runs in stages, so callers (CLI
+progress bar, GUI worker) can report and cancel between them: `prepare()` reads and counts the
+corpus, `steps()` yields merges and appends them to the timeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+
+from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
+from tokviz.core.errors import CorpusError, SettingsError
+from tokviz.core.text.split import parse_split
+from .trainer import HF_BYTE_ORDER, BpeTrainer, MergeStep
+from .units import UNITS, UNK_TOKEN, BaseVocab
+
+# "first": equal counts go to the pair seen first; "hf": to the smallest (left, right) pair in
+# Hugging Face tokenizers' id order, which reproduces its BpeTrainer's merge list exactly.
+TIE_BREAKS = ("first", "hf")
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Every option of a training run. `vocab_size` counts base + merges + special tokens."""
+
+    units: str = "bytes"
+    split: str = "gpt4"
+    end_of_word: str | None = None
+    vocab_size: int | None = None
+    merges: int | None = None
+    min_count: int = 2
+    special_tokens: tuple[str, ...] = ()
+    word_counts: bool = False
+    tie_break: str = "first"
+
+    def validate(self) -> "TrainSettings":
+        """Raise `SettingsError` / `SplitError` for settings that cannot work; return self."""
+        if self.units not in UNITS:
+            raise SettingsError(f"unknown units {self.units!r}; choose bytes or chars")
+        parse_split(self.split)
+        if self.vocab_size is not None and self.merges is not None:
+            raise SettingsError("give either a vocabulary size or a number of merges, not both")
+        if self.vocab_size is not None and self.vocab_size < 1:
+            raise SettingsError(f"vocabulary size must be positive, got {self.vocab_size}")
+        if self.merges is not None and self.merges < 0:
+            raise SettingsError(f"number of merges cannot be negative, got {self.merges}")
+        if self.min_count < 1:
+            raise SettingsError(f"minimum count must be at least 1, got {self.min_count}")
+        if self.end_of_word == "":
+            raise SettingsError("the end-of-word marker cannot be empty")
+        if any(not s for s in self.special_tokens):
+            raise SettingsError("a special token cannot be empty")
+        if len(set(self.special_tokens)) != len(self.special_tokens):
+            raise SettingsError("special tokens must be distinct")
+        if self.tie_break not in TIE_BREAKS:
+            raise SettingsError(f"unknown tie-break {self.tie_break!r}; choose {', '.join(TIE_BREAKS)}")
+        if self.tie_break == "hf" and self.end_of_word is not None:
+            raise SettingsError(
+                "tie-break hf has no end-of-word marker (Hugging Face's end_of_word_suffix works "
+                "differently); remove the marker or use tie-break first"
+            )
+        return self
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["special_tokens"] = list(self.special_tokens)
+        return d
+
+    @classmethod
+    def from_json(cls, d: Mapping) -> "TrainSettings":
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = set(d) - known
+        if unknown:
+            raise SettingsError(f"unknown settings: {', '.join(sorted(unknown))}")
+        d = dict(d)
+        d["special_tokens"] = tuple(d.get("special_tokens", ()))
+        return cls(**d).validate()
+
+
+@dataclass
+class Timeline:
+    """Settings + base vocabulary + ordered merges. Step k means "the first k merges"."""
+
+    settings: TrainSettings
+    base: BaseVocab
+    steps: list[MergeStep] = field(default_factory=list)
+    corpus_length: int = 0  # weighted corpus length in base tokens, before any merge
+    n_chunks: int = 0  # distinct chunks the trainer saw
+    finished: bool = False  # True once training ended (budget, min count, or no pairs left)
+
+    algorithm = "bpe"  # what StepModel panels switch on: bpe, wordpiece, unigram, pretrained
+
+    @property
+    def n_merges(self) -> int:
+        return len(self.steps)
+
+    @property
+    def n_steps(self) -> int:
+        """Steps on the timeline (the model protocol every timeline kind shares)."""
+        return len(self.steps)
+
+    @property
+    def base_size(self) -> int:
+        return self.base.size
+
+    @property
+    def unk_id(self) -> int | None:
+        """Id of ``[UNK]`` (character units only), right after the merges."""
+        return self.base_size + self.n_merges if self.base.units == "chars" else None
+
+    @property
+    def special_ids(self) -> dict[str, int]:
+        """User special tokens -> ids, after the merges (and after ``[UNK]``)."""
+        first = self.base_size + self.n_merges + (1 if self.base.units == "chars" else 0)
+        return {s: first + i for i, s in enumerate(self.settings.special_tokens)}
+
+    @property
+    def vocab_size(self) -> int:
+        return self.base_size + self.n_merges + (self.base.units == "chars") + len(self.settings.special_tokens)
+
+    def merges(self, step: int | None = None) -> list[tuple[int, int]]:
+        return [s.pair for s in self.steps[: self._clamp(step)]]
+
+    def _clamp(self, step: int | None) -> int:
+        if step is None:
+            return self.n_merges
+        return max(0, min(int(step), self.n_merges))
+
+    def token_bytes(self) -> list[bytes]:
+        """Bytes of every id: base, merges, then ``[UNK]`` and special tokens."""
+        out = self.base.token_bytes() + [s.token for s in self.steps]
+        if self.base.units == "chars":
+            out.append(UNK_TOKEN.encode())
+        out.extend(s.encode("utf-8") for s in self.settings.special_tokens)
+        return out
+
+    def length_at(self, step: int) -> int:
+        """Corpus length in tokens after the first `step` merges."""
+        k = self._clamp(step)
+        return self.corpus_length if k == 0 else self.steps[k - 1].length
+
+    def tokenizer(self):
+        """The tokenizer of this timeline; pass ``step=k`` to its methods to use k merges."""
+        from .tokenizer import BpeTokenizer
+
+        return BpeTokenizer.from_timeline(self)
+
+
+def merge_budget(settings: TrainSettings, base_size: int) -> int | None:
+    """How many merges the settings allow, or None (no limit) when neither budget is set."""
+    n_special = len(settings.special_tokens) + (1 if settings.units == "chars" else 0)
+    if settings.merges is not None:
+        return settings.merges
+    if settings.vocab_size is None:
+        return None
+    fixed = base_size + n_special
+    if settings.vocab_size < fixed:
+        raise SettingsError(
+            f"vocabulary size {settings.vocab_size} is too small: the base vocabulary and special "
+            f"tokens already take {fixed} ids; choose a size of at least {fixed}"
+        )
+    return settings.vocab_size - fixed
+
+
+class Training:
+    """One training run in stages: `prepare()` (read + count), then iterate `steps()`."""
+
+    def __init__(
+        self,
+        settings: TrainSettings,
+        *,
+        texts: Sequence[str] = (),
+        table: Mapping[str, int] | None = None,
+    ) -> None:
+        self.settings = settings.validate()
+        self.texts = list(texts)
+        self.table = table
+        self.timeline: Timeline | None = None
+        self.budget: int | None = None
+        self._trainer: BpeTrainer | None = None
+        if settings.units == "bytes":
+            merge_budget(settings, 256)  # fail before reading the corpus
+
+    def prepare(
+        self,
+        *,
+        should_stop: ShouldStop | None = None,
+        progress: Progress | None = None,
+        processes: int | None = None,
+        mp_context: str | None = None,
+    ) -> Timeline:
+        """Count chunks and set up the trainer. Raises `CorpusError` for an empty corpus."""
+        s = self.settings
+        splitter = parse_split(s.split)
+        if self.table is not None:
+            counts = count_word_table(self.table, splitter, specials=s.special_tokens)
+        else:
+            counts = count_chunks(
+                self.texts,
+                splitter,
+                specials=s.special_tokens,
+                processes=processes,
+                mp_context=mp_context,
+                should_stop=should_stop,
+                progress=progress,
+            )
+        if not counts:
+            raise CorpusError("the corpus has no text to train on (it is empty after splitting)")
+        base = BaseVocab.from_chunks(s.units, counts, s.end_of_word)
+        self.budget = merge_budget(s, base.size)
+        index = base.index() if base.units == "chars" else None
+        seqs = [base.symbolize(c, index=index) for c in counts]
+        weights = list(counts.values())
+        # hf ranks bytes like Hugging Face's ByteLevel alphabet; characters already are in its
+        # order (sorted by code point)
+        hf_order = None if s.tie_break != "hf" else HF_BYTE_ORDER if base.units == "bytes" else range(base.size)
+        self._trainer = BpeTrainer(seqs, weights, base.token_bytes(), min_count=s.min_count, hf_order=hf_order)
+        self.timeline = Timeline(
+            s, base, corpus_length=self._trainer.length, n_chunks=len(counts)
+        )
+        return self.timeline
+
+    def steps(self) -> Iterator[MergeStep]:
+        """Yield each merge as it is made, appending it to `self.timeline`."""
+        if self._trainer is None:
+            self.prepare()
+        assert self._trainer is not None and self.timeline is not None
+        for step in self._trainer.steps(max_merges=self.budget):
+            self.timeline.steps.append(step)
+            yield step
+        self.timeline.finished = True
+
+    def run(self) -> Timeline:
+        """Drain `steps()` and return the finished timeline."""
+        for _ in self.steps():
+            pass
+        assert self.timeline is not None
+        return self.timeline
+
+
+def train(
+    settings: TrainSettings,
+    *,
+    texts: Sequence[str] = (),
+    table: Mapping[str, int] | None = None,
+) -> Timeline:
+    """Train to completion: ``train(TrainSettings(vocab_size=512), texts=[text])``."""
+    return Training(settings, texts=texts, table=table).run()
+

@@ -1,0 +1,382 @@
+"""`BpeTokenizer`: encode and decode with a trained merge list, at any step of its timeline.
+
+Merge rank r creates id ``base_size + r``. Encoding a chunk applies the merges in rank order, each
+to every occurrence left to right (exactly what training did), using only ranks below the step
+limit. Results are cached per chunk and per step. Method names follow tiktoken's grid: `encode`,
+`encode_ordinary`, `decode`, `decode_bytes`, `decode_tokens_bytes`, `decode_with_offsets`.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
+from tokviz.core.errors import EncodeError
+from tokviz.core.text.split import Splitter, parse_split
+from .units import UNK_TOKEN, BaseVocab
+
+if TYPE_CHECKING:
+    from .timeline import Timeline
+
+_SHIFT = 32
+_LONG_CHUNK = 48  # chunks longer than this use the heap-based merge loop
+_CACHE_LIMITS = 6  # how many step limits keep a chunk cache
+_CACHE_SIZE = 200_000  # entries per cache before it is cleared
+
+
+@dataclass(frozen=True, slots=True)
+class ExplainStep:
+    """One merge that fired while segmenting a word (`rank` None for the starting units)."""
+
+    rank: int | None
+    pair: tuple[int, int] | None
+    id: int | None
+    ids: tuple[int, ...]  # the segmentation after this merge
+
+
+def _utf8_len(c: str) -> int:
+    o = ord(c)
+    return 1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4
+
+
+class BpeTokenizer:
+    """A BPE tokenizer from base units, an ordered merge list, a split rule and special tokens."""
+
+    kind = "bpe"  # what made it (the pretrained tokenizers say "tiktoken" or "hf")
+    source: str | None = None  # the file it was loaded from, if any
+
+    def __init__(
+        self,
+        base: BaseVocab,
+        merges: Sequence[tuple[int, int]],
+        splitter: Splitter,
+        *,
+        special_tokens: Mapping[str, int] | None = None,
+        unk_id: int | None = None,
+        name: str = "bpe",
+    ) -> None:
+        self.base = base
+        self.splitter = splitter
+        self.name = name
+        self.merges = [tuple(m) for m in merges]
+        self.base_size = base.size
+        self.unk_id = unk_id
+        self.special_tokens = dict(special_tokens or {})
+        ranks: dict[int, int] = {}
+        vocab = base.token_bytes()
+        # unit_len: how many input units (bytes, or characters) each id covers
+        if base.units == "bytes":
+            unit_len = [1] * 256
+        else:
+            # The end-of-word marker counts as one unit as well: appended last, it lies past the
+            # chunk's end and spans are clipped there; a literal marker character covers itself.
+            unit_len = [1] * len(base.symbols)
+        for r, (a, b) in enumerate(self.merges):
+            ranks.setdefault((a << _SHIFT) | b, r)
+            vocab.append(vocab[a] + vocab[b])
+            unit_len.append(unit_len[a] + unit_len[b])
+        self._ranks = ranks
+        extra = {}
+        if unk_id is not None:
+            extra[unk_id] = (UNK_TOKEN.encode(), 1)
+        for s, i in self.special_tokens.items():
+            extra[i] = (s.encode("utf-8"), 0)
+        if extra:
+            size = max(len(vocab), max(extra) + 1)
+            vocab.extend([b""] * (size - len(vocab)))
+            unit_len.extend([0] * (size - len(unit_len)))
+            for i, (data, n) in extra.items():
+                vocab[i], unit_len[i] = data, n
+        self._vocab = vocab
+        self._unit_len = unit_len
+        self._index = base.index() if base.units == "chars" else None
+        self._caches: dict[int, dict[str, tuple]] = {}
+
+    @classmethod
+    def from_timeline(cls, timeline: "Timeline") -> "BpeTokenizer":
+        return cls(
+            timeline.base,
+            timeline.merges(),
+            parse_split(timeline.settings.split),
+            special_tokens=timeline.special_ids,
+            unk_id=timeline.unk_id,
+            name="trained",
+        )
+
+    # -- vocabulary -------------------------------------------------------------------------
+
+    @property
+    def n_vocab(self) -> int:
+        return len(self._vocab)
+
+    @property
+    def n_merges(self) -> int:
+        return len(self.merges)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        self._check_ids([token_id])
+        return self._vocab[token_id]
+
+    def vocab(self) -> list[bytes]:
+        """Bytes of every id (a copy)."""
+        return list(self._vocab)
+
+    def is_special(self, token_id: int) -> bool:
+        """True for special tokens and ``[UNK]``."""
+        return token_id == self.unk_id or token_id in self.special_tokens.values()
+
+    def merge_of(self, token_id: int) -> tuple[int, int] | None:
+        """The pair whose merge makes `token_id`, or None for base units and special tokens."""
+        k = token_id - self.base_size
+        return self.merges[k] if 0 <= k < len(self.merges) else None  # type: ignore[return-value]
+
+    def chunks(self, text: str) -> list[str]:
+        """The pre-tokenizer chunks of `text` (what BPE runs on, one at a time)."""
+        return self.splitter.chunks(text)
+
+    def clamp_step(self, step: int | None) -> int:
+        """`step` limited to 0..n_merges (None = all merges): how many merges an encode uses."""
+        if step is None:
+            return len(self.merges)
+        return max(0, min(int(step), len(self.merges)))
+
+    _limit = clamp_step
+
+    def encode_chunk(
+        self, chunk: str, *, step: int | None = None, cached: bool = True
+    ) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+        """Ids and chunk-relative character spans of one pre-tokenized chunk at `step`."""
+        limit = self.clamp_step(step)
+        if not cached:
+            return self._encode_chunk(chunk, limit)
+        cache = self._cache(limit)
+        hit = cache.get(chunk)
+        if hit is None:
+            hit = cache[chunk] = self._encode_chunk(chunk, limit)
+        return hit
+
+    # -- encoding ---------------------------------------------------------------------------
+
+    def _bpe(self, ids: list[int], limit: int) -> list[int]:
+        """Apply merges with rank < limit to one chunk's base ids."""
+        if len(ids) < 2 or limit <= 0:
+            return ids
+        if len(ids) > _LONG_CHUNK:
+            return self._bpe_long(ids, limit)
+        ranks, base = self._ranks, self.base_size
+        while True:
+            best, at = limit, -1
+            for i in range(len(ids) - 1):
+                r = ranks.get((ids[i] << _SHIFT) | ids[i + 1])
+                if r is not None and r < best:
+                    best, at = r, i
+            if at < 0:
+                return ids
+            a, b, new = ids[at], ids[at + 1], base + best
+            out = ids[:at]
+            i, n = at, len(ids)
+            while i < n:
+                if i + 1 < n and ids[i] == a and ids[i + 1] == b:
+                    out.append(new)
+                    i += 2
+                else:
+                    out.append(ids[i])
+                    i += 1
+            ids = out
+
+    def _bpe_long(self, ids: list[int], limit: int) -> list[int]:
+        """Heap-based merging for long chunks: O(n log n) instead of O(n * merges)."""
+        ranks, base = self._ranks, self.base_size
+        ids = list(ids)
+        n = len(ids)
+        nxt = list(range(1, n + 1))
+        nxt[-1] = -1
+        prv = list(range(-1, n - 1))
+        heap = []
+        for i in range(n - 1):
+            r = ranks.get((ids[i] << _SHIFT) | ids[i + 1])
+            if r is not None and r < limit:
+                heap.append((r, i))
+        heapq.heapify(heap)
+        while heap:
+            r, p = heapq.heappop(heap)
+            a = ids[p]
+            q = nxt[p]
+            if a < 0 or q < 0 or ranks.get((a << _SHIFT) | ids[q]) != r:
+                continue  # stale entry
+            new = base + r
+            ids[p] = new
+            after = nxt[q]
+            ids[q] = -1
+            nxt[p] = after
+            if after >= 0:
+                prv[after] = p
+                k = ranks.get((new << _SHIFT) | ids[after])
+                if k is not None and k < limit:
+                    heapq.heappush(heap, (k, p))
+            o = prv[p]
+            if o >= 0:
+                k = ranks.get((ids[o] << _SHIFT) | new)
+                if k is not None and k < limit:
+                    heapq.heappush(heap, (k, o))
+        return [x for x in ids if x >= 0]
+
+    def _cache(self, limit: int) -> dict[str, tuple]:
+        cache = self._caches.get(limit)
+        if cache is None or len(cache) > _CACHE_SIZE:
+            if cache is None and len(self._caches) >= _CACHE_LIMITS:
+                del self._caches[next(iter(self._caches))]
+            cache = self._caches[limit] = {}
+        return cache
+
+    def _encode_chunk(self, chunk: str, limit: int) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+        """(ids, spans relative to the chunk start) for one chunk, not cached."""
+        unk = -1 if self.unk_id is None else self.unk_id
+        ids = self._bpe(self.base.symbolize(chunk, index=self._index, unk_id=unk), limit)
+        unit_len = self._unit_len
+        n_chars = len(chunk)
+        spans = []
+        pos = 0
+        if self.base.units == "chars" or chunk.isascii():
+            for t in ids:
+                end = pos + unit_len[t]
+                spans.append((min(pos, n_chars), min(end, n_chars)))
+                pos = end
+        else:
+            char_of_byte = []
+            for ci, c in enumerate(chunk):
+                char_of_byte.extend([ci] * _utf8_len(c))
+            n_bytes = len(char_of_byte)
+            for t in ids:
+                end = pos + unit_len[t]
+                start_c = char_of_byte[pos] if pos < n_bytes else n_chars
+                end_c = char_of_byte[end - 1] + 1 if end - 1 < n_bytes else n_chars
+                spans.append((start_c, max(start_c, end_c)))
+                pos = end
+        return tuple(ids), tuple(spans)
+
+    def _encode_text(self, text: str, offset: int, limit: int, out: Encoding) -> None:
+        """Append the tokens of ordinary text (no specials) starting at `offset` to `out`."""
+        cache = self._cache(limit)
+        ids, tokens, spans = out.ids, out.tokens, out.spans
+        vocab, unk = self._vocab, self.unk_id
+        chunk_spans = self.splitter.spans(text)
+        for a, b in chunk_spans:
+            chunk = text[a:b]
+            hit = cache.get(chunk)
+            if hit is None:
+                hit = cache[chunk] = self._encode_chunk(chunk, limit)
+            t_ids, rel = hit
+            if unk is not None and unk in t_ids:
+                first = len(ids)
+                out.unknown.extend(first + i for i, t in enumerate(t_ids) if t == unk)
+            ids.extend(t_ids)
+            tokens.extend([vocab[t] for t in t_ids])
+            start = offset + a
+            spans.extend([(start + x, start + y) for x, y in rel])
+        if not self.splitter.lossless:
+            out.dropped.extend((offset + x, offset + y) for x, y in uncovered(chunk_spans, len(text)))
+
+    def encode(
+        self,
+        text: str,
+        *,
+        step: int | None = None,
+        allowed_special: Collection[str] | str = (),
+        disallowed_special: Collection[str] | str = "all",
+    ) -> Encoding:
+        """Encode `text` with the first `step` merges (all by default).
+
+        Special tokens in `allowed_special` ("all" for every one) are encoded as such; any in
+        `disallowed_special` ("all" = every special not allowed) found in the text is an error;
+        the others are encoded as ordinary text.
+        """
+        limit = self._limit(step)
+        return encode_with_specials(
+            text, self.special_tokens, self._vocab.__getitem__,
+            lambda part, offset, out: self._encode_text(part, offset, limit, out),
+            allowed_special=allowed_special, disallowed_special=disallowed_special,
+        )
+
+    def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
+        """Encode `text` treating special-token strings as plain text."""
+        out = Encoding([], [], [], [], [], [])
+        self._encode_text(text, 0, self._limit(step), out)
+        return out
+
+    def encode_ids(self, text: str, *, step: int | None = None) -> list[int]:
+        """Just the ids of `encode_ordinary` (the fast path: no spans, no token bytes)."""
+        limit = self._limit(step)
+        cache = self._cache(limit)
+        ids: list[int] = []
+        for chunk in self.splitter.chunks(text):
+            hit = cache.get(chunk)
+            if hit is None:
+                hit = cache[chunk] = self._encode_chunk(chunk, limit)
+            ids.extend(hit[0])
+        return ids
+
+    # -- decoding ---------------------------------------------------------------------------
+
+    def _check_ids(self, ids: Sequence[int]) -> None:
+        n = len(self._vocab)
+        for i in ids:
+            if not isinstance(i, int) or not 0 <= i < n or (i >= self.base_size + len(self.merges) and not self._vocab[i]):
+                raise EncodeError(f"id {i} is not in the vocabulary (valid ids: 0..{n - 1})")
+
+    def decode_tokens_bytes(self, ids: Sequence[int]) -> list[bytes]:
+        self._check_ids(ids)
+        return [self._vocab[i] for i in ids]
+
+    def decode_bytes(self, ids: Sequence[int]) -> bytes:
+        return b"".join(self.decode_tokens_bytes(ids))
+
+    def decode(self, ids: Sequence[int], *, errors: str = "replace") -> str:
+        """The text of `ids` (invalid UTF-8 from partial tokens becomes U+FFFD by default)."""
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    def decode_with_offsets(self, ids: Sequence[int]) -> tuple[str, list[int]]:
+        """Decoded text and, per token, the character offset where it starts (tiktoken's rule:
+        a token starting inside a character points at that character)."""
+        return offsets_of(self.decode_tokens_bytes(ids))
+
+    # -- explaining -------------------------------------------------------------------------
+
+    def explain(self, word: str, *, step: int | None = None) -> list[ExplainStep]:
+        """The merges that fire on `word` (one chunk, marker appended), in order.
+
+        The first entry is the starting segmentation; each later one names the merge (rank and
+        pair) and the segmentation after it.
+        """
+        limit = self._limit(step)
+        unk = -1 if self.unk_id is None else self.unk_id
+        ids = self.base.symbolize(word, index=self._index, unk_id=unk)
+        out = [ExplainStep(None, None, None, tuple(ids))]
+        ranks = self._ranks
+        while len(ids) >= 2:
+            best = limit
+            for i in range(len(ids) - 1):
+                r = ranks.get((ids[i] << _SHIFT) | ids[i + 1])
+                if r is not None and r < best:
+                    best = r
+            if best >= limit:
+                break
+            pair = self.merges[best]
+            ids = self._apply(ids, pair, self.base_size + best)
+            out.append(ExplainStep(best, pair, self.base_size + best, tuple(ids)))
+        return out
+
+    @staticmethod
+    def _apply(ids: list[int], pair: tuple[int, int], new: int) -> list[int]:
+        out, i, n = [], 0, len(ids)
+        while i < n:
+            if i + 1 < n and ids[i] == pair[0] and ids[i + 1] == pair[1]:
+                out.append(new)
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+        return out

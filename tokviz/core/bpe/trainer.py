@@ -1,0 +1,446 @@
+"""Incremental BPE training: a generator of `MergeStep` records, one per merge.
+
+The corpus is a list of base-id sequences (deduplicated chunks) with weights (how often each chunk
+occurs). All sequences are laid end to end in flat arrays with next/previous links; each pair keeps
+the positions where it occurs (appended in increasing order) and a weighted count. A merge visits
+only the positions of its pair and updates the neighbouring pairs' counts.
+
+Choosing the winner: the highest count; among equal counts, the pair whose first occurrence comes
+first (chunks in order of first appearance, then position in the chunk). A heap holds
+``(-count, first_position, pair)`` keys with lazy invalidation. This is exact because a pair's
+occurrences are all created in the step that creates its newer token; afterwards its count only
+falls and its first occurrence only moves later, so a stale key is never better than the truth.
+
+Tie-break ``hf`` (Hugging Face tokenizers' `BpeTrainer`): among equal counts the smallest
+``(left id, right id)`` wins, with base ids ranked by `hf_order` (for bytes: `HF_BYTE_ORDER`, the
+code points of GPT-2's byte-to-unicode characters). The trainer then works on ids relabelled into
+that order, keys ``(-count, 0, pair)`` (so the pair itself breaks ties), and maps ids back to the
+caller's when it reports a step. HF counts pairs exactly as here and merges left to right; it
+gives a merge that spells an existing token that token's id, which cannot happen in training
+without special tokens or word-boundary marks (a span that becomes a token in one place has the
+same segmentation wherever its edges are token edges, so its first merge fires everywhere).
+
+Counting is naive: ``a a a`` holds the pair ``(a, a)`` twice; merging replaces left to right.
+The arrays are `array('q')` with zero-copy numpy views: merges with few sites run as a plain
+loop, merges with many sites (the early, frequent pairs) run vectorized on the same state.
+What this leaves out: reading and splitting the corpus (`tokviz.core.text.chunks`), ids of special
+tokens (`tokviz.core.bpe.timeline`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+_SHIFT = 32
+_MASK = (1 << _SHIFT) - 1
+N_CANDIDATES = 5
+VECTOR_MIN_SITES = 64  # merges with at least this many possible sites run vectorized in numpy
+# Hugging Face's ByteLevel alphabet sorted by code point: bytes GPT-2 shows as themselves
+# (printable Latin-1), then the others, which it maps to U+0100 and up in byte order.
+_PRINTABLE = set(range(0x21, 0x7F)) | set(range(0xA1, 0xAD)) | set(range(0xAE, 0x100))
+HF_BYTE_SEQUENCE = sorted(_PRINTABLE) + [b for b in range(256) if b not in _PRINTABLE]
+HF_BYTE_ORDER = tuple(HF_BYTE_SEQUENCE.index(b) for b in range(256))  # byte -> HF id
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A pair that could have been merged at a step, with its count and first occurrence."""
+
+    pair: tuple[int, int]
+    count: int
+    first_chunk: int  # index of the (deduplicated, first-appearance ordered) chunk
+    first_offset: int  # position of the pair's left symbol in that chunk, in base symbols
+
+
+@dataclass(frozen=True, slots=True)
+class MergeStep:
+    """One merge of the training timeline. Step k of the timeline = the first k merges."""
+
+    rank: int  # 0-based merge index
+    pair: tuple[int, int]  # (left id, right id)
+    id: int  # id of the new token
+    token: bytes  # bytes of the new token (UTF-8 for character units)
+    count: int  # weighted count of the pair when it won
+    length: int  # corpus length in tokens (weighted) after the merge
+    candidates: tuple[Candidate, ...] = ()  # best pairs at this step, winner first
+
+
+class BpeTrainer:
+    """Holds the mutable training state; iterate `steps()` to run merges one at a time.
+
+    >>> t = BpeTrainer([list(b"aaabdaaabac")], [1], [bytes([i]) for i in range(256)])
+    >>> [(s.pair, s.count) for s in t.steps(max_merges=3)]
+    [((97, 97), 4), ((256, 97), 2), ((257, 98), 2)]
+    >>> t = BpeTrainer([list(b"aaabdaaabac")], [1], [bytes([i]) for i in range(256)], hf_order=HF_BYTE_ORDER)
+    >>> [(s.pair, s.count) for s in t.steps(max_merges=3)]  # ties: 'a' (HF id 64) before 'aa' (256)
+    [((97, 97), 4), ((97, 98), 2), ((256, 257), 2)]
+    """
+
+    def __init__(
+        self,
+        seqs: Sequence[Sequence[int]],
+        weights: Sequence[int],
+        token_bytes: Sequence[bytes],
+        *,
+        min_count: int = 2,
+        n_candidates: int = N_CANDIDATES,
+        hf_order: Sequence[int] | None = None,
+    ) -> None:
+        """`hf_order`: None for first-occurrence ties; else tie-break ``hf`` with base id i
+        ranked `hf_order[i]` (a permutation of the base ids)."""
+        if len(seqs) != len(weights):
+            raise ValueError("seqs and weights differ in length")
+        self._hf = hf_order is not None
+        self._tie_mask = 0 if self._hf else -1  # heap key: (-count, position & mask, pair)
+        self._out: list[int] | None = None  # internal base id -> caller's id (hf only)
+        if self._hf:
+            order = list(hf_order)
+            if sorted(order) != list(range(len(token_bytes))):
+                raise ValueError("hf_order must be a permutation of the base ids")
+            if order != sorted(order):
+                out = [0] * len(order)
+                for i, r in enumerate(order):
+                    out[r] = i
+                self._out = out
+                seqs = [[order[x] for x in seq] for seq in seqs]
+                token_bytes = [token_bytes[i] for i in out]
+        self.token_bytes = list(token_bytes)
+        self.next_id = len(self.token_bytes)
+        self.n_candidates = max(1, n_candidates)
+        # A pair below min_count can never win (counts only fall after a pair appears), so it
+        # keeps a count but gets no position list and no heap entry.
+        self.min_count = max(1, min_count)
+        ids = array("q")
+        wts = array("q")
+        starts: list[int] = []
+        for seq, w in zip(seqs, weights):
+            starts.append(len(ids))
+            ids.extend(seq)
+            wts.extend(array("q", [w]) * len(seq))
+        n = len(ids)
+        nxt = array("q", range(1, n + 1))
+        prv = array("q", range(-1, n - 1))
+        ends = starts[1:] + [n]
+        for s, e in zip(starts, ends):
+            if e > s:
+                nxt[e - 1] = -1
+                prv[s] = -1
+        self.ids, self.nxt, self.prv, self.wts = ids, nxt, prv, wts
+        self._np = tuple(
+            np.frombuffer(a, dtype=np.int64) if n else np.zeros(0, np.int64)
+            for a in (ids, nxt, prv, wts)
+        )
+        self.starts = starts
+        self.length = sum(len(s) * w for s, w in zip(seqs, weights))
+        self.rank = 0
+        self._count_initial_pairs()
+
+    def _count_initial_pairs(self) -> None:
+        ids, nxt, _, wts = self._np
+        counts: dict[int, int] = {}
+        occ: dict[int, list[int]] = {}
+        if len(ids) > 1:
+            pos = np.flatnonzero(nxt[:-1] >= 0)
+            keys = (ids[pos] << _SHIFT) | ids[pos + 1]
+            self._add_groups(keys, pos, wts[pos], counts, occ, push=False)
+        self.counts, self.occ = counts, occ
+        self.first = dict.fromkeys(occ, 0)  # key -> index of the first possibly valid position
+        mask = self._tie_mask
+        heap = [(-counts[k], lst[0] & mask, k) for k, lst in occ.items()]
+        heapq.heapify(heap)
+        self.heap = heap
+
+    def _add_groups(self, keys, pos, w, counts, occ, *, push: bool) -> None:
+        """Register new pairs: `keys[i]` occurs at `pos[i]` (ascending) with weight `w[i]`."""
+        if len(keys) == 0:
+            return
+        order = np.argsort(keys, kind="stable")
+        sk, sp = keys[order], pos[order]
+        csum = np.concatenate(([0], np.cumsum(w[order])))
+        bounds = np.flatnonzero(sk[1:] != sk[:-1]) + 1
+        starts = np.concatenate(([0], bounds)).tolist()
+        ends = np.concatenate((bounds, [len(sk)])).tolist()
+        group_keys = sk[starts].tolist()
+        group_counts = (csum[ends] - csum[starts]).tolist()
+        sp_list = sp.tolist()
+        heap, first = self.heap if push else None, getattr(self, "first", None)
+        min_count, mask = self.min_count, self._tie_mask
+        for k, c, a, b in zip(group_keys, group_counts, starts, ends):
+            counts[k] = c
+            if c < min_count:
+                continue
+            occ[k] = sp_list[a:b]
+            if push:
+                first[k] = 0
+                heapq.heappush(heap, (-c, sp_list[a] & mask, k))
+
+    # -- winner selection -------------------------------------------------------------------
+
+    def _first_valid(self, key: int) -> int:
+        """Position of the first live occurrence of `key` (advancing its lazy pointer)."""
+        a, b = key >> _SHIFT, key & _MASK
+        ids, nxt = self.ids, self.nxt
+        lst = self.occ[key]
+        i = self.first[key]
+        while True:
+            p = lst[i]
+            if ids[p] == a:
+                q = nxt[p]
+                if q >= 0 and ids[q] == b:
+                    self.first[key] = i
+                    return p
+            i += 1
+
+    def _pop_valid(self) -> tuple[int, int, int] | None:
+        """Pop the best live heap entry as (count, first_position, key), refreshing stale keys."""
+        heap, counts = self.heap, self.counts
+        while heap:
+            negc, pos, key = heapq.heappop(heap)
+            c = counts.get(key, 0)
+            if c < self.min_count:  # can never win again: forget its positions
+                if key in self.occ:
+                    del self.occ[key], self.first[key]
+                if c <= 0:
+                    counts.pop(key, None)
+                continue
+            if c != -negc:
+                heapq.heappush(heap, (-c, 0 if self._hf else self._first_valid(key), key))
+                continue
+            if self._hf:  # the pair itself breaks ties: a fresh count is all it needs
+                return c, pos, key
+            p = self._first_valid(key)
+            if p != pos:
+                heapq.heappush(heap, (negc, p, key))
+                continue
+            return c, pos, key
+        return None
+
+    def candidates(self, n: int) -> list[tuple[int, int, int]]:
+        """The `n` best live pairs with at least `min_count` occurrences, as (count,
+        first_position, key), best first; the heap is left as it was."""
+        found = []
+        while len(found) < n:
+            entry = self._pop_valid()
+            if entry is None:
+                break
+            found.append(entry)
+        for c, pos, key in found:
+            heapq.heappush(self.heap, (-c, pos, key))
+        return found
+
+    def _candidate(self, count: int, pos: int, key: int) -> Candidate:
+        if self._hf:
+            pos = self._first_valid(key)
+        chunk = bisect_right(self.starts, pos) - 1
+        pair = (key >> _SHIFT, key & _MASK) if self._out is None else self._pair_out(key)
+        return Candidate(pair, count, chunk, pos - self.starts[chunk])
+
+    def _pair_out(self, key: int) -> tuple[int, int]:
+        """The pair of `key` in the caller's ids."""
+        a, b = key >> _SHIFT, key & _MASK
+        out = self._out
+        if out is not None:
+            n = len(out)
+            return (out[a] if a < n else a, out[b] if b < n else b)
+        return a, b
+
+    # -- merging ----------------------------------------------------------------------------
+
+    def _merge(self, key: int, new: int) -> int:
+        """Merge every live occurrence of `key` into token `new`; return the weighted sites."""
+        positions = self.occ.pop(key)
+        start = self.first.pop(key)
+        if len(positions) - start >= VECTOR_MIN_SITES:
+            merged = self._merge_vector(key, new, positions, start)
+        else:
+            merged = self._merge_loop(key, new, positions, start)
+        self.counts.pop(key, None)
+        return merged
+
+    def _merge_vector(self, key: int, new: int, positions: list[int], start: int) -> int:
+        """`_merge_loop` in numpy: the same result, for pairs with many sites."""
+        a, b = key >> _SHIFT, key & _MASK
+        ids, nxt, prv, wts = self._np
+        P = np.array(positions[start:], dtype=np.int64)
+        P = P[ids[P] == a]
+        Q = nxt[P]
+        keep = Q >= 0
+        P, Q = P[keep], Q[keep]
+        keep = ids[Q] == b
+        P, Q = P[keep], Q[keep]
+        if a == b and len(P) > 1:
+            # In a chain of overlapping sites (each starts where the previous ends), only every
+            # other one merges, left to right: "a a a a" -> "aa aa".
+            idx = np.arange(len(P))
+            chained = np.zeros(len(P), dtype=bool)
+            chained[1:] = P[1:] == Q[:-1]
+            chain_start = np.maximum.accumulate(np.where(chained, 0, idx))
+            keep = (idx - chain_start) % 2 == 0
+            P, Q = P[keep], Q[keep]
+        if len(P) == 0:
+            return 0
+        L, R = prv[P], nxt[Q]
+        W = wts[P]
+        merged = int(W.sum())
+        counts = self.counts
+        # Before: (x, a) at L, (a, b) at P, (b, y) at Q. When two sites touch (L == previous Q),
+        # the pair between them is one occurrence: count it on the right side only.
+        touching = np.zeros(len(P), dtype=bool)
+        touching[1:] = L[1:] == Q[:-1]
+        has_l = (L >= 0) & ~touching
+        has_r = R >= 0
+        for tok, d in self._sum_by_token(ids[L[has_l]], W[has_l]):
+            counts[(tok << _SHIFT) | a] -= d
+        for tok, d in self._sum_by_token(ids[R[has_r]], W[has_r]):
+            counts[(b << _SHIFT) | tok] -= d
+        counts[key] -= merged
+        # relink: P takes the new token, Q disappears
+        ids[P] = new
+        ids[Q] = -1
+        nxt[P] = R
+        prv[R[has_r]] = P[has_r]
+        # After: (x, new) at prv[P] and (new, y) at P, where y is not itself a new token
+        # (that pair, (new, new), is already counted from the left).
+        lp = prv[P]
+        left = lp >= 0
+        self._add_pairs(lp[left], ids[lp[left]], W[left], lambda t: (t << _SHIFT) | new)
+        right = has_r & (ids[np.where(has_r, R, 0)] != new)
+        self._add_pairs(P[right], ids[R[right]], W[right], lambda t: (new << _SHIFT) | t)
+        return merged
+
+    @staticmethod
+    def _sum_by_token(tokens: np.ndarray, weights: np.ndarray) -> list[tuple[int, int]]:
+        """[(token, total weight)] for each distinct token id."""
+        if len(tokens) == 0:
+            return []
+        sums = np.bincount(tokens, weights=weights)
+        nz = np.flatnonzero(sums)
+        return list(zip(nz.tolist(), sums[nz].astype(np.int64).tolist()))
+
+    def _add_pairs(self, pos: np.ndarray, tokens: np.ndarray, weights: np.ndarray, key_of) -> None:
+        """Register brand-new pairs: the one at `pos[i]` is ``key_of(tokens[i])``."""
+        if len(pos) == 0:
+            return
+        order = np.argsort(tokens, kind="stable")  # positions stay ascending within a token
+        st = tokens[order]
+        bounds = np.flatnonzero(st[1:] != st[:-1]) + 1
+        starts = [0, *bounds.tolist()]
+        ends = [*bounds.tolist(), len(st)]
+        csum = np.concatenate(([0], np.cumsum(weights[order]))).tolist()
+        sp = pos[order].tolist()
+        toks = st[starts].tolist()
+        counts, occ, first, heap = self.counts, self.occ, self.first, self.heap
+        min_count, mask = self.min_count, self._tie_mask
+        for t, a, b in zip(toks, starts, ends):
+            k = key_of(t)
+            c = csum[b] - csum[a]
+            counts[k] = c
+            if c < min_count:
+                continue
+            occ[k] = sp[a:b]
+            first[k] = 0
+            heapq.heappush(heap, (-c, sp[a] & mask, k))
+
+    def _merge_loop(self, key: int, new: int, positions: list[int], start: int) -> int:
+        """Merge the live sites of `key` among `positions[start:]` one by one."""
+        a, b = key >> _SHIFT, key & _MASK
+        ids, nxt, prv, wts = self.ids, self.nxt, self.prv, self.wts
+        counts, occ = self.counts, self.occ
+        new_hi = new << _SHIFT
+        touched: dict[int, None] = {}
+        merged = 0
+        for i in range(start, len(positions)):
+            p = positions[i]
+            if ids[p] != a:
+                continue
+            q = nxt[p]
+            if q < 0 or ids[q] != b:
+                continue
+            w = wts[p]
+            merged += w
+            o = prv[p]
+            if o >= 0:
+                left = ids[o]
+                k = (left << _SHIFT) | a
+                counts[k] -= w
+                k = (left << _SHIFT) | new
+                if k in counts:
+                    counts[k] += w
+                    occ[k].append(o)
+                else:
+                    counts[k] = w
+                    occ[k] = [o]
+                    touched[k] = None
+            r = nxt[q]
+            if r >= 0:
+                right = ids[r]
+                k = (b << _SHIFT) | right
+                counts[k] -= w
+                k = new_hi | right
+                if k in counts:
+                    counts[k] += w
+                    occ[k].append(p)
+                else:
+                    counts[k] = w
+                    occ[k] = [p]
+                    touched[k] = None
+                prv[r] = p
+            ids[p] = new
+            ids[q] = -1
+            nxt[p] = r
+        first, heap, min_count, hf = self.first, self.heap, self.min_count, self._hf
+        for k in touched:
+            c = counts[k]
+            if c >= min_count:
+                first[k] = 0
+                heapq.heappush(heap, (-c, 0 if hf else self._first_valid(k), k))
+            else:
+                del occ[k]
+        return merged
+
+    def steps(self, *, max_merges: int | None = None) -> Iterator[MergeStep]:
+        """Yield merges until `max_merges` are done or no pair reaches `min_count`."""
+        while max_merges is None or self.rank < max_merges:
+            best = self.candidates(self.n_candidates)
+            if not best:
+                return
+            count, pos, key = best[0]
+            self._pop_valid()  # remove the winner's heap entry (it is the top)
+            cands = tuple(self._candidate(*c) for c in best)  # before the merge moves positions
+            new = self.next_id
+            token = self.token_bytes[key >> _SHIFT] + self.token_bytes[key & _MASK]
+            self.token_bytes.append(token)
+            self.next_id += 1
+            self.length -= self._merge(key, new)
+            step = MergeStep(
+                rank=self.rank,
+                pair=self._pair_out(key),
+                id=new,
+                token=token,
+                count=count,
+                length=self.length,
+                candidates=cands,
+            )
+            self.rank += 1
+            yield step
+
+    def segments(self, chunk: int) -> list[int]:
+        """Current token ids of deduplicated chunk number `chunk` (for inspection and tests)."""
+        out = []
+        p = self.starts[chunk]
+        end = self.starts[chunk + 1] if chunk + 1 < len(self.starts) else len(self.ids)
+        if p >= end:
+            return out
+        while p >= 0:
+            out.append(self.ids[p])
+            p = self.nxt[p]
+        if self._out is not None:
+            n = len(self._out)
+            out = [self._out[x] if x < n else x for x in out]
+        return out

@@ -1,0 +1,242 @@
+"""Saving and loading a trained timeline as one JSON file.
+
+Format ``{"format": "tokviz-model", "version": 1, "settings": {...}, "base": {...},
+"steps": {"columns": [...], "rows": [[...], ...]}}``. Steps are stored as rows under a column
+header (compact for 100k merges). Token bytes are not stored: they are derived from the pairs.
+Writes are atomic (temporary file + rename), so a failed save never leaves a partial file.
+Loading checks everything and raises `ModelFormatError` with a message that says what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from tokviz.core.errors import ModelFormatError, TokvizError
+from tokviz.core.bpe.timeline import Timeline, TrainSettings
+from tokviz.core.bpe.trainer import Candidate, MergeStep
+from tokviz.core.bpe.units import BaseVocab
+
+FORMAT_NAME = "tokviz-model"
+FORMAT_VERSION = 1
+STEP_COLUMNS = ["left", "right", "count", "length", "candidates"]
+
+
+def timeline_to_json(timeline: Timeline) -> dict:
+    """The JSON-ready dict of a timeline."""
+    rows = []
+    for s in timeline.steps:
+        cands = [[c.pair[0], c.pair[1], c.count, c.first_chunk, c.first_offset] for c in s.candidates]
+        rows.append([s.pair[0], s.pair[1], s.count, s.length, cands])
+    return {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "settings": timeline.settings.to_json(),
+        "base": {
+            "units": timeline.base.units,
+            "symbols": list(timeline.base.symbols),
+            "end_of_word": timeline.base.end_of_word,
+        },
+        "corpus_length": timeline.corpus_length,
+        "n_chunks": timeline.n_chunks,
+        "finished": timeline.finished,
+        "steps": {"columns": STEP_COLUMNS, "rows": rows},
+    }
+
+
+def save_timeline(timeline: Timeline, path: str | os.PathLike) -> None:
+    """Write `timeline` to `path` atomically; raise `TokvizError` if it cannot be written."""
+    path = Path(path)
+    data = json.dumps(timeline_to_json(timeline), ensure_ascii=True, separators=(",", ":"))
+    write_atomic(path, data.encode("utf-8"))
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write bytes to `path` through a temporary file in the same folder and a rename."""
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise TokvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    try:
+        if hasattr(os, "fchmod"):  # mkstemp makes 0600; a saved file gets the usual mode
+            os.fchmod(fd, _new_file_mode(path))
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())  # the bytes are on disk before the rename makes them the file
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise TokvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
+
+
+def _new_file_mode(path: Path) -> int:
+    """The mode of the file being replaced, else 0666 minus the umask (what ``open`` would give)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it (``os.umask`` would, racing other threads)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
+def _need(cond: bool, what: str) -> None:
+    if not cond:
+        raise ModelFormatError(f"corrupt model file: {what}")
+
+
+def timeline_from_json(d: object) -> Timeline:
+    """Rebuild a `Timeline` from its JSON dict, checking every field."""
+    if not isinstance(d, dict) or d.get("format") != FORMAT_NAME:
+        raise ModelFormatError("not a tokviz model file (no 'format: tokviz-model' header)")
+    version = d.get("version")
+    if not isinstance(version, int):
+        raise ModelFormatError("corrupt model file: missing format version")
+    if version > FORMAT_VERSION:
+        raise ModelFormatError(
+            f"model file format version {version} is newer than this tokviz reads "
+            f"({FORMAT_VERSION}); update tokviz"
+        )
+    if version < 1:
+        raise ModelFormatError(f"unknown model file format version {version}")
+    try:
+        _need(isinstance(d.get("settings"), dict), "missing or malformed settings")
+        settings = TrainSettings.from_json(d["settings"])
+        b = d["base"]
+        base = BaseVocab(b["units"], tuple(b["symbols"]), b["end_of_word"])
+        _need(all(isinstance(s, str) for s in base.symbols), "base symbols must be strings")
+        _need(base.units == settings.units, "base units differ from the settings")
+        _need(base.end_of_word == settings.end_of_word, "base end-of-word marker differs from the settings")
+        _need(base.units == "bytes" or base.end_of_word is None or base.end_of_word in base.symbols,
+              "the end-of-word marker is not a base symbol")
+        steps_d = d["steps"]
+        _need(steps_d.get("columns") == STEP_COLUMNS, "unknown step columns")
+        token_bytes = base.token_bytes()
+        steps = []
+        for rank, row in enumerate(steps_d["rows"]):
+            _need(isinstance(row, list) and len(row) == len(STEP_COLUMNS), f"step {rank} is malformed")
+            left, right, count, length, cands = row
+            n = len(token_bytes)
+            _need(
+                all(isinstance(x, int) for x in (left, right, count, length))
+                and 0 <= left < n and 0 <= right < n,
+                f"step {rank} refers to an unknown id",
+            )
+            token = token_bytes[left] + token_bytes[right]
+            token_bytes.append(token)
+            cand_objs = []
+            for c in cands:
+                _need(isinstance(c, list) and len(c) == 5 and all(isinstance(x, int) for x in c),
+                      f"step {rank} has a malformed candidate")
+                cand_objs.append(Candidate((c[0], c[1]), c[2], c[3], c[4]))
+            steps.append(MergeStep(rank, (left, right), n, token, count, length, tuple(cand_objs)))
+        corpus_length = d.get("corpus_length", 0)
+        n_chunks = d.get("n_chunks", 0)
+        _need(isinstance(corpus_length, int) and isinstance(n_chunks, int), "bad corpus figures")
+        return Timeline(settings, base, steps, corpus_length, n_chunks, bool(d.get("finished", True)))
+    except ModelFormatError:
+        raise
+    except TokvizError as exc:  # SettingsError, SplitError (a bad split regex)
+        raise ModelFormatError(f"corrupt model file: {exc}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ModelFormatError(f"corrupt model file: missing or malformed {exc}") from None
+
+
+def model_to_json(timeline) -> dict:
+    """The JSON dict of a timeline of any algorithm (bpe, wordpiece, unigram)."""
+    algorithm = getattr(timeline, "algorithm", "bpe")
+    if algorithm == "bpe":
+        return timeline_to_json(timeline)
+    if algorithm == "wordpiece":
+        from tokviz.core.wordpiece import timeline as wordpiece
+        return wordpiece.to_json(timeline)
+    if algorithm == "unigram":
+        from tokviz.core.unigram import timeline as unigram
+        return unigram.to_json(timeline)
+    raise TokvizError(f"cannot save a {algorithm!r} timeline as a tokviz model")
+
+
+def model_from_json(d: object):
+    """Rebuild a timeline from `model_to_json`'s dict, dispatching on its ``format`` header."""
+    fmt = d.get("format") if isinstance(d, dict) else None
+    if fmt == "tokviz-wordpiece":
+        from tokviz.core.wordpiece import timeline as wordpiece
+        return wordpiece.from_json(d)
+    if fmt == "tokviz-unigram":
+        from tokviz.core.unigram import timeline as unigram
+        return unigram.from_json(d)
+    return timeline_from_json(d)
+
+
+def load_timeline(path: str | os.PathLike) -> Timeline:
+    """Read a model file written by `save_timeline`."""
+    path = Path(path)
+    d = read_json(path)
+    try:
+        return timeline_from_json(d)
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{path}: {exc}") from None
+
+
+def read_file(path: Path, error: type[TokvizError] = ModelFormatError) -> bytes:
+    """The bytes in `path`; `error` ("no such file", "cannot read (...)") otherwise."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise error(f"{path}: no such file") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def read_json(path: Path, error: type[TokvizError] = ModelFormatError, *, kind: str = "model") -> object:
+    """The JSON value in a tokviz `kind` file ("model", "session"); `error` saying what is wrong
+    otherwise."""
+    raw = read_file(path, error)
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise error(f"{path}: not a tokviz {kind} file (not UTF-8 JSON)") from None
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"{path}: not a valid {kind} file (JSON error at line {exc.lineno}, column {exc.colno}; "
+            f"truncated?)"
+        ) from None
+    except RecursionError:
+        raise error(f"{path}: not a valid {kind} file (JSON nested too deeply)") from None
+
+
+# -- any algorithm: BPE (tokviz-model), WordPiece (tokviz-wordpiece), Unigram (tokviz-unigram) --
+
+MODEL_FORMATS = (FORMAT_NAME, "tokviz-wordpiece", "tokviz-unigram")
+
+
+def save_model(timeline, path: str | os.PathLike) -> None:
+    """Write a BPE, WordPiece or Unigram timeline to `path` atomically (its own format name)."""
+    data = json.dumps(model_to_json(timeline), ensure_ascii=True, separators=(",", ":"))
+    write_atomic(Path(path), data.encode("utf-8"))
+
+
+def load_model(path: str | os.PathLike):
+    """Read a model file of any tokviz format: a `Timeline`, `WordPieceTimeline` or `UnigramTimeline`."""
+    path = Path(path)
+    d = read_json(path)
+    try:
+        return model_from_json(d)
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{path}: {exc}") from None

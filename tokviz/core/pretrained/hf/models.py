@@ -1,0 +1,270 @@
+"""Hugging Face models: BPE (byte-level, or characters with byte fallback) and WordPiece.
+
+A model turns one pre-tokenized word into ``(id, start, end)`` tokens, `start`/`end` being
+character positions in the word. BPE follows tokenizers' ``merge_word`` + ``merge_all``: start
+from the word's characters (unknown ones become ``<0xNN>`` byte tokens with byte fallback, else
+the unknown token, fused when ``fuse_unk``), then join the adjacent pair with the lowest merge
+rank, leftmost first. Only merges with rank < `limit` are used (the merge timeline's step).
+WordPiece is greedy longest-match-first with the ``##`` continuation prefix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from tokviz.core.errors import ModelFormatError
+from tokviz.core.pretrained.common import INF_RANK
+
+_SHIFT = 32
+_CACHE_SIZE = 200_000
+Token = tuple[int, int, int]  # (id, start char, end char) in the word
+
+
+class HfBpeModel:
+    """BPE over a vocabulary and an ordered merge list (pair merges, not byte ranks)."""
+
+    kind = "BPE"
+
+    def __init__(
+        self,
+        vocab: Mapping[str, int],
+        merges: Sequence[tuple[str, str]],
+        *,
+        unk_token: str | None = None,
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
+        fuse_unk: bool = False,
+        byte_fallback: bool = False,
+        ignore_merges: bool = False,
+    ) -> None:
+        self.vocab = dict(vocab)
+        self.unk_token = unk_token
+        self.prefix = continuing_subword_prefix or None
+        self.suffix = end_of_word_suffix or None
+        self.fuse_unk = fuse_unk
+        self.byte_fallback = byte_fallback
+        self.ignore_merges = ignore_merges
+        self.merge_pairs: list[tuple[int, int]] = []  # rank -> (left, right)
+        self.merge_ids: list[int] = []  # rank -> new id
+        pair_rank: dict[int, int] = {}
+        plen = len(self.prefix or "")
+        for rank, (a, b) in enumerate(merges):
+            try:
+                ia, ib = self.vocab[a], self.vocab[b]
+                new = self.vocab[a + b[plen:]]
+            except KeyError as exc:
+                raise ModelFormatError(f"merge {rank} ({a!r} {b!r}) uses a token not in the vocabulary: {exc}") from None
+            pair_rank[(ia << _SHIFT) | ib] = rank  # a repeated pair keeps its last rank (as HF)
+            self.merge_pairs.append((ia, ib))
+            self.merge_ids.append(new)
+        self._rank = pair_rank
+        self._bytes_ids: list[int] | None = None
+        if byte_fallback:
+            ids = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)]
+            self._bytes_ids = ids if None not in ids else None
+        self._caches: dict[int, dict[str, tuple[Token, ...]]] = {}
+
+    @property
+    def n_merges(self) -> int:
+        return len(self.merge_pairs)
+
+    def _symbols(self, word: str) -> list[Token]:
+        """tokenizers' ``merge_word`` before merging: one symbol per character."""
+        vocab = self.vocab
+        out: list[Token] = []
+        unk: Token | None = None
+        last = len(word) - 1
+        for i, c in enumerate(word):
+            s = c
+            if i and self.prefix:
+                s = self.prefix + s
+            if i == last and self.suffix:
+                s = s + self.suffix
+            tid = vocab.get(s)
+            if tid is not None:
+                if unk is not None:
+                    out.append(unk)
+                    unk = None
+                out.append((tid, i, i + 1))
+                continue
+            if self.byte_fallback:
+                codes = [vocab.get(f"<0x{b:02X}>") for b in s.encode("utf-8")]
+                if None not in codes:
+                    out.extend((t, i, i + 1) for t in codes)  # type: ignore[misc]
+                    continue
+            if self.unk_token is not None:
+                unk_id = vocab.get(self.unk_token)
+                if unk_id is None:
+                    raise ModelFormatError(f"the unknown token {self.unk_token!r} is not in the vocabulary")
+                if unk is not None and self.fuse_unk:
+                    unk = (unk[0], unk[1], i + 1)
+                else:
+                    if unk is not None:
+                        out.append(unk)
+                    unk = (unk_id, i, i + 1)
+        if unk is not None:
+            out.append(unk)
+        return out
+
+    def _merge(self, syms: list[Token], limit: int) -> list[Token]:
+        """Join the lowest-ranked adjacent pair, leftmost first, while its rank < `limit`."""
+        if len(syms) < 2:
+            return syms
+        rank_of, new_of, big = self._rank, self.merge_ids, INF_RANK
+        ids = [t[0] for t in syms]
+        starts = [t[1] for t in syms]
+        ends = [t[2] for t in syms]
+        if len(ids) > 64:
+            return self._merge_heap(ids, starts, ends, limit)
+        ranks = []
+        for i in range(len(ids) - 1):
+            r = rank_of.get((ids[i] << _SHIFT) | ids[i + 1], big)
+            ranks.append(r if r < limit else big)
+        while ranks:
+            m = min(ranks)
+            if m == big:
+                break
+            i = ranks.index(m)
+            ids[i] = new_of[m]
+            ends[i] = ends[i + 1]
+            del ids[i + 1], starts[i + 1], ends[i + 1], ranks[i]
+            if i < len(ranks):
+                r = rank_of.get((ids[i] << _SHIFT) | ids[i + 1], big)
+                ranks[i] = r if r < limit else big
+            if i:
+                r = rank_of.get((ids[i - 1] << _SHIFT) | ids[i], big)
+                ranks[i - 1] = r if r < limit else big
+        return list(zip(ids, starts, ends))
+
+    def _merge_heap(self, ids: list[int], starts: list[int], ends: list[int], limit: int) -> list[Token]:
+        import heapq
+
+        rank_of, new_of = self._rank, self.merge_ids
+        n = len(ids)
+        nxt = list(range(1, n + 1))
+        prv = list(range(-1, n - 1))
+        alive = [True] * n
+        heap = []
+        for i in range(n - 1):
+            r = rank_of.get((ids[i] << _SHIFT) | ids[i + 1])
+            if r is not None and r < limit:
+                heap.append((r, i))
+        heapq.heapify(heap)
+        while heap:
+            r, p = heapq.heappop(heap)
+            q = nxt[p]
+            if not alive[p] or q >= n or rank_of.get((ids[p] << _SHIFT) | ids[q]) != r:
+                continue
+            ids[p] = new_of[r]
+            ends[p] = ends[q]
+            alive[q] = False
+            after = nxt[q]
+            nxt[p] = after
+            if after < n:
+                prv[after] = p
+                k = rank_of.get((ids[p] << _SHIFT) | ids[after])
+                if k is not None and k < limit:
+                    heapq.heappush(heap, (k, p))
+            o = prv[p]
+            if o >= 0:
+                k = rank_of.get((ids[o] << _SHIFT) | ids[p])
+                if k is not None and k < limit:
+                    heapq.heappush(heap, (k, o))
+        return [(ids[i], starts[i], ends[i]) for i in range(n) if alive[i]]
+
+    def tokenize(self, word: str, limit: int = INF_RANK) -> tuple[Token, ...]:
+        """Tokens of one word using merges with rank < `limit` (cached per word and limit)."""
+        cache = self._caches.get(limit)
+        if cache is None:
+            if len(self._caches) >= 6:
+                del self._caches[next(iter(self._caches))]
+            cache = self._caches[limit] = {}
+        hit = cache.get(word)
+        if hit is not None:
+            return hit
+        if not word:
+            return ()
+        if self.ignore_merges and limit == INF_RANK and word in self.vocab:
+            out: tuple[Token, ...] = ((self.vocab[word], 0, len(word)),)
+        else:
+            out = tuple(self._merge(self._symbols(word), limit))
+        if len(cache) >= _CACHE_SIZE:
+            cache.clear()
+        cache[word] = out
+        return out
+
+    def trace(self, word: str, limit: int = INF_RANK) -> list[tuple[int, tuple[int, int], int, tuple[int, ...]]]:
+        """``(rank, pair, new id, ids after)`` for each merge that fires on `word`, in order."""
+        ids = [t[0] for t in self._symbols(word)]
+        out = []
+        while len(ids) > 1:
+            best, at = limit, -1
+            for i in range(len(ids) - 1):
+                r = self._rank.get((ids[i] << _SHIFT) | ids[i + 1])
+                if r is not None and r < best:
+                    best, at = r, i
+            if at < 0:
+                break
+            pair = (ids[at], ids[at + 1])
+            ids[at : at + 2] = [self.merge_ids[best]]
+            out.append((best, pair, self.merge_ids[best], tuple(ids)))
+        return out
+
+    def start_ids(self, word: str) -> tuple[int, ...]:
+        return tuple(t[0] for t in self._symbols(word))
+
+
+class WordPieceModel:
+    """Greedy longest-match-first WordPiece (BERT)."""
+
+    kind = "WordPiece"
+    n_merges = 0
+
+    def __init__(
+        self,
+        vocab: Mapping[str, int],
+        *,
+        unk_token: str = "[UNK]",
+        continuing_subword_prefix: str = "##",
+        max_input_chars_per_word: int = 100,
+    ) -> None:
+        self.vocab = dict(vocab)
+        self.unk_token = unk_token
+        self.prefix = continuing_subword_prefix
+        self.max_chars = max_input_chars_per_word
+        if unk_token not in self.vocab:
+            raise ModelFormatError(f"WordPiece: the unknown token {unk_token!r} is not in the vocabulary")
+        self.unk_id = self.vocab[unk_token]
+        self._cache: dict[str, tuple[Token, ...]] = {}
+
+    def tokenize(self, word: str, limit: int = INF_RANK) -> tuple[Token, ...]:
+        hit = self._cache.get(word)
+        if hit is not None:
+            return hit
+        n = len(word)
+        out: list[Token] = []
+        if n > self.max_chars:
+            out = [(self.unk_id, 0, n)]
+        else:
+            vocab, prefix = self.vocab, self.prefix
+            start = 0
+            while start < n:
+                end = n
+                found = None
+                while start < end:
+                    sub = word[start:end] if start == 0 else prefix + word[start:end]
+                    tid = vocab.get(sub)
+                    if tid is not None:
+                        found = (tid, start, end)
+                        break
+                    end -= 1
+                if found is None:
+                    out = [(self.unk_id, 0, n)]
+                    break
+                out.append(found)
+                start = end
+        result = tuple(out)
+        if len(self._cache) >= _CACHE_SIZE:
+            self._cache.clear()
+        self._cache[word] = result
+        return result

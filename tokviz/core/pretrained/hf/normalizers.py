@@ -1,0 +1,286 @@
+"""Hugging Face normalizers, with each output character's span in the original text.
+
+`NormStr` is a normalized string plus, per character, the ``(start, end)`` it came from in the
+input (HF's ``NormalizedString`` alignments). With ``spans=None`` (the id path) only the text is
+computed. Supported: ``BertNormalizer``, ``Lowercase``, ``Strip``, ``StripAccents``, ``NFD``,
+``NFKD``, ``NFC``, ``NFKC``, ``Replace`` (string or regex), ``Prepend``, ``Sequence``. Others
+(``Precompiled``, ``Nmt``, ...) raise `UnsupportedComponent` naming them.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import regex
+
+from tokviz.core.errors import ModelFormatError
+from tokviz.core.pretrained import unicode_tables as ut
+from tokviz.core.pretrained.unicode_tables import PinnedPattern
+
+
+class UnsupportedComponent(ModelFormatError):
+    """A tokenizer.json component tokviz cannot run (named in the message)."""
+
+
+@dataclass
+class NormStr:
+    """Normalized text; `spans[i]` is the input span of `text[i]` (None on the id path)."""
+
+    text: str
+    spans: list[tuple[int, int]] | None
+    first: bool = True  # the piece starts the input (Metaspace's "first" prepend scheme)
+
+    @classmethod
+    def of(cls, text: str, offset: int = 0, *, aligned: bool = True) -> "NormStr":
+        spans = [(offset + i, offset + i + 1) for i in range(len(text))] if aligned else None
+        return cls(text, spans, offset == 0)
+
+    def map_chars(self, fn: Callable[[str], str]) -> "NormStr":
+        """Replace every character by ``fn(c)`` (any length); new characters keep c's span."""
+        if self.spans is None:
+            return NormStr("".join(map(fn, self.text)), None, self.first)
+        out, spans = [], []
+        for c, sp in zip(self.text, self.spans):
+            r = fn(c)
+            out.append(r)
+            spans.extend([sp] * len(r))
+        return NormStr("".join(out), spans, self.first)
+
+    def replace_matches(self, pattern: PinnedPattern, content: str) -> "NormStr":
+        """Replace each match by `content`; its characters get the span of the whole match."""
+        if self.spans is None:
+            if pattern.literal is not None:
+                return NormStr(self.text.replace(pattern.literal, content), None, self.first)
+            return NormStr(pattern.sub(lambda m: content, self.text), None, self.first)
+        out, spans, pos = [], [], 0
+        for m in pattern.finditer(self.text):
+            a, b = m.span()
+            if a == b:
+                continue
+            out.append(self.text[pos:a])
+            spans.extend(self.spans[pos:a])
+            out.append(content)
+            spans.extend([(self.spans[a][0], self.spans[b - 1][1])] * len(content))
+            pos = b
+        out.append(self.text[pos:])
+        spans.extend(self.spans[pos:])
+        return NormStr("".join(out), spans, self.first)
+
+    def prepend(self, s: str) -> "NormStr":
+        """Add `s` in front; its characters get an empty span where the text starts."""
+        if self.spans is None:
+            return NormStr(s + self.text, None, self.first)
+        at = self.spans[0][0] if self.spans else 0
+        return NormStr(s + self.text, [(at, at)] * len(s) + self.spans, self.first)
+
+    def slice(self, a: int, b: int) -> "NormStr":
+        spans = None if self.spans is None else self.spans[a:b]
+        return NormStr(self.text[a:b], spans, self.first and a == 0)
+
+
+# -- Unicode helpers -------------------------------------------------------------------------------
+
+
+def _lower(c: str) -> str:
+    return c.lower()  # per character: no final-sigma context, as Rust's char::to_lowercase
+
+
+def decompose(ns: NormStr, compat: bool) -> NormStr:
+    """NFD / NFKD with spans: decompose each character, then put runs of combining marks in
+    canonical order (stable sort by combining class), which is how NFD is defined."""
+    form = "NFKD" if compat else "NFD"
+    text = ns.text
+    if ns.spans is None or text.isascii():
+        return NormStr(unicodedata.normalize(form, text), ns.spans, ns.first)
+    chars: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for c, sp in zip(text, ns.spans):
+        d = unicodedata.normalize(form, c) if ord(c) >= 0x80 else c
+        chars.extend(d)
+        spans.extend([sp] * len(d))
+    i, n = 0, len(chars)
+    comb = unicodedata.combining
+    while i < n:
+        if comb(chars[i]) == 0:
+            i += 1
+            continue
+        j = i
+        while j < n and comb(chars[j]):
+            j += 1
+        if j - i > 1:
+            run = sorted(range(i, j), key=lambda k: comb(chars[k]))
+            chars[i:j], spans[i:j] = [chars[k] for k in run], [spans[k] for k in run]
+        i = j
+    return NormStr("".join(chars), spans, ns.first)
+
+
+def compose(ns: NormStr, compat: bool) -> NormStr:
+    """NFC / NFKC. Spans per cluster (a starter and what follows it up to the next starter that
+    composes with nothing before it); if clustering would change the result, one span for all."""
+    form = "NFKC" if compat else "NFC"
+    whole = unicodedata.normalize(form, ns.text)
+    if ns.spans is None or ns.text.isascii():
+        return NormStr(whole, ns.spans, ns.first)
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    text, src = ns.text, ns.spans
+    i, n = 0, len(text)
+    while i < n:
+        j = i + 1
+        while j < n and (unicodedata.combining(text[j]) or ut.is_mark(text[j]) or 0x1160 <= ord(text[j]) <= 0x11FF):
+            j += 1
+        part = unicodedata.normalize(form, text[i:j])
+        out.append(part)
+        spans.extend([(src[i][0], src[j - 1][1])] * len(part))
+        i = j
+    if "".join(out) != whole:
+        all_span = (src[0][0], src[-1][1]) if src else (0, 0)
+        return NormStr(whole, [all_span] * len(whole), ns.first)
+    return NormStr(whole, spans, ns.first)
+
+
+# -- normalizers -----------------------------------------------------------------------------------
+
+
+class Normalizer:
+    def __call__(self, ns: NormStr) -> NormStr:
+        raise NotImplementedError
+
+
+class SequenceNormalizer(Normalizer):
+    def __init__(self, parts: list[Normalizer]) -> None:
+        self.parts = parts
+
+    def __call__(self, ns: NormStr) -> NormStr:
+        for p in self.parts:
+            ns = p(ns)
+        return ns
+
+
+class BertNormalizer(Normalizer):
+    """Clean control characters, space out CJK ideographs, strip accents, lowercase."""
+
+    def __init__(self, clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True):
+        self.clean_text = clean_text
+        self.handle_chinese_chars = handle_chinese_chars
+        self.strip_accents = lowercase if strip_accents is None else strip_accents
+        self.lowercase = lowercase
+
+    def __call__(self, ns: NormStr) -> NormStr:
+        if self.clean_text:
+            ns = ns.map_chars(ut.bert_clean)
+        if self.handle_chinese_chars:
+            ns = ns.map_chars(lambda c: f" {c} " if ut.is_chinese_char(c) else c)
+        if self.strip_accents:
+            ns = StripAccents(nonspacing_only=True)(decompose(ns, False))
+        if self.lowercase:
+            ns = Lowercase()(ns)
+        return ns
+
+
+class Lowercase(Normalizer):
+    def __call__(self, ns: NormStr) -> NormStr:
+        if ns.spans is None and "\u03a3" not in ns.text:
+            return NormStr(ns.text.lower(), None, ns.first)  # per character but for the final-sigma rule
+        return ns.map_chars(_lower)
+
+
+class StripAccents(Normalizer):
+    """Remove combining marks (HF applies it after an NFD normalizer). BertNormalizer removes
+    only non-spacing marks (Mn); the StripAccents normalizer every mark (M)."""
+
+    def __init__(self, nonspacing_only: bool = False) -> None:
+        self.test = ut.is_nonspacing_mark if nonspacing_only else ut.is_mark
+
+    def __call__(self, ns: NormStr) -> NormStr:
+        if ns.text.isascii():
+            return ns
+        test = self.test
+        return ns.map_chars(lambda c: "" if test(c) else c)
+
+
+class UnicodeForm(Normalizer):
+    def __init__(self, form: str) -> None:
+        self.form = form
+
+    def __call__(self, ns: NormStr) -> NormStr:
+        compat = self.form.startswith("NFK")
+        return decompose(ns, compat) if self.form.endswith("D") else compose(ns, compat)
+
+
+class Strip(Normalizer):
+    def __init__(self, left: bool = True, right: bool = True) -> None:
+        self.left, self.right = left, right
+
+    def __call__(self, ns: NormStr) -> NormStr:
+        t = ns.text
+        a, b = 0, len(t)
+        while self.left and a < b and ut.is_white_space(t[a]):
+            a += 1
+        while self.right and b > a and ut.is_white_space(t[b - 1]):
+            b -= 1
+        return ns.slice(a, b)
+
+
+class Replace(Normalizer):
+    def __init__(self, pattern: PinnedPattern, content: str) -> None:
+        self.pattern, self.content = pattern, content
+
+    def __call__(self, ns: NormStr) -> NormStr:
+        return ns.replace_matches(self.pattern, self.content)
+
+
+class Prepend(Normalizer):
+    """Add a prefix to non-empty text (HF leaves empty text alone)."""
+
+    def __init__(self, prepend: str) -> None:
+        self.prepend = prepend
+
+    def __call__(self, ns: NormStr) -> NormStr:
+        return ns.prepend(self.prepend) if ns.text else ns
+
+
+def hf_pattern(d: object, what: str) -> PinnedPattern:
+    """``{"String": "x"}`` or ``{"Regex": "..."}`` as a compiled pattern."""
+    if isinstance(d, Mapping) and "String" in d:
+        return PinnedPattern.of_literal(str(d["String"]))
+    if isinstance(d, Mapping) and "Regex" in d:
+        from tokviz.core.pretrained.common import python_pattern
+
+        try:
+            return PinnedPattern(python_pattern(d["Regex"]))
+        except regex.error as exc:
+            raise ModelFormatError(f"{what}: invalid regex {d['Regex']!r}: {exc}") from None
+    raise ModelFormatError(f"{what}: pattern must be {{'String': ...}} or {{'Regex': ...}}, got {d!r}")
+
+
+def build_normalizer(d: Mapping | None) -> Normalizer | None:
+    """The normalizer of a tokenizer.json ``normalizer`` entry (None for none)."""
+    if d is None:
+        return None
+    t = d.get("type")
+    if t == "Sequence":
+        return SequenceNormalizer([n for n in map(build_normalizer, d.get("normalizers", [])) if n])
+    if t == "BertNormalizer":
+        return BertNormalizer(
+            d.get("clean_text", True), d.get("handle_chinese_chars", True),
+            d.get("strip_accents"), d.get("lowercase", True),
+        )
+    if t == "Lowercase":
+        return Lowercase()
+    if t == "StripAccents":
+        return StripAccents()
+    if t in ("NFD", "NFKD", "NFC", "NFKC"):
+        return UnicodeForm(t)
+    if t == "Strip":
+        return Strip(d.get("strip_left", True), d.get("strip_right", True))
+    if t == "Replace":
+        return Replace(hf_pattern(d.get("pattern"), "Replace normalizer"), d.get("content", ""))
+    if t == "Prepend":
+        return Prepend(d.get("prepend", ""))
+    raise UnsupportedComponent(
+        f"unsupported normalizer {t!r}; tokviz runs BertNormalizer, Lowercase, Strip, "
+        f"StripAccents, NFD, NFKD, NFC, NFKC, Replace, Prepend and Sequence"
+    )

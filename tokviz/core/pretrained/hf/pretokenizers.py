@@ -1,0 +1,238 @@
+"""Hugging Face pre-tokenizers: cutting normalized text into words, keeping character spans.
+
+Each pre-tokenizer maps a list of `NormStr` pieces to a list of (non-empty) pieces, with HF's
+split behaviours (``Removed``, ``Isolated``, ``MergedWithPrevious``, ``MergedWithNext``,
+``Contiguous``). Supported: ``ByteLevel``, ``BertPreTokenizer``, ``Whitespace``,
+``WhitespaceSplit``, ``Metaspace``, ``Split``, ``Punctuation``, ``Digits``, ``CharDelimiterSplit``,
+``Sequence``; others raise `UnsupportedComponent`. What this leaves out: normalizers and models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import regex
+
+from tokviz.core.pretrained import unicode_tables as ut
+from tokviz.core.pretrained.fastsplit import HF_GPT2_PATTERN, FastSplitter
+from .normalizers import NormStr, UnsupportedComponent, hf_pattern
+from tokviz.core.pretrained.unicode_tables import PinnedPattern
+
+BEHAVIOURS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
+
+
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's byte -> printable character table (used by byte-level BPE vocabularies)."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("\xa1"), ord("\xac") + 1)) + list(
+        range(ord("\xae"), ord("\xff") + 1)
+    )
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {b: chr(c) for b, c in zip(bs, cs)}
+
+
+BYTE_CHAR = bytes_to_unicode()
+CHAR_BYTE = {c: b for b, c in BYTE_CHAR.items()}
+_BYTE_TABLE = [BYTE_CHAR[b] for b in range(256)]
+
+
+def to_byte_chars(s: str) -> str:
+    """``"h\u00e9"`` -> ``"h\u00c3\u00a9"``: each UTF-8 byte as its byte-level character."""
+    if s.isascii():
+        return s.translate(_ASCII_TABLE)
+    t = _BYTE_TABLE
+    return "".join([t[b] for b in s.encode("utf-8")])
+
+
+_ASCII_TABLE = {b: BYTE_CHAR[b] for b in range(128)}
+
+
+def find_spans(text: str, pattern: PinnedPattern | Callable[[str], bool]) -> list[tuple[int, int, bool]]:
+    """``(start, end, is_match)`` pieces covering `text` (HF's ``find_matches``)."""
+    if not text:
+        return [(0, 0, False)]
+    out: list[tuple[int, int, bool]] = []
+    prev = 0
+    if isinstance(pattern, PinnedPattern):
+        it = (m.span() for m in pattern.finditer(text))
+    else:
+        it = ((i, i + 1) for i, c in enumerate(text) if pattern(c))
+    for a, b in it:
+        if prev != a:
+            out.append((prev, a, False))
+        out.append((a, b, True))
+        prev = b
+    if prev != len(text):
+        out.append((prev, len(text), False))
+    return out
+
+
+def split_piece(ns: NormStr, pattern, behaviour: str, invert: bool = False) -> list[NormStr]:
+    """HF's ``NormalizedString::split`` (empty pieces are dropped by the caller's rule too)."""
+    matches = find_spans(ns.text, pattern)
+    if invert:
+        matches = [(a, b, not m) for a, b, m in matches]
+    if behaviour == "isolated":
+        splits = [(a, b, False) for a, b, _ in matches]
+    elif behaviour == "removed":
+        splits = matches
+    else:
+        splits = []
+        prev = False
+        seq = reversed(matches) if behaviour == "merged_with_next" else matches
+        for a, b, m in seq:
+            if behaviour == "contiguous":
+                join = m == prev
+            else:
+                join = m and not prev
+            if join and splits:
+                x, y, _ = splits[-1]
+                splits[-1] = (a, y, False) if behaviour == "merged_with_next" else (x, b, False)
+            else:
+                splits.append((a, b, False))
+            prev = m
+        if behaviour == "merged_with_next":
+            splits.reverse()
+    return [ns.slice(a, b) for a, b, remove in splits if not remove and b > a]
+
+
+class PreTokenizer:
+    def __call__(self, pieces: list[NormStr]) -> list[NormStr]:
+        raise NotImplementedError
+
+
+class SplitPre(PreTokenizer):
+    def __init__(self, pattern, behaviour: str, invert: bool = False) -> None:
+        self.pattern, self.behaviour, self.invert = pattern, behaviour, invert
+
+    def __call__(self, pieces: list[NormStr]) -> list[NormStr]:
+        out = []
+        for p in pieces:
+            out.extend(split_piece(p, self.pattern, self.behaviour, self.invert))
+        return out
+
+
+class SequencePre(PreTokenizer):
+    def __init__(self, parts: list[PreTokenizer]) -> None:
+        self.parts = parts
+
+    def __call__(self, pieces: list[NormStr]) -> list[NormStr]:
+        for p in self.parts:
+            pieces = p(pieces)
+        return pieces
+
+
+class ByteLevelPre(PreTokenizer):
+    """Optional prefix space, GPT-2's split regex, then each byte as its byte-level character."""
+
+    def __init__(self, add_prefix_space: bool = False, use_regex: bool = True) -> None:
+        self.add_prefix_space = add_prefix_space
+        self.use_regex = use_regex
+        self.regex = PinnedPattern(HF_GPT2_PATTERN)
+        self.fast = FastSplitter(HF_GPT2_PATTERN, self.regex)
+
+    def split_only(self, pieces: list[NormStr]) -> list[NormStr]:
+        out = []
+        for p in pieces:
+            if self.add_prefix_space and not p.text.startswith(" "):
+                p = p.prepend(" ")
+            if self.use_regex and p.spans is None:  # the id path: the pattern matches all text
+                out.extend(NormStr(w, None, p.first and k == 0) for k, w in enumerate(self.fast.findall(p.text)))
+            elif self.use_regex:
+                out.extend(split_piece(p, self.regex, "isolated"))
+            elif p.text:
+                out.append(p)
+        return out
+
+    def __call__(self, pieces: list[NormStr]) -> list[NormStr]:
+        return [byte_level(p) for p in self.split_only(pieces)]
+
+
+def byte_level(p: NormStr) -> NormStr:
+    if p.spans is None:
+        return NormStr(to_byte_chars(p.text), None, p.first)
+    return p.map_chars(to_byte_chars)
+
+
+class MetaspacePre(PreTokenizer):
+    def __init__(self, replacement: str = "\u2581", prepend_scheme: str = "always", split: bool = True) -> None:
+        self.replacement, self.scheme, self.split = replacement, prepend_scheme, split
+
+    def __call__(self, pieces: list[NormStr]) -> list[NormStr]:
+        out = []
+        rep = self.replacement
+        for p in pieces:
+            p = p.map_chars(lambda c: rep if c == " " else c) if " " in p.text else p
+            if not p.text.startswith(rep) and (self.scheme == "always" or (self.scheme == "first" and p.first)):
+                p = p.prepend(rep)
+            if self.split:
+                out.extend(split_piece(p, lambda c: c == rep, "merged_with_next"))
+            elif p.text:
+                out.append(p)
+        return out
+
+
+def _behaviour(name: str | None, default: str) -> str:
+    if name is None:
+        return default
+    snake = regex.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+    if snake not in BEHAVIOURS:
+        raise UnsupportedComponent(f"unknown split behaviour {name!r}")
+    return snake
+
+
+def _is_numeric(c: str) -> bool:
+    """Rust's char::is_numeric: category N (Unicode 16)."""
+    if c < "\x80":
+        return "0" <= c <= "9"
+    return _NUMERIC.match(c) is not None and c not in ut.NEW_IN_UNICODE_17
+
+
+_NUMERIC = regex.compile(r"\p{N}")
+
+
+def build_pre_tokenizer(d: Mapping | None) -> PreTokenizer | None:
+    """The pre-tokenizer of a tokenizer.json ``pre_tokenizer`` entry (None for none)."""
+    if d is None:
+        return None
+    t = d.get("type")
+    if t == "Sequence":
+        return SequencePre([p for p in map(build_pre_tokenizer, d.get("pretokenizers", [])) if p])
+    if t == "ByteLevel":
+        return ByteLevelPre(d.get("add_prefix_space", True), d.get("use_regex", True))
+    if t == "BertPreTokenizer":
+        return SequencePre([
+            SplitPre(ut.is_white_space, "removed"),
+            SplitPre(ut.is_bert_punctuation, "isolated"),
+        ])
+    if t == "Whitespace":
+        return SplitPre(PinnedPattern(r"\w+|[^\w\s]+"), "removed", invert=True)
+    if t == "WhitespaceSplit":
+        return SplitPre(ut.is_white_space, "removed")
+    if t == "CharDelimiterSplit":
+        delim = d.get("delimiter", " ")
+        return SplitPre(lambda c: c == delim, "removed")
+    if t == "Punctuation":
+        return SplitPre(ut.is_bert_punctuation, _behaviour(d.get("behavior"), "isolated"))
+    if t == "Digits":
+        return SplitPre(_is_numeric, "isolated" if d.get("individual_digits") else "contiguous")
+    if t == "Metaspace":
+        scheme = d.get("prepend_scheme")
+        if scheme is None:
+            scheme = "always" if d.get("add_prefix_space", True) else "never"
+        return MetaspacePre(d.get("replacement", "\u2581"), scheme, d.get("split", True))
+    if t == "Split":
+        return SplitPre(
+            hf_pattern(d.get("pattern"), "Split pre-tokenizer"),
+            _behaviour(d.get("behavior"), "isolated"),
+            bool(d.get("invert", False)),
+        )
+    raise UnsupportedComponent(
+        f"unsupported pre-tokenizer {t!r}; tokviz runs ByteLevel, BertPreTokenizer, Whitespace, "
+        f"WhitespaceSplit, Metaspace, Split, Punctuation, Digits, CharDelimiterSplit and Sequence"
+    )

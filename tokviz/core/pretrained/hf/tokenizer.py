@@ -1,0 +1,503 @@
+"""`HfTokenizer`: a Hugging Face ``tokenizer.json`` run by tokviz's own code, with spans.
+
+The pipeline is tokenizers' own: cut out added tokens, normalize (keeping each character's span
+in the input), pre-tokenize into words, run the model (BPE or WordPiece) on each word, then the
+post-processor's special tokens (BOS, CLS/SEP). ``encode(text).ids`` equals tokenizers'
+``Tokenizer.encode(text).ids``; `encode_ordinary` leaves out added tokens and the post-processor.
+Components tokviz cannot run are named in an `UnsupportedComponent` error.
+What this leaves out: the components themselves (``hf_normalizers``, ``hf_pretokenizers``,
+``hf_models``, ``hf_decoders``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import regex
+
+from tokviz.core.encoding import Encoding, allowed_specials, uncovered
+from tokviz.core.errors import ModelFormatError
+from tokviz.core.bpe.tokenizer import ExplainStep
+from tokviz.core.encoding import offsets_of
+from tokviz.core.pretrained.common import INF_RANK, LoadedMerge, byte_char_spans, check_ids
+from .decoders import (
+    ByteLevelDecoder,
+    Decoder,
+    MetaspaceDecoder,
+    PostProcessor,
+    ReplaceDecoder,
+    SequenceDecoder,
+    build_decoder,
+    build_post_processor,
+)
+from .models import HfBpeModel, WordPieceModel
+from .normalizers import Normalizer, NormStr, UnsupportedComponent, build_normalizer
+from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, build_pre_tokenizer, to_byte_chars
+
+_BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
+_MARKER = "\u2581"
+_LONG_WORD = 256  # longer words are cut at word markers when the merges allow it
+
+
+@dataclass(frozen=True)
+class AddedToken:
+    id: int
+    content: str
+    special: bool = True
+    normalized: bool = False
+    lstrip: bool = False
+    rstrip: bool = False
+    single_word: bool = False
+
+
+def _walk(component, kinds: tuple[type, ...]) -> bool:
+    if isinstance(component, kinds):
+        return True
+    parts = getattr(component, "parts", None)
+    return bool(parts) and any(_walk(p, kinds) for p in parts)
+
+
+class HfTokenizer:
+    """A tokenizer.json pipeline. ``HfTokenizer.from_file("tokenizer.json")``."""
+
+    kind = "hf"
+    source: str | None = None  # the file it was loaded from
+
+    def __init__(
+        self,
+        model: HfBpeModel | WordPieceModel,
+        *,
+        normalizer: Normalizer | None = None,
+        pre_tokenizer: PreTokenizer | None = None,
+        post_processor: PostProcessor | None = None,
+        decoder: Decoder | None = None,
+        added_tokens: Sequence[AddedToken] = (),
+        name: str = "tokenizer.json",
+    ) -> None:
+        self.model = model
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.post_processor = post_processor
+        self.decoder = decoder
+        self.added = list(added_tokens)
+        self.name = name
+        self.special_tokens = {t.content: t.id for t in self.added}
+        self._special_ids = frozenset(t.id for t in self.added if t.special) | frozenset(
+            (post_processor.before + post_processor.after) if post_processor else ()
+        )
+        self._added_ids = {t.id: t for t in self.added}
+        size = max([*model.vocab.values(), *(t.id for t in self.added), -1]) + 1
+        strings: list[str | None] = [None] * size
+        for s, i in model.vocab.items():
+            strings[i] = s
+        for t in self.added:
+            strings[t.id] = t.content
+        self._strings = strings
+        self._byte_level = _walk(pre_tokenizer, (ByteLevelPre,)) or _walk(decoder, (ByteLevelDecoder,))
+        self._marker = _MARKER if self._uses_marker() else None
+        self._unk_id = model.vocab.get(model.unk_token) if model.unk_token else None
+        self._vocab_bytes: list[bytes | None] | None = None
+        self._cut_marker = isinstance(model, HfBpeModel) and self._marker_is_boundary()
+        self._merge_of: dict[int, tuple[int, int]] | None = None
+        pre = pre_tokenizer
+        self._plain_byte_level = (
+            normalizer is None and isinstance(pre, ByteLevelPre) and pre.use_regex
+            and not pre.add_prefix_space and isinstance(model, HfBpeModel)
+        )
+
+    def _uses_marker(self) -> bool:
+        if _walk(self.decoder, (MetaspaceDecoder,)):
+            return True
+        dec = self.decoder
+        parts = dec.parts if isinstance(dec, SequenceDecoder) else [dec]
+        return any(isinstance(p, ReplaceDecoder) and p.pattern.literal == _MARKER for p in parts)
+
+    def _marker_is_boundary(self) -> bool:
+        """True when no merge joins a token not ending in ``▁`` to one starting with it, so
+        words can be cut before each ``▁`` that follows another character."""
+        s = self._strings
+        for a, b in self.model.merge_pairs:  # type: ignore[union-attr]
+            left, right = s[a] or "", s[b] or ""
+            if right.startswith(_MARKER) and not left.endswith(_MARKER):
+                return False
+        return True
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> "HfTokenizer":
+        path = Path(path)
+        try:
+            d = json.loads(path.read_bytes().decode("utf-8"))
+        except FileNotFoundError:
+            raise ModelFormatError(f"{path}: no such file") from None
+        except OSError as exc:
+            raise ModelFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ModelFormatError(f"{path}: not a valid tokenizer.json ({exc})") from None
+        try:
+            return cls.from_json(d, name=path.parent.name or path.name)
+        except ModelFormatError as exc:
+            raise type(exc)(f"{path}: {exc}") from None
+
+    @classmethod
+    def from_json(cls, d: object, *, name: str = "tokenizer.json") -> "HfTokenizer":
+        if not isinstance(d, Mapping) or not isinstance(d.get("model"), Mapping):
+            raise ModelFormatError("not a tokenizer.json (no 'model' object)")
+        try:
+            return cls(
+                _build_model(d["model"]),
+                normalizer=build_normalizer(d.get("normalizer")),
+                pre_tokenizer=build_pre_tokenizer(d.get("pre_tokenizer")),
+                post_processor=build_post_processor(d.get("post_processor")),
+                decoder=build_decoder(d.get("decoder")),
+                added_tokens=[
+                    AddedToken(int(t["id"]), str(t["content"]), bool(t.get("special", False)),
+                               bool(t.get("normalized", not t.get("special", False))),
+                               bool(t.get("lstrip")), bool(t.get("rstrip")), bool(t.get("single_word")))
+                    for t in d.get("added_tokens") or []
+                ],
+                name=name,
+            )
+        except ModelFormatError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ModelFormatError(f"malformed tokenizer.json ({type(exc).__name__}: {exc})") from None
+
+    def __repr__(self) -> str:
+        return f"<HfTokenizer {self.name!r} {self.model.kind} n_vocab={self.n_vocab}>"
+
+    # -- vocabulary -------------------------------------------------------------------------
+
+    @property
+    def n_vocab(self) -> int:
+        return len(self._strings)
+
+    @property
+    def n_merges(self) -> int:
+        return self.model.n_merges
+
+    def token_text(self, token_id: int) -> str:
+        """The token as the vocabulary writes it (``Ġhello``, ``▁hello``, ``##ing``, ``<0xE4>``)."""
+        check_ids([token_id], self._strings)
+        return self._strings[token_id]  # type: ignore[return-value]
+
+    def _surface(self, i: int) -> bytes | None:
+        s = self._strings[i]
+        if s is None:
+            return None
+        if i in self._added_ids:
+            return s.encode("utf-8")
+        if getattr(self.model, "byte_fallback", False):
+            m = _BYTE_TOKEN.fullmatch(s)
+            if m:
+                return bytes([int(m.group(1), 16)])
+        if self._byte_level:
+            try:
+                return bytes(CHAR_BYTE[c] for c in s)
+            except KeyError:
+                pass
+        if self._marker:
+            s = s.replace(self._marker, " ")
+        if isinstance(self.model, WordPieceModel) and s.startswith(self.model.prefix):
+            s = s[len(self.model.prefix):]
+        return s.encode("utf-8")
+
+    def _bytes_table(self) -> list[bytes | None]:
+        if self._vocab_bytes is None:
+            self._vocab_bytes = [self._surface(i) for i in range(len(self._strings))]
+        return self._vocab_bytes
+
+    def vocab(self) -> list[bytes | None]:
+        """Each id's text as bytes (byte-level and ``<0xNN>`` tokens as their bytes, ``▁`` as a
+        space, ``##`` dropped); None for unused ids."""
+        return list(self._bytes_table())
+
+    def token_bytes(self, token_id: int) -> bytes:
+        check_ids([token_id], self._strings)
+        return self._bytes_table()[token_id]  # type: ignore[return-value]
+
+    def is_special(self, token_id: int) -> bool:
+        return token_id in self._special_ids
+
+    def _limit(self, step: int | None) -> int:
+        if step is None:
+            return INF_RANK
+        return max(0, min(int(step), self.n_merges)) if self.n_merges else INF_RANK
+
+    # -- the pipeline -----------------------------------------------------------------------
+
+    def _added_pattern(self, allowed: Collection[str], normalized: bool) -> regex.Pattern | None:
+        """Added tokens as one alternation, longest first; group ``t<id>`` names the token.
+        Tokens marked ``normalized`` are normalized too, as tokenizers matches them in the
+        normalized text."""
+        toks = [t for t in self.added if t.content in allowed and t.normalized == normalized and t.content]
+        if not toks:
+            return None
+        alts = []
+        for t in sorted(toks, key=lambda t: len(t.content), reverse=True):
+            content = t.content
+            if normalized and self.normalizer is not None:  # matched in normalized text
+                content = self.normalizer(NormStr(content, None)).text
+            p = regex.escape(content)
+            if t.single_word:
+                p = rf"(?<!\w){p}(?!\w)"
+            if t.lstrip:
+                p = r"\s*" + p
+            if t.rstrip:
+                p = p + r"\s*"
+            alts.append(f"(?P<t{t.id}>{p})")
+        return regex.compile("|".join(alts))
+
+    @staticmethod
+    def _split_added(text: str, pattern: regex.Pattern | None) -> list[tuple[int, int, int | None]]:
+        """``(start, end, added id or None)`` pieces of `text`."""
+        if pattern is None or not text:
+            return [(0, len(text), None)] if text else []
+        out: list[tuple[int, int, int | None]] = []
+        pos = 0
+        for m in pattern.finditer(text):
+            a, b = m.span()
+            if a == b:
+                continue
+            if a > pos:
+                out.append((pos, a, None))
+            out.append((a, b, int(m.lastgroup[1:])))  # type: ignore[index]
+            pos = b
+        if pos < len(text):
+            out.append((pos, len(text), None))
+        return out
+
+    def _words(self, ns: NormStr, norm_added: regex.Pattern | None) -> list[tuple[NormStr, int | None]]:
+        """Normalize one piece of text and cut it into model words (or normalized added tokens)."""
+        if self.normalizer is not None:
+            ns = self.normalizer(ns)
+        out: list[tuple[NormStr, int | None]] = []
+        for a, b, added in self._split_added(ns.text, norm_added):
+            piece = ns.slice(a, b)
+            if added is not None:
+                out.append((piece, added))
+                continue
+            words = self.pre_tokenizer([piece]) if self.pre_tokenizer is not None else ([piece] if piece.text else [])
+            out.extend((w, None) for w in words)
+        return out
+
+    def _model_tokens(self, word: str, limit: int):
+        model = self.model
+        if self._cut_marker and len(word) > _LONG_WORD:
+            out = []
+            cuts = [0] + [m.start() for m in regex.finditer(r"(?<=[^\u2581])\u2581", word)] + [len(word)]
+            for a, b in zip(cuts, cuts[1:]):
+                out.extend((i, s + a, e + a) for i, s, e in model.tokenize(word[a:b], limit))
+            return out
+        return model.tokenize(word, limit)
+
+    def _run(self, text: str, *, limit: int, allowed: Collection[str], post: bool, aligned: bool) -> Encoding:
+        out = Encoding([], [], [], [], [], [])
+        raw_added = self._added_pattern(allowed, False)
+        norm_added = self._added_pattern(allowed, True)
+        vocab = self._bytes_table() if aligned else None
+        covered: list[tuple[int, int]] = []
+        for a, b, added in self._split_added(text, raw_added):
+            if added is not None:
+                self._push_special(out, added, (a, b), vocab)
+                continue
+            if aligned and self._plain_byte_level and norm_added is None:
+                self._byte_level_spans(text[a:b], a, limit, out, covered)
+                continue
+            for word, w_added in self._words(NormStr.of(text[a:b], a, aligned=aligned), norm_added):
+                if w_added is not None:
+                    sp = word.spans
+                    self._push_special(out, w_added, (sp[0][0], sp[-1][1]) if sp else (a, a), vocab)
+                    continue
+                toks = self._model_tokens(word.text, limit)
+                if not aligned:
+                    out.ids.extend(t[0] for t in toks)
+                    continue
+                spans = word.spans
+                for tid, s, e in toks:
+                    sub = spans[s:e]  # type: ignore[index]
+                    span = (min(x for x, _ in sub), max(y for _, y in sub)) if sub else (a, a)
+                    if tid == self._unk_id:
+                        out.unknown.append(len(out.ids))
+                    out.ids.append(tid)
+                    out.tokens.append(vocab[tid])  # type: ignore[index]
+                    out.spans.append(span)
+                    covered.append(span)
+        if post and self.post_processor is not None:
+            pp = self.post_processor
+            n = len(text)
+            if pp.before:
+                head = Encoding([], [], [], [], [], [])
+                for tid in pp.before:
+                    self._push_special(head, tid, (0, 0), vocab)
+                shift = len(pp.before)
+                out.ids[:0] = head.ids
+                out.tokens[:0] = head.tokens
+                out.spans[:0] = head.spans
+                out.special[:] = list(range(shift)) + [i + shift for i in out.special]
+                out.unknown[:] = [i + shift for i in out.unknown]
+            for tid in pp.after:
+                self._push_special(out, tid, (n, n), vocab)
+        if aligned:
+            covered.extend(out.spans[i] for i in out.special)
+            out.dropped.extend(uncovered(sorted(covered), len(text)))
+        return out
+
+    def _byte_level_spans(self, seg: str, offset: int, limit: int, out: Encoding, covered: list) -> None:
+        """GPT-2 style (no normalizer, ByteLevel split): spans straight from byte lengths."""
+        pre = self.pre_tokenizer
+        vocab = self._bytes_table()
+        for m in pre.regex.finditer(seg):  # type: ignore[union-attr]
+            word = m.group()
+            toks = self._model_tokens(to_byte_chars(word), limit)
+            spans = byte_char_spans(word, [e - s for _, s, e in toks], offset + m.start())
+            out.ids.extend(t[0] for t in toks)
+            out.tokens.extend(vocab[t[0]] for t in toks)  # type: ignore[misc]
+            out.spans.extend(spans)
+            covered.extend(spans)
+
+    def _push_special(self, out: Encoding, tid: int, span: tuple[int, int], vocab) -> None:
+        out.special.append(len(out.ids))
+        out.ids.append(tid)
+        if vocab is not None:
+            out.tokens.append(vocab[tid] or b"")
+            out.spans.append(span)
+
+    def chunks(self, text: str) -> list[str]:
+        """The words the model sees (normalized and pre-tokenized, e.g. ``Ġhello``)."""
+        return [w.text for w, added in self._words(NormStr.of(text, aligned=False), None) if added is None]
+
+    # -- the grid ---------------------------------------------------------------------------
+
+    def encode(
+        self,
+        text: str,
+        *,
+        step: int | None = None,
+        add_special_tokens: bool = True,
+        allowed_special: Collection[str] | str = "all",
+        disallowed_special: Collection[str] | str = (),
+    ) -> Encoding:
+        """Encode like tokenizers' ``encode(text)``: added tokens in the text are recognised
+        (those in `allowed_special`; "all" by default) and the post-processor adds its special
+        tokens when `add_special_tokens`."""
+        allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
+        return self._run(text, limit=self._limit(step), allowed=allowed, post=add_special_tokens, aligned=True)
+
+    def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
+        """Encode `text` alone: added-token strings as plain text, no BOS/CLS/SEP."""
+        return self._run(text, limit=self._limit(step), allowed=(), post=False, aligned=True)
+
+    def encode_ids(self, text: str, *, step: int | None = None, add_special_tokens: bool = False) -> list[int]:
+        """Ids only (the fast path). By default those of `encode_ordinary`; with
+        ``add_special_tokens=True`` those of `encode` (= tokenizers' ``encode(text).ids``)."""
+        allowed = set(self.special_tokens) if add_special_tokens else ()
+        return self._run(text, limit=self._limit(step), allowed=allowed, post=add_special_tokens, aligned=False).ids
+
+    def _token_strings(self, ids: Sequence[int], skip_special_tokens: bool) -> list[str]:
+        check_ids(ids, self._strings)
+        special = {t.id for t in self.added if t.special}
+        return [self._strings[i] for i in ids if not (skip_special_tokens and i in special)]  # type: ignore[misc]
+
+    def decode(self, ids: Sequence[int], *, skip_special_tokens: bool = False, errors: str = "replace") -> str:
+        """tokenizers' ``decode(ids, skip_special_tokens=...)`` (special tokens kept by default).
+        Partial UTF-8 becomes U+FFFD as tokenizers does it; other `errors` handlers apply to
+        `decode_bytes`."""
+        if errors != "replace":
+            return self.decode_bytes(ids, skip_special_tokens=skip_special_tokens).decode("utf-8", errors=errors)
+        toks = self._token_strings(ids, skip_special_tokens)
+        if self.decoder is None:
+            return " ".join(toks)
+        return "".join(self.decoder(toks, False))
+
+    def decode_bytes(self, ids: Sequence[int], *, skip_special_tokens: bool = False) -> bytes:
+        """`decode` without turning partial UTF-8 into U+FFFD."""
+        toks = self._token_strings(ids, skip_special_tokens)
+        text = " ".join(toks) if self.decoder is None else "".join(self.decoder(toks, True))
+        return text.encode("utf-8", "surrogateescape")
+
+    def decode_tokens_bytes(self, ids: Sequence[int]) -> list[bytes]:
+        check_ids(ids, self._strings)
+        vocab = self._bytes_table()
+        return [vocab[i] for i in ids]  # type: ignore[misc]
+
+    def decode_with_offsets(self, ids: Sequence[int]) -> tuple[str, list[int]]:
+        return offsets_of(self.decode_tokens_bytes(ids))
+
+    # -- explaining -------------------------------------------------------------------------
+
+    def merge_list(self, **_: object) -> list[LoadedMerge]:
+        """The merge list in rank order (empty for WordPiece)."""
+        if not isinstance(self.model, HfBpeModel):
+            return []
+        vocab = self._bytes_table()
+        return [
+            LoadedMerge(r, new, pair, vocab[new] or b"")
+            for r, (pair, new) in enumerate(zip(self.model.merge_pairs, self.model.merge_ids))
+        ]
+
+    def merge_of(self, token_id: int) -> tuple[int, int] | None:
+        """The (first) merge that forms `token_id`, or None."""
+        if not isinstance(self.model, HfBpeModel):
+            return None
+        if self._merge_of is None:
+            m: dict[int, tuple[int, int]] = {}
+            for pair, new in zip(self.model.merge_pairs, self.model.merge_ids):
+                m.setdefault(new, pair)
+            self._merge_of = m
+        return self._merge_of.get(token_id)
+
+    def explain(self, word: str, *, step: int | None = None) -> list[ExplainStep]:
+        """The merges that fire on the words of `word` (normalized and pre-tokenized), in
+        order; each entry's `ids` is the whole segmentation after that merge."""
+        words = self.chunks(word)
+        limit = self._limit(step)
+        model = self.model
+        if not isinstance(model, HfBpeModel):
+            ids = tuple(t[0] for w in words for t in model.tokenize(w))
+            return [ExplainStep(None, None, None, ids)]
+        current = [list(model.start_ids(w)) for w in words]
+        out = [ExplainStep(None, None, None, tuple(i for c in current for i in c))]
+        for k, w in enumerate(words):
+            for rank, pair, new, after in model.trace(w, limit):
+                current[k] = list(after)
+                out.append(ExplainStep(rank, pair, new, tuple(i for c in current for i in c)))
+        return out
+
+
+def _build_model(d: Mapping) -> HfBpeModel | WordPieceModel:
+    t = d.get("type")
+    if t == "BPE" or (t is None and "merges" in d):
+        if d.get("dropout") not in (None, 0, 0.0):
+            raise UnsupportedComponent("BPE with dropout (random segmentation) cannot give stable ids")
+        merges = []
+        for i, m in enumerate(d.get("merges", [])):
+            if isinstance(m, str):
+                parts = m.split(" ")
+                if len(parts) != 2:
+                    raise ModelFormatError(f"merge {i} {m!r} is not 'left right'")
+                merges.append((parts[0], parts[1]))
+            elif isinstance(m, list) and len(m) == 2:
+                merges.append((str(m[0]), str(m[1])))
+            else:
+                raise ModelFormatError(f"merge {i} {m!r} is not 'left right' or [left, right]")
+        return HfBpeModel(
+            d["vocab"], merges,
+            unk_token=d.get("unk_token"),
+            continuing_subword_prefix=d.get("continuing_subword_prefix"),
+            end_of_word_suffix=d.get("end_of_word_suffix"),
+            fuse_unk=bool(d.get("fuse_unk", False)),
+            byte_fallback=bool(d.get("byte_fallback", False)),
+            ignore_merges=bool(d.get("ignore_merges", False)),
+        )
+    if t == "WordPiece" or (t is None and "max_input_chars_per_word" in d):
+        return WordPieceModel(
+            d["vocab"],
+            unk_token=d.get("unk_token", "[UNK]"),
+            continuing_subword_prefix=d.get("continuing_subword_prefix", "##"),
+            max_input_chars_per_word=int(d.get("max_input_chars_per_word", 100)),
+        )
+    raise UnsupportedComponent(f"unsupported model {t!r}; tokviz runs BPE and WordPiece models")

@@ -1,0 +1,104 @@
+"""Corpus input: reading text files safely and parsing word-frequency tables.
+
+Files are read as bytes and decoded as UTF-8 (a BOM is allowed and dropped). Anything that is not
+text is refused with a message naming the file and what is wrong. Splitting text into chunks is
+`tokviz.core.text.split`'s job; counting chunks is `tokviz.core.text.chunks`'.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from tokviz.core.errors import CorpusError
+
+UTF8_BOM = b"\xef\xbb\xbf"
+ENCODING_ERRORS = ("strict", "replace")
+
+_WORD_COUNT_LINE = re.compile(r"^(?P<word>.+?)(?:\t|[ ]+)(?P<count>[0-9]+)[ \t]*$")
+
+
+def decode_utf8(data: bytes, *, name: str = "<text>", errors: str = "strict") -> str:
+    """Decode `data` as UTF-8 (BOM allowed). Refuse NUL bytes and invalid UTF-8 unless replacing.
+
+    >>> decode_utf8(b"\\xef\\xbb\\xbfhi")
+    'hi'
+    """
+    if errors not in ENCODING_ERRORS:
+        raise CorpusError(f"unknown encoding-errors mode {errors!r}; use 'strict' or 'replace'")
+    skip = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
+    nul = data.find(b"\x00", skip)
+    if nul >= 0:
+        raise CorpusError(f"{name}: looks like a binary file (NUL byte at offset {nul}), not text")
+    try:
+        return data[skip:].decode("utf-8", errors=errors)
+    except UnicodeDecodeError as exc:
+        raise CorpusError(
+            f"{name}: not valid UTF-8 (first bad byte 0x{data[skip + exc.start]:02X} at offset "
+            f"{skip + exc.start}); use --encoding-errors replace to read it anyway"
+        ) from None
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """Read a whole file, turning OS errors into a one-line `CorpusError`."""
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise CorpusError(f"{p}: is a folder, not a file")
+        return p.read_bytes()
+    except FileNotFoundError:
+        raise CorpusError(f"{p}: no such file") from None
+    except PermissionError:
+        raise CorpusError(f"{p}: permission denied") from None
+    except OSError as exc:
+        raise CorpusError(f"{p}: cannot read ({exc.strerror or exc})") from None
+
+
+def read_text(path: str | os.PathLike, *, errors: str = "strict", allow_empty: bool = False) -> str:
+    """Read a UTF-8 text file; an empty file is an error unless `allow_empty`."""
+    data = read_bytes(path)
+    text = decode_utf8(data, name=str(path), errors=errors)
+    if not text and not allow_empty:
+        raise CorpusError(f"{path}: file is empty")
+    return text
+
+
+def parse_word_counts(text: str, *, name: str = "<table>") -> dict[str, int]:
+    """Parse lines ``word count`` or ``word<TAB>count`` into an ordered {word: count} table.
+
+    Blank lines are skipped, repeated words are summed, order is first appearance.
+
+    >>> parse_word_counts("low 5\\nlower\\t2\\n")
+    {'low': 5, 'lower': 2}
+    """
+    table: dict[str, int] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        m = _WORD_COUNT_LINE.match(line.rstrip(" \r"))  # tab tables keep leading spaces
+        if m is None:
+            raise CorpusError(
+                f"{name}:{lineno}: expected 'word count' or 'word<TAB>count', got {line[:40]!r}"
+            )
+        word, count = m.group("word"), int(m.group("count"))
+        if "\t" not in line:
+            word = word.strip()
+        table[word] = table.get(word, 0) + count
+    if not table:
+        raise CorpusError(f"{name}: word-frequency table has no entries")
+    return table
+
+
+def looks_like_word_counts(text: str, *, sample_lines: int = 200) -> bool:
+    """Guess whether `text` is a word-frequency table (every sampled line is ``word count``)."""
+    seen = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if not _WORD_COUNT_LINE.match(line.strip(" \r")) or len(line.split()) > 2 and "\t" not in line:
+            return False
+        seen += 1
+        if seen >= sample_lines:
+            break
+    return seen > 0

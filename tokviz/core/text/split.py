@@ -1,0 +1,133 @@
+"""Pre-tokenization ("split"): cutting text into chunks that BPE merges never cross.
+
+Presets: ``none`` (the whole text is one chunk), ``whitespace`` (exactly ``str.split()``),
+``gpt2``, ``gpt4`` (cl100k) and ``o200k`` (the patterns of tiktoken's ``openai_public.py``, kept
+verbatim), or ``regex:PATTERN``. A chunk is what the pattern matches; text it does not match is
+dropped (only ``whitespace`` and custom patterns can drop text). Special tokens are cut out before
+splitting by `split_specials`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import regex
+
+from tokviz.core.errors import SplitError
+
+GPT2_SPLIT_PATTERN = (
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+)
+GPT4_SPLIT_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+O200K_SPLIT_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+# str.split() splits on exactly the characters for which str.isspace() is true; the last of them
+# is U+3000 (a test checks the whole range), so scanning further would only slow start-up.
+SPACE_SCAN_LIMIT = 0x3001
+_SPACE_CHARS = "".join(c for c in map(chr, range(SPACE_SCAN_LIMIT)) if c.isspace())
+WHITESPACE_SPLIT_PATTERN = "[^" + regex.escape(_SPACE_CHARS) + "]+"
+
+SPLIT_PRESETS: dict[str, str | None] = {
+    "none": None,
+    "whitespace": WHITESPACE_SPLIT_PATTERN,
+    "gpt2": GPT2_SPLIT_PATTERN,
+    "gpt4": GPT4_SPLIT_PATTERN,
+    "o200k": O200K_SPLIT_PATTERN,
+}
+LOSSLESS_PRESETS = frozenset({"none", "gpt2", "gpt4", "o200k"})
+SPLIT_CHOICES = "none|whitespace|gpt2|gpt4|o200k|regex:PATTERN"
+
+
+def _python_pattern(pattern: str) -> str:
+    """Adapt a tiktoken (Rust) pattern to Python's `regex`: there, `$` means end of text only."""
+    return pattern.replace(r"\s++$", r"\s++\Z")
+
+
+@dataclass(frozen=True)
+class Splitter:
+    """A validated pre-tokenization rule. `spec` is the user-facing name (``gpt4``, ``regex:...``)."""
+
+    spec: str
+    pattern: str | None = field(default=None)
+
+    @cached_property
+    def _compiled(self) -> regex.Pattern | None:
+        return None if self.pattern is None else regex.compile(_python_pattern(self.pattern))
+
+    @property
+    def lossless(self) -> bool:
+        """True when the chunks always cover the whole text (nothing is dropped)."""
+        return self.spec in LOSSLESS_PRESETS
+
+    def chunks(self, text: str) -> list[str]:
+        """The chunks of `text`, in order. ``none`` gives the whole text as one chunk."""
+        if self._compiled is None:
+            return [text] if text else []
+        if self.spec == "whitespace":
+            return text.split()
+        # concurrent=True releases the GIL while matching: background tokenization then never
+        # blocks the GUI thread for the length of a long findall.
+        return [c for c in self._compiled.findall(text, concurrent=True) if c]
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Character spans ``(start, end)`` of the chunks of `text`."""
+        if self._compiled is None:
+            return [(0, len(text))] if text else []
+        return [m.span() for m in self._compiled.finditer(text, concurrent=True) if m.end() > m.start()]
+
+
+def parse_split(spec: str) -> Splitter:
+    """Turn ``gpt4`` / ``regex:\\w+`` / ... into a `Splitter`, or raise `SplitError` saying why."""
+    if spec in SPLIT_PRESETS:
+        return Splitter(spec, SPLIT_PRESETS[spec])
+    if spec.startswith("regex:"):
+        pattern = spec[len("regex:"):]
+        if not pattern:
+            raise SplitError("empty split regex; write --split 'regex:PATTERN', e.g. regex:\\w+|\\S")
+        try:
+            compiled = regex.compile(pattern)
+        except (regex.error, OverflowError, RecursionError) as exc:
+            raise SplitError(f"invalid split regex {pattern!r}: {exc}") from None
+        if compiled.groups:
+            # findall() would return groups instead of whole matches; make them non-capturing.
+            raise SplitError(
+                f"split regex {pattern!r} has capturing groups; use (?:...) instead of (...)"
+            )
+        return Splitter(spec, pattern)
+    raise SplitError(f"unknown split {spec!r}; choose one of {SPLIT_CHOICES}")
+
+
+def split_specials(text: str, specials: tuple[str, ...] | list[str]) -> list[tuple[int, int, bool]]:
+    """Cut `text` around occurrences of the special-token strings.
+
+    Returns ``(start, end, is_special)`` pieces covering the text; longer specials win at the same
+    position.
+
+    >>> split_specials("a<s>b", ["<s>"])
+    [(0, 1, False), (1, 4, True), (4, 5, False)]
+    """
+    if not specials or not text:
+        return [(0, len(text), False)] if text else []
+    alternation = "|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))
+    pieces: list[tuple[int, int, bool]] = []
+    pos = 0
+    for m in regex.finditer(alternation, text):
+        if m.start() > pos:
+            pieces.append((pos, m.start(), False))
+        pieces.append((m.start(), m.end(), True))
+        pos = m.end()
+    if pos < len(text):
+        pieces.append((pos, len(text), False))
+    return pieces

@@ -1,0 +1,379 @@
+"""Unigram (SentencePiece style): settings, a training run in stages, its timeline, model files.
+
+The pieces: `UnigramSettings` (every option), `UnigramTraining` (``prepare()`` counts the corpus
+and builds the seed vocabulary, ``steps()`` yields one `UnigramRound` per round, ``run()`` drains
+them; the same stages as the BPE `Training`), `UnigramTimeline` (settings + rounds: the single
+source of truth; step k = the vocabulary after round k) and `UnigramTokenizer`
+(``timeline.tokenizer()``). `to_json` / `from_json` turn a timeline into a versioned JSON dict.
+
+Id layout: 0 ``[UNK]``, then the special tokens, then the pieces: first the final vocabulary
+(highest score first, ties by piece string), then the pieces pruned in the last round, then
+those of the round before, and so on (each round's group from the most to the least costly to
+remove). So the vocabulary after round k is always a prefix of the ids, as with BPE merges.
+`vocab_size` counts [UNK], the special tokens and the pieces. Chunks longer than
+`MAX_TRAIN_CHUNK_CHARS` are left out of training (as SentencePiece skips long sentences); the
+encoder handles them like any other chunk. Training rules are in
+`tokviz.core.unigram.trainer`, encoding rules in `tokviz.core.unigram.tokenizer`.
+
+    >>> tl = train_unigram(UnigramSettings(vocab_size=12, seed_min_count=1), texts=["hug pug hug hugs bun"])
+    >>> [r.vocab_size for r in tl.rounds]
+    [30, 22, 16, 12]
+    >>> tl.tokenizer().encode("hugs").tokens
+    [b'\\xe2\\x96\\x81hug', b's']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+
+from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
+from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
+from tokviz.core.text.split import parse_split
+from .tokenizer import LatticeEdge, Segmentation, UnigramExplanation, UnigramTokenizer
+from .trainer import (
+    EM_ITERATIONS,
+    MAX_PIECE_CHARS,
+    PRUNE_FRACTION,
+    SCORE_SCALE,
+    WORD_PREFIX,
+    PrunedPiece,
+    UnigramRound,
+    UnigramTrainer,
+)
+from tokviz.core.algorithm.piece_tokenizer import check_header, check_specials, need
+
+FORMAT_NAME = "tokviz-unigram"
+FORMAT_VERSION = 1
+MAX_TRAIN_CHUNK_CHARS = 4096  # longer chunks are left out of training (SentencePiece: 4192 bytes)
+ROUND_COLUMNS = ["index", "log_likelihood", "em_log_likelihood", "viterbi_tokens", "pruned", "scores"]
+PRUNED_COLUMNS = ["id", "loss", "freq", "score", "alternative"]
+
+__all__ = [
+    "LatticeEdge",
+    "PrunedPiece",
+    "SCORE_SCALE",
+    "Segmentation",
+    "UnigramExplanation",
+    "UnigramRound",
+    "UnigramSettings",
+    "UnigramTimeline",
+    "UnigramTokenizer",
+    "UnigramTrainer",
+    "UnigramTraining",
+    "WORD_PREFIX",
+    "from_json",
+    "to_json",
+    "train_unigram",
+]
+
+
+@dataclass(frozen=True)
+class UnigramSettings:
+    """Every option of a Unigram run. `vocab_size` counts [UNK] + specials + pieces."""
+
+    vocab_size: int = 8000  # the vocabulary ends smaller if the seed is smaller
+    split: str = "whitespace"
+    word_prefix: str | None = WORD_PREFIX
+    max_piece_chars: int = MAX_PIECE_CHARS
+    seed_size: int | None = None  # default: SEED_FACTOR * the target number of pieces
+    seed_min_count: int = 2
+    prune_fraction: float = PRUNE_FRACTION
+    em_iterations: int = EM_ITERATIONS
+    special_tokens: tuple[str, ...] = ()
+
+    algorithm = "unigram"
+
+    def validate(self) -> "UnigramSettings":
+        """Raise `SettingsError` / `SplitError` for settings that cannot work; return self."""
+        parse_split(self.split)
+        if self.vocab_size < 1:
+            raise SettingsError(f"vocabulary size must be positive, got {self.vocab_size}")
+        if self.word_prefix is not None and len(self.word_prefix) != 1:
+            raise SettingsError(f"the word prefix must be one character (like '▁') or none, got {self.word_prefix!r}")
+        if self.max_piece_chars < 1:
+            raise SettingsError(f"maximum piece length must be at least 1, got {self.max_piece_chars}")
+        if self.seed_size is not None and self.seed_size < 1:
+            raise SettingsError(f"seed size must be positive, got {self.seed_size}")
+        if self.seed_min_count < 1:
+            raise SettingsError(f"seed minimum count must be at least 1, got {self.seed_min_count}")
+        if not 0.0 < self.prune_fraction < 1.0:
+            raise SettingsError(f"prune fraction must be between 0 and 1 (e.g. 0.25), got {self.prune_fraction}")
+        if self.em_iterations < 1:
+            raise SettingsError(f"EM iterations per round must be at least 1, got {self.em_iterations}")
+        check_specials(self.special_tokens)
+        return self
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["special_tokens"] = list(self.special_tokens)
+        return d
+
+    @classmethod
+    def from_json(cls, d: Mapping) -> "UnigramSettings":
+        unknown = set(d) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise SettingsError(f"unknown settings: {', '.join(sorted(unknown))}")
+        d = dict(d)
+        d["special_tokens"] = tuple(d.get("special_tokens", ()))
+        return cls(**d).validate()
+
+
+@dataclass
+class UnigramTimeline:
+    """Settings + rounds. Step k means "the vocabulary after round k"."""
+
+    settings: UnigramSettings
+    rounds: list[UnigramRound] = field(default_factory=list)
+    corpus_length: int = 0  # weighted corpus length in characters
+    n_chunks: int = 0  # distinct words the trainer saw
+    seed_size: int = 0  # pieces in the seed vocabulary
+    finished: bool = False
+
+    algorithm = "unigram"
+
+    @property
+    def n_rounds(self) -> int:
+        return len(self.rounds)
+
+    @property
+    def n_special(self) -> int:
+        return 1 + len(self.settings.special_tokens)
+
+    @property
+    def unk_id(self) -> int:
+        return 0
+
+    @property
+    def special_ids(self) -> dict[str, int]:
+        return {s: 1 + i for i, s in enumerate(self.settings.special_tokens)}
+
+    @property
+    def vocab_size(self) -> int:
+        return self.rounds[-1].vocab_size if self.rounds else self.n_special
+
+    def _clamp(self, step: int | None) -> int:
+        last = self.n_rounds - 1
+        return last if step is None else max(0, min(int(step), last))
+
+    def vocab_size_at(self, step: int | None = None) -> int:
+        return self.rounds[self._clamp(step)].vocab_size if self.rounds else self.n_special
+
+    def pieces(self) -> list[str]:
+        """Every piece any round had, in id order (ids start after [UNK] and the specials)."""
+        if not self.rounds:
+            return []
+        out = list(self.rounds[-1].pieces)
+        for r in reversed(self.rounds[1:]):
+            out.extend(p.piece for p in reversed(r.pruned))
+        return out
+
+    def scores(self, step: int | None = None) -> list[int]:
+        """Scores of the vocabulary after round `step`, in id order."""
+        r = self.rounds[self._clamp(step)]
+        by_piece = dict(zip(r.pieces, r.scores))
+        return [by_piece[p] for p in self.pieces()[: r.n_pieces]]
+
+    def token_forms(self) -> list[str]:
+        """Vocabulary form of every id: [UNK], specials, then `pieces()`."""
+        return ["[UNK]", *self.settings.special_tokens, *self.pieces()]
+
+    def token_bytes(self) -> list[bytes]:
+        return [f.encode("utf-8") for f in self.token_forms()]
+
+    @property
+    def steps(self) -> list[UnigramRound]:
+        """The rounds (the timeline's steps)."""
+        return self.rounds
+
+    @property
+    def n_steps(self) -> int:
+        return self.n_rounds
+
+    def length_at(self, step: int | None = None) -> int:
+        """Corpus length in tokens (Viterbi segmentation) after round `step`."""
+        return self.rounds[self._clamp(step)].viterbi_tokens if self.rounds else 0
+
+    def tokenizer(self) -> UnigramTokenizer:
+        """The tokenizer of this timeline; pass ``step=k`` to use the vocabulary of round k."""
+        if not self.rounds:
+            raise TokvizError("the timeline has no rounds yet; train first")
+        return UnigramTokenizer.from_timeline(self)
+
+
+def target_pieces(settings: UnigramSettings, n_chars: int) -> int:
+    """How many pieces the vocabulary size leaves, or `SettingsError` if the characters of the
+    corpus do not fit (they are never pruned)."""
+    n_special = 1 + len(settings.special_tokens)
+    fixed = n_special + n_chars
+    if settings.vocab_size < fixed:
+        raise SettingsError(
+            f"vocabulary size {settings.vocab_size} is too small: [UNK], the special tokens and the "
+            f"{n_chars} characters of the corpus already take {fixed} ids; choose a size of at least {fixed}"
+        )
+    return settings.vocab_size - n_special
+
+
+class UnigramTraining:
+    """One Unigram run in stages: `prepare()` (read, count, seed), then iterate `steps()`."""
+
+    def __init__(
+        self,
+        settings: UnigramSettings,
+        *,
+        texts: Sequence[str] = (),
+        table: Mapping[str, int] | None = None,
+    ) -> None:
+        self.settings = settings.validate()
+        self.texts = list(texts)
+        self.table = table
+        self.timeline: UnigramTimeline | None = None
+        self.budget: int | None = None  # expected number of rounds (round 0 included)
+        self._trainer: UnigramTrainer | None = None
+
+    def prepare(
+        self,
+        *,
+        should_stop: ShouldStop | None = None,
+        progress: Progress | None = None,
+        processes: int | None = None,
+        mp_context: str | None = None,
+    ) -> UnigramTimeline:
+        """Count the words and build the seed vocabulary. Raises `CorpusError` for an empty corpus."""
+        s = self.settings
+        splitter = parse_split(s.split)
+        if self.table is not None:
+            counts = count_word_table(self.table, splitter, specials=s.special_tokens)
+        else:
+            counts = count_chunks(
+                self.texts, splitter, specials=s.special_tokens, processes=processes,
+                mp_context=mp_context, should_stop=should_stop, progress=progress,
+            )
+        if not counts:
+            raise CorpusError("the corpus has no text to train on (it is empty after splitting)")
+        counts = {w: n for w, n in counts.items() if len(w) <= MAX_TRAIN_CHUNK_CHARS}
+        if not counts:
+            raise CorpusError(
+                f"every chunk is longer than {MAX_TRAIN_CHUNK_CHARS} characters; choose a split that "
+                f"cuts the text into words (whitespace, gpt2, ...)"
+            )
+        chars = set().union(*counts)
+        if s.word_prefix:
+            chars.add(s.word_prefix)
+        target = target_pieces(s, len(chars))
+        self._trainer = t = UnigramTrainer(
+            list(counts), list(counts.values()), target_pieces=target, word_prefix=s.word_prefix,
+            max_piece_chars=s.max_piece_chars, seed_size=s.seed_size, seed_min_count=s.seed_min_count,
+            prune_fraction=s.prune_fraction, em_iterations=s.em_iterations, n_special=1 + len(s.special_tokens),
+        )
+        t.should_stop = should_stop
+        self.budget = 1 + t.rounds_needed()
+        self.timeline = UnigramTimeline(s, corpus_length=t.corpus_length, n_chunks=len(counts), seed_size=len(t.pieces))
+        return self.timeline
+
+    def steps(self) -> Iterator[UnigramRound]:
+        """Yield each round as it ends, appending it to `self.timeline`."""
+        if self._trainer is None:
+            self.prepare()
+        assert self._trainer is not None and self.timeline is not None
+        for r in self._trainer.rounds():
+            self.timeline.rounds.append(r)
+            yield r
+        self.timeline.finished = True
+
+    def run(self) -> UnigramTimeline:
+        for _ in self.steps():
+            pass
+        assert self.timeline is not None
+        return self.timeline
+
+
+def train_unigram(
+    settings: UnigramSettings, *, texts: Sequence[str] = (), table: Mapping[str, int] | None = None
+) -> UnigramTimeline:
+    """Train to completion: ``train_unigram(UnigramSettings(vocab_size=1000), texts=[text])``."""
+    return UnigramTraining(settings, texts=texts, table=table).run()
+
+
+# -- model files --------------------------------------------------------------------------------
+
+
+def to_json(timeline: UnigramTimeline) -> dict:
+    """The JSON-ready dict: ``{"format": "tokviz-unigram", "version": 1, "pieces": [...],
+    "rounds": {"columns": [...], "rows": [...]}, ...}``. Pieces are listed once, in id order;
+    each round stores the scores of its vocabulary (an id prefix) and its pruned pieces by id."""
+    pieces = timeline.pieces()
+    n_special = timeline.n_special
+    id_of = {p: n_special + i for i, p in enumerate(pieces)}
+    rows = []
+    for k, r in enumerate(timeline.rounds):
+        pruned = [[id_of[p.piece], p.loss, p.freq, p.score, [id_of[a] for a in p.alternative]] for p in r.pruned]
+        rows.append([r.index, r.log_likelihood, list(r.em_log_likelihood), r.viterbi_tokens, pruned, timeline.scores(k)])
+    return {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "algorithm": "unigram",
+        "settings": timeline.settings.to_json(),
+        "pieces": pieces,
+        "corpus_length": timeline.corpus_length,
+        "n_chunks": timeline.n_chunks,
+        "seed_size": timeline.seed_size,
+        "finished": timeline.finished,
+        "rounds": {"columns": ROUND_COLUMNS, "pruned_columns": PRUNED_COLUMNS, "rows": rows},
+    }
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_num(x: object) -> bool:
+    return (_is_int(x) or isinstance(x, float)) and math.isfinite(x)
+
+
+def from_json(d: object) -> UnigramTimeline:
+    """Rebuild a timeline from `to_json`'s dict, checking every field (`ModelFormatError`)."""
+    d = check_header(d, FORMAT_NAME, FORMAT_VERSION)
+    try:
+        settings = UnigramSettings.from_json(d["settings"])
+        pieces = d["pieces"]
+        need(isinstance(pieces, list) and all(isinstance(p, str) and p for p in pieces), "pieces must be non-empty strings")
+        need(len(set(pieces)) == len(pieces), "pieces must be distinct")
+        rd = d["rounds"]
+        need(rd.get("columns") == ROUND_COLUMNS, "unknown round columns")
+        n_special = 1 + len(settings.special_tokens)
+        rounds = []
+        prev = len(pieces)
+        for k, row in enumerate(rd["rows"]):
+            need(isinstance(row, list) and len(row) == len(ROUND_COLUMNS), f"round {k} is malformed")
+            index, ll, em, vt, pruned, scores = row
+            need(_is_int(index) and _is_num(ll) and _is_int(vt) and isinstance(em, list)
+                 and all(_is_num(x) for x in em) and isinstance(scores, list)
+                 and all(_is_int(x) for x in scores) and isinstance(pruned, list), f"round {k} is malformed")
+            need(len(scores) <= prev, f"round {k} has more pieces than the round before")
+            prev = len(scores)
+            ps = []
+            for p in pruned:
+                need(isinstance(p, list) and len(p) == len(PRUNED_COLUMNS) and _is_int(p[0]) and _is_num(p[1])
+                     and _is_int(p[2]) and _is_int(p[3]) and isinstance(p[4], list)
+                     and all(_is_int(a) and n_special <= a < n_special + len(pieces) for a in p[4])
+                     and n_special <= p[0] < n_special + len(pieces), f"round {k} has a malformed pruned piece")
+                ps.append(PrunedPiece(pieces[p[0] - n_special], float(p[1]), p[2], p[3],
+                                      tuple(pieces[a - n_special] for a in p[4])))
+            order = sorted(range(len(scores)), key=lambda i: (-scores[i], pieces[i]))
+            rounds.append(UnigramRound(
+                index, n_special + len(scores), float(ll), tuple(float(x) for x in em), vt, tuple(ps),
+                tuple(pieces[i] for i in order), tuple(scores[i] for i in order),
+            ))
+        tl = UnigramTimeline(settings, rounds, d.get("corpus_length", 0), d.get("n_chunks", 0),
+                             d.get("seed_size", 0), bool(d.get("finished", True)))
+        need(_is_int(tl.corpus_length) and _is_int(tl.n_chunks) and _is_int(tl.seed_size), "bad corpus figures")
+        need(not rounds or tl.pieces() == pieces, "the pieces do not match the rounds' pruning order")
+        return tl
+    except TokvizError as exc:
+        if isinstance(exc, ModelFormatError):
+            raise
+        raise ModelFormatError(f"corrupt model: {exc}") from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise ModelFormatError(f"corrupt model: missing or malformed {exc}") from None

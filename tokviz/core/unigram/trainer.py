@@ -1,0 +1,377 @@
+"""Unigram (SentencePiece-style) training: a generator of `UnigramRound` records.
+
+The corpus is a list of distinct words (chunks) with counts; with a `word_prefix` (default
+``▁``, SentencePiece's marker) every word is read as ``▁word``, so pieces can tell a word start
+from the inside of a word. The rules, exactly:
+
+1. **Seed.** Count every substring of at most `max_piece_chars` characters (default 16) of every
+   word, weighted by the word's count. Keep every single character, plus the `seed_size` minus
+   that many longer substrings occurring at least `seed_min_count` times with the largest
+   ``count * length`` (ties: the substring seen first); `seed_size` defaults to 10 times the
+   target number of pieces. Initial log-probabilities are ``log(count * length)``, normalized
+   (SentencePiece's seed scores).
+2. **EM** (`em_iterations` per round, default 2). E-step: forward-backward over each word's
+   lattice gives every piece's expected count (weighted by word counts). M-step: maximum
+   likelihood, ``p(piece) = count / total`` (SentencePiece's digamma variant is not used; a
+   count is floored at 1e-30 so no log-probability is -inf). Each E-step reports the corpus
+   log-likelihood ``sum over words of count * log sum over segmentations of prod p(piece)``,
+   which EM never lowers.
+3. **Prune** (at the start of every round after round 0, while the vocabulary is larger than the
+   target). Segment every word with Viterbi; ``freq(x)`` = weighted uses of piece x, ``F`` their
+   sum. For a used piece x, take its best segmentation without x, ``alt(x)`` (Viterbi on the
+   piece's own string with the one whole-piece edge removed), and SentencePiece's loss::
+
+       loss(x) = freq(x) * [ log(freq(x) / F)
+                             - sum over y in alt(x) of log((freq(y) + freq(x)) / (F + freq(x) * (len(alt(x)) - 1))) ]
+
+   (SentencePiece multiplies by the weighted fraction of sentences whose segmentation uses x;
+   with words as sentences that is freq(x) / (number of words) whenever x occurs at most once
+   per word, a constant factor that does not change the ranking.) A piece no Viterbi
+   segmentation uses has loss 0 (and no `alternative` is recorded for it). Single characters
+   are never pruned. The round keeps ``floor(size * (1 - prune_fraction))`` pieces (at least
+   the target, at most size - 1; exactly the target when that would leave less than 10% above
+   it, so there is no tiny last round) and removes the others with the smallest loss; ties:
+   lower score first, then the piece string. Then it renormalizes and runs its EM.
+
+Scores are stored as integers: log-probabilities in units of 2**-20 nat (`SCORE_SCALE`), so that
+sums over a segmentation are exact and Viterbi ties are well defined everywhere (training,
+`tokviz.core.unigram.tokenizer`, saved models). What this leaves out: counting the corpus, settings
+and timelines (`tokviz.core.unigram.timeline`), encoding (`tokviz.core.unigram.tokenizer`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tokviz.core.text.chunks import Cancelled
+from .lattice import Lattices
+
+SCORE_SCALE = 1 << 20  # scores are log-probabilities times this, rounded to integers
+WORD_PREFIX = "\u2581"  # "▁"
+MAX_PIECE_CHARS = 16
+PRUNE_FRACTION = 0.25
+EM_ITERATIONS = 2
+SEED_FACTOR = 10  # default seed size: this many times the target number of pieces
+_FLOOR = 1e-30
+
+
+@dataclass(frozen=True, slots=True)
+class PrunedPiece:
+    """A piece removed at the start of a round, and why it was cheap to remove."""
+
+    piece: str
+    loss: float  # SentencePiece's estimate of the corpus log-likelihood lost without it
+    freq: int  # weighted uses in the Viterbi segmentation of the corpus
+    score: int  # its log-probability (units of 2**-20 nat) when it was pruned
+    # its best segmentation without it; () when freq is 0 (ask the tokenizer of the round
+    # before for ``nbest(piece, 2)`` to see one)
+    alternative: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UnigramRound:
+    """The vocabulary after one round (round 0: the seed after its first EM)."""
+
+    index: int
+    vocab_size: int  # pieces + [UNK] + special tokens
+    log_likelihood: float  # corpus log-likelihood (all segmentations) after the round's EM
+    em_log_likelihood: tuple[float, ...]  # before each M-step, then after the last one
+    viterbi_tokens: int  # weighted corpus length in tokens under Viterbi segmentation
+    pruned: tuple[PrunedPiece, ...]  # removed at the start of this round, in pruning order
+    pieces: tuple[str, ...]  # the vocabulary, highest score first (ties: piece string)
+    scores: tuple[int, ...]  # log-probabilities in units of 2**-20 nat, same order
+
+    @property
+    def n_pieces(self) -> int:
+        return len(self.pieces)
+
+    def top(self, n: int = 10) -> list[tuple[str, float]]:
+        """The `n` most probable pieces with their probabilities."""
+        return [(p, float(np.exp(s / SCORE_SCALE))) for p, s in zip(self.pieces[:n], self.scores[:n])]
+
+
+def quantize(logp: np.ndarray) -> np.ndarray:
+    """Log-probabilities -> integer scores (units of 2**-20 nat)."""
+    return np.rint(np.asarray(logp) * SCORE_SCALE).astype(np.int64)
+
+
+def substrings(texts: Sequence[str], max_chars: int):
+    """Every substring of at most `max_chars` characters of every text, as arrays.
+
+    Returns ``(sid, lat, start, end, joined)``: occurrence i is ``texts[lat[i]][start[i]:end[i]]``,
+    occurrences are in (text, start, end) order, and ``sid[i]`` numbers the distinct substrings
+    in order of first occurrence. ``joined`` is the texts concatenated (to cut pieces from).
+    Substrings are compared exactly: characters are packed into 64-bit words, several words
+    per substring when needed.
+    """
+    joined = "".join(texts)
+    n = len(joined)
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    alphabet, dense = np.unique(codes, return_inverse=True)
+    dense = dense.astype(np.uint64).ravel() + np.uint64(1)  # 0 = no character
+    bits = int(len(alphabet)).bit_length()
+    per_word = 64 // bits
+    pos = np.arange(n, dtype=np.int64)
+    text_end = np.repeat(np.cumsum(lengths), lengths)
+    room = np.minimum(text_end - pos, max_chars)  # longest substring starting at each position
+    first_slot = np.concatenate(([0], np.cumsum(room)[:-1])) if n else pos
+    total = int(room.sum())
+    sid = np.empty(total, dtype=np.int64)
+    words: list[np.ndarray] = []  # packed characters of the substring starting at each position
+    n_groups = 0
+    for length in range(1, max_chars + 1):
+        starts = np.flatnonzero(room >= length)
+        if not len(starts):
+            break
+        w = (length - 1) // per_word
+        if w == len(words):
+            words.append(np.zeros(n, dtype=np.uint64))
+        words[w][starts] = (words[w][starts] << np.uint64(bits)) | dense[starts + length - 1]
+        keys = [words[j][starts] for j in range(w + 1)]
+        order = np.lexsort(keys[::-1]) if len(keys) > 1 else np.argsort(keys[0], kind="stable")
+        new = np.ones(len(order), dtype=bool)
+        for k in keys:
+            sk = k[order]
+            new[1:] &= sk[1:] == sk[:-1]
+        new[1:] = ~new[1:]
+        gid = np.empty(len(order), dtype=np.int64)
+        gid[order] = np.cumsum(new) - 1 + n_groups
+        n_groups += int(new.sum())
+        sid[first_slot[starts] + length - 1] = gid
+    # renumber by first occurrence
+    first = np.full(n_groups, total, dtype=np.int64)
+    np.minimum.at(first, sid, np.arange(total, dtype=np.int64))
+    rank = np.empty(n_groups, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(n_groups)
+    sid = rank[sid]
+    occ_pos = np.repeat(pos, room)
+    occ_len = np.arange(total, dtype=np.int64) - np.repeat(first_slot, room) + 1
+    text_start = np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(texts) else lengths
+    lat = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)[occ_pos] if n else occ_pos
+    start = occ_pos - text_start[lat]
+    return sid, lat, start, start + occ_len, joined
+
+
+class UnigramTrainer:
+    """Holds the training state; iterate `rounds()` for one `UnigramRound` per round."""
+
+    def __init__(
+        self,
+        words: Sequence[str],
+        weights: Sequence[int],
+        *,
+        target_pieces: int,
+        word_prefix: str | None = WORD_PREFIX,
+        max_piece_chars: int = MAX_PIECE_CHARS,
+        seed_size: int | None = None,
+        seed_min_count: int = 2,
+        prune_fraction: float = PRUNE_FRACTION,
+        em_iterations: int = EM_ITERATIONS,
+        n_special: int = 1,
+    ) -> None:
+        if len(words) != len(weights):
+            raise ValueError("words and weights differ in length")
+        if any(w <= 0 for w in weights) or any(not w for w in words):
+            raise ValueError("words must be non-empty and their counts positive")
+        self.target = target_pieces
+        self.prune_fraction = prune_fraction
+        self.em_iterations = em_iterations
+        self.n_special = n_special
+        texts = [word_prefix + w for w in words] if word_prefix else [w for w in words]
+        self.weights = np.asarray(weights, dtype=np.float64)
+        self.corpus_length = int(sum(len(w) * c for w, c in zip(words, weights)))
+        lengths = np.array([len(t) for t in texts], dtype=np.int64)
+        sid, occ_lat, occ_start, occ_end, joined = substrings(texts, max_piece_chars)
+        n_sub = int(sid.max()) + 1 if len(sid) else 0
+        count = np.bincount(sid, weights=self.weights[occ_lat], minlength=n_sub)
+        prev_max = np.maximum.accumulate(np.concatenate(([-1], sid[:-1]))) if len(sid) else sid
+        first = np.flatnonzero(sid > prev_max)  # first occurrence of each substring id
+        sub_len = (occ_end - occ_start)[first]
+        coverage = count * sub_len
+        chars = np.flatnonzero(sub_len == 1)
+        multi = np.flatnonzero((sub_len > 1) & (count >= seed_min_count))
+        if seed_size is None:
+            seed_size = SEED_FACTOR * target_pieces
+        n_multi = max(0, seed_size - len(chars))
+        multi = multi[np.lexsort((multi, -coverage[multi]))][:n_multi]
+        selected = np.sort(np.concatenate((chars, multi)))
+        piece_of = np.full(n_sub, -1, dtype=np.int64)
+        piece_of[selected] = np.arange(len(selected))
+        text_start = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        at = (text_start[occ_lat] + occ_start)[first[selected]].tolist()
+        self.pieces = [joined[a:a + n] for a, n in zip(at, sub_len[selected].tolist())]
+        self.piece_len = sub_len[selected]
+        self.occ_text = occ_lat[first[selected]]
+        self.occ_start = occ_start[first[selected]]
+        # rank of each piece string, for exact tie-breaking in numpy
+        self.piece_rank = np.empty(len(self.pieces), dtype=np.int64)
+        self.piece_rank[sorted(range(len(self.pieces)), key=self.pieces.__getitem__)] = np.arange(len(self.pieces))
+        self.logp = np.log(coverage[selected]) - np.log(coverage[selected].sum())
+        keep = piece_of[sid] >= 0
+        self.lattice = Lattices(lengths, occ_lat[keep], occ_start[keep], occ_end[keep], piece_of[sid[keep]])
+        self.alive = np.ones(len(self.pieces), dtype=bool)
+        self.n_chars = len(chars)
+
+    should_stop = None  # set to a callable: checked between the phases of a round (raises Cancelled)
+
+    def _check_stop(self) -> None:
+        if self.should_stop is not None and self.should_stop():
+            raise Cancelled()
+
+    @property
+    def size(self) -> int:
+        return int(self.alive.sum())
+
+    def next_size(self, size: int | None = None) -> int:
+        """How many of `size` (default: the current size) pieces the next prune keeps:
+        ``floor(size * (1 - prune_fraction))``, but at least the target, at most
+        ``size - 1``, and the target itself when the usual cut would leave less than 10% above
+        it (no tiny last round)."""
+        size = self.size if size is None else size
+        keep = int(size * (1.0 - self.prune_fraction))
+        if keep < self.target * 1.1:
+            keep = self.target
+        return max(self.target, min(keep, size - 1))
+
+    def rounds_needed(self) -> int:
+        """How many prune rounds will follow round 0 (fewer if only characters are left)."""
+        size, n = self.size, 0
+        while size > max(self.target, self.n_chars):
+            size, n = self.next_size(size), n + 1
+        return n
+
+    # -- EM -------------------------------------------------------------------------------------
+
+    def _m_step(self, counts: np.ndarray) -> np.ndarray:
+        c = np.where(self.alive, np.maximum(counts, _FLOOR), 0.0)
+        with np.errstate(divide="ignore"):
+            return np.where(self.alive, np.log(c) - np.log(c.sum()), -np.inf)
+
+    def _em(self) -> tuple[float, ...]:
+        lls = []
+        for _ in range(self.em_iterations):
+            self._check_stop()
+            counts, ll = self.lattice.expected_counts(self.logp, self.weights, len(self.pieces))
+            lls.append(ll)
+            self.logp = self._m_step(counts)
+        lls.append(float(np.dot(self.weights, self.lattice.log_z(self.logp))))
+        return tuple(lls)
+
+    def _scores(self) -> tuple[np.ndarray, np.ndarray]:
+        """(integer scores, the same as exact floats; dead pieces -inf)."""
+        q = np.zeros(len(self.pieces), dtype=np.int64)
+        q[self.alive] = quantize(self.logp[self.alive])
+        qf = np.where(self.alive, q / SCORE_SCALE, -np.inf)
+        return q, qf
+
+    # -- pruning --------------------------------------------------------------------------------
+
+    def _alternatives(self, idx: np.ndarray, qf: np.ndarray):
+        """Best segmentation of each piece ``idx[k]`` without the piece itself, as arrays
+        (k, start, end, piece), one row per token."""
+        lat = self.lattice
+        n = self.piece_len[idx]
+        os = self.occ_start[idx]
+        node_lo = lat.node_off[self.occ_text[idx]] + os
+        lo = np.searchsorted(lat.src, node_lo)
+        hi = np.searchsorted(lat.src, node_lo + n)
+        cnt = hi - lo
+        k = np.repeat(np.arange(len(idx)), cnt)
+        e = np.arange(int(cnt.sum())) + np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
+        rs, re = lat.start[e] - os[k], lat.end[e] - os[k]
+        ok = (re <= n[k]) & ~((rs == 0) & (re == n[k]))
+        sub = Lattices(n, k[ok], rs[ok], re[ok], lat.piece[e[ok]])
+        return sub.viterbi(qf)
+
+    def _prune(self, q: np.ndarray, qf: np.ndarray, freq: np.ndarray) -> tuple[PrunedPiece, ...]:
+        n_prune = self.size - self.next_size()
+        cand = np.flatnonzero(self.alive & (self.piece_len > 1))
+        if not len(cand):
+            return ()
+        used = cand[freq[cand] > 0]
+        loss = np.zeros(len(self.pieces))
+        alts: dict[int, tuple[str, ...]] = {}
+        if len(used):
+            k, s, _, p = self._alternatives(used, qf)
+            self._check_stop()
+            total = freq.sum()
+            fi = freq[used]
+            n_alt = np.bincount(k, minlength=len(used))
+            logsum_alt = np.log(total + fi * (n_alt - 1))
+            term = np.log(freq[p] + fi[k]) - logsum_alt[k]
+            logprob_alt = np.bincount(k, weights=term, minlength=len(used))
+            loss[used] = fi * (np.log(fi) - np.log(total) - logprob_alt)
+            alts_of = (used, k, s, p)
+        order = np.lexsort((self.piece_rank[cand], q[cand], loss[cand]))
+        chosen = cand[order[:n_prune]]
+        is_chosen = np.zeros(len(self.pieces), dtype=bool)
+        is_chosen[chosen] = True
+        if len(used):
+            alts.update(self._alt_strings(*alts_of, is_chosen))
+        ch = chosen.tolist()
+        out = tuple(map(
+            PrunedPiece,
+            [self.pieces[x] for x in ch],
+            loss[chosen].tolist(),
+            np.rint(freq[chosen]).astype(np.int64).tolist(),
+            q[chosen].tolist(),
+            [alts.get(x, ()) for x in ch],
+        ))
+        self.alive[chosen] = False
+        self.lattice = self.lattice.subset(self.alive[self.lattice.piece])
+        live = self.logp[self.alive]
+        top = live.max()
+        self.logp = np.where(self.alive, self.logp - (top + np.log(np.exp(live - top).sum())), -np.inf)
+        return out
+
+    def _alt_strings(self, idx, k, s, p, wanted: np.ndarray) -> dict[int, tuple[str, ...]]:
+        """{piece: its alternative as strings} for the pieces ``idx[k]`` marked in `wanted`."""
+        rows = wanted[idx[k]]
+        k, s, p = k[rows], s[rows], p[rows]
+        order = np.lexsort((s, k))
+        k, p = k[order], p[order]
+        if not len(k):
+            return {}
+        names = list(map(self.pieces.__getitem__, p.tolist()))
+        cuts = (np.flatnonzero(np.diff(k)) + 1).tolist()
+        starts, ends = [0, *cuts], [*cuts, len(k)]
+        return {x: tuple(names[a:b]) for x, a, b in zip(idx[k[starts]].tolist(), starts, ends)}
+
+    # -- rounds ---------------------------------------------------------------------------------
+
+    def _record(self, index: int, lls: tuple[float, ...], q: np.ndarray, freq: np.ndarray, pruned) -> UnigramRound:
+        alive = np.flatnonzero(self.alive)
+        order = alive[np.lexsort((self.piece_rank[alive], -q[alive]))].tolist()
+        return UnigramRound(
+            index=index,
+            vocab_size=self.n_special + len(order),
+            log_likelihood=lls[-1],
+            em_log_likelihood=lls,
+            viterbi_tokens=int(round(freq.sum())),
+            pruned=pruned,
+            pieces=tuple(map(self.pieces.__getitem__, order)),
+            scores=tuple(q[order].tolist()),
+        )
+
+    def rounds(self) -> Iterator[UnigramRound]:
+        """Round 0 (seed + EM), then prune + EM rounds until the target size is reached."""
+        index = 0
+        pruned: tuple[PrunedPiece, ...] = ()
+        while True:
+            lls = self._em()
+            self._check_stop()
+            q, qf = self._scores()
+            lat, _, _, piece = self.lattice.viterbi(qf)
+            self._check_stop()
+            freq = np.bincount(piece, weights=self.weights[lat], minlength=len(self.pieces))
+            yield self._record(index, lls, q, freq, pruned)
+            if self.size <= self.target:
+                return
+            pruned = self._prune(q, qf, freq)
+            if not pruned:
+                return  # only single characters are left
+            index += 1

@@ -1,0 +1,329 @@
+"""WordPiece: settings, a training run in stages, its timeline, and model files.
+
+The pieces: `WordPieceSettings` (every option), `WordPieceTraining` (``prepare()`` counts the
+corpus, ``steps()`` yields `WordPieceStep` merges, ``run()`` drains them; the same stages as the
+BPE `Training`), `WordPieceTimeline` (settings + base symbols + ordered merges: the single source
+of truth; step k = the first k merges) and `WordPieceTokenizer` (``timeline.tokenizer()``).
+`to_json` / `from_json` turn a timeline into a versioned JSON dict and back.
+
+Words longer than ``max_word_chars`` are left out of training (the encoder turns them into
+``[UNK]`` anyway). Id layout: 0 ``[UNK]``, then the special tokens, then the base symbols (plain characters, then
+``##`` characters, each sorted by code point), then one id per merge. `vocab_size` counts all of
+them. Training rules (score, ties) are in `tokviz.core.wordpiece.trainer`; encoding rules in
+`tokviz.core.wordpiece.tokenizer`.
+
+    >>> t = train_wordpiece(WordPieceSettings(merges=3), texts=["hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5])
+    >>> [s.text for s in t.steps]
+    ['##gs', 'hu', 'hugs']
+    >>> t.tokenizer().encode("hugs hug mug").tokens
+    [b'hugs', b'hu', b'##g', b'[UNK]']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+
+from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
+from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
+from tokviz.core.text.split import parse_split
+from tokviz.core.algorithm.piece_tokenizer import check_header, check_specials, need
+from .tokenizer import MAX_WORD_CHARS, WordPieceMatch, WordPieceTokenizer, split_form
+from .trainer import CONTINUATION, WordPieceCandidate, WordPieceStep, WordPieceTrainer, base_symbols
+
+FORMAT_NAME = "tokviz-wordpiece"
+FORMAT_VERSION = 1
+STEP_COLUMNS = ["left", "right", "count", "left_count", "right_count", "length", "candidates"]
+CANDIDATE_COLUMNS = ["left", "right", "count", "left_count", "right_count", "first_chunk", "first_offset"]
+
+__all__ = [
+    "CONTINUATION",
+    "MAX_WORD_CHARS",
+    "WordPieceCandidate",
+    "WordPieceMatch",
+    "WordPieceSettings",
+    "WordPieceStep",
+    "WordPieceTimeline",
+    "WordPieceTokenizer",
+    "WordPieceTrainer",
+    "WordPieceTraining",
+    "from_json",
+    "to_json",
+    "train_wordpiece",
+]
+
+
+@dataclass(frozen=True)
+class WordPieceSettings:
+    """Every option of a WordPiece run. `vocab_size` counts [UNK] + specials + base + merges."""
+
+    vocab_size: int | None = None
+    merges: int | None = None
+    split: str = "whitespace"
+    min_count: int = 1
+    special_tokens: tuple[str, ...] = ()
+    max_word_chars: int = MAX_WORD_CHARS
+
+    algorithm = "wordpiece"
+
+    def validate(self) -> "WordPieceSettings":
+        """Raise `SettingsError` / `SplitError` for settings that cannot work; return self."""
+        parse_split(self.split)
+        if self.vocab_size is not None and self.merges is not None:
+            raise SettingsError("give either a vocabulary size or a number of merges, not both")
+        if self.vocab_size is not None and self.vocab_size < 1:
+            raise SettingsError(f"vocabulary size must be positive, got {self.vocab_size}")
+        if self.merges is not None and self.merges < 0:
+            raise SettingsError(f"number of merges cannot be negative, got {self.merges}")
+        if self.min_count < 1:
+            raise SettingsError(f"minimum count must be at least 1, got {self.min_count}")
+        if self.max_word_chars < 1:
+            raise SettingsError(f"maximum word length must be at least 1, got {self.max_word_chars}")
+        check_specials(self.special_tokens)
+        return self
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["special_tokens"] = list(self.special_tokens)
+        return d
+
+    @classmethod
+    def from_json(cls, d: Mapping) -> "WordPieceSettings":
+        unknown = set(d) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise SettingsError(f"unknown settings: {', '.join(sorted(unknown))}")
+        d = dict(d)
+        d["special_tokens"] = tuple(d.get("special_tokens", ()))
+        return cls(**d).validate()
+
+
+@dataclass
+class WordPieceTimeline:
+    """Settings + base symbols + ordered merges. Step k means "the first k merges"."""
+
+    settings: WordPieceSettings
+    symbols: tuple[str, ...]  # base vocabulary forms ("a", "##a")
+    steps: list[WordPieceStep] = field(default_factory=list)
+    corpus_length: int = 0  # weighted corpus length in characters, before any merge
+    n_chunks: int = 0  # distinct words the trainer saw
+    finished: bool = False
+
+    algorithm = "wordpiece"
+
+    @property
+    def n_merges(self) -> int:
+        return len(self.steps)
+
+    @property
+    def n_special(self) -> int:
+        return 1 + len(self.settings.special_tokens)
+
+    @property
+    def base_size(self) -> int:
+        return len(self.symbols)
+
+    @property
+    def unk_id(self) -> int:
+        return 0
+
+    @property
+    def special_ids(self) -> dict[str, int]:
+        return {s: 1 + i for i, s in enumerate(self.settings.special_tokens)}
+
+    @property
+    def vocab_size(self) -> int:
+        return self.n_special + self.base_size + self.n_merges
+
+    def _clamp(self, step: int | None) -> int:
+        return self.n_merges if step is None else max(0, min(int(step), self.n_merges))
+
+    def merges(self, step: int | None = None) -> list[tuple[int, int]]:
+        return [s.pair for s in self.steps[: self._clamp(step)]]
+
+    def token_forms(self) -> list[str]:
+        """Vocabulary form of every id: [UNK], specials, base symbols, merges."""
+        return ["[UNK]", *self.settings.special_tokens, *self.symbols, *(s.text for s in self.steps)]
+
+    def token_bytes(self) -> list[bytes]:
+        """`token_forms` as UTF-8 (as `Timeline.token_bytes`)."""
+        return [f.encode("utf-8") for f in self.token_forms()]
+
+    @property
+    def n_steps(self) -> int:
+        return self.n_merges
+
+    def length_at(self, step: int) -> int:
+        """Corpus length in tokens after the first `step` merges."""
+        k = self._clamp(step)
+        return self.corpus_length if k == 0 else self.steps[k - 1].length
+
+    def tokenizer(self) -> WordPieceTokenizer:
+        """The tokenizer of this timeline; pass ``step=k`` to its methods to use k merges."""
+        return WordPieceTokenizer.from_timeline(self)
+
+
+def merge_budget(settings: WordPieceSettings, base_size: int) -> int | None:
+    """How many merges the settings allow (None: until no pair is left)."""
+    if settings.merges is not None:
+        return settings.merges
+    if settings.vocab_size is None:
+        return None
+    fixed = 1 + len(settings.special_tokens) + base_size
+    if settings.vocab_size < fixed:
+        raise SettingsError(
+            f"vocabulary size {settings.vocab_size} is too small: [UNK], the special tokens and the "
+            f"{base_size} base symbols already take {fixed} ids; choose a size of at least {fixed}"
+        )
+    return settings.vocab_size - fixed
+
+
+class WordPieceTraining:
+    """One WordPiece run in stages: `prepare()` (read + count), then iterate `steps()`."""
+
+    def __init__(
+        self,
+        settings: WordPieceSettings,
+        *,
+        texts: Sequence[str] = (),
+        table: Mapping[str, int] | None = None,
+    ) -> None:
+        self.settings = settings.validate()
+        self.texts = list(texts)
+        self.table = table
+        self.timeline: WordPieceTimeline | None = None
+        self.budget: int | None = None
+        self._trainer: WordPieceTrainer | None = None
+
+    def prepare(
+        self,
+        *,
+        should_stop: ShouldStop | None = None,
+        progress: Progress | None = None,
+        processes: int | None = None,
+        mp_context: str | None = None,
+    ) -> WordPieceTimeline:
+        """Count the words and set up the trainer. Raises `CorpusError` for an empty corpus."""
+        s = self.settings
+        splitter = parse_split(s.split)
+        if self.table is not None:
+            counts = count_word_table(self.table, splitter, specials=s.special_tokens)
+        else:
+            counts = count_chunks(
+                self.texts, splitter, specials=s.special_tokens, processes=processes,
+                mp_context=mp_context, should_stop=should_stop, progress=progress,
+            )
+        if not counts:
+            raise CorpusError("the corpus has no text to train on (it is empty after splitting)")
+        # a word longer than max_word_chars always encodes as [UNK]: nothing to learn from it
+        counts = {w: n for w, n in counts.items() if len(w) <= s.max_word_chars}
+        if not counts:
+            raise CorpusError(
+                f"every word is longer than {s.max_word_chars} characters; choose a split that "
+                f"cuts the text into words (whitespace, gpt2, ...) or raise the maximum word length"
+            )
+        symbols = base_symbols(counts)
+        self.budget = merge_budget(s, len(symbols))
+        first_id = 1 + len(s.special_tokens)
+        self._trainer = WordPieceTrainer(
+            list(counts), list(counts.values()), symbols=symbols, first_id=first_id, min_count=s.min_count
+        )
+        self.timeline = WordPieceTimeline(s, tuple(symbols), corpus_length=self._trainer.length, n_chunks=len(counts))
+        return self.timeline
+
+    def steps(self) -> Iterator[WordPieceStep]:
+        """Yield each merge as it is made, appending it to `self.timeline`."""
+        if self._trainer is None:
+            self.prepare()
+        assert self._trainer is not None and self.timeline is not None
+        for step in self._trainer.steps(max_merges=self.budget):
+            self.timeline.steps.append(step)
+            yield step
+        self.timeline.finished = True
+
+    def run(self) -> WordPieceTimeline:
+        for _ in self.steps():
+            pass
+        assert self.timeline is not None
+        return self.timeline
+
+
+def train_wordpiece(
+    settings: WordPieceSettings, *, texts: Sequence[str] = (), table: Mapping[str, int] | None = None
+) -> WordPieceTimeline:
+    """Train to completion: ``train_wordpiece(WordPieceSettings(vocab_size=1000), texts=[text])``."""
+    return WordPieceTraining(settings, texts=texts, table=table).run()
+
+
+# -- model files --------------------------------------------------------------------------------
+
+
+def to_json(timeline: WordPieceTimeline) -> dict:
+    """The JSON-ready dict of a timeline: ``{"format": "tokviz-wordpiece", "version": 1, ...}``.
+
+    Steps are rows under a column header; scores and token strings are derived, not stored.
+    """
+    rows = []
+    for s in timeline.steps:
+        cands = [[*c.pair, c.count, c.left_count, c.right_count, c.first_chunk, c.first_offset] for c in s.candidates]
+        rows.append([*s.pair, s.count, s.left_count, s.right_count, s.length, cands])
+    return {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "algorithm": "wordpiece",
+        "settings": timeline.settings.to_json(),
+        "symbols": list(timeline.symbols),
+        "corpus_length": timeline.corpus_length,
+        "n_chunks": timeline.n_chunks,
+        "finished": timeline.finished,
+        "steps": {"columns": STEP_COLUMNS, "candidate_columns": CANDIDATE_COLUMNS, "rows": rows},
+    }
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def from_json(d: object) -> WordPieceTimeline:
+    """Rebuild a timeline from `to_json`'s dict, checking every field (`ModelFormatError`)."""
+    d = check_header(d, FORMAT_NAME, FORMAT_VERSION)
+    try:
+        settings = WordPieceSettings.from_json(d["settings"])
+        symbols = d["symbols"]
+        need(isinstance(symbols, list) and all(isinstance(s, str) for s in symbols), "symbols must be strings")
+        kinds = []
+        for s in symbols:
+            try:
+                kinds.append(split_form(s)[0])
+            except ValueError as exc:
+                raise ModelFormatError(f"corrupt model: {exc}") from None
+        steps_d = d["steps"]
+        need(steps_d.get("columns") == STEP_COLUMNS, "unknown step columns")
+        n_special = 1 + len(settings.special_tokens)
+        forms = list(symbols)
+        steps = []
+        for rank, row in enumerate(steps_d["rows"]):
+            need(isinstance(row, list) and len(row) == len(STEP_COLUMNS), f"step {rank} is malformed")
+            *nums, cands = row
+            need(all(_is_int(x) for x in nums) and isinstance(cands, list), f"step {rank} is malformed")
+            a, b, count, lc, rc, length = nums
+            n = n_special + len(forms)
+            need(n_special <= a < n and n_special <= b < n and kinds[b - n_special], f"step {rank} refers to an unknown or non-continuation id")
+            need(count > 0 and lc > 0 and rc > 0, f"step {rank} has a zero count")
+            form = forms[a - n_special] + forms[b - n_special][len(CONTINUATION):]
+            cand_objs = []
+            for c in cands:
+                need(isinstance(c, list) and len(c) == len(CANDIDATE_COLUMNS) and all(_is_int(x) for x in c) and c[3] > 0 and c[4] > 0,
+                     f"step {rank} has a malformed candidate")
+                cand_objs.append(WordPieceCandidate((c[0], c[1]), c[2] / (c[3] * c[4]), *c[2:]))
+            steps.append(WordPieceStep(rank, (a, b), n, form.encode("utf-8"), count / (lc * rc), count, lc, rc, length, tuple(cand_objs)))
+            forms.append(form)
+            kinds.append(kinds[a - n_special])
+        corpus_length, n_chunks = d.get("corpus_length", 0), d.get("n_chunks", 0)
+        need(_is_int(corpus_length) and _is_int(n_chunks), "bad corpus figures")
+        return WordPieceTimeline(settings, tuple(symbols), steps, corpus_length, n_chunks, bool(d.get("finished", True)))
+    except TokvizError as exc:
+        if isinstance(exc, ModelFormatError):
+            raise
+        raise ModelFormatError(f"corrupt model: {exc}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ModelFormatError(f"corrupt model: missing or malformed {exc}") from None

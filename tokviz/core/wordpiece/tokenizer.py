@@ -1,0 +1,200 @@
+"""`WordPieceTokenizer`: BERT-style greedy longest-match-first encoding, at any step.
+
+Each chunk (word) is encoded on its own. From position 0, take the longest plain piece that is a
+prefix of the word; from every later position, the longest continuation piece (``##...``) that
+starts there. If at some position no piece matches, the whole word becomes one ``[UNK]`` (BERT's
+rule), as does a word longer than `max_word_chars` characters (default 100). Example with the
+vocabulary ``un, ##believ, ##able, ##a, ##b, ...``: ``unbelievable`` -> ``un ##believ ##able``
+(``unb``, ``unbe``, ... are tried first, longest first, and are not pieces).
+
+Step k uses the base vocabulary and the first k merges. Decoding follows BERT: a continuation
+piece joins the previous token, any other token starts a new word after a space, so
+``decode(encode(text).ids) == " ".join(text.split())`` for whitespace splitting when nothing is
+unknown. What this leaves out: training (`tokviz.core.wordpiece.trainer`), model files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tokviz.core.errors import EncodeError
+from tokviz.core.text.split import Splitter, parse_split
+from tokviz.core.bpe.units import UNK_TOKEN
+from tokviz.core.algorithm.piece_tokenizer import UNK_ID, ChunkResult, PieceTokenizer
+from .trainer import CONTINUATION
+
+if TYPE_CHECKING:
+    from .timeline import WordPieceTimeline
+
+MAX_WORD_CHARS = 100
+_N_VOCABS = 4  # how many step vocabularies stay built
+
+
+@dataclass(frozen=True, slots=True)
+class WordPieceMatch:
+    """One greedy match while encoding a word (see `WordPieceTokenizer.explain`)."""
+
+    start: int  # character span of the match in the word
+    end: int
+    id: int  # the piece's id, or UNK_ID when the word cannot be covered
+    token: str  # vocabulary form, e.g. "##able", or "[UNK]"
+    tried: tuple[str, ...]  # longer candidates looked up first and not in the vocabulary
+    reason: str = ""  # why the word became [UNK] ("" otherwise)
+
+
+def split_form(form: str) -> tuple[bool, str]:
+    """(is continuation, text) of a base symbol: ``"##a"`` -> (True, "a"), ``"a"`` -> (False, "a")."""
+    if len(form) == 1:
+        return False, form
+    if form.startswith(CONTINUATION) and len(form) == len(CONTINUATION) + 1:
+        return True, form[len(CONTINUATION):]
+    raise ValueError(f"not a base symbol: {form!r} (expected one character or '##' + one character)")
+
+
+class WordPieceTokenizer(PieceTokenizer):
+    """Base symbols + ordered merges (ids after ``[UNK]`` and the special tokens)."""
+
+    def __init__(
+        self,
+        symbols: Sequence[str],
+        merges: Sequence[tuple[int, int]],
+        splitter: Splitter,
+        *,
+        special_tokens: Sequence[str] = (),
+        max_word_chars: int = MAX_WORD_CHARS,
+        name: str = "wordpiece",
+    ) -> None:
+        n_special = 1 + len(special_tokens)
+        self.symbols = tuple(symbols)
+        self.merges = [tuple(m) for m in merges]
+        self.max_word_chars = max_word_chars
+        self.name = name
+        cont = [False] * n_special  # id -> is a continuation piece
+        text = [""] * n_special  # id -> piece text without "##"
+        for form in self.symbols:
+            c, t = split_form(form)
+            cont.append(c)
+            text.append(t)
+        for r, (a, b) in enumerate(self.merges):
+            n = len(text)
+            if not (n_special <= a < n and n_special <= b < n) or not cont[b]:
+                raise EncodeError(f"merge {r} ({a}, {b}) is not a pair of known pieces with a continuation on the right")
+            cont.append(cont[a])
+            text.append(text[a] + text[b])
+        self._cont, self._text = cont, text
+        forms = [UNK_TOKEN.encode(), *(s.encode("utf-8") for s in special_tokens)]
+        forms += [((CONTINUATION if c else "") + t).encode("utf-8") for c, t in zip(cont[n_special:], text[n_special:])]
+        super().__init__(forms, splitter, special_tokens)
+        self._vocabs: dict[int, tuple[dict[str, int], dict[str, int], int]] = {}
+
+    @classmethod
+    def from_timeline(cls, timeline: "WordPieceTimeline") -> "WordPieceTokenizer":
+        s = timeline.settings
+        return cls(
+            timeline.symbols,
+            timeline.merges(),
+            parse_split(s.split),
+            special_tokens=s.special_tokens,
+            max_word_chars=s.max_word_chars,
+        )
+
+    # -- vocabulary ---------------------------------------------------------------------------
+
+    @property
+    def n_merges(self) -> int:
+        return len(self.merges)
+
+    def _step_key(self, step: int | None) -> int:
+        if step is None:
+            return len(self.merges)
+        return max(0, min(int(step), len(self.merges)))
+
+    def n_vocab_at(self, step: int | None = None) -> int:
+        return self.n_special + len(self.symbols) + self._step_key(step)
+
+    def is_continuation(self, token_id: int) -> bool:
+        self._check_ids([token_id])
+        return self._cont[token_id]
+
+    def _vocab(self, step: int) -> tuple[dict[str, int], dict[str, int], int]:
+        """(plain text -> id, continuation text -> id, longest piece) at `step`; lowest id wins."""
+        hit = self._vocabs.get(step)
+        if hit is None:
+            if len(self._vocabs) >= _N_VOCABS:
+                del self._vocabs[next(iter(self._vocabs))]
+            plain: dict[str, int] = {}
+            cont: dict[str, int] = {}
+            longest = 0
+            for i in range(self.n_special, self.n_vocab_at(step)):
+                t = self._text[i]
+                (cont if self._cont[i] else plain).setdefault(t, i)
+                longest = max(longest, len(t))
+            hit = self._vocabs[step] = (plain, cont, longest)
+        return hit
+
+    # -- encoding -----------------------------------------------------------------------------
+
+    def _encode_chunk(self, chunk: str, step: int) -> ChunkResult:
+        n = len(chunk)
+        if n > self.max_word_chars:
+            return (UNK_ID,), ((0, n),)
+        plain, cont, longest = self._vocab(step)
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        start = 0
+        index = plain
+        while start < n:
+            end = min(n, start + longest)
+            while end > start:
+                t = index.get(chunk[start:end])
+                if t is not None:
+                    break
+                end -= 1
+            else:
+                return (UNK_ID,), ((0, n),)
+            ids.append(t)
+            spans.append((start, end))
+            start = end
+            index = cont
+        return tuple(ids), tuple(spans)
+
+    def explain(self, word: str, *, step: int | None = None) -> list[WordPieceMatch]:
+        """The greedy matches for `word` (one chunk), with the longer candidates tried first.
+
+        A word that cannot be covered ends with an ``[UNK]`` entry whose `reason` says why (its
+        span is the rest of the word; the encoding is then a single ``[UNK]`` for the word).
+        """
+        n = len(word)
+        if n > self.max_word_chars:
+            return [WordPieceMatch(0, n, UNK_ID, UNK_TOKEN, (), f"word longer than {self.max_word_chars} characters")]
+        plain, cont, longest = self._vocab(self._step_key(step))
+        out = []
+        start = 0
+        while start < n:
+            index, prefix = (plain, "") if start == 0 else (cont, CONTINUATION)
+            tried = []
+            end = min(n, start + longest)
+            while end > start:
+                t = index.get(word[start:end])
+                if t is not None:
+                    out.append(WordPieceMatch(start, end, t, prefix + word[start:end], tuple(tried)))
+                    break
+                tried.append(prefix + word[start:end])
+                end -= 1
+            else:
+                out.append(WordPieceMatch(start, n, UNK_ID, UNK_TOKEN, tuple(tried), f"no piece matches at character {start}"))
+                return out
+            start = end
+        return out
+
+    # -- decoding -----------------------------------------------------------------------------
+
+    def _surface(self, token_id: int, first: bool) -> str:
+        special = self._special_surface(token_id)
+        if special is not None:
+            return special if first else " " + special
+        if self._cont[token_id]:
+            return self._text[token_id]
+        return self._text[token_id] if first else " " + self._text[token_id]

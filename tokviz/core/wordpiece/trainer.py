@@ -1,0 +1,479 @@
+"""Incremental WordPiece training: a generator of `WordPieceStep` records, one per merge.
+
+The corpus is a list of distinct words (chunks, in order of first appearance) with counts. A word
+starts as characters: the first is a plain piece (``u``), every other one a continuation piece
+(``##n``). The base vocabulary is the plain characters sorted by code point, then the continuation
+characters sorted by code point.
+
+Each step merges the pair (a, b) with the highest score
+
+    score(a, b) = count(ab) / (count(a) * count(b))
+
+where count(ab) is the weighted number of adjacent occurrences of the pair and count(a) the
+weighted number of occurrences of token a, both in the current segmentation of the corpus.
+Worked example: ``hug x10, pug x5, pun x12, bun x4, hugs x5`` (the Hugging Face course corpus):
+count(##g) = 20, count(##s) = 5, count(##g ##s) = 5, so score(##g, ##s) = 5 / (20 * 5) = 1/20,
+which beats the most frequent pair (##u, ##g) = 20 / (36 * 20) = 1/36.
+
+Ties, exactly: equal scores (compared as exact fractions) go to the pair whose first occurrence
+comes first: words in order of first appearance, then the pair's character offset in the word
+(the BPE trainer's rule). Counting is naive (``##a ##a ##a`` holds the pair twice) and a merge
+replaces occurrences left to right. The merged token is plain if its left part is plain, else a
+continuation: ``h`` + ``##u`` -> ``hu``, ``##u`` + ``##g`` -> ``##ug``. Pairs below `min_count`
+never win. The same piece string can in principle come out of two different merges; it then
+has two ids and encoders use the lower one.
+
+How it stays fast: a merge revisits only the words that contain the pair, and only the pairs
+next to a merged site change count. Scores also change when count(a) or count(b) change, which
+touches every pair containing a or b. Pairs are therefore grouped by their right token b: inside
+group b the order is that of count(xb) / count(x) (count(b) is common to all), so when count(b)
+falls the group keeps its order and only its one entry in the global heap moves. When count(a)
+falls, the pairs (a, y) move up inside their groups (a left token has few distinct right
+neighbours). Entries are otherwise lazy: a pair's count only falls after the step that creates
+it and its first occurrence only moves later, so a stale entry is never worse than the truth.
+Keys are exact integers, ``count(ab) * 2**K // (count(a) * count(b))`` (and ``... // count(a)``
+inside a group), with ``2**K`` above the square of any denominator, so distinct fractions never
+share a key and equal fractions always do.
+
+What this leaves out: counting the corpus (`tokviz.core.text.chunks`), settings, timelines and ids of
+special tokens (`tokviz.core.wordpiece.timeline`), encoding (`tokviz.core.wordpiece.tokenizer`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+CONTINUATION = "##"
+N_CANDIDATES = 5
+_SHIFT = 32
+_MASK = (1 << _SHIFT) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class WordPieceCandidate:
+    """A pair that could have been merged at a step, with its score and the raw counts."""
+
+    pair: tuple[int, int]
+    score: float  # count / (left_count * right_count)
+    count: int  # weighted count of the pair
+    left_count: int  # weighted count of the left token
+    right_count: int  # weighted count of the right token
+    first_chunk: int  # index of the word (in order of first appearance) of the first occurrence
+    first_offset: int  # character offset of the pair in that word
+
+
+@dataclass(frozen=True, slots=True)
+class WordPieceStep:
+    """One merge of a WordPiece timeline. Step k = the base vocabulary + the first k merges."""
+
+    rank: int  # 0-based merge index
+    pair: tuple[int, int]  # (left id, right id)
+    id: int  # id of the new token
+    token: bytes  # vocabulary form of the new token, UTF-8 (b"##ug" for a continuation)
+    score: float  # count / (left_count * right_count) when it won
+    count: int  # weighted count of the pair when it won
+    left_count: int
+    right_count: int
+    length: int  # corpus length in tokens (weighted) after the merge
+    candidates: tuple[WordPieceCandidate, ...] = ()  # best pairs at this step, winner first
+
+    @property
+    def text(self) -> str:
+        return self.token.decode("utf-8")
+
+    @property
+    def exact_score(self) -> Fraction:
+        return Fraction(self.count, self.left_count * self.right_count)
+
+
+def base_symbols(words: Sequence[str]) -> list[str]:
+    """The base vocabulary of `words`: plain first characters, then ``##`` characters.
+
+    >>> base_symbols(["hug", "bun"])
+    ['b', 'h', '##g', '##n', '##u']
+    """
+    first, rest = set(), set()
+    for w in words:
+        if w:
+            first.add(w[0])
+            rest.update(w[1:])
+    return sorted(first) + [CONTINUATION + c for c in sorted(rest)]
+
+
+def symbolize(word: str, index: dict[str, int]) -> list[int]:
+    """Base ids of `word` (``index`` maps vocabulary forms to ids); unknown characters -> -1."""
+    if not word:
+        return []
+    return [index.get(word[0], -1)] + [index.get(CONTINUATION + c, -1) for c in word[1:]]
+
+
+class WordPieceTrainer:
+    """Holds the mutable training state; iterate `steps()` to run merges one at a time.
+
+    Ids: base symbol i gets ``first_id + i``; merge r gets ``first_id + len(symbols) + r``.
+
+    >>> t = WordPieceTrainer(["hug", "pug", "pun", "bun", "hugs"], [10, 5, 12, 4, 5])
+    >>> [(s.text, s.count, s.left_count, s.right_count) for s in t.steps(max_merges=2)]
+    [('##gs', 5, 20, 5), ('hu', 15, 15, 36)]
+    """
+
+    def __init__(
+        self,
+        words: Sequence[str],
+        weights: Sequence[int],
+        *,
+        symbols: Sequence[str] | None = None,
+        first_id: int = 0,
+        min_count: int = 1,
+        n_candidates: int = N_CANDIDATES,
+    ) -> None:
+        if len(words) != len(weights):
+            raise ValueError("words and weights differ in length")
+        if any(w <= 0 for w in weights):
+            raise ValueError("word counts must be positive")
+        self.symbols = list(base_symbols(words) if symbols is None else symbols)
+        self.first_id = first_id
+        self.min_count = max(1, min_count)
+        self.n_candidates = max(1, n_candidates)
+        index = {s: i for i, s in enumerate(self.symbols)}
+        self.forms = list(self.symbols)  # internal id -> vocabulary form
+        self.tok_len = [1] * len(self.symbols)  # internal id -> characters covered
+        self.tok_count = [0] * len(self.symbols)  # internal id -> weighted occurrences
+        self.words: list[list[int]] = []
+        self.weights = [int(w) for w in weights]
+        self.starts: list[int] = []  # global character position of each word's start
+        pos = 0
+        for word, w in zip(words, self.weights):
+            seq = symbolize(word, index)
+            if -1 in seq:
+                raise ValueError(f"word {word!r} has characters missing from the base symbols")
+            self.words.append(seq)
+            self.starts.append(pos)
+            pos += len(word)
+            for t in seq:
+                self.tok_count[t] += w
+        self.length = sum(len(s) * w for s, w in zip(self.words, self.weights))
+        # exact integer score keys: 2**K exceeds the square of any count(a) * count(b)
+        self._k = 4 * max(1, self.length).bit_length() + 2
+        self.rank = 0
+        self.pair_count: dict[int, int] = {}
+        self.pair_words: dict[int, list[int]] = {}  # tracked pairs only: words (ascending)
+        self.first_idx: dict[int, int] = {}  # lazy pointer into pair_words[key]
+        self.by_left: dict[int, set[int]] = {}  # token -> tracked pairs with it on the left
+        # Pairs are grouped by their right token b: groups[b] is a heap of (-count(ab) * 2**K //
+        # count(a), first position, key); pinned[key] is the pair's current entry there. The
+        # global heap holds one entry per group, (-score key, first position, b) of its best
+        # pair; group_pinned[b] is the current one.
+        # (A sequence number in every entry tells a pinned entry from an equal stale copy.)
+        self.groups: dict[int, list[tuple[int, int, int, int]]] = {}
+        self.pinned: dict[int, tuple[int, int, int]] = {}
+        self.group_pinned: dict[int, tuple[int, int, int]] = {}
+        self.heap: list[tuple[int, int, int, int]] = []
+        self._n = 0
+        self._count_initial_pairs()
+
+    # -- state --------------------------------------------------------------------------------
+
+    def _count_initial_pairs(self) -> None:
+        counts = self.pair_count
+        words_of: dict[int, list[int]] = {}
+        for wi, (seq, w) in enumerate(zip(self.words, self.weights)):
+            for i in range(len(seq) - 1):
+                k = (seq[i] << _SHIFT) | seq[i + 1]
+                counts[k] = counts.get(k, 0) + w
+                lst = words_of.get(k)
+                if lst is None:
+                    words_of[k] = [wi]
+                elif lst[-1] != wi:
+                    lst.append(wi)
+        for k, lst in words_of.items():
+            if counts[k] >= self.min_count:
+                self._track(k, lst)
+                self._push_pair(k, self._first_pos(k))
+
+    def _track(self, k: int, words: list[int]) -> None:
+        self.pair_words[k] = words
+        self.first_idx[k] = 0
+        self.by_left.setdefault(k >> _SHIFT, set()).add(k)
+
+    def _untrack(self, k: int) -> None:
+        if self.pair_words.pop(k, None) is not None:
+            del self.first_idx[k]
+            self.by_left[k >> _SHIFT].discard(k)
+        self.pinned.pop(k, None)
+
+    def _group_key(self, k: int) -> int:
+        """count(ab) * 2**K // count(a): the order of the scores among pairs with the same b."""
+        return (self.pair_count[k] << self._k) // self.tok_count[k >> _SHIFT]
+
+    def _score_key(self, k: int) -> int:
+        """count(ab) * 2**K // (count(a) * count(b)): the exact order of the scores."""
+        return (self.pair_count[k] << self._k) // (self.tok_count[k >> _SHIFT] * self.tok_count[k & _MASK])
+
+    def _first_pos(self, k: int) -> int:
+        """Global character position of the first live occurrence of pair `k`."""
+        a, b = k >> _SHIFT, k & _MASK
+        lst = self.pair_words[k]
+        i = self.first_idx[k]
+        tok_len = self.tok_len
+        while True:
+            w = lst[i]
+            seq = self.words[w]
+            off = 0
+            for j in range(len(seq) - 1):
+                if seq[j] == a and seq[j + 1] == b:
+                    self.first_idx[k] = i
+                    return self.starts[w] + off
+                off += tok_len[seq[j]]
+            i += 1
+
+    def _seq(self) -> int:
+        self._n += 1
+        return self._n
+
+    def _push_pair(self, k: int, pos: int) -> None:
+        """Give pair `k` an entry with its true key in its group (unless its entry there is
+        already as good) and raise the group if needed."""
+        neg = -self._group_key(k)
+        old = self.pinned.get(k)
+        if old is not None and old[:2] <= (neg, pos):
+            return
+        entry = (neg, pos, self._seq())
+        self.pinned[k] = entry
+        b = k & _MASK
+        group = self.groups.get(b)
+        if group is None:
+            group = self.groups[b] = []
+        heapq.heappush(group, (*entry, k))
+        self._offer_group(b, (-self._score_key(k), pos))
+
+    def _offer_group(self, b: int, g: tuple[int, int]) -> None:
+        """Give group `b` the global entry `g` if that is better than its current one."""
+        old = self.group_pinned.get(b)
+        if old is None or g < old[:2]:
+            entry = (*g, self._seq())
+            self.group_pinned[b] = entry
+            heapq.heappush(self.heap, (*entry, b))
+
+    def _group_top(self, b: int) -> tuple[int, int, int, int] | None:
+        """The best live entry (-group key, pos, seq, key) of group `b`, refreshing stale
+        entries; it is left in place."""
+        h = self.groups.get(b)
+        pinned, counts = self.pinned, self.pair_count
+        while h:
+            neg, pos, seq, k = h[0]
+            if pinned.get(k) != (neg, pos, seq):
+                heapq.heappop(h)  # superseded, or the pair is gone
+                continue
+            if counts[k] < self.min_count:
+                heapq.heappop(h)
+                self._untrack(k)
+                continue
+            true_neg = -self._group_key(k)
+            p = self._first_pos(k) if true_neg == neg else pos
+            if true_neg != neg or p != pos:
+                entry = pinned[k] = (true_neg, p, self._seq())
+                heapq.heapreplace(h, (*entry, k))
+                continue
+            return h[0]
+        return None
+
+    def _raise_group(self, b: int) -> None:
+        """Re-enter group `b` at its true best key (after count(b) fell)."""
+        top = self._group_top(b)
+        if top is not None:
+            self._offer_group(b, (-self._score_key(top[3]), top[1]))
+
+    # -- winner selection ---------------------------------------------------------------------
+
+    def _pop_group(self) -> tuple[int, tuple[int, int, int, int]] | None:
+        """Pop the group holding the best live pair: (b, its best entry). The group's global
+        entry leaves the heap (put it back with `_restore_group`); the pair entry stays."""
+        heap, gp = self.heap, self.group_pinned
+        while heap:
+            neg, pos, seq, b = heap[0]
+            if gp.get(b) != (neg, pos, seq):
+                heapq.heappop(heap)
+                continue
+            top = self._group_top(b)
+            if top is None:
+                heapq.heappop(heap)
+                del gp[b]
+                continue
+            g = (-self._score_key(top[3]), top[1])
+            if g != (neg, pos):
+                entry = gp[b] = (*g, self._seq())
+                heapq.heapreplace(heap, (*entry, b))
+                continue
+            heapq.heappop(heap)
+            return b, top
+        return None
+
+    def _restore_group(self, b: int) -> None:
+        heapq.heappush(self.heap, (*self.group_pinned[b], b))
+
+    def candidates(self, n: int) -> list[tuple[int, int, int]]:
+        """The `n` best live pairs as (-score key, first position, key), best first; the state
+        is left as it was. Groups are merged lazily: a pair from the next group enters only when
+        it beats every pair taken so far."""
+        found: list[tuple[int, int, int]] = []
+        taken_groups: list[int] = []
+        taken_pairs: list[tuple[int, tuple[int, int, int, int]]] = []
+        merge: list[tuple[int, int, int, int]] = []  # (-score key, pos, key, b)
+        nxt = self._pop_group()
+        while len(found) < n:
+            while nxt is not None and (not merge or (-self._score_key(nxt[1][3]), nxt[1][1]) < merge[0][:2]):
+                b, entry = nxt
+                taken_groups.append(b)
+                taken_pairs.append((b, heapq.heappop(self.groups[b])))
+                heapq.heappush(merge, (-self._score_key(entry[3]), entry[1], entry[3], b))
+                nxt = self._pop_group()
+            if not merge:
+                break
+            neg, pos, k, b = heapq.heappop(merge)
+            found.append((neg, pos, k))
+            top = self._group_top(b)
+            if top is not None:
+                taken_pairs.append((b, heapq.heappop(self.groups[b])))
+                heapq.heappush(merge, (-self._score_key(top[3]), top[1], top[3], b))
+        if nxt is not None:
+            taken_groups.append(nxt[0])
+        for b, entry in taken_pairs:
+            heapq.heappush(self.groups[b], entry)
+        for b in taken_groups:
+            self._restore_group(b)
+        return found
+
+    def _candidate(self, pos: int, k: int) -> WordPieceCandidate:
+        a, b = k >> _SHIFT, k & _MASK
+        c, ca, cb = self.pair_count[k], self.tok_count[a], self.tok_count[b]
+        w = bisect_right(self.starts, pos) - 1
+        fid = self.first_id
+        return WordPieceCandidate((a + fid, b + fid), c / (ca * cb), c, ca, cb, w, pos - self.starts[w])
+
+    # -- merging ------------------------------------------------------------------------------
+
+    def _merge(self, k: int, new: int) -> int:
+        """Merge every occurrence of pair `k` into token `new`; return the weighted sites."""
+        a, b = k >> _SHIFT, k & _MASK
+        lst = self.pair_words[k]
+        start = self.first_idx[k]
+        counts = self.pair_count
+        created: dict[int, None] = {}
+        merged_total = 0
+        for w in lst[start:]:
+            seq = self.words[w]
+            n = len(seq)
+            out: list[int] = []
+            sites: list[int] = []  # old positions of the merged sites
+            i = 0
+            while i < n:
+                if seq[i] == a and i + 1 < n and seq[i + 1] == b:
+                    sites.append(i)
+                    out.append(new)
+                    i += 2
+                else:
+                    out.append(seq[i])
+                    i += 1
+            if not sites:
+                continue
+            weight = self.weights[w]
+            merged_total += len(sites) * weight
+            # Only pairs touching a site change: old pairs i-1, i, i+1 of each site go, new
+            # pairs j-1, j of each new token j come (each index once; sites are ascending).
+            delta: dict[int, int] = {}
+            last = -1
+            for i in sites:
+                for p in (i - 1, i, i + 1):
+                    if p > last and 0 <= p < n - 1:
+                        x = (seq[p] << _SHIFT) | seq[p + 1]
+                        delta[x] = delta.get(x, 0) - 1
+                        last = p
+            last = -1
+            m = len(out)
+            for j, i in enumerate(sites):
+                j = i - j  # position of the new token in `out`
+                for q in (j - 1, j):
+                    if q > last and 0 <= q < m - 1:
+                        x = (out[q] << _SHIFT) | out[q + 1]
+                        delta[x] = delta.get(x, 0) + 1
+                        last = q
+            self.words[w] = out
+            for x, d in delta.items():
+                if not d:
+                    continue
+                c = counts.get(x)
+                if c is None:  # a new pair (it contains `new`)
+                    counts[x] = d * weight
+                    created[x] = None
+                    words = self.pair_words.get(x)
+                    if words is None:
+                        self.pair_words[x] = [w]  # tracked (or not) once the step is done
+                    else:
+                        words.append(w)
+                elif x in created:
+                    counts[x] = c + d * weight
+                    self.pair_words[x].append(w)
+                else:
+                    c += d * weight
+                    if c <= 0:
+                        del counts[x]
+                        self._untrack(x)
+                    else:
+                        counts[x] = c
+        self._untrack(k)
+        counts.pop(k, None)
+        self.tok_count[a] -= merged_total
+        self.tok_count[b] -= merged_total
+        self.tok_count.append(merged_total)
+        for x in created:
+            words = self.pair_words.pop(x)
+            if counts[x] >= self.min_count:
+                self._track(x, words)
+                self._push_pair(x, self._first_pos(x))
+        for t in {a, b}:
+            if self.tok_count[t] > 0:
+                # count(t) fell: pairs (t, y) rise within their groups, group t rises as a whole
+                for x in self.by_left.get(t, ()):
+                    if x in self.pinned and counts[x] >= self.min_count:
+                        self._push_pair(x, self.pinned[x][1])
+                self._raise_group(t)
+        return merged_total
+
+    def steps(self, *, max_merges: int | None = None) -> Iterator[WordPieceStep]:
+        """Yield merges until `max_merges` are done or no pair reaches `min_count`."""
+        while max_merges is None or self.rank < max_merges:
+            best = self.candidates(self.n_candidates)
+            if not best:
+                return
+            cands = tuple(self._candidate(pos, k) for _, pos, k in best)
+            _, _, k = best[0]
+            a, b = k >> _SHIFT, k & _MASK
+            new = len(self.forms)
+            form = self.forms[a] + self.forms[b][len(CONTINUATION):]
+            self.forms.append(form)
+            self.tok_len.append(self.tok_len[a] + self.tok_len[b])
+            self.length -= self._merge(k, new)
+            win = cands[0]
+            step = WordPieceStep(
+                rank=self.rank,
+                pair=win.pair,
+                id=new + self.first_id,
+                token=form.encode("utf-8"),
+                score=win.score,
+                count=win.count,
+                left_count=win.left_count,
+                right_count=win.right_count,
+                length=self.length,
+                candidates=cands,
+            )
+            self.rank += 1
+            yield step
+
+    def segments(self, chunk: int) -> list[int]:
+        """Current ids of word number `chunk` (for inspection and tests)."""
+        return [t + self.first_id for t in self.words[chunk]]

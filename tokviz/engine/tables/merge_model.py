@@ -1,0 +1,213 @@
+"""`MergeModel`: the merges of the current timeline as a virtual table, filled live.
+
+One row per merge (row r = merge rank r = the merge that leads to step r + 1). Columns: rank,
+left token, right token, new token, new id, pair count when it won, corpus length after the merge.
+Cells are computed on demand from the timeline (no per-row objects), so 100k rows cost only the
+token byte list. Rows are appended with `beginInsertRows` as `StepModel.steps_added` reports them.
+
+What this leaves out: selection and scrolling (the timeline panel keeps row k - 1 selected).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Slot
+
+from tokviz.core import Timeline
+
+from tokviz.engine.display import visible_token
+
+COLUMNS = ("Rank", "Left", "Right", "New token", "Id", "Count", "Length after")
+COL_RANK, COL_LEFT, COL_RIGHT, COL_TOKEN, COL_ID, COL_COUNT, COL_LENGTH = range(len(COLUMNS))
+COLUMN_TIPS = (
+    "Merge rank (0 = first merge); the merge of rank r leads to step r + 1",
+    "Left token of the merged pair",
+    "Right token of the merged pair",
+    "The new token (left + right); ␣ space, ↵ newline, \\xNN a partial UTF-8 byte",
+    "Id of the new token",
+    "How often the pair occurred in the corpus when it won",
+    "Corpus length in tokens after this merge",
+)
+ID_ROLE = Qt.ItemDataRole.UserRole + 1  # id of the new token (int)
+COL_SCORE = len(COLUMNS)  # WordPiece only (issue 9): an extra column after the others
+SCORE_TIP = "WordPiece score count(ab) / (count(a) · count(b)) when the pair won"
+TOKEN_COLUMNS = (COL_LEFT, COL_RIGHT, COL_TOKEN)
+_RIGHT_ALIGN = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+
+class MergeModel(QAbstractTableModel):
+    """Merge table of the shared timeline; call `attach(step_model)`."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._timeline: Timeline | None = None
+        self._n = 0
+        self._vocab: list[bytes] = []  # bytes of base + merge tokens, index = id
+        self._shown: dict[int, str] = {}  # id -> visible text (cache)
+        self._step_model = None
+
+    def attach(self, step_model) -> None:
+        self._step_model = step_model
+        step_model.timeline_changed.connect(self._on_step_model_timeline_changed)
+        step_model.steps_added.connect(self._on_step_model_steps_added)
+        self._on_step_model_timeline_changed()
+
+    # -- reading ----------------------------------------------------------------------------
+
+    @property
+    def timeline(self) -> Timeline | None:
+        return self._timeline
+
+    def token_text(self, token_id: int) -> str:
+        text = self._shown.get(token_id)
+        if text is None:
+            ok = 0 <= token_id < len(self._vocab)
+            text = self._shown[token_id] = visible_token(self._vocab[token_id]) if ok else "?"
+        return text
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else self._n
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS) + self._has_score()
+
+    def _has_score(self) -> bool:
+        return self._timeline is not None and self._timeline.algorithm == "wordpiece"
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and section == COL_SCORE and self._has_score():
+            return {Qt.ItemDataRole.DisplayRole: "Score", Qt.ItemDataRole.ToolTipRole: SCORE_TIP}.get(role)
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return COLUMN_TIPS[section]
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or self._timeline is None:
+            return None
+        r, c = index.row(), index.column()
+        if not 0 <= r < self._n:
+            return None
+        step = self._timeline.steps[r]
+        if c == COL_SCORE and self._has_score() and role in (Qt.ItemDataRole.DisplayRole,
+                                                               Qt.ItemDataRole.TextAlignmentRole):
+            return f"{step.score:.4g}" if role == Qt.ItemDataRole.DisplayRole else _RIGHT_ALIGN  # issue 9
+        if self._timeline.algorithm == "pretrained" and role in (Qt.ItemDataRole.DisplayRole,
+                                                                 Qt.ItemDataRole.ToolTipRole, ID_ROLE):
+            return self._loaded_cell(step, c, role)  # issue 7: pair may be None, counts unknown
+        if role == Qt.ItemDataRole.DisplayRole:
+            if c == COL_RANK:
+                return f"{r:,}"
+            if c == COL_LEFT:
+                return self.token_text(step.pair[0])
+            if c == COL_RIGHT:
+                return self.token_text(step.pair[1])
+            if c == COL_TOKEN:
+                return self.token_text(step.id)
+            if c == COL_ID:
+                return str(step.id)
+            if c == COL_COUNT:
+                return f"{step.count:,}"
+            if c == COL_LENGTH:
+                return f"{step.length:,}"
+            return None
+        if role == ID_ROLE:
+            return step.id
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return None if c in TOKEN_COLUMNS else _RIGHT_ALIGN
+        if role == Qt.ItemDataRole.ToolTipRole and c in TOKEN_COLUMNS:
+            i = step.pair[0] if c == COL_LEFT else step.pair[1] if c == COL_RIGHT else step.id
+            return f"id {i}: {self._vocab[i].hex(' ').upper()}"
+        return None
+
+    def _loaded_cell(self, step, c: int, role: int):
+        """A cell of a loaded tokenizer's merge (`LoadedMerge`): no count, no corpus length."""
+        if role == ID_ROLE:
+            return step.id
+        pair = step.pair
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if c in (COL_COUNT, COL_LENGTH):
+                return "Unknown: this tokenizer was loaded, not trained here"
+            if c in TOKEN_COLUMNS and (c == COL_TOKEN or pair is not None):
+                i = step.id if c == COL_TOKEN else pair[0] if c == COL_LEFT else pair[1]
+                return f"id {i}: {self._vocab[i].hex(' ').upper()}"
+            return "No single merge forms this token" if c in TOKEN_COLUMNS else None
+        if c == COL_RANK:
+            return f"{step.index:,}"
+        if c in (COL_LEFT, COL_RIGHT):
+            return "—" if pair is None else self.token_text(pair[0] if c == COL_LEFT else pair[1])
+        if c == COL_TOKEN:
+            return self.token_text(step.id)
+        if c == COL_ID:
+            return str(step.id)
+        return "—"
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    # -- export -----------------------------------------------------------------------------
+
+    def write_csv(self, path: str | Path) -> int:
+        """Write every merge as CSV (raw token text, not the visible marks); returns rows written."""
+        tl = self._timeline
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["rank", "left_id", "right_id", "left", "right", "new_id", "new_token",
+                        "new_token_hex", "count", "length_after"])
+            if tl is None:
+                return 0
+            v = self._vocab
+            if tl.algorithm == "pretrained":  # issue 7: counts and lengths unknown
+                for s in tl.steps[: self._n]:
+                    a, b = s.pair if s.pair is not None else ("", "")
+                    w.writerow([s.index, a, b, "" if a == "" else v[a].decode("utf-8", "replace"),
+                                "" if b == "" else v[b].decode("utf-8", "replace"), s.id,
+                                s.token.decode("utf-8", "replace"), s.token.hex(), "", ""])
+                return self._n
+            for s in tl.steps[: self._n]:
+                a, b = s.pair
+                w.writerow([s.rank, a, b, v[a].decode("utf-8", "replace"), v[b].decode("utf-8", "replace"),
+                            s.id, s.token.decode("utf-8", "replace"), s.token.hex(), s.count, s.length])
+        return self._n
+
+    # -- following the step model -----------------------------------------------------------
+
+    @Slot()
+    def _on_step_model_timeline_changed(self) -> None:
+        self.beginResetModel()
+        tl = self._step_model.timeline if self._step_model is not None else None
+        self._timeline = tl
+        self._shown.clear()
+        if tl is None:
+            self._vocab, self._n = [], 0
+        elif tl.algorithm == "wordpiece":  # issue 9: ids start after [UNK] and the specials
+            self._vocab, self._n = tl.token_bytes(), tl.n_merges
+        elif tl.algorithm == "unigram":  # issue 9: rounds, not merges (the panel shows them)
+            self._vocab, self._n = [], 0
+        elif tl.algorithm == "pretrained":  # issue 7: ids are not base + rank; read lazily
+            self._vocab, self._n = tl.token_bytes(), tl.n_steps
+        else:
+            self._vocab = tl.base.token_bytes() + [s.token for s in tl.steps]
+            self._n = tl.n_merges
+        self.endResetModel()
+
+    @Slot(int, int)
+    def _on_step_model_steps_added(self, first: int, count: int) -> None:
+        tl = self._timeline
+        if tl is None or count <= 0 or tl.algorithm == "unigram":
+            return
+        new_n = tl.n_merges
+        if first != self._n or new_n <= self._n:  # out of step: start over
+            self._on_step_model_timeline_changed()
+            return
+        self.beginInsertRows(QModelIndex(), self._n, new_n - 1)
+        self._vocab.extend(s.token for s in tl.steps[self._n:new_n])
+        self._n = new_n
+        self.endInsertRows()

@@ -1,0 +1,438 @@
+"""`TokenViewEngine`: encodes the token view's text with every compared tokenizer, off the GUI thread.
+
+A request names the text and the tokenizers (rows: the trained tokenizer at step k and at its last
+step, character- and word-level baselines, loaded pretrained tokenizers). Requests are debounced
+(typing schedules one after a pause) and the newest one wins (`BackgroundEngine`). The worker:
+
+1. builds what is missing: the trained `BpeTokenizer` from a snapshot of the timeline's merges,
+   the baselines and the base-unit counts from a snapshot of the corpus text;
+2. for a long text, encodes the first screen (cut at a chunk-safe line start) and reports it as
+   ``partial_ready`` so the view paints within a fraction of a second;
+3. encodes the whole text with the reference row, then every other row (labels only for their first
+   `COMPARE_CHARS` characters), the round trips, the diagnostics and the batch, and ends with
+   ``finished(TokenViewResult)``.
+
+`TokenizerLoadEngine` loads pretrained tokenizer files for extra rows, also off the GUI thread.
+
+What this leaves out: drawing (``tokviz.panels.token_view.panel`` and its views).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from tokviz.core import BaseVocab, Encoding
+from tokviz.core.baselines import CharTokenizer, WordTokenizer
+from tokviz.core.batch import Batch, make_batch
+from tokviz.core.text.split import parse_split
+from tokviz.core.display.diagnostics import (
+    DigitRun,
+    ScriptCount,
+    Twin,
+    digit_runs,
+    leading_space_twins,
+    script_counts,
+    trailing_whitespace,
+    unseen_tokens,
+)
+from tokviz.core.display.palette import assign_colors
+from tokviz.core.display.tokens import (
+    RoundTrip,
+    byte_groups,
+    escape_text,
+    TokenLabels,
+    TokenStats,
+    differing_tokens,
+    round_trip,
+    token_labels,
+    token_stats,
+)
+from tokviz.core.bpe.tokenizer import BpeTokenizer
+
+from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, background_mode
+
+FIRST_SCREEN_CHARS = 12_000  # texts longer than this get a quick first pass
+COMPARE_CHARS = 4_000  # comparison rows label (and draw) this much of the text
+BATCH_ROWS = 64
+BASELINE_CORPUS_CHARS = 5_000_000  # baselines and unit counts read at most this much corpus
+TYPING_DELAY_MS = 120
+QUICK_DELAY_MS = 10
+
+
+@dataclass(frozen=True)
+class TrainedSnapshot:
+    """What the worker needs to build the trained tokenizer (copied on the GUI thread)."""
+
+    key: tuple  # (timeline identity, merges): same key, same tokenizer
+    base: BaseVocab
+    merges: tuple[tuple[int, int], ...]
+    split: str
+    special_tokens: dict[str, int]
+    unk_id: int | None
+    merge_counts: tuple[int, ...]  # corpus count of each merge's pair when it was made
+
+
+@dataclass(frozen=True)
+class RowSpec:
+    key: str  # "step", "final", "chars", "words", "loaded:<n>"
+    title: str
+    step: int | None = None  # trained rows: merges used
+    tokenizer: object | None = None  # loaded tokenizers (baselines and trained ones come from the caches)
+
+
+@dataclass(frozen=True)
+class TokenViewRequest:
+    text: str
+    rows: tuple[RowSpec, ...]
+    show_whitespace: bool = False
+    trained: TrainedSnapshot | None = None
+    corpus: tuple[int, str] | None = None  # (version, text) for the baselines
+    bos: bool = False
+    eos: bool = False
+    pad_side: str = "right"
+    n_colors: int = 8  # colour slots of the palette (neighbours differ)
+
+
+@dataclass
+class RowResult:
+    spec: RowSpec
+    tokenizer: object
+    encoding: Encoding
+    stats: TokenStats
+    labels: TokenLabels  # the first `shown` tokens
+    shown: int  # tokens labelled (all for the reference row; a prefix for the others)
+    differs: list[bool] = field(default_factory=list)  # vs the reference row, per shown token
+    round_trip: RoundTrip | None = None
+    slots: list[int] = field(default_factory=list)  # colour slot per shown token
+    groups: list[tuple[int, int]] = field(default_factory=list)  # byte tokens building one character
+    captions: list[str] = field(default_factory=list)  # the character under each group
+
+
+@dataclass
+class Diagnostics:
+    twins: list[Twin]
+    digits: list[DigitRun]
+    trailing: list[int]
+    scripts: list[ScriptCount]
+    unseen: list[tuple[int, int]]
+
+
+@dataclass
+class BatchResult:
+    batch: Batch
+    lines: list[str]
+    bos_id: int | None
+    eos_id: int | None
+    pad_id: int
+
+
+@dataclass
+class TokenViewResult:
+    request: TokenViewRequest
+    rows: list[RowResult]
+    partial: bool = False  # only the reference row's first screen
+    diagnostics: Diagnostics | None = None
+    batch: BatchResult | None = None
+    counts: dict[int, int] = field(default_factory=dict)  # corpus count per id (trained rows)
+    seconds: float = 0.0
+
+    @property
+    def reference(self) -> RowResult | None:
+        return self.rows[0] if self.rows else None
+
+
+def first_screen_cut(text: str, limit: int = FIRST_SCREEN_CHARS) -> int:
+    """A position near `limit` where a line starts with a non-space character (no chunk of the
+    usual split patterns crosses it), or `limit` itself when there is none nearby."""
+    pos = text.find("\n", limit)
+    while 0 <= pos < limit * 2:
+        if pos + 1 < len(text) and not text[pos + 1].isspace():
+            return pos + 1
+        pos = text.find("\n", pos + 1)
+    return limit
+
+
+def trained_tokenizer(snap: TrainedSnapshot) -> BpeTokenizer:
+    return BpeTokenizer(snap.base, snap.merges, parse_split(snap.split), special_tokens=snap.special_tokens,
+                        unk_id=snap.unk_id, name="trained")
+
+
+class TokenViewWorker(BackgroundWorker):
+    """Encodes one `TokenViewRequest` (see the module docstring for the stages)."""
+
+    partial_ready = Signal(int, object)  # run id, TokenViewResult with partial=True
+    built = Signal(int, object)  # run id, {"trained": (key, tok, counts), "corpus": (version, dict)}
+
+    def __init__(self, run_id: int, request: TokenViewRequest, trained: tuple | None, baselines: tuple | None) -> None:
+        super().__init__(run_id)
+        self.request = request
+        self._trained = trained  # (key, tokenizer, counts) from the engine's cache, or None
+        self._baselines = baselines  # (version, {"chars": tok, "words": tok, "units": Counter})
+
+    # -- building -----------------------------------------------------------------------------
+
+    def _build(self) -> tuple[BpeTokenizer | None, dict[int, int], dict]:
+        req = self.request
+        built = {}
+        trained, counts = None, {}
+        snap = req.trained
+        if snap is not None:
+            if self._trained is not None and self._trained[0] == snap.key:
+                _, trained, counts = self._trained
+            else:
+                trained = trained_tokenizer(snap)
+                counts = {snap.base.size + r: c for r, c in enumerate(snap.merge_counts)}
+                built["trained"] = (snap.key, trained, counts)
+        self.check_cancelled()
+        baselines = {}
+        if req.corpus is not None:
+            version, corpus = req.corpus
+            if self._baselines is not None and self._baselines[0] == version:
+                baselines = self._baselines[1]
+            else:
+                corpus = corpus[:BASELINE_CORPUS_CHARS]
+                baselines = {"chars": CharTokenizer.from_texts([corpus]),
+                             "words": WordTokenizer.from_texts([corpus], max_size=50_000),
+                             "bytes": np.bincount(np.frombuffer(corpus.encode("utf-8", "surrogatepass"), np.uint8),
+                                                  minlength=256).tolist(),
+                             "chars_count": Counter(corpus)}
+                built["corpus"] = (version, baselines)
+        if snap is not None and baselines:
+            if snap.base.units == "bytes":
+                unit_counts = baselines["bytes"]
+                counts = {**counts, **{i: int(unit_counts[i]) for i in range(256)}}
+            else:
+                cc = baselines["chars_count"]
+                counts = {**counts, **{i: cc.get(s, 0) for i, s in enumerate(snap.base.symbols)}}
+        if built:
+            self.built.emit(self.run_id, built)
+        return trained, counts, baselines
+
+    def _tokenizer_of(self, spec: RowSpec, trained, baselines):
+        if spec.key in ("step", "final"):
+            return trained if spec.tokenizer is None else spec.tokenizer  # issue 7: a loaded tokenizer
+        if spec.key in ("chars", "words"):
+            return baselines.get(spec.key)
+        return spec.tokenizer
+
+    @staticmethod
+    def _encode(tok, text: str, step: int | None) -> Encoding:
+        if isinstance(tok, BpeTokenizer):
+            return tok.encode(text, step=step, allowed_special="all")
+        if step is not None:  # issue 7: a loaded tokenizer at step k
+            try:
+                return tok.encode(text, step=step, allowed_special="all")
+            except TypeError:
+                pass
+        try:
+            return tok.encode(text, allowed_special="all")
+        except TypeError:
+            return tok.encode(text)
+
+    @staticmethod
+    def _decode(tok, ids) -> str:
+        try:
+            return tok.decode(ids)
+        except Exception:  # noqa: BLE001 - a foreign tokenizer's decode failing is a round-trip finding
+            return ""
+
+    # -- the job ------------------------------------------------------------------------------
+
+    def work(self) -> TokenViewResult:
+        with background_mode():
+            return self._work()
+
+    def _work(self) -> TokenViewResult:
+        t0 = time.perf_counter()
+        req = self.request
+        trained, counts, baselines = self._build()
+        specs = [(s, self._tokenizer_of(s, trained, baselines)) for s in req.rows]
+        specs = [(s, t) for s, t in specs if t is not None]
+        text, ws = req.text, req.show_whitespace
+        if not specs:
+            return TokenViewResult(req, [], counts=counts, seconds=time.perf_counter() - t0)
+        ref_spec, ref_tok = specs[0]
+        if len(text) > FIRST_SCREEN_CHARS * 1.5:
+            head = text[: first_screen_cut(text)]
+            enc = self._encode(ref_tok, head, ref_spec.step)
+            row = RowResult(ref_spec, ref_tok, enc, token_stats(head, enc), token_labels(head, enc, show_whitespace=ws),
+                            len(enc.ids))
+            self._decorate(row, head)
+            self.partial_ready.emit(self.run_id, TokenViewResult(req, [row], partial=True, counts=counts))
+            self.check_cancelled()
+        rows = []
+        for n, (spec, tok) in enumerate(specs):
+            enc = self._encode(tok, text, spec.step)
+            self.check_cancelled()
+            if n == 0:
+                labels = token_labels(text, enc, show_whitespace=ws)
+            else:
+                shown = sum(1 for a, _ in enc.spans[: COMPARE_CHARS * 4] if a < COMPARE_CHARS)
+                labels = token_labels(text, enc, show_whitespace=ws, limit=shown)
+            row = RowResult(spec, tok, enc, token_stats(text, enc), labels, len(labels.labels))
+            self._decorate(row, text)
+            row.round_trip = round_trip(text, enc, self._decode(tok, enc.ids))
+            rows.append(row)
+            self.check_cancelled()
+            if n == 0 and len(specs) > 1:  # the main view need not wait for the comparison
+                self.partial_ready.emit(self.run_id, TokenViewResult(req, [row], partial=True, counts=counts))
+        ref = rows[0]
+        ref_spans = ref.encoding.spans
+        for row in rows[1:]:
+            row.differs = differing_tokens(row.encoding.spans[: row.shown], ref_spans)
+        result = TokenViewResult(req, rows, counts=counts)
+        result.diagnostics = self._diagnostics(text, ref, counts if ref.spec.key in ("step", "final") else {})
+        self.check_cancelled()
+        result.batch = self._batch(text, ref)
+        result.seconds = time.perf_counter() - t0
+        return result
+
+    def _decorate(self, row: RowResult, text: str) -> None:
+        """Colour slots, byte groups and their captions of the shown tokens."""
+        enc = row.encoding
+        row.slots = assign_colors(enc.ids[: row.shown], self.request.n_colors)
+        row.groups = byte_groups(enc, row.labels.kinds)
+        spans = enc.spans
+        row.captions = [escape_text(text[spans[a][0]:spans[b][1]]) for a, b in row.groups]
+
+    def _diagnostics(self, text: str, ref: RowResult, counts: dict[int, int]) -> Diagnostics:
+        tok, enc = ref.tokenizer, ref.encoding
+        index = getattr(tok, "_token_index", None)
+        if index is None and not isinstance(tok, BpeTokenizer) and hasattr(tok, "vocab"):
+            index = {}  # issue 7: one pass over a loaded tokenizer's (200k) vocabulary
+            for i, b in enumerate(tok.vocab()):
+                if b:
+                    index.setdefault(b, i)
+        if index is None:
+            index = {}
+            n = tok.n_vocab
+            limit = n if not isinstance(tok, BpeTokenizer) or ref.spec.step is None else tok.base_size + ref.spec.step
+            for i in range(min(n, limit)):
+                try:
+                    index.setdefault(tok.token_bytes(i), i)
+                except Exception:  # noqa: BLE001 - holes in a foreign vocabulary
+                    continue
+        return Diagnostics(
+            twins=leading_space_twins(text[:200_000], index.get),
+            digits=digit_runs(text, enc),
+            trailing=trailing_whitespace(text)[:200],
+            scripts=script_counts(text, enc),
+            unseen=unseen_tokens(enc, counts) if counts else [(i, enc.ids[i]) for i in enc.unknown[:50]],
+        )
+
+    def _batch(self, text: str, ref: RowResult) -> BatchResult:
+        req = self.request
+        lines = [ln for ln in text.splitlines() if ln.strip()][:BATCH_ROWS]
+        tok = ref.tokenizer
+        rows = [self._encode(tok, ln, ref.spec.step).ids for ln in lines]
+        n = tok.n_vocab
+        bos, eos, pad = n, n + 1, n + 2  # this tokenizer has none: ids past the vocabulary
+        batch = make_batch(rows, pad_id=pad, bos_id=bos if req.bos else None, eos_id=eos if req.eos else None,
+                           pad_side=req.pad_side)
+        return BatchResult(batch, lines, bos if req.bos else None, eos if req.eos else None, pad)
+
+
+class TokenViewEngine(BackgroundEngine):
+    """Debounced, newest-wins encoding for the token view. Emits `partial_ready` (first screen of
+    a long text), then exactly one of `finished`, `cancelled`, `failed` per request."""
+
+    partial_ready = Signal(object)  # TokenViewResult (partial)
+    finished = Signal(object)  # TokenViewResult
+    cancelled = Signal()
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._pending: TokenViewRequest | None = None
+        self._timer = QTimer(self, singleShot=True)
+        self._timer.timeout.connect(self._on_timer_timeout)
+        self._trained_cache: tuple | None = None
+        self._baseline_cache: tuple | None = None
+        self.last_result: TokenViewResult | None = None
+
+    @property
+    def is_pending(self) -> bool:
+        """True while a request waits for its debounce delay or runs."""
+        return self._timer.isActive() or self.is_running
+
+    def request(self, request: TokenViewRequest, *, delay_ms: int = QUICK_DELAY_MS) -> None:
+        """Encode `request` after `delay_ms` (a newer request before then replaces it)."""
+        if self._closed:
+            return
+        self._pending = request
+        self._timer.start(max(0, delay_ms))
+
+    @Slot()
+    def _on_timer_timeout(self) -> None:
+        req, self._pending = self._pending, None
+        if req is None or self._closed:
+            return
+        worker = TokenViewWorker(self._new_run_id(), req, self._trained_cache, self._baseline_cache)
+        worker.partial_ready.connect(self._on_worker_partial_ready)
+        worker.built.connect(self._on_worker_built)
+        self._launch(worker)
+
+    @Slot(int, object)
+    def _on_worker_partial_ready(self, run_id: int, result: TokenViewResult) -> None:
+        if self.is_current(run_id):
+            self.partial_ready.emit(result)
+
+    @Slot(int, object)
+    def _on_worker_built(self, run_id: int, built: dict) -> None:
+        if "trained" in built:
+            self._trained_cache = built["trained"]
+        if "corpus" in built:
+            self._baseline_cache = built["corpus"]
+
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        self._timer.stop()
+        return super().shutdown(timeout_ms)
+
+    def _on_result(self, result: object) -> None:
+        self.last_result = result  # type: ignore[assignment]
+        self.finished.emit(result)
+
+    def _on_cancel(self) -> None:
+        self.cancelled.emit()
+
+    def _on_failure(self, message: str) -> None:
+        self.failed.emit(message)
+
+
+class TokenizerLoadWorker(BackgroundWorker):
+    """Loads one pretrained tokenizer file (``load(path)``) off the GUI thread."""
+
+    def __init__(self, run_id: int, path: str, load) -> None:
+        super().__init__(run_id)
+        self.path = path
+        self._load = load
+
+    def work(self) -> object:
+        with background_mode():
+            return self._load(self.path)
+
+
+class TokenizerLoadEngine(BackgroundEngine):
+    """Loads tokenizers for comparison rows; `loaded(tokenizer)`, `cancelled()` or `failed(message)`."""
+
+    loaded = Signal(object)
+    cancelled = Signal()
+    failed = Signal(str)
+
+    def load(self, path: str, load) -> int:
+        """Start loading `path` with `load` (``tokviz.core.pretrained.load_tokenizer``)."""
+        return self._launch(TokenizerLoadWorker(self._new_run_id(), str(path), load))
+
+    def _on_result(self, result: object) -> None:
+        self.loaded.emit(result)
+
+    def _on_cancel(self) -> None:
+        self.cancelled.emit()
+
+    def _on_failure(self, message: str) -> None:
+        self.failed.emit(message)

@@ -1,0 +1,156 @@
+"""The training loop as a stream of events, and the entry point of the training process.
+
+`training_events()` runs one training (parse a word table if asked, count, merge) and yields small
+event tuples, batching merges at most every 50 ms:
+
+    ("stage", name)                 parsing | counting | training
+    ("counting", (done, total))     characters counted so far
+    ("prepared", (timeline, budget))  base vocabulary known (timeline has no steps)
+    ("steps", [MergeStep, ...])       (WordPieceStep, or UnigramRound: one per round)
+    ("finished", n_merges)
+
+`TrainingWorker` iterates it directly on its thread for small corpora, or runs `child_main` in a
+child process (``python -m tokviz.engine.training.child``) for large ones and reads the same
+events from its stdout (length-prefixed pickles, see `tokviz.engine.child_process`). In a separate process the
+core's long C-level operations (counting millions of chunks, building the trainer's tables,
+freeing them) cannot hold the GUI process's GIL, so the window never stalls.
+
+Pure Python (no Qt): the child process imports only the core and this module.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from tokviz.core import Cancelled, TrainSettings, parse_word_counts
+from tokviz.core.algorithm.registry import empty_copy, make_training  # BPE, WordPiece or Unigram
+
+from tokviz.engine.child_process import (
+    JOB_ERRORS,
+    child_pipes,
+    exit_child,
+    read_frame,
+    run_child,
+    watch_parent,
+    write_event,
+)
+
+BATCH_SECONDS = 0.05
+
+STAGE_PARSING = "parsing"
+STAGE_COUNTING = "counting"
+STAGE_PREPARING = "preparing"
+STAGE_TRAINING = "training"
+
+Event = tuple[str, object]
+
+
+@dataclass(frozen=True)
+class CorpusInput:
+    """What to train on: the text (or a large text's pieces), and whether it is a ``word count``
+    table. Pieces are joined only where the training runs (see `tokviz.engine.large_text`)."""
+
+    text: str = ""
+    word_counts: bool = False
+    name: str = "corpus"
+    pieces: tuple[str, ...] | None = None
+
+    @property
+    def n_chars(self) -> int:
+        return sum(map(len, self.pieces)) if self.pieces is not None else len(self.text)
+
+    def joined(self) -> str:
+        return "".join(self.pieces) if self.pieces is not None else self.text
+
+    def iter_pieces(self, size: int) -> Iterator[str]:
+        """The text in pieces of at most about `size` characters."""
+        if self.pieces is not None:
+            for piece in self.pieces:
+                yield from (piece[i : i + size] for i in range(0, len(piece), size))
+        else:
+            yield from (self.text[i : i + size] for i in range(0, len(self.text), size))
+
+
+def training_events(
+    settings: TrainSettings,
+    corpus: CorpusInput,
+    *,
+    should_stop: Callable[[], bool],
+    mp_context: str | None,
+    processes: int | None = None,
+) -> Iterator[Event]:
+    """Run one training, yielding events; raises `Cancelled` when `should_stop()` turns True."""
+    text = corpus.joined()
+    if corpus.word_counts:
+        yield ("stage", STAGE_PARSING)
+        training = make_training(settings, table=parse_word_counts(text, name=corpus.name))
+    else:
+        training = make_training(settings, texts=[text])
+    del text
+    if should_stop():
+        raise Cancelled()
+    yield ("stage", STAGE_COUNTING)
+    counted: list[tuple[int, int]] = []
+    timeline = training.prepare(
+        should_stop=should_stop, progress=lambda d, t: counted.append((d, t)), processes=processes,
+        mp_context=mp_context,
+    )
+    if counted:
+        yield ("counting", counted[-1])
+    if should_stop():
+        raise Cancelled()
+    yield ("prepared", (empty_copy(timeline), training.budget))
+    yield ("stage", STAGE_TRAINING)
+    batch: list = []
+    last = time.monotonic()
+    for step in training.steps():
+        batch.append(step)
+        if should_stop():
+            raise Cancelled()
+        now = time.monotonic()
+        if now - last >= BATCH_SECONDS:
+            yield ("steps", batch)
+            batch = []
+            last = now
+    if batch:
+        yield ("steps", batch)
+    yield ("finished", timeline.n_steps)
+
+
+def child_main() -> int:
+    """Entry point of the training process (``python -m tokviz.engine.training.child``).
+
+    Reads frames from stdin: the job ``(settings, word_counts, name, n_pieces)``, then the text as
+    `n_pieces` UTF-8 byte strings; afterwards any frame (or the end of input: the window went away)
+    means "stop". Writes events to stdout (`tokviz.engine.child_process`), ending with ``done``,
+    ``cancelled``, ``failed`` (message) or ``error`` (traceback).
+    """
+    fd_in, fd_out = child_pipes()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # lets a counting pool shut down
+    stop = threading.Event()
+    try:
+        settings, word_counts, name, n_pieces = read_frame(fd_in)
+        text = "".join(read_frame(fd_in).decode("utf-8", "surrogatepass") for _ in range(n_pieces))
+    except JOB_ERRORS:
+        return 1
+    watch_parent(fd_in, stop)
+    # counting may fork a pool: safe here (no GUI, and the reader thread holds no Python lock)
+    mp_context = "fork" if sys.platform.startswith("linux") else None
+    corpus = CorpusInput(text, word_counts, name)
+    del text
+
+    def run() -> None:
+        for kind, payload in training_events(settings, corpus, should_stop=stop.is_set, mp_context=mp_context):
+            write_event(fd_out, kind, payload)
+        write_event(fd_out, "done")
+
+    return run_child(run, fd_out, memory_hint="try a smaller corpus")
+
+
+if __name__ == "__main__":
+    exit_child(child_main)

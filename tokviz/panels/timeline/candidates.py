@@ -1,0 +1,75 @@
+"""`CandidatesView`: the best pairs of one merge decision, the winner marked, ties explained.
+
+At step k it shows the decision that produced step k (merge rank k - 1; at k = 0 the first,
+upcoming merge): each candidate pair with its count and first occurrence; the winner is starred,
+pairs with the winner's count are marked as ties with why the winner won (first occurrence).
+The decision itself comes from `tokviz.core.bpe.replay.decision_at`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QWidget
+
+from tokviz.core import Timeline
+from tokviz.core.bpe.replay import decision_at
+from tokviz.engine.display import visible_token
+
+from .wordpiece import (
+    BPE_CANDIDATE_HEADERS,
+    paint_candidate,
+    reset_candidate_headers,
+    show_wordpiece_candidates,
+)
+from tokviz.panels.widgets import cell_table, set_cells, vbox
+
+
+class CandidatesView(QWidget):
+    """A caption (the merge) and a small table of its candidates."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel(objectName="timeline_candidates_label")
+        self.label.setWordWrap(True)
+        self.table = t = cell_table("timeline_candidates", BPE_CANDIDATE_HEADERS, selectable=False)
+        t.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        for col, width in enumerate((80, 130, 70, 150)):
+            t.setColumnWidth(col, width)
+        vbox(self, self.label, (t, 1), margins=0, spacing=2)
+
+    def show_step(self, tl: Timeline | None, k: int, vocab: list[bytes]) -> None:
+        """Show the decision that led to step k of `tl` (tokens printed from `vocab`)."""
+        t = self.table
+        t.setVisible(tl is None or tl.algorithm != "pretrained")  # issue 7: nothing to list
+        if tl is None or tl.n_merges == 0:
+            t.setRowCount(0)
+            self.label.setText("Candidates: train or open a model to replay its merges.")
+            return
+        if tl.algorithm == "pretrained":  # a loaded tokenizer (issue 7): no training record
+            t.setRowCount(0)
+            rank = k - 1 if k > 0 else 0
+            step = tl.steps[rank]
+            what = "Next merge" if k == 0 else f"Merge {rank:,} (to step {rank + 1:,})"
+            parts = (f"{visible_token(vocab[step.pair[0]])} + {visible_token(vocab[step.pair[1]])}"
+                     if step.pair is not None else "(no single merge forms it)")
+            self.label.setText(f"{what}: {parts} → {visible_token(step.token)}. Counts and competing "
+                               f"pairs are unknown: {tl.settings.name} was loaded, not trained here.")
+            return
+        if tl.algorithm == "wordpiece":  # issue 9: the score next to the raw counts
+            show_wordpiece_candidates(self, tl, k, vocab)
+            return
+        reset_candidate_headers(t)
+        d = decision_at(tl, k)
+        step = tl.steps[d.rank]
+        what = "Next merge" if d.upcoming else f"Merge {d.rank} (to step {d.rank + 1})"
+        self.label.setText(f"{what}: {visible_token(vocab[step.pair[0]])} + "
+                           f"{visible_token(vocab[step.pair[1]])} → "
+                           f"{visible_token(step.token)}, count {step.count:,}")
+        t.setRowCount(len(d.candidates))
+        for r, c in enumerate(d.candidates):
+            a, b = c.pair
+            first = "" if c.first_chunk < 0 else f"chunk {c.first_chunk:,}, unit {c.first_offset}"
+            mark = "★ winner" if c.winner else ("= tie" if c.tied else "")
+            cells = (mark, f"{visible_token(vocab[a])} + {visible_token(vocab[b])}",
+                     f"{c.count:,}", first, c.reason)
+            paint_candidate(self, set_cells(t, r, cells, right=(2,)), c.winner, c.tied)

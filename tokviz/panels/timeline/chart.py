@@ -1,0 +1,125 @@
+"""`TimelineChart`: pyqtgraph plots over all steps with a cursor at k; click to jump.
+
+Three stacked plots sharing the step axis: corpus length in tokens, vocabulary size, and the
+winning pair's count. Log scale (length and count) is a toggle. Data are set when merges arrive
+(throttled by the panel); moving the cursor only moves three `InfiniteLine`s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QWidget
+
+from tokviz.panels.step_chart import StepChart
+
+
+SERIES = ("length", "vocabulary", "count")
+AUTO_ALL_PX = 220  # "auto" shows all three plots from this height, two from AUTO_TWO_PX
+AUTO_TWO_PX = 130
+
+
+class TimelineChart(StepChart):
+    """`step_clicked(k)` when the user clicks a plot."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        colors = (("#0550ae", "#1a7f37", "#bc4c00"), ("#58a6ff", "#7ee787", "#ffa657"))  # light, dark
+        super().__init__("timeline_chart", len(SERIES), colors, axis_width=52, parent=parent)
+        self.ci.layout.setSpacing(2)
+        self.captions: list[QGraphicsSimpleTextItem] = []
+        titles = ("Corpus length (tokens)", "Vocabulary size", "Winning pair count")
+        for p, curve, title in zip(self.plots, self.curves, titles):
+            label = QGraphicsSimpleTextItem(title)  # a fixed caption inside the plot, top left:
+            label.setParentItem(p.vb)  # no rotated axis label squeezed into a short plot
+            label.setZValue(10)
+            self.captions.append(label)
+            p.vb.sigResized.connect(lambda vb, label=label: label.setPos(
+                max(6.0, vb.width() - label.boundingRect().width() - 8), 2))  # top right: the curves fall
+            # no grid: it costs more than everything else when the cursor moves
+            p.setClipToView(True)
+            p.setDownsampling(auto=True, mode="peak")
+            curve.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # cursor moves
+            for ax in ("left", "bottom"):  # do not redraw the curve or the axes
+                p.getAxis(ax).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self._log = False
+        self._mode = "auto"
+        self._shown: list[int] = [0, 1, 2]
+        self._apply_colors()
+        self._shown = []
+        self._relayout()
+
+    def set_series(self, length: list[int], vocab: list[int], count: list[int]) -> None:
+        """Per-step series (index = step 0..N); the count at step 0 is left out (no merge)."""
+        n = len(length) - 1
+        self._n = n
+        x = np.arange(n + 1, dtype=np.float64)
+        self.curves[0].setData(x, np.asarray(length, dtype=np.float64))
+        self.curves[1].setData(x, np.asarray(vocab, dtype=np.float64))
+        if n > 0:
+            self.curves[2].setData(x[1:], np.maximum(np.asarray(count[1:], dtype=np.float64), 1.0))
+        else:
+            self.curves[2].setData([], [])
+        for p in self.plots:
+            p.setXRange(0, max(1, n), padding=0.02)
+
+    # -- which plots: "auto" (as many as fit), "all", or one of SERIES -----------------------
+
+    def set_mode(self, mode: str) -> None:
+        self._mode = mode
+        self._relayout()
+
+    @property
+    def shown(self) -> list[int]:
+        """Indices of the plots on screen (0 length, 1 vocabulary, 2 winning count)."""
+        return list(self._shown)
+
+    def _wanted(self) -> list[int]:
+        if self._mode == "all":
+            return [0, 1, 2]
+        if self._mode in SERIES:
+            return [SERIES.index(self._mode)]
+        h = self.height()
+        return [0, 1, 2] if h >= AUTO_ALL_PX else [0, 2] if h >= AUTO_TWO_PX else [0]
+
+    def _relayout(self) -> None:
+        wanted = self._wanted()
+        if wanted == self._shown and all(self.plots[i] in self.ci.items for i in wanted):
+            return
+        for p in self.plots:
+            if p in self.ci.items:
+                self.ci.removeItem(p)
+        for row, i in enumerate(wanted):
+            p = self.plots[i]
+            self.ci.addItem(p, row=row, col=0)
+            last = row == len(wanted) - 1
+            p.getAxis("bottom").setStyle(showValues=last)
+            p.setLabel("bottom", "Step k" if last else None)
+            if not last:
+                p.getAxis("bottom").showLabel(False)
+        self._shown = wanted
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if getattr(self, "_mode", None) == "auto" and len(getattr(self, "cursors", ())) == len(SERIES):
+            self._relayout()
+
+    def shown_plots(self) -> list[pg.PlotItem]:
+        return [self.plots[i] for i in self._shown]
+
+    def set_log_scale(self, on: bool) -> None:
+        self._log = bool(on)
+        self.plots[0].setLogMode(False, self._log)
+        self.plots[2].setLogMode(False, self._log)
+
+    @property
+    def log_scale(self) -> bool:
+        return self._log
+
+    def _apply_colors(self):
+        colors, fg = super()._apply_colors()
+        for label, c in zip(getattr(self, "captions", ()), colors):
+            label.setBrush(pg.mkColor(c))
+        return colors, fg
+
+    def export_png(self, path: str) -> bool:
+        return self.grab().save(str(path))

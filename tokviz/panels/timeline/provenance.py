@@ -1,0 +1,188 @@
+"""`ProvenanceView`: a token's merge tree down to base units, and "Trace a word".
+
+The tree is a fully expanded `QTreeWidget` (root = the token, children = the pair it was merged
+from, leaves = bytes or characters, each labelled with the merge rank that made it). The trace
+table lists, merge by merge, how a typed word is segmented with the first k merges (k = the shared
+step), with the rank of each merge that fires. Typing is debounced; one word is cheap to trace.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QWidget,
+)
+
+from tokviz.core import Timeline
+from tokviz.core.bpe.replay import TraceStep, TreeNode, merge_tree, trace_word
+from tokviz.core.algorithm.piece_replay import wordpiece_tree
+from tokviz.engine.display import visible_token
+
+from tokviz.panels.base import monospace_font
+from .wordpiece import reset_trace_headers, show_wordpiece_trace  # issue 9
+from tokviz.panels.widgets import cell_table, hbox, set_cells, vbox
+
+TRACE_DELAY_MS = 150
+MAX_WORD = 200
+
+
+class ProvenanceView(QWidget):
+    """`rank_activated(rank)`: the user double-clicked a merge (tree node or trace row)."""
+
+    rank_activated = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.tree_label = QLabel("Select a token (merge table or vocabulary) to see how it was built.",
+                                 objectName="timeline_tree_label")
+        self.tree_label.setWordWrap(True)
+        self.tree = QTreeWidget(objectName="timeline_tree")
+        self.tree.setHeaderLabels(["Token", "Id", "Merge rank"])
+        self.tree.setUniformRowHeights(True)
+        self.tree.setMinimumHeight(40)
+        self.tree.itemDoubleClicked.connect(self._on_tree_item_double_clicked)
+        self.word_edit = QLineEdit(objectName="timeline_trace_edit")
+        self.word_edit.setPlaceholderText("Trace a word, e.g. lowest")
+        self.word_edit.setClearButtonEnabled(True)
+        self.trace_label = QLabel(objectName="timeline_trace_label")
+        self.trace_table = cell_table("timeline_trace_table", ["Rank", "Merge", "Segmentation"])
+        self.trace_table.setMinimumHeight(40)
+        self.trace_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.trace_table.cellDoubleClicked.connect(self._on_trace_cell_double_clicked)
+
+        left = QWidget()
+        vbox(left, self.tree_label, (self.tree, 1), margins=0)
+        right = QWidget()
+        vbox(right, hbox(QLabel("Trace a word:"), (self.word_edit, 1)), self.trace_label, (self.trace_table, 1),
+             margins=0)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setChildrenCollapsible(False)
+        vbox(self, split, margins=0)
+
+        self._timeline: Timeline | None = None
+        self._tokenizer = None
+        self._vocab: list[bytes] = []
+        self._step = 0
+        self._token: int | None = None
+        self.trace: list[TraceStep] = []
+        self._timer = QTimer(self, singleShot=True, interval=TRACE_DELAY_MS)
+        self._timer.timeout.connect(self._update_trace)
+        self.word_edit.textChanged.connect(self._timer.start)
+        self._update_fonts()
+
+    def _update_fonts(self) -> None:
+        mono = monospace_font(self.font())
+        self.tree.setFont(mono)
+        self.trace_table.setFont(mono)
+
+    def set_state(self, timeline: Timeline | None, tokenizer, vocab: list[bytes], step: int) -> None:
+        """The timeline, a tokenizer of it (with at least `step` merges) and the current step."""
+        changed = timeline is not self._timeline
+        self._timeline, self._tokenizer, self._vocab, self._step = timeline, tokenizer, vocab, step
+        if changed:
+            self._token = None
+            self.tree.clear()
+            self.tree_label.setText("Select a token (merge table or vocabulary) to see how it was built.")
+        if self.word_edit.text().strip():
+            self._update_trace()
+
+    # -- merge tree -------------------------------------------------------------------------
+
+    def show_token(self, token_id: int | None) -> None:
+        self._token = token_id
+        self.tree.clear()
+        tl = self._timeline
+        if tl is not None and tl.algorithm == "pretrained" and token_id is not None \
+                and 0 <= token_id < len(self._vocab):
+            root = tl.merge_tree(token_id)  # issue 7: a loaded tokenizer's own merges
+        elif tl is not None and tl.algorithm == "wordpiece" and token_id is not None \
+                and 0 <= token_id < len(self._vocab):
+            root = wordpiece_tree(tl, token_id)  # issue 9: ids start after [UNK] and the specials
+        elif tl is None or token_id is None or not 0 <= token_id < min(len(self._vocab), tl.base_size + tl.n_merges):
+            self.tree_label.setText("Select a token (merge table or vocabulary) to see how it was built.")
+            return
+        else:
+            root = merge_tree(tl, token_id)
+        self.tree.addTopLevelItem(self._item(root))
+        self.tree.expandAll()
+        for c in range(3):
+            self.tree.resizeColumnToContents(c)
+        kind = "base unit" if root.rank is None else f"merge rank {root.rank} (step {root.rank + 1})"
+        self.tree_label.setText(f"How “{self._text(token_id)}” (id {token_id}) was built: "
+                                f"{kind}, {len(root.leaves())} base units, depth {root.depth()}")
+
+    def _item(self, node: TreeNode) -> QTreeWidgetItem:
+        item = QTreeWidgetItem([self._text(node.id), str(node.id),
+                                "" if node.rank is None else str(node.rank)])
+        item.setData(0, Qt.ItemDataRole.UserRole, node.rank)
+        item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
+        item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight)
+        for c in node.children:
+            item.addChild(self._item(c))
+        return item
+
+    def _text(self, token_id: int) -> str:
+        return visible_token(self._vocab[token_id]) if 0 <= token_id < len(self._vocab) else "?"
+
+    @property
+    def token(self) -> int | None:
+        return self._token
+
+    @Slot(QTreeWidgetItem, int)
+    def _on_tree_item_double_clicked(self, item: QTreeWidgetItem, _col: int) -> None:
+        rank = item.data(0, Qt.ItemDataRole.UserRole)
+        if rank is not None:
+            self.rank_activated.emit(int(rank))
+
+    # -- trace a word -----------------------------------------------------------------------
+
+    def set_word(self, word: str) -> None:
+        """Trace `word` now (no typing delay)."""
+        self.word_edit.setText(word)
+        self._timer.stop()
+        self._update_trace()
+
+    def trace_lines(self) -> list[str]:
+        """The trace as text: ``["l o w e s t _", "lo w e s t _", ...]`` (raw token text)."""
+        return [" ".join(self._vocab[i].decode("utf-8", "replace") for i in s.ids) for s in self.trace]
+
+    @Slot()
+    def _update_trace(self) -> None:
+        word = self.word_edit.text().strip()[:MAX_WORD]
+        tok = self._tokenizer
+        if self._timeline is not None and self._timeline.algorithm == "wordpiece":  # issue 9
+            show_wordpiece_trace(self, tok, word, self._step)
+            return
+        reset_trace_headers(self.trace_table)
+        self.trace = trace_word(tok, word, self._step) if word and tok is not None else []
+        t = self.trace_table
+        t.setRowCount(len(self.trace))
+        for r, s in enumerate(self.trace):
+            merge = "start" if s.pair is None else (
+                f"{self._text(s.pair[0])} + {self._text(s.pair[1])}")
+            seg = " · ".join(self._text(i) for i in s.ids)
+            items = set_cells(t, r, ("" if s.rank is None else str(s.rank), merge, seg), right=(0,))
+            items[0].setData(Qt.ItemDataRole.UserRole, s.rank)
+        if not word:
+            self.trace_label.setText("")
+        elif tok is None:
+            self.trace_label.setText("Train or open a model first.")
+        else:
+            n = len(self.trace) - 1
+            m = len(self.trace[-1].ids)
+            fire = "1 merge fires" if n == 1 else f"{n} merges fire"
+            self.trace_label.setText(f"With the first {self._step:,} merges: {fire}, {m} token{'s' if m != 1 else ''}")
+
+    @Slot(int, int)
+    def _on_trace_cell_double_clicked(self, row: int, _col: int) -> None:
+        rank = self.trace_table.item(row, 0).data(Qt.ItemDataRole.UserRole)
+        if rank is not None:
+            self.rank_activated.emit(int(rank))

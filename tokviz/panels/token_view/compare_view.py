@@ -1,0 +1,204 @@
+"""`TokenCompareView`: the same text cut by several tokenizers, one row each, differences outlined.
+
+Each row has a header (tokenizer, token count, chars/token, difference from the first row, round
+trip) and a `TokenFlowView` of the start of the text; tokens whose span the first row does not have
+are outlined in the palette's difference colour. `TokenBatchView` draws a padded batch: the id
+matrix and its attention mask as two grids.
+
+What this leaves out: encoding (`tokviz.engine.token_view.token_view_engine`).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+
+from tokviz.core.display.palette import TokenPalette, assign_colors, token_palette
+
+from tokviz.panels.base import error_color, monospace_font, muted_color, ok_color
+from .flow_view import TokenFlowView
+
+ROW_LINES = 5
+
+
+class TokenCompareView(QScrollArea):
+    """Rows of tokenizations; feed with `set_rows(rows, ...)` (`RowResult`s, first = reference)."""
+
+    token_clicked = Signal(int, int)  # row, token index
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self._box = QWidget()
+        self._layout = QVBoxLayout(self._box)
+        self._layout.setContentsMargins(4, 4, 4, 4)
+        self._layout.setSpacing(2)
+        self._layout.addStretch(1)
+        self.setWidget(self._box)
+        self._headers: list[QLabel] = []
+        self.views: list[TokenFlowView] = []
+        self._palette = token_palette()
+        self._mode = "text"
+        self._tooltip = None
+
+    def set_token_palette(self, palette: TokenPalette) -> None:
+        self._palette = palette
+        for v in self.views:
+            v.set_token_palette(palette)
+
+    def set_mode(self, mode: str) -> None:
+        self._mode = mode
+        for v in self.views:
+            v.set_mode(mode)
+            self._fit(v)
+
+    def set_tooltip_provider(self, provider) -> None:
+        """`provider(row, index) -> str`."""
+        self._tooltip = provider
+        for r, v in enumerate(self.views):
+            v.set_tooltip_provider(self._row_tooltip(r))
+
+    def _row_tooltip(self, row: int):
+        return None if self._tooltip is None else (lambda i: self._tooltip(row, i))
+
+    def _ensure_rows(self, n: int) -> None:
+        while len(self.views) < n:
+            r = len(self.views)
+            header = QLabel()
+            header.setTextFormat(Qt.TextFormat.RichText)
+            header.setWordWrap(True)  # never wider than the view
+            header.setObjectName(f"compare_header_{r}")
+            view = TokenFlowView(max_lines=ROW_LINES * 4)
+            view.setObjectName(f"compare_row_{r}")
+            view.set_token_palette(self._palette)
+            view.set_mode(self._mode)
+            view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+            view.set_tooltip_provider(self._row_tooltip(r))
+            view.token_clicked.connect(lambda i, r=r: self.token_clicked.emit(r, i))
+            view.laid_out.connect(lambda v=view: self._fit(v))
+            self._layout.insertWidget(self._layout.count() - 1, header)
+            self._layout.insertWidget(self._layout.count() - 1, view)
+            self._headers.append(header)
+            self.views.append(view)
+        for i, (h, v) in enumerate(zip(self._headers, self.views, strict=True)):
+            h.setVisible(i < n)
+            v.setVisible(i < n)
+
+    def _fit(self, view: TokenFlowView) -> None:
+        fm = QFontMetrics(view.font())
+        one = fm.height() * (2 if self._mode == "both" else 1) + 14
+        view.setFixedHeight(max(one + 4, min(view.content_height() + 4, one * ROW_LINES)))
+
+    def header_text(self, row: int) -> str:
+        return self._headers[row].text() if row < len(self._headers) else ""
+
+    def set_rows(self, rows: list, *, text_length: int) -> None:
+        self._ensure_rows(len(rows))
+        pal = self.palette()
+        ok, bad, muted = ok_color(pal).name(), error_color(pal).name(), muted_color(pal).name()
+        ref_count = rows[0].stats.tokens if rows else 0
+        for r, row in enumerate(rows):
+            st = row.stats
+            diff = ""
+            if r > 0:
+                n_diff = sum(row.differs)
+                delta = st.tokens - ref_count
+                diff = (f" · <span style='color:{bad if n_diff else ok}'>{n_diff} differ</span>"
+                        f" · {delta:+,} vs first row")
+            rt = row.round_trip
+            rt_html = ""
+            if rt is not None:
+                rt_html = (f" · <span style='color:{ok}'>round trip ✓</span>" if rt.ok else
+                           f" · <span style='color:{bad}'>{'lossy' if rt.lossy else 'not exact'} ✗</span>")
+            more = "" if row.shown >= len(row.encoding.ids) else f" <span style='color:{muted}'>(start shown)</span>"
+            self._headers[r].setText(
+                f"<b>{row.spec.title}</b> · {st.tokens:,} tokens · {st.chars_per_token:.2f} chars/token"
+                f"{diff}{rt_html}{more}")
+            enc, labels = row.encoding, row.labels
+            ids = enc.ids[: row.shown]
+            view = self.views[r]
+            view.set_tokens(labels.labels, ids, labels.kinds, labels.breaks, row.slots, differs=row.differs)
+            self._fit(view)
+
+
+class TokenBatchView(QWidget):
+    """The padded id matrix (coloured by id) and the attention mask (1 filled, 0 empty) as grids."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._batch = None
+        self._palette = token_palette()
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+
+    def set_token_palette(self, palette: TokenPalette) -> None:
+        self._palette = palette
+        self.update()
+
+    def set_batch(self, batch_result) -> None:
+        self._batch = batch_result
+        self.updateGeometry()
+        self.adjustSize()
+        self.update()
+
+    def _metrics(self):
+        font = monospace_font(self.font(), scale=0.85)
+        fm = QFontMetrics(font)
+        b = self._batch
+        widest = max((len(str(int(v))) for v in b.batch.ids.flat), default=1) if b is not None else 1
+        return font, fm, fm.horizontalAdvance("0") * max(widest, 3) + 8, fm.height() + 6
+
+    def sizeHint(self) -> QSize:
+        if self._batch is None:
+            return QSize(200, 60)
+        _, fm, cw, ch = self._metrics()
+        rows, cols = self._batch.batch.ids.shape
+        return QSize(cols * cw + 12, (rows + 1) * ch + 12 + (rows + 1) * (ch // 2 + 4) + 16)
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        pal = self.palette()
+        p.fillRect(self.rect(), pal.color(QPalette.ColorRole.Base))
+        b = self._batch
+        if b is None or b.batch.ids.size == 0:
+            p.setPen(muted_color(pal))
+            p.drawText(self.rect().adjusted(8, 8, -8, -8), Qt.AlignmentFlag.AlignLeft, "No lines to batch.")
+            return
+        font, fm, cw, ch = self._metrics()
+        p.setFont(font)
+        ids, mask = b.batch.ids, b.batch.attention_mask
+        rows, cols = ids.shape
+        text_color = QColor(self._palette.text)
+        colors = [QColor(c) for c in self._palette.backgrounds]
+        special = {b.pad_id: "pad", b.bos_id: "bos", b.eos_id: "eos"}
+        p.setPen(pal.color(QPalette.ColorRole.Text))
+        p.drawText(QRect(4, 2, cols * cw, ch), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                   f"ids ({rows} × {cols})")
+        cell = ch // 2 + 4  # the mask grid sits under the ids, one small square per id cell
+        mx, my = 4, 8 + (rows + 1) * ch
+        p.drawText(QRect(mx, my, 400, ch), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                   "attention mask (■ token, □ padding)")
+        for r in range(rows):
+            y = 4 + (r + 1) * ch
+            slots = assign_colors([int(v) for v in ids[r]], self._palette.size)
+            for c in range(cols):
+                v = int(ids[r, c])
+                rect = QRect(4 + c * cw, y, cw - 2, ch - 2)
+                if v in special and v is not None:
+                    p.fillRect(rect, pal.color(QPalette.ColorRole.AlternateBase) if special[v] == "pad"
+                               else QColor(self._palette.special_bg))
+                    p.setPen(muted_color(pal) if special[v] == "pad" else QColor(self._palette.special_text))
+                    p.drawText(rect, Qt.AlignmentFlag.AlignCenter, special[v])
+                else:
+                    p.fillRect(rect, colors[slots[c] % len(colors)])
+                    p.setPen(text_color)
+                    p.drawText(rect, Qt.AlignmentFlag.AlignCenter, str(v))
+                m = QRect(mx + c * cw + (cw - cell) // 2, my + ch + r * cell, cell - 2, cell - 2)
+                p.setPen(pal.color(QPalette.ColorRole.Text))
+                if mask[r, c]:
+                    p.fillRect(m, pal.color(QPalette.ColorRole.Text))
+                else:
+                    p.drawRect(m.adjusted(0, 0, -1, -1))
+        p.end()

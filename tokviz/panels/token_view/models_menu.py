@@ -1,0 +1,83 @@
+"""The token view's "Add row ▸" menu: compare with models trained earlier in this session.
+
+`ModelRowsButton` lists the entries of a `tokviz.engine.trained_models.TrainedModels` (every
+finished BPE, WordPiece or Unigram run); picking one adds its tokenizer as a comparison row, so the
+three algorithms can be compared side by side on the same text.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QToolButton, QWidget
+
+
+class ModelRowsButton(QToolButton):
+    """`model_chosen(TrainedModel)` when the user picks a model from the menu."""
+
+    model_chosen = Signal(object)
+
+    def __init__(self, models, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("token_add_model_row")
+        self.setText("Add row")
+        self.setToolTip("Compare with a model trained earlier in this session (BPE, WordPiece or Unigram)")
+        self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.models = models
+        self.menu_ = QMenu(self)
+        self.setMenu(self.menu_)
+        self.menu_.aboutToShow.connect(self.update_menu)
+        models.changed.connect(self._on_models_changed)
+        self._on_models_changed()
+
+    @Slot()
+    def _on_models_changed(self) -> None:
+        self.setEnabled(bool(self.models.models))
+        self.update_menu()
+
+    @Slot()
+    def update_menu(self) -> None:
+        self.menu_.clear()
+        for m in reversed(self.models.models):
+            action = QAction(m.name, self.menu_)
+            action.triggered.connect(lambda _checked=False, m=m: self.model_chosen.emit(m))
+            self.menu_.addAction(action)
+
+
+def install_model_rows(panel, models) -> ModelRowsButton:
+    """Put an "Add row" menu of `models` (`TrainedModels`) before the token view's "Add…" button;
+    a chosen model becomes a comparison row (``panel.models_button``)."""
+    button = panel.models_button = ModelRowsButton(models, panel)
+    button.model_chosen.connect(lambda m: panel.add_tokenizer(m.tokenizer()))
+    bar = panel.layout().itemAt(0).layout()
+    bar.insertWidget(bar.indexOf(panel.add_button), button)
+    return button
+
+
+class PieceRows:
+    """The token view's main rows for a WordPiece or Unigram timeline (the tokenizer is built on
+    the GUI thread, once per number of steps, and travels with the rows)."""
+
+    def __init__(self) -> None:
+        self._key: tuple | None = None
+        self._tokenizer = None
+
+    def tokenizer(self, tl):
+        key = (id(tl), tl.n_steps)
+        if key != self._key:
+            self._key, self._tokenizer = key, (tl.tokenizer() if tl.n_steps or tl.algorithm == "wordpiece" else None)
+        return self._tokenizer
+
+    def rows(self, tl, k: int) -> list:
+        from tokviz.engine.token_view.token_view_engine import RowSpec
+
+        tok = self.tokenizer(tl)
+        if tok is None:
+            return []
+        n = tl.n_steps
+        if tl.algorithm == "unigram":
+            k = max(0, min(k, n - 1))
+            return [RowSpec("step", f"Unigram · round {k:,}/{n - 1:,}", step=k, tokenizer=tok),
+                    RowSpec("final", f"Unigram · final ({tl.vocab_size:,} tokens)", step=None, tokenizer=tok)]
+        return [RowSpec("step", f"WordPiece · step {k:,}/{n:,}", step=k, tokenizer=tok),
+                RowSpec("final", f"WordPiece · final ({n:,} merges)", step=None, tokenizer=tok)]

@@ -1,0 +1,483 @@
+"""`TokenViewPanel`: paste any text and see exactly how it is cut, compared across tokenizers.
+
+Follows the `StepModel`: the first row is the trained tokenizer at step k, so scrubbing the
+timeline re-tokenizes the text live. Below the editor: the coloured tokens (`TokenFlowView`,
+modes text / ids / both, visible whitespace, byte tokens bracketed with their character, special
+tokens as badges, hover for id, bytes, merge and corpus count, click to select the token in the
+vocabulary and timeline), then tabs: comparison rows (trained at step k, trained at its last step,
+character-level, word-level, loaded tokenizers; differences outlined), the batch (padded ids and
+attention mask), diagnostics (round trip, leading-space twins, digit runs, trailing whitespace,
+tokens per character by script, tokens unseen in training). A status line gives the counts.
+Export: HTML, PNG, JSON, copy ids.
+
+Encoding runs in `TokenViewEngine` (debounced, off the GUI thread, newest request wins).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPlainTextEdit,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tokviz.core.display.palette import DEFAULT_PALETTE, PALETTE_LABELS, token_palette
+from tokviz.engine.step_model import StepModel
+from tokviz.engine.token_view.token_view_engine import (
+    QUICK_DELAY_MS,
+    TYPING_DELAY_MS,
+    RowSpec,
+    TokenizerLoadEngine,
+    TokenViewEngine,
+    TokenViewRequest,
+    TokenViewResult,
+    TrainedSnapshot,
+)
+
+from tokviz.panels.base import Panel, is_dark, monospace_font
+from .models_menu import PieceRows  # issue 9
+from .compare_view import TokenBatchView, TokenCompareView
+from .flow_view import MODES, TokenFlowView
+from .diagnostics import diagnostics_html, token_tooltip_html
+from .export import TokenViewExports
+
+SAMPLE_TEXT = ("Tokenizers cut text into pieces: café, naïve, Größe, 東京タワー, 안녕하세요!\n"
+               "Emoji: 👋🏽 👩‍💻 ✨ — numbers 2024, 3.14159 and 1,000,000.\n"
+               "    def hello(): return \" hello\"  \n<|endoftext|>")
+
+
+class TokenViewPanel(TokenViewExports, Panel):
+    """Coloured tokenization of any text at the current step, compared across tokenizers."""
+
+    PANEL_ID = "token_view"
+    TITLE = "Token View"
+    DEFAULT_AREA = Qt.DockWidgetArea.RightDockWidgetArea
+
+    token_selected = Signal(int)  # a token id was clicked (provenance: vocabulary, timeline)
+    result_shown = Signal()  # a full result is on screen (tests, benchmarks)
+
+    def __init__(self, step_model: StepModel, parent: QWidget | None = None, *,
+                 corpus_text: Callable[[], str] | None = None) -> None:
+        super().__init__(parent)
+        self.step_model = step_model
+        self._corpus_text = corpus_text
+        self._corpus: tuple[int, str] | None = None
+        self._corpus_version = 0
+        self._loaded: list = []  # pretrained tokenizers added with "Add tokenizer…"
+        self._loaded_paths: dict[int, str] = {}  # index in _loaded -> file it was read from
+        self._piece_rows = PieceRows()  # issue 9: WordPiece / Unigram main rows
+        self._palette_key = DEFAULT_PALETTE
+        self.result: TokenViewResult | None = None
+        self.engine = TokenViewEngine(self)
+        self.loader = TokenizerLoadEngine(self)
+        self._loading_name = ""
+        self.loader.loaded.connect(self._on_loader_loaded)
+        self.loader.failed.connect(self._on_loader_failed)
+        self._build()
+        self.engine.partial_ready.connect(self._on_engine_partial_ready)
+        self.engine.finished.connect(self._on_engine_finished)
+        self.engine.failed.connect(self._on_engine_failed)
+        step_model.step_changed.connect(self._on_step_model_step_changed)
+        step_model.timeline_changed.connect(self._on_step_model_timeline_changed)
+        self.editor.setPlainText(SAMPLE_TEXT)
+
+    # -- building -------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.toolbar = bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        self.mode_box = QComboBox(objectName="token_mode")
+        for m in MODES:
+            self.mode_box.addItem({"text": "Text", "ids": "Ids", "both": "Text + ids"}[m], m)
+        self.mode_box.setToolTip("Show token text, ids, or both")
+        self.whitespace_box = QCheckBox("Whitespace", objectName="token_whitespace")
+        self.whitespace_box.setToolTip("Show spaces, tabs and newlines as ␣ ⇥ ↵ (invisible characters are always shown)")
+        self.palette_box = QComboBox(objectName="token_palette")
+        for key, label in PALETTE_LABELS.items():
+            self.palette_box.addItem(label.split(" (")[0], key)
+        self.palette_box.setToolTip("Token colours: Okabe–Ito and Tol light are colour-blind safe; "
+                                    "high contrast is for projectors")
+        for box in (self.mode_box, self.palette_box):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(9)
+        self.export_button = QToolButton(objectName="token_export", text="Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.export_button)
+        self.export_html_action = QAction("Export HTML…", self, triggered=self._on_export_html_triggered)
+        self.export_png_action = QAction("Export PNG…", self, triggered=self._on_export_png_triggered)
+        self.export_json_action = QAction("Export JSON…", self, triggered=self._on_export_json_triggered)
+        self.copy_ids_action = QAction("Copy ids", self, triggered=self.copy_ids)
+        for a in (self.export_html_action, self.export_png_action, self.export_json_action, self.copy_ids_action):
+            menu.addAction(a)
+        self.export_button.setMenu(menu)
+        self.add_button = QToolButton(objectName="token_add_tokenizer", text="Add…")
+        self.add_button.setToolTip("Compare with a pretrained tokenizer (tiktoken, tokenizer.json, GPT-2, minbpe)")
+        self.add_button.clicked.connect(self._on_add_button_clicked)
+        self.add_button.setVisible(_load_tokenizer() is not None)
+        for w in (self.mode_box, self.whitespace_box, self.palette_box):
+            bar.addWidget(w)
+        bar.addStretch(1)
+        bar.addWidget(self.add_button)
+        bar.addWidget(self.export_button)
+
+        self.editor = QPlainTextEdit(objectName="token_text")
+        self.editor.setPlaceholderText("Type or paste any text to see how it is tokenized…")
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.view = TokenFlowView()
+        self.view.setObjectName("token_flow")
+        self.view.set_tooltip_provider(self.tooltip_for)
+        self.view.token_clicked.connect(self._on_view_token_clicked)
+        self.compare = TokenCompareView()
+        self.compare.setObjectName("token_compare")
+        self.compare.set_tooltip_provider(self._compare_tooltip)
+        self.compare.token_clicked.connect(self._on_compare_token_clicked)
+
+        batch_box = QWidget()
+        bl = QVBoxLayout(batch_box)
+        bl.setContentsMargins(4, 4, 4, 4)
+        row = QHBoxLayout()
+        self.bos_box = QCheckBox("BOS", objectName="batch_bos")
+        self.eos_box = QCheckBox("EOS", objectName="batch_eos")
+        self.pad_box = QComboBox(objectName="batch_pad")
+        self.pad_box.addItem("Pad right", "right")
+        self.pad_box.addItem("Pad left", "left")
+        for w in (self.bos_box, self.eos_box, self.pad_box):
+            row.addWidget(w)
+        row.addStretch(1)
+        bl.addLayout(row)
+        self.batch_view = TokenBatchView()
+        scroll = QScrollArea()
+        scroll.setWidget(self.batch_view)
+        scroll.setWidgetResizable(False)
+        bl.addWidget(scroll, 1)
+        self.batch_note = QLabel(wordWrap=True)
+        self.batch_note.setMinimumWidth(50)
+        bl.addWidget(self.batch_note)
+
+        self.diagnostics = QTextBrowser(objectName="token_diagnostics")
+        self.diagnostics.setOpenLinks(False)
+
+        self.tabs = QTabWidget(objectName="token_tabs")
+        self.tabs.addTab(self.compare, "Compare")
+        self.tabs.addTab(batch_box, "Batch")
+        self.tabs.addTab(self.diagnostics, "Diagnostics")
+
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        for w in (self.editor, self.view, self.tabs):
+            self.splitter.addWidget(w)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(2, 3)
+        self.splitter.setSizes([90, 260, 260])
+        for w, h in ((self.editor, 36), (self.view, 40), (self.tabs, 60)):  # docks stay small
+            w.setMinimumHeight(h)
+        self.status = QLabel(objectName="token_status", wordWrap=True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(bar)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.status)
+
+        self.editor.textChanged.connect(self._on_editor_text_changed)
+        self.mode_box.currentIndexChanged.connect(self._on_mode_box_changed)
+        self.whitespace_box.toggled.connect(lambda _on: self.refresh())
+        self.palette_box.currentIndexChanged.connect(self._on_palette_box_changed)
+        for box in (self.bos_box, self.eos_box):
+            box.toggled.connect(lambda _on: self.refresh())
+        self.pad_box.currentIndexChanged.connect(lambda _i: self.refresh())
+        self._update_fonts()
+        self._apply_palette()
+
+    def _present(self, changes) -> None:
+        """Presenter mode (issue 10): the text, the tokens and the tabs (comparison rows give the
+        counts; lessons show the batch), the tabs the largest; no toolbar (the presenter sets the
+        high-contrast colours, lessons the mode), no status line and no batch footnote."""
+        bar = self.toolbar
+        tools = (bar.itemAt(i).widget() for i in range(bar.count()))
+        changes.hide(self.status, self.batch_note, *(w for w in tools if w is not None))
+        total = sum(self.splitter.sizes()) or 900
+        changes.set(self.splitter.setSizes, was=self.splitter.sizes(), now=[total * k // 9 for k in (2, 3, 4)])
+
+    def _update_fonts(self) -> None:
+        if hasattr(self, "editor"):
+            self.editor.setFont(monospace_font(self.font()))
+
+    def changeEvent(self, event) -> None:
+        from PySide6.QtCore import QEvent
+
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "view"):
+            self._apply_palette()
+        super().changeEvent(event)
+
+    # -- scripting surface ----------------------------------------------------------------------
+
+    def set_text(self, text: str) -> None:
+        self.editor.setPlainText(text)
+
+    def text(self) -> str:
+        return self.editor.toPlainText()
+
+    def set_mode(self, mode: str) -> None:
+        self.mode_box.setCurrentIndex(MODES.index(mode))
+
+    def set_show_whitespace(self, on: bool) -> None:
+        self.whitespace_box.setChecked(on)
+
+    def set_palette_key(self, key: str) -> None:
+        self.palette_box.setCurrentIndex(list(PALETTE_LABELS).index(key))
+
+    @property
+    def palette_key(self) -> str:
+        return self._palette_key
+
+    def add_tokenizer(self, tokenizer) -> None:
+        """Compare with `tokenizer` (anything with ``encode(text) -> Encoding``, ``decode``,
+        ``n_vocab``, ``token_bytes`` and ``name``)."""
+        self._loaded.append(tokenizer)
+        self.refresh()
+
+    def clear_tokenizers(self) -> None:
+        """Remove every comparison row added with `add_tokenizer` (a guided lesson starts afresh)."""
+        self._loaded.clear()
+        getattr(self, "_loaded_paths", {}).clear()
+        self.refresh()
+
+    def add_tokenizer_file(self, path: str | Path) -> bool:
+        """Load a pretrained tokenizer file in the background and add it as a comparison row
+        (`loader.loaded` or `loader.failed` follows). False when loading is not available."""
+        load = _load_tokenizer()
+        if load is None:
+            return False
+        self._loading_name = Path(path).name
+        self._loading_path = str(path)  # sessions (issue 10) store comparison rows by path
+        self.status.setText(f"Loading {self._loading_name}…")
+        self.loader.load(str(path), load)
+        return True
+
+    @Slot(object)
+    def _on_loader_loaded(self, tokenizer) -> None:
+        self._loaded_paths[len(self._loaded)] = getattr(self, "_loading_path", "")
+        self.add_tokenizer(tokenizer)
+
+    @Slot(str)
+    def _on_loader_failed(self, message: str) -> None:
+        self.status.setText(f"Cannot load {self._loading_name}: {message}")
+
+    def compare_paths(self) -> list[str]:
+        """Files of the comparison rows added with "Add…" (sessions store them by path)."""
+        return [self._loaded_paths[i] for i in range(len(self._loaded)) if self._loaded_paths.get(i)]
+
+    def screenshot_variants(self) -> list:
+        """Extra looks for the screenshot command: (suffix, apply) pairs."""
+        def high_contrast() -> None:
+            if self.parentWidget() is not None:
+                self.parentWidget().raise_()  # our dock, in front of its tab group
+            self.set_palette_key("high-contrast")
+            self.set_mode("both")
+        return [("high-contrast", high_contrast)]
+
+    def prepare_screenshot(self) -> None:
+        """The screenshot command: wait until the text at the current step is shown."""
+        self.refresh()
+        self.wait_idle()
+
+    def shutdown(self) -> None:
+        self.loader.shutdown()
+        self.engine.shutdown()
+
+    # -- requests -------------------------------------------------------------------------------
+
+    def _snapshot(self) -> TrainedSnapshot | None:
+        tl = self.step_model.timeline
+        if tl is not None and tl.algorithm in ("wordpiece", "unigram"):  # issue 9: rows carry the tokenizer
+            return None
+        if tl is None or tl.algorithm == "pretrained":  # issue 7: loaded rows carry the tokenizer
+            return None
+        return TrainedSnapshot((id(tl), tl.n_merges), tl.base, tuple(s.pair for s in tl.steps), tl.settings.split,
+                               dict(tl.special_ids), tl.unk_id, tuple(s.count for s in tl.steps))
+
+    def _rows(self) -> tuple[RowSpec, ...]:
+        rows = []
+        tl = self.step_model.timeline
+        if tl is not None and tl.algorithm == "pretrained":  # issue 7: the loaded tokenizer at step k
+            k, n, tok = self.step_model.step, tl.n_steps, tl.tokenizer()
+            rows.append(RowSpec("step", f"{tl.settings.name} · step {k:,}/{n:,}", step=k, tokenizer=tok))
+            rows.append(RowSpec("final", f"{tl.settings.name} · all {n:,} merges", step=None, tokenizer=tok))
+        elif tl is not None and tl.algorithm in ("wordpiece", "unigram"):  # issue 9
+            rows.extend(self._piece_rows.rows(tl, self.step_model.step))
+        elif tl is not None:
+            k, n = self.step_model.step, tl.n_merges
+            rows.append(RowSpec("step", f"Trained · step {k:,}/{n:,}", step=k))
+            rows.append(RowSpec("final", f"Trained · final ({n:,} merges)", step=None))
+        if self._corpus is not None:
+            rows.append(RowSpec("chars", "Character-level"))
+            rows.append(RowSpec("words", "Word-level"))
+        for i, tok in enumerate(self._loaded):
+            rows.append(RowSpec(f"loaded:{i}", getattr(tok, "name", f"tokenizer {i + 1}"), tokenizer=tok))
+        return tuple(rows)
+
+    def _ensure_corpus(self) -> None:
+        if self._corpus is None and self._corpus_text is not None:
+            text = self._corpus_text()
+            if text.strip():
+                self._corpus_version += 1
+                self._corpus = (self._corpus_version, text)
+
+    def refresh(self, *, delay_ms: int = QUICK_DELAY_MS) -> None:
+        """Re-encode the text (after `delay_ms`)."""
+        self._ensure_corpus()
+        req = TokenViewRequest(self.text(), self._rows(), show_whitespace=self.whitespace_box.isChecked(),
+                               trained=self._snapshot(), corpus=self._corpus, bos=self.bos_box.isChecked(),
+                               eos=self.eos_box.isChecked(), pad_side=self.pad_box.currentData(),
+                               n_colors=token_palette(self._palette_key).size)
+        self.engine.request(req, delay_ms=delay_ms)
+
+    @Slot()
+    def _on_editor_text_changed(self) -> None:
+        self.refresh(delay_ms=TYPING_DELAY_MS)
+
+    @Slot(int)
+    def _on_step_model_step_changed(self, _step: int) -> None:
+        training = self.step_model.timeline is not None and not self.step_model.is_finished
+        self.refresh(delay_ms=TYPING_DELAY_MS if training else QUICK_DELAY_MS)
+
+    @Slot()
+    def _on_step_model_timeline_changed(self) -> None:
+        self._corpus = None  # the corpus may have changed with the timeline
+        self.refresh()
+
+    def wait_idle(self, qtbot=None, timeout_ms: int = 10_000) -> bool:
+        """Tests and scripts: run the event loop until no request is pending."""
+        from PySide6.QtCore import QDeadlineTimer, QEventLoop
+        from PySide6.QtWidgets import QApplication
+
+        deadline = QDeadlineTimer(timeout_ms)
+        while self.engine.is_pending and not deadline.hasExpired():
+            QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+        return not self.engine.is_pending
+
+    # -- showing results ------------------------------------------------------------------------
+
+    def _apply_palette(self) -> None:
+        pal = token_palette(self._palette_key, dark=is_dark(self.palette()))
+        self._token_palette = pal
+        self.view.set_token_palette(pal)
+        self.compare.set_token_palette(pal)
+        self.batch_view.set_token_palette(pal)
+        if self.result is not None and self.result.request.n_colors != pal.size:
+            self.refresh()  # colour slots are computed with the encoding
+        self.view.viewport().update()
+
+    @Slot(int)
+    def _on_palette_box_changed(self, _index: int) -> None:
+        self._palette_key = self.palette_box.currentData()
+        self._apply_palette()
+
+    @Slot(int)
+    def _on_mode_box_changed(self, _index: int) -> None:
+        mode = self.mode_box.currentData()
+        self.view.set_mode(mode)
+        self.compare.set_mode(mode)
+
+    @Slot(object)
+    def _on_engine_partial_ready(self, result: TokenViewResult) -> None:
+        self._show_reference(result)
+        ref = result.reference
+        doing = "encoding" if ref.stats.chars < len(result.request.text) else "comparing"
+        self.status.setText(f"{ref.spec.title} · {ref.stats.summary()} · {doing}…")
+
+    @Slot(object)
+    def _on_engine_finished(self, result: TokenViewResult) -> None:
+        self._show(result)
+        self.result_shown.emit()
+
+    @Slot(str)
+    def _on_engine_failed(self, message: str) -> None:
+        self.status.setText(f"Cannot tokenize: {message}")
+
+    def _show_reference(self, result: TokenViewResult) -> None:
+        self.result = result
+        ref = result.reference
+        if ref is None:
+            self.view.clear()
+            return
+        enc, labels = ref.encoding, ref.labels
+        self.view.set_tokens(labels.labels, enc.ids, labels.kinds, labels.breaks, ref.slots,
+                             groups=ref.groups, captions=ref.captions)
+
+    def _show(self, result: TokenViewResult) -> None:
+        self._show_reference(result)
+        ref = result.reference
+        if ref is None:
+            self.status.setText("Train a tokenizer (or load a model) to see how this text is tokenized.")
+            self.compare.set_rows([], text_length=0)
+            self.diagnostics.setHtml("")
+            return
+        self.compare.set_rows(result.rows, text_length=len(result.request.text))
+        if result.batch is not None:
+            self.batch_view.set_batch(result.batch)
+            self.batch_note.setText(
+                f"Each non-empty line is a sequence: {len(result.batch.lines)} (at most 64). This tokenizer has no BOS/EOS/PAD tokens: "
+                f"they are shown with the ids past its vocabulary ({result.batch.pad_id - 2}, "
+                f"{result.batch.pad_id - 1}, {result.batch.pad_id}).")
+        self.diagnostics.setHtml(diagnostics_html(result, self.palette()))
+        rt = ref.round_trip
+        trip = "" if rt is None else (" · round trip ✓" if rt.ok else f" · {rt.summary()}")
+        self.status.setText(f"{ref.spec.title} · {ref.stats.summary()}{trip}")
+
+    # -- hover and click ------------------------------------------------------------------------
+
+    def tooltip_for(self, index: int, row: int = 0) -> str:
+        """Tooltip HTML for token `index` of comparison row `row` (0 = the main view)."""
+        return token_tooltip_html(self.result, row, index)
+
+    def _compare_tooltip(self, row: int, index: int) -> str:
+        return self.tooltip_for(index, row)
+
+    @Slot(int)
+    def _on_view_token_clicked(self, index: int) -> None:
+        if self.result is not None and self.result.rows:
+            r = self.result.rows[0]
+            if r.spec.key in ("step", "final") and index < len(r.encoding.ids):
+                self.token_selected.emit(r.encoding.ids[index])
+
+    @Slot(int, int)
+    def _on_compare_token_clicked(self, row: int, index: int) -> None:
+        if self.result is not None and row < len(self.result.rows):
+            r = self.result.rows[row]
+            if r.spec.key in ("step", "final"):
+                self.token_selected.emit(r.encoding.ids[index])
+
+    @Slot()
+    def _on_add_button_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Add tokenizer", "", "Tokenizers (*.tiktoken *.json *.model *.bpe);;All files (*)")
+        if path:
+            self.add_tokenizer_file(path)
+
+
+def _load_tokenizer():
+    """`tokviz.core.pretrained.load_tokenizer`, or None when that package is absent."""
+    try:
+        from tokviz.core.pretrained import load_tokenizer
+    except ImportError:
+        return None
+    return load_tokenizer

@@ -1,0 +1,430 @@
+"""`TrainingPanel`: every training option, Train and Cancel buttons, and a summary of the result.
+
+Options map one to one onto `tokviz.core.TrainSettings`: units, pre-tokenization (presets or a
+custom regex, checked as you type), the budget (vocabulary size, number of merges, or none),
+minimum pair count, end-of-word marker and special tokens. Invalid settings are explained under
+the form and disable Train.
+
+What this leaves out: running the training (the window hands the settings to `TrainingEngine`).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tokviz.core import SPLIT_PRESETS, Timeline, TokvizError, TrainSettings, merge_budget, parse_split
+
+from tokviz.panels.base import Panel, error_color, monospace_font
+from .algorithms import GPT_SPLITS, NON_BPE_SPLIT, AlgorithmOptions, summary_text  # issue 9
+
+UNIT_CHOICES = (("bytes", "Bytes (UTF-8, 256 base tokens)"), ("chars", "Characters of the corpus"))
+SPLIT_CHOICES = (
+    ("gpt4", "GPT-4 (cl100k) pattern"),
+    ("gpt2", "GPT-2 pattern"),
+    ("o200k", "GPT-4o (o200k) pattern"),
+    ("whitespace", "Whitespace"),
+    ("none", "None: the whole text is one chunk"),
+    ("custom", "Custom regular expression…"),
+)
+TIE_CHOICES = (("first", "First occurrence"), ("hf", "Hugging Face order"))
+BUDGET_VOCAB, BUDGET_MERGES, BUDGET_NONE = "vocab_size", "merges", "none"
+BUDGET_CHOICES = (
+    (BUDGET_VOCAB, "Vocabulary size"),
+    (BUDGET_MERGES, "Number of merges"),
+    (BUDGET_NONE, "No limit (until min count)"),
+)
+DEFAULT_SETTINGS = TrainSettings(vocab_size=512)
+DEFAULT_CUSTOM_REGEX = r"\w+|[^\w\s]+|\s+"
+MAX_BUDGET = 10_000_000
+
+
+def _combo(choices: tuple[tuple[str, str], ...], name: str) -> QComboBox:
+    box = QComboBox(objectName=name)
+    for key, label in choices:
+        box.addItem(label, key)
+    return box
+
+
+def _buddy_label(text: str, buddy: QWidget) -> QLabel:
+    label = QLabel(text)
+    label.setBuddy(buddy)
+    return label
+
+
+class TrainingPanel(Panel):
+    """Training options. Emits `train_requested` / `cancel_requested`; read `settings()`."""
+
+    PANEL_ID = "training"
+    TITLE = "Training"
+    DEFAULT_AREA = Qt.DockWidgetArea.RightDockWidgetArea
+
+    train_requested = Signal()
+    cancel_requested = Signal()
+    settings_changed = Signal()
+    validity_changed = Signal()  # read `is_valid`
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._running = False
+        self._valid = True
+        self._custom_regex = DEFAULT_CUSTOM_REGEX
+        self._custom_edited = False  # until the user edits it, Custom starts from the last preset
+        self._build()
+        self.set_settings(DEFAULT_SETTINGS)
+        self._update_fonts()
+
+    # -- building ---------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.units_box = _combo(UNIT_CHOICES, "units_box")
+        self.units_box.setToolTip("What BPE starts from: the 256 byte values, or the corpus's characters")
+        self.split_box = _combo(SPLIT_CHOICES, "split_box")
+        self.split_box.setToolTip("Pre-tokenization: the text is cut into chunks that merges never cross")
+        self.pattern_edit = QLineEdit(objectName="pattern_edit")
+        self.pattern_edit.setPlaceholderText("a regular expression; each match is one chunk")
+        self.pattern_error = QLabel(objectName="pattern_error", wordWrap=True)
+        self.pattern_error.hide()
+        self.budget_box = _combo(BUDGET_CHOICES, "budget_box")
+        self.budget_spin = QSpinBox(objectName="budget_spin")
+        self.budget_spin.setRange(1, MAX_BUDGET)
+        self.budget_spin.setGroupSeparatorShown(True)
+        self.budget_spin.setAccelerated(True)
+        budget_row = QHBoxLayout()
+        budget_row.setContentsMargins(0, 0, 0, 0)
+        budget_row.addWidget(self.budget_box, 1)
+        budget_row.addWidget(self.budget_spin, 1)
+        self.min_count_spin = QSpinBox(objectName="min_count_spin")
+        self.min_count_spin.setRange(1, 1_000_000_000)
+        self.min_count_spin.setToolTip("Stop when no pair occurs at least this many times")
+        self.eow_box = QCheckBox(objectName="eow_box")
+        self.eow_box.setToolTip("Append a marker to every chunk, as in the original BPE paper")
+        self.eow_edit = QLineEdit("</w>", objectName="eow_edit")
+        eow_row = QHBoxLayout()
+        eow_row.setContentsMargins(0, 0, 0, 0)
+        eow_row.addWidget(self.eow_box)
+        eow_row.addWidget(self.eow_edit, 1)
+        self.specials_edit = QLineEdit(objectName="specials_edit")
+        self.specials_edit.setPlaceholderText("e.g. <|endoftext|> <|pad|>  (separate with spaces)")
+        self.specials_edit.setToolTip("Special tokens get their own ids and are never merged")
+        self.tie_break_box = _combo(TIE_CHOICES, "tie_break_box")
+        self.tie_break_box.setToolTip(
+            "Pairs with equal counts: the one seen first in the corpus wins, or the smallest pair in "
+            "Hugging Face tokenizers' id order (then the merges equal its BpeTrainer's)")
+
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("&Units:", self.units_box)
+        form.addRow("&Pre-tokenization:", self.split_box)
+        form.addRow("Pa&ttern:", self.pattern_edit)
+        form.addRow("", self.pattern_error)
+        form.addRow(_buddy_label("&Budget:", self.budget_box), budget_row)
+        form.addRow("&Min pair count:", self.min_count_spin)
+        form.addRow(_buddy_label("&End-of-word mark:", self.eow_box), eow_row)
+        form.addRow("&Special tokens:", self.specials_edit)
+        form.addRow(_buddy_label("Ties:", self.tie_break_box), self.tie_break_box)
+        # algorithm choice (issue 9): a row at the top, WordPiece / Unigram rows at the end
+        self.algo = AlgorithmOptions(self)
+        self.algorithm_box = self.algo.algorithm_box
+        self.algo.add_rows(form, 0)
+        self._form = form
+        self.algo.changed.connect(self._on_control_changed)
+        self.algorithm_box.activated.connect(self._on_algorithm_box_activated)
+
+        self.message = QLabel(objectName="settings_message", wordWrap=True)
+        self.message.hide()
+        style = self.style()
+        self.train_button = QPushButton(style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay), "Train",
+                                        objectName="train_button")
+        self.train_button.setToolTip("Train a BPE tokenizer on the corpus (Ctrl+Return)")
+        self.train_button.setDefault(True)
+        self.cancel_button = QPushButton(style.standardIcon(QStyle.StandardPixmap.SP_MediaStop), "Cancel",
+                                         objectName="cancel_button")
+        self.cancel_button.setToolTip("Stop training (Esc)")
+        self.cancel_button.setEnabled(False)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.train_button, 1)
+        buttons.addWidget(self.cancel_button, 1)
+
+        self.summary = QLabel("Not trained yet. Choose options and press Train.", objectName="summary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        result = QGroupBox("Result", objectName="result_group")
+        rl = QVBoxLayout(result)
+        rl.addWidget(self.summary)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addLayout(form)
+        layout.addWidget(self.message)
+        layout.addLayout(buttons)
+        layout.addWidget(result)
+        layout.addStretch(1)
+        self.setFocusProxy(self.units_box)
+
+        for box in (self.units_box, self.budget_box, self.tie_break_box):
+            box.currentIndexChanged.connect(self._on_control_changed)
+        self.split_box.currentIndexChanged.connect(self._on_split_box_changed)
+        self.pattern_edit.textEdited.connect(self._on_pattern_edited)
+        for spin in (self.budget_spin, self.min_count_spin):
+            spin.valueChanged.connect(self._on_control_changed)
+        self.eow_box.toggled.connect(self._on_control_changed)
+        for edit in (self.eow_edit, self.specials_edit):
+            edit.textChanged.connect(self._on_control_changed)
+        self.train_button.clicked.connect(self.train_requested)
+        self.cancel_button.clicked.connect(self.cancel_requested)
+
+    def _update_fonts(self) -> None:
+        fm = self.fontMetrics()
+        self.summary.setMinimumHeight(4 * fm.lineSpacing() + 4)  # room for the whole summary
+        mono = monospace_font(self.font())
+        for edit in (self.pattern_edit, self.eow_edit, self.specials_edit):
+            edit.setFont(mono)
+
+    # -- settings <-> controls --------------------------------------------------------------
+
+    def _split_spec(self) -> str:
+        key = self.split_box.currentData()
+        return f"regex:{self.pattern_edit.text()}" if key == "custom" else key
+
+    def settings(self, *, word_counts: bool = False) -> TrainSettings:
+        """The settings the controls describe; raises `TokvizError` saying what is wrong."""
+        budget = self.budget_box.currentData()
+        n = self.budget_spin.value()
+        specials = tuple(self.specials_edit.text().split())
+        if self.algo.algorithm != "bpe":  # issue 9: WordPiece / Unigram settings
+            return self.algo.build_settings(split=self._split_spec(), budget=budget, n=n,
+                                            min_count=self.min_count_spin.value(), specials=specials)
+        s = TrainSettings(
+            units=self.units_box.currentData(),
+            split=self._split_spec(),
+            end_of_word=self.eow_edit.text() if self.eow_box.isChecked() else None,
+            vocab_size=n if budget == BUDGET_VOCAB else None,
+            merges=n if budget == BUDGET_MERGES else None,
+            min_count=self.min_count_spin.value(),
+            special_tokens=specials,
+            word_counts=word_counts,
+            tie_break=self.tie_break_box.currentData(),
+        ).validate()
+        if s.units == "bytes":
+            merge_budget(s, 256)  # a vocabulary smaller than 256 + specials is impossible
+        return s
+
+    def set_settings(self, s: TrainSettings) -> None:
+        """Show `s` in the controls."""
+        widgets = (self.units_box, self.split_box, self.budget_box, self.budget_spin,
+                   self.min_count_spin, self.eow_box, self.eow_edit, self.specials_edit, self.pattern_edit,
+                   self.tie_break_box, *self.algo.widgets())
+        for w in widgets:
+            w.blockSignals(True)
+        try:
+            self.algo.show_settings(s)  # issue 9: algorithm and its own options
+            if hasattr(s, "units"):
+                self.units_box.setCurrentIndex(max(0, self.units_box.findData(s.units)))
+            if s.split.startswith("regex:"):
+                self._custom_regex = s.split[len("regex:"):]
+                self._custom_edited = True
+                self.split_box.setCurrentIndex(self.split_box.findData("custom"))
+            else:
+                self.split_box.setCurrentIndex(max(0, self.split_box.findData(s.split)))
+            if s.vocab_size is not None:
+                self.budget_box.setCurrentIndex(self.budget_box.findData(BUDGET_VOCAB))
+                self.budget_spin.setValue(s.vocab_size)
+            elif getattr(s, "merges", None) is not None:
+                self.budget_box.setCurrentIndex(self.budget_box.findData(BUDGET_MERGES))
+                self.budget_spin.setValue(max(1, s.merges))
+            else:
+                self.budget_box.setCurrentIndex(self.budget_box.findData(BUDGET_NONE))
+            self.min_count_spin.setValue(getattr(s, "min_count", getattr(s, "seed_min_count", 1)))
+            eow = getattr(s, "end_of_word", None)
+            self.eow_box.setChecked(eow is not None)
+            if eow is not None:
+                self.eow_edit.setText(eow)
+            self.specials_edit.setText(" ".join(s.special_tokens))
+            self.tie_break_box.setCurrentIndex(max(0, self.tie_break_box.findData(getattr(s, "tie_break", "first"))))
+        finally:
+            for w in widgets:
+                w.blockSignals(False)
+        self._show_pattern()
+        self._on_control_changed()
+
+    def _show_pattern(self) -> None:
+        key = self.split_box.currentData()
+        custom = key == "custom"
+        self.pattern_edit.setReadOnly(not custom)
+        if custom:
+            self.pattern_edit.setText(self._custom_regex)
+            self.pattern_edit.setToolTip("Each match of this regular expression becomes one chunk")
+        else:
+            pattern = SPLIT_PRESETS.get(key)
+            self.pattern_edit.setText(pattern if pattern is not None and key != "whitespace" else "")
+            self.pattern_edit.setPlaceholderText(
+                "(split at whitespace, like str.split())" if key == "whitespace"
+                else "(no pattern: the whole text is one chunk)"
+            )
+            self.pattern_edit.setToolTip("The preset's pattern (choose Custom to edit it)")
+        self.pattern_edit.setCursorPosition(0)
+
+    # -- algorithm (issue 9): BPE-only rows hidden, WordPiece / Unigram rows shown -----------
+
+    def _row_of(self, widget: QWidget) -> int:
+        """Form row whose field is `widget` or a layout holding it (-1: none)."""
+        form = self._form
+        for r in range(form.rowCount()):
+            item = form.itemAt(r, QFormLayout.ItemRole.FieldRole)
+            if item is None:
+                continue
+            if item.widget() is widget or (item.layout() is not None and item.layout().indexOf(widget) >= 0):
+                return r
+        return -1
+
+    def _update_algorithm_rows(self) -> None:
+        a = self.algo.algorithm
+        tie_break = self.findChild(QWidget, "tie_break_box")  # added by the tie-break work, if present
+        for w in (self.units_box, self.eow_box, tie_break):
+            row = self._row_of(w) if w is not None else -1
+            if row >= 0:
+                self._form.setRowVisible(row, a == "bpe")
+        self.algo.update_rows()
+        label = self._form.labelForField(self.min_count_spin)
+        if label is not None:
+            label.setText("&Min seed count:" if a == "unigram" else "&Min pair count:")
+        self.min_count_spin.setToolTip(
+            "Substrings seen fewer times never enter the seed vocabulary" if a == "unigram"
+            else "Stop when no pair occurs at least this many times")
+        if a == "unigram" and self.budget_box.currentData() != BUDGET_VOCAB:
+            self.budget_box.blockSignals(True)
+            self.budget_box.setCurrentIndex(self.budget_box.findData(BUDGET_VOCAB))
+            self.budget_box.blockSignals(False)
+        self.budget_box.setEnabled(a != "unigram")  # Unigram prunes down to a vocabulary size
+        self.train_button.setToolTip(f"Train a {self.algorithm_box.currentText()} tokenizer on the corpus "
+                                     f"(Ctrl+Return)")
+
+    @Slot(int)
+    def _on_algorithm_box_activated(self, _index: int) -> None:
+        """The user picked an algorithm: WordPiece and Unigram work on words, so a GPT-style
+        split (which keeps the leading space in every chunk) becomes a whitespace split."""
+        if self.algo.algorithm != "bpe" and self.split_box.currentData() in GPT_SPLITS:
+            self.split_box.setCurrentIndex(self.split_box.findData(NON_BPE_SPLIT))
+
+    # -- validation -------------------------------------------------------------------------
+
+    @Slot()
+    def _on_split_box_changed(self) -> None:
+        if self.split_box.currentData() == "custom" and not self._custom_edited:
+            shown = self.pattern_edit.text()  # the preset's pattern: a good place to start editing
+            if shown:
+                self._custom_regex = shown
+        self._show_pattern()
+        self._on_control_changed()
+
+    @Slot(str)
+    def _on_pattern_edited(self, text: str) -> None:
+        if self.split_box.currentData() == "custom":
+            self._custom_regex = text
+            self._custom_edited = True
+        self._on_control_changed()
+
+    @Slot()
+    def _on_control_changed(self) -> None:
+        self._update_algorithm_rows()
+        self.budget_spin.setEnabled(self.budget_box.currentData() != BUDGET_NONE)
+        self.eow_edit.setEnabled(self.eow_box.isChecked())
+        self._update_validation()
+        self.settings_changed.emit()
+
+    def _update_validation(self) -> None:
+        pattern_error = None
+        if self.split_box.currentData() == "custom":
+            try:
+                parse_split(self._split_spec())
+            except TokvizError as exc:
+                pattern_error = str(exc)
+        self._set_error_label(self.pattern_error, pattern_error)
+        message = None
+        if pattern_error is None:
+            try:
+                self.settings()
+            except TokvizError as exc:
+                message = str(exc)
+        self._set_error_label(self.message, message)
+        valid = pattern_error is None and message is None
+        if valid != self._valid:
+            self._valid = valid
+            self.validity_changed.emit()
+        self._update_buttons()
+
+    def _set_error_label(self, label: QLabel, text: str | None) -> None:
+        label.setVisible(bool(text))
+        if text:
+            label.setText(text[:1].upper() + text[1:])
+            pal = label.palette()
+            pal.setColor(label.foregroundRole(), error_color(self.palette()))
+            label.setPalette(pal)
+
+    @property
+    def is_valid(self) -> bool:
+        return self._valid
+
+    @property
+    def validation_message(self) -> str:
+        """The current problem with the settings, or ``""``."""
+        for label in (self.pattern_error, self.message):
+            if not label.isHidden():
+                return label.text()
+        return ""
+
+    # -- running state and results ----------------------------------------------------------
+
+    def set_running(self, running: bool) -> None:
+        self._running = running
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        self.train_button.setEnabled(self._valid)
+        self.train_button.setText("Restart" if self._running else "Train")
+        self.cancel_button.setEnabled(self._running)
+
+    def show_summary(self, timeline: Timeline | None, *, status: str = "") -> None:
+        """Describe a trained (or partly trained) timeline."""
+        if timeline is None:
+            self.summary.setText(status or "Not trained yet. Choose options and press Train.")
+            return
+        if getattr(timeline, "algorithm", "bpe") in ("wordpiece", "unigram"):  # issue 9
+            self.summary.setText(summary_text(timeline, status))
+            return
+        lines = []
+        if status:
+            lines.append(status)
+        if getattr(timeline, "algorithm", "bpe") == "pretrained":  # a loaded tokenizer (issue 7)
+            self.summary.setText("\n".join(lines + timeline.settings.describe()))
+            return
+        merged, base = timeline.n_merges, timeline.base_size
+        extra = timeline.vocab_size - base - merged
+        parts = f"{base:,} base + {merged:,} merged" + (f" + {extra} special" if extra else "")
+        lines.append(f"{merged:,} merges · vocabulary {timeline.vocab_size:,} tokens ({parts})")
+        before, after = timeline.corpus_length, timeline.length_at(merged)
+        if before and after:
+            lines.append(f"Corpus: {before:,} → {after:,} tokens ({before / after:.2f}× shorter)")
+        lines.append(f"{timeline.n_chunks:,} distinct chunks")
+        self.summary.setText("\n".join(lines))
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == event.Type.PaletteChange and hasattr(self, "message"):
+            self._update_validation()
+
