@@ -41,7 +41,6 @@ Guided lessons (issue 10, `tokviz.app.classroom.lesson_runner`, Help > Lessons):
 from __future__ import annotations
 
 from functools import partial
-
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
@@ -51,36 +50,46 @@ from tokviz.core import Timeline, TokvizError, TrainSettings
 from tokviz.engine.samples import sample
 from tokviz.engine.settings import LAYOUT_VERSION, AppSettings
 from tokviz.engine.step_model import StepModel
+from tokviz.engine.tables.vocab_model import VocabModel
 from tokviz.engine.token_view.token_view_engine import BASELINE_CORPUS_CHARS
 from tokviz.engine.trained_models import TrainedModels
 from tokviz.engine.training.engine import TrainingEngine
-from tokviz.engine.tables.vocab_model import VocabModel
 from tokviz.panels.base import Panel
 from tokviz.panels.corpus.panel import CorpusPanel
-from tokviz.panels.heatmaps.embedding_panel import EmbeddingPanel, current_text_source  # heatmaps (issue 8)
 from tokviz.panels.glitch_panel import GlitchPanel  # pretrained tokenizers (issue 7)
-from tokviz.panels.heatmaps.positional_panel import PositionalPanel  # heatmaps (issue 8)
+from tokviz.panels.heatmaps.embedding_panel import (  # heatmaps (issue 8)
+    EmbeddingPanel,
+    current_text_source,
+)
+from tokviz.panels.heatmaps.positional_panel import (
+    PositionalPanel,  # heatmaps (issue 8)
+)
+from tokviz.panels.lesson_panel import LessonPanel  # guided lessons (issue 10)
 from tokviz.panels.timeline.panel import TimelinePanel  # merge timeline (issue 5)
+from tokviz.panels.token_view.models_menu import (
+    install_model_rows,  # issue 9: earlier runs as rows
+)
 from tokviz.panels.token_view.panel import TokenViewPanel  # token view (issue 6)
-from tokviz.panels.token_view.models_menu import install_model_rows  # issue 9: earlier runs as rows
 from tokviz.panels.training.panel import TrainingPanel
 from tokviz.panels.training.status import TrainingStatusPanel
 from tokviz.panels.vocab_panel import VocabPanel
 
 from .actions import WindowActions, build_menus, build_toolbar
+from .classroom.animation import (  # classroom (issue 10)
+    AnimationExporter,
+    AnimationSpec,
+)
+from .classroom.lesson_runner import LessonRunner  # guided lessons (issue 10)
+from .classroom.presenter import Presenter  # classroom (issue 10)
 from .dialogs import Dialogs, ShortcutsDialog, show_about
 from .docks import DockManager
+from .export_ops import ExportController  # issue 7: File > Export Tokenizer
 from .file_ops import FileController
+from .session_ops import SessionController  # classroom (issue 10)
 from .theme import Appearance
+from .tokenizer_ops import TokenizerController  # pretrained tokenizers (issue 7)
 from .training_ops import TrainingController
 from .waiting import wait_for_signals
-from .tokenizer_ops import TokenizerController  # pretrained tokenizers (issue 7)
-from .export_ops import ExportController  # issue 7: File > Export Tokenizer
-from .classroom.animation import AnimationExporter, AnimationSpec  # classroom (issue 10)
-from .classroom.presenter import Presenter  # classroom (issue 10)
-from .session_ops import SessionController  # classroom (issue 10)
-from .classroom.lesson_runner import LessonRunner  # guided lessons (issue 10)
-from tokviz.panels.lesson_panel import LessonPanel  # guided lessons (issue 10)
 
 DEFAULT_SAMPLE = "english-prose"
 DEFAULT_SIZE = (1280, 800)
@@ -217,7 +226,10 @@ class MainWindow(QMainWindow):
 
     @Slot(int)
     def _on_token_view_token_selected(self, token_id: int) -> None:
-        """Token view (issue 6): select the clicked token in the vocabulary (and so the timeline)."""
+        self.select_token(token_id)
+
+    def select_token(self, token_id: int) -> None:
+        """Select a token in the vocabulary (and so in the timeline), as clicking it does."""
         row = self.vocab_model.row_of_id(token_id)
         if row is not None:
             self.vocab_panel.table.selectRow(row)

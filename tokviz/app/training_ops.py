@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import QObject, Slot
 
-from tokviz.core import TokvizError
+from tokviz.core import Timeline, TokvizError
 from tokviz.core.algorithm.registry import step_noun
 from tokviz.panels.training.status import format_duration
 
@@ -76,10 +76,11 @@ class TrainingController(QObject):
         elapsed = format_duration(p.elapsed) if p else format_duration(0)
         n = timeline.n_steps
         budget = p.budget if p else None
-        if timeline.algorithm == "unigram":  # issue 9: rounds, not merges
-            status = f"Trained {n:,} Unigram rounds in {elapsed}: {timeline.vocab_size:,} tokens"
+        if timeline.renumbers_vocab:  # rounds, not merges: say where the vocabulary ended
+            status = f"Trained {n:,} {timeline.title} {step_noun(timeline)} in {elapsed}: {timeline.vocab_size:,} tokens"
         elif budget is not None and n >= budget:
-            status = f"Trained {n:,} {'WordPiece ' if timeline.algorithm == 'wordpiece' else ''}merges in {elapsed}"
+            title = "" if isinstance(timeline, Timeline) else f"{timeline.title} "
+            status = f"Trained {n:,} {title}{step_noun(timeline)} in {elapsed}"
         else:
             status = (f"Trained {n:,} merges in {elapsed}; stopped early: no pair occurs "
                       f"{timeline.settings.min_count}+ times")

@@ -6,11 +6,27 @@ Training (`Training`, `train`, a generator of `MergeStep`), encoding with offset
 
 from .baselines import CharTokenizer, WordTokenizer
 from .batch import Batch, make_batch
-from .text.chunks import Cancelled, count_chunks, count_word_table
-from .text.corpus import decode_utf8, looks_like_word_counts, parse_word_counts, read_text
+from .bpe.timeline import Timeline, Training, TrainSettings, merge_budget, train
+from .bpe.tokenizer import BpeTokenizer, ExplainStep
+from .bpe.trainer import BpeTrainer, Candidate, MergeStep
+from .bpe.units import UNITS, UNK_TOKEN, BaseVocab
 from .encoding import Encoding
-from .errors import CorpusError, EncodeError, ModelFormatError, SettingsError, SplitError, TokvizError
+from .errors import (
+    CorpusError,
+    EncodeError,
+    ModelFormatError,
+    SettingsError,
+    SplitError,
+    TokvizError,
+)
 from .io.model_files import load_timeline, save_timeline
+from .text.chunks import Cancelled, count_chunks, count_word_table
+from .text.corpus import (
+    decode_utf8,
+    looks_like_word_counts,
+    parse_word_counts,
+    read_text,
+)
 from .text.split import (
     GPT2_SPLIT_PATTERN,
     GPT4_SPLIT_PATTERN,
@@ -19,10 +35,6 @@ from .text.split import (
     Splitter,
     parse_split,
 )
-from .bpe.timeline import Timeline, Training, TrainSettings, merge_budget, train
-from .bpe.tokenizer import BpeTokenizer, ExplainStep
-from .bpe.trainer import BpeTrainer, Candidate, MergeStep
-from .bpe.units import UNITS, UNK_TOKEN, BaseVocab
 
 __all__ = [
     "BaseVocab",

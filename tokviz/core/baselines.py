@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from .bpe.units import UNK_TOKEN
 from .encoding import Encoding, uncovered
 from .errors import EncodeError
 from .text.split import parse_split
-from .bpe.units import UNK_TOKEN
 
 
 class _VocabTokenizer:

@@ -18,8 +18,8 @@ from pathlib import Path
 import regex
 
 from tokviz.core import Cancelled, CorpusError, Timeline, looks_like_word_counts
-from tokviz.core.text.corpus import UTF8_BOM, parse_word_counts, read_bytes
 from tokviz.core.io.model_files import MODEL_FORMATS, load_model
+from tokviz.core.text.corpus import UTF8_BOM, parse_word_counts, read_bytes
 
 from .large_text import LargeText
 

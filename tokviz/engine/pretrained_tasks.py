@@ -40,7 +40,7 @@ class TimelineVocab:
 def vocab_source(timeline):
     """The object to index: a loaded tokenizer itself (it knows its added tokens), else the
     timeline's token bytes."""
-    return timeline.tokenizer() if timeline.algorithm == "pretrained" else TimelineVocab(timeline)
+    return TimelineVocab(timeline) if timeline.has_counts else timeline.tokenizer()
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, Signal
 
-from tokviz.core.algorithm.registry import ALGORITHM_TITLES
-
 MAX_MODELS = 8
 
 
@@ -49,14 +47,13 @@ class TrainedModels(QObject):
 
     def add(self, timeline, *, name: str | None = None) -> TrainedModel | None:
         """Remember a finished timeline (not a loaded pretrained tokenizer: it has its own rows)."""
-        algorithm = getattr(timeline, "algorithm", "bpe")
-        if algorithm not in ALGORITHM_TITLES or not timeline.finished:
+        if not timeline.has_counts or not timeline.finished:
             return None
         if any(m.timeline is timeline for m in self._models):
             return None
         self._runs += 1
         if name is None:
-            name = f"{ALGORITHM_TITLES[algorithm]} {timeline.vocab_size:,} · run {self._runs}"
+            name = f"{timeline.title} {timeline.vocab_size:,} · run {self._runs}"
         model = TrainedModel(name, timeline)
         self._models = (self._models + [model])[-MAX_MODELS:]
         self.changed.emit()

@@ -25,14 +25,21 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
-    QToolButton,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from tokviz.core.pretrained import FILTERS
+from tokviz.engine.pretrained_tasks import (
+    VocabQuery,
+    index_vocab,
+    run_query,
+    vocab_source,
+)
 from tokviz.engine.tables.vocab_model import (
     COL_BYTES,
     COL_COUNT,
@@ -48,9 +55,6 @@ from tokviz.engine.tables.vocab_model import (
     PARTIAL_ROLE,
     VocabModel,
 )
-
-from tokviz.core.pretrained import FILTERS
-from tokviz.engine.pretrained_tasks import VocabQuery, index_vocab, run_query, vocab_source
 from tokviz.engine.tasks import TaskEngine
 
 from .base import Panel, is_dark, monospace_font
@@ -207,7 +211,7 @@ class VocabPanel(Panel):
 
     def _uses_index(self, q: VocabQuery) -> bool:
         tl = self._timeline()
-        loaded = tl is not None and tl.algorithm == "pretrained"
+        loaded = tl is not None and not tl.has_counts
         return bool(q.regex and q.search or q.filters or q.sort != "id" or loaded and q.search)
 
     @Slot()

@@ -16,7 +16,16 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QObject, QPoint, QRect, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPalette, QPixmap, QRegion
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QImage,
+    QPainter,
+    QPalette,
+    QPixmap,
+    QRegion,
+)
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -30,9 +39,9 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core import TokvizError
-from tokviz.core.text.chunks import Cancelled
 from tokviz.core.io.gif import write_gif, write_png
 from tokviz.core.io.model_files import write_atomic
+from tokviz.core.text.chunks import Cancelled
 from tokviz.engine.tasks import TaskEngine
 
 from .presenter import step_caption

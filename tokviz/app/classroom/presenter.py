@@ -16,12 +16,15 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QLabel, QToolBar, QWidget
 
+from tokviz.app.session_ops import raised_panel_ids
 from tokviz.engine.display import visible_token
-from tokviz.engine.settings import LAYOUT_VERSION, PRESENTER_SCALE_MIN, clamp_presenter_scale
+from tokviz.engine.settings import (
+    LAYOUT_VERSION,
+    PRESENTER_SCALE_MIN,
+    clamp_presenter_scale,
+)
 from tokviz.panels.base import HIGHLIGHT_WIDTH_PROPERTY
 from tokviz.panels.timeline.transport import focus_is_typing
-
-from tokviz.app.session_ops import raised_panel_ids
 
 PRESENTER_HIGHLIGHT = 3.0  # pen width multiplier while presenting
 FIT_STEP = 0.25  # the font scale goes down by this until the panels fit the screen

@@ -89,7 +89,7 @@ def train_settings(args: argparse.Namespace, usage_error: type[Exception]):
 
 def write_steps(timeline, out: TextIO, *, as_json: bool, format_token) -> None:
     """``tokviz merges``: one line per merge (BPE, WordPiece: with its score) or per Unigram round."""
-    if timeline.algorithm == "unigram":
+    if not timeline.lists_merges:  # Unigram: rounds that prune pieces
         for r in timeline.rounds:
             if as_json:
                 out.write(json.dumps({
@@ -104,7 +104,7 @@ def write_steps(timeline, out: TextIO, *, as_json: bool, format_token) -> None:
                 out.write(f"{r.index}\t{r.vocab_size}\t{r.log_likelihood:.1f}\t{len(r.pruned)}\t{shown}{more}\n")
         return
     vocab = timeline.token_bytes()
-    wordpiece = timeline.algorithm == "wordpiece"
+    wordpiece = timeline.has_scores
     for s in timeline.steps:
         a, b = s.pair
         if as_json:

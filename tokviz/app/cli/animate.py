@@ -70,10 +70,9 @@ def run_animate(args: argparse.Namespace) -> int:
     create_application()
     from PySide6.QtCore import qInstallMessageHandler
 
-    from tokviz.engine.settings import AppSettings
-
     from tokviz.app.classroom.animation import AnimationSpec
     from tokviz.app.main_window import MainWindow
+    from tokviz.engine.settings import AppSettings
 
     previous = qInstallMessageHandler(lambda *a: None)  # the offscreen plugin's chatter
     dialogs = _Collect()

@@ -18,10 +18,10 @@ from pathlib import Path
 from tokviz import __version__
 from tokviz.core import Encoding, TokvizError, parse_word_counts, read_text
 from tokviz.core.algorithm.registry import make_training, step_noun
+from tokviz.core.bpe.timeline import TIE_BREAKS
 from tokviz.core.io.model_files import load_model, save_model
 from tokviz.core.text.corpus import ENCODING_ERRORS
 from tokviz.core.text.split import SPLIT_CHOICES
-from tokviz.core.bpe.timeline import TIE_BREAKS
 
 from .algorithms import add_algorithm_options, train_settings, write_steps
 from .progress import ProgressBar

@@ -83,16 +83,22 @@ def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
                     if not window.docks.dock(pid).grab().save(str(path)):
                         raise OSError(f"cannot write {path}")
                     written.append(path)
-            from .presenter import take_presenter_screenshots  # presenter mode (issue 10)
+            from .presenter import (
+                take_presenter_screenshots,  # presenter mode (issue 10)
+            )
 
             written += take_presenter_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
             from .pretrained import take_pretrained_screenshots  # issue 7: GPT-2 loaded
 
             written += take_pretrained_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
-            from .algorithms import take_algorithm_screenshots  # issue 9: WordPiece, Unigram
+            from .algorithms import (
+                take_algorithm_screenshots,  # issue 9: WordPiece, Unigram
+            )
 
             written += take_algorithm_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
-            from tokviz.app.classroom.lesson_runner import take_lesson_screenshots  # guided lessons (issue 10): last (new corpora)
+            from tokviz.app.classroom.lesson_runner import (
+                take_lesson_screenshots,  # guided lessons (issue 10): last (new corpora)
+            )
 
             written += take_lesson_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
         finally:

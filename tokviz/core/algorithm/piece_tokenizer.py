@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from tokviz.core.bpe.units import UNK_TOKEN
 from tokviz.core.encoding import Encoding, encode_with_specials, uncovered
 from tokviz.core.errors import EncodeError, ModelFormatError
 from tokviz.core.text.split import Splitter
-from tokviz.core.bpe.units import UNK_TOKEN
 
 UNK_ID = 0
 _CACHE_STEPS = 6  # how many steps keep a chunk cache

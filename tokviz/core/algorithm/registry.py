@@ -1,66 +1,111 @@
-"""One way to train, copy and describe any of the three subword algorithms.
+"""The one place that maps an algorithm's name to its classes: settings, training run, timeline.
 
-The trainers share one shape: ``Training`` (BPE), ``WordPieceTraining`` and ``UnigramTraining``
-take ``(settings, texts=..., table=...)``, and each has ``prepare(should_stop=, progress=,
-processes=, mp_context=)``, ``steps()``, ``run()`` and a ``budget`` (merges for BPE and
-WordPiece, rounds for Unigram). This module picks the right one from the settings' type, so the
-GUI engine, the training process and the CLI never switch on the algorithm themselves.
+Everything else works through the protocols (`tokviz.core.algorithm.protocol`): a timeline says
+what it can show (``has_counts``, ``lists_merges``, ...), a training run is staged the same way for
+every algorithm. Code that starts from a *name* (a model file's ``"algorithm"`` field, the CLI's
+``--algorithm``, the training panel's choice) or from settings asks this registry.
 
     >>> make_training(WordPieceSettings(merges=2), texts=["hug hug pug"]).run().n_steps
     2
+    >>> spec_of(UnigramSettings()).title, step_noun(UnigramSettings())
+    ('Unigram', 'rounds')
 
-What this leaves out: the algorithms (``timeline``, ``wordpiece``, ``unigram``) and model files
-(``model_io``).
+What this leaves out: the algorithms themselves (``tokviz.core.bpe``, ``.wordpiece``, ``.unigram``)
+and model files (``tokviz.core.io.model_files``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
-from tokviz.core.errors import SettingsError
 from tokviz.core.bpe.timeline import Timeline, Training, TrainSettings
-from tokviz.core.unigram.timeline import UnigramSettings, UnigramTimeline, UnigramTraining
-from tokviz.core.wordpiece.timeline import WordPieceSettings, WordPieceTimeline, WordPieceTraining
+from tokviz.core.errors import SettingsError
+from tokviz.core.unigram.timeline import (
+    UnigramSettings,
+    UnigramTimeline,
+    UnigramTraining,
+)
+from tokviz.core.wordpiece.timeline import (
+    WordPieceSettings,
+    WordPieceTimeline,
+    WordPieceTraining,
+)
 
-ALGORITHMS = ("bpe", "wordpiece", "unigram")
-ALGORITHM_TITLES = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
-SETTINGS_TYPES = {"bpe": TrainSettings, "wordpiece": WordPieceSettings, "unigram": UnigramSettings}
-_TRAININGS = {"bpe": Training, "wordpiece": WordPieceTraining, "unigram": UnigramTraining}
+from .protocol import StepTimeline
+from .protocol import step_noun as _timeline_step_noun
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """What the registry knows about one trainable algorithm."""
+
+    name: str  # "bpe": model files, settings files, the CLI
+    title: str  # "BPE": menus and captions
+    settings_type: type
+    training_type: Callable  # (settings, *, texts=..., table=...) -> a staged training run
+    timeline_type: type
+    step_noun: str  # "merge" or "round"
+    steps_field: str = "steps"  # the timeline's list of step records (Unigram: "rounds")
+
+
+SPECS: dict[str, AlgorithmSpec] = {
+    s.name: s
+    for s in (
+        AlgorithmSpec("bpe", "BPE", TrainSettings, Training, Timeline, "merge"),
+        AlgorithmSpec("wordpiece", "WordPiece", WordPieceSettings, WordPieceTraining, WordPieceTimeline, "merge"),
+        AlgorithmSpec("unigram", "Unigram", UnigramSettings, UnigramTraining, UnigramTimeline, "round", "rounds"),
+    )
+}
+ALGORITHMS = tuple(SPECS)
+ALGORITHM_TITLES = {name: s.title for name, s in SPECS.items()}
 
 AnySettings = TrainSettings | WordPieceSettings | UnigramSettings
 AnyTimeline = Timeline | WordPieceTimeline | UnigramTimeline
 
 
+def spec_of(obj: object) -> AlgorithmSpec | None:
+    """The spec of settings or a timeline of a trainable algorithm, else None (a loaded one)."""
+    for spec in SPECS.values():
+        if isinstance(obj, (spec.settings_type, spec.timeline_type)):
+            return spec
+    return None
+
+
+def spec_named(name: str) -> AlgorithmSpec:
+    """The spec called `name`; `SettingsError` saying which names exist otherwise."""
+    spec = SPECS.get(name)
+    if spec is None:
+        raise SettingsError(f"unknown algorithm {name!r}; choose {', '.join(ALGORITHMS)}")
+    return spec
+
+
 def algorithm_of(obj: object) -> str:
-    """``"bpe"``, ``"wordpiece"``, ``"unigram"`` (or ``"pretrained"``) for settings or a timeline."""
-    for name, cls in SETTINGS_TYPES.items():
-        if isinstance(obj, cls):
-            return name
-    return getattr(obj, "algorithm", "bpe")
+    """``"bpe"``, ``"wordpiece"``, ``"unigram"`` (or a timeline's own, ``"pretrained"``)."""
+    spec = spec_of(obj)
+    return spec.name if spec is not None else getattr(obj, "algorithm", "bpe")
 
 
 def make_training(settings: AnySettings, *, texts: Sequence[str] = (), table: Mapping[str, int] | None = None):
     """The staged training run for `settings` (validated; `SettingsError` when they cannot work)."""
-    name = next((n for n, t in SETTINGS_TYPES.items() if isinstance(settings, t)), None)
-    cls = _TRAININGS.get(name)
-    if cls is None:
-        raise SettingsError(f"cannot train from {type(settings).__name__}; choose bpe, wordpiece or unigram")
-    return cls(settings, texts=texts, table=table)
+    spec = spec_of(settings)
+    if spec is None or not isinstance(settings, spec.settings_type):
+        raise SettingsError(f"cannot train from {type(settings).__name__}; choose {', '.join(ALGORITHMS)}")
+    return spec.training_type(settings, texts=texts, table=table)
 
 
 def empty_copy(timeline: AnyTimeline) -> AnyTimeline:
     """A copy of `timeline` with no steps yet (what a new run starts from)."""
-    if isinstance(timeline, UnigramTimeline):
-        return replace(timeline, rounds=[], finished=False)
-    return replace(timeline, steps=[], finished=False)
+    spec = spec_of(timeline)
+    field = spec.steps_field if spec is not None else "steps"
+    return replace(timeline, **{field: [], "finished": False})
 
 
 def snapshot(timeline: AnyTimeline) -> AnyTimeline:
     """A copy whose step list will not grow (safe to hand to another thread while training)."""
-    if isinstance(timeline, UnigramTimeline):
-        return replace(timeline, rounds=list(timeline.rounds))
-    return replace(timeline, steps=list(timeline.steps))
+    spec = spec_of(timeline)
+    field = spec.steps_field if spec is not None else "steps"
+    return replace(timeline, **{field: list(getattr(timeline, field))})
 
 
 def settings_to_json(settings: AnySettings) -> dict:
@@ -71,14 +116,12 @@ def settings_to_json(settings: AnySettings) -> dict:
 def settings_from_json(d: Mapping) -> AnySettings:
     """Inverse of `settings_to_json`; a dict without ``algorithm`` is BPE settings."""
     d = dict(d)
-    name = d.pop("algorithm", "bpe")
-    cls = SETTINGS_TYPES.get(name)
-    if cls is None:
-        raise SettingsError(f"unknown algorithm {name!r}; choose {', '.join(ALGORITHMS)}")
-    return cls.from_json(d)
+    return spec_named(d.pop("algorithm", "bpe")).settings_type.from_json(d)
 
 
-def step_noun(timeline_or_settings: object, n: int | None = None) -> str:
+def step_noun(timeline_or_settings: StepTimeline | AnySettings | None, n: int | None = None) -> str:
     """What one step is called: ``"merge"``/``"merges"``, or ``"round"``/``"rounds"`` for Unigram."""
-    word = "round" if algorithm_of(timeline_or_settings) == "unigram" else "merge"
-    return word if n == 1 else word + "s"
+    spec = spec_of(timeline_or_settings)
+    if spec is not None:
+        return spec.step_noun if n == 1 else spec.step_noun + "s"
+    return _timeline_step_noun(timeline_or_settings, n)

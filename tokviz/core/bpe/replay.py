@@ -20,20 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from tokviz.core.algorithm.protocol import StepTimeline as Timeline  # a BPE `Timeline`
+from tokviz.core.algorithm.records import Segmentation, TraceStep, TreeNode, steps_tree
 from tokviz.core.encoding import Encoding
-from .timeline import Timeline
+
 from .tokenizer import BpeTokenizer
-
-
-@dataclass(frozen=True, slots=True)
-class Segmentation:
-    """Tokens of a text at one step; ``fresh`` = indices of tokens made by merge k."""
-
-    text: str
-    ids: tuple[int, ...]
-    spans: tuple[tuple[int, int], ...]  # character spans in `text`
-    fresh: tuple[int, ...]
-    step: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,23 +180,6 @@ def decision_at(timeline: Timeline, k: int) -> Decision:
     return Decision(rank, k == 0, tuple(rows))
 
 
-@dataclass(frozen=True, slots=True)
-class TreeNode:
-    """A token and (for merged tokens) the two tokens it was made from."""
-
-    id: int
-    rank: int | None  # merge rank that made it; None for base units and special tokens
-    children: tuple["TreeNode", ...] = ()
-
-    def leaves(self) -> list[int]:
-        if not self.children:
-            return [self.id]
-        return [leaf for c in self.children for leaf in c.leaves()]
-
-    def depth(self) -> int:
-        return 1 + max((c.depth() for c in self.children), default=0)
-
-
 def merge_tree(timeline: Timeline, token_id: int, *, max_nodes: int = 2000) -> TreeNode:
     """The merge tree of `token_id` down to base units (bytes or characters).
 
@@ -215,32 +189,6 @@ def merge_tree(timeline: Timeline, token_id: int, *, max_nodes: int = 2000) -> T
     (1, [3, 2], [0, 1, 2])
     """
     return steps_tree(timeline.steps, timeline.base_size, token_id, max_nodes=max_nodes)
-
-
-def steps_tree(steps, first: int, token_id: int, *, max_nodes: int = 2000) -> TreeNode:
-    """The tree of `token_id` when merge step r (with a ``pair``) made id ``first + r``; other ids
-    are leaves, and so is everything past `max_nodes` nodes."""
-    budget = [max_nodes]
-
-    def build(i: int) -> TreeNode:
-        r = i - first
-        budget[0] -= 1
-        if not 0 <= r < len(steps) or budget[0] <= 0:
-            return TreeNode(i, r if 0 <= r < len(steps) else None)
-        a, b = steps[r].pair
-        return TreeNode(i, r, (build(a), build(b)))
-
-    return build(int(token_id))
-
-
-@dataclass(frozen=True, slots=True)
-class TraceStep:
-    """One line of a word trace: the merge that fired (None for the start) and the result."""
-
-    rank: int | None
-    pair: tuple[int, int] | None
-    id: int | None
-    ids: tuple[int, ...]
 
 
 def trace_word(tokenizer: BpeTokenizer, word: str, k: int | None = None) -> list[TraceStep]:

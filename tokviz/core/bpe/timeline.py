@@ -12,9 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
-from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
+from tokviz.core.algorithm.records import Segmentation, TreeNode
 from tokviz.core.errors import CorpusError, SettingsError
+from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
 from tokviz.core.text.split import parse_split
+
+from .replay import merge_tree, segment_text
+from .tokenizer import BpeTokenizer
 from .trainer import HF_BYTE_ORDER, BpeTrainer, MergeStep
 from .units import UNITS, UNK_TOKEN, BaseVocab
 
@@ -92,7 +96,14 @@ class Timeline:
     n_chunks: int = 0  # distinct chunks the trainer saw
     finished: bool = False  # True once training ended (budget, min count, or no pairs left)
 
-    algorithm = "bpe"  # what StepModel panels switch on: bpe, wordpiece, unigram, pretrained
+    # the StepTimeline protocol's capabilities (tokviz.core.algorithm.protocol)
+    algorithm = "bpe"
+    title = "BPE"
+    step_noun = "merge"
+    has_counts = True
+    has_scores = False
+    lists_merges = True
+    renumbers_vocab = False
 
     @property
     def n_merges(self) -> int:
@@ -143,11 +154,30 @@ class Timeline:
         k = self._clamp(step)
         return self.corpus_length if k == 0 else self.steps[k - 1].length
 
-    def tokenizer(self):
+    def tokenizer(self) -> BpeTokenizer:
         """The tokenizer of this timeline; pass ``step=k`` to its methods to use k merges."""
-        from .tokenizer import BpeTokenizer
-
         return BpeTokenizer.from_timeline(self)
+
+    @property
+    def last_step(self) -> int:
+        return self.n_steps
+
+    def merge_vocab(self) -> list[bytes]:
+        """Base units, then one token per merge (``[UNK]`` and specials come after the merges)."""
+        return self.base.token_bytes() + [s.token for s in self.steps]
+
+    def step_of(self, token_id: int) -> int | None:
+        r = token_id - self.base_size
+        return r if 0 <= r < self.n_merges else None
+
+    def new_id_at(self, k: int) -> int | None:
+        return self.base_size + k - 1 if 0 < k <= self.n_merges else None
+
+    def segment(self, text: str, k: int, tokenizer: BpeTokenizer | None = None) -> Segmentation:
+        return segment_text(tokenizer or self.tokenizer(), text, k)
+
+    def merge_tree(self, token_id: int) -> TreeNode | None:
+        return merge_tree(self, token_id) if 0 <= token_id < self.base_size + self.n_merges else None
 
 
 def merge_budget(settings: TrainSettings, base_size: int) -> int | None:

@@ -11,15 +11,13 @@ from __future__ import annotations
 import heapq
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from tokviz.core.algorithm.protocol import StepTimeline as Timeline  # a BPE `Timeline`
 from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
 from tokviz.core.errors import EncodeError
 from tokviz.core.text.split import Splitter, parse_split
-from .units import UNK_TOKEN, BaseVocab
 
-if TYPE_CHECKING:
-    from .timeline import Timeline
+from .units import UNK_TOKEN, BaseVocab
 
 _SHIFT = 32
 _LONG_CHUNK = 48  # chunks longer than this use the heap-based merge loop

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tokviz.core.encoding import Encoding
+
 from .palette import TokenPalette, token_colors
 from .tokens import BYTES, SPECIAL, UNKNOWN, hex_bytes, token_labels, token_stats
 

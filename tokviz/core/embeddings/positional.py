@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from tokviz.core.errors import SettingsError
+
 from .positional_params import (
     DEFAULT_BASE,
     KINDS,
@@ -50,7 +51,8 @@ from .positional_params import (
     phase_sums,
     toeplitz_rows,
 )
-from .positional_text import csv_text, formula_text
+from .positional_text import csv_text
+from .positional_text import formula_text as _cell_formula
 from .rope import (
     LAYOUTS,
     rope_angles,
@@ -105,6 +107,20 @@ def sinusoidal(
     else:
         cos_sin_into(pos, freqs, cos_out, sin_out)
     return out
+
+
+def formula_text(kind: str, pos: int, dim: int, params: PositionalParams | None = None, *,
+                 value: float | None = None, causal: bool = False, digits: int = 4) -> str:
+    """The hover formula of one heatmap cell (`positional_text.formula_text`); a learned cell's
+    value, when not given, is drawn again (row p depends only on the seed and d).
+
+    >>> formula_text("learned", 1, 0, PositionalParams(d=4, seed=1)).startswith("P[1, 0] = ")
+    True
+    """
+    if kind == "learned" and value is None:
+        p = params or PositionalParams()
+        value = float(learned_random(pos + 1, p.d, p.seed, p.scale)[pos, dim])
+    return _cell_formula(kind, pos, dim, params, value=value, causal=causal, digits=digits)
 
 
 def learned_random(

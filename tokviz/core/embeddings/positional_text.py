@@ -17,7 +17,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from tokviz.core.errors import SettingsError
-from .positional_params import MAX_POSITIONS, TWO_PI, PositionalParams, alibi_slopes, check_kind
+
+from .positional_params import (
+    MAX_POSITIONS,
+    TWO_PI,
+    PositionalParams,
+    alibi_slopes,
+    check_kind,
+)
 
 
 def _num(x: float) -> str:
@@ -52,7 +59,7 @@ def formula_text(
     `pos` is the row's position; `dim` is the column: a dimension (sinusoidal, learned), a pair
     index (RoPE: the columns of `rope_angles`) or the key position (ALiBi, where `pos` is the
     query). `params` gives d, base, seed, scale and heads (defaults if None). A learned cell's
-    value is random, so pass the `value` shown; without it the table is drawn again.
+    value is random, so pass the `value` shown (`positional.formula_text` draws it when missing).
 
     >>> p = PositionalParams(d=64)
     >>> formula_text("sinusoidal", 5, 6, p)
@@ -77,9 +84,8 @@ def formula_text(
     if kind == "learned":
         dim = _index("dimension", dim, p.d)
         if value is None:
-            from .positional import learned_random  # drawn again: row p depends only on seed and d
-
-            value = float(learned_random(pos + 1, p.d, p.seed, p.scale)[pos, dim])
+            raise SettingsError("a learned cell's value is random: pass the value shown "
+                                "(tokviz.core.embeddings.positional.formula_text draws it again)")
         return (
             f"P[{pos}, {dim}] = {_value(float(value), digits)} "
             f"(learned table: random normal(0, {_num(p.scale)}²), seed {p.seed})"

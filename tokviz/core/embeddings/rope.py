@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from tokviz.core.errors import SettingsError
+
 from .positional_params import (
     DEFAULT_BASE,
     MAX_POSITIONS,

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .table import EmbeddingTable
 from tokviz.core.errors import SettingsError
+
 from .positional import similarity
+from .table import EmbeddingTable
 
 
 def _matrix(table: EmbeddingTable | np.ndarray) -> np.ndarray:

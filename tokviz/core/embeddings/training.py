@@ -29,8 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .table import MAX_EMBED_DIM, EmbeddingTable, check_table_shape
 from tokviz.core.errors import SettingsError
+
+from .table import MAX_EMBED_DIM, EmbeddingTable, check_table_shape
 
 MAX_CONTEXT = 8192
 _EMA = 0.98  # smoothing of `EmbedStep.smoothed_loss`

@@ -14,10 +14,10 @@ import os
 import tempfile
 from pathlib import Path
 
-from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.bpe.timeline import Timeline, TrainSettings
 from tokviz.core.bpe.trainer import Candidate, MergeStep
 from tokviz.core.bpe.units import BaseVocab
+from tokviz.core.errors import ModelFormatError, TokvizError
 
 FORMAT_NAME = "tokviz-model"
 FORMAT_VERSION = 1

@@ -24,14 +24,15 @@ from pathlib import Path
 
 import regex
 
-from tokviz.core.errors import TokvizError
-from .model_files import write_atomic
-from tokviz.core.text.split import _SPACE_CHARS, SPLIT_PRESETS, _python_pattern
 from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.bpe.units import UNK_TOKEN
-from tokviz.core.pretrained.hf.pretokenizers import BYTE_CHAR
+from tokviz.core.errors import TokvizError
 from tokviz.core.pretrained.common import python_pattern
+from tokviz.core.pretrained.hf.pretokenizers import BYTE_CHAR
 from tokviz.core.pretrained.loader import SIDECAR_FORMAT, SIDECAR_SUFFIX
+from tokviz.core.text.split import SPACE_CHARS, SPLIT_PRESETS, python_regex_pattern
+
+from .model_files import write_atomic
 
 _WHOLE_TEXT = r"[\s\S]+"
 
@@ -93,10 +94,10 @@ def _rust_pattern(split: str, *, oniguruma: bool) -> str:
     if split == "none":
         return _WHOLE_TEXT
     if split == "whitespace":
-        return "[^" + "".join(f"\\u{ord(c):04x}" for c in _SPACE_CHARS) + "]+"
+        return "[^" + "".join(f"\\u{ord(c):04x}" for c in SPACE_CHARS) + "]+"
     pattern = SPLIT_PRESETS.get(split) or split[len("regex:"):]
     if split.startswith("regex:"):
-        pattern = _python_pattern(pattern).replace(r"\Z", "$")  # tokviz reads \s++$ as end of text
+        pattern = python_regex_pattern(pattern).replace(r"\Z", "$")  # tokviz reads \s++$ as end of text
     if oniguruma:
         pattern = python_pattern(pattern).replace(r"\Z", r"\z")
         pattern = regex.sub(r"(\{\d+(?:,\d*)?\})\+", r"\1", pattern)

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
-from tokviz.core.errors import SettingsError, TokvizError
 from tokviz.core.bpe.timeline import TrainSettings
+from tokviz.core.errors import SettingsError, TokvizError
 
 FORMAT = "tokviz-lesson"
 VERSION = 1

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError
+
 from .rank_bpe import RankBpeTokenizer
 from .tiktoken_files import ENDOFTEXT, KNOWN_ENCODINGS
 

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tokviz.core.text.chunks import Cancelled
 from tokviz.core.bpe.tokenizer import BpeTokenizer
+from tokviz.core.text.chunks import Cancelled
+
 from .common import LoadedMerge
 
 ShouldStop = Callable[[], bool]
@@ -104,7 +105,7 @@ def merge_tree(tok, token_id: int) -> MergeTree:
     return build(token_id, 0)
 
 
-def _ordinary_ids(tok) -> list[int]:
+def ordinary_ids(tok) -> list[int]:
     """Ids of every ordinary (non-special, used) token."""
     vocab = tok.vocab()
     special = set(getattr(tok, "special_tokens", {}).values())
@@ -134,7 +135,7 @@ def _hf_check(tok, i: int) -> GlitchToken | None:
     got = [t[0] for t in model.tokenize(s)]
     if got != [i]:
         return GlitchToken(i, data, "merge", tuple(got))
-    if tok._byte_level:
+    if tok.byte_level:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -155,7 +156,7 @@ def find_unreachable(
     `GlitchToken`). For tokenizer.json models the test is on the model's own symbols (`_hf_check`)."""
     from .hf.tokenizer import HfTokenizer
 
-    todo = list(ids) if ids is not None else _ordinary_ids(tok)
+    todo = list(ids) if ids is not None else ordinary_ids(tok)
     out = []
     total = len(todo)
     for n, i in enumerate(todo):
@@ -206,4 +207,4 @@ def token_counts(
 def find_unused(tok, texts: Iterable[str], *, should_stop: ShouldStop | None = None) -> list[int]:
     """Ordinary tokens that never occur when encoding `texts`, in id order."""
     counts = token_counts(tok, texts, should_stop=should_stop)
-    return [i for i in _ordinary_ids(tok) if counts[i] == 0]
+    return [i for i in ordinary_ids(tok) if counts[i] == 0]

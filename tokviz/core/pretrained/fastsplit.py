@@ -20,7 +20,12 @@ from functools import lru_cache
 
 import regex
 
-from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
+from tokviz.core.text.split import (
+    GPT2_SPLIT_PATTERN,
+    GPT4_SPLIT_PATTERN,
+    O200K_SPLIT_PATTERN,
+)
+
 from .unicode_tables import WHITE_SPACE, PinnedPattern
 
 HF_GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .explain import find_unreachable, token_counts, _ordinary_ids
+from .explain import find_unreachable, ordinary_ids, token_counts
 
 REASONS = {
     "split": "unreachable: the split pattern cuts its text",
@@ -49,7 +49,7 @@ def glitch_report(
     piece_chars: int = 100_000,
 ) -> GlitchReport:
     """Unreachable tokens, then tokens unused in `corpus` (a text, or a list of texts)."""
-    ordinary = _ordinary_ids(tok)
+    ordinary = ordinary_ids(tok)
     found = find_unreachable(tok, ids=ordinary, should_stop=should_stop,
                              progress=lambda d, t: progress("Checking tokens…", 0.8 * d / max(1, t)))
     rows = [GlitchRow(g.id, g.token, g.reason, g.ids) for g in found]

@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tokviz.core.bpe.replay import Segmentation, TreeNode
+from tokviz.core.algorithm.records import Segmentation, TreeNode
+
 from .common import LoadedMerge
 from .explain import merge_tree as _merge_tree
 from .rank_bpe import RankBpeTokenizer
@@ -91,7 +92,13 @@ class LazyMerges(Sequence):
 class LoadedTimeline:
     """A loaded tokenizer as a finished timeline. ``LoadedTimeline(load_tokenizer("gpt2"))``."""
 
+    # the StepTimeline protocol's capabilities (tokviz.core.algorithm.protocol)
     algorithm = "pretrained"
+    step_noun = "merge"
+    has_counts = False  # loaded, not trained here: no counts or corpus lengths
+    has_scores = False
+    lists_merges = True
+    renumbers_vocab = False
     finished = True
     corpus_length = 0  # unknown: no training corpus
     n_chunks = 0
@@ -101,7 +108,7 @@ class LoadedTimeline:
         vocab = [t if t is not None else b"" for t in tok.vocab()]
         self._vocab = vocab
         if isinstance(tok, RankBpeTokenizer):
-            ids: Sequence[int] = tok._merge_ranks
+            ids: Sequence[int] = tok.merge_ranks
             steps: Sequence[LoadedMerge] = LazyMerges(ids, vocab, tok.merge_of)
         else:
             from .explain import merge_list
@@ -123,6 +130,10 @@ class LoadedTimeline:
             special_tokens=tuple(getattr(tok, "special_tokens", {}) or {}),
             model="WordPiece" if "wordpiece" in str(model).lower() else "BPE",
         )
+
+    @property
+    def title(self) -> str:
+        return self.settings.name
 
     def __repr__(self) -> str:
         return f"<LoadedTimeline {self.settings.name!r} {self.n_steps} merges>"
@@ -151,6 +162,13 @@ class LoadedTimeline:
         """The loaded tokenizer itself; ``step=k`` uses its first k merges."""
         return self._tok
 
+    @property
+    def last_step(self) -> int:
+        return self.n_steps
+
+    def merge_vocab(self) -> list[bytes]:
+        return self.token_bytes()
+
     def length_at(self, step: int) -> None:
         """Corpus length after `step` merges: unknown for a loaded tokenizer."""
         return None
@@ -178,8 +196,10 @@ class LoadedTimeline:
         """Id of the token the merge leading to step k formed (None at step 0)."""
         return self._ids[k - 1] if 0 < k <= len(self._ids) else None
 
-    def merge_tree(self, token_id: int, *, max_nodes: int = 2000) -> TreeNode:
-        """The token's merge tree (`replay.TreeNode`, rank = merge index on this timeline)."""
+    def merge_tree(self, token_id: int, *, max_nodes: int = 2000) -> TreeNode | None:
+        """The token's merge tree (rank = merge index on this timeline), None for an unknown id."""
+        if not 0 <= int(token_id) < len(self._vocab):
+            return None
         budget = [max_nodes]
 
         def convert(node) -> TreeNode:
@@ -191,8 +211,9 @@ class LoadedTimeline:
 
         return convert(_merge_tree(self._tok, int(token_id)))
 
-    def segment(self, text: str, k: int) -> Segmentation:
-        """`text` encoded with the first k merges; ``fresh`` = tokens the k-th merge formed."""
+    def segment(self, text: str, k: int, tokenizer=None) -> Segmentation:
+        """`text` encoded with the first k merges; ``fresh`` = tokens the k-th merge formed (the
+        tokenizer is always the loaded one)."""
         k = max(0, min(int(k), self.n_steps))
         enc = self._tok.encode_ordinary(text, step=k)
         new = self.new_id_at(k)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.text.split import SPLIT_PRESETS
+
 from .common import PatternRequired
 from .data_gym import load_data_gym
 from .hf.tokenizer import HfTokenizer

@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tokviz.core.errors import ModelFormatError, SplitError
-from tokviz.core.text.split import SPLIT_PRESETS, Splitter, parse_split
 from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.bpe.units import BaseVocab
+from tokviz.core.errors import ModelFormatError, SplitError
+from tokviz.core.text.split import SPLIT_PRESETS, Splitter, parse_split
 
 HEADER = "minbpe v1"
 

@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from itertools import islice
 from collections.abc import Callable, Collection, Mapping, Sequence
+from itertools import islice
 
 import regex
 
+from tokviz.core.bpe.tokenizer import ExplainStep
 from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
 from tokviz.core.errors import ModelFormatError
-from tokviz.core.bpe.tokenizer import ExplainStep
-from .common import INF_RANK, LoadedMerge, byte_char_spans, check_ids, python_pattern
+
 from . import parallel
+from .common import INF_RANK, LoadedMerge, byte_char_spans, check_ids, python_pattern
 from .fastsplit import FastSplitter, cut_points
 from .unicode_tables import PinnedPattern
 
@@ -186,6 +187,11 @@ class RankBpeTokenizer:
     @property
     def n_merges(self) -> int:
         return len(self._merge_ranks)
+
+    @property
+    def merge_ranks(self) -> list[int]:
+        """Ranks (= ids) of the tokens made by a merge, ascending: the merge timeline's order."""
+        return self._merge_ranks
 
     @property
     def mergeable_ranks(self) -> dict[bytes, int]:

@@ -36,8 +36,8 @@ O200K_SPLIT_PATTERN = "|".join(
 # str.split() splits on exactly the characters for which str.isspace() is true; the last of them
 # is U+3000 (a test checks the whole range), so scanning further would only slow start-up.
 SPACE_SCAN_LIMIT = 0x3001
-_SPACE_CHARS = "".join(c for c in map(chr, range(SPACE_SCAN_LIMIT)) if c.isspace())
-WHITESPACE_SPLIT_PATTERN = "[^" + regex.escape(_SPACE_CHARS) + "]+"
+SPACE_CHARS = "".join(c for c in map(chr, range(SPACE_SCAN_LIMIT)) if c.isspace())
+WHITESPACE_SPLIT_PATTERN = "[^" + regex.escape(SPACE_CHARS) + "]+"
 
 SPLIT_PRESETS: dict[str, str | None] = {
     "none": None,
@@ -50,7 +50,7 @@ LOSSLESS_PRESETS = frozenset({"none", "gpt2", "gpt4", "o200k"})
 SPLIT_CHOICES = "none|whitespace|gpt2|gpt4|o200k|regex:PATTERN"
 
 
-def _python_pattern(pattern: str) -> str:
+def python_regex_pattern(pattern: str) -> str:
     """Adapt a tiktoken (Rust) pattern to Python's `regex`: there, `$` means end of text only."""
     return pattern.replace(r"\s++$", r"\s++\Z")
 
@@ -64,7 +64,7 @@ class Splitter:
 
     @cached_property
     def _compiled(self) -> regex.Pattern | None:
-        return None if self.pattern is None else regex.compile(_python_pattern(self.pattern))
+        return None if self.pattern is None else regex.compile(python_regex_pattern(self.pattern))
 
     @property
     def lossless(self) -> bool:

@@ -28,9 +28,13 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
-from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
+from tokviz.core.algorithm.piece_tokenizer import check_header, check_specials, need
+from tokviz.core.algorithm.records import Segmentation as StepSegmentation
+from tokviz.core.algorithm.records import TreeNode, segment_pieces
 from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
+from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
 from tokviz.core.text.split import parse_split
+
 from .tokenizer import LatticeEdge, Segmentation, UnigramExplanation, UnigramTokenizer
 from .trainer import (
     EM_ITERATIONS,
@@ -42,7 +46,6 @@ from .trainer import (
     UnigramRound,
     UnigramTrainer,
 )
-from tokviz.core.algorithm.piece_tokenizer import check_header, check_specials, need
 
 FORMAT_NAME = "tokviz-unigram"
 FORMAT_VERSION = 1
@@ -131,7 +134,14 @@ class UnigramTimeline:
     seed_size: int = 0  # pieces in the seed vocabulary
     finished: bool = False
 
+    # the StepTimeline protocol's capabilities (tokviz.core.algorithm.protocol)
     algorithm = "unigram"
+    title = "Unigram"
+    step_noun = "round"
+    has_counts = True
+    has_scores = False
+    lists_merges = False
+    renumbers_vocab = True
 
     @property
     def n_rounds(self) -> int:
@@ -200,6 +210,25 @@ class UnigramTimeline:
         if not self.rounds:
             raise TokvizError("the timeline has no rounds yet; train first")
         return UnigramTokenizer.from_timeline(self)
+
+    @property
+    def last_step(self) -> int:
+        return max(0, self.n_steps - 1)  # step k = the vocabulary after round k
+
+    def merge_vocab(self) -> list[bytes]:
+        return []  # rounds prune pieces; there are no merges to list
+
+    def step_of(self, token_id: int) -> int | None:
+        return None
+
+    def new_id_at(self, k: int) -> int | None:
+        return None
+
+    def segment(self, text: str, k: int, tokenizer: UnigramTokenizer | None = None) -> StepSegmentation:
+        return segment_pieces(self, tokenizer or self.tokenizer(), text, k)
+
+    def merge_tree(self, token_id: int) -> TreeNode | None:
+        return None
 
 
 def target_pieces(settings: UnigramSettings, n_chars: int) -> int:

@@ -28,17 +28,17 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from tokviz.core.algorithm.piece_tokenizer import UNK_ID, ChunkResult, PieceTokenizer
+from tokviz.core.algorithm.protocol import (
+    StepTimeline as UnigramTimeline,  # a `UnigramTimeline`
+)
+from tokviz.core.bpe.units import UNK_TOKEN
 from tokviz.core.encoding import Encoding, uncovered
 from tokviz.core.errors import EncodeError
 from tokviz.core.text.split import Splitter, parse_split
-from tokviz.core.bpe.units import UNK_TOKEN
-from .trainer import SCORE_SCALE, WORD_PREFIX
-from tokviz.core.algorithm.piece_tokenizer import UNK_ID, ChunkResult, PieceTokenizer
 
-if TYPE_CHECKING:
-    from .timeline import UnigramTimeline
+from .trainer import SCORE_SCALE, WORD_PREFIX
 
 UNK_PENALTY = 10 * SCORE_SCALE  # [UNK] scores this much below the least probable piece
 _N_VOCABS = 4

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tokviz.core.text.chunks import Cancelled
+
 from .lattice import Lattices
 
 SCORE_SCALE = 1 << 20  # scores are log-probabilities times this, rounded to integers

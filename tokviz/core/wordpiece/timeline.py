@@ -24,12 +24,21 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
-from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
-from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
-from tokviz.core.text.split import parse_split
 from tokviz.core.algorithm.piece_tokenizer import check_header, check_specials, need
+from tokviz.core.algorithm.records import Segmentation, TreeNode, segment_pieces
+from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
+from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
+from tokviz.core.text.split import parse_split
+
+from .replay import wordpiece_tree
 from .tokenizer import MAX_WORD_CHARS, WordPieceMatch, WordPieceTokenizer, split_form
-from .trainer import CONTINUATION, WordPieceCandidate, WordPieceStep, WordPieceTrainer, base_symbols
+from .trainer import (
+    CONTINUATION,
+    WordPieceCandidate,
+    WordPieceStep,
+    WordPieceTrainer,
+    base_symbols,
+)
 
 FORMAT_NAME = "tokviz-wordpiece"
 FORMAT_VERSION = 1
@@ -108,7 +117,14 @@ class WordPieceTimeline:
     n_chunks: int = 0  # distinct words the trainer saw
     finished: bool = False
 
+    # the StepTimeline protocol's capabilities (tokviz.core.algorithm.protocol)
     algorithm = "wordpiece"
+    title = "WordPiece"
+    step_noun = "merge"
+    has_counts = True
+    has_scores = True
+    lists_merges = True
+    renumbers_vocab = False
 
     @property
     def n_merges(self) -> int:
@@ -160,6 +176,27 @@ class WordPieceTimeline:
     def tokenizer(self) -> WordPieceTokenizer:
         """The tokenizer of this timeline; pass ``step=k`` to its methods to use k merges."""
         return WordPieceTokenizer.from_timeline(self)
+
+    @property
+    def last_step(self) -> int:
+        return self.n_steps
+
+    def merge_vocab(self) -> list[bytes]:
+        """[UNK], the specials and the base symbols come first, so merges append."""
+        return self.token_bytes()
+
+    def step_of(self, token_id: int) -> int | None:
+        r = token_id - self.n_special - self.base_size
+        return r if 0 <= r < self.n_merges else None
+
+    def new_id_at(self, k: int) -> int | None:
+        return self.steps[k - 1].id if 0 < k <= self.n_merges else None
+
+    def segment(self, text: str, k: int, tokenizer: WordPieceTokenizer | None = None) -> Segmentation:
+        return segment_pieces(self, tokenizer or self.tokenizer(), text, k)
+
+    def merge_tree(self, token_id: int) -> TreeNode | None:
+        return wordpiece_tree(self, token_id) if 0 <= token_id < self.vocab_size else None
 
 
 def merge_budget(settings: WordPieceSettings, base_size: int) -> int | None:

@@ -17,16 +17,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from tokviz.core.algorithm.piece_tokenizer import UNK_ID, ChunkResult, PieceTokenizer
+from tokviz.core.algorithm.protocol import (
+    StepTimeline as WordPieceTimeline,  # a `WordPieceTimeline`
+)
+from tokviz.core.bpe.units import UNK_TOKEN
 from tokviz.core.errors import EncodeError
 from tokviz.core.text.split import Splitter, parse_split
-from tokviz.core.bpe.units import UNK_TOKEN
-from tokviz.core.algorithm.piece_tokenizer import UNK_ID, ChunkResult, PieceTokenizer
-from .trainer import CONTINUATION
 
-if TYPE_CHECKING:
-    from .timeline import WordPieceTimeline
+from .trainer import CONTINUATION
 
 MAX_WORD_CHARS = 100
 _N_VOCABS = 4  # how many step vocabularies stay built

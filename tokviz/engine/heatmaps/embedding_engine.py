@@ -25,13 +25,23 @@ import numpy as np
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 
 from tokviz.core import Cancelled, Timeline
-from tokviz.core.embeddings import EmbeddingTable, EmbedTrainSettings, SimilarityView, compute_similarity
-
-from tokviz.engine.child_process import ChildProcess, ChildWorkerMixin, write_event, write_frame
+from tokviz.core.embeddings import (
+    EmbeddingTable,
+    EmbedTrainSettings,
+    SimilarityView,
+    compute_similarity,
+)
+from tokviz.engine.child_process import (
+    ChildProcess,
+    ChildWorkerMixin,
+    write_event,
+    write_frame,
+)
 from tokviz.engine.display import visible_token
-from .embedding_child import CHILD_NICENESS, SNAPSHOT_SECONDS, TrainingInfo, ViewSpec
 from tokviz.engine.tables.record_model import RIGHT, RecordModel
 from tokviz.engine.workers import BackgroundEngine, BackgroundWorker
+
+from .embedding_child import CHILD_NICENESS, SNAPSHOT_SECONDS, TrainingInfo, ViewSpec
 
 __all__ = ["EmbeddingEngine", "EmbeddingTrainingWorker", "NeighboursModel", "SNAPSHOT_SECONDS", "SimilarityView",
            "TokenizedCorpus", "TrainingInfo", "compute_similarity", "encode_current_text", "tokenize_corpus"]

@@ -28,9 +28,9 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from tokviz.core import SettingsError
 from tokviz.core.embeddings import positional as P
 from tokviz.core.embeddings.positional import PositionalParams
+from tokviz.engine.tasks import TaskEngine
 
 from .matrix_pool import MATRIX_POOL
-from tokviz.engine.tasks import TaskEngine
 
 VIEW_MATRIX, VIEW_SIMILARITY, VIEW_DISTANCE, VIEW_DIMS = "matrix", "similarity", "distance", "dims"
 VIEWS_BY_KIND = {

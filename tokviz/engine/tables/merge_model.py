@@ -13,10 +13,16 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Slot
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Slot,
+)
 
 from tokviz.core import Timeline
-
 from tokviz.engine.display import visible_token
 
 COLUMNS = ("Rank", "Left", "Right", "New token", "Id", "Count", "Length after")
@@ -74,7 +80,7 @@ class MergeModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(COLUMNS) + self._has_score()
 
     def _has_score(self) -> bool:
-        return self._timeline is not None and self._timeline.algorithm == "wordpiece"
+        return self._timeline is not None and self._timeline.has_scores
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal and section == COL_SCORE and self._has_score():
@@ -97,7 +103,7 @@ class MergeModel(QAbstractTableModel):
         if c == COL_SCORE and self._has_score() and role in (Qt.ItemDataRole.DisplayRole,
                                                                Qt.ItemDataRole.TextAlignmentRole):
             return f"{step.score:.4g}" if role == Qt.ItemDataRole.DisplayRole else _RIGHT_ALIGN  # issue 9
-        if self._timeline.algorithm == "pretrained" and role in (Qt.ItemDataRole.DisplayRole,
+        if not self._timeline.has_counts and role in (Qt.ItemDataRole.DisplayRole,
                                                                  Qt.ItemDataRole.ToolTipRole, ID_ROLE):
             return self._loaded_cell(step, c, role)  # issue 7: pair may be None, counts unknown
         if role == Qt.ItemDataRole.DisplayRole:
@@ -164,7 +170,7 @@ class MergeModel(QAbstractTableModel):
             if tl is None:
                 return 0
             v = self._vocab
-            if tl.algorithm == "pretrained":  # issue 7: counts and lengths unknown
+            if not tl.has_counts:  # a loaded tokenizer: no counts or corpus lengths
                 for s in tl.steps[: self._n]:
                     a, b = s.pair if s.pair is not None else ("", "")
                     w.writerow([s.index, a, b, "" if a == "" else v[a].decode("utf-8", "replace"),
@@ -187,23 +193,18 @@ class MergeModel(QAbstractTableModel):
         self._shown.clear()
         if tl is None:
             self._vocab, self._n = [], 0
-        elif tl.algorithm == "wordpiece":  # issue 9: ids start after [UNK] and the specials
-            self._vocab, self._n = tl.token_bytes(), tl.n_merges
-        elif tl.algorithm == "unigram":  # issue 9: rounds, not merges (the panel shows them)
+        elif tl.lists_merges:
+            self._vocab, self._n = tl.merge_vocab(), tl.n_steps
+        else:  # Unigram rounds prune pieces: the timeline panel shows them instead
             self._vocab, self._n = [], 0
-        elif tl.algorithm == "pretrained":  # issue 7: ids are not base + rank; read lazily
-            self._vocab, self._n = tl.token_bytes(), tl.n_steps
-        else:
-            self._vocab = tl.base.token_bytes() + [s.token for s in tl.steps]
-            self._n = tl.n_merges
         self.endResetModel()
 
     @Slot(int, int)
     def _on_step_model_steps_added(self, first: int, count: int) -> None:
         tl = self._timeline
-        if tl is None or count <= 0 or tl.algorithm == "unigram":
+        if tl is None or count <= 0 or not tl.lists_merges:
             return
-        new_n = tl.n_merges
+        new_n = tl.n_steps
         if first != self._n or new_n <= self._n:  # out of step: start over
             self._on_step_model_timeline_changed()
             return

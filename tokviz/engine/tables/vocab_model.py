@@ -18,6 +18,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
+import numpy as np
 from PySide6.QtCore import (
     QModelIndex,
     QObject,
@@ -27,11 +28,9 @@ from PySide6.QtCore import (
     Slot,
 )
 
-import numpy as np
-
 from tokviz.core import UNK_TOKEN, MergeStep, Timeline
-
 from tokviz.engine.display import hex_bytes, is_partial_utf8, visible_token
+
 from .record_model import RIGHT as _RIGHT
 from .record_model import RecordModel
 
@@ -124,7 +123,7 @@ class VocabModel(RecordModel):
     @Slot(int, int)
     def _on_step_model_steps_added(self, first: int, count: int) -> None:
         timeline = self._step_model.timeline
-        if timeline.algorithm == "unigram":  # issue 9: a round renumbers the pieces: start over
+        if timeline.renumbers_vocab:  # e.g. a Unigram round: start over
             self.set_timeline(timeline)
             return
         self.add_steps(timeline.steps[first : first + count])
@@ -137,10 +136,10 @@ class VocabModel(RecordModel):
         self._tokens, self._display, self._ranks, self._counts, self._extras = [], [], [], [], []
         self._base_size = 0
         self._query_ids, self._special_keys, self._loaded = None, frozenset(), False
-        self._unigram = timeline is not None and timeline.algorithm == "unigram"
-        if timeline is not None and timeline.algorithm == "pretrained":  # issue 7: a loaded tokenizer
+        self._unigram = timeline is not None and timeline.renumbers_vocab
+        if timeline is not None and not timeline.has_counts:  # a loaded tokenizer
             self._set_loaded(timeline)
-        elif timeline is not None and timeline.algorithm in ("wordpiece", "unigram"):  # issue 9
+        elif timeline is not None and not isinstance(timeline, Timeline):  # [UNK] and specials come first
             self._set_pieces(timeline)
         elif timeline is not None:
             base = timeline.base.token_bytes()
@@ -172,7 +171,7 @@ class VocabModel(RecordModel):
         """WordPiece / Unigram: [UNK] and the specials first, then the pieces (issue 9)."""
         n_special = timeline.n_special
         self._special_keys = frozenset(range(n_special))
-        if timeline.algorithm == "wordpiece":
+        if timeline.lists_merges:  # WordPiece; Unigram pieces have no merge rank
             self._base_size = n_special + timeline.base_size
             fixed = self._base_size
             steps = timeline.steps

@@ -29,7 +29,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from tokviz.core import BaseVocab, Encoding
 from tokviz.core.baselines import CharTokenizer, WordTokenizer
 from tokviz.core.batch import Batch, make_batch
-from tokviz.core.text.split import parse_split
+from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.display.diagnostics import (
     DigitRun,
     ScriptCount,
@@ -43,17 +43,16 @@ from tokviz.core.display.diagnostics import (
 from tokviz.core.display.palette import assign_colors
 from tokviz.core.display.tokens import (
     RoundTrip,
-    byte_groups,
-    escape_text,
     TokenLabels,
     TokenStats,
+    byte_groups,
     differing_tokens,
+    escape_text,
     round_trip,
     token_labels,
     token_stats,
 )
-from tokviz.core.bpe.tokenizer import BpeTokenizer
-
+from tokviz.core.text.split import parse_split
 from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, background_mode
 
 FIRST_SCREEN_CHARS = 12_000  # texts longer than this get a quick first pass

@@ -27,8 +27,9 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from tokviz.core import Timeline, TrainSettings
 from tokviz.core.algorithm.registry import empty_copy, make_training, step_noun
-
 from tokviz.engine.child_process import ChildProcess, ChildWorkerMixin, write_frame
+from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, background_mode
+
 from .child import (
     STAGE_COUNTING,
     STAGE_PARSING,
@@ -38,7 +39,6 @@ from .child import (
     Event,
     training_events,
 )
-from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, background_mode
 
 __all__ = ["CorpusInput", "TrainingEngine", "TrainingProgress", "TrainingWorker", "STAGE_TRAINING"]
 

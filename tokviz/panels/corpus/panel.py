@@ -35,11 +35,11 @@ from tokviz.engine.corpus_files import (
 from tokviz.engine.large_text import LargeText
 from tokviz.engine.tasks import TaskEngine
 from tokviz.engine.training.child import CorpusInput
-
 from tokviz.panels.base import Panel, error_color, monospace_font, notice_colors
+from tokviz.panels.widgets import hbox, vbox
+
 from .code_editor import CodeEditor
 from .large_text_view import LargeTextView
-from tokviz.panels.widgets import hbox, vbox
 
 FEED_CHARS = 64 * 1024  # characters inserted per event-loop turn when loading a big text
 SYNC_STATS_CHARS = 20_000  # below this, statistics are computed at once on the GUI thread

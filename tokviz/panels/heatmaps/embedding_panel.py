@@ -19,10 +19,23 @@ from dataclasses import replace
 
 import numpy as np
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from tokviz.core import TokvizError
-from tokviz.core.embeddings import REFERENCE_MODELS, EmbeddingTable, EmbedTrainSettings, nearest_neighbours
+from tokviz.core.embeddings import (
+    REFERENCE_MODELS,
+    EmbeddingTable,
+    EmbedTrainSettings,
+    nearest_neighbours,
+)
 from tokviz.engine.heatmaps.embedding_engine import (
     EmbeddingEngine,
     NeighboursModel,
@@ -34,8 +47,8 @@ from tokviz.engine.heatmaps.embedding_engine import (
 from tokviz.engine.heatmaps.embedding_sources import EmbeddingSources
 from tokviz.engine.heatmaps.heatmap_engine import HeatmapEngine
 from tokviz.engine.tasks import TaskEngine
-
 from tokviz.panels.base import Panel, error_color
+
 from .embedding_widgets import (
     CURRENT_TEXT_CHARS,
     MODE_TEXT,

@@ -11,14 +11,25 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QEventLoop, Qt, QTimer
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
-                               QPushButton, QSpinBox, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
-from tokviz.core.embeddings.training import MAX_CONTEXT
 from tokviz.core.embeddings import EmbeddingTable, ReferenceModel, embedding_share
+from tokviz.core.embeddings.training import MAX_CONTEXT
+from tokviz.panels.widgets import STRETCH, form_grid, hbox, vbox
 
 from .heatmap_view import cache_axes, style_plot
-from tokviz.panels.widgets import STRETCH, form_grid, hbox, vbox
 
 CURRENT_TEXT_CHARS = 400  # the "current text" when no token view gives one: the corpus's start
 MAX_LOSS_POINTS = 2000  # points per loss curve; longer runs are shown as block means

@@ -28,7 +28,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.embeddings.positional import MAX_DIM, MAX_POSITIONS, MIN_DIM, PositionalParams, formula_text
+from tokviz.core.embeddings.positional import (
+    MAX_DIM,
+    MAX_POSITIONS,
+    MIN_DIM,
+    PositionalParams,
+    formula_text,
+)
 from tokviz.engine.heatmaps.heatmap_engine import (
     VIEW_DIMS,
     VIEW_DISTANCE,
@@ -40,10 +46,10 @@ from tokviz.engine.heatmaps.heatmap_engine import (
     PositionalView,
     compute_positional_view,
 )
-
 from tokviz.panels.base import Panel, error_color
-from .heatmap_view import HeatmapView, style_plot, wrapping_label
 from tokviz.panels.widgets import form_grid
+
+from .heatmap_view import HeatmapView, style_plot, wrapping_label
 
 KIND_LABELS = {"sinusoidal": "Sinusoidal", "learned": "Learned (random init)", "rope": "RoPE", "alibi": "ALiBi",
                "trained": "Learned (trained)"}  # "trained": offered once `set_trained_table` gave one

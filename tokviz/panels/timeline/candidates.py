@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from tokviz.core import Timeline
 from tokviz.core.bpe.replay import decision_at
 from tokviz.engine.display import visible_token
+from tokviz.panels.widgets import cell_table, set_cells, vbox
 
 from .wordpiece import (
     BPE_CANDIDATE_HEADERS,
@@ -21,7 +22,6 @@ from .wordpiece import (
     reset_candidate_headers,
     show_wordpiece_candidates,
 )
-from tokviz.panels.widgets import cell_table, set_cells, vbox
 
 
 class CandidatesView(QWidget):
@@ -40,12 +40,12 @@ class CandidatesView(QWidget):
     def show_step(self, tl: Timeline | None, k: int, vocab: list[bytes]) -> None:
         """Show the decision that led to step k of `tl` (tokens printed from `vocab`)."""
         t = self.table
-        t.setVisible(tl is None or tl.algorithm != "pretrained")  # issue 7: nothing to list
+        t.setVisible(tl is None or tl.has_counts)  # a loaded tokenizer has no candidates to list
         if tl is None or tl.n_merges == 0:
             t.setRowCount(0)
             self.label.setText("Candidates: train or open a model to replay its merges.")
             return
-        if tl.algorithm == "pretrained":  # a loaded tokenizer (issue 7): no training record
+        if not tl.has_counts:  # a loaded tokenizer: no training record
             t.setRowCount(0)
             rank = k - 1 if k > 0 else 0
             step = tl.steps[rank]
@@ -55,7 +55,7 @@ class CandidatesView(QWidget):
             self.label.setText(f"{what}: {parts} → {visible_token(step.token)}. Counts and competing "
                                f"pairs are unknown: {tl.settings.name} was loaded, not trained here.")
             return
-        if tl.algorithm == "wordpiece":  # issue 9: the score next to the raw counts
+        if tl.has_scores:  # WordPiece: the score next to the raw counts
             show_wordpiece_candidates(self, tl, k, vocab)
             return
         reset_candidate_headers(t)

@@ -13,7 +13,6 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QWidget
 
 from tokviz.panels.step_chart import StepChart
 
-
 SERIES = ("length", "vocabulary", "count")
 AUTO_ALL_PX = 220  # "auto" shows all three plots from this height, two from AUTO_TWO_PX
 AUTO_TWO_PX = 130

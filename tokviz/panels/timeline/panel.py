@@ -36,15 +36,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.text.corpus import parse_word_counts
-from tokviz.core.errors import TokvizError
 from tokviz.core.bpe.replay import WindowSegmenter, series
-from tokviz.core.algorithm.piece_replay import segment_any, segment_pieces
+from tokviz.core.bpe.timeline import Timeline
+from tokviz.core.errors import TokvizError
+from tokviz.core.text.corpus import parse_word_counts
 from tokviz.engine.display import visible_token
-from tokviz.engine.tables.merge_model import MergeModel
 from tokviz.engine.playback import Playback
-
+from tokviz.engine.tables.merge_model import MergeModel
 from tokviz.panels.base import Panel, monospace_font
+from tokviz.panels.widgets import record_table
+
 from .candidates import CandidatesView
 from .chart import TimelineChart
 from .corpus_view import CorpusStepView
@@ -52,7 +53,6 @@ from .presenting import present_timeline, size_for_font, splitter_sizes
 from .provenance import ProvenanceView
 from .transport import TransportBar
 from .unigram import UnigramParts  # issue 9
-from tokviz.panels.widgets import record_table
 
 WINDOW_CHARS = 2_500  # corpus characters shown (and encoded) per step
 MAX_CORPUS_CHARS = 2_000_000  # how much of a large corpus the position slider can reach
@@ -217,19 +217,13 @@ class TimelinePanel(Panel):
         tl = self.step_model.timeline
         if tl is None:
             return
-        if tl.algorithm == "unigram":  # issue 9: a piece -> its segmentations
+        if not tl.lists_merges:  # Unigram: a piece -> its segmentations
             self.unigram.show_piece(token_id, self._vocab)
             return
         self._sync_provenance()
         self.provenance.show_token(token_id)
-        if tl.algorithm == "pretrained":  # issue 7: ids are not base + rank
-            r = tl.step_of(token_id)
-            r = -1 if r is None else r
-        elif tl.algorithm == "wordpiece":  # issue 9: ids start after [UNK] and the specials
-            r = token_id - tl.n_special - tl.base_size
-        else:
-            r = token_id - tl.base_size
-        if jump and 0 <= r < tl.n_merges:
+        r = tl.step_of(token_id)
+        if jump and r is not None:
             self.playback.pause()
             self.step_model.set_step(r + 1)
 
@@ -373,7 +367,7 @@ class TimelinePanel(Panel):
         tok = self._ensure_tokenizer(k)
         self._update_selection(k)
         self.candidates_view.show_step(tl, k, self._vocab)
-        self._update_corpus(tok, k)
+        self.show_corpus_at(tok, k)
         self.chart.set_cursor(k)
         self.provenance.set_state(tl, tok, self._vocab, k)
         self.last_update_ms = (time.perf_counter() - t0) * 1000
@@ -393,7 +387,7 @@ class TimelinePanel(Panel):
         finally:
             self._syncing = False
 
-    def _update_corpus(self, tok, k: int) -> None:
+    def show_corpus_at(self, tok, k: int) -> None:
         view = self.corpus_view
         if tok is None or not (self._text or self._table):
             view.set_content("" if tok is None else "")
@@ -408,8 +402,7 @@ class TimelinePanel(Panel):
                 if i >= MAX_WORDS:
                     break
                 prefix = f"{count:>8,}  "
-                loaded = self.step_model.timeline.algorithm == "pretrained"  # issue 7
-                seg = self.step_model.timeline.segment(word, k) if loaded else segment_any(self.step_model.timeline, tok, word, k)
+                seg = self.step_model.timeline.segment(word, k, tok)
                 pieces.append((pos + len(prefix), seg))
                 lines.append(prefix + word)
                 pos += len(prefix) + len(word) + 1
@@ -419,11 +412,9 @@ class TimelinePanel(Panel):
             start = self.position_slider.value()
             window = self._text[start:start + WINDOW_CHARS]
             view.set_content(window)
-            if self.step_model.timeline.algorithm == "pretrained":  # issue 7: the tokenizer's own encoder
-                pieces.append((0, self.step_model.timeline.segment(window, k)))
-            elif self.step_model.timeline.algorithm in ("wordpiece", "unigram"):  # issue 9: re-encode
-                pieces.append((0, segment_pieces(self.step_model.timeline, tok, window, k)))
-            else:
+            if not isinstance(self.step_model.timeline, Timeline):  # re-encode the window at step k
+                pieces.append((0, self.step_model.timeline.segment(window, k, tok)))
+            else:  # BPE: replay the window merge by merge, incrementally
                 seg = self._segmenter
                 if seg is None or seg.tokenizer is not tok or seg.text != window:
                     seg = self._segmenter = WindowSegmenter(tok, window)
@@ -445,7 +436,7 @@ class TimelinePanel(Panel):
         tl = self.step_model.timeline
         if self.unigram.active:  # issue 9: its own chart of rounds
             return self.unigram.update_chart()
-        loaded = tl is not None and tl.algorithm == "pretrained"  # issue 7: no counts or lengths to plot
+        loaded = tl is not None and not tl.has_counts  # a loaded tokenizer: no counts or lengths to plot
         self.tabs.setTabEnabled(0, not loaded)
         self.tabs.setTabToolTip(0, "Counts and corpus lengths are unknown for a loaded tokenizer" if loaded else "")
         if loaded and self.tabs.currentIndex() == 0:

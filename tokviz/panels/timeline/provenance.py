@@ -20,13 +20,13 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core import Timeline
-from tokviz.core.bpe.replay import TraceStep, TreeNode, merge_tree, trace_word
-from tokviz.core.algorithm.piece_replay import wordpiece_tree
+from tokviz.core.bpe.replay import TraceStep, TreeNode, trace_word
+from tokviz.core.wordpiece.timeline import WordPieceTimeline
 from tokviz.engine.display import visible_token
-
 from tokviz.panels.base import monospace_font
-from .wordpiece import reset_trace_headers, show_wordpiece_trace  # issue 9
 from tokviz.panels.widgets import cell_table, hbox, set_cells, vbox
+
+from .wordpiece import reset_trace_headers, show_wordpiece_trace  # issue 9
 
 TRACE_DELAY_MS = 150
 MAX_WORD = 200
@@ -100,27 +100,22 @@ class ProvenanceView(QWidget):
         self._token = token_id
         self.tree.clear()
         tl = self._timeline
-        if tl is not None and tl.algorithm == "pretrained" and token_id is not None \
-                and 0 <= token_id < len(self._vocab):
-            root = tl.merge_tree(token_id)  # issue 7: a loaded tokenizer's own merges
-        elif tl is not None and tl.algorithm == "wordpiece" and token_id is not None \
-                and 0 <= token_id < len(self._vocab):
-            root = wordpiece_tree(tl, token_id)  # issue 9: ids start after [UNK] and the specials
-        elif tl is None or token_id is None or not 0 <= token_id < min(len(self._vocab), tl.base_size + tl.n_merges):
+        root = None
+        if tl is not None and token_id is not None and 0 <= token_id < len(self._vocab):
+            root = tl.merge_tree(token_id)
+        if root is None:
             self.tree_label.setText("Select a token (merge table or vocabulary) to see how it was built.")
             return
-        else:
-            root = merge_tree(tl, token_id)
         self.tree.addTopLevelItem(self._item(root))
         self.tree.expandAll()
         for c in range(3):
             self.tree.resizeColumnToContents(c)
         kind = "base unit" if root.rank is None else f"merge rank {root.rank} (step {root.rank + 1})"
-        self.tree_label.setText(f"How “{self._text(token_id)}” (id {token_id}) was built: "
+        self.tree_label.setText(f"How “{self.token_label(token_id)}” (id {token_id}) was built: "
                                 f"{kind}, {len(root.leaves())} base units, depth {root.depth()}")
 
     def _item(self, node: TreeNode) -> QTreeWidgetItem:
-        item = QTreeWidgetItem([self._text(node.id), str(node.id),
+        item = QTreeWidgetItem([self.token_label(node.id), str(node.id),
                                 "" if node.rank is None else str(node.rank)])
         item.setData(0, Qt.ItemDataRole.UserRole, node.rank)
         item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
@@ -129,7 +124,7 @@ class ProvenanceView(QWidget):
             item.addChild(self._item(c))
         return item
 
-    def _text(self, token_id: int) -> str:
+    def token_label(self, token_id: int) -> str:
         return visible_token(self._vocab[token_id]) if 0 <= token_id < len(self._vocab) else "?"
 
     @property
@@ -158,7 +153,7 @@ class ProvenanceView(QWidget):
     def _update_trace(self) -> None:
         word = self.word_edit.text().strip()[:MAX_WORD]
         tok = self._tokenizer
-        if self._timeline is not None and self._timeline.algorithm == "wordpiece":  # issue 9
+        if isinstance(self._timeline, WordPieceTimeline):  # greedy matches, not merges
             show_wordpiece_trace(self, tok, word, self._step)
             return
         reset_trace_headers(self.trace_table)
@@ -167,8 +162,8 @@ class ProvenanceView(QWidget):
         t.setRowCount(len(self.trace))
         for r, s in enumerate(self.trace):
             merge = "start" if s.pair is None else (
-                f"{self._text(s.pair[0])} + {self._text(s.pair[1])}")
-            seg = " · ".join(self._text(i) for i in s.ids)
+                f"{self.token_label(s.pair[0])} + {self.token_label(s.pair[1])}")
+            seg = " · ".join(self.token_label(i) for i in s.ids)
             items = set_cells(t, r, ("" if s.rank is None else str(s.rank), merge, seg), right=(0,))
             items[0].setData(Qt.ItemDataRole.UserRole, s.rank)
         if not word:

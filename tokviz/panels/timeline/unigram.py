@@ -33,8 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.algorithm.piece_replay import unigram_series
-
+from tokviz.core.unigram.replay import unigram_series
 from tokviz.panels.base import monospace_font
 from tokviz.panels.step_chart import StepChart
 from tokviz.panels.widgets import STRETCH, cell_table, hbox, set_cells, vbox
@@ -289,7 +288,7 @@ class UnigramParts(QObject):
     @property
     def active(self) -> bool:
         tl = self.panel.step_model.timeline
-        return tl is not None and tl.algorithm == "unigram"
+        return tl is not None and not tl.lists_merges
 
     def last_round(self, k: int) -> int:
         """Step k clamped to the rounds that exist (step n_rounds means the last one)."""
@@ -335,7 +334,7 @@ class UnigramParts(QObject):
         self.rounds.show_round(tl, r)
         self.chart.set_cursor(r)
         self.segmentations.set_state(tok, r)
-        self.panel._update_corpus(tok, r)
+        self.panel.show_corpus_at(tok, r)
 
     def corpus_caption(self, k: int, where: str, n_tokens: int) -> str:
         tl = self.panel.step_model.timeline

@@ -12,9 +12,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidget, QTableWidgetItem
 
-from tokviz.core.algorithm.piece_replay import wordpiece_decision, wordpiece_trace
+from tokviz.core.wordpiece.replay import wordpiece_decision, wordpiece_trace
 from tokviz.engine.display import visible_token
-
 from tokviz.panels.base import monospace_font, muted_color, ok_color
 from tokviz.panels.widgets import set_cells
 
@@ -89,7 +88,7 @@ def show_wordpiece_trace(view, tokenizer, word: str, step: int) -> None:
         view.trace_label.setText("Train or open a model first.")
     else:
         final = view.trace[-1].ids if view.trace else ()
-        pieces = " ".join(view._text(i) for i in final)
+        pieces = " ".join(view.token_label(i) for i in final)
         view.trace_label.setText(f"Greedy longest match with the first {step:,} merges: {pieces} "
                                  f"({len(final)} token{'s' if len(final) != 1 else ''})")
 

@@ -12,9 +12,8 @@ import math
 
 from PySide6.QtGui import QPalette
 
-from tokviz.core.display.tokens import KIND_NAMES, escape_text, hex_bytes, token_label
 from tokviz.core.bpe.tokenizer import BpeTokenizer
-
+from tokviz.core.display.tokens import KIND_NAMES, escape_text, hex_bytes, token_label
 from tokviz.panels.base import error_color, muted_color, ok_color
 
 

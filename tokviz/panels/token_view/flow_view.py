@@ -25,7 +25,6 @@ from PySide6.QtWidgets import QAbstractScrollArea, QToolTip, QWidget
 
 from tokviz.core.display.palette import TokenPalette, token_palette
 from tokviz.core.display.tokens import EMPTY, SPECIAL, UNKNOWN
-
 from tokviz.panels.base import highlight_width, monospace_font
 
 MODES = ("text", "ids", "both")

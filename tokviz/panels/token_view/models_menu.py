@@ -11,6 +11,8 @@ from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
+from tokviz.core.algorithm.protocol import step_noun
+
 
 class ModelRowsButton(QToolButton):
     """`model_chosen(TrainedModel)` when the user picks a model from the menu."""
@@ -65,7 +67,7 @@ class PieceRows:
     def tokenizer(self, tl):
         key = (id(tl), tl.n_steps)
         if key != self._key:
-            self._key, self._tokenizer = key, (tl.tokenizer() if tl.n_steps or tl.algorithm == "wordpiece" else None)
+            self._key, self._tokenizer = key, (tl.tokenizer() if tl.n_steps or tl.lists_merges else None)
         return self._tokenizer
 
     def rows(self, tl, k: int) -> list:
@@ -74,10 +76,8 @@ class PieceRows:
         tok = self.tokenizer(tl)
         if tok is None:
             return []
-        n = tl.n_steps
-        if tl.algorithm == "unigram":
-            k = max(0, min(k, n - 1))
-            return [RowSpec("step", f"Unigram · round {k:,}/{n - 1:,}", step=k, tokenizer=tok),
-                    RowSpec("final", f"Unigram · final ({tl.vocab_size:,} tokens)", step=None, tokenizer=tok)]
-        return [RowSpec("step", f"WordPiece · step {k:,}/{n:,}", step=k, tokenizer=tok),
-                RowSpec("final", f"WordPiece · final ({n:,} merges)", step=None, tokenizer=tok)]
+        last = tl.last_step
+        k = max(0, min(k, last))
+        final = f"{tl.vocab_size:,} tokens" if tl.renumbers_vocab else f"{tl.n_steps:,} {step_noun(tl)}"
+        return [RowSpec("step", f"{tl.title} · {'round' if tl.renumbers_vocab else 'step'} {k:,}/{last:,}", step=k, tokenizer=tok),
+                RowSpec("final", f"{tl.title} · final ({final})", step=None, tokenizer=tok)]

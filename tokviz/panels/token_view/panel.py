@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.display.palette import DEFAULT_PALETTE, PALETTE_LABELS, token_palette
 from tokviz.engine.step_model import StepModel
 from tokviz.engine.token_view.token_view_engine import (
@@ -49,13 +50,13 @@ from tokviz.engine.token_view.token_view_engine import (
     TokenViewResult,
     TrainedSnapshot,
 )
-
 from tokviz.panels.base import Panel, is_dark, monospace_font
-from .models_menu import PieceRows  # issue 9
+
 from .compare_view import TokenBatchView, TokenCompareView
-from .flow_view import MODES, TokenFlowView
 from .diagnostics import diagnostics_html, token_tooltip_html
 from .export import TokenViewExports
+from .flow_view import MODES, TokenFlowView
+from .models_menu import PieceRows  # issue 9
 
 SAMPLE_TEXT = ("Tokenizers cut text into pieces: café, naïve, Größe, 東京タワー, 안녕하세요!\n"
                "Emoji: 👋🏽 👩‍💻 ✨ — numbers 2024, 3.14159 and 1,000,000.\n"
@@ -307,9 +308,7 @@ class TokenViewPanel(TokenViewExports, Panel):
 
     def _snapshot(self) -> TrainedSnapshot | None:
         tl = self.step_model.timeline
-        if tl is not None and tl.algorithm in ("wordpiece", "unigram"):  # issue 9: rows carry the tokenizer
-            return None
-        if tl is None or tl.algorithm == "pretrained":  # issue 7: loaded rows carry the tokenizer
+        if not isinstance(tl, Timeline):  # other models' rows carry their tokenizer
             return None
         return TrainedSnapshot((id(tl), tl.n_merges), tl.base, tuple(s.pair for s in tl.steps), tl.settings.split,
                                dict(tl.special_ids), tl.unk_id, tuple(s.count for s in tl.steps))
@@ -317,13 +316,13 @@ class TokenViewPanel(TokenViewExports, Panel):
     def _rows(self) -> tuple[RowSpec, ...]:
         rows = []
         tl = self.step_model.timeline
-        if tl is not None and tl.algorithm == "pretrained":  # issue 7: the loaded tokenizer at step k
+        if tl is not None and not tl.has_counts:  # a loaded tokenizer at step k
             k, n, tok = self.step_model.step, tl.n_steps, tl.tokenizer()
-            rows.append(RowSpec("step", f"{tl.settings.name} · step {k:,}/{n:,}", step=k, tokenizer=tok))
-            rows.append(RowSpec("final", f"{tl.settings.name} · all {n:,} merges", step=None, tokenizer=tok))
-        elif tl is not None and tl.algorithm in ("wordpiece", "unigram"):  # issue 9
+            rows.append(RowSpec("step", f"{tl.title} · step {k:,}/{n:,}", step=k, tokenizer=tok))
+            rows.append(RowSpec("final", f"{tl.title} · all {n:,} merges", step=None, tokenizer=tok))
+        elif tl is not None and not isinstance(tl, Timeline):  # WordPiece, Unigram: rows carry the tokenizer
             rows.extend(self._piece_rows.rows(tl, self.step_model.step))
-        elif tl is not None:
+        elif tl is not None:  # BPE: the worker rebuilds the tokenizer from a snapshot of the merges
             k, n = self.step_model.step, tl.n_merges
             rows.append(RowSpec("step", f"Trained · step {k:,}/{n:,}", step=k))
             rows.append(RowSpec("final", f"Trained · final ({n:,} merges)", step=None))

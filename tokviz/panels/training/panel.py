@@ -26,10 +26,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core import SPLIT_PRESETS, Timeline, TokvizError, TrainSettings, merge_budget, parse_split
-
+from tokviz.core import (
+    SPLIT_PRESETS,
+    Timeline,
+    TokvizError,
+    TrainSettings,
+    merge_budget,
+    parse_split,
+)
 from tokviz.panels.base import Panel, error_color, monospace_font
-from .algorithms import GPT_SPLITS, NON_BPE_SPLIT, AlgorithmOptions, summary_text  # issue 9
+
+from .algorithms import (  # issue 9
+    GPT_SPLITS,
+    NON_BPE_SPLIT,
+    AlgorithmOptions,
+    summary_text,
+)
 
 UNIT_CHOICES = (("bytes", "Bytes (UTF-8, 256 base tokens)"), ("chars", "Characters of the corpus"))
 SPLIT_CHOICES = (

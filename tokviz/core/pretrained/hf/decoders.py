@@ -16,9 +16,10 @@ from collections.abc import Mapping
 import regex
 
 from tokviz.core.errors import ModelFormatError
+from tokviz.core.pretrained.unicode_tables import PinnedPattern
+
 from .normalizers import UnsupportedComponent, hf_pattern
 from .pretokenizers import CHAR_BYTE
-from tokviz.core.pretrained.unicode_tables import PinnedPattern
 
 _BYTE_TOKEN = regex.compile(r"<0x(\+[0-9a-fA-F]|[0-9a-fA-F]{2})>")
 

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.pretrained.common import INF_RANK
 
+from .normalizers import UnsupportedComponent
+
 _SHIFT = 32
 _CACHE_SIZE = 200_000
 Token = tuple[int, int, int]  # (id, start char, end char) in the word
@@ -268,3 +270,39 @@ class WordPieceModel:
             self._cache.clear()
         self._cache[word] = result
         return result
+
+
+def build_model(d: Mapping) -> HfBpeModel | WordPieceModel:
+    """The model of a ``tokenizer.json`` (its ``"model"`` object); unknown kinds are a clear error."""
+    t = d.get("type")
+    if t == "BPE" or (t is None and "merges" in d):
+        if d.get("dropout") not in (None, 0, 0.0):
+            raise UnsupportedComponent("BPE with dropout (random segmentation) cannot give stable ids")
+        merges = []
+        for i, m in enumerate(d.get("merges", [])):
+            if isinstance(m, str):
+                parts = m.split(" ")
+                if len(parts) != 2:
+                    raise ModelFormatError(f"merge {i} {m!r} is not 'left right'")
+                merges.append((parts[0], parts[1]))
+            elif isinstance(m, list) and len(m) == 2:
+                merges.append((str(m[0]), str(m[1])))
+            else:
+                raise ModelFormatError(f"merge {i} {m!r} is not 'left right' or [left, right]")
+        return HfBpeModel(
+            d["vocab"], merges,
+            unk_token=d.get("unk_token"),
+            continuing_subword_prefix=d.get("continuing_subword_prefix"),
+            end_of_word_suffix=d.get("end_of_word_suffix"),
+            fuse_unk=bool(d.get("fuse_unk", False)),
+            byte_fallback=bool(d.get("byte_fallback", False)),
+            ignore_merges=bool(d.get("ignore_merges", False)),
+        )
+    if t == "WordPiece" or (t is None and "max_input_chars_per_word" in d):
+        return WordPieceModel(
+            d["vocab"],
+            unk_token=d.get("unk_token", "[UNK]"),
+            continuing_subword_prefix=d.get("continuing_subword_prefix", "##"),
+            max_input_chars_per_word=int(d.get("max_input_chars_per_word", 100)),
+        )
+    raise UnsupportedComponent(f"unsupported model {t!r}; tokviz runs BPE and WordPiece models")

@@ -15,8 +15,9 @@ import regex
 
 from tokviz.core.pretrained import unicode_tables as ut
 from tokviz.core.pretrained.fastsplit import HF_GPT2_PATTERN, FastSplitter
-from .normalizers import NormStr, UnsupportedComponent, hf_pattern
 from tokviz.core.pretrained.unicode_tables import PinnedPattern
+
+from .normalizers import NormStr, UnsupportedComponent, hf_pattern
 
 BEHAVIOURS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
 

@@ -19,11 +19,16 @@ from pathlib import Path
 
 import regex
 
-from tokviz.core.encoding import Encoding, allowed_specials, uncovered
-from tokviz.core.errors import ModelFormatError
 from tokviz.core.bpe.tokenizer import ExplainStep
-from tokviz.core.encoding import offsets_of
-from tokviz.core.pretrained.common import INF_RANK, LoadedMerge, byte_char_spans, check_ids
+from tokviz.core.encoding import Encoding, allowed_specials, offsets_of, uncovered
+from tokviz.core.errors import ModelFormatError
+from tokviz.core.pretrained.common import (
+    INF_RANK,
+    LoadedMerge,
+    byte_char_spans,
+    check_ids,
+)
+
 from .decoders import (
     ByteLevelDecoder,
     Decoder,
@@ -34,9 +39,15 @@ from .decoders import (
     build_decoder,
     build_post_processor,
 )
-from .models import HfBpeModel, WordPieceModel
-from .normalizers import Normalizer, NormStr, UnsupportedComponent, build_normalizer
-from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, build_pre_tokenizer, to_byte_chars
+from .models import HfBpeModel, WordPieceModel, build_model
+from .normalizers import Normalizer, NormStr, build_normalizer
+from .pretokenizers import (
+    CHAR_BYTE,
+    ByteLevelPre,
+    PreTokenizer,
+    build_pre_tokenizer,
+    to_byte_chars,
+)
 
 _BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
 _MARKER = "\u2581"
@@ -126,6 +137,11 @@ class HfTokenizer:
                 return False
         return True
 
+    @property
+    def byte_level(self) -> bool:
+        """True when tokens are GPT-2's byte-level characters (ByteLevel pre-tokenizer or decoder)."""
+        return self._byte_level
+
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> "HfTokenizer":
         path = Path(path)
@@ -148,7 +164,7 @@ class HfTokenizer:
             raise ModelFormatError("not a tokenizer.json (no 'model' object)")
         try:
             return cls(
-                _build_model(d["model"]),
+                build_model(d["model"]),
                 normalizer=build_normalizer(d.get("normalizer")),
                 pre_tokenizer=build_pre_tokenizer(d.get("pre_tokenizer")),
                 post_processor=build_post_processor(d.get("post_processor")),
@@ -467,37 +483,3 @@ class HfTokenizer:
                 out.append(ExplainStep(rank, pair, new, tuple(i for c in current for i in c)))
         return out
 
-
-def _build_model(d: Mapping) -> HfBpeModel | WordPieceModel:
-    t = d.get("type")
-    if t == "BPE" or (t is None and "merges" in d):
-        if d.get("dropout") not in (None, 0, 0.0):
-            raise UnsupportedComponent("BPE with dropout (random segmentation) cannot give stable ids")
-        merges = []
-        for i, m in enumerate(d.get("merges", [])):
-            if isinstance(m, str):
-                parts = m.split(" ")
-                if len(parts) != 2:
-                    raise ModelFormatError(f"merge {i} {m!r} is not 'left right'")
-                merges.append((parts[0], parts[1]))
-            elif isinstance(m, list) and len(m) == 2:
-                merges.append((str(m[0]), str(m[1])))
-            else:
-                raise ModelFormatError(f"merge {i} {m!r} is not 'left right' or [left, right]")
-        return HfBpeModel(
-            d["vocab"], merges,
-            unk_token=d.get("unk_token"),
-            continuing_subword_prefix=d.get("continuing_subword_prefix"),
-            end_of_word_suffix=d.get("end_of_word_suffix"),
-            fuse_unk=bool(d.get("fuse_unk", False)),
-            byte_fallback=bool(d.get("byte_fallback", False)),
-            ignore_merges=bool(d.get("ignore_merges", False)),
-        )
-    if t == "WordPiece" or (t is None and "max_input_chars_per_word" in d):
-        return WordPieceModel(
-            d["vocab"],
-            unk_token=d.get("unk_token", "[UNK]"),
-            continuing_subword_prefix=d.get("continuing_subword_prefix", "##"),
-            max_input_chars_per_word=int(d.get("max_input_chars_per_word", 100)),
-        )
-    raise UnsupportedComponent(f"unsupported model {t!r}; tokviz runs BPE and WordPiece models")

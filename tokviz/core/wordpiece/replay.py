@@ -1,18 +1,12 @@
-"""Replaying WordPiece and Unigram timelines: what the timeline panel shows at step k.
+"""Replaying a WordPiece timeline: scored merge decisions, merge trees and greedy match traces.
 
-The BPE counterparts are in `tokviz.core.bpe.replay`; this module reuses its `Segmentation`,
-`TreeNode` and `TraceStep` records so the panel draws all algorithms the same way.
-
-- `segment_pieces(timeline, tokenizer, text, k)`: tokens of a text at step k (WordPiece: the
-  tokens merge k just made are "fresh"; Unigram: none are).
-- `wordpiece_decision(timeline, k)`: the candidates of the WordPiece merge that led to step k, with
+- `wordpiece_decision(timeline, k)`: the candidates of the merge that led to step k, with
   score = count(ab) / (count(a) · count(b)) next to the raw counts, the winner marked, ties
   (equal scores as exact fractions) explained, and a note when a less frequent pair won.
 - `wordpiece_tree(timeline, id)`: a WordPiece token down to its characters.
 - `wordpiece_trace(tokenizer, word, k)`: greedy longest-match-first, match by match.
-- `unigram_series(timeline)`: per round: vocabulary size, log-likelihood, corpus length.
 
-What it leaves out: widgets (``tokviz.panels.timeline.wordpiece``, ``tokviz.panels.timeline.unigram``).
+What it leaves out: widgets (``tokviz.panels.timeline.wordpiece``).
 """
 
 from __future__ import annotations
@@ -20,24 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from tokviz.core.bpe.replay import Segmentation, TraceStep, TreeNode, steps_tree
-
-
-def segment_pieces(timeline, tokenizer, text: str, k: int) -> Segmentation:
-    """Tokens of `text` at step k of a WordPiece or Unigram timeline.
-
-    >>> from tokviz.core.wordpiece.timeline import WordPieceSettings, train_wordpiece
-    >>> tl = train_wordpiece(WordPieceSettings(merges=1), texts=["ab ab ab c"])
-    >>> seg = segment_pieces(tl, tl.tokenizer(), "ab c", 1)
-    >>> [tl.token_forms()[i] for i in seg.ids], seg.fresh
-    (['ab', 'c'], (0,))
-    """
-    enc = tokenizer.encode_ordinary(text, step=k)
-    fresh: tuple[int, ...] = ()
-    if timeline.algorithm == "wordpiece" and 0 < k <= timeline.n_merges:
-        new = timeline.steps[k - 1].id
-        fresh = tuple(i for i, t in enumerate(enc.ids) if t == new)
-    return Segmentation(text, tuple(enc.ids), tuple(enc.spans), fresh, k)
+from tokviz.core.algorithm.records import TraceStep, TreeNode, steps_tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,19 +105,3 @@ def wordpiece_trace(tokenizer, word: str, k: int | None = None) -> list[TraceSte
         ids = [m.id] if m.reason else ids + [m.id]
         out.append(TraceStep(None, None, m.id, tuple(ids)))
     return out
-
-
-def unigram_series(timeline) -> tuple[list[int], list[float], list[int]]:
-    """Per round: vocabulary size, corpus log-likelihood, corpus length in tokens (Viterbi)."""
-    rounds = timeline.rounds
-    return ([r.vocab_size for r in rounds], [r.log_likelihood for r in rounds],
-            [r.viterbi_tokens for r in rounds])
-
-
-def segment_any(timeline, tokenizer, text: str, k: int) -> Segmentation:
-    """`segment_pieces` for WordPiece and Unigram, `tokviz.core.bpe.replay.segment_text` otherwise."""
-    if getattr(timeline, "algorithm", "bpe") in ("wordpiece", "unigram"):
-        return segment_pieces(timeline, tokenizer, text, k)
-    from tokviz.core.bpe.replay import segment_text
-
-    return segment_text(tokenizer, text, k)

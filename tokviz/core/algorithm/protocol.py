@@ -1,0 +1,135 @@
+"""The protocols every tokenizer, training run and timeline in tokviz follows.
+
+Three subword algorithms (BPE, WordPiece, Unigram) and the loaded real tokenizers (tiktoken files,
+``tokenizer.json``, GPT-2's files, minbpe) are one concept seen three ways:
+
+- a `Tokenizer` encodes and decodes with tiktoken's method grid (``encode``, ``encode_ordinary``,
+  ``encode_ids``, ``decode``, ``decode_bytes``, ``decode_tokens_bytes``, ``decode_with_offsets``),
+  every encode returning an `Encoding` with ids, token bytes and character spans, and taking
+  ``step=k`` to use only the first k steps of its timeline;
+- a `Training` is a run in stages: ``prepare()`` reads and counts the corpus, ``steps()`` is a
+  generator of frozen step records (a caller checks for cancellation between steps), ``run()``
+  drains it;
+- a `StepTimeline` is the single source of truth a training produces (or a loaded tokenizer
+  dresses up as): its ordered steps, the vocabulary derived from them, and what a view needs to
+  replay step k. Its capability flags (``has_counts``, ``lists_merges``, ...) and methods
+  (``step_of``, ``segment``, ``merge_tree``) replace switching on the algorithm's name.
+
+The one place that maps an algorithm's *name* to its classes is `tokviz.core.algorithm.registry`.
+This module imports nothing of tokviz but the records it names, so every algorithm can import it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from tokviz.core.encoding import Encoding
+
+    from .records import Segmentation, TreeNode
+
+Progress = Callable[[int, int], None]
+ShouldStop = Callable[[], bool]
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """Encode and decode at any step: the grid every tokenizer fills in."""
+
+    @property
+    def n_vocab(self) -> int: ...
+
+    def token_bytes(self, token_id: int) -> bytes: ...
+
+    def encode(self, text: str, *, step: int | None = None,
+               allowed_special: Literal["all"] | Collection[str] = ...,
+               disallowed_special: Literal["all"] | Collection[str] = ...) -> Encoding: ...
+
+    def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding: ...
+
+    def encode_ids(self, text: str, *, step: int | None = None) -> list[int]: ...
+
+    def decode(self, ids: Sequence[int], *, errors: str = "replace") -> str: ...
+
+    def decode_bytes(self, ids: Sequence[int]) -> bytes: ...
+
+    def decode_tokens_bytes(self, ids: Sequence[int]) -> list[bytes]: ...
+
+    def decode_with_offsets(self, ids: Sequence[int]) -> tuple[str, list[int]]: ...
+
+
+class Training(Protocol):
+    """One training run in stages; step records are frozen dataclasses."""
+
+    budget: int | None  # steps the settings allow (merges, or rounds), None = until nothing is left
+
+    def prepare(self, *, should_stop: ShouldStop | None = None, progress: Progress | None = None,
+                processes: int | None = None, mp_context: str | None = None) -> StepTimeline: ...
+
+    def steps(self) -> Iterator[object]: ...
+
+    def run(self) -> StepTimeline: ...
+
+
+@runtime_checkable
+class StepTimeline(Protocol):
+    """Ordered steps and everything derived from them. Step k means "the first k steps"."""
+
+    algorithm: str  # "bpe", "wordpiece", "unigram" or "pretrained": for files and titles only
+    title: str  # "BPE", "WordPiece", "Unigram", or the loaded tokenizer's name
+    step_noun: str  # what one step is called: "merge" or "round"
+    has_counts: bool  # steps carry the counts and corpus lengths of a training run
+    has_scores: bool  # steps carry a score beside the counts (WordPiece's likelihood ratio)
+    lists_merges: bool  # every step merges two tokens into a new id (a merge table can list them)
+    renumbers_vocab: bool  # a step renumbers the vocabulary (a table listing it starts over)
+    finished: bool
+
+    @property
+    def n_steps(self) -> int: ...
+
+    @property
+    def steps(self) -> Sequence: ...
+
+    @property
+    def last_step(self) -> int:
+        """The highest valid step k (``n_steps``; Unigram: the last round, ``n_steps - 1``)."""
+        ...
+
+    @property
+    def vocab_size(self) -> int: ...
+
+    @property
+    def special_ids(self) -> dict[str, int]: ...
+
+    def token_bytes(self) -> list[bytes]: ...
+
+    def merge_vocab(self) -> list[bytes]:
+        """Bytes by id of every id up to the newest step's token (later steps append to it)."""
+        ...
+
+    def tokenizer(self) -> Tokenizer: ...
+
+    def length_at(self, step: int) -> int | None: ...
+
+    def step_of(self, token_id: int) -> int | None:
+        """Index of the step that made `token_id` (its rank), or None (base unit, special, piece)."""
+        ...
+
+    def new_id_at(self, k: int) -> int | None:
+        """Id of the token step k made, or None (step 0, or steps that make no single token)."""
+        ...
+
+    def segment(self, text: str, k: int, tokenizer: Tokenizer | None = None) -> Segmentation:
+        """Tokens of `text` at step k, with the tokens step k just made marked fresh."""
+        ...
+
+    def merge_tree(self, token_id: int) -> TreeNode | None:
+        """How `token_id` was built, down to base units; None when no tree applies."""
+        ...
+
+
+def step_noun(timeline: StepTimeline | None, n: int | None = None) -> str:
+    """``"merge"``/``"merges"`` (or ``"round"``/``"rounds"``); plural unless ``n == 1``."""
+    word = getattr(timeline, "step_noun", "merge")
+    return word if n == 1 else word + "s"
