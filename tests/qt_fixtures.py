@@ -58,7 +58,7 @@ class FakeDialogs:
         self.open_answer: str | None = None  # path returned by the open dialog
         self.folder_answer: str | None = None  # folder returned by the folder dialog
         self.save_path_answer: str | None = None  # path returned by the save dialog
-        self.yes_no_answer = False  # answer to ask_yes_no (issue 10: restore the autosave?)
+        self.yes_no_answer = False  # answer to ask_yes_no (restore the autosave?)
         self.asked_yes_no: list[tuple[str, str]] = []
         self.text_answer: str | None = None  # answer to ask_text (None: cancelled)
         self.asked_text: list[tuple[str, str]] = []

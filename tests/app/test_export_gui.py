@@ -1,4 +1,4 @@
-"""File > Export Tokenizer (issue 7): a BPE trained in the window exports through the menu to a
+"""File > Export Tokenizer: a BPE trained in the window exports through the menu to a
 tokenizer.json that `tokenizers` loads and a .tiktoken (+ pattern sidecar) that `tiktoken` loads,
 both with tokviz's ids, at every merge or only the current step; models with no exact form keep
 the actions disabled and say why; write errors show a message and leave no file."""

@@ -391,7 +391,7 @@ def test_shortcuts_about_and_panels(window, qtbot):
     rows = dict(dialog.rows)
     assert rows["Open"] == "Ctrl+O" and rows["Save"] == "Ctrl+S" and rows["Quit"] == "Ctrl+Q"
     assert rows["Keyboard Shortcuts"] == "F1" and rows["Train"] == "Ctrl+Return"
-    assert rows["Presenter Mode"] == "F5"  # issue 10: F5 presents (Train keeps Ctrl+Return)
+    assert rows["Presenter Mode"] == "F5"  # F5 presents (Train keeps Ctrl+Return)
     assert rows["Cancel Training"] == "Esc" and rows["Zoom In"] == "Ctrl+=, Ctrl++"
     box = window.show_about()
     qtbot.addWidget(box)

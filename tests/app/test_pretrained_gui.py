@@ -1,4 +1,4 @@
-"""Pretrained tokenizers in the window (issue 7): open (menu, known names, errors, pattern asked),
+"""Pretrained tokenizers in the window: open (menu, known names, errors, pattern asked),
 scrub the merge timeline, trace a word, browse the vocabulary, find glitch tokens."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Sessions (issue 10): save/open round trips of the screen, big corpora by path + hash, bad files,
+"""Sessions: save/open round trips of the screen, big corpora by path + hash, bad files,
 atomic saves, autosave and crash recovery."""
 
 from __future__ import annotations

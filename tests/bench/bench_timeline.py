@@ -1,4 +1,4 @@
-"""Benchmark of the merge timeline panel (issue 5): jump + repaint, and playback at 60 steps/s.
+"""Benchmark of the merge timeline panel: jump + repaint, and playback at 60 steps/s.
 
 Trains the 32k gutenberg30 timeline once with tokviz.core (or reuses ``--model PATH``), shows it
 in a `TimelinePanel` offscreen with the first 2 MB of the corpus, then:

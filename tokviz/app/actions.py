@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QToolBar, QToolButton
 
 from tokviz.engine.samples import SAMPLES
 
-from .classroom.animation import run_export_dialog  # classroom (issue 10)
+from .classroom.animation import run_export_dialog  # classroom
 
 Key = QKeySequence.StandardKey
 
@@ -84,7 +84,7 @@ class WindowActions:
                               "Open a trained model (.json)", None, "open_model")
         self.save_model = act("Save Mo&del As…", w.save_model_dialog, ["Ctrl+Alt+S"],
                               "Save the trained model as JSON", None, "save_model")
-        # pretrained tokenizers (issue 7)
+        # pretrained tokenizers
         self.open_tokenizer = act("Open &Tokenizer…", w.tokenizers.open_dialog, ["Ctrl+Alt+O"],
                                   "Open a real tokenizer: .tiktoken, tokenizer.json, GPT-2 files, minbpe .model",
                                   None, "open_tokenizer")
@@ -100,7 +100,7 @@ class WindowActions:
                                    "(split pattern, special tokens) for tiktoken.Encoding", None, "export_tiktoken")
         self.export_at_step = act("At the Current Step Only", None, [], "Export only the merges up to the "
                                   "timeline's current step k (unchecked: all merges)", None, "export_at_step", True)
-        # classroom (issue 10): sessions and animation export
+        # classroom: sessions and animation export
         self.open_session = act("Open Sess&ion…", w.sessions.open_dialog, [], "Open a saved session (.tokviz)",
                                 None, "open_session")
         self.save_session = act("Save Sessio&n", w.sessions.save, [], "Save everything on screen as a .tokviz file",
@@ -176,15 +176,15 @@ def build_menus(window: QMainWindow, actions: WindowActions, panels_menu: QMenu)
     file.addSeparator()
     file.addActions([a.open_model, a.save_model])
     file.addSeparator()
-    file.addActions([a.open_session, a.save_session, a.save_session_as, a.export_animation])  # issue 10
+    file.addActions([a.open_session, a.save_session, a.save_session_as, a.export_animation])
     file.addSeparator()
-    file.addAction(a.open_tokenizer)  # pretrained tokenizers (issue 7)
+    file.addAction(a.open_tokenizer)  # pretrained tokenizers
     file.addAction(a.open_tokenizer_folder)
     known = file.addMenu("&Known Tokenizers")
     known.setObjectName("known_tokenizers_menu")
     known.aboutToShow.connect(partial(window.tokenizers.fill_known_menu, known))
     window.tokenizers.fill_known_menu(known)
-    export = file.addMenu("&Export Tokenizer")  # issue 7: tokenizer.json and .tiktoken
+    export = file.addMenu("&Export Tokenizer")  # tokenizer.json and .tiktoken
     export.setObjectName("export_tokenizer_menu")
     window.exporter.install(export, a)
     file.addSeparator()
@@ -209,13 +209,13 @@ def build_menus(window: QMainWindow, actions: WindowActions, panels_menu: QMenu)
         view.addAction(toolbar.toggleViewAction())
     view.addAction(a.reset_layout)
     view.addSeparator()
-    view.addAction(a.presenter)  # classroom (issue 10)
+    view.addAction(a.presenter)  # classroom
 
     train = bar.addMenu("&Train")
     train.addActions([a.train, a.cancel])
 
     help_ = bar.addMenu("&Help")
-    lessons = help_.addMenu("&Lessons")  # guided lessons (issue 10)
+    lessons = help_.addMenu("&Lessons")  # guided lessons
     lessons.setObjectName("lessons_menu")
     fill_lessons_menu(window, lessons)
     help_.addSeparator()
@@ -226,7 +226,7 @@ def build_menus(window: QMainWindow, actions: WindowActions, panels_menu: QMenu)
 
 
 def fill_lessons_menu(window: QMainWindow, menu: QMenu) -> None:
-    """Help > Lessons: one entry per built-in lesson, in course order (issue 10)."""
+    """Help > Lessons: one entry per built-in lesson, in course order."""
     from tokviz.core.lessons.files import builtin_lessons
 
     for lesson in builtin_lessons():

@@ -1,4 +1,4 @@
-"""`ExportController`: File > Export Tokenizer ▸ for the main window (issue 7).
+"""`ExportController`: File > Export Tokenizer ▸ for the main window.
 
 Writes the current BPE model as a Hugging Face ``tokenizer.json`` or as ``NAME.tiktoken`` plus
 ``NAME.tiktoken.json`` (split pattern and special tokens), with all merges or only the first k

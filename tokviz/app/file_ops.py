@@ -67,7 +67,7 @@ class FileController(QObject):
     def open_path(self, path: str | Path, *, errors: str = "strict") -> bool:
         """Start reading `path`; False if the user kept unsaved changes instead."""
         path = Path(path)
-        if is_session_file(path):  # classroom (issue 10): a .tokviz session
+        if is_session_file(path):  # classroom: a .tokviz session
             return self.window.sessions.open(path)
         if not is_model_file(path) and not self.maybe_save():
             return False
@@ -163,7 +163,7 @@ class FileController(QObject):
         if timeline is None:
             self.window.dialogs.info("No model yet", "Train a tokenizer (or open a model) first.")
             return False
-        if getattr(timeline, "algorithm", "bpe") == "pretrained":  # issue 7: nothing new to save
+        if getattr(timeline, "algorithm", "bpe") == "pretrained":  # nothing new to save
             self.window.dialogs.info("A loaded tokenizer", f"{timeline.settings.name} was opened from "
                                      f"{timeline.settings.source}; it is not a tokviz model to save.")
             return False

@@ -43,7 +43,7 @@ def create_main_window(file: str | os.PathLike | None = None, *, settings=None, 
     window.show()
     if file is not None:
         QTimer.singleShot(0, lambda: window.open_path(file))
-    if lesson is not None:  # guided lessons (issue 10)
+    if lesson is not None:  # guided lessons
         QTimer.singleShot(0, lambda: window.start_lesson(lesson))
     return window
 

@@ -18,7 +18,7 @@ Scripting surface (used by tests, the screenshot command and future lesson scrip
     ``"failed"`` or ``"timeout"``
 ``open_tokenizer(path_or_name, pattern=None)`` / ``wait_for_tokenizer(timeout_ms)``
     load a real tokenizer (file, folder or known name such as ``cl100k_base``) in the background
-    and make it the current model (issue 7); the wait returns ``"opened"``, ``"failed"``,
+    and make it the current model; the wait returns ``"opened"``, ``"failed"``,
     ``"cancelled"``, ``"idle"`` or ``"timeout"``
 ``export_tokenizer(path, fmt="hf", step=None)``
     write the current BPE model as tokenizer.json (``"hf"``) or .tiktoken + pattern sidecar
@@ -28,13 +28,13 @@ Scripting surface (used by tests, the screenshot command and future lesson scrip
     and the shared objects later panels use: ``step_model`` (current timeline and step),
     ``training_engine``, ``docks`` (``docks.add_panel(panel)``), ``commands`` (every QAction)
 
-Classroom (issue 10): ``enter_presenter(panel_ids=None, scale=None)``, ``leave_presenter()``,
+Classroom: ``enter_presenter(panel_ids=None, scale=None)``, ``leave_presenter()``,
 ``presenter_active`` (panels default to ``lesson_panel_ids`` when a lesson runs; keys then call
 ``lesson_next()``/``lesson_prev()``), ``set_caption(text)`` (caption bar; "" = automatic "step k of
 n, merge a + b -> ab", or ``lesson_caption`` while a lesson runs), ``save_session(path=None)``,
 ``open_session(path)`` (also via ``open_path``; ``sessions.state_dict()``), ``export_animation(spec)``
 (`tokviz.app.classroom.animation.AnimationSpec`; ``animation.finished`` / ``cancelled`` / ``failed`` follow).
-Guided lessons (issue 10, `tokviz.app.classroom.lesson_runner`, Help > Lessons): ``start_lesson(name)``,
+Guided lessons (`tokviz.app.classroom.lesson_runner`, Help > Lessons): ``start_lesson(name)``,
 ``lesson_next()``, ``lesson_prev()``, ``stop_lesson()``, ``wait_for_lesson_step(timeout_ms)``.
 """
 
@@ -56,38 +56,38 @@ from tokviz.engine.trained_models import TrainedModels
 from tokviz.engine.training.engine import TrainingEngine
 from tokviz.panels.base import Panel
 from tokviz.panels.corpus.panel import CorpusPanel
-from tokviz.panels.glitch_panel import GlitchPanel  # pretrained tokenizers (issue 7)
-from tokviz.panels.heatmaps.embedding_panel import (  # heatmaps (issue 8)
+from tokviz.panels.glitch_panel import GlitchPanel  # pretrained tokenizers
+from tokviz.panels.heatmaps.embedding_panel import (  # heatmaps
     EmbeddingPanel,
     current_text_source,
 )
 from tokviz.panels.heatmaps.positional_panel import (
-    PositionalPanel,  # heatmaps (issue 8)
+    PositionalPanel,  # heatmaps
 )
-from tokviz.panels.lesson_panel import LessonPanel  # guided lessons (issue 10)
-from tokviz.panels.timeline.panel import TimelinePanel  # merge timeline (issue 5)
+from tokviz.panels.lesson_panel import LessonPanel  # guided lessons
+from tokviz.panels.timeline.panel import TimelinePanel  # merge timeline
 from tokviz.panels.token_view.models_menu import (
-    install_model_rows,  # issue 9: earlier runs as rows
+    install_model_rows,  # earlier runs as rows
 )
-from tokviz.panels.token_view.panel import TokenViewPanel  # token view (issue 6)
+from tokviz.panels.token_view.panel import TokenViewPanel  # token view
 from tokviz.panels.training.panel import TrainingPanel
 from tokviz.panels.training.status import TrainingStatusPanel
 from tokviz.panels.vocab_panel import VocabPanel
 
 from .actions import WindowActions, build_menus, build_toolbar
-from .classroom.animation import (  # classroom (issue 10)
+from .classroom.animation import (  # classroom
     AnimationExporter,
     AnimationSpec,
 )
-from .classroom.lesson_runner import LessonRunner  # guided lessons (issue 10)
-from .classroom.presenter import Presenter  # classroom (issue 10)
+from .classroom.lesson_runner import LessonRunner  # guided lessons
+from .classroom.presenter import Presenter  # classroom
 from .dialogs import Dialogs, ShortcutsDialog, show_about
 from .docks import DockManager
-from .export_ops import ExportController  # issue 7: File > Export Tokenizer
+from .export_ops import ExportController  # File > Export Tokenizer
 from .file_ops import FileController
-from .session_ops import SessionController  # classroom (issue 10)
+from .session_ops import SessionController  # classroom
 from .theme import Appearance
-from .tokenizer_ops import TokenizerController  # pretrained tokenizers (issue 7)
+from .tokenizer_ops import TokenizerController  # pretrained tokenizers
 from .training_ops import TrainingController
 from .waiting import wait_for_signals
 
@@ -117,7 +117,7 @@ class MainWindow(QMainWindow):
         self.corpus_panel = CorpusPanel()
         self.training_panel = TrainingPanel()
         self.vocab_panel = VocabPanel(self.vocab_model)
-        self.vocab_panel.attach(self.step_model)  # vocabulary browser (issue 7)
+        self.vocab_panel.attach(self.step_model)  # vocabulary browser
         self.docks = DockManager(self)
         self.setDockNestingEnabled(True)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks
@@ -125,12 +125,12 @@ class MainWindow(QMainWindow):
         for panel, key in ((self.corpus_panel, "Alt+1"), (self.training_panel, "Alt+2"),
                            (self.vocab_panel, "Alt+3")):
             self.docks.add_panel(panel, shortcut=key)
-        # merge timeline (issue 5): follows the step model; vocabulary selection -> provenance
+        # merge timeline: follows the step model; vocabulary selection -> provenance
         self.timeline_panel = TimelinePanel(self.step_model)
         self.timeline_panel.set_corpus_source(self.corpus_panel.corpus_input)
         self.docks.add_panel(self.timeline_panel, tabify_with="corpus", shortcut="Alt+4")
         self.vocab_panel.table.selectionModel().selectionChanged.connect(self._on_vocab_selection_changed)
-        # heatmaps (issue 8): embedding similarities + positional encodings, tabs beside the corpus
+        # heatmaps: embedding similarities + positional encodings, tabs beside the corpus
         self.embedding_panel = EmbeddingPanel()
         self.positional_panel = PositionalPanel()
         self.embedding_panel.attach(self.step_model, self.corpus_panel,
@@ -139,25 +139,25 @@ class MainWindow(QMainWindow):
         self.embedding_panel.positional_trained.connect(self.positional_panel.set_trained_table)
         self.docks.add_panel(self.embedding_panel, tabify_with="corpus")
         self.docks.add_panel(self.positional_panel, tabify_with="corpus")
-        # token view (issue 6): follows the step model; a clicked token is selected in the vocabulary
+        # token view: follows the step model; a clicked token is selected in the vocabulary
         # the token view reads at most BASELINE_CORPUS_CHARS: never join a 30 MB file on the GUI thread
         self.token_view_panel = TokenViewPanel(
             self.step_model, corpus_text=partial(self.corpus_panel.text_prefix, BASELINE_CORPUS_CHARS))
         self.docks.add_panel(self.token_view_panel, tabify_with="corpus", shortcut="Alt+5")
         self.token_view_panel.token_selected.connect(self._on_token_view_token_selected)
-        # issue 9: every finished run (any algorithm) can become a token view comparison row
+        # every finished run (any algorithm) can become a token view comparison row
         self.trained_models = TrainedModels(self)
         install_model_rows(self.token_view_panel, self.trained_models)
         self.files = FileController(self)
-        self.tokenizers = TokenizerController(self)  # pretrained tokenizers (issue 7)
+        self.tokenizers = TokenizerController(self)  # pretrained tokenizers
         self.exporter = ExportController(self)
         self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.corpus_panel.text_prefix)
         self.docks.add_panel(self.glitch_panel, tabify_with="vocabulary")
         self.glitch_panel.token_selected.connect(self._on_glitch_token_selected)
-        self.presenter = Presenter(self)  # classroom (issue 10)
+        self.presenter = Presenter(self)  # classroom
         self.sessions = SessionController(self)
         self.animation = AnimationExporter(self)
-        self.lesson_panel = LessonPanel()  # guided lessons (issue 10): a tab beside the training panel
+        self.lesson_panel = LessonPanel()  # guided lessons: a tab beside the training panel
         self.docks.add_panel(self.lesson_panel)
         self.lesson_panel_ids: list[str] | None = None  # panels of the running lesson (presenter mode)
         self.lesson_caption = ""
@@ -176,7 +176,7 @@ class MainWindow(QMainWindow):
             self.load_sample(DEFAULT_SAMPLE)
         self._update_title()
         self.statusBar().showMessage("Ready", 3000)
-        self.sessions.watch()  # classroom (issue 10): autosave when something changed
+        self.sessions.watch()  # classroom: autosave when something changed
         if self.sessions.crashed:
             QTimer.singleShot(0, self.sessions.offer_recovery)
 
@@ -219,7 +219,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _on_vocab_selection_changed(self, *_args) -> None:
-        """Merge timeline (issue 5): a token selected in the vocabulary shows its provenance."""
+        """Merge timeline: a token selected in the vocabulary shows its provenance."""
         ids = self.vocab_panel.selected_ids()
         if ids:
             self.timeline_panel.show_token(ids[0])
@@ -237,7 +237,7 @@ class MainWindow(QMainWindow):
 
     @Slot(int)
     def _on_glitch_token_selected(self, token_id: int) -> None:
-        """Glitch finder (issue 7): show the token's merge tree and select it in the vocabulary."""
+        """Glitch finder: show the token's merge tree and select it in the vocabulary."""
         self.timeline_panel.show_token(token_id)
         self.vocab_panel.select_token(token_id)
 
@@ -316,7 +316,7 @@ class MainWindow(QMainWindow):
         return self.files.save_model(path)
 
     def open_tokenizer(self, path_or_name: str | Path, pattern: str | None = None) -> bool:
-        """Pretrained tokenizers (issue 7): load a file, folder or known name in the background."""
+        """Pretrained tokenizers: load a file, folder or known name in the background."""
         return self.tokenizers.open(path_or_name, pattern=pattern)
 
     def wait_for_tokenizer(self, timeout_ms: int = 60_000) -> str:
@@ -332,7 +332,7 @@ class MainWindow(QMainWindow):
         self.step_model.set_timeline(timeline, source=str(path))
         self.training_panel.set_settings(timeline.settings)
         self.training_panel.show_summary(timeline, status=f"Model {path.name}")
-        self.trained_models.add(timeline, name=f"{path.name}")  # issue 9: a comparison row candidate
+        self.trained_models.add(timeline, name=f"{path.name}")  # a comparison row candidate
 
     def edit_focused(self, method: str) -> None:
         """Edit > Undo/Copy/...: call `method` on the focused widget (or a parent that has it),
@@ -382,7 +382,7 @@ class MainWindow(QMainWindow):
     def _on_training_panel_validity_changed(self) -> None:
         self.commands.train.setEnabled(self.training_panel.is_valid)
 
-    # -- classroom (issue 10): presenter mode, sessions, animation export ------------------
+    # -- classroom: presenter mode, sessions, animation export ------------------
 
     presenter_active = property(lambda self: self.presenter.active)
 
@@ -404,7 +404,7 @@ class MainWindow(QMainWindow):
     def export_animation(self, spec: AnimationSpec) -> bool:
         return self.animation.start(spec)
 
-    # -- guided lessons (issue 10) ---------------------------------------------------------
+    # -- guided lessons ---------------------------------------------------------
 
     def start_lesson(self, name: str) -> bool:
         """Start a built-in lesson by name or number (``"bpe-steps"``, ``"3"``); False if unknown."""

@@ -65,7 +65,7 @@ def dark_palette() -> QPalette:
 
 
 def high_contrast_palette(dark: bool) -> QPalette:
-    """Presenter mode (issue 10): pure black on white (or white on black), a saturated highlight."""
+    """Presenter mode: pure black on white (or white on black), a saturated highlight."""
     fg, bg, alt, hl = (("#ffffff", "#000000", "#1a1a1a", "#ffd400") if dark
                        else ("#000000", "#ffffff", "#eeeeee", "#0033cc"))
     return _palette(
@@ -184,7 +184,7 @@ class Appearance(QObject):
         return getattr(self, "_high_contrast", False)
 
     def set_high_contrast(self, on: bool) -> None:
-        """Presenter mode (issue 10): the high-contrast variant of the current theme (not saved)."""
+        """Presenter mode: the high-contrast variant of the current theme (not saved)."""
         self._high_contrast = bool(on)
         self._apply_theme()
 

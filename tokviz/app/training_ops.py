@@ -3,7 +3,7 @@
 The window's Train/Cancel commands and scripting calls come here; the run itself happens in
 `TrainingEngine`. The controller validates the settings, reads the corpus, shows progress and the
 outcome (status bar, training panel summary, error dialog), remembers finished runs for the token
-view (issue 9), and emits ``window.training_done(outcome)`` once per run.
+view, and emits ``window.training_done(outcome)`` once per run.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class TrainingController(QObject):
                       f"{timeline.settings.min_count}+ times")
         w.training_status.show_outcome(status)
         w.training_panel.show_summary(timeline, status=status)
-        w.trained_models.add(timeline)  # issue 9
+        w.trained_models.add(timeline)
         self._end_run("finished")
 
     @Slot()

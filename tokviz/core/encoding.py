@@ -13,9 +13,12 @@ from .errors import EncodeError
 from .text.split import split_specials
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Encoding:
     """Ids of a text with each token's bytes and character span ``(start, end)`` in the input.
+
+    Not frozen: a tokenizer builds it in place, extending its lists chunk by chunk (one result
+    object, no copies of a megabyte of ids). Once returned, treat it as read-only.
 
     A token holding only part of a character (byte-level BPE on emoji or CJK) has the span of
     the whole character, so neighbouring partial tokens share a span. Tokens made only of an

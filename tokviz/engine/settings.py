@@ -38,7 +38,7 @@ KEY_RECENT = "files/recent"
 KEY_LAST_DIR = "files/last_dir"
 KEY_THEME = "appearance/theme"
 KEY_FONT_SCALE = "appearance/font_scale"
-KEY_PRESENTER_SCALE = "presenter/font_scale"  # classroom (issue 10)
+KEY_PRESENTER_SCALE = "presenter/font_scale"  # classroom
 KEY_AUTOSAVE_SECONDS = "session/autosave_seconds"
 PRESENTER_SCALE_MIN, PRESENTER_SCALE_MAX, PRESENTER_SCALE_DEFAULT = 1.5, 3.0, 2.0
 AUTOSAVE_DEFAULT_SECONDS = 60
@@ -164,7 +164,7 @@ class AppSettings:
     def set_font_scale(self, scale: float) -> None:
         self.qsettings.setValue(KEY_FONT_SCALE, f"{clamp_font_scale(scale):.3f}")
 
-    # -- classroom (issue 10): presenter mode and sessions ----------------------------------
+    # -- classroom: presenter mode and sessions ----------------------------------
 
     def presenter_scale(self) -> float:
         try:

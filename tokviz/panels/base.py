@@ -41,7 +41,7 @@ class Panel(QWidget):
     def shutdown(self) -> None:
         """Stop background work owned by the panel (the window calls this before closing)."""
 
-    # -- presenter mode (issue 10) ----------------------------------------------------------
+    # -- presenter mode ----------------------------------------------------------
 
     _presenting: PresentingChanges | None = None
 
@@ -107,7 +107,7 @@ def monospace_font(reference: QFont, *, scale: float = 1.0) -> QFont:
     return font
 
 
-HIGHLIGHT_WIDTH_PROPERTY = "tokviz_highlight_width"  # set by presenter mode (issue 10)
+HIGHLIGHT_WIDTH_PROPERTY = "tokviz_highlight_width"  # set by presenter mode
 
 
 def highlight_width() -> float:

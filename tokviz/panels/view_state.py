@@ -1,4 +1,4 @@
-"""The per-panel view state a session saves and restores (issue 10), as plain JSON dicts.
+"""The per-panel view state a session saves and restores, as plain JSON dicts.
 
 `view_state(panel)` and `restore_view_state(panel, d)` use a panel's own ``view_state()`` /
 ``restore_view_state(d)`` methods when it has them, else the functions here, keyed by

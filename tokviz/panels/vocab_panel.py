@@ -5,7 +5,7 @@ filtered inside the model) with fixed row heights, so 100k rows scroll instantly
 are drawn in the monospace font; special tokens are coloured, partial UTF-8 is in italics.
 Edit > Copy (Ctrl+C) copies the selected rows as tab-separated text.
 
-Browsing (issue 7): search by substring or regex (a bad regex is explained inline), sort by id,
+Browsing: search by substring or regex (a bad regex is explained inline), sort by id,
 length or bytes, and filters (partial UTF-8, whitespace-only, digits, non-Latin scripts, special
 tokens). These run on a `VocabIndex` of the current tokenizer, built and queried on a background
 thread (`TaskEngine`), so a 200k-token vocabulary stays fluid while typing. A plain substring
@@ -103,7 +103,7 @@ class VocabPanel(Panel):
         self.filter_edit.setPlaceholderText("Filter tokens (text or id)…")
         self.filter_edit.setClearButtonEnabled(True)
         self.count_label = QLabel(objectName="vocab_count")
-        # vocabulary browser (issue 7): regex, sort, filters, inline message
+        # vocabulary browser: regex, sort, filters, inline message
         self.regex_box = QCheckBox("Regex", objectName="vocab_regex")
         self.regex_box.setToolTip("Search with a regular expression (Python `regex` syntax)")
         self.sort_box = QComboBox(objectName="vocab_sort")

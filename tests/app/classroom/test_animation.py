@@ -1,4 +1,4 @@
-"""Animation export (issue 10): the GIF plays (read back with Qt), PNG sequences, cancel, bad input."""
+"""Animation export: the GIF plays (read back with Qt), PNG sequences, cancel, bad input."""
 
 from __future__ import annotations
 

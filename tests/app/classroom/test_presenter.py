@@ -1,4 +1,4 @@
-"""Presenter mode (issue 10): full screen, chosen panels, big fonts, high contrast, clicker keys,
+"""Presenter mode: full screen, chosen panels, big fonts, high contrast, clicker keys,
 captions, and an exact return to the previous layout."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Presenter mode lays the panels out for the back of the room (issue 10): at 2x on a 1280 x 720
+"""Presenter mode lays the panels out for the back of the room: at 2x on a 1280 x 720
 projector the merge timeline keeps the transport, the step, the key merge columns and the corpus;
 the token view drops its toolbar; nothing is clipped; two panels (or a lesson and its panel) fit
 the screen, and the font scale goes down when they would not; leaving restores every part; the

@@ -1,4 +1,4 @@
-"""``tokviz export MODEL -o OUT [--format hf|tiktoken] [--step K]`` (issue 7): the files load in
+"""``tokviz export MODEL -o OUT [--format hf|tiktoken] [--step K]``: the files load in
 `tokenizers` and `tiktoken` with tokviz's ids; every error exits 2 with one line and no file."""
 
 from __future__ import annotations

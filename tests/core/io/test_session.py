@@ -1,4 +1,4 @@
-"""Session files (issue 10): round trips, corpus by path + hash, clear errors, atomic writes."""
+"""Session files: round trips, corpus by path + hash, clear errors, atomic writes."""
 
 from __future__ import annotations
 

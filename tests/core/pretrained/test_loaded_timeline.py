@@ -1,4 +1,4 @@
-"""`LoadedTimeline` (issue 7): a loaded tokenizer follows the model protocol; the CLI reads
+"""`LoadedTimeline`: a loaded tokenizer follows the model protocol; the CLI reads
 every format `load_tokenizer` reads."""
 
 from __future__ import annotations

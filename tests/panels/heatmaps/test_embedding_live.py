@@ -1,6 +1,6 @@
 """Live embedding training keeps the window free: the training process does the maths, the window
 only draws, and each live update redraws only what changed (regression tests for the 66-79 ms
-stalls of issue 8; bounded-work checks, not timings)."""
+stalls embedding training once caused; bounded-work checks, not timings)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``tokviz export MODEL -o OUT [--format hf|tiktoken] [--step K]`` (issue 7).
+"""``tokviz export MODEL -o OUT [--format hf|tiktoken] [--step K]``.
 
 Writes a BPE model trained in tokviz as a Hugging Face ``tokenizer.json`` (``hf``) or as
 ``OUT`` (``.tiktoken`` ranks) plus ``OUT.json`` (split pattern and special tokens) for

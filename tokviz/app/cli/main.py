@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="equal counts: first (pair seen first) or hf (Hugging Face's BpeTrainer order)")
     t.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_algorithm_options(t, _positive)  # issue 9: --algorithm and its own options
+    add_algorithm_options(t, _positive)  # --algorithm and its own options
 
     e = sub.add_parser("encode", help="encode text with a saved model")
     e.add_argument("model", metavar="MODEL")
@@ -93,13 +93,13 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--json", action="store_true")
     m.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
 
-    from .export import add_export_parser  # issue 7: tokenizer.json, .tiktoken
+    from .export import add_export_parser  # tokenizer.json, .tiktoken
 
     add_export_parser(sub, _positive)
     g = sub.add_parser("gui", help="open the application")
     g.add_argument("file", nargs="?", metavar="FILE")
 
-    from .animate import add_animate_parser  # classroom (issue 10)
+    from .animate import add_animate_parser  # classroom
 
     add_animate_parser(sub)
     s = sub.add_parser("screenshot", help="render the app offscreen to PNG files")
@@ -157,7 +157,7 @@ def _check_writable(out: Path) -> None:
 
 def _read_model(path: str, pattern: str | None = None):
     """A tokviz model (BPE, WordPiece, Unigram), or any tokenizer `load_tokenizer` reads (a
-    file, a folder or a known name such as ``cl100k_base``) as a `LoadedTimeline` (issue 7)."""
+    file, a folder or a known name such as ``cl100k_base``) as a `LoadedTimeline`."""
     from tokviz.core.pretrained import is_tokviz_model, open_timeline
 
     if Path(path).is_file() and is_tokviz_model(path):
@@ -219,10 +219,10 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 def cmd_merges(args: argparse.Namespace) -> int:
     timeline = _read_model(args.model, args.pattern)
-    if getattr(timeline, "algorithm", "bpe") in ("wordpiece", "unigram"):  # issue 9: scores, rounds
+    if getattr(timeline, "algorithm", "bpe") in ("wordpiece", "unigram"):  # scores, rounds
         write_steps(timeline, sys.stdout, as_json=args.json, format_token=_format_token)
         return 0
-    if getattr(timeline, "algorithm", "bpe") == "pretrained":  # issue 7: rank order, counts unknown
+    if getattr(timeline, "algorithm", "bpe") == "pretrained":  # rank order, counts unknown
         _write_loaded_merges(timeline, sys.stdout, as_json=args.json)
         return 0
     vocab = timeline.token_bytes()
@@ -260,8 +260,7 @@ def _write_loaded_merges(timeline, out, *, as_json: bool) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .export import run_export  # issue 7
-
+    from .export import run_export
     return run_export(args, _read_model, UsageError)
 
 
@@ -278,7 +277,7 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
 
 
 def cmd_animate(args: argparse.Namespace) -> int:
-    from .animate import run_animate  # classroom (issue 10)
+    from .animate import run_animate  # classroom
 
     return run_animate(args)
 

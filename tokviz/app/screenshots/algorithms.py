@@ -1,4 +1,4 @@
-"""Screenshots of WordPiece and Unigram runs (issue 9), for ``tokviz screenshot``.
+"""Screenshots of WordPiece and Unigram runs, for ``tokviz screenshot``.
 
 Trains WordPiece, then Unigram, on the sample already in the window and writes, per algorithm,
 ``timeline-<algorithm>-<theme>.png`` and ``training-<algorithm>-<theme>.png``; for Unigram also

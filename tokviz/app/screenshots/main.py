@@ -46,7 +46,7 @@ def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
             outcome = window.wait_for_training(120_000)
             if outcome != "finished":
                 raise RuntimeError(f"training ended with {outcome!r}")
-            for panel in window.docks.panels():  # a panel may prepare a richer view (issue 8: train embeddings)
+            for panel in window.docks.panels():  # a panel may prepare a richer view (train embeddings)
                 prepare = getattr(panel, "prepare_screenshot", None)
                 if callable(prepare):
                     prepare()
@@ -61,7 +61,7 @@ def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
             window.corpus_panel.editor.setFocus()
             _settle(app, 10)
             shots = [("window", window)] + [(pid, window.docks.dock(pid)) for pid in window.docks.panel_ids()]
-            for _name, widget in shots[1:]:  # issue 8: a dock behind another tab has a stale size until
+            for _name, widget in shots[1:]:  # a dock behind another tab has a stale size until
                 widget.raise_()  # it is brought to the front (and the first tab may never have been)
             for pid in ("training", "vocabulary"):  # the window shot: the default tabs in front
                 window.docks.dock(pid).raise_()
@@ -74,7 +74,7 @@ def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
                 if not widget.grab().save(str(path)):
                     raise OSError(f"cannot write {path}")
                 written.append(path)
-            for pid in window.docks.panel_ids():  # extra looks a panel offers (issue 6: high contrast)
+            for pid in window.docks.panel_ids():  # extra looks a panel offers (high contrast)
                 variants = getattr(window.docks.panel(pid), "screenshot_variants", None)
                 for suffix, apply in (variants() if callable(variants) else []):
                     apply()
@@ -84,20 +84,20 @@ def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
                         raise OSError(f"cannot write {path}")
                     written.append(path)
             from .presenter import (
-                take_presenter_screenshots,  # presenter mode (issue 10)
+                take_presenter_screenshots,  # presenter mode
             )
 
             written += take_presenter_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
-            from .pretrained import take_pretrained_screenshots  # issue 7: GPT-2 loaded
+            from .pretrained import take_pretrained_screenshots  # GPT-2 loaded
 
             written += take_pretrained_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
             from .algorithms import (
-                take_algorithm_screenshots,  # issue 9: WordPiece, Unigram
+                take_algorithm_screenshots,  # WordPiece, Unigram
             )
 
             written += take_algorithm_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
             from tokviz.app.classroom.lesson_runner import (
-                take_lesson_screenshots,  # guided lessons (issue 10): last (new corpora)
+                take_lesson_screenshots,  # guided lessons: last (new corpora)
             )
 
             written += take_lesson_screenshots(window, out_dir, theme, lambda: _settle(app, 10))

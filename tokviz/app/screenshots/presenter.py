@@ -1,4 +1,4 @@
-"""Presenter-mode pictures for ``tokviz screenshot`` (issue 10): what the back row sees.
+"""Presenter-mode pictures for ``tokviz screenshot``: what the back row sees.
 
 ``presenter-timeline-<theme>.png`` (the merge timeline stepping, caption at the bottom) and
 ``presenter-token_view-<theme>.png`` (timeline and token view side by side).

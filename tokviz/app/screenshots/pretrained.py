@@ -1,4 +1,4 @@
-"""Screenshots of a loaded pretrained tokenizer (issue 7), for ``tokviz screenshot``.
+"""Screenshots of a loaded pretrained tokenizer, for ``tokviz screenshot``.
 
 When GPT-2's files are in ``../shared/vocab`` (next to the project), opens them as the current
 model, scrubs the timeline to a step, traces a word, filters the vocabulary and runs the glitch

@@ -80,7 +80,7 @@ class EmbeddingSources(QObject):
         sm = self.step_model
         if sm is None or sm.timeline is None:
             return False
-        timeline = sm.timeline  # a finished one (or a loaded tokenizer, issue 7) does not change
+        timeline = sm.timeline  # a finished one (or a loaded tokenizer) does not change
         if not timeline.finished:
             timeline = snapshot(timeline)  # a still-growing list: copy (any algorithm)
         self.tokenizer_engine.start(tokenize_corpus, timeline, sm.step, self._corpus_text(MAX_CORPUS_CHARS),

@@ -37,7 +37,7 @@ COLUMN_TIPS = (
     "Corpus length in tokens after this merge",
 )
 ID_ROLE = Qt.ItemDataRole.UserRole + 1  # id of the new token (int)
-COL_SCORE = len(COLUMNS)  # WordPiece only (issue 9): an extra column after the others
+COL_SCORE = len(COLUMNS)  # WordPiece only: an extra column after the others
 SCORE_TIP = "WordPiece score count(ab) / (count(a) · count(b)) when the pair won"
 TOKEN_COLUMNS = (COL_LEFT, COL_RIGHT, COL_TOKEN)
 _RIGHT_ALIGN = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -102,10 +102,10 @@ class MergeModel(QAbstractTableModel):
         step = self._timeline.steps[r]
         if c == COL_SCORE and self._has_score() and role in (Qt.ItemDataRole.DisplayRole,
                                                                Qt.ItemDataRole.TextAlignmentRole):
-            return f"{step.score:.4g}" if role == Qt.ItemDataRole.DisplayRole else _RIGHT_ALIGN  # issue 9
+            return f"{step.score:.4g}" if role == Qt.ItemDataRole.DisplayRole else _RIGHT_ALIGN
         if not self._timeline.has_counts and role in (Qt.ItemDataRole.DisplayRole,
                                                                  Qt.ItemDataRole.ToolTipRole, ID_ROLE):
-            return self._loaded_cell(step, c, role)  # issue 7: pair may be None, counts unknown
+            return self._loaded_cell(step, c, role)  # pair may be None, counts unknown
         if role == Qt.ItemDataRole.DisplayRole:
             if c == COL_RANK:
                 return f"{r:,}"

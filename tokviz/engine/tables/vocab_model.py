@@ -54,7 +54,7 @@ ID_ROLE = Qt.ItemDataRole.UserRole + 4  # token id (int)
 EXTRA_KEY = 1 << 40  # entry keys of extra tokens start here (above any real id)
 BULK_INSERT = 32  # more new rows than this in a sorted view: one layout change, not many inserts
 _NUMERIC = (COL_ID, COL_LENGTH, COL_RANK, COL_COUNT)
-UNIGRAM_COLUMNS = {  # issue 9: what the rank and count columns hold for a Unigram timeline
+UNIGRAM_COLUMNS = {  # what the rank and count columns hold for a Unigram timeline
     COL_RANK: ("Pruned in round", "The round that pruned the piece; empty: in the final vocabulary"),
     COL_COUNT: ("Log-prob", "Natural log-probability of the piece (when pruned, at that time)"),
 }
@@ -102,10 +102,10 @@ class VocabModel(RecordModel):
         self._sort_order = Qt.SortOrder.AscendingOrder
         self._filter = ""
         self._step_model = None
-        self._query_ids: np.ndarray | None = None  # vocabulary browser (issue 7): ids shown, in order
+        self._query_ids: np.ndarray | None = None  # vocabulary browser: ids shown, in order
         self._special_keys: frozenset[int] = frozenset()  # loaded tokenizers: special token ids
         self._loaded = False  # True for a loaded (pretrained) tokenizer
-        self._unigram = False  # issue 9: rank column = round that pruned it, count column = log-prob
+        self._unigram = False  # rank column = round that pruned it, count column = log-prob
 
     # -- wiring -----------------------------------------------------------------------------
 
@@ -168,7 +168,7 @@ class VocabModel(RecordModel):
         self._loaded = True
 
     def _set_pieces(self, timeline) -> None:
-        """WordPiece / Unigram: [UNK] and the specials first, then the pieces (issue 9)."""
+        """WordPiece / Unigram: [UNK] and the specials first, then the pieces."""
         n_special = timeline.n_special
         self._special_keys = frozenset(range(n_special))
         if timeline.lists_merges:  # WordPiece; Unigram pieces have no merge rank
@@ -194,7 +194,7 @@ class VocabModel(RecordModel):
             return
         first = len(self._tokens)
         new_keys = list(range(first, first + len(steps)))
-        if self._query_ids is not None:  # issue 7: a browser query shows fixed rows until re-run
+        if self._query_ids is not None:  # a browser query shows fixed rows until re-run
             self._append_entries([s.token for s in steps], [s.rank for s in steps], [s.count for s in steps])
             self._emit_counts()
             return
@@ -236,7 +236,7 @@ class VocabModel(RecordModel):
         return list(range(len(self._tokens))) + [EXTRA_KEY + i for i in range(len(self._extras))]
 
     def _key_at(self, row: int) -> int:
-        if self._query_ids is not None:  # issue 7: a vocabulary browser query
+        if self._query_ids is not None:  # a vocabulary browser query
             i = int(self._query_ids[row])
             n = len(self._tokens)
             return i if i < n else EXTRA_KEY + i - n
@@ -286,7 +286,7 @@ class VocabModel(RecordModel):
         key = token_id if token_id < n else EXTRA_KEY + token_id - n
         if not 0 <= token_id < self.n_tokens:
             return None
-        if self._query_ids is not None:  # issue 7: a vocabulary browser query
+        if self._query_ids is not None:  # a vocabulary browser query
             hit = np.flatnonzero(self._query_ids == token_id)
             return int(hit[0]) if hit.size else None
         if self._asc is None:
@@ -363,7 +363,7 @@ class VocabModel(RecordModel):
         self._emit_counts()
 
     def set_rows(self, ids: np.ndarray | None) -> None:
-        """Vocabulary browser (issue 7): show exactly these ids in this order; None: every token."""
+        """Vocabulary browser: show exactly these ids in this order; None: every token."""
         if ids is None and self._query_ids is None:
             return
         self.beginResetModel()
@@ -400,7 +400,7 @@ class VocabModel(RecordModel):
             return None
         if self._unigram and section in UNIGRAM_COLUMNS and role in (Qt.ItemDataRole.DisplayRole,
                                                                       Qt.ItemDataRole.ToolTipRole):
-            return UNIGRAM_COLUMNS[section][0 if role == Qt.ItemDataRole.DisplayRole else 1]  # issue 9
+            return UNIGRAM_COLUMNS[section][0 if role == Qt.ItemDataRole.DisplayRole else 1]
         if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -441,7 +441,7 @@ class VocabModel(RecordModel):
             return hex_bytes(self._bytes(key))
         if col == COL_LENGTH:
             return str(len(self._bytes(key)))
-        if self._unigram and col in UNIGRAM_COLUMNS:  # issue 9: pruned in round r; log-probability
+        if self._unigram and col in UNIGRAM_COLUMNS:  # pruned in round r; log-probability
             v = self._rank(key) if col == COL_RANK else self._count(key)
             return "" if v == -1 else (str(v) if col == COL_RANK else f"{v:.3f}")
         if col == COL_RANK:

@@ -214,7 +214,7 @@ class TokenViewWorker(BackgroundWorker):
 
     def _tokenizer_of(self, spec: RowSpec, trained, baselines):
         if spec.key in ("step", "final"):
-            return trained if spec.tokenizer is None else spec.tokenizer  # issue 7: a loaded tokenizer
+            return trained if spec.tokenizer is None else spec.tokenizer  # a loaded tokenizer
         if spec.key in ("chars", "words"):
             return baselines.get(spec.key)
         return spec.tokenizer
@@ -223,7 +223,7 @@ class TokenViewWorker(BackgroundWorker):
     def _encode(tok, text: str, step: int | None) -> Encoding:
         if isinstance(tok, BpeTokenizer):
             return tok.encode(text, step=step, allowed_special="all")
-        if step is not None:  # issue 7: a loaded tokenizer at step k
+        if step is not None:  # a loaded tokenizer at step k
             try:
                 return tok.encode(text, step=step, allowed_special="all")
             except TypeError:
@@ -303,7 +303,7 @@ class TokenViewWorker(BackgroundWorker):
         tok, enc = ref.tokenizer, ref.encoding
         index = getattr(tok, "_token_index", None)
         if index is None and not isinstance(tok, BpeTokenizer) and hasattr(tok, "vocab"):
-            index = {}  # issue 7: one pass over a loaded tokenizer's (200k) vocabulary
+            index = {}  # one pass over a loaded tokenizer's (200k) vocabulary
             for i, b in enumerate(tok.vocab()):
                 if b:
                     index.setdefault(b, i)

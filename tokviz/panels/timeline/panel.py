@@ -52,8 +52,7 @@ from .corpus_view import CorpusStepView
 from .presenting import present_timeline, size_for_font, splitter_sizes
 from .provenance import ProvenanceView
 from .transport import TransportBar
-from .unigram import UnigramParts  # issue 9
-
+from .unigram import UnigramParts
 WINDOW_CHARS = 2_500  # corpus characters shown (and encoded) per step
 MAX_CORPUS_CHARS = 2_000_000  # how much of a large corpus the position slider can reach
 MAX_WORDS = 400  # word-frequency rows shown
@@ -151,7 +150,7 @@ class TimelinePanel(Panel):
         self.tabs = QTabWidget(objectName="timeline_tabs")
         self.tabs.addTab(chart_box, "Chart")
         self.tabs.addTab(self.provenance, "Provenance && trace")
-        self.unigram = UnigramParts(self, left)  # issue 9: rounds, pruned pieces, segmentations
+        self.unigram = UnigramParts(self, left)  # rounds, pruned pieces, segmentations
         self.splitter = main = QSplitter(Qt.Orientation.Horizontal, objectName="timeline_splitter")
         main.addWidget(self.unigram.left_stack)
         main.addWidget(corpus_box)
@@ -230,13 +229,13 @@ class TimelinePanel(Panel):
     def _sync_provenance(self) -> None:
         """Give the provenance view the current timeline, vocabulary and step (before a refresh)."""
         k = self.step_model.step
-        if self.unigram.active:  # issue 9: segmentations instead of a trace
+        if self.unigram.active:  # segmentations instead of a trace
             return self.unigram.sync(k)
         self.provenance.set_state(self.step_model.timeline, self._ensure_tokenizer(k), self._vocab, k)
 
     def trace(self, word: str) -> list[str]:
         """Trace `word` now; returns the segmentation lines (Unigram: the n best)."""
-        if self.unigram.active:  # issue 9
+        if self.unigram.active:
             return self.unigram.trace(word)
         self._sync_provenance()
         self.provenance.set_word(word)
@@ -259,7 +258,7 @@ class TimelinePanel(Panel):
             span = event.size().width() if wide else event.size().height()
             self.splitter.setSizes(splitter_sizes(self, span, wide))
 
-    _present = present_timeline  # presenter mode (issue 10): the key parts, big
+    _present = present_timeline  # presenter mode: the key parts, big
 
     def prepare_screenshot(self) -> None:
         """Screenshot hook (``tokviz screenshot``): trace a word so the provenance tab has content."""
@@ -307,7 +306,7 @@ class TimelinePanel(Panel):
         self._vocab = tl.token_bytes() if tl is not None else []
         self.corpus_view.set_vocab(self._vocab)
         self.provenance.set_state(tl, None, self._vocab, self.step_model.step)
-        self.unigram.update_view()  # issue 9
+        self.unigram.update_view()
         self._load_corpus()
         self._update_chart()
         self._schedule(now=True)
@@ -315,7 +314,7 @@ class TimelinePanel(Panel):
     @Slot()
     def _on_step_model_steps_added(self, *_args) -> None:
         tl = self.step_model.timeline
-        self.unigram.rounds_added()  # issue 9: a few rounds, refilled
+        self.unigram.rounds_added()  # a few rounds, refilled
         if tl is not None:
             self._vocab = tl.token_bytes()
             self.corpus_view.set_vocab(self._vocab)
@@ -345,7 +344,7 @@ class TimelinePanel(Panel):
 
     def _ensure_tokenizer(self, k: int):
         tl = self.step_model.timeline
-        if self.unigram.active:  # issue 9: rebuilt when rounds arrive
+        if self.unigram.active:  # rebuilt when rounds arrive
             return self.unigram.tokenizer()
         if tl is None:
             self._tokenizer = None
@@ -360,7 +359,7 @@ class TimelinePanel(Panel):
         self._update_timer.stop()
         k = self.step_model.step
         tl = self.step_model.timeline
-        if self.unigram.active:  # issue 9
+        if self.unigram.active:
             self.unigram.refresh(k)
             self.last_update_ms = (time.perf_counter() - t0) * 1000
             return
@@ -424,7 +423,7 @@ class TimelinePanel(Panel):
         n_tokens = sum(len(s.ids) for _, s in pieces)
         fresh = view.fresh_count
         merge = ""
-        if self.unigram.active:  # issue 9: rounds
+        if self.unigram.active:  # rounds
             return self.corpus_label.setText(self.unigram.corpus_caption(k, where, n_tokens))
         if k > 0:
             st = self.step_model.timeline.steps[k - 1]
@@ -434,7 +433,7 @@ class TimelinePanel(Panel):
     @Slot()
     def _update_chart(self) -> None:
         tl = self.step_model.timeline
-        if self.unigram.active:  # issue 9: its own chart of rounds
+        if self.unigram.active:  # its own chart of rounds
             return self.unigram.update_chart()
         loaded = tl is not None and not tl.has_counts  # a loaded tokenizer: no counts or lengths to plot
         self.tabs.setTabEnabled(0, not loaded)
@@ -492,5 +491,5 @@ class TimelinePanel(Panel):
         self.table.verticalHeader().setDefaultSectionSize(fm.height() + 6)
         size_for_font(self)  # column widths (and presenter mode's sizes)
         self.corpus_view.setFont(monospace_font(self.font(), scale=1.1))
-        if hasattr(self, "unigram"):  # issue 9
+        if hasattr(self, "unigram"):
             self.unigram.update_fonts()

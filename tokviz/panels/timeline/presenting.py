@@ -1,4 +1,4 @@
-"""The merge timeline in presenter mode (issue 10): what reads from the back of the room.
+"""The merge timeline in presenter mode: what reads from the back of the room.
 
 Kept: the transport buttons and slider, the step box, the merge table with its key columns (Rank,
 Left, Right, New token, Count; WordPiece keeps its Score; Unigram its rounds) and the corpus at

@@ -26,8 +26,7 @@ from tokviz.engine.display import visible_token
 from tokviz.panels.base import monospace_font
 from tokviz.panels.widgets import cell_table, hbox, set_cells, vbox
 
-from .wordpiece import reset_trace_headers, show_wordpiece_trace  # issue 9
-
+from .wordpiece import reset_trace_headers, show_wordpiece_trace
 TRACE_DELAY_MS = 150
 MAX_WORD = 200
 

@@ -105,7 +105,7 @@ def token_tooltip_html(result, row: int, index: int) -> str:
         lines.append("part of a character: its bytes are shown as &lt;XX&gt;")
     if index in enc.unknown:
         lines.append("<b>unknown</b>: not in the vocabulary, decoding loses it")
-    if hasattr(tok, "log_prob") and tid >= tok.n_special:  # issue 9: a Unigram piece
+    if hasattr(tok, "log_prob") and tid >= tok.n_special:  # a Unigram piece
         lp = tok.log_prob(tid, step=r.spec.step)
         lines.append(f"log-probability {lp:.3f} (p = {math.exp(lp):.2g})" if lp is not None else "pruned by then")
     if isinstance(tok, BpeTokenizer):

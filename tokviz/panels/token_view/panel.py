@@ -56,8 +56,7 @@ from .compare_view import TokenBatchView, TokenCompareView
 from .diagnostics import diagnostics_html, token_tooltip_html
 from .export import TokenViewExports
 from .flow_view import MODES, TokenFlowView
-from .models_menu import PieceRows  # issue 9
-
+from .models_menu import PieceRows
 SAMPLE_TEXT = ("Tokenizers cut text into pieces: café, naïve, Größe, 東京タワー, 안녕하세요!\n"
                "Emoji: 👋🏽 👩‍💻 ✨ — numbers 2024, 3.14159 and 1,000,000.\n"
                "    def hello(): return \" hello\"  \n<|endoftext|>")
@@ -82,7 +81,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self._corpus_version = 0
         self._loaded: list = []  # pretrained tokenizers added with "Add tokenizer…"
         self._loaded_paths: dict[int, str] = {}  # index in _loaded -> file it was read from
-        self._piece_rows = PieceRows()  # issue 9: WordPiece / Unigram main rows
+        self._piece_rows = PieceRows()  # WordPiece / Unigram main rows
         self._palette_key = DEFAULT_PALETTE
         self.result: TokenViewResult | None = None
         self.engine = TokenViewEngine(self)
@@ -208,7 +207,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self._apply_palette()
 
     def _present(self, changes) -> None:
-        """Presenter mode (issue 10): the text, the tokens and the tabs (comparison rows give the
+        """Presenter mode: the text, the tokens and the tabs (comparison rows give the
         counts; lessons show the batch), the tabs the largest; no toolbar (the presenter sets the
         high-contrast colours, lessons the mode), no status line and no batch footnote."""
         bar = self.toolbar
@@ -268,7 +267,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         if load is None:
             return False
         self._loading_name = Path(path).name
-        self._loading_path = str(path)  # sessions (issue 10) store comparison rows by path
+        self._loading_path = str(path)  # sessions store comparison rows by path
         self.status.setText(f"Loading {self._loading_name}…")
         self.loader.load(str(path), load)
         return True

@@ -36,7 +36,7 @@ from tokviz.core import (
 )
 from tokviz.panels.base import Panel, error_color, monospace_font
 
-from .algorithms import (  # issue 9
+from .algorithms import (
     GPT_SPLITS,
     NON_BPE_SPLIT,
     AlgorithmOptions,
@@ -148,7 +148,7 @@ class TrainingPanel(Panel):
         form.addRow(_buddy_label("&End-of-word mark:", self.eow_box), eow_row)
         form.addRow("&Special tokens:", self.specials_edit)
         form.addRow(_buddy_label("Ties:", self.tie_break_box), self.tie_break_box)
-        # algorithm choice (issue 9): a row at the top, WordPiece / Unigram rows at the end
+        # algorithm choice: a row at the top, WordPiece / Unigram rows at the end
         self.algo = AlgorithmOptions(self)
         self.algorithm_box = self.algo.algorithm_box
         self.algo.add_rows(form, 0)
@@ -218,7 +218,7 @@ class TrainingPanel(Panel):
         budget = self.budget_box.currentData()
         n = self.budget_spin.value()
         specials = tuple(self.specials_edit.text().split())
-        if self.algo.algorithm != "bpe":  # issue 9: WordPiece / Unigram settings
+        if self.algo.algorithm != "bpe":  # WordPiece / Unigram settings
             return self.algo.build_settings(split=self._split_spec(), budget=budget, n=n,
                                             min_count=self.min_count_spin.value(), specials=specials)
         s = TrainSettings(
@@ -244,7 +244,7 @@ class TrainingPanel(Panel):
         for w in widgets:
             w.blockSignals(True)
         try:
-            self.algo.show_settings(s)  # issue 9: algorithm and its own options
+            self.algo.show_settings(s)  # algorithm and its own options
             if hasattr(s, "units"):
                 self.units_box.setCurrentIndex(max(0, self.units_box.findData(s.units)))
             if s.split.startswith("regex:"):
@@ -291,7 +291,7 @@ class TrainingPanel(Panel):
             self.pattern_edit.setToolTip("The preset's pattern (choose Custom to edit it)")
         self.pattern_edit.setCursorPosition(0)
 
-    # -- algorithm (issue 9): BPE-only rows hidden, WordPiece / Unigram rows shown -----------
+    # -- algorithm: BPE-only rows hidden, WordPiece / Unigram rows shown -----------
 
     def _row_of(self, widget: QWidget) -> int:
         """Form row whose field is `widget` or a layout holding it (-1: none)."""
@@ -416,13 +416,13 @@ class TrainingPanel(Panel):
         if timeline is None:
             self.summary.setText(status or "Not trained yet. Choose options and press Train.")
             return
-        if getattr(timeline, "algorithm", "bpe") in ("wordpiece", "unigram"):  # issue 9
+        if getattr(timeline, "algorithm", "bpe") in ("wordpiece", "unigram"):
             self.summary.setText(summary_text(timeline, status))
             return
         lines = []
         if status:
             lines.append(status)
-        if getattr(timeline, "algorithm", "bpe") == "pretrained":  # a loaded tokenizer (issue 7)
+        if getattr(timeline, "algorithm", "bpe") == "pretrained":  # a loaded tokenizer
             self.summary.setText("\n".join(lines + timeline.settings.describe()))
             return
         merged, base = timeline.n_merges, timeline.base_size
