@@ -128,18 +128,23 @@ def modules_per_folder(modules: dict[str, Module]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
+ALGORITHM_NAMES = {"bpe", "wordpiece", "unigram", "pretrained"}
+
+
 def algorithm_switches(modules: dict[str, Module]) -> list[tuple[str, int]]:
-    """Places that compare an ``algorithm`` name (``x.algorithm == "bpe"``, ``algorithm in (...)``)."""
+    """Places that compare something with an algorithm's name (``x.algorithm == "bpe"``,
+    ``a in ("wordpiece", "unigram")``, ``getattr(tl, "algorithm", "bpe") == ...``)."""
     found = []
     for m in modules.values():
         for node in ast.walk(m.tree):
-            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn))
-                                                     for op in node.ops):
-                for side in [node.left, *node.comparators]:
-                    name = side.attr if isinstance(side, ast.Attribute) else getattr(side, "id", None)
-                    if name == "algorithm":
-                        found.append((m.name, node.lineno))
-                        break
+            if not isinstance(node, ast.Compare) or not any(
+                    isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops):
+                continue
+            for side in [node.left, *node.comparators]:
+                values = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+                if any(isinstance(v, ast.Constant) and v.value in ALGORITHM_NAMES for v in values):
+                    found.append((m.name, node.lineno))
+                    break
     return found
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from functools import partial
 
+import pytest
+
 from tokviz.engine.large_text import LargeText
 
 
@@ -16,10 +18,13 @@ def test_prefix_equals_the_start_of_the_whole_text():
         assert lt.prefix(n) == whole[:n]
 
 
-def test_main_window_gives_the_token_view_a_bounded_prefix(make_window):
+def test_main_window_gives_the_token_view_a_bounded_prefix(make_window, monkeypatch):
     from tokviz.engine.token_view.token_view_engine import BASELINE_CORPUS_CHARS
 
     w = make_window(load_default_sample=False)
+    text = "abc " * (BASELINE_CORPUS_CHARS // 2)
+    w.corpus_panel.set_text(text, title="t")
     reader = w.token_view_panel._corpus_text
     assert isinstance(reader, partial) and reader.args == (BASELINE_CORPUS_CHARS,)
-    assert reader.func == w.corpus_panel.text_prefix
+    monkeypatch.setattr(w.corpus_panel, "text", lambda: pytest.fail("the whole corpus was joined"))
+    assert reader() == text[:BASELINE_CORPUS_CHARS]

@@ -147,3 +147,18 @@ def test_batch_mask_selects_exactly_the_real_tokens(rows, side, bos, eos):
         assert (b.ids[i][b.attention_mask[i] == 0] == 0).all()
         assert b.lengths[i] == len(full) == int(b.attention_mask[i].sum())
     assert b.ids.shape == (len(rows), max(b.lengths, default=0))
+
+
+@pytest.mark.parametrize("make", [CharTokenizer.from_texts, WordTokenizer.from_texts])
+def test_baselines_fill_in_the_tokenizer_grid(make):
+    from tokviz.core.algorithm.protocol import Tokenizer
+
+    tok = make(["the cat sat on the mat"])
+    assert isinstance(tok, Tokenizer)
+    text = "the cat flew"
+    enc = tok.encode(text, step=3, allowed_special="all")
+    assert enc.ids == tok.encode_ordinary(text).ids == tok.encode_ids(text)
+    assert b"".join(tok.decode_tokens_bytes(enc.ids)) == tok.decode_bytes(enc.ids)
+    decoded, offsets = tok.decode_with_offsets(enc.ids)
+    assert decoded == tok.decode(enc.ids)
+    assert [decoded[o:o + 1] for o in offsets] == [tok.decode([i])[:1] for i in enc.ids]

@@ -53,14 +53,12 @@ from tokviz.engine.step_model import StepModel
 from tokviz.engine.tables.vocab_model import VocabModel
 from tokviz.engine.token_view.token_view_engine import BASELINE_CORPUS_CHARS
 from tokviz.engine.trained_models import TrainedModels
+from tokviz.engine.workspace import Workspace
 from tokviz.engine.training.engine import TrainingEngine
 from tokviz.panels.base import Panel
 from tokviz.panels.corpus.panel import CorpusPanel
 from tokviz.panels.glitch_panel import GlitchPanel  # pretrained tokenizers
-from tokviz.panels.heatmaps.embedding_panel import (  # heatmaps
-    EmbeddingPanel,
-    current_text_source,
-)
+from tokviz.panels.heatmaps.embedding_panel import EmbeddingPanel  # heatmaps
 from tokviz.panels.heatmaps.positional_panel import (
     PositionalPanel,  # heatmaps
 )
@@ -109,12 +107,16 @@ class MainWindow(QMainWindow):
         self.dialogs = dialogs if dialogs is not None else Dialogs(self)
 
         self.step_model = StepModel(self)
+        self.trained_models = TrainedModels(self)  # finished runs: token view comparison rows
+        # what panels share besides the step: the corpus and the current text
+        self.workspace = Workspace(self.step_model, self.trained_models, self)
         self.training_engine = TrainingEngine(self)
         self.step_model.follow(self.training_engine)
         self.vocab_model = VocabModel(self)
         self.vocab_model.attach(self.step_model)
 
         self.corpus_panel = CorpusPanel()
+        self.corpus_panel.bind_workspace(self.workspace)
         self.training_panel = TrainingPanel()
         self.vocab_panel = VocabPanel(self.vocab_model)
         self.vocab_panel.attach(self.step_model)  # vocabulary browser
@@ -133,8 +135,7 @@ class MainWindow(QMainWindow):
         # heatmaps: embedding similarities + positional encodings, tabs beside the corpus
         self.embedding_panel = EmbeddingPanel()
         self.positional_panel = PositionalPanel()
-        self.embedding_panel.attach(self.step_model, self.corpus_panel,
-                                    current_text=current_text_source(self.docks, self.corpus_panel), docks=self.docks)
+        self.embedding_panel.attach(self.workspace)
         self.embedding_panel.text_tokens_changed.connect(self.positional_panel.set_text_tokens)
         self.embedding_panel.positional_trained.connect(self.positional_panel.set_trained_table)
         self.docks.add_panel(self.embedding_panel, tabify_with="corpus")
@@ -142,16 +143,15 @@ class MainWindow(QMainWindow):
         # token view: follows the step model; a clicked token is selected in the vocabulary
         # the token view reads at most BASELINE_CORPUS_CHARS: never join a 30 MB file on the GUI thread
         self.token_view_panel = TokenViewPanel(
-            self.step_model, corpus_text=partial(self.corpus_panel.text_prefix, BASELINE_CORPUS_CHARS))
+            self.step_model, corpus_text=partial(self.workspace.corpus_sample, BASELINE_CORPUS_CHARS))
+        self.token_view_panel.bind_workspace(self.workspace)
         self.docks.add_panel(self.token_view_panel, tabify_with="corpus", shortcut="Alt+5")
         self.token_view_panel.token_selected.connect(self._on_token_view_token_selected)
-        # every finished run (any algorithm) can become a token view comparison row
-        self.trained_models = TrainedModels(self)
         install_model_rows(self.token_view_panel, self.trained_models)
         self.files = FileController(self)
         self.tokenizers = TokenizerController(self)  # pretrained tokenizers
         self.exporter = ExportController(self)
-        self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.corpus_panel.text_prefix)
+        self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.workspace.corpus_sample)
         self.docks.add_panel(self.glitch_panel, tabify_with="vocabulary")
         self.glitch_panel.token_selected.connect(self._on_glitch_token_selected)
         self.presenter = Presenter(self)  # classroom

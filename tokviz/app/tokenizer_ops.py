@@ -63,7 +63,7 @@ class TokenizerController(QObject):
     def show(self, timeline, source: str) -> None:
         """Make a loaded tokenizer (or a tokviz model opened as one) the window's current model."""
         w = self.window
-        if getattr(timeline, "algorithm", "bpe") != "pretrained":
+        if timeline.has_counts:  # a tokviz model opened as a tokenizer: trained, not loaded
             w.show_model(timeline, Path(source))
             return
         if w.training_engine.is_running:

@@ -1,7 +1,8 @@
 """Baseline tokenizers for comparison with BPE: character-level and word-level, with ``[UNK]``.
 
-Both build their vocabulary from a corpus and return the same `Encoding` as `BpeTokenizer`, so
-panels can show them side by side (the classic lesson: a character vocabulary trained on
+Both build their vocabulary from a corpus and fill in the same method grid as every tokenizer
+(`tokviz.core.algorithm.protocol.Tokenizer`; ``step`` is accepted and ignored: they have no
+timeline, and they know no special tokens), so panels can show them side by side (the classic lesson: a character vocabulary trained on
 ``the cat sat on the mat`` cannot spell ``flew``; a word vocabulary cannot spell ``cats``).
 """
 
@@ -40,12 +41,39 @@ class _VocabTokenizer:
             if not isinstance(i, int) or not 0 <= i < len(self.pieces):
                 raise EncodeError(f"id {i} is not in the vocabulary (valid ids: 0..{len(self.pieces) - 1})")
 
-    def decode(self, ids: Sequence[int]) -> str:
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        raise NotImplementedError
+
+    def encode(self, text: str, *, step: int | None = None, allowed_special="all", disallowed_special=()) -> Encoding:
+        return self._encoding(text, self._spans(text))
+
+    def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
+        return self._encoding(text, self._spans(text))
+
+    def encode_ids(self, text: str, *, step: int | None = None) -> list[int]:
+        return self._encoding(text, self._spans(text)).ids
+
+    def decode_tokens_bytes(self, ids: Sequence[int]) -> list[bytes]:
+        """Each token's text with the separator it is decoded with (words: a space before all but the first)."""
+        self._check_ids(ids)
+        sep = self.separator
+        return [((sep if k else "") + self.pieces[i]).encode("utf-8") for k, i in enumerate(ids)]
+
+    def decode(self, ids: Sequence[int], *, errors: str = "replace") -> str:
         self._check_ids(ids)
         return self.separator.join(self.pieces[i] for i in ids)
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
         return self.decode(ids).encode("utf-8")
+
+    def decode_with_offsets(self, ids: Sequence[int]) -> tuple[str, list[int]]:
+        """The decoded text and the character offset where each token starts in it."""
+        parts = [p.decode("utf-8") for p in self.decode_tokens_bytes(ids)]
+        offsets, pos = [], 0
+        for k, part in enumerate(parts):
+            offsets.append(pos + (len(self.separator) if k else 0))
+            pos += len(part)
+        return "".join(parts), offsets
 
     def _encoding(self, text: str, spans: list[tuple[int, int]]) -> Encoding:
         ids = [self._index.get(text[a:b], 0) for a, b in spans]
@@ -70,8 +98,8 @@ class CharTokenizer(_VocabTokenizer):
             chars.update(t)
         return cls(sorted(chars))
 
-    def encode(self, text: str) -> Encoding:
-        return self._encoding(text, [(i, i + 1) for i in range(len(text))])
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        return [(i, i + 1) for i in range(len(text))]
 
 
 class WordTokenizer(_VocabTokenizer):
@@ -92,5 +120,5 @@ class WordTokenizer(_VocabTokenizer):
         words = [w for w, _ in counts.most_common(None if max_size is None else max(0, max_size - 1))]
         return cls(words)
 
-    def encode(self, text: str) -> Encoding:
-        return self._encoding(text, self._splitter.spans(text))
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        return self._splitter.spans(text)

@@ -12,6 +12,7 @@ from tokviz.core import TrainSettings
 from tokviz.core.embeddings import REFERENCE_MODELS, EmbedTrainSettings, cosine_similarity, nearest_neighbours
 from tokviz.engine.heatmaps.embedding_engine import EmbeddingEngine, NeighboursModel
 from tokviz.engine.step_model import StepModel
+from tokviz.engine.workspace import Workspace
 from tokviz.panels.corpus.panel import CorpusPanel
 from tokviz.panels.heatmaps.embedding_panel import EmbeddingPanel
 
@@ -192,7 +193,9 @@ def test_attach_tokenizes_with_the_current_step(qtbot, timeline):
     qtbot.addWidget(p)
     tokens = []
     p.text_tokens_changed.connect(tokens.append)
-    p.attach(sm, corpus_panel)
+    workspace = Workspace(sm)
+    corpus_panel.bind_workspace(workspace)
+    p.attach(workspace)
     assert not p.retokenize() and "Train a tokenizer" in p.status.text()
     with qtbot.waitSignal(p.corpus_tokenized, timeout=TIMEOUT) as blocker:
         sm.set_timeline(timeline)

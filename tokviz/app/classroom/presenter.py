@@ -17,7 +17,7 @@ from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QLabel, QToolBar, QWidget
 
 from tokviz.app.session_ops import raised_panel_ids
-from tokviz.engine.display import visible_token
+from tokviz.core.display.tokens import visible_token
 from tokviz.engine.settings import (
     LAYOUT_VERSION,
     PRESENTER_SCALE_MIN,
@@ -36,7 +36,7 @@ def step_caption(timeline, k: int, vocab: list[bytes] | None = None) -> str:
     if timeline is None:
         return "No tokenizer yet: train one (Ctrl+Return) or open a model"
     n = timeline.n_steps
-    unit = "Round" if getattr(timeline, "algorithm", "bpe") == "unigram" else "Step"
+    unit = "Round" if getattr(timeline, "step_noun", "merge") == "round" else "Step"
     text = f"{unit} {k:,} of {n:,}"
     if k <= 0:
         return text + " · characters/bytes only, no merges yet"

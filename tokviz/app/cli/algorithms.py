@@ -59,32 +59,42 @@ def train_settings(args: argparse.Namespace, usage_error: type[Exception]):
         if getattr(args, dest, None) is not None and algo not in algos:
             have = " and ".join(algos)
             raise usage_error(f"tokviz train: {flag} applies to {have} only, not --algorithm {algo}")
-    specials = tuple(args.special)
-    if algo == "bpe":
-        return TrainSettings(
-            units=args.units or "bytes", split=args.split or "gpt4", end_of_word=args.end_of_word,
-            vocab_size=args.vocab_size, merges=args.merges,
-            min_count=2 if args.min_count is None else args.min_count,
-            special_tokens=specials, word_counts=args.word_counts,
-            tie_break=getattr(args, "tie_break", None) or "first",
-        ).validate()
-    split = args.split or "whitespace"
-    if algo == "wordpiece":
-        d = WordPieceSettings()
-        return WordPieceSettings(
-            vocab_size=args.vocab_size, merges=args.merges, split=split,
-            min_count=d.min_count if args.min_count is None else args.min_count, special_tokens=specials,
-            max_word_chars=d.max_word_chars if args.max_word_chars is None else args.max_word_chars,
-        ).validate()
+    return SETTINGS_FROM_ARGS[algo](args, tuple(args.special)).validate()
+
+
+def _bpe_settings(args: argparse.Namespace, specials: tuple[str, ...]) -> TrainSettings:
+    return TrainSettings(
+        units=args.units or "bytes", split=args.split or "gpt4", end_of_word=args.end_of_word,
+        vocab_size=args.vocab_size, merges=args.merges,
+        min_count=2 if args.min_count is None else args.min_count,
+        special_tokens=specials, word_counts=args.word_counts,
+        tie_break=getattr(args, "tie_break", None) or "first",
+    )
+
+
+def _wordpiece_settings(args: argparse.Namespace, specials: tuple[str, ...]) -> WordPieceSettings:
+    d = WordPieceSettings()
+    return WordPieceSettings(
+        vocab_size=args.vocab_size, merges=args.merges, split=args.split or "whitespace",
+        min_count=d.min_count if args.min_count is None else args.min_count, special_tokens=specials,
+        max_word_chars=d.max_word_chars if args.max_word_chars is None else args.max_word_chars,
+    )
+
+
+def _unigram_settings(args: argparse.Namespace, specials: tuple[str, ...]) -> UnigramSettings:
     d = UnigramSettings()
     return UnigramSettings(
-        vocab_size=d.vocab_size if args.vocab_size is None else args.vocab_size, split=split,
+        vocab_size=d.vocab_size if args.vocab_size is None else args.vocab_size, split=args.split or "whitespace",
         seed_size=args.seed_size or None,
         seed_min_count=d.seed_min_count if args.min_count is None else args.min_count,
         prune_fraction=d.prune_fraction if args.prune_fraction is None else args.prune_fraction,
         em_iterations=d.em_iterations if args.em_iterations is None else args.em_iterations,
         special_tokens=specials,
-    ).validate()
+    )
+
+
+# --algorithm NAME -> its settings from the parsed options (the names are the registry's)
+SETTINGS_FROM_ARGS = {"bpe": _bpe_settings, "wordpiece": _wordpiece_settings, "unigram": _unigram_settings}
 
 
 def write_steps(timeline, out: TextIO, *, as_json: bool, format_token) -> None:

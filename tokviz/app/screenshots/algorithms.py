@@ -38,9 +38,10 @@ def take_algorithm_screenshots(window, out_dir: Path, theme: str, settle: Callab
             return written
         algo = settings.algorithm
         tl = window.timeline
-        window.step_model.set_step(tl.n_steps if algo == "unigram" else min(200, tl.n_steps))
+        rounds = not tl.lists_merges  # Unigram: rounds, shown with their own views
+        window.step_model.set_step(tl.n_steps if rounds else min(200, tl.n_steps))
         panel.refresh()
-        if algo == "unigram":
+        if rounds:
             panel.trace(WORD)
             panel.unigram.segmentations.sample()
             panel.tabs.setCurrentWidget(panel.unigram.segmentations)
@@ -49,7 +50,7 @@ def take_algorithm_screenshots(window, out_dir: Path, theme: str, settle: Callab
             panel.tabs.setCurrentWidget(panel.provenance)
         settle()
         _grab(timeline, out_dir / f"timeline-{algo}-{theme}.png", written, settle)
-        if algo == "unigram":
+        if rounds:
             panel.tabs.setCurrentWidget(panel.unigram.chart)
             settle()
             _grab(timeline, out_dir / f"timeline-unigram-rounds-{theme}.png", written, settle)

@@ -110,6 +110,10 @@ class StepTimeline(Protocol):
 
     def tokenizer(self) -> Tokenizer: ...
 
+    def describe(self) -> list[str]:
+        """A few lines summing the timeline up (sizes, corpus lengths; a loaded file's origin)."""
+        ...
+
     def length_at(self, step: int) -> int | None: ...
 
     def step_of(self, token_id: int) -> int | None:

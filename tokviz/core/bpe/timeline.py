@@ -162,6 +162,18 @@ class Timeline:
     def last_step(self) -> int:
         return self.n_steps
 
+    def describe(self) -> list[str]:
+        """A few lines summing the run up (the training panel's summary)."""
+        merged, base = self.n_merges, self.base_size
+        extra = self.vocab_size - base - merged
+        parts = f"{base:,} base + {merged:,} merged" + (f" + {extra} special" if extra else "")
+        lines = [f"{merged:,} merges · vocabulary {self.vocab_size:,} tokens ({parts})"]
+        before, after = self.corpus_length, self.length_at(merged)
+        if before and after:
+            lines.append(f"Corpus: {before:,} → {after:,} tokens ({before / after:.2f}× shorter)")
+        lines.append(f"{self.n_chunks:,} distinct chunks")
+        return lines
+
     def merge_vocab(self) -> list[bytes]:
         """Base units, then one token per merge (``[UNK]`` and specials come after the merges)."""
         return self.base.token_bytes() + [s.token for s in self.steps]

@@ -10,8 +10,9 @@ invisible characters (zero-width joiner, BOM, no-break space, ...) are always vi
 newline and carriage return become ``␣ ⇥ ↵ ␍`` only when `show_whitespace` is on (a newline
 always ends the displayed line).
 
-What this leaves out: colours (`tokviz.core.display.palette`), diagnostics (`token_diagnostics`) and
-export (`token_export`).
+This is the one place that formats a token for the screen: tables, trees, captions (`visible_token`)
+and the token view (`token_labels`) all go through `token_label`. What this leaves out: colours
+(`tokviz.core.display.palette`) and diagnostics with their export (`tokviz.core.display.diagnostics`).
 """
 
 from __future__ import annotations
@@ -122,6 +123,25 @@ def token_label(token: bytes, *, show_whitespace: bool = False) -> tuple[str, bo
             out.append(byte_label(token[pos + exc.start : pos + exc.end]))
             pos += exc.end
     return "".join(out), True
+
+
+def visible_token(token: bytes) -> str:
+    """A token on one line, for tables, trees and captions: the token view's label with
+    whitespace always marked (one rendering everywhere).
+
+    >>> visible_token(b" the"), visible_token("é".encode()[:1]), visible_token("\u200d".encode())
+    ('␣the', '<C3>', '⟨ZWJ⟩')
+    """
+    return token_label(token, show_whitespace=True)[0]
+
+
+def is_partial_utf8(token: bytes) -> bool:
+    """True when the token's bytes are not a sequence of whole UTF-8 characters."""
+    try:
+        token.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
 
 
 def hex_bytes(token: bytes) -> str:

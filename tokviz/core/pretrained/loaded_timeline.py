@@ -166,6 +166,9 @@ class LoadedTimeline:
     def last_step(self) -> int:
         return self.n_steps
 
+    def describe(self) -> list[str]:
+        return self.settings.describe()
+
     def merge_vocab(self) -> list[bytes]:
         return self.token_bytes()
 

@@ -215,6 +215,20 @@ class UnigramTimeline:
     def last_step(self) -> int:
         return max(0, self.n_steps - 1)  # step k = the vocabulary after round k
 
+    def describe(self) -> list[str]:
+        """A few lines summing the run up (the training panel's summary)."""
+        r = self.rounds[-1] if self.rounds else None
+        pieces = r.n_pieces if r else 0
+        lines = [f"Unigram · {self.n_rounds:,} rounds · vocabulary {self.vocab_size:,} tokens "
+                 f"({self.seed_size:,} seed pieces → {pieces:,})"]
+        if r is not None:
+            lines.append(f"Log-likelihood {r.log_likelihood:,.0f}")
+        before, after = self.corpus_length, self.length_at(self.n_steps)
+        if before and after:
+            lines.append(f"Corpus: {before:,} characters → {after:,} tokens ({before / after:.2f} chars/token)")
+        lines.append(f"{self.n_chunks:,} distinct words")
+        return lines
+
     def merge_vocab(self) -> list[bytes]:
         return []  # rounds prune pieces; there are no merges to list
 

@@ -181,6 +181,17 @@ class WordPieceTimeline:
     def last_step(self) -> int:
         return self.n_steps
 
+    def describe(self) -> list[str]:
+        """A few lines summing the run up (the training panel's summary)."""
+        n, base = self.n_merges, self.base_size
+        lines = [f"WordPiece · {n:,} merges · vocabulary {self.vocab_size:,} tokens "
+                 f"({base:,} base + {n:,} merged + {self.n_special} special)"]
+        before, after = self.corpus_length, self.length_at(self.n_steps)
+        if before and after:
+            lines.append(f"Corpus: {before:,} characters → {after:,} tokens ({before / after:.2f} chars/token)")
+        lines.append(f"{self.n_chunks:,} distinct words")
+        return lines
+
     def merge_vocab(self) -> list[bytes]:
         """[UNK], the specials and the base symbols come first, so merges append."""
         return self.token_bytes()

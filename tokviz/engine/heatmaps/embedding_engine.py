@@ -37,7 +37,7 @@ from tokviz.engine.child_process import (
     write_event,
     write_frame,
 )
-from tokviz.engine.display import visible_token
+from tokviz.core.display.tokens import visible_token
 from tokviz.engine.tables.record_model import RIGHT, RecordModel
 from tokviz.engine.workers import BackgroundEngine, BackgroundWorker
 

@@ -23,7 +23,7 @@ from PySide6.QtCore import (
 )
 
 from tokviz.core import Timeline
-from tokviz.engine.display import visible_token
+from tokviz.core.display.tokens import visible_token
 
 COLUMNS = ("Rank", "Left", "Right", "New token", "Id", "Count", "Length after")
 COL_RANK, COL_LEFT, COL_RIGHT, COL_TOKEN, COL_ID, COL_COUNT, COL_LENGTH = range(len(COLUMNS))

@@ -29,7 +29,7 @@ from PySide6.QtCore import (
 )
 
 from tokviz.core import UNK_TOKEN, MergeStep, Timeline
-from tokviz.engine.display import hex_bytes, is_partial_utf8, visible_token
+from tokviz.core.display.tokens import hex_bytes, is_partial_utf8, visible_token
 
 from .record_model import RIGHT as _RIGHT
 from .record_model import RecordModel

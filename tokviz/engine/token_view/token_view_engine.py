@@ -221,17 +221,7 @@ class TokenViewWorker(BackgroundWorker):
 
     @staticmethod
     def _encode(tok, text: str, step: int | None) -> Encoding:
-        if isinstance(tok, BpeTokenizer):
-            return tok.encode(text, step=step, allowed_special="all")
-        if step is not None:  # a loaded tokenizer at step k
-            try:
-                return tok.encode(text, step=step, allowed_special="all")
-            except TypeError:
-                pass
-        try:
-            return tok.encode(text, allowed_special="all")
-        except TypeError:
-            return tok.encode(text)
+        return tok.encode(text, step=step, allowed_special="all")  # every tokenizer's grid
 
     @staticmethod
     def _decode(tok, ids) -> str:

@@ -185,6 +185,11 @@ class CorpusPanel(Panel):
             return self._feed[0]
         return self.editor.toPlainText()
 
+    def bind_workspace(self, workspace) -> None:
+        """Be the workspace's corpus: it reads `text_prefix` and hears when a document is loaded."""
+        workspace.set_corpus_reader(self.text_prefix)
+        self.text_loaded.connect(workspace.notify_corpus_changed)
+
     def text_prefix(self, n_chars: int) -> str:
         """The first `n_chars` characters of the corpus, cheap even for a large file."""
         if self._large is not None:

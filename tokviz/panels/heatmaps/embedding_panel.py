@@ -47,6 +47,7 @@ from tokviz.engine.heatmaps.embedding_engine import (
 from tokviz.engine.heatmaps.embedding_sources import EmbeddingSources
 from tokviz.engine.heatmaps.heatmap_engine import HeatmapEngine
 from tokviz.engine.tasks import TaskEngine
+from tokviz.engine.workspace import Workspace
 from tokviz.panels.base import Panel, error_color
 
 from .embedding_widgets import (
@@ -56,15 +57,13 @@ from .embedding_widgets import (
     LossHistory,
     LossPlot,
     NeighboursPane,
-    corpus_sample,
-    current_text_source,
     load_table,
     parameter_text,
     prepare_screenshot,
 )
 from .heatmap_view import HeatmapView, wrapping_label
 
-__all__ = ["EmbeddingPanel", "corpus_sample", "current_text_source"]
+__all__ = ["EmbeddingPanel"]
 
 N_NEIGHBOURS = 10
 LOSS_REFRESH_MS = 200  # the loss curve repaints at most this often while training (painting costs)
@@ -92,8 +91,7 @@ class EmbeddingPanel(Panel):
         self.history = LossHistory()  # batch losses and their moving average (`losses`, `smoothed`)
         self.info: TrainingInfo | None = None
         self._last_step = None  # newest EmbedStep of the current run
-        self._corpus_panel = None
-        self._current_text_fn = None
+        self._workspace: Workspace | None = None
         self.sources = EmbeddingSources(self)
         self.sources.corpus_ready.connect(self.set_corpus)
         self.sources.text_ready.connect(self._on_sources_text_ready)
@@ -194,35 +192,15 @@ class EmbeddingPanel(Panel):
 
     # -- sources ----------------------------------------------------------------------------
 
-    def attach(self, step_model, corpus_panel=None, current_text=None, docks=None) -> None:
-        """Follow the shared step model; take the corpus from `corpus_panel` and the current text
-        from `current_text()` (default: the start of the corpus). With `docks`, a token view panel
-        docked later (id ``token_view``) is followed as it is edited."""
-        if docks is not None:
-            docks.panel_added.connect(lambda pid: self._on_docks_panel_added(docks, pid))
-            for pid in docks.panel_ids():
-                self._on_docks_panel_added(docks, pid)
-        self._corpus_panel = corpus_panel
-        self._current_text_fn = current_text
-        if corpus_panel is not None:
-            corpus_panel.text_loaded.connect(self.sources.schedule)
-        self.sources.attach(step_model, lambda n: corpus_sample(corpus_panel, n) if corpus_panel is not None else "",
-                            self.current_text)
-
-    def _on_docks_panel_added(self, docks, pid: str) -> None:
-        if pid not in ("token_view", "tokens"):
-            return
-        panel = docks.panel(pid)
-        signal = getattr(panel, "text_changed", None) or getattr(getattr(panel, "editor", None), "textChanged", None)
-        if signal is not None:
-            signal.connect(self.sources.text_changed)
+    def attach(self, workspace: Workspace) -> None:
+        """Follow the workspace: its step model's tokenizer, its corpus and its current text."""
+        self._workspace = workspace
+        workspace.corpus_changed.connect(self.sources.schedule)
+        workspace.current_text_changed.connect(self.sources.text_changed)
+        self.sources.attach(workspace.step_model, workspace.corpus_sample, self.current_text)
 
     def current_text(self) -> str:
-        if self._current_text_fn is not None:
-            return self._current_text_fn() or ""
-        if self._corpus_panel is not None:
-            return corpus_sample(self._corpus_panel, CURRENT_TEXT_CHARS)
-        return ""
+        return self._workspace.current_text(CURRENT_TEXT_CHARS) if self._workspace is not None else ""
 
     @Slot()
     def retokenize(self) -> bool:

@@ -130,41 +130,6 @@ def decimate(y: np.ndarray, max_points: int = MAX_LOSS_POINTS) -> tuple[np.ndarr
     return x, means
 
 
-def corpus_sample(corpus_panel, max_chars: int) -> str:
-    """The first `max_chars` characters of the corpus (large files: only the first pieces)."""
-    large = getattr(corpus_panel, "_large", None)
-    if large is not None:
-        out, n = [], 0
-        for piece in large.pieces:
-            out.append(piece)
-            n += len(piece)
-            if n >= max_chars:
-                break
-        return "".join(out)[:max_chars]
-    return corpus_panel.text()[:max_chars]
-
-
-def current_text_source(docks, corpus_panel, max_chars: int = CURRENT_TEXT_CHARS):
-    """A callable giving "the current text": the token view's text when a token view panel is
-    docked (id ``token_view`` or ``tokens``, with a ``text()`` or ``current_text()`` method),
-    else the start of the corpus."""
-
-    def text() -> str:
-        ids = docks.panel_ids()
-        for pid in ("token_view", "tokens"):
-            if pid in ids:
-                panel = docks.panel(pid)
-                for name in ("current_text", "text"):
-                    fn = getattr(panel, name, None)
-                    if callable(fn):
-                        value = fn()
-                        if isinstance(value, str) and value.strip():
-                            return value[: max_chars * 10]
-        return corpus_sample(corpus_panel, max_chars)
-
-    return text
-
-
 def parameter_text(n_vocab: int, dim: int, ref: ReferenceModel) -> str:
     """"V × D = ... parameters: x% of <model>" (or the reference alone when there is no table)."""
     if not n_vocab:

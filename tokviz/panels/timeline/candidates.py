@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from tokviz.core import Timeline
 from tokviz.core.bpe.replay import decision_at
-from tokviz.engine.display import visible_token
+from tokviz.core.display.tokens import visible_token
 from tokviz.panels.widgets import cell_table, set_cells, vbox
 
 from .wordpiece import (

@@ -22,7 +22,7 @@ from tokviz.core.display.palette import (
     fresh_colors,
     token_palette,
 )
-from tokviz.engine.display import visible_token
+from tokviz.core.display.tokens import visible_token
 from tokviz.panels.base import is_dark, monospace_font
 
 

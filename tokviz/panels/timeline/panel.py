@@ -40,7 +40,7 @@ from tokviz.core.bpe.replay import WindowSegmenter, series
 from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.errors import TokvizError
 from tokviz.core.text.corpus import parse_word_counts
-from tokviz.engine.display import visible_token
+from tokviz.core.display.tokens import visible_token
 from tokviz.engine.playback import Playback
 from tokviz.engine.tables.merge_model import MergeModel
 from tokviz.panels.base import Panel, monospace_font

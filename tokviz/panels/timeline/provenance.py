@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from tokviz.core import Timeline
 from tokviz.core.bpe.replay import TraceStep, TreeNode, trace_word
 from tokviz.core.wordpiece.timeline import WordPieceTimeline
-from tokviz.engine.display import visible_token
+from tokviz.core.display.tokens import visible_token
 from tokviz.panels.base import monospace_font
 from tokviz.panels.widgets import cell_table, hbox, set_cells, vbox
 

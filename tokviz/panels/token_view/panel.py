@@ -229,6 +229,11 @@ class TokenViewPanel(TokenViewExports, Panel):
 
     # -- scripting surface ----------------------------------------------------------------------
 
+    def bind_workspace(self, workspace) -> None:
+        """Be the workspace's current text: read when needed, announced as it is edited."""
+        workspace.set_current_text_reader(self.text)
+        self.editor.textChanged.connect(workspace.notify_current_text_changed)
+
     def set_text(self, text: str) -> None:
         self.editor.setPlainText(text)
 

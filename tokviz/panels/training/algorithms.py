@@ -2,14 +2,17 @@
 
 `AlgorithmOptions` holds the algorithm combo (BPE / WordPiece / Unigram) and the extra controls:
 WordPiece's maximum word length; Unigram's seed size, prune fraction and EM iterations per round
-(`tokviz.core.UnigramSettings`). `build_settings` turns the shared controls' values plus these
-into the settings object of the chosen algorithm; `TrainingPanel` shows or hides its BPE-only
-rows (units, end-of-word mark, tie-break) with `BPE_ONLY` in mind.
+(`tokviz.core.UnigramSettings`). `FORMS` says, per algorithm (by the registry's names), which rows
+the form shows, how the shared rows read, and how the controls become that algorithm's settings;
+`TrainingPanel` reads the chosen `AlgorithmForm` instead of comparing names.
 
 What this leaves out: the shared controls (split, budget, min count, specials: the panel).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QSpinBox, QWidget
@@ -79,62 +82,84 @@ class AlgorithmOptions(QObject):
     def algorithm(self) -> str:
         return self.algorithm_box.currentData()
 
+    @property
+    def form(self) -> AlgorithmForm:
+        """What the chosen algorithm's form looks like and how it builds settings."""
+        return FORMS[self.algorithm]
+
     def update_rows(self) -> None:
         """Show only the rows of the chosen algorithm."""
-        a = self.algorithm
-        form = self._form
-        form.setRowVisible(self.max_word_spin, a == "wordpiece")
-        for w in (self.seed_spin, self.prune_spin, self.em_spin):
-            form.setRowVisible(w, a == "unigram")
+        own = self.form.own_rows
+        for name in OWN_ROWS:
+            self._form.setRowVisible(getattr(self, name), name in own)
 
     def widgets(self) -> tuple[QWidget, ...]:
-        return (self.algorithm_box, self.max_word_spin, self.seed_spin, self.prune_spin, self.em_spin)
+        return (self.algorithm_box, *(getattr(self, name) for name in OWN_ROWS))
 
     def show_settings(self, s) -> None:
         """Show the algorithm (and its own options) of settings `s` (signals blocked by the caller)."""
-        a = algorithm_of(s)
-        self.algorithm_box.setCurrentIndex(max(0, self.algorithm_box.findData(a)))
-        if a == "wordpiece":
-            self.max_word_spin.setValue(s.max_word_chars)
-        elif a == "unigram":
-            self.seed_spin.setValue(s.seed_size or 0)
-            self.prune_spin.setValue(s.prune_fraction)
-            self.em_spin.setValue(s.em_iterations)
+        self.algorithm_box.setCurrentIndex(max(0, self.algorithm_box.findData(algorithm_of(s))))
+        self.form.show(self, s)
 
     def build_settings(self, *, split: str, budget: str, n: int, min_count: int, specials: tuple[str, ...]):
-        """WordPiece or Unigram settings from the shared controls (`budget`: vocab_size, merges, none)."""
-        if self.algorithm == "wordpiece":
-            return WordPieceSettings(
-                vocab_size=n if budget == "vocab_size" else None,
-                merges=n if budget == "merges" else None,
-                split=split, min_count=min_count, special_tokens=specials,
-                max_word_chars=self.max_word_spin.value(),
-            ).validate()
-        if budget != "vocab_size":
-            raise SettingsError("Unigram training needs a vocabulary size (it prunes down to it)")
-        return UnigramSettings(
-            vocab_size=n, split=split, seed_size=self.seed_spin.value() or None, seed_min_count=min_count,
-            prune_fraction=round(self.prune_spin.value(), 4), em_iterations=self.em_spin.value(),
-            special_tokens=specials,
-        ).validate()
+        """The chosen algorithm's settings from the shared controls (`budget`: vocab_size, merges,
+        none), for algorithms whose form builds them here (`form.build`)."""
+        return self.form.build(self, split, budget, n, min_count, specials).validate()
 
 
-def summary_text(timeline, status: str = "") -> str:
-    """The training panel's result summary of a WordPiece or Unigram timeline."""
-    lines = [status] if status else []
-    if timeline.algorithm == "wordpiece":
-        n, base = timeline.n_merges, timeline.base_size
-        lines.append(f"WordPiece · {n:,} merges · vocabulary {timeline.vocab_size:,} tokens "
-                     f"({base:,} base + {n:,} merged + {timeline.n_special} special)")
-    else:
-        r = timeline.rounds[-1] if timeline.rounds else None
-        pieces = r.n_pieces if r else 0
-        lines.append(f"Unigram · {timeline.n_rounds:,} rounds · vocabulary {timeline.vocab_size:,} tokens "
-                     f"({timeline.seed_size:,} seed pieces → {pieces:,})")
-        if r is not None:
-            lines.append(f"Log-likelihood {r.log_likelihood:,.0f}")
-    before, after = timeline.corpus_length, timeline.length_at(timeline.n_steps)
-    if before and after:
-        lines.append(f"Corpus: {before:,} characters → {after:,} tokens ({before / after:.2f} chars/token)")
-    lines.append(f"{timeline.n_chunks:,} distinct words")
-    return "\n".join(lines)
+def _show_nothing(options: AlgorithmOptions, s) -> None:
+    pass
+
+
+def _show_wordpiece(options: AlgorithmOptions, s: WordPieceSettings) -> None:
+    options.max_word_spin.setValue(s.max_word_chars)
+
+
+def _show_unigram(options: AlgorithmOptions, s: UnigramSettings) -> None:
+    options.seed_spin.setValue(s.seed_size or 0)
+    options.prune_spin.setValue(s.prune_fraction)
+    options.em_spin.setValue(s.em_iterations)
+
+
+def _wordpiece_settings(options: AlgorithmOptions, split, budget, n, min_count, specials) -> WordPieceSettings:
+    return WordPieceSettings(
+        vocab_size=n if budget == "vocab_size" else None,
+        merges=n if budget == "merges" else None,
+        split=split, min_count=min_count, special_tokens=specials,
+        max_word_chars=options.max_word_spin.value(),
+    )
+
+
+def _unigram_settings(options: AlgorithmOptions, split, budget, n, min_count, specials) -> UnigramSettings:
+    if budget != "vocab_size":
+        raise SettingsError("Unigram training needs a vocabulary size (it prunes down to it)")
+    return UnigramSettings(
+        vocab_size=n, split=split, seed_size=options.seed_spin.value() or None, seed_min_count=min_count,
+        prune_fraction=round(options.prune_spin.value(), 4), em_iterations=options.em_spin.value(),
+        special_tokens=specials,
+    )
+
+
+@dataclass(frozen=True)
+class AlgorithmForm:
+    """How the training form looks for one algorithm and how it turns controls into settings."""
+
+    own_rows: tuple[str, ...]  # attributes of `AlgorithmOptions` shown for this algorithm
+    bpe_rows: bool  # units, end-of-word mark and tie-break apply
+    works_on_words: bool  # a GPT-style split (leading space in every chunk) becomes a whitespace split
+    min_count_label: str
+    min_count_tip: str
+    show: Callable[[AlgorithmOptions, object], None]
+    build: Callable | None  # None: the panel builds the settings from its BPE rows
+    vocab_size_only: bool = False  # the budget is always a vocabulary size (Unigram prunes down to it)
+
+
+OWN_ROWS = ("max_word_spin", "seed_spin", "prune_spin", "em_spin")
+_PAIR_COUNT = ("&Min pair count:", "Stop when no pair occurs at least this many times")
+FORMS = {  # the training panel's per-algorithm table, keyed by the registry's names
+    "bpe": AlgorithmForm((), True, False, *_PAIR_COUNT, _show_nothing, None),
+    "wordpiece": AlgorithmForm(("max_word_spin",), False, True, *_PAIR_COUNT, _show_wordpiece, _wordpiece_settings),
+    "unigram": AlgorithmForm(("seed_spin", "prune_spin", "em_spin"), False, True, "&Min seed count:",
+                             "Substrings seen fewer times never enter the seed vocabulary", _show_unigram,
+                             _unigram_settings, vocab_size_only=True),
+}

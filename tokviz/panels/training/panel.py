@@ -40,7 +40,6 @@ from .algorithms import (
     GPT_SPLITS,
     NON_BPE_SPLIT,
     AlgorithmOptions,
-    summary_text,
 )
 
 UNIT_CHOICES = (("bytes", "Bytes (UTF-8, 256 base tokens)"), ("chars", "Characters of the corpus"))
@@ -218,7 +217,7 @@ class TrainingPanel(Panel):
         budget = self.budget_box.currentData()
         n = self.budget_spin.value()
         specials = tuple(self.specials_edit.text().split())
-        if self.algo.algorithm != "bpe":  # WordPiece / Unigram settings
+        if self.algo.form.build is not None:  # the algorithm's own settings (WordPiece, Unigram)
             return self.algo.build_settings(split=self._split_spec(), budget=budget, n=n,
                                             min_count=self.min_count_spin.value(), specials=specials)
         s = TrainSettings(
@@ -305,24 +304,23 @@ class TrainingPanel(Panel):
         return -1
 
     def _update_algorithm_rows(self) -> None:
-        a = self.algo.algorithm
+        form = self.algo.form
         tie_break = self.findChild(QWidget, "tie_break_box")  # added by the tie-break work, if present
         for w in (self.units_box, self.eow_box, tie_break):
             row = self._row_of(w) if w is not None else -1
             if row >= 0:
-                self._form.setRowVisible(row, a == "bpe")
+                self._form.setRowVisible(row, form.bpe_rows)
         self.algo.update_rows()
         label = self._form.labelForField(self.min_count_spin)
         if label is not None:
-            label.setText("&Min seed count:" if a == "unigram" else "&Min pair count:")
-        self.min_count_spin.setToolTip(
-            "Substrings seen fewer times never enter the seed vocabulary" if a == "unigram"
-            else "Stop when no pair occurs at least this many times")
-        if a == "unigram" and self.budget_box.currentData() != BUDGET_VOCAB:
+            label.setText(form.min_count_label)
+        self.min_count_spin.setToolTip(form.min_count_tip)
+        fixed_budget = form.build is not None and form.vocab_size_only
+        if fixed_budget and self.budget_box.currentData() != BUDGET_VOCAB:
             self.budget_box.blockSignals(True)
             self.budget_box.setCurrentIndex(self.budget_box.findData(BUDGET_VOCAB))
             self.budget_box.blockSignals(False)
-        self.budget_box.setEnabled(a != "unigram")  # Unigram prunes down to a vocabulary size
+        self.budget_box.setEnabled(not fixed_budget)  # Unigram prunes down to a vocabulary size
         self.train_button.setToolTip(f"Train a {self.algorithm_box.currentText()} tokenizer on the corpus "
                                      f"(Ctrl+Return)")
 
@@ -330,7 +328,7 @@ class TrainingPanel(Panel):
     def _on_algorithm_box_activated(self, _index: int) -> None:
         """The user picked an algorithm: WordPiece and Unigram work on words, so a GPT-style
         split (which keeps the leading space in every chunk) becomes a whitespace split."""
-        if self.algo.algorithm != "bpe" and self.split_box.currentData() in GPT_SPLITS:
+        if self.algo.form.works_on_words and self.split_box.currentData() in GPT_SPLITS:
             self.split_box.setCurrentIndex(self.split_box.findData(NON_BPE_SPLIT))
 
     # -- validation -------------------------------------------------------------------------
@@ -416,24 +414,7 @@ class TrainingPanel(Panel):
         if timeline is None:
             self.summary.setText(status or "Not trained yet. Choose options and press Train.")
             return
-        if getattr(timeline, "algorithm", "bpe") in ("wordpiece", "unigram"):
-            self.summary.setText(summary_text(timeline, status))
-            return
-        lines = []
-        if status:
-            lines.append(status)
-        if getattr(timeline, "algorithm", "bpe") == "pretrained":  # a loaded tokenizer
-            self.summary.setText("\n".join(lines + timeline.settings.describe()))
-            return
-        merged, base = timeline.n_merges, timeline.base_size
-        extra = timeline.vocab_size - base - merged
-        parts = f"{base:,} base + {merged:,} merged" + (f" + {extra} special" if extra else "")
-        lines.append(f"{merged:,} merges · vocabulary {timeline.vocab_size:,} tokens ({parts})")
-        before, after = timeline.corpus_length, timeline.length_at(merged)
-        if before and after:
-            lines.append(f"Corpus: {before:,} → {after:,} tokens ({before / after:.2f}× shorter)")
-        lines.append(f"{timeline.n_chunks:,} distinct chunks")
-        self.summary.setText("\n".join(lines))
+        self.summary.setText("\n".join(([status] if status else []) + timeline.describe()))
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
