@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QMainWindow, QMenu, QStyle, QToolBar, QToolButton
 
 from tokviz.engine.samples import SAMPLES
 
-from .classroom.animation import run_export_dialog  # classroom
+from .classroom.animation_dialog import run_export_dialog
 
 Key = QKeySequence.StandardKey
 

@@ -93,6 +93,16 @@ DEFAULT_SAMPLE = "english-prose"
 DEFAULT_SIZE = (1280, 800)
 
 
+# corpus column (timeline, heatmaps, token view behind it); training (+ lesson) above the vocabulary
+# (+ glitch finder); heights in pixels
+DEFAULT_LAYOUT = (
+    [("corpus", Qt.DockWidgetArea.LeftDockWidgetArea, ("timeline", "embeddings", "positional", "token_view")),
+     ("training", Qt.DockWidgetArea.RightDockWidgetArea, ("lesson",)),
+     ("vocabulary", Qt.DockWidgetArea.RightDockWidgetArea, ("glitches",))],
+    {"training": 380, "vocabulary": 420},
+)
+
+
 class MainWindow(QMainWindow):
     """The tokviz window. Pass `settings` (e.g. ``AppSettings.in_folder(tmp)``) to isolate it."""
 
@@ -146,7 +156,7 @@ class MainWindow(QMainWindow):
             self.step_model, corpus_text=partial(self.workspace.corpus_sample, BASELINE_CORPUS_CHARS))
         self.token_view_panel.bind_workspace(self.workspace)
         self.docks.add_panel(self.token_view_panel, tabify_with="corpus", shortcut="Alt+5")
-        self.token_view_panel.token_selected.connect(self._on_token_view_token_selected)
+        self.token_view_panel.token_selected.connect(self.vocab_panel.select_token)
         install_model_rows(self.token_view_panel, self.trained_models)
         self.files = FileController(self)
         self.tokenizers = TokenizerController(self)  # pretrained tokenizers
@@ -191,9 +201,17 @@ class MainWindow(QMainWindow):
         self.training_panel.train_requested.connect(self.start_training)
         self.training_panel.cancel_requested.connect(self.cancel_training)
         self.training_panel.validity_changed.connect(self._on_training_panel_validity_changed)
-        self.training = TrainingController(self)
+        self.training = TrainingController(self.training_engine, self.workspace, self.corpus_panel,
+                                           self.training_panel, self.training_status, self.dialogs,
+                                           self.settings_store, self)
+        self.training.done.connect(self.training_done)
+        self.training_engine.running_changed.connect(self._on_training_engine_running_changed)
         self.appearance.theme_changed.connect(self._update_theme_actions)
         self._update_theme_actions()
+
+    @Slot()
+    def _on_training_engine_running_changed(self) -> None:
+        self.commands.cancel.setEnabled(self.training_engine.is_running)
 
     def _restore_settings(self) -> None:
         saved = self.settings_store.train_settings()
@@ -208,14 +226,7 @@ class MainWindow(QMainWindow):
             self.restoreState(state, LAYOUT_VERSION)
 
     def _apply_default_layout(self) -> None:
-        """Corpus column (timeline, heatmaps, token view behind it), training (+ lesson) above
-        the vocabulary (+ glitch finder)."""
-        area = Qt.DockWidgetArea
-        self.docks.apply_layout(
-            [("corpus", area.LeftDockWidgetArea, ("timeline", "embeddings", "positional", "token_view")),
-             ("training", area.RightDockWidgetArea, ("lesson",)),
-             ("vocabulary", area.RightDockWidgetArea, ("glitches",))],
-            {"training": 380, "vocabulary": 420})
+        self.docks.apply_layout(*DEFAULT_LAYOUT)
 
     @Slot()
     def _on_vocab_selection_changed(self, *_args) -> None:
@@ -223,17 +234,6 @@ class MainWindow(QMainWindow):
         ids = self.vocab_panel.selected_ids()
         if ids:
             self.timeline_panel.show_token(ids[0])
-
-    @Slot(int)
-    def _on_token_view_token_selected(self, token_id: int) -> None:
-        self.select_token(token_id)
-
-    def select_token(self, token_id: int) -> None:
-        """Select a token in the vocabulary (and so in the timeline), as clicking it does."""
-        row = self.vocab_model.row_of_id(token_id)
-        if row is not None:
-            self.vocab_panel.table.selectRow(row)
-            self.vocab_panel.table.scrollTo(self.vocab_model.index(row, 0))
 
     @Slot(int)
     def _on_glitch_token_selected(self, token_id: int) -> None:

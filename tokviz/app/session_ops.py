@@ -300,7 +300,7 @@ class SessionController(QObject):
                 restore_view_state(w.panel(pid), state)
         ids = v.get("vocab_selection") or []
         if ids and isinstance(ids[0], int):
-            w.select_token(ids[0])
+            w.vocab_panel.select_token(ids[0])
         QApplication.processEvents()  # let raised tabs and restored geometry settle
 
     def _load_compare(self, paths: list[str]) -> None:

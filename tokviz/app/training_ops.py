@@ -3,14 +3,14 @@
 The window's Train/Cancel commands and scripting calls come here; the run itself happens in
 `TrainingEngine`. The controller validates the settings, reads the corpus, shows progress and the
 outcome (status bar, training panel summary, error dialog), remembers finished runs for the token
-view, and emits ``window.training_done(outcome)`` once per run.
+view, and emits `done(outcome)` once per run. It gets the objects it works with, not the window.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from tokviz.core import Timeline, TokvizError
 from tokviz.core.algorithm.registry import step_noun
@@ -20,13 +20,17 @@ from tokviz.panels.training.status import format_duration
 class TrainingController(QObject):
     """Glue between the training panel, the corpus, the engine and the status displays."""
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.window = window
+    done = Signal(str)  # "finished", "cancelled" or "failed", once per run
+
+    def __init__(self, engine, workspace, corpus_panel, training_panel, training_status, dialogs,
+                 settings_store, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.engine, self.workspace, self.dialogs, self.settings_store = engine, workspace, dialogs, settings_store
+        self.corpus_panel, self.training_panel, self.training_status = corpus_panel, training_panel, training_status
         self.last_outcome = ""  # of the last run: finished, cancelled or failed
-        e = window.training_engine
+        e = engine
         e.started.connect(self._on_engine_started)
-        e.progress_changed.connect(window.training_status.show_progress)
+        e.progress_changed.connect(training_status.show_progress)
         e.finished.connect(self._on_engine_finished)
         e.cancelled.connect(self._on_engine_cancelled)
         e.failed.connect(self._on_engine_failed)
@@ -34,45 +38,41 @@ class TrainingController(QObject):
 
     def start(self, settings=None) -> bool:
         """Train on the corpus; False (with a message) if the settings or corpus are unusable."""
-        w = self.window
-        corpus = w.corpus_panel
+        corpus = self.corpus_panel
         try:
             if settings is None:
-                settings = w.training_panel.settings(word_counts=corpus.word_counts)
+                settings = self.training_panel.settings(word_counts=corpus.word_counts)
             else:
                 settings = settings.validate()
-                w.training_panel.set_settings(settings)
+                self.training_panel.set_settings(settings)
                 if hasattr(settings, "word_counts"):  # BPE settings carry the mode
                     corpus.set_word_counts(settings.word_counts)
             if corpus.is_blank():
                 raise TokvizError("the corpus is empty: type some text, open a file or pick a sample")
             word_counts = getattr(settings, "word_counts", corpus.word_counts)  # WordPiece/Unigram: the corpus's mode
-            w.training_engine.start(settings, corpus.corpus_input(word_counts=word_counts))
+            self.engine.start(settings, corpus.corpus_input(word_counts=word_counts))
         except TokvizError as exc:
             message = str(exc)
             self.last_outcome = "failed"
-            w.training_status.show_outcome(f"Cannot train: {message}")
-            w.dialogs.error("Cannot train", message[:1].upper() + message[1:])
+            self.training_status.show_outcome(f"Cannot train: {message}")
+            self.dialogs.error("Cannot train", message[:1].upper() + message[1:])
             return False
-        w.settings_store.save_train_settings(
+        self.settings_store.save_train_settings(
             replace(settings, word_counts=False) if hasattr(settings, "word_counts") else settings)
         return True
 
     @Slot()
     def _on_engine_started(self) -> None:
         self.last_outcome = ""
-        self.window.training_panel.show_summary(None, status="Training…")
+        self.training_panel.show_summary(None, status="Training…")
 
     @Slot()
     def _on_engine_running_changed(self) -> None:
-        running = self.window.training_engine.is_running
-        self.window.commands.cancel.setEnabled(running)
-        self.window.training_panel.set_running(running)
+        self.training_panel.set_running(self.engine.is_running)
 
     @Slot(object)
     def _on_engine_finished(self, timeline) -> None:
-        w = self.window
-        p = w.training_engine.last_progress
+        p = self.engine.last_progress
         elapsed = format_duration(p.elapsed) if p else format_duration(0)
         n = timeline.n_steps
         budget = p.budget if p else None
@@ -84,29 +84,27 @@ class TrainingController(QObject):
         else:
             status = (f"Trained {n:,} merges in {elapsed}; stopped early: no pair occurs "
                       f"{timeline.settings.min_count}+ times")
-        w.training_status.show_outcome(status)
-        w.training_panel.show_summary(timeline, status=status)
-        w.trained_models.add(timeline)
+        self.training_status.show_outcome(status)
+        self.training_panel.show_summary(timeline, status=status)
+        self.workspace.trained_models.add(timeline)
         self._end_run("finished")
 
     @Slot()
     def _on_engine_cancelled(self) -> None:
-        w = self.window
-        sm = w.step_model
+        sm = self.workspace.step_model
         n = sm.n_steps if sm.source == "training" else 0
         status = f"Training cancelled after {n:,} {step_noun(sm.timeline, n)}"
-        w.training_status.show_outcome(status)
-        w.training_panel.show_summary(sm.timeline if n else None, status=status)
+        self.training_status.show_outcome(status)
+        self.training_panel.show_summary(sm.timeline if n else None, status=status)
         self._end_run("cancelled")
 
     @Slot(str)
     def _on_engine_failed(self, message: str) -> None:
-        w = self.window
-        w.training_status.show_outcome(f"Training failed: {message}")
-        w.training_panel.show_summary(None, status=f"Training failed: {message}")
-        w.dialogs.error("Training failed", message[:1].upper() + message[1:])
+        self.training_status.show_outcome(f"Training failed: {message}")
+        self.training_panel.show_summary(None, status=f"Training failed: {message}")
+        self.dialogs.error("Training failed", message[:1].upper() + message[1:])
         self._end_run("failed")
 
     def _end_run(self, outcome: str) -> None:
         self.last_outcome = outcome
-        self.window.training_done.emit(outcome)
+        self.done.emit(outcome)

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QImage, QImageReader
 
-from tokviz.app.classroom.animation import AnimationDialog, AnimationSpec, image_to_array
+from tokviz.app.classroom.animation import AnimationSpec
+from tokviz.app.classroom.animation_dialog import AnimationDialog
+from tokviz.app.classroom.frames import image_to_array
 from tokviz.core import TrainSettings
 
 TEXT = "low lower lowest newer newest wider widest " * 30
@@ -152,7 +154,7 @@ def test_captions_fit_the_frame_and_small_panels_render_sharp(qtbot):
     from PySide6.QtGui import QFontMetrics
     from PySide6.QtWidgets import QLabel
 
-    from tokviz.app.classroom.animation import MAX_RENDER_SCALE, caption_font, render_crisp
+    from tokviz.app.classroom.frames import MAX_RENDER_SCALE, caption_font, render_crisp
 
     short, long = "Step 3 of 9", "Step 30 of 144 · merge: “c” + “h” → “ch” (797×) " * 2
     assert caption_font(short, 800, 500).pixelSize() == 500 // 16

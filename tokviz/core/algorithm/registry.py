@@ -46,7 +46,11 @@ class AlgorithmSpec:
     training_type: Callable  # (settings, *, texts=..., table=...) -> a staged training run
     timeline_type: type
     step_noun: str  # "merge" or "round"
-    steps_field: str = "steps"  # the timeline's list of step records (Unigram: "rounds")
+
+    @property
+    def steps_field(self) -> str:
+        """The timeline's list of step records (Unigram: ``"rounds"``)."""
+        return self.training_type.steps_field
 
 
 SPECS: dict[str, AlgorithmSpec] = {
@@ -54,7 +58,7 @@ SPECS: dict[str, AlgorithmSpec] = {
     for s in (
         AlgorithmSpec("bpe", "BPE", TrainSettings, Training, Timeline, "merge"),
         AlgorithmSpec("wordpiece", "WordPiece", WordPieceSettings, WordPieceTraining, WordPieceTimeline, "merge"),
-        AlgorithmSpec("unigram", "Unigram", UnigramSettings, UnigramTraining, UnigramTimeline, "round", "rounds"),
+        AlgorithmSpec("unigram", "Unigram", UnigramSettings, UnigramTraining, UnigramTimeline, "round"),
     )
 }
 ALGORITHMS = tuple(SPECS)

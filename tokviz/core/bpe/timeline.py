@@ -10,11 +10,11 @@ corpus, `steps()` yields merges and appends them to the timeline.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from tokviz.core.algorithm.records import Segmentation, TreeNode
-from tokviz.core.errors import CorpusError, SettingsError
-from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
+from tokviz.core.algorithm.staged import JsonSettings, StagedTraining, check_budget
+from tokviz.core.errors import SettingsError
 from tokviz.core.text.split import parse_split
 
 from .replay import merge_tree, segment_text
@@ -28,7 +28,7 @@ TIE_BREAKS = ("first", "hf")
 
 
 @dataclass(frozen=True)
-class TrainSettings:
+class TrainSettings(JsonSettings):
     """Every option of a training run. `vocab_size` counts base + merges + special tokens."""
 
     units: str = "bytes"
@@ -46,14 +46,7 @@ class TrainSettings:
         if self.units not in UNITS:
             raise SettingsError(f"unknown units {self.units!r}; choose bytes or chars")
         parse_split(self.split)
-        if self.vocab_size is not None and self.merges is not None:
-            raise SettingsError("give either a vocabulary size or a number of merges, not both")
-        if self.vocab_size is not None and self.vocab_size < 1:
-            raise SettingsError(f"vocabulary size must be positive, got {self.vocab_size}")
-        if self.merges is not None and self.merges < 0:
-            raise SettingsError(f"number of merges cannot be negative, got {self.merges}")
-        if self.min_count < 1:
-            raise SettingsError(f"minimum count must be at least 1, got {self.min_count}")
+        check_budget(self.vocab_size, self.merges, self.min_count)
         if self.end_of_word == "":
             raise SettingsError("the end-of-word marker cannot be empty")
         if any(not s for s in self.special_tokens):
@@ -68,21 +61,6 @@ class TrainSettings:
                 "differently); remove the marker or use tie-break first"
             )
         return self
-
-    def to_json(self) -> dict:
-        d = asdict(self)
-        d["special_tokens"] = list(self.special_tokens)
-        return d
-
-    @classmethod
-    def from_json(cls, d: Mapping) -> "TrainSettings":
-        known = {f for f in cls.__dataclass_fields__}
-        unknown = set(d) - known
-        if unknown:
-            raise SettingsError(f"unknown settings: {', '.join(sorted(unknown))}")
-        d = dict(d)
-        d["special_tokens"] = tuple(d.get("special_tokens", ()))
-        return cls(**d).validate()
 
 
 @dataclass
@@ -208,50 +186,17 @@ def merge_budget(settings: TrainSettings, base_size: int) -> int | None:
     return settings.vocab_size - fixed
 
 
-class Training:
+class Training(StagedTraining):
     """One training run in stages: `prepare()` (read + count), then iterate `steps()`."""
 
-    def __init__(
-        self,
-        settings: TrainSettings,
-        *,
-        texts: Sequence[str] = (),
-        table: Mapping[str, int] | None = None,
-    ) -> None:
-        self.settings = settings.validate()
-        self.texts = list(texts)
-        self.table = table
-        self.timeline: Timeline | None = None
-        self.budget: int | None = None
-        self._trainer: BpeTrainer | None = None
+    def __init__(self, settings: TrainSettings, *, texts: Sequence[str] = (),
+                 table: Mapping[str, int] | None = None) -> None:
+        super().__init__(settings, texts=texts, table=table)
         if settings.units == "bytes":
             merge_budget(settings, 256)  # fail before reading the corpus
 
-    def prepare(
-        self,
-        *,
-        should_stop: ShouldStop | None = None,
-        progress: Progress | None = None,
-        processes: int | None = None,
-        mp_context: str | None = None,
-    ) -> Timeline:
-        """Count chunks and set up the trainer. Raises `CorpusError` for an empty corpus."""
+    def _setup(self, counts: dict[str, int], should_stop) -> Timeline:
         s = self.settings
-        splitter = parse_split(s.split)
-        if self.table is not None:
-            counts = count_word_table(self.table, splitter, specials=s.special_tokens)
-        else:
-            counts = count_chunks(
-                self.texts,
-                splitter,
-                specials=s.special_tokens,
-                processes=processes,
-                mp_context=mp_context,
-                should_stop=should_stop,
-                progress=progress,
-            )
-        if not counts:
-            raise CorpusError("the corpus has no text to train on (it is empty after splitting)")
         base = BaseVocab.from_chunks(s.units, counts, s.end_of_word)
         self.budget = merge_budget(s, base.size)
         index = base.index() if base.units == "chars" else None
@@ -261,27 +206,10 @@ class Training:
         # order (sorted by code point)
         hf_order = None if s.tie_break != "hf" else HF_BYTE_ORDER if base.units == "bytes" else range(base.size)
         self._trainer = BpeTrainer(seqs, weights, base.token_bytes(), min_count=s.min_count, hf_order=hf_order)
-        self.timeline = Timeline(
-            s, base, corpus_length=self._trainer.length, n_chunks=len(counts)
-        )
-        return self.timeline
+        return Timeline(s, base, corpus_length=self._trainer.length, n_chunks=len(counts))
 
-    def steps(self) -> Iterator[MergeStep]:
-        """Yield each merge as it is made, appending it to `self.timeline`."""
-        if self._trainer is None:
-            self.prepare()
-        assert self._trainer is not None and self.timeline is not None
-        for step in self._trainer.steps(max_merges=self.budget):
-            self.timeline.steps.append(step)
-            yield step
-        self.timeline.finished = True
-
-    def run(self) -> Timeline:
-        """Drain `steps()` and return the finished timeline."""
-        for _ in self.steps():
-            pass
-        assert self.timeline is not None
-        return self.timeline
+    def _trainer_steps(self) -> Iterator[MergeStep]:
+        return self._trainer.steps(max_merges=self.budget)
 
 
 def train(

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from tokviz.core.algorithm.piece_tokenizer import check_header, check_specials, need
 from tokviz.core.algorithm.records import Segmentation as StepSegmentation
 from tokviz.core.algorithm.records import TreeNode, segment_pieces
+from tokviz.core.algorithm.staged import JsonSettings, StagedTraining
 from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
-from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
 from tokviz.core.text.split import parse_split
 
 from .tokenizer import LatticeEdge, Segmentation, UnigramExplanation, UnigramTokenizer
@@ -73,7 +73,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class UnigramSettings:
+class UnigramSettings(JsonSettings):
     """Every option of a Unigram run. `vocab_size` counts [UNK] + specials + pieces."""
 
     vocab_size: int = 8000  # the vocabulary ends smaller if the seed is smaller
@@ -108,19 +108,6 @@ class UnigramSettings:
         check_specials(self.special_tokens)
         return self
 
-    def to_json(self) -> dict:
-        d = asdict(self)
-        d["special_tokens"] = list(self.special_tokens)
-        return d
-
-    @classmethod
-    def from_json(cls, d: Mapping) -> "UnigramSettings":
-        unknown = set(d) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise SettingsError(f"unknown settings: {', '.join(sorted(unknown))}")
-        d = dict(d)
-        d["special_tokens"] = tuple(d.get("special_tokens", ()))
-        return cls(**d).validate()
 
 
 @dataclass
@@ -258,43 +245,13 @@ def target_pieces(settings: UnigramSettings, n_chars: int) -> int:
     return settings.vocab_size - n_special
 
 
-class UnigramTraining:
+class UnigramTraining(StagedTraining):
     """One Unigram run in stages: `prepare()` (read, count, seed), then iterate `steps()`."""
 
-    def __init__(
-        self,
-        settings: UnigramSettings,
-        *,
-        texts: Sequence[str] = (),
-        table: Mapping[str, int] | None = None,
-    ) -> None:
-        self.settings = settings.validate()
-        self.texts = list(texts)
-        self.table = table
-        self.timeline: UnigramTimeline | None = None
-        self.budget: int | None = None  # expected number of rounds (round 0 included)
-        self._trainer: UnigramTrainer | None = None
+    steps_field = "rounds"
 
-    def prepare(
-        self,
-        *,
-        should_stop: ShouldStop | None = None,
-        progress: Progress | None = None,
-        processes: int | None = None,
-        mp_context: str | None = None,
-    ) -> UnigramTimeline:
-        """Count the words and build the seed vocabulary. Raises `CorpusError` for an empty corpus."""
+    def _setup(self, counts: dict[str, int], should_stop) -> UnigramTimeline:
         s = self.settings
-        splitter = parse_split(s.split)
-        if self.table is not None:
-            counts = count_word_table(self.table, splitter, specials=s.special_tokens)
-        else:
-            counts = count_chunks(
-                self.texts, splitter, specials=s.special_tokens, processes=processes,
-                mp_context=mp_context, should_stop=should_stop, progress=progress,
-            )
-        if not counts:
-            raise CorpusError("the corpus has no text to train on (it is empty after splitting)")
         counts = {w: n for w, n in counts.items() if len(w) <= MAX_TRAIN_CHUNK_CHARS}
         if not counts:
             raise CorpusError(
@@ -311,25 +268,11 @@ class UnigramTraining:
             prune_fraction=s.prune_fraction, em_iterations=s.em_iterations, n_special=1 + len(s.special_tokens),
         )
         t.should_stop = should_stop
-        self.budget = 1 + t.rounds_needed()
-        self.timeline = UnigramTimeline(s, corpus_length=t.corpus_length, n_chunks=len(counts), seed_size=len(t.pieces))
-        return self.timeline
+        self.budget = 1 + t.rounds_needed()  # expected number of rounds (round 0 included)
+        return UnigramTimeline(s, corpus_length=t.corpus_length, n_chunks=len(counts), seed_size=len(t.pieces))
 
-    def steps(self) -> Iterator[UnigramRound]:
-        """Yield each round as it ends, appending it to `self.timeline`."""
-        if self._trainer is None:
-            self.prepare()
-        assert self._trainer is not None and self.timeline is not None
-        for r in self._trainer.rounds():
-            self.timeline.rounds.append(r)
-            yield r
-        self.timeline.finished = True
-
-    def run(self) -> UnigramTimeline:
-        for _ in self.steps():
-            pass
-        assert self.timeline is not None
-        return self.timeline
+    def _trainer_steps(self) -> Iterator[UnigramRound]:
+        return self._trainer.rounds()
 
 
 def train_unigram(

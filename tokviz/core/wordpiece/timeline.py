@@ -22,12 +22,12 @@ them. Training rules (score, ties) are in `tokviz.core.wordpiece.trainer`; encod
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from tokviz.core.algorithm.piece_tokenizer import check_header, check_specials, need
 from tokviz.core.algorithm.records import Segmentation, TreeNode, segment_pieces
+from tokviz.core.algorithm.staged import JsonSettings, StagedTraining, check_budget
 from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
-from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
 from tokviz.core.text.split import parse_split
 
 from .replay import wordpiece_tree
@@ -63,7 +63,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class WordPieceSettings:
+class WordPieceSettings(JsonSettings):
     """Every option of a WordPiece run. `vocab_size` counts [UNK] + specials + base + merges."""
 
     vocab_size: int | None = None
@@ -78,32 +78,11 @@ class WordPieceSettings:
     def validate(self) -> "WordPieceSettings":
         """Raise `SettingsError` / `SplitError` for settings that cannot work; return self."""
         parse_split(self.split)
-        if self.vocab_size is not None and self.merges is not None:
-            raise SettingsError("give either a vocabulary size or a number of merges, not both")
-        if self.vocab_size is not None and self.vocab_size < 1:
-            raise SettingsError(f"vocabulary size must be positive, got {self.vocab_size}")
-        if self.merges is not None and self.merges < 0:
-            raise SettingsError(f"number of merges cannot be negative, got {self.merges}")
-        if self.min_count < 1:
-            raise SettingsError(f"minimum count must be at least 1, got {self.min_count}")
+        check_budget(self.vocab_size, self.merges, self.min_count)
         if self.max_word_chars < 1:
             raise SettingsError(f"maximum word length must be at least 1, got {self.max_word_chars}")
         check_specials(self.special_tokens)
         return self
-
-    def to_json(self) -> dict:
-        d = asdict(self)
-        d["special_tokens"] = list(self.special_tokens)
-        return d
-
-    @classmethod
-    def from_json(cls, d: Mapping) -> "WordPieceSettings":
-        unknown = set(d) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise SettingsError(f"unknown settings: {', '.join(sorted(unknown))}")
-        d = dict(d)
-        d["special_tokens"] = tuple(d.get("special_tokens", ()))
-        return cls(**d).validate()
 
 
 @dataclass
@@ -225,43 +204,11 @@ def merge_budget(settings: WordPieceSettings, base_size: int) -> int | None:
     return settings.vocab_size - fixed
 
 
-class WordPieceTraining:
+class WordPieceTraining(StagedTraining):
     """One WordPiece run in stages: `prepare()` (read + count), then iterate `steps()`."""
 
-    def __init__(
-        self,
-        settings: WordPieceSettings,
-        *,
-        texts: Sequence[str] = (),
-        table: Mapping[str, int] | None = None,
-    ) -> None:
-        self.settings = settings.validate()
-        self.texts = list(texts)
-        self.table = table
-        self.timeline: WordPieceTimeline | None = None
-        self.budget: int | None = None
-        self._trainer: WordPieceTrainer | None = None
-
-    def prepare(
-        self,
-        *,
-        should_stop: ShouldStop | None = None,
-        progress: Progress | None = None,
-        processes: int | None = None,
-        mp_context: str | None = None,
-    ) -> WordPieceTimeline:
-        """Count the words and set up the trainer. Raises `CorpusError` for an empty corpus."""
+    def _setup(self, counts: dict[str, int], should_stop) -> WordPieceTimeline:
         s = self.settings
-        splitter = parse_split(s.split)
-        if self.table is not None:
-            counts = count_word_table(self.table, splitter, specials=s.special_tokens)
-        else:
-            counts = count_chunks(
-                self.texts, splitter, specials=s.special_tokens, processes=processes,
-                mp_context=mp_context, should_stop=should_stop, progress=progress,
-            )
-        if not counts:
-            raise CorpusError("the corpus has no text to train on (it is empty after splitting)")
         # a word longer than max_word_chars always encodes as [UNK]: nothing to learn from it
         counts = {w: n for w, n in counts.items() if len(w) <= s.max_word_chars}
         if not counts:
@@ -275,24 +222,10 @@ class WordPieceTraining:
         self._trainer = WordPieceTrainer(
             list(counts), list(counts.values()), symbols=symbols, first_id=first_id, min_count=s.min_count
         )
-        self.timeline = WordPieceTimeline(s, tuple(symbols), corpus_length=self._trainer.length, n_chunks=len(counts))
-        return self.timeline
+        return WordPieceTimeline(s, tuple(symbols), corpus_length=self._trainer.length, n_chunks=len(counts))
 
-    def steps(self) -> Iterator[WordPieceStep]:
-        """Yield each merge as it is made, appending it to `self.timeline`."""
-        if self._trainer is None:
-            self.prepare()
-        assert self._trainer is not None and self.timeline is not None
-        for step in self._trainer.steps(max_merges=self.budget):
-            self.timeline.steps.append(step)
-            yield step
-        self.timeline.finished = True
-
-    def run(self) -> WordPieceTimeline:
-        for _ in self.steps():
-            pass
-        assert self.timeline is not None
-        return self.timeline
+    def _trainer_steps(self) -> Iterator[WordPieceStep]:
+        return self._trainer.steps(max_merges=self.budget)
 
 
 def train_wordpiece(

@@ -1,0 +1,120 @@
+"""What the three trainable algorithms share: settings that round-trip through JSON, and the
+staged training run (count the corpus, then a generator of steps).
+
+`StagedTraining` is the `Training` protocol written once. An algorithm fills in two things:
+
+- ``_setup(counts, should_stop)``: given ``{chunk: count}`` (never empty), build the trainer, set
+  `budget` and return the empty timeline;
+- ``_trainer_steps()``: the trainer's generator of step records (merges, or Unigram rounds).
+
+Everything else is here: reading the corpus (`count`), the empty-corpus error, appending each step
+to the timeline as it is yielded (the one step list: callers that need a stable copy take
+`tokviz.core.algorithm.registry.snapshot`), ``finished`` at the end, and `run`.
+
+    >>> from tokviz.core.wordpiece.timeline import WordPieceSettings, WordPieceTraining
+    >>> t = WordPieceTraining(WordPieceSettings(merges=2), texts=["hug hug pug"])
+    >>> tl = t.prepare(); [s.text for s in t.steps()], tl.finished
+    (['hu', 'pu'], True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict
+
+from tokviz.core.errors import CorpusError, SettingsError
+from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
+from tokviz.core.text.split import parse_split
+
+
+class JsonSettings:
+    """Base of the frozen settings dataclasses: a JSON round trip with validation."""
+
+    special_tokens: tuple[str, ...]
+
+    def validate(self):
+        raise NotImplementedError
+
+    def to_json(self) -> dict:
+        d = asdict(self)  # type: ignore[call-overload]
+        d["special_tokens"] = list(self.special_tokens)
+        return d
+
+    @classmethod
+    def from_json(cls, d: Mapping):
+        """Settings from `to_json`'s dict; unknown keys and impossible values are `SettingsError`."""
+        unknown = set(d) - set(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+        if unknown:
+            raise SettingsError(f"unknown settings: {', '.join(sorted(unknown))}")
+        d = dict(d)
+        d["special_tokens"] = tuple(d.get("special_tokens", ()))
+        return cls(**d).validate()
+
+
+def check_budget(vocab_size: int | None, merges: int | None, min_count: int) -> None:
+    """The checks every merge-based algorithm makes of its budget and minimum count."""
+    if vocab_size is not None and merges is not None:
+        raise SettingsError("give either a vocabulary size or a number of merges, not both")
+    if vocab_size is not None and vocab_size < 1:
+        raise SettingsError(f"vocabulary size must be positive, got {vocab_size}")
+    if merges is not None and merges < 0:
+        raise SettingsError(f"number of merges cannot be negative, got {merges}")
+    if min_count < 1:
+        raise SettingsError(f"minimum count must be at least 1, got {min_count}")
+
+
+class StagedTraining:
+    """One training run in stages: `prepare()` (read + count + set up), then iterate `steps()`."""
+
+    steps_field = "steps"  # the timeline's list the steps are appended to
+
+    def __init__(self, settings, *, texts: Sequence[str] = (), table: Mapping[str, int] | None = None) -> None:
+        self.settings = settings.validate()
+        self.texts = list(texts)
+        self.table = table
+        self.timeline = None
+        self.budget: int | None = None  # steps the settings allow; None: until nothing is left
+        self._trainer = None
+
+    def count(self, *, should_stop: ShouldStop | None = None, progress: Progress | None = None,
+              processes: int | None = None, mp_context: str | None = None) -> dict[str, int]:
+        """``{chunk: count}`` of the corpus (or word table) in order of first appearance."""
+        s = self.settings
+        splitter = parse_split(s.split)
+        if self.table is not None:
+            counts = count_word_table(self.table, splitter, specials=s.special_tokens)
+        else:
+            counts = count_chunks(self.texts, splitter, specials=s.special_tokens, processes=processes,
+                                  mp_context=mp_context, should_stop=should_stop, progress=progress)
+        if not counts:
+            raise CorpusError("the corpus has no text to train on (it is empty after splitting)")
+        return counts
+
+    def prepare(self, *, should_stop: ShouldStop | None = None, progress: Progress | None = None,
+                processes: int | None = None, mp_context: str | None = None):
+        """Count the corpus and set up the trainer; returns the (empty) timeline."""
+        counts = self.count(should_stop=should_stop, progress=progress, processes=processes, mp_context=mp_context)
+        self.timeline = self._setup(counts, should_stop)
+        return self.timeline
+
+    def _setup(self, counts: dict[str, int], should_stop: ShouldStop | None):
+        raise NotImplementedError
+
+    def _trainer_steps(self) -> Iterator:
+        raise NotImplementedError
+
+    def steps(self) -> Iterator:
+        """Yield each step as it is made, appending it to `self.timeline`."""
+        if self._trainer is None:
+            self.prepare()
+        record = getattr(self.timeline, self.steps_field)
+        for step in self._trainer_steps():
+            record.append(step)
+            yield step
+        self.timeline.finished = True
+
+    def run(self):
+        """Drain `steps()` and return the finished timeline."""
+        for _ in self.steps():
+            pass
+        return self.timeline
