@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,16 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
 
 pytest_plugins = ["tests.qt_fixtures"]
+
+
+def pytest_configure(config):
+    """Keep Hypothesis's files out of the working directory: its plugin writes ./.hypothesis while
+    collecting, before any fixture runs, so the home folder is moved here, at start-up."""
+    try:
+        from hypothesis.configuration import set_hypothesis_home_dir
+    except ImportError:  # hypothesis is not installed: nothing to move
+        return
+    set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "tokviz-tests-hypothesis")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"

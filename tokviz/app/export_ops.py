@@ -21,11 +21,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from tokviz.core.io.tokenizer_export import (
-    ExportedFiles,
-    export_problem,
-    export_timeline,
-)
+from tokviz.core.io.tokenizer_export import ExportedFiles, export_problem, export_timeline
 from tokviz.engine.tasks import TaskEngine
 
 

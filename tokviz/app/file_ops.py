@@ -17,13 +17,7 @@ from PySide6.QtGui import QGuiApplication
 from tokviz.core import TokvizError
 from tokviz.core.io.model_files import save_model, write_atomic
 from tokviz.core.io.session import is_session_file
-from tokviz.engine.corpus_files import (
-    LoadedCorpus,
-    LoadedModel,
-    NotUtf8Error,
-    is_model_file,
-    load_file,
-)
+from tokviz.engine.corpus_files import LoadedCorpus, LoadedModel, NotUtf8Error, is_model_file, load_file
 from tokviz.engine.tasks import TaskEngine
 
 from .dialogs import CORPUS_FILTER, MODEL_FILTER, OPEN_FILTER

@@ -53,30 +53,23 @@ from tokviz.engine.step_model import StepModel
 from tokviz.engine.tables.vocab_model import VocabModel
 from tokviz.engine.token_view.token_view_engine import BASELINE_CORPUS_CHARS
 from tokviz.engine.trained_models import TrainedModels
-from tokviz.engine.workspace import Workspace
 from tokviz.engine.training.engine import TrainingEngine
+from tokviz.engine.workspace import Workspace
 from tokviz.panels.base import Panel
 from tokviz.panels.corpus.panel import CorpusPanel
 from tokviz.panels.glitch_panel import GlitchPanel  # pretrained tokenizers
 from tokviz.panels.heatmaps.embedding_panel import EmbeddingPanel  # heatmaps
-from tokviz.panels.heatmaps.positional_panel import (
-    PositionalPanel,  # heatmaps
-)
+from tokviz.panels.heatmaps.positional_panel import PositionalPanel  # heatmaps
 from tokviz.panels.lesson_panel import LessonPanel  # guided lessons
 from tokviz.panels.timeline.panel import TimelinePanel  # merge timeline
-from tokviz.panels.token_view.models_menu import (
-    install_model_rows,  # earlier runs as rows
-)
+from tokviz.panels.token_view.models_menu import install_model_rows  # earlier runs as rows
 from tokviz.panels.token_view.panel import TokenViewPanel  # token view
 from tokviz.panels.training.panel import TrainingPanel
 from tokviz.panels.training.status import TrainingStatusPanel
 from tokviz.panels.vocab_panel import VocabPanel
 
 from .actions import WindowActions, build_menus, build_toolbar
-from .classroom.animation import (  # classroom
-    AnimationExporter,
-    AnimationSpec,
-)
+from .classroom.animation import AnimationExporter, AnimationSpec  # classroom
 from .classroom.lesson_runner import LessonRunner  # guided lessons
 from .classroom.presenter import Presenter  # classroom
 from .dialogs import Dialogs, ShortcutsDialog, show_about

@@ -11,22 +11,10 @@ from .bpe.tokenizer import BpeTokenizer, ExplainStep
 from .bpe.trainer import BpeTrainer, Candidate, MergeStep
 from .bpe.units import UNITS, UNK_TOKEN, BaseVocab
 from .encoding import Encoding
-from .errors import (
-    CorpusError,
-    EncodeError,
-    ModelFormatError,
-    SettingsError,
-    SplitError,
-    TokvizError,
-)
+from .errors import CorpusError, EncodeError, ModelFormatError, SettingsError, SplitError, TokvizError
 from .io.model_files import load_timeline, save_timeline
 from .text.chunks import Cancelled, count_chunks, count_word_table
-from .text.corpus import (
-    decode_utf8,
-    looks_like_word_counts,
-    parse_word_counts,
-    read_text,
-)
+from .text.corpus import decode_utf8, looks_like_word_counts, parse_word_counts, read_text
 from .text.split import (
     GPT2_SPLIT_PATTERN,
     GPT4_SPLIT_PATTERN,

@@ -10,14 +10,7 @@ selects it in the vocabulary. What it leaves out: the algorithms (``core.pretrai
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
-from PySide6.QtWidgets import (
-    QComboBox,
-    QLabel,
-    QProgressBar,
-    QPushButton,
-    QTableView,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar, QPushButton, QTableView, QWidget
 
 from tokviz.engine.pretrained_tasks import find_glitches
 from tokviz.engine.tables.glitch_model import ID_ROLE, GlitchModel

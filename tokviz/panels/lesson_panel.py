@@ -17,14 +17,7 @@ from math import log10
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QPalette
-from PySide6.QtWidgets import (
-    QLabel,
-    QPushButton,
-    QSizePolicy,
-    QStackedWidget,
-    QTextBrowser,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStackedWidget, QTextBrowser, QWidget
 
 from tokviz.core.lessons.figures import Figure
 

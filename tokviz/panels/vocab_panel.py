@@ -34,12 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.pretrained import FILTERS
-from tokviz.engine.pretrained_tasks import (
-    VocabQuery,
-    index_vocab,
-    run_query,
-    vocab_source,
-)
+from tokviz.engine.pretrained_tasks import VocabQuery, index_vocab, run_query, vocab_source
 from tokviz.engine.tables.vocab_model import (
     COL_BYTES,
     COL_COUNT,

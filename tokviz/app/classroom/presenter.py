@@ -18,11 +18,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QToolBar, QWidget
 
 from tokviz.app.session_ops import raised_panel_ids
 from tokviz.core.display.tokens import visible_token
-from tokviz.engine.settings import (
-    LAYOUT_VERSION,
-    PRESENTER_SCALE_MIN,
-    clamp_presenter_scale,
-)
+from tokviz.engine.settings import LAYOUT_VERSION, PRESENTER_SCALE_MIN, clamp_presenter_scale
 from tokviz.panels.base import HIGHLIGHT_WIDTH_PROPERTY
 from tokviz.panels.timeline.transport import focus_is_typing
 

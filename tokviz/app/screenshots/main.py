@@ -83,22 +83,16 @@ def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
                     if not window.docks.dock(pid).grab().save(str(path)):
                         raise OSError(f"cannot write {path}")
                     written.append(path)
-            from .presenter import (
-                take_presenter_screenshots,  # presenter mode
-            )
+            from .presenter import take_presenter_screenshots  # presenter mode
 
             written += take_presenter_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
             from .pretrained import take_pretrained_screenshots  # GPT-2 loaded
 
             written += take_pretrained_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
-            from .algorithms import (
-                take_algorithm_screenshots,  # WordPiece, Unigram
-            )
+            from .algorithms import take_algorithm_screenshots  # WordPiece, Unigram
 
             written += take_algorithm_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
-            from tokviz.app.classroom.lesson_runner import (
-                take_lesson_screenshots,  # guided lessons: last (new corpora)
-            )
+            from tokviz.app.classroom.lesson_runner import take_lesson_screenshots  # guided lessons: last (new corpora)
 
             written += take_lesson_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
         finally:

@@ -21,16 +21,8 @@ from dataclasses import dataclass, replace
 
 from tokviz.core.bpe.timeline import Timeline, Training, TrainSettings
 from tokviz.core.errors import SettingsError
-from tokviz.core.unigram.timeline import (
-    UnigramSettings,
-    UnigramTimeline,
-    UnigramTraining,
-)
-from tokviz.core.wordpiece.timeline import (
-    WordPieceSettings,
-    WordPieceTimeline,
-    WordPieceTraining,
-)
+from tokviz.core.unigram.timeline import UnigramSettings, UnigramTimeline, UnigramTraining
+from tokviz.core.wordpiece.timeline import WordPieceSettings, WordPieceTimeline, WordPieceTraining
 
 from .protocol import StepTimeline
 from .protocol import step_noun as _timeline_step_noun

@@ -37,13 +37,7 @@ from .table import (
     embedding_share,
     gpt2_parameter_count,
 )
-from .training import (
-    EmbedStep,
-    EmbedTrainer,
-    EmbedTrainSettings,
-    token_pairs,
-    train_embeddings,
-)
+from .training import EmbedStep, EmbedTrainer, EmbedTrainSettings, token_pairs, train_embeddings
 
 __all__ = [
     "MAX_EMBED_DIM", "REFERENCE_MODELS", "EmbedStep", "EmbedTrainSettings", "EmbedTrainer",

@@ -18,13 +18,7 @@ import numpy as np
 
 from tokviz.core.errors import SettingsError
 
-from .positional_params import (
-    MAX_POSITIONS,
-    TWO_PI,
-    PositionalParams,
-    alibi_slopes,
-    check_kind,
-)
+from .positional_params import MAX_POSITIONS, TWO_PI, PositionalParams, alibi_slopes, check_kind
 
 
 def _num(x: float) -> str:

@@ -26,29 +26,11 @@ from .explain import (
 )
 from .hf.normalizers import UnsupportedComponent
 from .hf.tokenizer import HfTokenizer
-from .loaded_timeline import (
-    LazyMerges,
-    LoadedSettings,
-    LoadedTimeline,
-    as_timeline,
-    is_tokviz_model,
-    open_timeline,
-)
-from .loader import (
-    KnownTokenizer,
-    known_tokenizers,
-    load_by_name,
-    load_tiktoken,
-    load_tokenizer,
-)
+from .loaded_timeline import LazyMerges, LoadedSettings, LoadedTimeline, as_timeline, is_tokviz_model, open_timeline
+from .loader import KnownTokenizer, known_tokenizers, load_by_name, load_tiktoken, load_tokenizer
 from .minbpe import load_minbpe, parse_minbpe
 from .rank_bpe import RankBpeTokenizer
-from .tiktoken_files import (
-    KNOWN_ENCODINGS,
-    KnownEncoding,
-    find_encoding_file,
-    read_tiktoken_file,
-)
+from .tiktoken_files import KNOWN_ENCODINGS, KnownEncoding, find_encoding_file, read_tiktoken_file
 from .vocab_view import FILTERS, SORT_KEYS, VocabEntry, VocabIndex, token_flags
 
 __all__ = [name for name in dir() if not name.startswith("_")]

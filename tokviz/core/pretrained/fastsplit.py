@@ -20,11 +20,7 @@ from functools import lru_cache
 
 import regex
 
-from tokviz.core.text.split import (
-    GPT2_SPLIT_PATTERN,
-    GPT4_SPLIT_PATTERN,
-    O200K_SPLIT_PATTERN,
-)
+from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
 
 from .unicode_tables import WHITE_SPACE, PinnedPattern
 

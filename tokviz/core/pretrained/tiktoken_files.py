@@ -23,11 +23,7 @@ from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.io.model_files import read_file
-from tokviz.core.text.split import (
-    GPT2_SPLIT_PATTERN,
-    GPT4_SPLIT_PATTERN,
-    O200K_SPLIT_PATTERN,
-)
+from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
 
 ENDOFTEXT = "<|endoftext|>"
 FIM_PREFIX = "<|fim_prefix|>"

@@ -32,13 +32,7 @@ from tokviz.core.text.split import parse_split
 
 from .replay import wordpiece_tree
 from .tokenizer import MAX_WORD_CHARS, WordPieceMatch, WordPieceTokenizer, split_form
-from .trainer import (
-    CONTINUATION,
-    WordPieceCandidate,
-    WordPieceStep,
-    WordPieceTrainer,
-    base_symbols,
-)
+from .trainer import CONTINUATION, WordPieceCandidate, WordPieceStep, WordPieceTrainer, base_symbols
 
 FORMAT_NAME = "tokviz-wordpiece"
 FORMAT_VERSION = 1

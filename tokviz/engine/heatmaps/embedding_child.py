@@ -33,12 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tokviz.core import Cancelled
-from tokviz.core.embeddings import (
-    EmbeddingTable,
-    EmbedTrainer,
-    EmbedTrainSettings,
-    compute_similarity,
-)
+from tokviz.core.embeddings import EmbeddingTable, EmbedTrainer, EmbedTrainSettings, compute_similarity
 from tokviz.engine.child_process import (
     JOB_ERRORS,
     child_pipes,
@@ -167,8 +162,6 @@ def child_main() -> int:
 
 
 if __name__ == "__main__":
-    from .embedding_child import (
-        child_main as main,  # pickles name that module, not __main__
-    )
+    from .embedding_child import child_main as main  # pickles name that module, not __main__
 
     exit_child(main)

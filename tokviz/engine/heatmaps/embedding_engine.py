@@ -25,19 +25,9 @@ import numpy as np
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 
 from tokviz.core import Cancelled, Timeline
-from tokviz.core.embeddings import (
-    EmbeddingTable,
-    EmbedTrainSettings,
-    SimilarityView,
-    compute_similarity,
-)
-from tokviz.engine.child_process import (
-    ChildProcess,
-    ChildWorkerMixin,
-    write_event,
-    write_frame,
-)
 from tokviz.core.display.tokens import visible_token
+from tokviz.core.embeddings import EmbeddingTable, EmbedTrainSettings, SimilarityView, compute_similarity
+from tokviz.engine.child_process import ChildProcess, ChildWorkerMixin, write_event, write_frame
 from tokviz.engine.tables.record_model import RIGHT, RecordModel
 from tokviz.engine.workers import BackgroundEngine, BackgroundWorker
 

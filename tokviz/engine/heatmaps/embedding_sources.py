@@ -17,12 +17,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from tokviz.core.algorithm.registry import snapshot
 from tokviz.engine.tasks import TaskEngine
 
-from .embedding_engine import (
-    MAX_CORPUS_CHARS,
-    TokenizedCorpus,
-    encode_current_text,
-    tokenize_corpus,
-)
+from .embedding_engine import MAX_CORPUS_CHARS, TokenizedCorpus, encode_current_text, tokenize_corpus
 
 RETOKENIZE_DELAY_MS = 400  # steps change quickly while a tokenizer trains
 TEXT_DELAY_MS = 300  # typing in the token view

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
-from tokviz.core.pretrained.glitch_report import REASONS, GlitchReport, GlitchRow
 from tokviz.core.display.tokens import hex_bytes, visible_token
+from tokviz.core.pretrained.glitch_report import REASONS, GlitchReport, GlitchRow
 
 from .record_model import RIGHT, RecordModel
 

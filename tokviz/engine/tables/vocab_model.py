@@ -19,14 +19,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 import numpy as np
-from PySide6.QtCore import (
-    QModelIndex,
-    QObject,
-    QPersistentModelIndex,
-    Qt,
-    Signal,
-    Slot,
-)
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, Signal, Slot
 
 from tokviz.core import UNK_TOKEN, MergeStep, Timeline
 from tokviz.core.display.tokens import hex_bytes, is_partial_utf8, visible_token

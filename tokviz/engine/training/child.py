@@ -28,10 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from tokviz.core import Cancelled, TrainSettings, parse_word_counts
-from tokviz.core.algorithm.registry import (  # BPE, WordPiece or Unigram
-    empty_copy,
-    make_training,
-)
+from tokviz.core.algorithm.registry import empty_copy, make_training  # BPE, WordPiece or Unigram
 from tokviz.engine.child_process import (
     JOB_ERRORS,
     child_pipes,

@@ -30,15 +30,7 @@ from tokviz.core.algorithm.registry import empty_copy, make_training, step_noun
 from tokviz.engine.child_process import ChildProcess, ChildWorkerMixin, write_frame
 from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, background_mode
 
-from .child import (
-    STAGE_COUNTING,
-    STAGE_PARSING,
-    STAGE_PREPARING,
-    STAGE_TRAINING,
-    CorpusInput,
-    Event,
-    training_events,
-)
+from .child import STAGE_COUNTING, STAGE_PARSING, STAGE_PREPARING, STAGE_TRAINING, CorpusInput, Event, training_events
 
 __all__ = ["CorpusInput", "TrainingEngine", "TrainingProgress", "TrainingWorker", "STAGE_TRAINING"]
 

@@ -15,13 +15,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QLabel,
-    QProgressBar,
-    QStackedWidget,
-    QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QLabel, QProgressBar, QStackedWidget, QWidget
 
 from tokviz.core import looks_like_word_counts
 from tokviz.engine.corpus_files import (

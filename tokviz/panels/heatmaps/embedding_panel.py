@@ -18,24 +18,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import (
-    QComboBox,
-    QFileDialog,
-    QHBoxLayout,
-    QLabel,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from tokviz.core import TokvizError
-from tokviz.core.embeddings import (
-    REFERENCE_MODELS,
-    EmbeddingTable,
-    EmbedTrainSettings,
-    nearest_neighbours,
-)
+from tokviz.core.embeddings import REFERENCE_MODELS, EmbeddingTable, EmbedTrainSettings, nearest_neighbours
 from tokviz.engine.heatmaps.embedding_engine import (
     EmbeddingEngine,
     NeighboursModel,
@@ -54,7 +41,6 @@ from .embedding_widgets import (
     CURRENT_TEXT_CHARS,
     MODE_TEXT,
     EmbeddingControls,
-    LossHistory,
     LossPlot,
     NeighboursPane,
     load_table,
@@ -66,7 +52,6 @@ from .heatmap_view import HeatmapView, wrapping_label
 __all__ = ["EmbeddingPanel"]
 
 N_NEIGHBOURS = 10
-LOSS_REFRESH_MS = 200  # the loss curve repaints at most this often while training (painting costs)
 
 
 class EmbeddingPanel(Panel):
@@ -88,8 +73,6 @@ class EmbeddingPanel(Panel):
         self.corpus: TokenizedCorpus | None = None
         self.table: EmbeddingTable | None = None
         self.view: SimilarityView | None = None
-        self.history = LossHistory()  # batch losses and their moving average (`losses`, `smoothed`)
-        self.info: TrainingInfo | None = None
         self._last_step = None  # newest EmbedStep of the current run
         self._workspace: Workspace | None = None
         self.sources = EmbeddingSources(self)
@@ -119,12 +102,16 @@ class EmbeddingPanel(Panel):
     @property
     def losses(self) -> np.ndarray:
         """Batch losses of the current (or last) run, ``(steps,)``."""
-        return self.history.losses
+        return self.loss_plot.history.losses
 
     @property
     def smoothed(self) -> np.ndarray:
         """Their moving average, ``(steps,)``."""
-        return self.history.smoothed
+        return self.loss_plot.history.smoothed
+
+    @property
+    def info(self) -> TrainingInfo | None:
+        return self.loss_plot.info
 
     # -- building ---------------------------------------------------------------------------
 
@@ -146,8 +133,7 @@ class EmbeddingPanel(Panel):
         self.heatmap.set_readout(self._readout)
         self.heatmap.cell_clicked.connect(self._on_heatmap_cell_clicked)
         self.loss_plot = LossPlot()
-        self._loss_timer = QTimer(self, singleShot=True, interval=LOSS_REFRESH_MS)  # coalesces repaints
-        self._loss_timer.timeout.connect(self._update_loss_plot)
+        self.loss_plot.redrawn.connect(self._update_training_status)
         self.neighbours = NeighboursModel(self)
         self.near = near = NeighboursPane(self.neighbours)
         self.token_box, self.neighbours_view = near.token_box, near.view
@@ -248,8 +234,7 @@ class EmbeddingPanel(Panel):
     def _set_table(self, table: EmbeddingTable, *, reset_loss: bool = False) -> None:
         self.table = table
         if reset_loss:
-            self.history, self.info = LossHistory(), None
-            self._update_loss_plot()
+            self.loss_plot.new_run()
         if table.dim != self.dim_spin.value():
             self.dim_spin.blockSignals(True)
             self.dim_spin.setValue(table.dim)
@@ -340,8 +325,8 @@ class EmbeddingPanel(Panel):
                 self.dim_spin.blockSignals(True)
                 self.dim_spin.setValue(s.dim)
                 self.dim_spin.blockSignals(False)
-            self.history, self.info, self._last_step = LossHistory(), None, None
-            self._update_loss_plot()
+            self._last_step = None
+            self.loss_plot.new_run()
             self.training_engine.start(self.corpus, s, view=(self.token_ids(), self.reorder_box.isChecked()))
         except TokvizError as exc:
             self._show_error(f"Cannot train embeddings: {exc}")
@@ -355,17 +340,14 @@ class EmbeddingPanel(Panel):
 
     @Slot(object)
     def _on_training_prepared(self, info: TrainingInfo) -> None:
-        self.info = info
-        self._update_loss_plot()
+        self.loss_plot.set_info(info)
 
     @Slot(list, object)
     def _on_training_progressed(self, steps: list, table: object) -> None:
         """Live update: record losses (the curve repaints on a timer) and keep the newest table
         for user actions (neighbours, other tokens). No maths here: the training process sends
         the heatmap ready to draw (`_on_training_view_ready`)."""
-        self.history.extend([s.loss for s in steps], [s.smoothed_loss for s in steps])
-        if not self._loss_timer.isActive():
-            self._loss_timer.start()
+        self.loss_plot.add([s.loss for s in steps], [s.smoothed_loss for s in steps])
         self._last_step = steps[-1]
         if table is not None:
             self.table = table
@@ -379,28 +361,26 @@ class EmbeddingPanel(Panel):
 
     @Slot(object)
     def _on_training_finished(self, table: EmbeddingTable) -> None:
-        self._loss_timer.stop()
-        self._update_loss_plot()
+        self.loss_plot.redraw()
         self._set_table(table)
         loss = f", loss {self.smoothed[-1]:.3f}" if len(self.smoothed) else ""
         self._set_status(f"Trained {len(self.losses):,} steps{loss}. Table: {table.source}.")
 
     @Slot()
     def _on_training_cancelled(self) -> None:
-        self._loss_timer.stop()
-        self._update_loss_plot()
+        self.loss_plot.redraw()
         self._set_status(f"Embedding training cancelled after {len(self.losses):,} steps.")
 
     @Slot(str)
     def _on_training_failed(self, message: str) -> None:
         self._show_error(f"Embedding training failed: {message}")
 
-    def _update_loss_plot(self) -> None:
+    @Slot()
+    def _update_training_status(self) -> None:
         last = self._last_step
         if last is not None and self.training_engine.is_running:
             self._set_status(f"Training embeddings: step {last.step:,} of {last.n_steps:,} (epoch {last.epoch + 1}), "
                              f"loss {last.smoothed_loss:.3f}")
-        self.loss_plot.show_losses(self.losses, self.smoothed, self.info)
 
     @Slot()
     def _update_buttons(self) -> None:

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QEventLoop, Qt, QTimer
+from PySide6.QtCore import QEvent, QEventLoop, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -33,6 +33,7 @@ from .heatmap_view import cache_axes, style_plot
 
 CURRENT_TEXT_CHARS = 400  # the "current text" when no token view gives one: the corpus's start
 MAX_LOSS_POINTS = 2000  # points per loss curve; longer runs are shown as block means
+LOSS_REFRESH_MS = 200  # the loss curve repaints at most this often while training (painting costs)
 MODE_TEXT, MODE_FREQUENT = "text", "frequent"  # which tokens the heatmap shows
 
 
@@ -188,11 +189,20 @@ def loss_ranges(n: int, losses: np.ndarray, info) -> tuple[float, float, float]:
 
 
 class LossPlot(pg.PlotWidget):
-    """Batch loss (light), its moving average (red) and the uniform / unigram reference lines."""
+    """Batch loss (light), its moving average (red) and the uniform / unigram reference lines.
+
+    It keeps the run's losses (`history`) and the run's reference losses (`info`); `add` records a
+    batch and repaints at most every `LOSS_REFRESH_MS` (`redrawn` follows each repaint)."""
+
+    redrawn = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("loss_plot")
+        self.history = LossHistory()
+        self.info = None  # TrainingInfo of the run: uniform and unigram losses
+        self._timer = QTimer(self, singleShot=True, interval=LOSS_REFRESH_MS)  # coalesces repaints
+        self._timer.timeout.connect(self.redraw)
         self.setMenuEnabled(False)
         # no grid: grid lines belong to the axes, and redrawing them on every range change
         # costs ~10 ms; the dashed reference lines give the scale instead
@@ -214,6 +224,24 @@ class LossPlot(pg.PlotWidget):
         self.unigram_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("#2ca02c", style=dash),
                                             label="unigram", labelOpts={"position": 0.35, "color": "#2ca02c"})
         style_plot(self, self.palette())
+
+    def new_run(self) -> None:
+        self.history, self.info = LossHistory(), None
+        self.redraw()
+
+    def set_info(self, info) -> None:
+        self.info = info
+        self.redraw()
+
+    def add(self, losses: list[float], smoothed: list[float]) -> None:
+        self.history.extend(losses, smoothed)
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def redraw(self) -> None:
+        self._timer.stop()
+        self.show_losses(self.history.losses, self.history.smoothed, self.info)
+        self.redrawn.emit()
 
     def show_losses(self, losses: list[float], smoothed: list[float], info) -> None:
         y = np.asarray(losses, dtype=np.float64)

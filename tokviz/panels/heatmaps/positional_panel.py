@@ -28,13 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.embeddings.positional import (
-    MAX_DIM,
-    MAX_POSITIONS,
-    MIN_DIM,
-    PositionalParams,
-    formula_text,
-)
+from tokviz.core.embeddings.positional import MAX_DIM, MAX_POSITIONS, MIN_DIM, PositionalParams, formula_text
 from tokviz.engine.heatmaps.heatmap_engine import (
     VIEW_DIMS,
     VIEW_DISTANCE,

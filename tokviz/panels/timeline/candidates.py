@@ -16,12 +16,7 @@ from tokviz.core.bpe.replay import decision_at
 from tokviz.core.display.tokens import visible_token
 from tokviz.panels.widgets import cell_table, set_cells, vbox
 
-from .wordpiece import (
-    BPE_CANDIDATE_HEADERS,
-    paint_candidate,
-    reset_candidate_headers,
-    show_wordpiece_candidates,
-)
+from .wordpiece import BPE_CANDIDATE_HEADERS, paint_candidate, reset_candidate_headers, show_wordpiece_candidates
 
 
 class CandidatesView(QWidget):

@@ -16,12 +16,7 @@ from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextLayout
 from PySide6.QtWidgets import QPlainTextEdit, QToolTip, QWidget
 
 from tokviz.core.bpe.replay import Segmentation
-from tokviz.core.display.palette import (
-    DEFAULT_PALETTE,
-    assign_colors,
-    fresh_colors,
-    token_palette,
-)
+from tokviz.core.display.palette import DEFAULT_PALETTE, assign_colors, fresh_colors, token_palette
 from tokviz.core.display.tokens import visible_token
 from tokviz.panels.base import is_dark, monospace_font
 

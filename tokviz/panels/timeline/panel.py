@@ -38,9 +38,9 @@ from PySide6.QtWidgets import (
 
 from tokviz.core.bpe.replay import WindowSegmenter, series
 from tokviz.core.bpe.timeline import Timeline
+from tokviz.core.display.tokens import visible_token
 from tokviz.core.errors import TokvizError
 from tokviz.core.text.corpus import parse_word_counts
-from tokviz.core.display.tokens import visible_token
 from tokviz.engine.playback import Playback
 from tokviz.engine.tables.merge_model import MergeModel
 from tokviz.panels.base import Panel, monospace_font
@@ -53,6 +53,7 @@ from .presenting import present_timeline, size_for_font, splitter_sizes
 from .provenance import ProvenanceView
 from .transport import TransportBar
 from .unigram import UnigramParts
+
 WINDOW_CHARS = 2_500  # corpus characters shown (and encoded) per step
 MAX_CORPUS_CHARS = 2_000_000  # how much of a large corpus the position slider can reach
 MAX_WORDS = 400  # word-frequency rows shown

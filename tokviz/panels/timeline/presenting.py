@@ -12,13 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QFontMetrics
 
-from tokviz.engine.tables.merge_model import (
-    COL_COUNT,
-    COL_ID,
-    COL_LENGTH,
-    COL_RANK,
-    COLUMNS,
-)
+from tokviz.engine.tables.merge_model import COL_COUNT, COL_ID, COL_LENGTH, COL_RANK, COLUMNS
 from tokviz.panels.base import PresentingChanges
 
 HIDDEN_COLUMNS = (COL_ID, COL_LENGTH)

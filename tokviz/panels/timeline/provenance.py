@@ -9,24 +9,17 @@ step), with the rank of each merge that fires. Typing is debounced; one word is 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import (
-    QHeaderView,
-    QLabel,
-    QLineEdit,
-    QSplitter,
-    QTreeWidget,
-    QTreeWidgetItem,
-    QWidget,
-)
+from PySide6.QtWidgets import QHeaderView, QLabel, QLineEdit, QSplitter, QTreeWidget, QTreeWidgetItem, QWidget
 
 from tokviz.core import Timeline
 from tokviz.core.bpe.replay import TraceStep, TreeNode, trace_word
-from tokviz.core.wordpiece.timeline import WordPieceTimeline
 from tokviz.core.display.tokens import visible_token
+from tokviz.core.wordpiece.timeline import WordPieceTimeline
 from tokviz.panels.base import monospace_font
 from tokviz.panels.widgets import cell_table, hbox, set_cells, vbox
 
 from .wordpiece import reset_trace_headers, show_wordpiece_trace
+
 TRACE_DELAY_MS = 150
 MAX_WORD = 200
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidget, QTableWidgetItem
 
-from tokviz.core.wordpiece.replay import wordpiece_decision, wordpiece_trace
 from tokviz.core.display.tokens import visible_token
+from tokviz.core.wordpiece.replay import wordpiece_decision, wordpiece_trace
 from tokviz.panels.base import monospace_font, muted_color, ok_color
 from tokviz.panels.widgets import set_cells
 

@@ -57,6 +57,7 @@ from .diagnostics import diagnostics_html, token_tooltip_html
 from .export import TokenViewExports
 from .flow_view import MODES, TokenFlowView
 from .models_menu import PieceRows
+
 SAMPLE_TEXT = ("Tokenizers cut text into pieces: café, naïve, Größe, 東京タワー, 안녕하세요!\n"
                "Emoji: 👋🏽 👩‍💻 ✨ — numbers 2024, 3.14159 and 1,000,000.\n"
                "    def hello(): return \" hello\"  \n<|endoftext|>")

@@ -26,21 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core import (
-    SPLIT_PRESETS,
-    Timeline,
-    TokvizError,
-    TrainSettings,
-    merge_budget,
-    parse_split,
-)
+from tokviz.core import SPLIT_PRESETS, Timeline, TokvizError, TrainSettings, merge_budget, parse_split
 from tokviz.panels.base import Panel, error_color, monospace_font
 
-from .algorithms import (
-    GPT_SPLITS,
-    NON_BPE_SPLIT,
-    AlgorithmOptions,
-)
+from .algorithms import GPT_SPLITS, NON_BPE_SPLIT, AlgorithmOptions
 
 UNIT_CHOICES = (("bytes", "Bytes (UTF-8, 256 base tokens)"), ("chars", "Characters of the corpus"))
 SPLIT_CHOICES = (

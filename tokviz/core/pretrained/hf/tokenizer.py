@@ -22,12 +22,7 @@ import regex
 from tokviz.core.bpe.tokenizer import ExplainStep
 from tokviz.core.encoding import Encoding, allowed_specials, offsets_of, uncovered
 from tokviz.core.errors import ModelFormatError
-from tokviz.core.pretrained.common import (
-    INF_RANK,
-    LoadedMerge,
-    byte_char_spans,
-    check_ids,
-)
+from tokviz.core.pretrained.common import INF_RANK, LoadedMerge, byte_char_spans, check_ids
 
 from .decoders import (
     ByteLevelDecoder,
@@ -41,13 +36,7 @@ from .decoders import (
 )
 from .models import HfBpeModel, WordPieceModel, build_model
 from .normalizers import Normalizer, NormStr, build_normalizer
-from .pretokenizers import (
-    CHAR_BYTE,
-    ByteLevelPre,
-    PreTokenizer,
-    build_pre_tokenizer,
-    to_byte_chars,
-)
+from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, build_pre_tokenizer, to_byte_chars
 
 _BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
 _MARKER = "\u2581"
