@@ -7,7 +7,7 @@ work (`tokviz.core.io.tokenizer_export`, atomic writes); this runs it on a backg
 (`TaskEngine`: a 100k-merge model takes ~0.4 s) on a snapshot of the timeline, keeps the menu
 actions disabled with the reason in their tips when the model cannot be exported (WordPiece,
 Unigram, loaded tokenizers, end-of-word markers, character units for tiktoken), and shows errors
-with ``window.dialogs.error``. What this leaves out: the formats themselves, the CLI
+with ``dialogs.error``. What this leaves out: the formats themselves, the CLI
 (``tokviz export``, `tokviz.app.cli.export`).
 """
 
@@ -23,6 +23,9 @@ from PySide6.QtWidgets import QMenu
 
 from tokviz.core.io.tokenizer_export import ExportedFiles, export_problem, export_timeline
 from tokviz.engine.tasks import TaskEngine
+
+from .services import WindowServices
+from .waiting import wait_for_signals
 
 
 @dataclass(frozen=True)
@@ -49,9 +52,9 @@ class ExportController(QObject):
     exported = Signal(str)
     export_failed = Signal(str)
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, step_model, services: WindowServices, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.step_model, self.services = step_model, services
         self.writer = TaskEngine("tokenizer-exporter", self)
         self.writer.finished.connect(self._on_writer_finished)
         self.writer.failed.connect(self._on_writer_failed)
@@ -61,8 +64,8 @@ class ExportController(QObject):
         self._at_step: QAction | None = None
         self._path: Path | None = None
         self.outcome = ""  # "exported", "failed", "cancelled" of the last export
-        window.step_model.timeline_changed.connect(self.update_actions)
-        window.step_model.finished_changed.connect(self.update_actions)
+        step_model.timeline_changed.connect(self.update_actions)
+        step_model.finished_changed.connect(self.update_actions)
 
     def install(self, menu: QMenu, actions) -> None:
         """Fill File > Export Tokenizer ▸ with the window's export actions."""
@@ -82,7 +85,7 @@ class ExportController(QObject):
 
     def problem(self, fmt: str) -> str | None:
         """Why the current model cannot be exported as `fmt`, or None."""
-        timeline = self.window.step_model.timeline
+        timeline = self.step_model.timeline
         if timeline is None:
             return "No model yet: train a BPE tokenizer (or open a tokviz BPE model) first"
         why = export_problem(timeline, fmt)
@@ -96,24 +99,24 @@ class ExportController(QObject):
             action.setStatusTip(why or self._tips[fmt])
             action.setToolTip(why or self._tips[fmt])
         if self._at_step is not None:
-            sm = self.window.step_model
+            sm = self.step_model
             self._at_step.setText(f"At the Current Step Only (first {sm.step:,} of {sm.n_steps:,} merges)")
             self._at_step.setEnabled(any(a.isEnabled() for a in self._actions.values()))
 
     def chosen_step(self) -> int | None:
         """The step the menu exports: the current one when "At the Current Step Only" is checked."""
         if self._at_step is not None and self._at_step.isChecked():
-            return self.window.step_model.step
+            return self.step_model.step
         return None
 
     def export_dialog(self, fmt: str) -> bool:
         """Ask for a file name, then start writing (returns whether it started)."""
         why = self.problem(fmt)
         if why is not None:
-            self.window.dialogs.error("Cannot export this tokenizer", why)
+            self.services.dialogs.error("Cannot export this tokenizer", why)
             return False
-        f, store = FORMATS[fmt], self.window.settings_store
-        path = self.window.dialogs.save_path(f"Export {f.label}", str(Path(store.last_dir()) / f.file_name),
+        f, store = FORMATS[fmt], self.services.settings
+        path = self.services.dialogs.save_path(f"Export {f.label}", str(Path(store.last_dir()) / f.file_name),
                                              f.filters)
         if not path:
             return False
@@ -128,15 +131,15 @@ class ExportController(QObject):
         why = self.problem(fmt)
         if why is not None:
             self.outcome = "failed"
-            self.window.dialogs.error("Cannot export this tokenizer", why)
+            self.services.dialogs.error("Cannot export this tokenizer", why)
             return False
         if self.is_running:
-            self.window.statusBar().showMessage("Still writing the previous export…", 3000)
+            self.services.status("Still writing the previous export…", 3000)
             return False
-        timeline = self.window.step_model.timeline
+        timeline = self.step_model.timeline
         snapshot = dataclasses.replace(timeline, steps=timeline.steps[:])  # training may still add steps
         self._path, self.outcome = Path(path), ""
-        self.window.statusBar().showMessage(f"Exporting {FORMATS[fmt].label} to {self._path}…")
+        self.services.status(f"Exporting {FORMATS[fmt].label} to {self._path}…")
         self.writer.start(_write, snapshot, self._path, fmt, step)
         return self.wait(timeout_ms) == "exported" if wait else True
 
@@ -145,24 +148,24 @@ class ExportController(QObject):
         ``"idle"`` (nothing exported yet) or ``"timeout"``."""
         if not self.is_running:
             return self.outcome or "idle"
-        return self.window.wait_for({"exported": [self.exported], "failed": [self.export_failed],
+        return wait_for_signals({"exported": [self.exported], "failed": [self.export_failed],
                                       "cancelled": [self.writer.cancelled]}, timeout_ms)
 
     @Slot(object)
     def _on_writer_finished(self, done: ExportedFiles) -> None:
         self.outcome = "exported"
-        self.window.settings_store.set_last_dir(done.files[0].parent)
+        self.services.settings.set_last_dir(done.files[0].parent)
         names = " and ".join(p.name for p in done.files)
-        self.window.statusBar().showMessage(
+        self.services.status(
             f"Exported {names}: {done.n_tokens:,} tokens, {done.n_merges:,} merges", 8000)
         self.exported.emit(str(done.files[0]))
 
     @Slot(str)
     def _on_writer_failed(self, message: str) -> None:
         self.outcome = "failed"
-        self.window.statusBar().showMessage("Could not export the tokenizer", 5000)
+        self.services.status("Could not export the tokenizer", 5000)
         self.export_failed.emit(message)
-        self.window.dialogs.error("Could not export the tokenizer", message[:1].upper() + message[1:])
+        self.services.dialogs.error("Could not export the tokenizer", message[:1].upper() + message[1:])
 
     @Slot()
     def _on_writer_cancelled(self) -> None:

@@ -76,6 +76,7 @@ from .dialogs import Dialogs, ShortcutsDialog, show_about
 from .docks import DockManager
 from .export_ops import ExportController  # File > Export Tokenizer
 from .file_ops import FileController
+from .services import WindowServices
 from .session_ops import SessionController  # classroom
 from .theme import Appearance
 from .tokenizer_ops import TokenizerController  # pretrained tokenizers
@@ -152,14 +153,17 @@ class MainWindow(QMainWindow):
         self.token_view_panel.token_selected.connect(self.vocab_panel.select_token)
         install_model_rows(self.token_view_panel, self.trained_models)
         self.files = FileController(self)
-        self.tokenizers = TokenizerController(self)  # pretrained tokenizers
-        self.exporter = ExportController(self)
+        self.services = WindowServices(self.dialogs, self.settings_store, self.statusBar())
+        self.tokenizers = TokenizerController(self.step_model, self.training_engine, self.training_panel,
+                                              self.show_model, self.services, self)  # pretrained tokenizers
+        self.exporter = ExportController(self.step_model, self.services, self)
         self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.workspace.corpus_sample)
         self.docks.add_panel(self.glitch_panel, tabify_with="vocabulary")
         self.glitch_panel.token_selected.connect(self._on_glitch_token_selected)
         self.presenter = Presenter(self)  # classroom
         self.sessions = SessionController(self)
-        self.animation = AnimationExporter(self)
+        self.animation = AnimationExporter(self.step_model, self.timeline_panel, self.token_view_panel,
+                                           self.select_panel, self.services, self)
         self.lesson_panel = LessonPanel()  # guided lessons: a tab beside the training panel
         self.docks.add_panel(self.lesson_panel)
         self.lesson_panel_ids: list[str] | None = None  # panels of the running lesson (presenter mode)
@@ -195,8 +199,7 @@ class MainWindow(QMainWindow):
         self.training_panel.cancel_requested.connect(self.cancel_training)
         self.training_panel.validity_changed.connect(self._on_training_panel_validity_changed)
         self.training = TrainingController(self.training_engine, self.workspace, self.corpus_panel,
-                                           self.training_panel, self.training_status, self.dialogs,
-                                           self.settings_store, self)
+                                           self.training_panel, self.training_status, self.services, self)
         self.training.done.connect(self.training_done)
         self.training_engine.running_changed.connect(self._on_training_engine_running_changed)
         self.appearance.theme_changed.connect(self._update_theme_actions)

@@ -20,6 +20,9 @@ from tokviz.core.text.split import SPLIT_PRESETS
 from tokviz.engine.pretrained_tasks import load_any_timeline
 from tokviz.engine.tasks import TaskEngine
 
+from .services import WindowServices
+from .waiting import wait_for_signals
+
 TOKENIZER_FILTER = ("Tokenizers (*.tiktoken *.json *.bpe *.model);;tiktoken files (*.tiktoken);;"
                     "tokenizer.json / encoder.json (*.json);;All files (*)")
 DEFAULT_PATTERN = "gpt4"  # offered when a .tiktoken file's pattern is unknown
@@ -32,9 +35,12 @@ class TokenizerController(QObject):
     open_failed = Signal(str)
     cancelled = Signal()
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, step_model, training_engine, training_panel, show_model, services: WindowServices,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.step_model, self.training_engine, self.training_panel = step_model, training_engine, training_panel
+        self.show_model = show_model  # (timeline, path): a tokviz model opened as a tokenizer
+        self.services = services
         self.loader = TaskEngine("tokenizer-loader", self)
         self.loader.finished.connect(self._on_loader_finished)
         self.loader.failed.connect(self._on_loader_failed)
@@ -43,7 +49,7 @@ class TokenizerController(QObject):
         self.cancel_button.setToolTip("Stop loading the tokenizer")
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.hide()
-        window.statusBar().addPermanentWidget(self.cancel_button)
+        services.status_bar.addPermanentWidget(self.cancel_button)
         self._source: str | None = None
         self._pattern: str | None = None
         self.outcome = ""  # "opened", "failed", "cancelled" of the last load
@@ -57,31 +63,30 @@ class TokenizerController(QObject):
         ``"failed"``, ``"cancelled"``, ``"idle"`` (nothing loading) or ``"timeout"``."""
         if not self.is_loading:
             return self.outcome or "idle"
-        return self.window.wait_for({"opened": [self.opened], "failed": [self.open_failed],
+        return wait_for_signals({"opened": [self.opened], "failed": [self.open_failed],
                                       "cancelled": [self.cancelled]}, timeout_ms)
 
     def show(self, timeline, source: str) -> None:
         """Make a loaded tokenizer (or a tokviz model opened as one) the window's current model."""
-        w = self.window
         if timeline.has_counts:  # a tokviz model opened as a tokenizer: trained, not loaded
-            w.show_model(timeline, Path(source))
+            self.show_model(timeline, Path(source))
             return
-        if w.training_engine.is_running:
-            w.training_engine.cancel()
-        w.step_model.set_timeline(timeline, source=source)
-        w.training_panel.show_summary(timeline)
-        w.statusBar().showMessage(f"Opened tokenizer {timeline.settings.name}: {timeline.vocab_size:,} tokens, "
+        if self.training_engine.is_running:
+            self.training_engine.cancel()
+        self.step_model.set_timeline(timeline, source=source)
+        self.training_panel.show_summary(timeline)
+        self.services.status(f"Opened tokenizer {timeline.settings.name}: {timeline.vocab_size:,} tokens, "
                                   f"{timeline.n_steps:,} merges", 5000)
 
     def open_dialog(self) -> None:
-        store = self.window.settings_store
-        path = self.window.dialogs.open_path("Open Tokenizer", store.last_dir(), TOKENIZER_FILTER)
+        store = self.services.settings
+        path = self.services.dialogs.open_path("Open Tokenizer", store.last_dir(), TOKENIZER_FILTER)
         if path:
             self.open(path)
 
     def open_folder_dialog(self) -> None:
         """A folder holding a tokenizer (tokenizer.json, encoder.json + vocab.bpe, one .tiktoken...)."""
-        path = self.window.dialogs.open_folder("Open Tokenizer Folder", self.window.settings_store.last_dir())
+        path = self.services.dialogs.open_folder("Open Tokenizer Folder", self.services.settings.last_dir())
         if path:
             self.open(path)
 
@@ -90,7 +95,7 @@ class TokenizerController(QObject):
         self._source, self._pattern = str(source), pattern
         self.outcome = ""
         name = Path(str(source)).name or str(source)
-        self.window.statusBar().showMessage(f"Loading tokenizer {name}…")
+        self.services.status(f"Loading tokenizer {name}…")
         self.cancel_button.show()
         self.loader.start(load_any_timeline, str(source), pattern=pattern)
         return True
@@ -129,7 +134,7 @@ class TokenizerController(QObject):
         self.show(timeline, source)
         path = Path(source)
         if path.exists():
-            store = self.window.settings_store
+            store = self.services.settings
             store.set_last_dir(path.parent if path.is_file() else path)
         self.opened.emit(source)
 
@@ -137,7 +142,7 @@ class TokenizerController(QObject):
     def _on_loader_failed(self, message: str) -> None:
         error = self.loader.last_error
         if isinstance(error, PatternRequired) and self._pattern is None and self._source:
-            pattern = self.window.dialogs.ask_text(
+            pattern = self.services.dialogs.ask_text(
                 "Split pattern needed",
                 f"{Path(self._source).name} is not one of OpenAI's encodings.\nIts split pattern (a regex, "
                 f"or a preset: {', '.join(p for p in SPLIT_PRESETS if SPLIT_PRESETS[p])}):",
@@ -146,18 +151,18 @@ class TokenizerController(QObject):
                 self.open(self._source, pattern=pattern.strip())
                 return
             self._end("cancelled")
-            self.window.statusBar().showMessage("Tokenizer not opened: no split pattern given", 5000)
+            self.services.status("Tokenizer not opened: no split pattern given", 5000)
             self.cancelled.emit()
             return
         self._end("failed")
-        self.window.statusBar().showMessage("Could not open the tokenizer", 5000)
+        self.services.status("Could not open the tokenizer", 5000)
         self.open_failed.emit(message)
-        self.window.dialogs.error("Could not open the tokenizer", message[:1].upper() + message[1:])
+        self.services.dialogs.error("Could not open the tokenizer", message[:1].upper() + message[1:])
 
     @Slot()
     def _on_loader_cancelled(self) -> None:
         self._end("cancelled")
-        self.window.statusBar().showMessage("Loading cancelled", 3000)
+        self.services.status("Loading cancelled", 3000)
         self.cancelled.emit()
 
     def shutdown(self) -> None:

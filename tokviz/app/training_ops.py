@@ -16,16 +16,18 @@ from tokviz.core import Timeline, TokvizError
 from tokviz.core.algorithm.registry import step_noun
 from tokviz.panels.training.status import format_duration
 
+from .services import WindowServices
+
 
 class TrainingController(QObject):
     """Glue between the training panel, the corpus, the engine and the status displays."""
 
     done = Signal(str)  # "finished", "cancelled" or "failed", once per run
 
-    def __init__(self, engine, workspace, corpus_panel, training_panel, training_status, dialogs,
-                 settings_store, parent: QObject | None = None) -> None:
+    def __init__(self, engine, workspace, corpus_panel, training_panel, training_status,
+                 services: WindowServices, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.engine, self.workspace, self.dialogs, self.settings_store = engine, workspace, dialogs, settings_store
+        self.engine, self.workspace, self.services = engine, workspace, services
         self.corpus_panel, self.training_panel, self.training_status = corpus_panel, training_panel, training_status
         self.last_outcome = ""  # of the last run: finished, cancelled or failed
         e = engine
@@ -55,9 +57,9 @@ class TrainingController(QObject):
             message = str(exc)
             self.last_outcome = "failed"
             self.training_status.show_outcome(f"Cannot train: {message}")
-            self.dialogs.error("Cannot train", message[:1].upper() + message[1:])
+            self.services.dialogs.error("Cannot train", message[:1].upper() + message[1:])
             return False
-        self.settings_store.save_train_settings(
+        self.services.settings.save_train_settings(
             replace(settings, word_counts=False) if hasattr(settings, "word_counts") else settings)
         return True
 
@@ -102,7 +104,7 @@ class TrainingController(QObject):
     def _on_engine_failed(self, message: str) -> None:
         self.training_status.show_outcome(f"Training failed: {message}")
         self.training_panel.show_summary(None, status=f"Training failed: {message}")
-        self.dialogs.error("Training failed", message[:1].upper() + message[1:])
+        self.services.dialogs.error("Training failed", message[:1].upper() + message[1:])
         self._end_run("failed")
 
     def _end_run(self, outcome: str) -> None:

@@ -81,9 +81,12 @@ class AnimationExporter(QObject):
     cancelled = Signal()
     failed = Signal(str)
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, step_model, timeline_panel, token_view_panel, select_panel, services,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.step_model, self.timeline_panel, self.token_view_panel = step_model, timeline_panel, token_view_panel
+        self.select_panel = select_panel  # (panel id): bring a panel to the front
+        self.services = services
         self.encoder = TaskEngine("animation-encoder", self)
         self.encoder.progress_changed.connect(self._on_encoder_progress_changed)
         self.encoder.finished.connect(self._on_encoder_finished)
@@ -93,7 +96,7 @@ class AnimationExporter(QObject):
         self.timer.timeout.connect(self._capture)
         self.frame_timeout = QTimer(self, singleShot=True, interval=FRAME_TIMEOUT_MS)
         self.frame_timeout.timeout.connect(self._on_frame_timeout)
-        window.token_view_panel.result_shown.connect(self._on_token_view_result_shown)
+        token_view_panel.result_shown.connect(self._on_token_view_result_shown)
         self.spec: AnimationSpec | None = None
         self.frames: list[np.ndarray] = []
         self._steps: list[int] = []
@@ -107,21 +110,20 @@ class AnimationExporter(QObject):
 
     def start(self, spec: AnimationSpec) -> bool:
         """Begin exporting; False (with a message) when the spec cannot work."""
-        w = self.window
         if self.is_running:
             self.cancel()
         try:
-            if w.step_model.timeline is None:
+            if self.step_model.timeline is None:
                 raise TokvizError("there is no timeline yet: train a tokenizer or open a model first")
-            spec.check(w.step_model.n_steps)
+            spec.check(self.step_model.n_steps)
         except TokvizError as exc:
-            w.dialogs.error("Cannot export the animation", str(exc)[:1].upper() + str(exc)[1:])
+            self.services.dialogs.error("Cannot export the animation", str(exc)[:1].upper() + str(exc)[1:])
             return False
         self.spec, self.frames, self._steps = spec, [], spec.steps()
         self._token_bytes = None
-        self._restore_step = w.step_model.step
-        w.timeline_panel.playback.pause()
-        w.select_panel("timeline" if spec.target == "corpus" else spec.target)
+        self._restore_step = self.step_model.step
+        self.timeline_panel.playback.pause()
+        self.select_panel("timeline" if spec.target == "corpus" else spec.target)
         self._begin_frame()
         return True
 
@@ -140,36 +142,35 @@ class AnimationExporter(QObject):
     # -- rendering (GUI thread, one frame per tick) -----------------------------------------
 
     def _widget(self) -> QWidget:
-        w, target = self.window, self.spec.target
+        target = self.spec.target
         if target == "corpus":
-            return w.timeline_panel.corpus_view.parentWidget()  # label + corpus view
+            return self.timeline_panel.corpus_view.parentWidget()  # label + corpus view
         if target == "token_view":
-            return w.token_view_panel.view
-        return w.timeline_panel
+            return self.token_view_panel.view
+        return self.timeline_panel
 
     def _vocab(self) -> list[bytes] | None:
-        tl = self.window.step_model.timeline
+        tl = self.step_model.timeline
         if self._token_bytes is None and tl is not None and hasattr(tl, "token_bytes"):
             self._token_bytes = list(tl.token_bytes())
         return self._token_bytes
 
     def _begin_frame(self) -> None:
         k = self._steps[len(self.frames)]
-        w = self.window
-        w.step_model.set_step(k)
+        self.step_model.set_step(k)
         if self.spec.target == "token_view":
-            w.token_view_panel.refresh(delay_ms=0)
-            if w.token_view_panel.engine.is_pending:  # encoding in the background: wait for it
+            self.token_view_panel.refresh(delay_ms=0)
+            if self.token_view_panel.engine.is_pending:  # encoding in the background: wait for it
                 self._waiting = True
                 self.frame_timeout.start()
                 return
         else:
-            w.timeline_panel.refresh()
+            self.timeline_panel.refresh()
         self.timer.start(0)
 
     @Slot()
     def _on_token_view_result_shown(self) -> None:
-        if self._waiting and not self.window.token_view_panel.engine.is_pending:
+        if self._waiting and not self.token_view_panel.engine.is_pending:
             self._waiting = False
             self.frame_timeout.stop()
             self.timer.start(0)
@@ -191,7 +192,7 @@ class AnimationExporter(QObject):
             fw = widget.frameWidth()
             used = used_size(widget, *size)
             size, origin = (max(1, used[0] - fw), max(1, used[1] - fw)), (fw, fw)
-        m = self.window.step_model
+        m = self.step_model
         caption = step_caption(m.timeline, m.step, self._vocab()) if self.spec.caption else ""
         spec = self.spec
         grabbed = render_crisp(widget, size, spec.width, spec.height - caption_strip(caption, spec.width, spec.height),
@@ -211,7 +212,7 @@ class AnimationExporter(QObject):
 
     def _restore(self) -> None:
         if self._restore_step is not None:
-            self.window.step_model.set_step(self._restore_step)
+            self.step_model.set_step(self._restore_step)
             self._restore_step = None
 
     def _end(self) -> None:
@@ -221,7 +222,7 @@ class AnimationExporter(QObject):
     def _fail(self, message: str) -> None:
         self._end()
         self.failed.emit(message)
-        self.window.dialogs.error("Cannot export the animation", message[:1].upper() + message[1:])
+        self.services.dialogs.error("Cannot export the animation", message[:1].upper() + message[1:])
 
     @Slot(str, float)
     def _on_encoder_progress_changed(self, what: str, fraction: float) -> None:
@@ -230,7 +231,7 @@ class AnimationExporter(QObject):
     @Slot(object)
     def _on_encoder_finished(self, path: str) -> None:
         self._end()
-        self.window.statusBar().showMessage(f"Exported animation {path}", 5000)
+        self.services.status(f"Exported animation {path}", 5000)
         self.finished.emit(path)
 
     @Slot(str)
