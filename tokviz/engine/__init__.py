@@ -1,10 +1,12 @@
 """Qt engines (QtCore only, no widgets): background work, item models, shared state, settings.
 
-Modules: `workers` (thread lifecycle: worker/engine pair, newest run wins), `training` (training
-runs, in a thread or a child process), `training_child` (the training event stream; no Qt),
-`child_process` (both sides of a child process's pipes; no Qt),
-`tasks` (one-off background jobs such as loading files), `corpus_files` and `large_text` (reading
-files and statistics in slices; no Qt), `step_model` (current timeline and step), `vocab_model`
-(vocabulary table), `settings` (every QSettings key), `samples` (built-in corpora), `display` (how
-tokens are printed).
+Shared state: `step_model` (the current timeline and step) and `workspace` (the corpus and the
+current text). Background work: `workers` (the worker/engine pair, newest run wins), `tasks` (one
+function at a time on a thread), `child_process` (both sides of a child process's pipes; no Qt),
+`training/` (training runs in a thread or a child process), `heatmaps/` (heatmaps and embedding
+training), `token_view/` (the token view's encoder). Item models: `tables/` (merges, vocabulary,
+glitch findings). Files and text: `corpus_files`, `large_text`, `samples`. Preferences: `settings`
+(every QSettings key).
+
+May import tokviz.core and QtCore; never widgets, tokviz.panels or tokviz.app.
 """
