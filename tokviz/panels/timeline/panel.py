@@ -36,9 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.bpe.replay import WindowSegmenter, series
+from tokviz.core.bpe.replay import WindowSegmenter
 from tokviz.core.bpe.timeline import Timeline
-from tokviz.core.display.tokens import visible_token
 from tokviz.core.errors import TokvizError
 from tokviz.core.text.corpus import parse_word_counts
 from tokviz.engine.playback import Playback
@@ -49,6 +48,7 @@ from tokviz.panels.widgets import record_table
 from .candidates import CandidatesView
 from .chart import TimelineChart
 from .corpus_view import CorpusStepView
+from .merges import MergeParts
 from .presenting import present_timeline, size_for_font, splitter_sizes
 from .provenance import ProvenanceView
 from .transport import TransportBar
@@ -80,8 +80,7 @@ class TimelinePanel(Panel):
         self._corpus_source = None  # () -> CorpusInput
         self._text = ""  # corpus text (prefix of a large corpus)
         self._table: dict[str, int] | None = None  # word-frequency table, if any
-        self._tokenizer = None
-        self._vocab: list[bytes] = []
+        self.vocab: list[bytes] = []  # bytes of every id of the current timeline
         self._segmenter: WindowSegmenter | None = None
         self._syncing = False
         self.last_update_ms = 0.0
@@ -151,6 +150,7 @@ class TimelinePanel(Panel):
         self.tabs = QTabWidget(objectName="timeline_tabs")
         self.tabs.addTab(chart_box, "Chart")
         self.tabs.addTab(self.provenance, "Provenance && trace")
+        self.merges = MergeParts(self)  # candidates, merge trees, traces, counts
         self.unigram = UnigramParts(self, left)  # rounds, pruned pieces, segmentations
         self.splitter = main = QSplitter(Qt.Orientation.Horizontal, objectName="timeline_splitter")
         main.addWidget(self.unigram.left_stack)
@@ -217,30 +217,17 @@ class TimelinePanel(Panel):
         tl = self.step_model.timeline
         if tl is None:
             return
-        if not tl.lists_merges:  # Unigram: a piece -> its segmentations
-            self.unigram.show_piece(token_id, self._vocab)
-            return
-        self._sync_provenance()
-        self.provenance.show_token(token_id)
-        r = tl.step_of(token_id)
-        if jump and r is not None:
-            self.playback.pause()
-            self.step_model.set_step(r + 1)
+        self.parts.show_piece(token_id, self.vocab, jump=jump)
 
-    def _sync_provenance(self) -> None:
-        """Give the provenance view the current timeline, vocabulary and step (before a refresh)."""
-        k = self.step_model.step
-        if self.unigram.active:  # segmentations instead of a trace
-            return self.unigram.sync(k)
-        self.provenance.set_state(self.step_model.timeline, self._ensure_tokenizer(k), self._vocab, k)
+    @property
+    def parts(self):
+        """The views that fit the current timeline: merges (`MergeParts`) or rounds (`UnigramParts`)."""
+        tl = self.step_model.timeline
+        return self.merges if tl is None or tl.lists_merges else self.unigram
 
     def trace(self, word: str) -> list[str]:
         """Trace `word` now; returns the segmentation lines (Unigram: the n best)."""
-        if self.unigram.active:
-            return self.unigram.trace(word)
-        self._sync_provenance()
-        self.provenance.set_word(word)
-        return self.provenance.trace_lines()
+        return self.parts.trace(word)
 
     def export_csv(self, path: str | Path) -> int:
         return self.merge_model.write_csv(path)
@@ -263,7 +250,7 @@ class TimelinePanel(Panel):
 
     def prepare_screenshot(self) -> None:
         """Screenshot hook (``tokviz screenshot``): trace a word so the provenance tab has content."""
-        self._sync_provenance()
+        self.parts.sync(self.step_model.step)
         self.provenance.set_word("thought")
         self.refresh()
 
@@ -303,10 +290,10 @@ class TimelinePanel(Panel):
     @Slot()
     def _on_step_model_timeline_changed(self) -> None:
         tl = self.step_model.timeline
-        self._tokenizer = None
-        self._vocab = tl.token_bytes() if tl is not None else []
-        self.corpus_view.set_vocab(self._vocab)
-        self.provenance.set_state(tl, None, self._vocab, self.step_model.step)
+        self.merges.reset()
+        self.vocab = tl.token_bytes() if tl is not None else []
+        self.corpus_view.set_vocab(self.vocab)
+        self.provenance.set_state(tl, None, self.vocab, self.step_model.step)
         self.unigram.update_view()
         self._load_corpus()
         self._update_chart()
@@ -317,8 +304,8 @@ class TimelinePanel(Panel):
         tl = self.step_model.timeline
         self.unigram.rounds_added()  # a few rounds, refilled
         if tl is not None:
-            self._vocab = tl.token_bytes()
-            self.corpus_view.set_vocab(self._vocab)
+            self.vocab = tl.token_bytes()
+            self.corpus_view.set_vocab(self.vocab)
         if self.step_model.is_finished:
             self._chart_timer.stop()
             self._update_chart()
@@ -343,36 +330,16 @@ class TimelinePanel(Panel):
         elif not timer.isActive():
             timer.start(LIVE_INTERVAL_MS)
 
-    def _ensure_tokenizer(self, k: int):
-        tl = self.step_model.timeline
-        if self.unigram.active:  # rebuilt when rounds arrive
-            return self.unigram.tokenizer()
-        if tl is None:
-            self._tokenizer = None
-        elif self._tokenizer is None or self._tokenizer.n_merges < k:
-            self._tokenizer = tl.tokenizer()
-        return self._tokenizer
-
     @Slot()
     def refresh(self) -> None:
         """Repaint everything for the current step now (the scheduled update)."""
         t0 = time.perf_counter()
         self._update_timer.stop()
-        k = self.step_model.step
-        tl = self.step_model.timeline
-        if self.unigram.active:
-            self.unigram.refresh(k)
-            self.last_update_ms = (time.perf_counter() - t0) * 1000
-            return
-        tok = self._ensure_tokenizer(k)
-        self._update_selection(k)
-        self.candidates_view.show_step(tl, k, self._vocab)
-        self.show_corpus_at(tok, k)
-        self.chart.set_cursor(k)
-        self.provenance.set_state(tl, tok, self._vocab, k)
+        self.parts.refresh(self.step_model.step)
         self.last_update_ms = (time.perf_counter() - t0) * 1000
 
-    def _update_selection(self, k: int) -> None:
+    def update_selection(self, k: int) -> None:
+        """Select merge k in the merge table (none at step 0) without moving the step."""
         self._syncing = True
         try:
             sel = self.table.selectionModel()
@@ -422,30 +389,11 @@ class TimelinePanel(Panel):
             where = f"characters {start:,}–{start + len(window):,}"
         view.show(pieces)
         n_tokens = sum(len(s.ids) for _, s in pieces)
-        fresh = view.fresh_count
-        merge = ""
-        if self.unigram.active:  # rounds
-            return self.corpus_label.setText(self.unigram.corpus_caption(k, where, n_tokens))
-        if k > 0:
-            st = self.step_model.timeline.steps[k - 1]
-            merge = f"; merge {k - 1} made “{visible_token(st.token)}” {fresh:,}× here (highlighted)"
-        self.corpus_label.setText(f"Step {k:,}: {where} → {n_tokens:,} tokens{merge}")
+        self.corpus_label.setText(self.parts.corpus_caption(k, where, n_tokens))
 
     @Slot()
     def _update_chart(self) -> None:
-        tl = self.step_model.timeline
-        if self.unigram.active:  # its own chart of rounds
-            return self.unigram.update_chart()
-        loaded = tl is not None and not tl.has_counts  # a loaded tokenizer: no counts or lengths to plot
-        self.tabs.setTabEnabled(0, not loaded)
-        self.tabs.setTabToolTip(0, "Counts and corpus lengths are unknown for a loaded tokenizer" if loaded else "")
-        if loaded and self.tabs.currentIndex() == 0:
-            self.tabs.setCurrentWidget(self.provenance)
-        if tl is None or loaded:
-            self.chart.set_series([0], [0], [0])
-        else:
-            self.chart.set_series(*series(tl))
-        self.chart.set_cursor(self.step_model.step)
+        self.parts.update_chart()
 
     # -- user input -------------------------------------------------------------------------
 
@@ -456,7 +404,7 @@ class TimelinePanel(Panel):
         self.playback.pause()
         self.step_model.set_step(current.row() + 1)
         tid = self.merge_model.data(current, Qt.ItemDataRole.UserRole + 1)
-        self._sync_provenance()
+        self.merges.sync(self.step_model.step)  # the merge table lists merges only
         self.provenance.show_token(tid)
         self.token_selected.emit(tid)
 

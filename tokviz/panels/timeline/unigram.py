@@ -294,8 +294,9 @@ class UnigramParts(QObject):
         """Step k clamped to the rounds that exist (step n_rounds means the last one)."""
         return max(0, min(k, self.panel.step_model.timeline.n_rounds - 1))
 
-    def tokenizer(self):
-        """The timeline's tokenizer, rebuilt when rounds arrive (None before round 0)."""
+    def tokenizer(self, k: int | None = None):
+        """The timeline's tokenizer, rebuilt when rounds arrive (None before round 0); every round
+        is in it, so `k` does not matter."""
         tl = self.panel.step_model.timeline
         if not tl.rounds:
             self._tokenizer = None
@@ -343,7 +344,7 @@ class UnigramParts(QObject):
     def sync(self, k: int) -> None:
         self.segmentations.set_state(self.tokenizer(), self.last_round(k))
 
-    def show_piece(self, token_id: int, vocab: list[bytes]) -> None:
+    def show_piece(self, token_id: int, vocab: list[bytes], *, jump: bool = True) -> None:
         """A piece picked in the vocabulary: its segmentations at the current round."""
         tl = self.panel.step_model.timeline
         if not tl.n_special <= token_id < len(vocab):
