@@ -26,6 +26,7 @@ from tokviz.core.io.session import (
     CorpusRef,
     Session,
     check_corpus_file,
+    clean_view,
     corpus_by_path,
     load_session,
     save_session,
@@ -37,6 +38,7 @@ from tokviz.panels.view_state import restore_view_state, view_state
 SESSION_FILTER = "tokviz sessions (*.tokviz);;All files (*)"
 AUTOSAVE_NAME = "autosave.tokviz"
 CLEAN_EXIT_NAME = "clean-exit"
+MIN_SANE_SIDE = 4096  # a saved window side up to this is always applied (twice the screen beyond)
 
 
 def _b64(data: QByteArray) -> str:
@@ -250,7 +252,9 @@ class SessionController(QObject):
                     problems.append(f"the tokenizer {s.tokenizers[0]} could not be loaded")
             elif not s.tokenizers:
                 w.step_model.set_timeline(None)
-            self._apply_view(s.view)
+            view, dropped = clean_view(s.view)
+            problems.extend(dropped)
+            self._apply_view(view, problems)
             self._load_compare(list(s.compare_tokenizers))
             if s.step is not None and w.step_model.timeline is not None:
                 w.step_model.set_step(s.step)
@@ -276,7 +280,7 @@ class SessionController(QObject):
         w.wait_for_file()
         w.corpus_panel.set_word_counts(ref.word_counts)
 
-    def _apply_view(self, v: dict) -> None:
+    def _apply_view(self, v: dict, problems: list[str]) -> None:
         w = self.window
         if v.get("theme") in w.commands.themes:
             w.set_theme(v["theme"])
@@ -286,9 +290,12 @@ class SessionController(QObject):
         if geometry is not None:
             w.restoreGeometry(geometry)
         size = v.get("size")
-        if (isinstance(size, list) and len(size) == 2 and all(isinstance(x, int) and x > 0 for x in size)
-                and not (w.isMaximized() or w.isFullScreen())):
-            w.resize(*size)  # restoreGeometry fits the window onto the screen; keep the saved size
+        if size is not None and not (w.isMaximized() or w.isFullScreen()):
+            # restoreGeometry fits the window onto the screen; keep the saved size, but within reach
+            # of this screen (a window of 100000 x 100000 crashes while painting)
+            screen = (w.screen() or QApplication.primaryScreen()).availableGeometry()
+            w.resize(min(size[0], max(2 * screen.width(), MIN_SANE_SIDE)),
+                     min(size[1], max(2 * screen.height(), MIN_SANE_SIDE)))
         layout = _unb64(v.get("layout"))
         if layout is not None and v.get("layout_version") == LAYOUT_VERSION:
             w.restoreState(layout, LAYOUT_VERSION)
@@ -296,8 +303,11 @@ class SessionController(QObject):
             if pid in w.docks.panel_ids() and w.docks.dock(pid).isVisible():
                 w.docks.dock(pid).raise_()
         for pid, state in (v.get("panels") or {}).items():
-            if pid in w.docks.panel_ids() and isinstance(state, dict):
-                restore_view_state(w.panel(pid), state)
+            if pid in w.docks.panel_ids():
+                try:
+                    restore_view_state(w.panel(pid), state)
+                except (TypeError, ValueError, AttributeError, OverflowError) as exc:  # a shared file's odd value
+                    problems.append(f"the {pid} panel's view could not be restored ({exc})")
         ids = v.get("vocab_selection") or []
         if ids and isinstance(ids[0], int):
             w.vocab_panel.select_token(ids[0])

@@ -2,7 +2,9 @@
 
 The protocol: length-prefixed pickles ("frames") on raw file descriptors, and events: a frame
 ``(kind, payload, (shape, dtype) or None)``, followed by the array's raw bytes when there is one.
-A child runs ``python -m <module>``; its stdin carries the job, then any frame or the end of input
+A child runs ``python -I`` (isolated: neither the working directory nor PYTHON* variables reach its
+``sys.path``, so a ``regex.py`` planted where tokviz was started is never imported) with this tokviz's
+folder put first, then the module as ``__main__``; its stdin carries the job, then any frame or the end of input
 means "stop" (`watch_parent`); its stdout carries events ending with ``done`` (or a last event
 the caller names), ``cancelled``, ``failed`` (message) or ``error`` (traceback).
 
@@ -150,8 +152,13 @@ def exit_child(main: Callable[[], int]) -> None:
 # -- the parent's side -----------------------------------------------------------------------------
 
 
+# The child's first lines: this tokviz first on the path (an isolated interpreter still sees
+# site-packages, where an installed tokviz lives), then the module run as ``python -m`` would.
+_BOOT = "import runpy, sys; sys.path.insert(0, sys.argv[1]); runpy.run_module(sys.argv[2], run_name='__main__')"
+
+
 class ChildProcess:
-    """``python -m module`` with pipes, importing this tokviz, its BLAS leaving a core free.
+    """An isolated ``python -m module`` with pipes, importing this tokviz, its BLAS leaving a core free.
 
     `niceness` lowers its CPU priority below the window's. The worker thread writes the job
     (`write_job`), reads `events` and finally `close`s; any thread may `send` (never waits).
@@ -160,12 +167,11 @@ class ChildProcess:
     def __init__(self, module: str, *, niceness: int = 0) -> None:
         env = dict(os.environ)
         root = str(Path(tokviz.__file__).resolve().parents[1])
-        env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
         threads = str(max(1, (os.cpu_count() or 2) - 1))  # BLAS threads: one core stays free
         for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
             env.setdefault(name, threads)
-        self.proc = subprocess.Popen([sys.executable, "-m", module], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=env, bufsize=0)
+        self.proc = subprocess.Popen([sys.executable, "-I", "-c", _BOOT, root, module], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, env=env, bufsize=0, cwd=root)
         if niceness and hasattr(os, "setpriority"):  # at once, before it spends CPU on its imports
             try:
                 own = os.getpriority(os.PRIO_PROCESS, 0)

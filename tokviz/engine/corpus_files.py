@@ -17,8 +17,9 @@ from pathlib import Path
 
 import regex
 
-from tokviz.core import Cancelled, CorpusError, Timeline, looks_like_word_counts
+from tokviz.core import Cancelled, CorpusError, Timeline, TokvizError, looks_like_word_counts
 from tokviz.core.io.model_files import MODEL_FORMATS, load_model
+from tokviz.core.io.safe_files import read_head
 from tokviz.core.text.corpus import UTF8_BOM, parse_word_counts, read_bytes
 
 from .large_text import LargeText
@@ -91,9 +92,8 @@ def _check(should_stop: ShouldStop) -> None:
 def is_model_file(path: str | os.PathLike) -> bool:
     """True when the file starts like a saved tokviz model (JSON with the format header)."""
     try:
-        with open(path, "rb") as f:
-            head = f.read(MODEL_SNIFF_BYTES)
-    except OSError:
+        head = read_head(path, MODEL_SNIFF_BYTES)  # never blocks: a FIFO is refused, not opened
+    except TokvizError:
         return False
     return head.lstrip().startswith(b"{") and any(b'"%s"' % f.encode() in head for f in MODEL_FORMATS)
 

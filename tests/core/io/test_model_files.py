@@ -144,7 +144,7 @@ def test_truncated_files(tmp_path, good):
 def test_missing_file_and_folder(tmp_path):
     with pytest.raises(ModelFormatError, match=r"nope\.json: no such file$"):
         load_timeline(tmp_path / "nope.json")
-    with pytest.raises(ModelFormatError, match="cannot read"):
+    with pytest.raises(ModelFormatError, match="is a folder, not a file"):
         load_timeline(tmp_path)
 
 

@@ -19,6 +19,8 @@ from tokviz.core.bpe.trainer import Candidate, MergeStep
 from tokviz.core.bpe.units import BaseVocab
 from tokviz.core.errors import ModelFormatError, TokvizError
 
+from .safe_files import MAX_MODEL_BYTES, read_file_bytes
+
 FORMAT_NAME = "tokviz-model"
 FORMAT_VERSION = 1
 STEP_COLUMNS = ["left", "right", "count", "length", "candidates"]
@@ -196,12 +198,7 @@ def load_timeline(path: str | os.PathLike) -> Timeline:
 
 def read_file(path: Path, error: type[TokvizError] = ModelFormatError) -> bytes:
     """The bytes in `path`; `error` ("no such file", "cannot read (...)") otherwise."""
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise error(f"{path}: no such file") from None
-    except OSError as exc:
-        raise error(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return read_file_bytes(path, limit=MAX_MODEL_BYTES, error=error)
 
 
 def read_json(path: Path, error: type[TokvizError] = ModelFormatError, *, kind: str = "model") -> object:

@@ -7,9 +7,9 @@ Format ``{"format": "tokviz-session", "version": 1, "corpus": {...} | null, "tra
 The corpus is embedded (``{"text": ..., "title": ..., "word_counts": ...}``) or, for a big file
 (more than `EMBED_LIMIT` bytes), referenced by ``{"path", "sha256", "size"}`` and checked on open
 (`check_corpus_file`). The trained timeline is embedded as its model JSON (any algorithm, see
-`tokviz.core.io.model_files.model_to_json`); pretrained tokenizers are stored by path. ``view`` is free
-JSON owned by the GUI (dock layout, raised panels, token view text, theme, ...): this module only
-checks that it is an object.
+`tokviz.core.io.model_files.model_to_json`); pretrained tokenizers are stored by path. ``view`` is
+JSON owned by the GUI (dock layout, raised panels, token view text, theme, ...); sessions are shared,
+so `clean_view` keeps only keys of the right type and range before anything is applied.
 
 What this leaves out: gathering and applying the state (``tokviz.app.session_ops``).
 """
@@ -26,6 +26,7 @@ from tokviz.core.algorithm.registry import settings_from_json, settings_to_json
 from tokviz.core.errors import TokvizError
 
 from .model_files import model_from_json, model_to_json, read_json, write_atomic
+from .safe_files import check_regular, open_regular
 
 FORMAT_NAME = "tokviz-session"
 FORMAT_VERSION = 1
@@ -158,12 +159,18 @@ def _settings_from_json(d: object):
 
 
 def file_digest(path: str | os.PathLike, chunk: int = 1 << 20) -> tuple[str, int]:
-    """(sha256 hex, size in bytes) of a file."""
+    """(sha256 hex, size in bytes) of an ordinary file (a FIFO or ``/dev/zero`` is refused before
+    reading: hashing it would never end); at most the size it had when opened is read."""
+    fd = open_regular(path, SessionFormatError)
     h, size = hashlib.sha256(), 0
-    with open(path, "rb") as f:
-        while block := f.read(chunk):
+    try:
+        left = os.fstat(fd).st_size
+        while left > 0 and (block := os.read(fd, min(chunk, left))):
             h.update(block)
             size += len(block)
+            left -= len(block)
+    finally:
+        os.close(fd)
     return h.hexdigest(), size
 
 
@@ -175,13 +182,14 @@ def corpus_by_path(path: str | os.PathLike, *, title: str = "", word_counts: boo
 def check_corpus_file(ref: CorpusRef) -> None:
     """Raise `CorpusChangedError` if `ref`'s file is missing or no longer the saved one."""
     path = Path(ref.path or "")
-    try:
-        digest, size = file_digest(path)
-    except FileNotFoundError:
+    if not path.exists():
         raise CorpusChangedError(f"the session's corpus file {path} is missing; "
-                                 "the rest of the session was restored") from None
-    except OSError as exc:
-        raise CorpusChangedError(f"cannot read the session's corpus file {path} ({exc.strerror or exc}); "
+                                 "the rest of the session was restored")
+    try:
+        size = check_regular(path, CorpusChangedError)
+        digest = file_digest(path)[0] if size == ref.size else ""  # another size: no need to hash it
+    except TokvizError as exc:
+        raise CorpusChangedError(f"cannot use the session's corpus file: {exc}; "
                                  "the rest of the session was restored") from None
     if (digest, size) != (ref.sha256, ref.size):
         raise CorpusChangedError(f"the session's corpus file {path} has changed since the session was saved "
@@ -212,3 +220,78 @@ def load_session(path: str | os.PathLike) -> Session:
 
 def is_session_file(path: str | os.PathLike) -> bool:
     return Path(path).suffix.lower() == SUFFIX
+
+
+# -- the view: shared files are checked before a window applies them ---------------------------------
+
+MAX_WINDOW_SIDE = 16_384  # pixels; a bigger saved size is not a window any screen shows
+MIN_WINDOW_SIDE = 100
+MAX_STATE_CHARS = 1 << 20  # base64 of Qt's geometry/dock state: a few KB in practice
+MAX_VIEW_TEXT = 10 << 20  # the token view's text in a session
+FONT_SCALE_RANGE = (0.5, 4.0)
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def clean_view(view: object) -> tuple[dict, list[str]]:
+    """The keys of a session's ``view`` that have the right type and a sane range, and a note for
+    each one dropped. Sizes are clamped to `MIN_WINDOW_SIDE`..`MAX_WINDOW_SIDE` (the window
+    clamps again to the screen it is on).
+
+    >>> clean_view({"size": [100000, 100000], "raised": 5, "theme": "dark"})
+    ({'size': [16384, 16384], 'theme': 'dark'}, ['raised panels must be a list of names'])
+    """
+    if not isinstance(view, dict):
+        return {}, ["the view is not an object"]
+    out: dict = {}
+    problems: list[str] = []
+
+    def keep(key: str, ok: bool, why: str, value: object = None) -> None:
+        if key not in view:
+            return
+        if ok:
+            out[key] = view[key] if value is None else value
+        else:
+            problems.append(why)
+
+    size = view.get("size")
+    good_size = isinstance(size, list) and len(size) == 2 and all(_is_int(x) and x > 0 for x in size)
+    keep("size", good_size, "the window size must be two positive whole numbers",
+         [min(max(x, MIN_WINDOW_SIDE), MAX_WINDOW_SIDE) for x in size] if good_size else None)
+    for key in ("geometry", "layout"):
+        v = view.get(key)
+        keep(key, v is None or (isinstance(v, str) and len(v) <= MAX_STATE_CHARS), f"{key} is not a saved Qt state")
+    keep("layout_version", _is_int(view.get("layout_version")), "layout_version must be a whole number")
+    keep("theme", isinstance(view.get("theme"), str), "theme must be a name")
+    scale = view.get("font_scale")
+    keep("font_scale", isinstance(scale, (int, float)) and not isinstance(scale, bool)
+         and FONT_SCALE_RANGE[0] <= scale <= FONT_SCALE_RANGE[1],
+         f"font_scale must be a number from {FONT_SCALE_RANGE[0]} to {FONT_SCALE_RANGE[1]}")
+    raised = view.get("raised")
+    keep("raised", isinstance(raised, list) and all(isinstance(p, str) for p in raised),
+         "raised panels must be a list of names")
+    ids = view.get("vocab_selection")
+    keep("vocab_selection", isinstance(ids, list) and all(_is_int(i) and i >= 0 for i in ids),
+         "vocab_selection must be a list of token ids")
+    pattern = view.get("pretrained_pattern")
+    keep("pretrained_pattern", pattern is None or isinstance(pattern, str), "pretrained_pattern must be text")
+    panels = view.get("panels")
+    if "panels" in view:
+        if isinstance(panels, dict):
+            out["panels"] = {}
+            for pid, state in panels.items():
+                if isinstance(state, dict) and _small_state(state):
+                    out["panels"][pid] = state
+                else:
+                    problems.append(f"the saved state of panel {pid!r} is malformed")
+        else:
+            problems.append("panels must be an object")
+    return out, problems
+
+
+def _small_state(state: dict) -> bool:
+    """A panel's state holds short values (its text at most `MAX_VIEW_TEXT` characters)."""
+    text = state.get("text")
+    return text is None or (isinstance(text, str) and len(text) <= MAX_VIEW_TEXT)

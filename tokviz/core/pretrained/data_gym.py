@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError
+from tokviz.core.io.safe_files import MAX_MODEL_BYTES, read_file_bytes
 
 from .rank_bpe import RankBpeTokenizer
 from .tiktoken_files import ENDOFTEXT, KNOWN_ENCODINGS
@@ -31,11 +32,10 @@ def _byte_tables() -> tuple[list[int], dict[str, int]]:
 
 
 def _read(path: Path) -> str:
+    data = read_file_bytes(path, limit=MAX_MODEL_BYTES, error=ModelFormatError)
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ModelFormatError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise ModelFormatError(f"{path}: cannot read ({exc})") from None
 
 

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tokviz.core.algorithm.records import Segmentation, TreeNode
+from tokviz.core.errors import TokvizError
+from tokviz.core.io.safe_files import read_head
 
 from .common import LoadedMerge
 from .explain import merge_tree as _merge_tree
@@ -241,9 +243,8 @@ def is_tokviz_model(path: str | os.PathLike) -> bool:
     from tokviz.core.io.model_files import MODEL_FORMATS
 
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError:
+        head = read_head(path, 4096)
+    except TokvizError:  # missing, unreadable, or not an ordinary file (never opened blocking)
         return False
     m = _FORMAT.search(head)
     return m is not None and m.group(1).decode() in MODEL_FORMATS

@@ -10,13 +10,13 @@ pattern, from the `pattern` argument or a ``.tiktoken.json`` file next to them a
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError, TokvizError
+from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes, read_head
 from tokviz.core.text.split import SPLIT_PRESETS
 
 from .common import PatternRequired
@@ -108,10 +108,7 @@ def _read_sidecar(path: Path) -> dict | None:
     side = path.with_name(path.name + SIDECAR_SUFFIX)
     if not side.is_file():
         return None
-    try:
-        d = json.loads(side.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelFormatError(f"{side}: cannot read ({exc})") from None
+    d = parse_json(read_file_bytes(side, limit=MAX_MODEL_BYTES, error=ModelFormatError), str(side), ModelFormatError)
     if not isinstance(d, dict) or d.get("format") != SIDECAR_FORMAT or not isinstance(d.get("pattern"), str):
         raise ModelFormatError(f"{side}: not a tokviz tiktoken info file")
     if d.get("version", 1) > 1:
@@ -154,11 +151,7 @@ def load_tokenizer(source: str | os.PathLike, *, pattern: str | None = None, dow
         raise ModelFormatError(f"{source}: no such file, and not a known tokenizer name ({names})")
     if path.is_dir():
         return _load_dir(path, pattern)
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError as exc:
-        raise ModelFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    head = read_head(path, 4096, ModelFormatError)
     stripped = head.lstrip()
     if head.startswith(MINBPE_HEADER.encode()):
         return load_minbpe(path)
@@ -180,10 +173,7 @@ def load_tokenizer(source: str | os.PathLike, *, pattern: str | None = None, dow
 
 
 def _load_json(path: Path, pattern: str | None):
-    try:
-        d = json.loads(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelFormatError(f"{path}: not valid JSON ({exc})") from None
+    d = parse_json(read_file_bytes(path, limit=MAX_MODEL_BYTES, error=ModelFormatError), str(path), ModelFormatError)
     if isinstance(d, dict) and d.get("format") == "tokviz-model":
         from tokviz.core.io.model_files import load_timeline
 

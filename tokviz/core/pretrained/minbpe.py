@@ -14,6 +14,7 @@ from pathlib import Path
 from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.bpe.units import BaseVocab
 from tokviz.core.errors import ModelFormatError, SplitError
+from tokviz.core.io.safe_files import MAX_MODEL_BYTES, read_file_bytes
 from tokviz.core.text.split import SPLIT_PRESETS, Splitter, parse_split
 
 HEADER = "minbpe v1"
@@ -58,11 +59,10 @@ def parse_minbpe(text: str, *, name: str = "minbpe") -> BpeTokenizer:
 
 def load_minbpe(path: str | os.PathLike) -> BpeTokenizer:
     path = Path(path)
+    data = read_file_bytes(path, limit=MAX_MODEL_BYTES, error=ModelFormatError)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ModelFormatError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise ModelFormatError(f"{path}: cannot read ({exc})") from None
     try:
         tok = parse_minbpe(text, name=path.stem)

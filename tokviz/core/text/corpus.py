@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from tokviz.core.errors import CorpusError
+from tokviz.core.io.safe_files import MAX_TEXT_BYTES, read_file_bytes
 
 UTF8_BOM = b"\xef\xbb\xbf"
 ENCODING_ERRORS = ("strict", "replace")
@@ -42,17 +42,7 @@ def decode_utf8(data: bytes, *, name: str = "<text>", errors: str = "strict") ->
 
 def read_bytes(path: str | os.PathLike) -> bytes:
     """Read a whole file, turning OS errors into a one-line `CorpusError`."""
-    p = Path(path)
-    try:
-        if p.is_dir():
-            raise CorpusError(f"{p}: is a folder, not a file")
-        return p.read_bytes()
-    except FileNotFoundError:
-        raise CorpusError(f"{p}: no such file") from None
-    except PermissionError:
-        raise CorpusError(f"{p}: permission denied") from None
-    except OSError as exc:
-        raise CorpusError(f"{p}: cannot read ({exc.strerror or exc})") from None
+    return read_file_bytes(path, limit=MAX_TEXT_BYTES, error=CorpusError)
 
 
 def read_text(path: str | os.PathLike, *, errors: str = "strict", allow_empty: bool = False) -> str:

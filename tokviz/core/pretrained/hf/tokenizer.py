@@ -11,7 +11,6 @@ What this leaves out: the components themselves (``hf_normalizers``, ``hf_pretok
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ import regex
 from tokviz.core.bpe.tokenizer import ExplainStep
 from tokviz.core.encoding import Encoding, allowed_specials, offsets_of, uncovered
 from tokviz.core.errors import ModelFormatError
+from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes
 from tokviz.core.pretrained.common import INF_RANK, LoadedMerge, byte_char_spans, check_ids
 
 from .decoders import (
@@ -134,14 +134,8 @@ class HfTokenizer:
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> "HfTokenizer":
         path = Path(path)
-        try:
-            d = json.loads(path.read_bytes().decode("utf-8"))
-        except FileNotFoundError:
-            raise ModelFormatError(f"{path}: no such file") from None
-        except OSError as exc:
-            raise ModelFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ModelFormatError(f"{path}: not a valid tokenizer.json ({exc})") from None
+        data = read_file_bytes(path, limit=MAX_MODEL_BYTES, error=ModelFormatError)
+        d = parse_json(data, str(path), ModelFormatError, what="tokenizer.json")
         try:
             return cls.from_json(d, name=path.parent.name or path.name)
         except ModelFormatError as exc:

@@ -1,0 +1,119 @@
+"""Opening files a user names, safely: only regular files, never more than a limit, never blocking.
+
+A path can name a FIFO with no writer (opening it for reading waits forever), a device such as
+``/dev/zero`` (reading never ends) or a socket. Every reader in tokviz opens through `open_regular`:
+the file is opened without blocking (``O_NONBLOCK``), checked on the open descriptor (so a file
+swapped for a FIFO after a check is still caught) and refused unless it is an ordinary file; whole
+reads are bounded by the file's real size and by a limit the caller names.
+
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> fifo = os.path.join(folder, "pipe")
+    >>> os.mkfifo(fifo)
+    >>> try:
+    ...     read_file_bytes(fifo, limit=10)
+    ... except TokvizError as exc:
+    ...     print(str(exc).replace(folder, "DIR"))
+    DIR/pipe: not an ordinary file (a FIFO); tokviz reads ordinary files only
+
+What this leaves out: the formats (each loader parses the bytes it gets).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from tokviz.core.errors import TokvizError
+
+MAX_TEXT_BYTES = 2 << 30  # a corpus: 2 GiB (gutenberg30 is 32 MB)
+MAX_MODEL_BYTES = 512 << 20  # a model, tokenizer or session file: 512 MiB (o200k's tokenizer.json is ~30 MB)
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a file")
+
+
+def open_regular(path: str | os.PathLike, error: type[TokvizError] = TokvizError) -> int:
+    """A read-only descriptor of the ordinary file at `path` (never blocks); `error` otherwise."""
+    p = Path(path)
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise error(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{p}: is a folder, not a file") from None
+    except PermissionError:
+        raise error(f"{p}: permission denied") from None
+    except OSError as exc:
+        raise error(f"{p}: cannot read ({exc.strerror or exc})") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise error(f"{p}: is a folder, not a file")
+        raise error(f"{p}: not an ordinary file ({_kind(mode)}); tokviz reads ordinary files only")
+    return fd
+
+
+def check_regular(path: str | os.PathLike, error: type[TokvizError] = TokvizError) -> int:
+    """The size in bytes of the ordinary file at `path`; `error` for anything else."""
+    fd = open_regular(path, error)
+    try:
+        return os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+
+
+def read_file_bytes(path: str | os.PathLike, *, limit: int = MAX_MODEL_BYTES,
+                    error: type[TokvizError] = TokvizError) -> bytes:
+    """The whole ordinary file at `path`, refused (`error`) past `limit` bytes."""
+    fd = open_regular(path, error)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise error(f"{Path(path)}: {size:,} bytes is more than tokviz reads from such a file ({limit:,})")
+        chunks, total = [], 0
+        while total <= limit:
+            block = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not block:
+                break
+            chunks.append(block)
+            total += len(block)
+        if total > limit:  # grew while being read
+            raise error(f"{Path(path)}: more than tokviz reads from such a file ({limit:,} bytes)")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise error(f"{Path(path)}: cannot read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
+def read_head(path: str | os.PathLike, n: int, error: type[TokvizError] = TokvizError) -> bytes:
+    """The first `n` bytes of the ordinary file at `path` (to recognise its format)."""
+    fd = open_regular(path, error)
+    try:
+        return os.read(fd, n)
+    except OSError as exc:
+        raise error(f"{Path(path)}: cannot read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
+def parse_json(data: bytes, name: str, error: type[TokvizError] = TokvizError, *, what: str = "JSON") -> object:
+    """The JSON value in `data` (UTF-8, a BOM allowed); `error` naming `name` for anything else,
+    including documents nested too deeply for the parser (a one-line error, never a traceback)."""
+    import json
+
+    try:
+        return json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise error(f"{name}: not UTF-8 {what} (bad byte at offset {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{name}: not valid {what} ({exc})") from None
+    except RecursionError:
+        raise error(f"{name}: {what} nested too deeply to be a tokviz or tokenizer file") from None
