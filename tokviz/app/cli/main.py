@@ -312,6 +312,15 @@ HANDLERS = {
 }
 
 
+def one_line(message: str) -> str:
+    r"""`message` on one line: names taken from a file (a key with a newline in it) are escaped.
+
+    >>> one_line("unknown settings: a\nb")
+    'unknown settings: a\\nb'
+    """
+    return message.replace("\r", "\\r").replace("\n", "\\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -328,10 +337,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_gui(argparse.Namespace(file=None))
         return HANDLERS[args.command](args)
     except UsageError as exc:
-        print(str(exc), file=sys.stderr)
+        print(one_line(str(exc)), file=sys.stderr)
         return EXIT_USAGE
     except TokvizError as exc:
-        print(f"tokviz: {exc}", file=sys.stderr)
+        print(one_line(f"tokviz: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("tokviz: interrupted", file=sys.stderr)

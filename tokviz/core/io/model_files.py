@@ -19,6 +19,7 @@ from tokviz.core.bpe.trainer import Candidate, MergeStep
 from tokviz.core.bpe.units import BaseVocab
 from tokviz.core.errors import ModelFormatError, TokvizError
 
+from .checks import is_count
 from .safe_files import MAX_MODEL_BYTES, read_file_bytes
 
 FORMAT_NAME = "tokviz-model"
@@ -135,22 +136,22 @@ def timeline_from_json(d: object) -> Timeline:
             _need(isinstance(row, list) and len(row) == len(STEP_COLUMNS), f"step {rank} is malformed")
             left, right, count, length, cands = row
             n = len(token_bytes)
-            _need(
-                all(isinstance(x, int) for x in (left, right, count, length))
-                and 0 <= left < n and 0 <= right < n,
-                f"step {rank} refers to an unknown id",
-            )
+            _need(all(is_count(x) for x in (left, right)) and left < n and right < n,
+                  f"step {rank} refers to an unknown id")
+            _need(is_count(count) and is_count(length), f"step {rank} has a count out of range")
             token = token_bytes[left] + token_bytes[right]
             token_bytes.append(token)
             cand_objs = []
+            _need(isinstance(cands, list), f"step {rank} has malformed candidates")
             for c in cands:
-                _need(isinstance(c, list) and len(c) == 5 and all(isinstance(x, int) for x in c),
+                _need(isinstance(c, list) and len(c) == 5 and all(is_count(x) for x in c),
                       f"step {rank} has a malformed candidate")
+                _need(c[0] < n and c[1] < n, f"step {rank} has a candidate with an unknown id")
                 cand_objs.append(Candidate((c[0], c[1]), c[2], c[3], c[4]))
             steps.append(MergeStep(rank, (left, right), n, token, count, length, tuple(cand_objs)))
         corpus_length = d.get("corpus_length", 0)
         n_chunks = d.get("n_chunks", 0)
-        _need(isinstance(corpus_length, int) and isinstance(n_chunks, int), "bad corpus figures")
+        _need(is_count(corpus_length) and is_count(n_chunks), "bad corpus figures")
         return Timeline(settings, base, steps, corpus_length, n_chunks, bool(d.get("finished", True)))
     except ModelFormatError:
         raise

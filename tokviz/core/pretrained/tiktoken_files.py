@@ -112,7 +112,32 @@ def parse_tiktoken(data: bytes, *, source: str = "<data>") -> TiktokenFile:
         raise ModelFormatError(f"{source}: not a .tiktoken file ({_first_bad_line(data)})") from None
     if not tokens:
         raise ModelFormatError(f"{source}: empty .tiktoken file (no tokens)")
+    check_ranks(ranks, source)
     return TiktokenFile(tokens, ranks, sha)
+
+
+RANK_SLACK = 65_536  # ranks may leave gaps (room for special tokens), but not sized beyond the file
+
+
+def check_ranks(ranks: list[int], source: str) -> None:
+    """Ranks are distinct, from 0, and no larger than the file's size allows: tables are sized by
+    the largest rank, so a 2 KB file must not ask for gigabytes.
+
+    >>> check_ranks([0, 1, 2], "ok")
+    >>> check_ranks([0, 99_999_999], "f.tiktoken")
+    Traceback (most recent call last):
+    ...
+    tokviz.core.errors.ModelFormatError: f.tiktoken: rank 99,999,999 is far beyond the 2 tokens the file holds (its ranks should run 0..1)
+    """
+    n = len(ranks)
+    low, high = min(ranks), max(ranks)
+    if low < 0:
+        raise ModelFormatError(f"{source}: rank {low} is negative")
+    if high >= n + RANK_SLACK:
+        raise ModelFormatError(f"{source}: rank {high:,} is far beyond the {n:,} tokens the file holds "
+                               f"(its ranks should run 0..{n - 1:,})")
+    if len(set(ranks)) != n:
+        raise ModelFormatError(f"{source}: a rank appears twice")
 
 
 def _first_bad_line(data: bytes) -> str:

@@ -19,6 +19,8 @@ ENCODING_ERRORS = ("strict", "replace")
 _WORD_COUNT_LINE = re.compile(r"^(?P<word>.+?)(?:\t|[ ]+)(?P<count>[0-9]+)[ \t]*$")
 
 
+MAX_TABLE_UNITS = 2**62  # characters a word-count table may stand for (64-bit counts, with room)
+
 def decode_utf8(data: bytes, *, name: str = "<text>", errors: str = "strict") -> str:
     """Decode `data` as UTF-8 (BOM allowed). Refuse NUL bytes and invalid UTF-8 unless replacing.
 
@@ -57,12 +59,15 @@ def read_text(path: str | os.PathLike, *, errors: str = "strict", allow_empty: b
 def parse_word_counts(text: str, *, name: str = "<table>") -> dict[str, int]:
     """Parse lines ``word count`` or ``word<TAB>count`` into an ordered {word: count} table.
 
-    Blank lines are skipped, repeated words are summed, order is first appearance.
+    Blank lines are skipped, repeated words are summed, order is first appearance. The table may
+    stand for at most `MAX_TABLE_UNITS` characters (count times length, summed): training counts
+    in 64-bit integers, and a bigger table would wrap them silently.
 
     >>> parse_word_counts("low 5\\nlower\\t2\\n")
     {'low': 5, 'lower': 2}
     """
     table: dict[str, int] = {}
+    units = 0
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -74,6 +79,10 @@ def parse_word_counts(text: str, *, name: str = "<table>") -> dict[str, int]:
         word, count = m.group("word"), int(m.group("count"))
         if "\t" not in line:
             word = word.strip()
+        units += count * max(1, len(word) + 1)
+        if units > MAX_TABLE_UNITS:
+            raise CorpusError(f"{name}:{lineno}: the counts add up to more text than tokviz can count "
+                              f"({MAX_TABLE_UNITS:,} characters); scale the counts down")
         table[word] = table.get(word, 0) + count
     if not table:
         raise CorpusError(f"{name}: word-frequency table has no entries")

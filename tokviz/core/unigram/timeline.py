@@ -33,6 +33,7 @@ from tokviz.core.algorithm.records import Segmentation as StepSegmentation
 from tokviz.core.algorithm.records import TreeNode, segment_pieces
 from tokviz.core.algorithm.staged import JsonSettings, StagedTraining
 from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
+from tokviz.core.io.checks import MAX_COUNT, is_count
 from tokviz.core.text.split import parse_split
 
 from .tokenizer import LatticeEdge, Segmentation, UnigramExplanation, UnigramTokenizer
@@ -311,7 +312,12 @@ def to_json(timeline: UnigramTimeline) -> dict:
 
 
 def _is_int(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
+    return is_count(x)  # counts, ids, lengths
+
+
+def _is_score(x: object) -> bool:
+    """A piece score: a whole log-probability times `SCORE_SCALE` (negative), within 64 bits."""
+    return isinstance(x, int) and not isinstance(x, bool) and abs(x) <= MAX_COUNT
 
 
 def _is_num(x: object) -> bool:
@@ -336,13 +342,13 @@ def from_json(d: object) -> UnigramTimeline:
             index, ll, em, vt, pruned, scores = row
             need(_is_int(index) and _is_num(ll) and _is_int(vt) and isinstance(em, list)
                  and all(_is_num(x) for x in em) and isinstance(scores, list)
-                 and all(_is_int(x) for x in scores) and isinstance(pruned, list), f"round {k} is malformed")
+                 and all(_is_score(x) for x in scores) and isinstance(pruned, list), f"round {k} is malformed")
             need(len(scores) <= prev, f"round {k} has more pieces than the round before")
             prev = len(scores)
             ps = []
             for p in pruned:
                 need(isinstance(p, list) and len(p) == len(PRUNED_COLUMNS) and _is_int(p[0]) and _is_num(p[1])
-                     and _is_int(p[2]) and _is_int(p[3]) and isinstance(p[4], list)
+                     and _is_int(p[2]) and _is_score(p[3]) and isinstance(p[4], list)
                      and all(_is_int(a) and n_special <= a < n_special + len(pieces) for a in p[4])
                      and n_special <= p[0] < n_special + len(pieces), f"round {k} has a malformed pruned piece")
                 ps.append(PrunedPiece(pieces[p[0] - n_special], float(p[1]), p[2], p[3],

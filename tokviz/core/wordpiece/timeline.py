@@ -28,6 +28,7 @@ from tokviz.core.algorithm.piece_tokenizer import check_header, check_specials, 
 from tokviz.core.algorithm.records import Segmentation, TreeNode, segment_pieces
 from tokviz.core.algorithm.staged import JsonSettings, StagedTraining, check_budget
 from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
+from tokviz.core.io.checks import is_count
 from tokviz.core.text.split import parse_split
 
 from .replay import wordpiece_tree
@@ -255,7 +256,7 @@ def to_json(timeline: WordPieceTimeline) -> dict:
 
 
 def _is_int(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
+    return is_count(x)  # every number in these files is a count, id or length
 
 
 def from_json(d: object) -> WordPieceTimeline:
@@ -287,8 +288,8 @@ def from_json(d: object) -> WordPieceTimeline:
             form = forms[a - n_special] + forms[b - n_special][len(CONTINUATION):]
             cand_objs = []
             for c in cands:
-                need(isinstance(c, list) and len(c) == len(CANDIDATE_COLUMNS) and all(_is_int(x) for x in c) and c[3] > 0 and c[4] > 0,
-                     f"step {rank} has a malformed candidate")
+                need(isinstance(c, list) and len(c) == len(CANDIDATE_COLUMNS) and all(_is_int(x) for x in c)
+                     and c[3] > 0 and c[4] > 0 and c[0] < n and c[1] < n, f"step {rank} has a malformed candidate")
                 cand_objs.append(WordPieceCandidate((c[0], c[1]), c[2] / (c[3] * c[4]), *c[2:]))
             steps.append(WordPieceStep(rank, (a, b), n, form.encode("utf-8"), count / (lc * rc), count, lc, rc, length, tuple(cand_objs)))
             forms.append(form)

@@ -21,8 +21,10 @@ import regex
 from tokviz.core.bpe.tokenizer import ExplainStep
 from tokviz.core.encoding import Encoding, allowed_specials, offsets_of, uncovered
 from tokviz.core.errors import ModelFormatError
+from tokviz.core.io.checks import is_count
 from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes
 from tokviz.core.pretrained.common import INF_RANK, LoadedMerge, byte_char_spans, check_ids
+from tokviz.core.pretrained.tiktoken_files import RANK_SLACK
 
 from .decoders import (
     ByteLevelDecoder,
@@ -90,7 +92,12 @@ class HfTokenizer:
             (post_processor.before + post_processor.after) if post_processor else ()
         )
         self._added_ids = {t.id: t for t in self.added}
-        size = max([*model.vocab.values(), *(t.id for t in self.added), -1]) + 1
+        ids = [*model.vocab.values(), *(t.id for t in self.added)]
+        if any(not is_count(i) for i in ids):
+            raise ModelFormatError("a token id is negative or not a whole number")
+        size = max(ids, default=-1) + 1
+        if size > len(ids) + RANK_SLACK:  # tables are sized by the largest id: bound it by the file
+            raise ModelFormatError(f"token id {size - 1:,} is far beyond the {len(ids):,} tokens the file holds")
         strings: list[str | None] = [None] * size
         for s, i in model.vocab.items():
             strings[i] = s
