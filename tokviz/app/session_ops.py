@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QApplication
 
 from tokviz.core import TokvizError
 from tokviz.core.algorithm.registry import snapshot
+from tokviz.core.io.safe_files import remove_stale_temp_files
 from tokviz.core.io.session import (
     EMBED_LIMIT,
     CorpusRef,
@@ -96,6 +97,7 @@ class SessionController(QObject):
         if seconds > 0:
             self.timer.start(seconds * 1000)
         folder = window.settings_store.data_dir()
+        remove_stale_temp_files(folder)  # what a killed autosave left behind
         self.autosave_path = folder / AUTOSAVE_NAME
         self.marker_path = folder / CLEAN_EXIT_NAME
         self.crashed = self.autosave_path.exists() and not self.marker_path.exists()

@@ -6,7 +6,9 @@ What this leaves out: fonts and colours (``tokviz.panels.base``) and anything wi
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from pathlib import Path
+
+from PySide6.QtCore import QBuffer, QIODevice, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QBoxLayout,
@@ -15,12 +17,16 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLayout,
+    QMessageBox,
     QTableView,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
+
+from tokviz.core.errors import TokvizError
+from tokviz.core.io.safe_files import write_atomic
 
 STRETCH = None  # an item of `hbox` / `vbox`: a stretch
 
@@ -119,3 +125,22 @@ def form_grid(pairs, *, per_row: int | None = None) -> QGridLayout:
         grid.addWidget(label, row, 2 * col)
         grid.addWidget(widget, row, 2 * col + 1)
     return grid
+
+
+def save_image(image, path: str | Path, fmt: str = "PNG") -> bool:
+    """Save a `QImage`/`QPixmap` to `path` atomically (never a half-written file); False when it
+    cannot be encoded or written."""
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, fmt):
+        return False
+    try:
+        write_atomic(Path(path), bytes(buffer.data()))
+    except TokvizError:
+        return False
+    return True
+
+
+def warn_export_failed(parent: QWidget, what: str, exc: Exception) -> None:
+    """Tell the user an export could not be written (the panel keeps its state)."""
+    QMessageBox.warning(parent, f"Could not export {what}", str(exc)[:1].upper() + str(exc)[1:])

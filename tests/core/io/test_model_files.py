@@ -9,8 +9,8 @@ import pytest
 from tokviz.core import (
     ModelFormatError,
     TokvizError,
-    TrainSettings,
     Training,
+    TrainSettings,
     load_timeline,
     parse_word_counts,
     save_timeline,
@@ -243,7 +243,7 @@ def test_saved_files_get_the_usual_mode_not_mkstemps_0600(tmp_path):
     import os
     import stat
 
-    from tokviz.core.io.model_files import write_atomic
+    from tokviz.core.io.safe_files import write_atomic
 
     umask = os.umask(0o022)
     try:

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QWidget
 
 from tokviz.core import TokvizError
 from tokviz.core.io.gif import write_gif, write_png
-from tokviz.core.io.model_files import write_atomic
+from tokviz.core.io.safe_files import write_atomic
 from tokviz.core.text.chunks import Cancelled
 
 MAX_UPSCALE = 2.0  # a grabbed image is enlarged at most this much (more only blurs)

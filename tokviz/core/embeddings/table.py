@@ -11,14 +11,17 @@ and neighbours (`tokviz.core.embeddings.similarity`) and training.
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from dataclasses import dataclass
 from numbers import Integral
+from pathlib import Path
 
 import numpy as np
 
 from tokviz.core.errors import ModelFormatError, SettingsError, TokvizError
+from tokviz.core.io.safe_files import write_atomic
 
 MAX_EMBED_DIM = 4096
 MAX_ENTRIES = 1 << 28  # V x D limit of a table: 1 GiB of float32
@@ -126,7 +129,9 @@ class EmbeddingTable:
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the vectors as a ``.npy`` file (`load` reads it back)."""
-        np.save(os.fspath(path), self.vectors, allow_pickle=False)
+        buffer = io.BytesIO()
+        np.save(buffer, self.vectors, allow_pickle=False)
+        write_atomic(Path(path), buffer.getvalue())  # never a half-written .npy
 
 
 def _checked_matrix(a: np.ndarray, name: str, n_vocab: int | None) -> np.ndarray:

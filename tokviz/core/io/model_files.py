@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from tokviz.core.bpe.timeline import Timeline, TrainSettings
@@ -20,7 +19,7 @@ from tokviz.core.bpe.units import BaseVocab
 from tokviz.core.errors import ModelFormatError, TokvizError
 
 from .checks import is_count
-from .safe_files import MAX_MODEL_BYTES, read_file_bytes
+from .safe_files import MAX_MODEL_BYTES, read_file_bytes, write_atomic
 
 FORMAT_NAME = "tokviz-model"
 FORMAT_VERSION = 1
@@ -54,49 +53,6 @@ def save_timeline(timeline: Timeline, path: str | os.PathLike) -> None:
     path = Path(path)
     data = json.dumps(timeline_to_json(timeline), ensure_ascii=True, separators=(",", ":"))
     write_atomic(path, data.encode("utf-8"))
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write bytes to `path` through a temporary file in the same folder and a rename."""
-    folder = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise TokvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    try:
-        if hasattr(os, "fchmod"):  # mkstemp makes 0600; a saved file gets the usual mode
-            os.fchmod(fd, _new_file_mode(path))
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())  # the bytes are on disk before the rename makes them the file
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise TokvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
-
-
-def _new_file_mode(path: Path) -> int:
-    """The mode of the file being replaced, else 0666 minus the umask (what ``open`` would give)."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        return 0o666 & ~_umask()
-
-
-def _umask() -> int:
-    """The process umask, read without changing it (``os.umask`` would, racing other threads)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    return 0o022
 
 
 def _need(cond: bool, what: str) -> None:

@@ -22,7 +22,10 @@ What this leaves out: the formats (each loader parses the bytes it gets).
 from __future__ import annotations
 
 import os
+import re
 import stat
+import tempfile
+import time
 from pathlib import Path
 
 from tokviz.core.errors import TokvizError
@@ -117,3 +120,82 @@ def parse_json(data: bytes, name: str, error: type[TokvizError] = TokvizError, *
         raise error(f"{name}: not valid {what} ({exc})") from None
     except RecursionError:
         raise error(f"{name}: {what} nested too deeply to be a tokviz or tokenizer file") from None
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+TEMP_NAME = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")  # what `write_atomic` leaves while writing
+STALE_SECONDS = 3600.0
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write bytes to `path` through a temporary file in the same folder and a rename: a reader
+    sees the old file or the new one, never half of one; the temporary file is removed whatever
+    stops the write (a full disk, Ctrl+C)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise TokvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    try:
+        if hasattr(os, "fchmod"):  # mkstemp makes 0600; a saved file gets the usual mode
+            os.fchmod(fd, _new_file_mode(path))
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())  # the bytes are on disk before the rename makes them the file
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise TokvizError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        raise
+
+
+def _new_file_mode(path: Path) -> int:
+    """The mode of the file being replaced, else 0666 minus the umask (what ``open`` would give)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it (``os.umask`` would, racing other threads)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """`write_atomic` for UTF-8 text (exports: CSV, HTML, JSON)."""
+    write_atomic(Path(path), text.encode("utf-8"))
+
+
+def remove_stale_temp_files(folder: str | os.PathLike, *, older_than: float = STALE_SECONDS) -> list[Path]:
+    """Delete the temporary files interrupted writes left in `folder` (a crash, a kill -9) that
+    are older than `older_than` seconds; returns what was removed. Only `write_atomic`'s own
+    names (``.NAME.xxxxxxxx.tmp``) are touched."""
+    removed = []
+    now = time.time()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for e in entries:
+        try:
+            if TEMP_NAME.match(e.name) and e.is_file(follow_symlinks=False) \
+                    and now - e.stat(follow_symlinks=False).st_mtime > older_than:
+                os.unlink(e.path)
+                removed.append(Path(e.path))
+        except OSError:
+            continue
+    return removed

@@ -25,8 +25,8 @@ from pathlib import Path
 from tokviz.core.algorithm.registry import settings_from_json, settings_to_json
 from tokviz.core.errors import TokvizError
 
-from .model_files import model_from_json, model_to_json, read_json, write_atomic
-from .safe_files import check_regular, open_regular
+from .model_files import model_from_json, model_to_json, read_json
+from .safe_files import check_regular, open_regular, write_atomic
 
 FORMAT_NAME = "tokviz-session"
 FORMAT_VERSION = 1

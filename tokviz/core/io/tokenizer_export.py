@@ -32,7 +32,7 @@ from tokviz.core.pretrained.hf.pretokenizers import BYTE_CHAR
 from tokviz.core.pretrained.loader import SIDECAR_FORMAT, SIDECAR_SUFFIX
 from tokviz.core.text.split import SPACE_CHARS, SPLIT_PRESETS, python_regex_pattern
 
-from .model_files import write_atomic
+from .safe_files import write_atomic
 
 _WHOLE_TEXT = r"[\s\S]+"
 

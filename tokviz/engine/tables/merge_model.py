@@ -11,12 +11,14 @@ What this leaves out: selection and scrolling (the timeline panel keeps row k - 
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Slot
 
 from tokviz.core import Timeline
 from tokviz.core.display.tokens import visible_token
+from tokviz.core.io.safe_files import write_text_atomic
 
 COLUMNS = ("Rank", "Left", "Right", "New token", "Id", "Count", "Length after")
 COL_RANK, COL_LEFT, COL_RIGHT, COL_TOKEN, COL_ID, COL_COUNT, COL_LENGTH = range(len(COLUMNS))
@@ -154,27 +156,27 @@ class MergeModel(QAbstractTableModel):
     # -- export -----------------------------------------------------------------------------
 
     def write_csv(self, path: str | Path) -> int:
-        """Write every merge as CSV (raw token text, not the visible marks); returns rows written."""
+        """Write every merge as CSV (raw token text, not the visible marks) atomically; returns
+        rows written."""
         tl = self._timeline
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["rank", "left_id", "right_id", "left", "right", "new_id", "new_token",
-                        "new_token_hex", "count", "length_after"])
-            if tl is None:
-                return 0
-            v = self._vocab
-            if not tl.has_counts:  # a loaded tokenizer: no counts or corpus lengths
-                for s in tl.steps[: self._n]:
-                    a, b = s.pair if s.pair is not None else ("", "")
-                    w.writerow([s.index, a, b, "" if a == "" else v[a].decode("utf-8", "replace"),
-                                "" if b == "" else v[b].decode("utf-8", "replace"), s.id,
-                                s.token.decode("utf-8", "replace"), s.token.hex(), "", ""])
-                return self._n
-            for s in tl.steps[: self._n]:
+        f = io.StringIO(newline="")
+        w = csv.writer(f)
+        w.writerow(["rank", "left_id", "right_id", "left", "right", "new_id", "new_token",
+                    "new_token_hex", "count", "length_after"])
+        v, n = self._vocab, 0 if tl is None else self._n
+        if tl is not None and not tl.has_counts:  # a loaded tokenizer: no counts or corpus lengths
+            for s in tl.steps[:n]:
+                a, b = s.pair if s.pair is not None else ("", "")
+                w.writerow([s.index, a, b, "" if a == "" else v[a].decode("utf-8", "replace"),
+                            "" if b == "" else v[b].decode("utf-8", "replace"), s.id,
+                            s.token.decode("utf-8", "replace"), s.token.hex(), "", ""])
+        elif tl is not None:
+            for s in tl.steps[:n]:
                 a, b = s.pair
                 w.writerow([s.rank, a, b, v[a].decode("utf-8", "replace"), v[b].decode("utf-8", "replace"),
                             s.id, s.token.decode("utf-8", "replace"), s.token.hex(), s.count, s.length])
-        return self._n
+        write_text_atomic(path, f.getvalue())  # TokvizError when it cannot be written
+        return n
 
     # -- following the step model -----------------------------------------------------------
 

@@ -304,7 +304,7 @@ class EmbeddingPanel(Panel):
             try:
                 self.table.save(path)
                 self._set_status(f"Saved {self.table.n_vocab:,} × {self.table.dim} table to {path}.")
-            except OSError as exc:
+            except (OSError, TokvizError) as exc:
                 self._show_error(f"Cannot save: {exc}")
 
     # -- training ---------------------------------------------------------------------------

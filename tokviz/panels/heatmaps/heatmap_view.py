@@ -33,7 +33,9 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.embeddings.positional import csv_text
+from tokviz.core.io.safe_files import write_text_atomic
 from tokviz.engine.tasks import TaskEngine
+from tokviz.panels.widgets import save_image
 
 # label -> pyqtgraph colour map name
 DIVERGING_MAPS = {
@@ -55,7 +57,7 @@ def _write_csv(path: str, matrix: np.ndarray, row_labels, col_labels, corner: st
         from tokviz.core import Cancelled
 
         raise Cancelled()
-    Path(path).write_text(text, encoding="utf-8", newline="")
+    write_text_atomic(path, text)
     return path
 
 
@@ -327,7 +329,7 @@ class HeatmapView(QWidget):
 
     def export_png(self, path: str | Path) -> bool:
         """Save the plot (image, axes and colour bar) as PNG."""
-        ok = self.graphics.grab().save(str(path), "PNG")
+        ok = save_image(self.graphics.grab(), path)
         if ok:
             self.exported.emit(str(path))
         else:

@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QWidget
 
 from tokviz.panels.step_chart import StepChart
+from tokviz.panels.widgets import save_image
 
 SERIES = ("length", "vocabulary", "count")
 AUTO_ALL_PX = 220  # "auto" shows all three plots from this height, two from AUTO_TWO_PX
@@ -121,4 +122,4 @@ class TimelineChart(StepChart):
         return colors, fg
 
     def export_png(self, path: str) -> bool:
-        return self.grab().save(str(path))
+        return save_image(self.grab(), path)

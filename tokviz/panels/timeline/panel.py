@@ -43,7 +43,7 @@ from tokviz.core.text.corpus import parse_word_counts
 from tokviz.engine.playback import Playback
 from tokviz.engine.tables.merge_model import MergeModel
 from tokviz.panels.base import Panel, monospace_font
-from tokviz.panels.widgets import record_table
+from tokviz.panels.widgets import record_table, warn_export_failed
 
 from .candidates import CandidatesView
 from .chart import TimelineChart
@@ -425,13 +425,16 @@ class TimelinePanel(Panel):
     def _on_export_csv_clicked(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export merge table", "merges.csv", "CSV files (*.csv)")
         if path:
-            self.export_csv(path)
+            try:
+                self.export_csv(path)
+            except TokvizError as exc:
+                warn_export_failed(self, "the merges", exc)
 
     @Slot()
     def _on_export_png_clicked(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export chart", "timeline.png", "PNG images (*.png)")
-        if path:
-            self.export_chart_png(path)
+        if path and not self.export_chart_png(path):
+            warn_export_failed(self, "the chart", TokvizError(f"{path}: cannot write the image"))
 
     def _update_fonts(self) -> None:
         self.mono_font = monospace_font(self.font())

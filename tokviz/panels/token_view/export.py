@@ -13,6 +13,9 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFileDialog
 
 from tokviz.core.display.diagnostics import export_html, export_json, ids_text
+from tokviz.core.errors import TokvizError
+from tokviz.core.io.safe_files import write_text_atomic
+from tokviz.panels.widgets import save_image, warn_export_failed
 
 
 class TokenViewExports:
@@ -38,13 +41,13 @@ class TokenViewExports:
         return self.result.reference
 
     def save_html(self, path: str | Path) -> None:
-        Path(path).write_text(self.export_html_text(), encoding="utf-8")
+        write_text_atomic(path, self.export_html_text())
 
     def save_json(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.export_json_data(), ensure_ascii=False, indent=1), encoding="utf-8")
+        write_text_atomic(path, json.dumps(self.export_json_data(), ensure_ascii=False, indent=1))
 
     def save_png(self, path: str | Path) -> bool:
-        return self.view.viewport().grab().save(str(path))
+        return save_image(self.view.viewport().grab(), path)
 
     def copy_ids(self) -> str:
         text = ids_text(self.result.reference.encoding.ids) if self.result and self.result.reference else "[]"
@@ -58,14 +61,21 @@ class TokenViewExports:
     @Slot()
     def _on_export_html_triggered(self) -> None:
         if self.result and (path := self._ask_path("Export HTML", "html", "HTML (*.html)")):
-            self.save_html(path)
+            self._export(self.save_html, path)
 
     @Slot()
     def _on_export_png_triggered(self) -> None:
         if self.result and (path := self._ask_path("Export PNG", "png", "PNG image (*.png)")):
-            self.save_png(path)
+            self._export(self.save_png, path)
 
     @Slot()
     def _on_export_json_triggered(self) -> None:
         if self.result and (path := self._ask_path("Export JSON", "json", "JSON (*.json)")):
-            self.save_json(path)
+            self._export(self.save_json, path)
+
+    def _export(self, save, path: str) -> None:
+        try:
+            if save(path) is False:
+                raise TokvizError(f"{path}: cannot write the image")
+        except (TokvizError, RuntimeError) as exc:
+            warn_export_failed(self, "the tokens", exc)
