@@ -118,3 +118,14 @@ def test_any_mutation_of_a_model_is_loaded_right_or_refused_clearly(data):
     for step in loaded.steps:
         assert 0 <= step.pair[0] < step.id and 0 <= step.pair[1] < step.id
     assert loaded.tokenizer().decode(loaded.tokenizer().encode_ordinary("abab").ids) in ("abab", "")
+
+
+def test_a_corpus_too_big_for_memory_is_refused_before_training(cli, tmp_path, monkeypatch):
+    from tokviz.core.bpe import timeline as bpe_timeline
+
+    monkeypatch.setattr(bpe_timeline, "available_memory", lambda: 50_000_000)  # a small machine
+    corpus = tmp_path / "line.txt"
+    corpus.write_text("x" * 400_000 + "y" * 400_000, encoding="utf-8")  # one word, no spaces
+    line = _one_line_error(*cli("train", str(corpus), "-o", "m.json", "--merges", "5", "--quiet"))
+    assert "needs about" in line and "GB is free" in line
+    assert not (tmp_path / "m.json").exists()

@@ -77,3 +77,18 @@ def test_the_window_opens_a_fifo_without_waiting(window, fifo, qtbot, dialogs):
     assert window.wait_for_file(CATASTROPHE_S * 1000) in ("failed", "idle")
     assert dialogs.errors and "not an ordinary file" in dialogs.errors[-1][1]
     assert window.corpus_panel.text() == "my text"
+
+
+def test_memory_follows_the_files_content(tmp_path):
+    """Two megabytes of one repeated character train within a bound proportional to the text (the
+    trainer stores positions as 8-byte integers); the peak is measured by a fresh parent process."""
+    corpus = tmp_path / "a.txt"
+    corpus.write_text("a" * 2_000_000, encoding="utf-8")
+    probe = ("import resource, subprocess, sys; "
+             "r = subprocess.run([sys.executable, '-m', 'tokviz', 'train', sys.argv[1], '-o', 'm.json', '--quiet']); "
+             "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", probe, str(corpus)], capture_output=True, text=True,
+                         timeout=CATASTROPHE_S * 3, cwd=tmp_path)
+    code, peak_kb = map(int, out.stdout.split())
+    assert code == 0, out.stderr
+    assert peak_kb < 1_000_000, f"peak {peak_kb / 1024:.0f} MB for a 2 MB file"

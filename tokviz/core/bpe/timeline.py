@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from tokviz.core.algorithm.records import Segmentation, TreeNode
 from tokviz.core.algorithm.staged import JsonSettings, StagedTraining, check_budget
-from tokviz.core.errors import SettingsError
+from tokviz.core.errors import CorpusError, SettingsError
 from tokviz.core.text.split import parse_split
 
 from .replay import merge_tree, segment_text
@@ -186,6 +186,41 @@ def merge_budget(settings: TrainSettings, base_size: int) -> int | None:
     return settings.vocab_size - fixed
 
 
+BYTES_PER_UNIT = 160  # the trainer's peak memory per base unit of the distinct chunks (measured)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory the system can give without swapping (Linux: MemAvailable), or None."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def check_memory(units: int, available: int | None = None) -> None:
+    """Refuse, before allocating, a corpus whose distinct chunks need more memory than is free:
+    a clear error instead of the system killing the process.
+
+    >>> check_memory(1_000, available=10**9)
+    >>> check_memory(10**9, available=10**9)
+    Traceback (most recent call last):
+    ...
+    tokviz.core.errors.CorpusError: the corpus's distinct chunks hold 1,000,000,000 base units; training them needs about 160.0 GB of memory and 1.0 GB is free. Use a split that cuts the text into words (gpt4, whitespace) or a smaller corpus
+    """
+    free = available_memory() if available is None else available
+    need = units * BYTES_PER_UNIT
+    if free is not None and need > 0.8 * free:
+        raise CorpusError(
+            f"the corpus's distinct chunks hold {units:,} base units; training them needs about "
+            f"{need / 1e9:.1f} GB of memory and {free / 1e9:.1f} GB is free. Use a split that cuts the text "
+            f"into words (gpt4, whitespace) or a smaller corpus"
+        )
+
+
 class Training(StagedTraining):
     """One training run in stages: `prepare()` (read + count), then iterate `steps()`."""
 
@@ -201,6 +236,7 @@ class Training(StagedTraining):
         self.budget = merge_budget(s, base.size)
         index = base.index() if base.units == "chars" else None
         seqs = [base.symbolize(c, index=index) for c in counts]
+        check_memory(sum(map(len, seqs)))
         weights = list(counts.values())
         # hf ranks bytes like Hugging Face's ByteLevel alphabet; characters already are in its
         # order (sorted by code point)

@@ -48,6 +48,20 @@ HF_BYTE_SEQUENCE = sorted(_PRINTABLE) + [b for b in range(256) if b not in _PRIN
 HF_BYTE_ORDER = tuple(HF_BYTE_SEQUENCE.index(b) for b in range(256))  # byte -> HF id
 
 
+
+def _bytes_of(a: np.ndarray) -> memoryview:
+    """The raw bytes of an int64 array, to copy position runs out of it without Python ints."""
+    return memoryview(np.ascontiguousarray(a, dtype=np.int64)).cast("B")
+
+
+def _positions(raw: memoryview, a: int, b: int) -> array:
+    """Positions ``a..b-1`` of `raw` as an ``array('q')``: 8 bytes a position, not a Python int
+    each (a 10 MB run of one character has ten million of them)."""
+    out = array("q")
+    out.frombytes(raw[8 * a : 8 * b])
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A pair that could have been merged at a step, with its count and first occurrence."""
@@ -168,17 +182,18 @@ class BpeTrainer:
         ends = np.concatenate((bounds, [len(sk)])).tolist()
         group_keys = sk[starts].tolist()
         group_counts = (csum[ends] - csum[starts]).tolist()
-        sp_list = sp.tolist()
+        first_pos = sp[starts].tolist()
+        raw = _bytes_of(sp)
         heap, first = self.heap if push else None, getattr(self, "first", None)
         min_count, mask = self.min_count, self._tie_mask
-        for k, c, a, b in zip(group_keys, group_counts, starts, ends):
+        for k, c, a, b, p0 in zip(group_keys, group_counts, starts, ends, first_pos):
             counts[k] = c
             if c < min_count:
                 continue
-            occ[k] = sp_list[a:b]
+            occ[k] = _positions(raw, a, b)
             if push:
                 first[k] = 0
-                heapq.heappush(heap, (-c, sp_list[a] & mask, k))
+                heapq.heappush(heap, (-c, p0 & mask, k))
 
     # -- winner selection -------------------------------------------------------------------
 
@@ -263,11 +278,11 @@ class BpeTrainer:
         self.counts.pop(key, None)
         return merged
 
-    def _merge_vector(self, key: int, new: int, positions: list[int], start: int) -> int:
+    def _merge_vector(self, key: int, new: int, positions: array, start: int) -> int:
         """`_merge_loop` in numpy: the same result, for pairs with many sites."""
         a, b = key >> _SHIFT, key & _MASK
         ids, nxt, prv, wts = self._np
-        P = np.array(positions[start:], dtype=np.int64)
+        P = np.frombuffer(positions, dtype=np.int64)[start:]  # a view: `positions` is no longer in occ
         P = P[ids[P] == a]
         Q = nxt[P]
         keep = Q >= 0
@@ -333,21 +348,22 @@ class BpeTrainer:
         starts = [0, *bounds.tolist()]
         ends = [*bounds.tolist(), len(st)]
         csum = np.concatenate(([0], np.cumsum(weights[order]))).tolist()
-        sp = pos[order].tolist()
+        sp = pos[order]
+        raw, first_pos = _bytes_of(sp), sp[starts].tolist()
         toks = st[starts].tolist()
         counts, occ, first, heap = self.counts, self.occ, self.first, self.heap
         min_count, mask = self.min_count, self._tie_mask
-        for t, a, b in zip(toks, starts, ends):
+        for t, a, b, p0 in zip(toks, starts, ends, first_pos):
             k = key_of(t)
             c = csum[b] - csum[a]
             counts[k] = c
             if c < min_count:
                 continue
-            occ[k] = sp[a:b]
+            occ[k] = _positions(raw, a, b)
             first[k] = 0
-            heapq.heappush(heap, (-c, sp[a] & mask, k))
+            heapq.heappush(heap, (-c, p0 & mask, k))
 
-    def _merge_loop(self, key: int, new: int, positions: list[int], start: int) -> int:
+    def _merge_loop(self, key: int, new: int, positions: array, start: int) -> int:
         """Merge the live sites of `key` among `positions[start:]` one by one."""
         a, b = key >> _SHIFT, key & _MASK
         ids, nxt, prv, wts = self.ids, self.nxt, self.prv, self.wts
@@ -375,7 +391,7 @@ class BpeTrainer:
                     occ[k].append(o)
                 else:
                     counts[k] = w
-                    occ[k] = [o]
+                    occ[k] = array("q", (o,))
                     touched[k] = None
             r = nxt[q]
             if r >= 0:
@@ -388,7 +404,7 @@ class BpeTrainer:
                     occ[k].append(p)
                 else:
                     counts[k] = w
-                    occ[k] = [p]
+                    occ[k] = array("q", (p,))
                     touched[k] = None
                 prv[r] = p
             ids[p] = new
