@@ -75,3 +75,31 @@ def test_clean_view_keeps_only_well_typed_keys(view):
         assert all(isinstance(s, dict) for s in out["panels"].values())
     known = set(view) - {"other"}
     assert len(out) + len(problems) >= len(known)  # every known key was kept or reported
+
+
+def test_big_corpus_files_are_hashed_off_the_gui_thread(make_window, tmp_path, qtbot, dialogs, monkeypatch):
+    """Saving and opening a session with a big corpus file hash it on a worker thread: the window
+    keeps processing events meanwhile."""
+    import threading
+
+    from tokviz.app import session_ops
+
+    monkeypatch.setattr(session_ops, "EMBED_LIMIT", 100)
+    threads = []
+    real = session_ops.corpus_by_path
+
+    def spy(path, **kw):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return real(path, **kw)
+
+    monkeypatch.setattr(session_ops, "corpus_by_path", spy)
+    corpus = tmp_path / "big.txt"
+    corpus.write_text(TEXT * 10, encoding="utf-8")
+    a = make_window(load_default_sample=False)
+    assert a.open_path(corpus) and a.wait_for_file() == "opened"
+    path = tmp_path / "s.tokviz"
+    assert a.save_session(path)
+    assert threads == [False]  # hashed, and not on the GUI thread
+    b = make_window(load_default_sample=False)
+    assert b.open_session(path)
+    assert b.corpus_panel.text() == TEXT * 10

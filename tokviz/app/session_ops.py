@@ -36,9 +36,12 @@ from tokviz.engine.settings import LAYOUT_VERSION
 from tokviz.engine.tasks import TaskEngine
 from tokviz.panels.view_state import restore_view_state, view_state
 
+from .waiting import wait_for_signals
+
 SESSION_FILTER = "tokviz sessions (*.tokviz);;All files (*)"
 AUTOSAVE_NAME = "autosave.tokviz"
 CLEAN_EXIT_NAME = "clean-exit"
+HASH_TIMEOUT_MS = 600_000  # hashing a corpus of gigabytes on a slow disk
 MIN_SANE_SIDE = 4096  # a saved window side up to this is always applied (twice the screen beyond)
 
 
@@ -76,6 +79,16 @@ def _write_autosave(session: Session, path: Path, *, should_stop=None, progress=
     return str(path)
 
 
+
+def _hash_corpus(path, *, should_stop, progress) -> CorpusRef:
+    return corpus_by_path(path)
+
+
+def _check_corpus(ref: CorpusRef, *, should_stop, progress) -> bool:
+    check_corpus_file(ref)
+    return True
+
+
 class SessionController(QObject):
     """Sessions of one window. `saved(path)`, `opened(path)`, `autosaved(path)`."""
 
@@ -90,6 +103,7 @@ class SessionController(QObject):
         self.dirty = False
         self._restoring = False
         self.writer = TaskEngine("session-autosave", self)
+        self.hasher = TaskEngine("session-hash", self)  # corpus files hashed off the GUI thread
         self.writer.finished.connect(self._on_writer_finished)
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.autosave)
@@ -121,6 +135,26 @@ class SessionController(QObject):
         if not self._restoring:
             self.dirty = True
 
+    def _in_background(self, fn, *args):
+        """`fn(*args)` on a worker thread while the window keeps drawing (hashing a corpus of
+        gigabytes takes seconds); its result, or `TokvizError` with its message."""
+        result: list = []
+        self.hasher.finished.connect(result.append)
+        errors: list = []
+        self.hasher.failed.connect(errors.append)
+        try:
+            self.hasher.start(fn, *args)
+            if wait_for_signals({"done": [self.hasher.finished], "failed": [self.hasher.failed]},
+                                HASH_TIMEOUT_MS) == "timeout":
+                self.hasher.cancel()
+                raise TokvizError("reading the corpus file took too long")
+        finally:
+            self.hasher.finished.disconnect(result.append)
+            self.hasher.failed.disconnect(errors.append)
+        if errors:
+            raise TokvizError(errors[0])
+        return result[0]
+
     # -- gathering --------------------------------------------------------------------------
 
     def gather(self) -> Session:
@@ -132,7 +166,7 @@ class SessionController(QObject):
         if stat is not None and stat.st_size > EMBED_LIMIT:  # by path + sha256 (hashed once per file version)
             key = (str(c.path), stat.st_mtime_ns, stat.st_size)
             if self._digests.get(key) is None:
-                self._digests = {key: corpus_by_path(c.path)}
+                self._digests = {key: self._in_background(_hash_corpus, c.path)}
             ref = self._digests[key]
             corpus = CorpusRef(c.title, c.word_counts, path=ref.path, sha256=ref.sha256, size=ref.size)
         else:
@@ -274,7 +308,7 @@ class SessionController(QObject):
                 w.wait_for({"loaded": [w.corpus_panel.text_loaded]}, 60_000)
             return
         try:
-            check_corpus_file(ref)
+            self._in_background(_check_corpus, ref)
         except TokvizError as exc:
             problems.append(str(exc))
             return
@@ -393,3 +427,4 @@ class SessionController(QObject):
     def shutdown(self) -> None:
         self.timer.stop()
         self.writer.shutdown()
+        self.hasher.shutdown()
