@@ -129,3 +129,37 @@ def test_a_corpus_too_big_for_memory_is_refused_before_training(cli, tmp_path, m
     line = _one_line_error(*cli("train", str(corpus), "-o", "m.json", "--merges", "5", "--quiet"))
     assert "needs about" in line and "GB is free" in line
     assert not (tmp_path / "m.json").exists()
+
+
+TOKENIZER_JSON = {
+    "model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "a": 1, "##b": 2}, "unk_token": "[UNK]",
+              "continuing_subword_prefix": "##", "max_input_chars_per_word": 100},
+    "normalizer": {"type": "Lowercase"},
+    "pre_tokenizer": {"type": "WhitespaceSplit"},
+    "added_tokens": [{"id": 3, "content": "[CLS]", "special": True}],
+}
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_any_mutation_of_a_tokenizer_json_loads_or_is_refused_clearly(data):
+    from tokviz.core.pretrained import HfTokenizer
+
+    d = json.loads(json.dumps(TOKENIZER_JSON))
+    where = data.draw(st.sampled_from([d, d["model"], d["added_tokens"][0]]))
+    where[data.draw(st.sampled_from(sorted(where)))] = data.draw(JSON)
+    try:
+        tok = HfTokenizer.from_json(d)
+    except TokvizError:
+        return
+    ids = tok.encode_ordinary("ab a").ids
+    assert all(0 <= i < tok.n_vocab for i in ids)
+
+
+def test_the_window_reports_a_corrupt_model_and_keeps_the_text(window, tmp_path, dialogs):
+    window.set_corpus_text("my corpus")
+    path = _model(tmp_path, lambda d: _set_candidate(d, 10_000))
+    window.open_path(path)
+    window.wait_for_file()
+    assert dialogs.errors and "unknown id" in dialogs.errors[-1][1]
+    assert window.corpus_panel.text() == "my corpus"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from tokviz.core.errors import ModelFormatError
+from tokviz.core.io.checks import is_count
 from tokviz.core.pretrained.common import INF_RANK
 
 from .normalizers import UnsupportedComponent
@@ -275,6 +276,12 @@ class WordPieceModel:
 def build_model(d: Mapping) -> HfBpeModel | WordPieceModel:
     """The model of a ``tokenizer.json`` (its ``"model"`` object); unknown kinds are a clear error."""
     t = d.get("type")
+    for key in ("unk_token", "continuing_subword_prefix", "end_of_word_suffix"):
+        if d.get(key) is not None and not isinstance(d.get(key), str):
+            raise ModelFormatError(f"model.{key} must be text or null")
+    if t in ("BPE", "WordPiece", None) and (
+            not isinstance(d.get("vocab"), Mapping) or not all(isinstance(k, str) for k in d["vocab"])):
+        raise ModelFormatError("model.vocab must map token strings to ids")
     if t == "BPE" or (t is None and "merges" in d):
         if d.get("dropout") not in (None, 0, 0.0):
             raise UnsupportedComponent("BPE with dropout (random segmentation) cannot give stable ids")
@@ -299,10 +306,13 @@ def build_model(d: Mapping) -> HfBpeModel | WordPieceModel:
             ignore_merges=bool(d.get("ignore_merges", False)),
         )
     if t == "WordPiece" or (t is None and "max_input_chars_per_word" in d):
+        limit = d.get("max_input_chars_per_word", 100)
+        if not is_count(limit):
+            raise ModelFormatError("model.max_input_chars_per_word must be a whole number >= 0")
         return WordPieceModel(
             d["vocab"],
-            unk_token=d.get("unk_token", "[UNK]"),
-            continuing_subword_prefix=d.get("continuing_subword_prefix", "##"),
-            max_input_chars_per_word=int(d.get("max_input_chars_per_word", 100)),
+            unk_token=d.get("unk_token") if d.get("unk_token") is not None else "[UNK]",
+            continuing_subword_prefix=d.get("continuing_subword_prefix") if d.get("continuing_subword_prefix") is not None else "##",
+            max_input_chars_per_word=limit,
         )
     raise UnsupportedComponent(f"unsupported model {t!r}; tokviz runs BPE and WordPiece models")
