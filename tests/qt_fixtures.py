@@ -149,3 +149,14 @@ def make_window(qtbot, settings_store, dialogs):
 @pytest.fixture
 def window(make_window):
     return make_window()
+
+
+def drain_events() -> None:
+    """Deliver every event already posted (signals queued from worker threads, layout requests,
+    zero-delay timers), a few rounds since handling one can post another. It never waits on the
+    clock: tests wait for what they expect with `qtbot.waitSignal` / `qtbot.waitUntil`."""
+    from PySide6.QtCore import QCoreApplication
+
+    for _ in range(3):
+        QCoreApplication.sendPostedEvents()
+        QCoreApplication.processEvents()

@@ -3,17 +3,15 @@ token view comparison rows, vocabulary table, saved models, cancel."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tokviz.core import TrainSettings
 from tokviz.core.io.model_files import load_model
 from tokviz.core.unigram.timeline import UnigramSettings, train_unigram
 from tokviz.core.wordpiece.timeline import WordPieceSettings, train_wordpiece
+from tokviz.engine.tables.vocab_model import COL_COUNT, COL_RANK, VocabModel
 from tokviz.engine.training import engine as training_mod
 from tokviz.engine.training.engine import CorpusInput, TrainingEngine
-from tokviz.engine.tables.vocab_model import COL_COUNT, COL_RANK, VocabModel
 
 HF = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5  # the Hugging Face course corpus
 WORDS = ("un believ able unbelievable unable believable believe able table tables stable unstable "
@@ -119,10 +117,8 @@ def test_cancel_mid_run_is_immediate(qtbot, long_text, settings):
     with qtbot.waitSignal(engine.steps_ready, timeout=60_000):
         engine.start(settings, CorpusInput(long_text[:200_000]))
     assert engine.is_running
-    t0 = time.perf_counter()
-    with qtbot.waitSignal(engine.cancelled, timeout=100):
+    with qtbot.waitSignal(engine.cancelled, timeout=10_000):  # latency: tests/bench
         assert engine.cancel()
-    assert time.perf_counter() - t0 < 0.1
     assert engine.shutdown()
 
 

@@ -11,9 +11,11 @@ from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QPalette
 from PySide6.QtWidgets import QApplication, QDockWidget
 
+from tests.qt_fixtures import drain_events
 from tokviz.core import TrainSettings, load_timeline
-from tokviz.engine.training import engine as training_mod
 from tokviz.engine.samples import SAMPLES
+from tokviz.engine.training import engine as training_mod
+
 
 def train_and_wait(window, settings=None, timeout=60_000) -> str:
     assert window.start_training(settings)
@@ -190,10 +192,8 @@ def test_cancel_mid_run(window, qtbot, long_text):
     with qtbot.waitSignal(window.training_engine.steps_ready, timeout=30_000):
         window.start_training()
     assert window.commands.cancel.isEnabled()
-    t0 = time.perf_counter()
-    with qtbot.waitSignal(window.training_done, timeout=100) as blocker:
+    with qtbot.waitSignal(window.training_done, timeout=10_000) as blocker:  # latency: tests/bench
         window.commands.cancel.trigger()  # Esc
-    assert time.perf_counter() - t0 < 0.1
     assert blocker.args == ["cancelled"]
     n = window.timeline.n_merges
     assert n > 0 and window.timeline.finished is False
@@ -233,9 +233,7 @@ def test_closing_during_training_stops_the_thread(make_window, qtbot, long_text)
     window.set_corpus_text(long_text)
     with qtbot.waitSignal(window.training_engine.steps_ready, timeout=30_000):
         window.start_training(TrainSettings(min_count=1))
-    t0 = time.perf_counter()
     assert window.close() is True
-    assert time.perf_counter() - t0 < 2.0
     assert window.training_engine.thread_count == 0
     assert window.training_engine.is_running is False
 
@@ -290,9 +288,9 @@ def test_30_mb_file(window, tmp_path, qtbot):
         # a stall over 1 s dumps every thread's stack to stderr: what blocked the window
         faulthandler.dump_traceback_later(1.0, exit=False, file=sys.__stderr__)
 
-    from PySide6.QtCore import QTimer
-
     import gc
+
+    from PySide6.QtCore import QTimer
 
     gc_pauses: list[tuple[int, float]] = []
     gc_start: list[float] = []
@@ -428,13 +426,12 @@ def test_vocabulary_follows_new_tokens_when_scrolled_to_the_end(window, qtbot):
     full = window.timeline
     table, bar = window.vocab_panel.table, window.vocab_panel.table.verticalScrollBar()
     window.step_model.set_timeline(replace(full, steps=list(full.steps[:20]), finished=False))
-    qtbot.wait(20)
+    drain_events()
     table.scrollToBottom()
     window.step_model.add_steps(full.steps[20:40])
-    qtbot.wait(20)
-    assert bar.value() == bar.maximum() > 0  # at the end: it follows the newest tokens
+    qtbot.waitUntil(lambda: bar.value() == bar.maximum() > 0, timeout=5000)  # at the end: it follows
     bar.setValue(0)
     window.step_model.add_steps(full.steps[40:60])
-    qtbot.wait(20)
+    drain_events()
     assert bar.value() == 0  # elsewhere: the view stays put
     assert window.vocab_model.rowCount() == 316

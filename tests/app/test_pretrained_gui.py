@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtWidgets import QMenu
 
 from tests.conftest import shared_file
+from tests.qt_fixtures import drain_events
 from tokviz.engine.tables.merge_model import COL_COUNT, COL_LEFT, COL_TOKEN
 
 GPT2_VOCAB = ("vocab", "gpt2-data-gym", "vocab.bpe")
@@ -217,7 +218,7 @@ def test_cancel_loading(window, qtbot):
     assert window.tokenizers.outcome == "cancelled"
     assert not window.tokenizers.cancel_button.isVisibleTo(window)
     window.tokenizers.loader.wait_idle()
-    qtbot.wait(50)
+    drain_events()  # a result queued by the cancelled load would be delivered now
     assert window.step_model.timeline is None  # the stale result never arrives
 
 
@@ -261,7 +262,7 @@ def test_heatmaps_follow_a_loaded_tokenizer(gpt2_window, qtbot):
     assert c.step == 200 and c.n_vocab == 50_257
     assert max(c.text_ids, default=0) < 256 + 200
     w.select_panel("positional")
-    qtbot.wait(50)
+    drain_events()
     w.select_panel("embeddings")
     with qtbot.waitSignal(p.heatmap_shown, timeout=30_000):
         p.retokenize()
@@ -299,7 +300,7 @@ def test_o200k_opens_without_building_its_merge_list(window, qtbot):
     """200k merges: panels read only the rows they show (the full list takes seconds)."""
     assert _open(window, shared_file("vocab", "tiktoken", "o200k_base.tiktoken"), qtbot) == "opened"
     tl = window.timeline
-    qtbot.wait(100)
+    drain_events()
     built = sum(r is not None for r in tl.steps._rows)
     assert tl.n_steps == 199_742 and built < 2_000, built
     assert window.vocab_model.rowCount() == tl.vocab_size == 200_019

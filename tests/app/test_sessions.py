@@ -8,8 +8,9 @@ import os
 
 import pytest
 
-from tokviz.app.session_ops import layout_summary
 from tests.conftest import shared_file
+from tests.qt_fixtures import drain_events
+from tokviz.app.session_ops import layout_summary
 from tokviz.core import TrainSettings
 
 TEXT = "low lower lowest newer newest wider widest " * 30
@@ -51,7 +52,7 @@ def _same_layout(got: dict, want: dict) -> None:
 def test_round_trip_restores_the_screen(make_window, tmp_path, qtbot, dialogs):
     a = _trained(make_window())
     _dress(a)
-    qtbot.wait(50)
+    drain_events()
     path = tmp_path / "lesson.tokviz"
     assert a.save_session(path)
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -65,7 +66,7 @@ def test_round_trip_restores_the_screen(make_window, tmp_path, qtbot, dialogs):
     b.appearance.set_font_scale(1.0)
     assert b.sessions.state_dict() != before
     assert b.open_path(path)  # .tokviz files open through open_path (and so drag and drop)
-    qtbot.wait(50)
+    drain_events()
     after = b.sessions.state_dict()
     # the geometry and layout blobs hold the screen they were saved on and stale sizes of hidden
     # tabs; the window size and every dock as seen on screen must come back exactly
@@ -177,7 +178,7 @@ def test_autosave_timer_and_crash_recovery(make_window, settings_store, qtbot, d
     b.close()  # a clean exit: the next start offers nothing
     assert b.sessions.marker_path.exists()
     c = make_window(load_default_sample=False)
-    qtbot.wait(50)
+    drain_events()
     assert not c.sessions.crashed and len(dialogs.asked_yes_no) == 1
 
 
@@ -190,7 +191,7 @@ def test_recovery_declined_keeps_the_fresh_window(make_window, qtbot, dialogs):
     dialogs.yes_no_answer = False
     b = make_window(load_default_sample=False)
     qtbot.waitUntil(lambda: len(dialogs.asked_yes_no) == 1, timeout=5000)
-    qtbot.wait(50)
+    drain_events()
     assert b.corpus_panel.text() == ""
 
 

@@ -45,7 +45,7 @@ def _peak_mb() -> dict:
 
 
 def w_tokviz_train(path: str, split: str, vocab: int, model_out: str | None) -> dict:
-    from tokviz.core import TrainSettings, Training, save_timeline
+    from tokviz.core import Training, TrainSettings, save_timeline
 
     text = Path(path).read_text(encoding="utf-8")
     t0 = time.perf_counter()

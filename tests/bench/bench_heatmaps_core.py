@@ -25,8 +25,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tokviz.core.embeddings import positional as P
 from tokviz.core.embeddings import EmbedTrainer, EmbedTrainSettings, cosine_similarity, reorder_for_similarity
+from tokviz.core.embeddings import positional as P
 
 
 def timed(fn: Callable[[], object], reps: int) -> tuple[float, float]:

@@ -41,8 +41,8 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from tokviz.core import TrainSettings
-    from tokviz.core.io.model_files import load_timeline, save_timeline
     from tokviz.core.bpe.timeline import train
+    from tokviz.core.io.model_files import load_timeline, save_timeline
     from tokviz.engine.step_model import StepModel
     from tokviz.panels.timeline.panel import MAX_CORPUS_CHARS, TimelinePanel
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokviz.core import ModelFormatError, TokvizError, TrainSettings, train
+from tokviz.core import TokvizError, TrainSettings, train
 from tokviz.core.io.model_files import model_from_json, model_to_json
 
 TEXT = "low lower lowest newer newest " * 10

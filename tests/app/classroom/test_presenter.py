@@ -7,6 +7,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
+from tests.qt_fixtures import drain_events
 from tokviz.app.classroom.presenter import step_caption
 from tokviz.app.session_ops import layout_summary
 from tokviz.core import TrainSettings
@@ -28,7 +29,7 @@ def _shown_docks(window) -> list[str]:
 
 def test_enter_and_leave_restore_everything(window, qtbot):
     window.select_panel("token_view")
-    qtbot.wait(20)
+    drain_events()
     layout, scale = layout_summary(window), window.appearance.font_scale
     window_color = QApplication.palette().color(QPalette.ColorRole.Window).name()
     font_size = QApplication.font().pointSizeF()
@@ -45,7 +46,7 @@ def test_enter_and_leave_restore_everything(window, qtbot):
 
     window.leave_presenter()
     qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=3000)
-    qtbot.wait(20)
+    drain_events()
     assert not window.presenter_active and not window.commands.presenter.isChecked()
     assert layout_summary(window) == layout
     assert window.menuBar().isVisible() and window.toolbar.isVisible()
@@ -164,7 +165,7 @@ def test_closing_in_presenter_mode_saves_the_normal_layout(make_window, qtbot, s
 
 
 def test_sessions_saved_while_presenting_keep_the_normal_layout(window, qtbot, tmp_path):
-    qtbot.wait(20)
+    drain_events()
     normal = window.sessions.state_dict()["view"]
     window.enter_presenter(["timeline"])
     presenting = window.sessions.state_dict()["view"]

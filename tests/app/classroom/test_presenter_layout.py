@@ -22,9 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .test_presenter import _trained
+from tests.qt_fixtures import drain_events
 from tokviz.app.theme import OutlinedIndicatorStyle
 from tokviz.engine.tables.merge_model import COLUMNS
+
+from .test_presenter import _trained
 
 PROJECTOR = QSize(1280, 720)
 KEY_COLUMNS = ["Rank", "Left", "Right", "New token", "Count"]
@@ -99,7 +101,7 @@ def test_timeline_shows_its_key_parts_big_and_restores_them(window, qtbot):
     assert _clipped(window) == []
     window.leave_presenter()
     qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=3000)
-    qtbot.wait(20)
+    drain_events()
     assert _timeline_state(panel) == before and not panel.presenting
 
 
@@ -159,12 +161,13 @@ def test_a_lesson_and_its_panel_fit_a_projector(window, qtbot):
 def test_leaving_after_the_window_was_resized_restores_the_window(window, qtbot):
     from tokviz.app.session_ops import layout_summary
 
-    qtbot.wait(20)
+    drain_events()
     size, layout = window.size(), layout_summary(window)
     training_min = window.training_panel.minimumSizeHint()  # a hidden tab while presenting
     _present(window, qtbot, ["timeline"])
     window.leave_presenter()
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=3000)
+    drain_events()
     assert window.training_panel.minimumSizeHint() == training_min  # not its size at 2x
     assert window.size() == size and layout_summary(window) == layout
 

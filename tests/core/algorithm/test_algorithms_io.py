@@ -6,14 +6,7 @@ import json
 
 import pytest
 
-from tokviz.core import (
-    ModelFormatError,
-    SettingsError,
-    TokvizError,
-    TrainSettings,
-    load_timeline,
-    save_timeline,
-)
+from tokviz.core import ModelFormatError, SettingsError, TokvizError, TrainSettings, load_timeline, save_timeline
 from tokviz.core.algorithm.registry import (
     algorithm_of,
     empty_copy,
@@ -23,15 +16,10 @@ from tokviz.core.algorithm.registry import (
     snapshot,
     step_noun,
 )
+from tokviz.core.bpe.timeline import Timeline, Training, train
 from tokviz.core.io.model_files import load_model, save_model
 from tokviz.core.unigram.timeline import UnigramSettings, UnigramTimeline, UnigramTraining, train_unigram
-from tokviz.core.wordpiece.timeline import (
-    WordPieceSettings,
-    WordPieceTimeline,
-    WordPieceTraining,
-    train_wordpiece,
-)
-from tokviz.core.bpe.timeline import Timeline, Training, train
+from tokviz.core.wordpiece.timeline import WordPieceSettings, WordPieceTimeline, WordPieceTraining, train_wordpiece
 
 CORPUS = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5 + "unbelievable unable believable " * 3
 SETTINGS = {

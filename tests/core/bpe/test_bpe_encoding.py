@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokviz.core.bpe.reference import oracle_encode_chunk, oracle_split
 from tokviz.core import EncodeError, Encoding, TrainSettings, train
+from tokviz.core.bpe.reference import oracle_encode_chunk, oracle_split
 
 HYPOTHESIS = settings(max_examples=200, deadline=None, database=None)
 

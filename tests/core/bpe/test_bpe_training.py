@@ -6,7 +6,6 @@ import dataclasses
 
 import pytest
 
-from tokviz.core.bpe.reference import oracle_split
 from tokviz.core import (
     BpeTrainer,
     CorpusError,
@@ -14,12 +13,13 @@ from tokviz.core import (
     SettingsError,
     SplitError,
     Timeline,
-    TrainSettings,
     Training,
+    TrainSettings,
     merge_budget,
     parse_word_counts,
     train,
 )
+from tokviz.core.bpe.reference import oracle_split
 
 LOW_TEXT = "low low low low low lower lower lowest"
 LOW_TABLE = "low 5\nlower 2\nlowest 1\n"

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tokviz.core.bpe.trainer as train_bpe
+from tokviz.core import CorpusError, Training, TrainSettings, train
 from tokviz.core.bpe.reference import oracle_counts, oracle_table_counts, oracle_train
-from tokviz.core import CorpusError, TrainSettings, Training, train
 
 HYPOTHESIS = settings(max_examples=120, deadline=None, database=None)
 

@@ -17,7 +17,7 @@ from collections import Counter
 
 import pytest
 
-from tokviz.core import SettingsError, TrainSettings, Training, load_timeline, save_timeline, train
+from tokviz.core import SettingsError, Training, TrainSettings, load_timeline, save_timeline, train
 from tokviz.core.bpe.replay import decision_at
 from tokviz.core.bpe.trainer import HF_BYTE_ORDER
 

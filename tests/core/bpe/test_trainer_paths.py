@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import tokviz.core.bpe.trainer as train_bpe
-from tokviz.core import TrainSettings, Training
+from tokviz.core import Training, TrainSettings
 from tokviz.core.bpe.reference import oracle_counts, oracle_train
 
 LOOP_ONLY = 10**12

@@ -8,7 +8,6 @@ import pytest
 
 from tokviz.core import TrainSettings, train
 from tokviz.core.baselines import CharTokenizer, WordTokenizer
-from tokviz.core.display.palette import token_palette
 from tokviz.core.display.diagnostics import (
     digit_runs,
     export_html,
@@ -20,6 +19,7 @@ from tokviz.core.display.diagnostics import (
     trailing_whitespace,
     unseen_tokens,
 )
+from tokviz.core.display.palette import token_palette
 from tokviz.core.display.tokens import (
     BYTES,
     SPECIAL,

@@ -10,11 +10,6 @@ import pytest
 
 from tokviz.core import ModelFormatError, SettingsError, TokvizError, TrainSettings, train
 from tokviz.core.embeddings import (
-    similarity as embed_similarity,
-    table as embed_table,
-    training as embed_train,
-)
-from tokviz.core.embeddings import (
     REFERENCE_MODELS,
     EmbeddingTable,
     EmbedStep,
@@ -29,6 +24,9 @@ from tokviz.core.embeddings import (
     token_pairs,
     train_embeddings,
 )
+from tokviz.core.embeddings import similarity as embed_similarity
+from tokviz.core.embeddings import table as embed_table
+from tokviz.core.embeddings import training as embed_train
 
 
 @pytest.mark.parametrize("module", [embed_table, embed_similarity, embed_train])

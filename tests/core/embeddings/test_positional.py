@@ -15,11 +15,9 @@ from hypothesis import strategies as st
 from tests.conftest import qt_modules_loaded
 from tokviz.core import SettingsError
 from tokviz.core.embeddings import positional as P
-from tokviz.core.embeddings import (
-    positional_params as positional_base,
-    positional_text as positional_export,
-    rope as positional_rope,
-)
+from tokviz.core.embeddings import positional_params as positional_base
+from tokviz.core.embeddings import positional_text as positional_export
+from tokviz.core.embeddings import rope as positional_rope
 
 HYPOTHESIS = settings(max_examples=60, deadline=None, database=None)
 

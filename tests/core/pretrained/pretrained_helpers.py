@@ -50,6 +50,7 @@ def load_reference(name: str):
         if name in TIKTOKEN_NAMES:
             tiktoken = pytest.importorskip("tiktoken")
             from tiktoken.load import load_tiktoken_bpe
+
             from tokviz.core.pretrained import KNOWN_ENCODINGS
 
             k = KNOWN_ENCODINGS[name]

@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .pretrained_helpers import corpus, load_ours
 from tokviz.core import TokvizError, TrainSettings, train
-from tokviz.core.text.chunks import Cancelled
 from tokviz.core.pretrained import (
     FILTERS,
     RankBpeTokenizer,
@@ -18,6 +16,9 @@ from tokviz.core.pretrained import (
     token_counts,
     token_flags,
 )
+from tokviz.core.text.chunks import Cancelled
+
+from .pretrained_helpers import corpus, load_ours
 
 
 @pytest.mark.parametrize(("name", "word"), [

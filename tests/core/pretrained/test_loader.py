@@ -7,9 +7,10 @@ import shutil
 
 import pytest
 
-from .pretrained_helpers import corpus, hf_path, load_ours, shared_file, tiktoken_path
 from tokviz.core import BpeTokenizer, ModelFormatError, TrainSettings, save_timeline, train
 from tokviz.core.pretrained import HfTokenizer, RankBpeTokenizer, load_data_gym, load_tokenizer, parse_minbpe
+
+from .pretrained_helpers import corpus, hf_path, load_ours, shared_file, tiktoken_path
 
 # minbpe's known answer: "aaabdaaabac" with 3 merges -> [258, 100, 258, 97, 99]
 MINBPE_MODEL = "minbpe v1\n\n0\n97 97\n256 97\n257 98\n"

@@ -7,8 +7,9 @@ import threading
 
 import pytest
 
-from .pretrained_helpers import corpus, load_ours, load_reference
 from tokviz.core.pretrained import parallel
+
+from .pretrained_helpers import corpus, load_ours, load_reference
 
 
 @pytest.fixture

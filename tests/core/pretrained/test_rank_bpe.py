@@ -7,14 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .pretrained_helpers import TIKTOKEN_NAMES, corpus, load_ours, unicode_text
 from tokviz.core import EncodeError
-from tokviz.core.pretrained import RankBpeTokenizer
-from tokviz.core.pretrained import fastsplit
+from tokviz.core.pretrained import RankBpeTokenizer, fastsplit
 from tokviz.core.pretrained.common import python_pattern
 from tokviz.core.pretrained.rank_bpe import _bpe_parts, _bpe_parts_heap
 from tokviz.core.pretrained.unicode_tables import PinnedPattern
 from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
+
+from .pretrained_helpers import TIKTOKEN_NAMES, corpus, load_ours, unicode_text
 
 
 def tiny() -> RankBpeTokenizer:

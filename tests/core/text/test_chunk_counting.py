@@ -8,8 +8,8 @@ import multiprocessing
 import pytest
 
 import tokviz.core.text.chunks as chunks
-from tokviz.core.bpe.reference import oracle_counts, oracle_table_counts
 from tokviz.core import Cancelled, count_chunks, count_word_table, parse_split
+from tokviz.core.bpe.reference import oracle_counts, oracle_table_counts
 
 
 def test_counts_in_order_of_first_appearance():

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokviz.core.bpe.reference import TIKTOKEN_PATTERNS
 from tokviz.core import (
     GPT2_SPLIT_PATTERN,
     GPT4_SPLIT_PATTERN,
@@ -18,6 +17,7 @@ from tokviz.core import (
     SplitError,
     parse_split,
 )
+from tokviz.core.bpe.reference import TIKTOKEN_PATTERNS
 from tokviz.core.text.split import split_specials
 
 HYPOTHESIS = settings(max_examples=150, deadline=None, database=None)

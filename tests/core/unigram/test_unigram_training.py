@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import tokviz.core.unigram.timeline as unigram_module
 from tokviz.core import CorpusError, ModelFormatError, SettingsError, count_chunks, parse_split
+from tokviz.core.unigram.lattice import Lattices
 from tokviz.core.unigram.timeline import (
     SCORE_SCALE,
     UnigramSettings,
@@ -25,7 +26,6 @@ from tokviz.core.unigram.timeline import (
     to_json,
     train_unigram,
 )
-from tokviz.core.unigram.lattice import Lattices
 from tokviz.core.unigram.trainer import substrings
 
 HYPOTHESIS = settings(max_examples=120, deadline=None, database=None)

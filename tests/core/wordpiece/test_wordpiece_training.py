@@ -14,15 +14,7 @@ from hypothesis import strategies as st
 
 import tokviz.core.wordpiece.timeline as wordpiece_module
 import tokviz.core.wordpiece.trainer as wordpiece_train_module
-from tokviz.core import (
-    CorpusError,
-    ModelFormatError,
-    SettingsError,
-    Training,
-    TrainSettings,
-    count_chunks,
-    parse_split,
-)
+from tokviz.core import CorpusError, ModelFormatError, SettingsError, Training, TrainSettings, count_chunks, parse_split
 from tokviz.core.wordpiece.timeline import (
     WordPieceSettings,
     WordPieceTrainer,

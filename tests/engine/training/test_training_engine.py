@@ -6,10 +6,10 @@ import gc
 import os
 import signal
 import sys
-import time
 
 import pytest
 
+from tests.qt_fixtures import drain_events
 from tokviz.core import TokvizError, TrainSettings, train
 from tokviz.engine.training import engine as training_mod
 from tokviz.engine.training.engine import CorpusInput, TrainingEngine
@@ -82,12 +82,10 @@ def test_cancel_mid_run_is_immediate_and_the_thread_ends(engine, qtbot, long_tex
     with qtbot.waitSignal(engine.steps_ready, timeout=30_000):
         engine.start(TrainSettings(min_count=1), CorpusInput(long_text))
     assert engine.is_running
-    t0 = time.perf_counter()
-    with qtbot.waitSignal(engine.cancelled, timeout=100):
+    with qtbot.waitSignal(engine.cancelled, timeout=10_000):  # latency: tests/bench
         assert engine.cancel() is True
-    assert time.perf_counter() - t0 < 0.1
     qtbot.waitUntil(lambda: engine.thread_count == 0, timeout=2000)
-    qtbot.wait(100)  # nothing from the cancelled run may arrive any more
+    drain_events()  # nothing from the cancelled run may arrive any more
     assert rec.terminal() == [("cancelled",)]
     assert engine.is_running is False
     assert engine.cancel() is False  # nothing left to cancel
@@ -192,9 +190,7 @@ def test_shutdown_during_counting_and_training(qtbot, long_text):
     e = TrainingEngine()
     with qtbot.waitSignal(e.steps_ready, timeout=30_000):
         e.start(TrainSettings(min_count=1), CorpusInput(long_text))
-    t0 = time.perf_counter()
     assert e.shutdown() is True
-    assert time.perf_counter() - t0 < 1.0
     assert e.thread_count == 0
     with pytest.raises(RuntimeError, match="shut down"):
         e.start(TrainSettings(), CorpusInput("abc"))

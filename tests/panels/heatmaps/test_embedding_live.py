@@ -13,16 +13,19 @@ import numpy as np
 import pytest
 
 from tests.conftest import qt_modules_loaded
-from .embedding_helpers import TIMEOUT, shown_panel, small_corpus
+from tests.qt_fixtures import drain_events
 from tokviz.core import Cancelled
-from tokviz.core.embeddings import similarity as embed_similarity, training as embed_train
 from tokviz.core.embeddings import EmbeddingTable, EmbedTrainSettings, cosine_similarity
+from tokviz.core.embeddings import similarity as embed_similarity
+from tokviz.core.embeddings import training as embed_train
 from tokviz.engine.heatmaps import embedding_child
 from tokviz.engine.heatmaps.embedding_child import embedding_events, table_interval
 from tokviz.engine.heatmaps.embedding_engine import EmbeddingEngine
 from tokviz.panels.heatmaps import embedding_widgets
 from tokviz.panels.heatmaps.embedding_widgets import MAX_LOSS_POINTS, LossHistory, LossPlot, decimate
 from tokviz.panels.heatmaps.heatmap_view import HeatmapView
+
+from .embedding_helpers import TIMEOUT, shown_panel, small_corpus
 
 LONG = EmbedTrainSettings(dim=16, epochs=100_000, batch_size=16)
 
@@ -191,7 +194,7 @@ def test_heatmap_update_with_same_labels_redraws_only_the_image(qtbot):
     qtbot.waitExposed(view)
 
     def settle():  # let the layout and the paint happen
-        qtbot.wait(30)
+        drain_events()
         view.graphics.viewport().repaint()
     labels = [f"t{i}" for i in range(30)]
     rng = np.random.default_rng(0)

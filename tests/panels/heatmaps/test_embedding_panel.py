@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from .embedding_helpers import TEXT, TIMEOUT, shown_panel, small_corpus, small_timeline
+from tests.qt_fixtures import drain_events
 from tokviz.core import TrainSettings
 from tokviz.core.embeddings import REFERENCE_MODELS, EmbedTrainSettings, cosine_similarity, nearest_neighbours
 from tokviz.engine.heatmaps.embedding_engine import EmbeddingEngine, NeighboursModel
@@ -15,6 +15,8 @@ from tokviz.engine.step_model import StepModel
 from tokviz.engine.workspace import Workspace
 from tokviz.panels.corpus.panel import CorpusPanel
 from tokviz.panels.heatmaps.embedding_panel import EmbeddingPanel
+
+from .embedding_helpers import TEXT, TIMEOUT, shown_panel, small_corpus, small_timeline
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +80,7 @@ def test_training_lowers_loss_and_updates_heatmap(panel, qtbot):
     with qtbot.waitSignal(panel.training_engine.finished, timeout=TIMEOUT):
         assert panel.start_training(EmbedTrainSettings(dim=16, epochs=30, batch_size=64, learning_rate=0.05))
     qtbot.waitUntil(lambda: panel.view is not None and panel.view.matrix.shape[0] > 0, timeout=TIMEOUT)
-    qtbot.wait(100)
+    drain_events()
     assert sum(progressed) == len(panel.losses) > 10
     assert np.mean(panel.losses[-5:]) < np.mean(panel.losses[:5]) * 0.6
     assert panel.smoothed[-1] < panel.info.unigram_loss < panel.info.uniform_loss
@@ -103,7 +105,7 @@ def test_cancel_stops_training(panel, qtbot):
     assert "cancelled after" in panel.status.text()
     assert panel.training_engine.wait_idle(2000)
     n = len(panel.losses)
-    qtbot.wait(100)
+    drain_events()  # anything the cancelled run had queued is delivered now
     assert len(panel.losses) == n  # nothing arrives after a cancel
     # restart works
     with qtbot.waitSignal(panel.training_engine.finished, timeout=TIMEOUT):

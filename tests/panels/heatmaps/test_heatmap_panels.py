@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QImage
 
+from tests.qt_fixtures import drain_events
 from tokviz.core.embeddings.positional import (
     PositionalParams,
     alibi_bias,
@@ -125,9 +126,10 @@ def test_engine_debounces_and_newest_request_wins(qtbot):
     for d in (4, 6, 8):
         engine.request(compute_positional_view, PositionalRequest("sinusoidal", "matrix", PositionalParams(d=d, n_pos=3)))
     qtbot.waitUntil(lambda: bool(results), timeout=TIMEOUT)
-    qtbot.wait(100)
+    assert engine.wait_idle(TIMEOUT)
+    drain_events()
     assert [r.matrix.shape for r in results] == [(3, 8)]  # the first (started at once) was cancelled
-    qtbot.wait(50)  # quiet again: the next request starts without waiting for the debounce
+    engine._last_request = float("-inf")  # quiet since long ago (the clock, not a sleep)
     engine.request(compute_positional_view, PositionalRequest("sinusoidal", "matrix", PositionalParams(d=2, n_pos=3)))
     assert engine.tasks.is_running and not engine._timer.isActive()
     qtbot.waitUntil(lambda: len(results) == 2, timeout=TIMEOUT)

@@ -8,13 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings
 
-from tests.core.pretrained.pretrained_helpers import (
-    HF_NAMES,
-    hf_path,
-    load_ours,
-    load_reference,
-    unicode_text,
-)
+from tests.core.pretrained.pretrained_helpers import HF_NAMES, hf_path, load_ours, load_reference, unicode_text
 from tokviz.core import ModelFormatError
 from tokviz.core.pretrained import HfTokenizer, UnsupportedComponent, load_tokenizer
 

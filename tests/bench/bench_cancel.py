@@ -1,0 +1,75 @@
+"""How fast a cancel is reported: training (in a thread and in a child process) and window close,
+the timings the unit tests only bound loosely (10 s) because a shared machine can stall.
+
+    QT_QPA_PLATFORM=offscreen python tests/bench/bench_cancel.py
+
+Targets: cancel reported in < 100 ms, shutdown in < 1 s.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+def _text() -> str:
+    """Two megabytes of varied words (so training runs long enough to be cancelled)."""
+    import random
+
+    rng = random.Random(0)
+    words = ["".join(rng.choice("etaoinshrdlucmfwyp") for _ in range(rng.randint(2, 9))) for _ in range(20_000)]
+    return " ".join(rng.choice(words) for _ in range(350_000))
+
+
+TEXT = _text()
+
+
+def _measure(use_process: bool) -> tuple[float, float]:
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    from tokviz.core import TrainSettings
+    from tokviz.engine.training import engine as training_engine
+    from tokviz.engine.training.child import CorpusInput
+    from tokviz.engine.training.engine import TrainingEngine
+
+    # the corpus size decides thread or process: move the threshold around it
+    training_engine.PROCESS_MIN_CHARS = 1 if use_process else 10**12
+    engine = TrainingEngine()
+    loop = QEventLoop()
+    engine.steps_ready.connect(loop.quit)
+    QTimer.singleShot(60_000, loop.quit)
+    engine.start(TrainSettings(min_count=1), CorpusInput(TEXT))
+    loop.exec()
+    got = []
+    engine.cancelled.connect(lambda: got.append(time.perf_counter()))
+    t0 = time.perf_counter()
+    engine.cancel()
+    while not got and time.perf_counter() - t0 < 10:
+        loop.processEvents()
+    cancel_ms = (got[0] - t0) * 1000 if got else float("inf")
+    t1 = time.perf_counter()
+    engine.shutdown()
+    return cancel_ms, (time.perf_counter() - t1) * 1000
+
+
+def main() -> int:
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([])  # noqa: F841 - the engines need one
+    for use_process in (False, True):
+        runs = [_measure(use_process) for _ in range(3)]
+        cancel = statistics.median(r[0] for r in runs)
+        shut = statistics.median(r[1] for r in runs)
+        where = "process" if use_process else "thread"
+        print(f"training in a {where:<7}: cancel reported {cancel:7.1f} ms (target < 100), "
+              f"shutdown {shut:7.1f} ms (target < 1000)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
