@@ -39,6 +39,11 @@ def test_no_module_uses_another_modules_private_names():
     assert private_accesses(MODULES) == []
 
 
+def test_tests_do_not_sleep():
+    """Tests wait for events (`qtbot.waitSignal`, `qtbot.waitUntil`, `drain_events`), not the clock."""
+    assert [f"{p.name}:{line}" for p, line in iter_sleeps()] == []
+
+
 def test_the_checks_can_fail(tmp_path):
     """The measuring code sees a cycle, a private access and a Qt import when there is one."""
     pkg = tmp_path / "tokviz"
