@@ -3,7 +3,14 @@ core never imports Qt, no import cycles, small modules, small folders, no other 
 
 from __future__ import annotations
 
-from tests.structure import import_cycles, load_modules, modules_per_folder, private_accesses, qt_imports_in
+from tests.structure import (
+    import_cycles,
+    iter_sleeps,
+    load_modules,
+    modules_per_folder,
+    private_accesses,
+    qt_imports_in,
+)
 
 MAX_LINES = 500
 MAX_MODULES_PER_FOLDER = 20
