@@ -158,7 +158,7 @@ class FileController(QObject):
         if timeline is None:
             self.window.dialogs.info("No model yet", "Train a tokenizer (or open a model) first.")
             return False
-        if getattr(timeline, "algorithm", "bpe") == "pretrained":  # nothing new to save
+        if not timeline.has_counts:  # a loaded tokenizer: nothing new to save
             self.window.dialogs.info("A loaded tokenizer", f"{timeline.settings.name} was opened from "
                                      f"{timeline.settings.source}; it is not a tokviz model to save.")
             return False

@@ -177,7 +177,7 @@ class SessionController(QObject):
             settings = None
         tl = w.step_model.timeline
         tokenizers, model, view_extra = [], None, {}
-        if tl is not None and getattr(tl, "algorithm", "bpe") == "pretrained":
+        if tl is not None and not tl.has_counts:  # a loaded tokenizer: saved by its path
             tokenizers.append(str(getattr(tl.settings, "source", "")))
             view_extra["pretrained_pattern"] = getattr(tl.settings, "pattern", None)
         elif tl is not None:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tokviz import __version__
-from tokviz.core import Encoding, TokvizError, parse_word_counts, read_text
+from tokviz.core import Encoding, Timeline, TokvizError, parse_word_counts, read_text
 from tokviz.core.algorithm.registry import make_training, step_noun
 from tokviz.core.bpe.timeline import TIE_BREAKS
 from tokviz.core.io.model_files import load_model, save_model
@@ -219,11 +219,11 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 def cmd_merges(args: argparse.Namespace) -> int:
     timeline = _read_model(args.model, args.pattern)
-    if getattr(timeline, "algorithm", "bpe") in ("wordpiece", "unigram"):  # scores, rounds
-        write_steps(timeline, sys.stdout, as_json=args.json, format_token=_format_token)
-        return 0
-    if getattr(timeline, "algorithm", "bpe") == "pretrained":  # rank order, counts unknown
+    if not timeline.has_counts:  # a loaded tokenizer: rank order, counts unknown
         _write_loaded_merges(timeline, sys.stdout, as_json=args.json)
+        return 0
+    if not isinstance(timeline, Timeline):  # WordPiece scores, Unigram rounds
+        write_steps(timeline, sys.stdout, as_json=args.json, format_token=_format_token)
         return 0
     vocab = timeline.token_bytes()
     out = sys.stdout

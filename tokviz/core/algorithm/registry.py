@@ -19,9 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from tokviz.core.bpe import model_file as bpe_file
 from tokviz.core.bpe.timeline import Timeline, Training, TrainSettings
 from tokviz.core.errors import SettingsError
+from tokviz.core.unigram import timeline as unigram
 from tokviz.core.unigram.timeline import UnigramSettings, UnigramTimeline, UnigramTraining
+from tokviz.core.wordpiece import timeline as wordpiece
 from tokviz.core.wordpiece.timeline import WordPieceSettings, WordPieceTimeline, WordPieceTraining
 
 from .protocol import StepTimeline
@@ -38,6 +41,9 @@ class AlgorithmSpec:
     training_type: Callable  # (settings, *, texts=..., table=...) -> a staged training run
     timeline_type: type
     step_noun: str  # "merge" or "round"
+    format_name: str  # the model file's "format" header
+    to_json: Callable  # timeline -> its model-file dict
+    from_json: Callable  # dict -> timeline (`ModelFormatError` saying what is wrong)
 
     @property
     def steps_field(self) -> str:
@@ -48,9 +54,12 @@ class AlgorithmSpec:
 SPECS: dict[str, AlgorithmSpec] = {
     s.name: s
     for s in (
-        AlgorithmSpec("bpe", "BPE", TrainSettings, Training, Timeline, "merge"),
-        AlgorithmSpec("wordpiece", "WordPiece", WordPieceSettings, WordPieceTraining, WordPieceTimeline, "merge"),
-        AlgorithmSpec("unigram", "Unigram", UnigramSettings, UnigramTraining, UnigramTimeline, "round"),
+        AlgorithmSpec("bpe", "BPE", TrainSettings, Training, Timeline, "merge",
+                      bpe_file.FORMAT_NAME, bpe_file.timeline_to_json, bpe_file.timeline_from_json),
+        AlgorithmSpec("wordpiece", "WordPiece", WordPieceSettings, WordPieceTraining, WordPieceTimeline, "merge",
+                      wordpiece.FORMAT_NAME, wordpiece.to_json, wordpiece.from_json),
+        AlgorithmSpec("unigram", "Unigram", UnigramSettings, UnigramTraining, UnigramTimeline, "round",
+                      unigram.FORMAT_NAME, unigram.to_json, unigram.from_json),
     )
 }
 ALGORITHMS = tuple(SPECS)
@@ -66,6 +75,11 @@ def spec_of(obj: object) -> AlgorithmSpec | None:
         if isinstance(obj, (spec.settings_type, spec.timeline_type)):
             return spec
     return None
+
+
+def spec_with_format(format_name: object) -> AlgorithmSpec | None:
+    """The spec whose model files carry ``"format": format_name``, else None."""
+    return next((s for s in SPECS.values() if s.format_name == format_name), None)
 
 
 def spec_named(name: str) -> AlgorithmSpec:

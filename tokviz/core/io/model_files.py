@@ -1,10 +1,9 @@
-"""Saving and loading a trained timeline as one JSON file.
+"""Saving and loading a trained timeline (any algorithm) as one JSON file.
 
-Format ``{"format": "tokviz-model", "version": 1, "settings": {...}, "base": {...},
-"steps": {"columns": [...], "rows": [[...], ...]}}``. Steps are stored as rows under a column
-header (compact for 100k merges). Token bytes are not stored: they are derived from the pairs.
-Writes are atomic (temporary file + rename), so a failed save never leaves a partial file.
-Loading checks everything and raises `ModelFormatError` with a message that says what is wrong.
+Each algorithm writes and checks its own format (``tokviz-model`` for BPE in
+`tokviz.core.bpe.model_file`, ``tokviz-wordpiece``, ``tokviz-unigram``); the registry says which is
+whose. This module reads and writes the files: bounded, ordinary files only, atomic writes (a
+failed save never leaves a partial file), and a `ModelFormatError` saying what is wrong.
 """
 
 from __future__ import annotations
@@ -13,39 +12,18 @@ import json
 import os
 from pathlib import Path
 
-from tokviz.core.bpe.timeline import Timeline, TrainSettings
-from tokviz.core.bpe.trainer import Candidate, MergeStep
-from tokviz.core.bpe.units import BaseVocab
+from tokviz.core.algorithm.registry import SPECS, spec_named, spec_of, spec_with_format
+from tokviz.core.bpe.model_file import (  # noqa: F401 - FORMAT_* and STEP_COLUMNS: public names of the BPE format
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    STEP_COLUMNS,
+    timeline_from_json,
+    timeline_to_json,
+)
+from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.errors import ModelFormatError, TokvizError
 
-from .checks import is_count
 from .safe_files import MAX_MODEL_BYTES, read_file_bytes, write_atomic
-
-FORMAT_NAME = "tokviz-model"
-FORMAT_VERSION = 1
-STEP_COLUMNS = ["left", "right", "count", "length", "candidates"]
-
-
-def timeline_to_json(timeline: Timeline) -> dict:
-    """The JSON-ready dict of a timeline."""
-    rows = []
-    for s in timeline.steps:
-        cands = [[c.pair[0], c.pair[1], c.count, c.first_chunk, c.first_offset] for c in s.candidates]
-        rows.append([s.pair[0], s.pair[1], s.count, s.length, cands])
-    return {
-        "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
-        "settings": timeline.settings.to_json(),
-        "base": {
-            "units": timeline.base.units,
-            "symbols": list(timeline.base.symbols),
-            "end_of_word": timeline.base.end_of_word,
-        },
-        "corpus_length": timeline.corpus_length,
-        "n_chunks": timeline.n_chunks,
-        "finished": timeline.finished,
-        "steps": {"columns": STEP_COLUMNS, "rows": rows},
-    }
 
 
 def save_timeline(timeline: Timeline, path: str | os.PathLike) -> None:
@@ -55,92 +33,19 @@ def save_timeline(timeline: Timeline, path: str | os.PathLike) -> None:
     write_atomic(path, data.encode("utf-8"))
 
 
-def _need(cond: bool, what: str) -> None:
-    if not cond:
-        raise ModelFormatError(f"corrupt model file: {what}")
-
-
-def timeline_from_json(d: object) -> Timeline:
-    """Rebuild a `Timeline` from its JSON dict, checking every field."""
-    if not isinstance(d, dict) or d.get("format") != FORMAT_NAME:
-        raise ModelFormatError("not a tokviz model file (no 'format: tokviz-model' header)")
-    version = d.get("version")
-    if not isinstance(version, int):
-        raise ModelFormatError("corrupt model file: missing format version")
-    if version > FORMAT_VERSION:
-        raise ModelFormatError(
-            f"model file format version {version} is newer than this tokviz reads "
-            f"({FORMAT_VERSION}); update tokviz"
-        )
-    if version < 1:
-        raise ModelFormatError(f"unknown model file format version {version}")
-    try:
-        _need(isinstance(d.get("settings"), dict), "missing or malformed settings")
-        settings = TrainSettings.from_json(d["settings"])
-        b = d["base"]
-        base = BaseVocab(b["units"], tuple(b["symbols"]), b["end_of_word"])
-        _need(all(isinstance(s, str) for s in base.symbols), "base symbols must be strings")
-        _need(base.units == settings.units, "base units differ from the settings")
-        _need(base.end_of_word == settings.end_of_word, "base end-of-word marker differs from the settings")
-        _need(base.units == "bytes" or base.end_of_word is None or base.end_of_word in base.symbols,
-              "the end-of-word marker is not a base symbol")
-        steps_d = d["steps"]
-        _need(steps_d.get("columns") == STEP_COLUMNS, "unknown step columns")
-        token_bytes = base.token_bytes()
-        steps = []
-        for rank, row in enumerate(steps_d["rows"]):
-            _need(isinstance(row, list) and len(row) == len(STEP_COLUMNS), f"step {rank} is malformed")
-            left, right, count, length, cands = row
-            n = len(token_bytes)
-            _need(all(is_count(x) for x in (left, right)) and left < n and right < n,
-                  f"step {rank} refers to an unknown id")
-            _need(is_count(count) and is_count(length), f"step {rank} has a count out of range")
-            token = token_bytes[left] + token_bytes[right]
-            token_bytes.append(token)
-            cand_objs = []
-            _need(isinstance(cands, list), f"step {rank} has malformed candidates")
-            for c in cands:
-                _need(isinstance(c, list) and len(c) == 5 and all(is_count(x) for x in c),
-                      f"step {rank} has a malformed candidate")
-                _need(c[0] < n and c[1] < n, f"step {rank} has a candidate with an unknown id")
-                cand_objs.append(Candidate((c[0], c[1]), c[2], c[3], c[4]))
-            steps.append(MergeStep(rank, (left, right), n, token, count, length, tuple(cand_objs)))
-        corpus_length = d.get("corpus_length", 0)
-        n_chunks = d.get("n_chunks", 0)
-        _need(is_count(corpus_length) and is_count(n_chunks), "bad corpus figures")
-        return Timeline(settings, base, steps, corpus_length, n_chunks, bool(d.get("finished", True)))
-    except ModelFormatError:
-        raise
-    except TokvizError as exc:  # SettingsError, SplitError (a bad split regex)
-        raise ModelFormatError(f"corrupt model file: {exc}") from None
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ModelFormatError(f"corrupt model file: missing or malformed {exc}") from None
-
-
 def model_to_json(timeline) -> dict:
-    """The JSON dict of a timeline of any algorithm (bpe, wordpiece, unigram)."""
-    algorithm = getattr(timeline, "algorithm", "bpe")
-    if algorithm == "bpe":
-        return timeline_to_json(timeline)
-    if algorithm == "wordpiece":
-        from tokviz.core.wordpiece import timeline as wordpiece
-        return wordpiece.to_json(timeline)
-    if algorithm == "unigram":
-        from tokviz.core.unigram import timeline as unigram
-        return unigram.to_json(timeline)
-    raise TokvizError(f"cannot save a {algorithm!r} timeline as a tokviz model")
+    """The JSON dict of a timeline of any trainable algorithm (its own format, see the registry)."""
+    spec = spec_of(timeline)
+    if spec is None:
+        raise TokvizError(f"cannot save a {getattr(timeline, 'algorithm', '?')!r} timeline as a tokviz model")
+    return spec.to_json(timeline)
 
 
 def model_from_json(d: object):
-    """Rebuild a timeline from `model_to_json`'s dict, dispatching on its ``format`` header."""
-    fmt = d.get("format") if isinstance(d, dict) else None
-    if fmt == "tokviz-wordpiece":
-        from tokviz.core.wordpiece import timeline as wordpiece
-        return wordpiece.from_json(d)
-    if fmt == "tokviz-unigram":
-        from tokviz.core.unigram import timeline as unigram
-        return unigram.from_json(d)
-    return timeline_from_json(d)
+    """Rebuild a timeline from `model_to_json`'s dict, by its ``format`` header (BPE's when the
+    header names no other format, so the BPE loader says what is wrong)."""
+    spec = spec_with_format(d.get("format") if isinstance(d, dict) else None) or spec_named("bpe")
+    return spec.from_json(d)
 
 
 def load_timeline(path: str | os.PathLike) -> Timeline:
@@ -177,7 +82,7 @@ def read_json(path: Path, error: type[TokvizError] = ModelFormatError, *, kind: 
 
 # -- any algorithm: BPE (tokviz-model), WordPiece (tokviz-wordpiece), Unigram (tokviz-unigram) --
 
-MODEL_FORMATS = (FORMAT_NAME, "tokviz-wordpiece", "tokviz-unigram")
+MODEL_FORMATS = tuple(spec.format_name for spec in SPECS.values())
 
 
 def save_model(timeline, path: str | os.PathLike) -> None:

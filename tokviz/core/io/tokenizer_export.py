@@ -60,8 +60,8 @@ _NOT_BPE = {  # algorithm -> why it is not exported (BPE timelines only)
 
 def _check_exportable(timeline, fmt: str = "hf") -> None:
     """Raise `TokvizError` unless `timeline` has an exact form in `fmt` ("hf" or "tiktoken")."""
-    algorithm = getattr(timeline, "algorithm", None)
-    if algorithm != "bpe":
+    if not isinstance(timeline, Timeline):  # WordPiece, Unigram or a loaded tokenizer
+        algorithm = getattr(timeline, "algorithm", None)
         source = getattr(timeline.settings, "source", "a file")
         raise TokvizError(_NOT_BPE.get(algorithm, f"{algorithm} models are not exported").format(source=source))
     if timeline.base.end_of_word is not None:

@@ -121,7 +121,7 @@ class LoadedTimeline:
         self._ids = ids
         self.steps = steps
         self._step_of: dict[int, int] | None = None
-        model = getattr(getattr(tok, "model", None), "kind", None) or "BPE"
+        model = getattr(getattr(tok, "model", None), "kind", None) or "BPE"  # a tokenizer.json model's kind
         self.settings = LoadedSettings(
             name=str(getattr(tok, "name", "tokenizer")),
             kind=str(getattr(tok, "kind", "bpe")),
@@ -130,7 +130,7 @@ class LoadedTimeline:
             n_vocab=tok.n_vocab,
             n_merges=len(ids),
             special_tokens=tuple(getattr(tok, "special_tokens", {}) or {}),
-            model="WordPiece" if "wordpiece" in str(model).lower() else "BPE",
+            model=str(model),
         )
 
     @property
