@@ -4,6 +4,7 @@ core never imports Qt, no import cycles, small modules, small folders, no other 
 from __future__ import annotations
 
 from tests.structure import (
+    algorithm_switches,
     import_cycles,
     iter_sleeps,
     load_modules,
@@ -44,6 +45,11 @@ def test_folders_stay_small():
 
 def test_no_module_uses_another_modules_private_names():
     assert private_accesses(MODULES) == []
+
+
+def test_no_switching_on_algorithm_names():
+    """Code reads a timeline's capabilities; names map to classes only in the registry's tables."""
+    assert algorithm_switches(MODULES) == []
 
 
 def test_tests_do_not_sleep():
