@@ -64,8 +64,9 @@ def test_the_checks_can_fail(tmp_path):
     (pkg / "__init__.py").write_text("")
     (pkg / "core" / "__init__.py").write_text("")
     (pkg / "core" / "a.py").write_text("from . import b\nimport PySide6\n")
-    (pkg / "core" / "b.py").write_text("from .a import thing\nx = thing._hidden\n")
+    (pkg / "core" / "b.py").write_text("from .a import thing\nx = thing._hidden\ny = thing.algorithm == 'bpe'\n")
     modules = load_modules(pkg)
+    assert algorithm_switches(modules) == [("tokviz.core.b", 3)]
     assert import_cycles(modules) == [["tokviz.core.a", "tokviz.core.b"]]
     assert private_accesses(modules) == [("tokviz.core.b", 2, "_hidden")]
     assert qt_imports_in(modules, "tokviz.core") == ["tokviz.core.a"]
