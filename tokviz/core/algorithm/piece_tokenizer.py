@@ -226,3 +226,29 @@ def check_specials(special_tokens: Sequence[str]) -> tuple[str, ...]:
     if UNK_TOKEN in specials:
         raise SettingsError(f"{UNK_TOKEN} is always id 0; do not list it as a special token")
     return specials
+
+
+class PieceLayout:
+    """The id layout WordPiece and Unigram timelines share: 0 is ``[UNK]``, then the user's special
+    tokens, then the pieces. A subclass has ``settings.special_tokens`` and `token_forms()`."""
+
+    settings: object
+
+    @property
+    def n_special(self) -> int:
+        return 1 + len(self.settings.special_tokens)
+
+    @property
+    def unk_id(self) -> int:
+        return UNK_ID
+
+    @property
+    def special_ids(self) -> dict[str, int]:
+        return {s: 1 + i for i, s in enumerate(self.settings.special_tokens)}
+
+    def token_forms(self) -> list[str]:
+        raise NotImplementedError
+
+    def token_bytes(self) -> list[bytes]:
+        """`token_forms` as UTF-8 (as `Timeline.token_bytes`)."""
+        return [f.encode("utf-8") for f in self.token_forms()]

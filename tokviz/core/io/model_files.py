@@ -13,13 +13,7 @@ import os
 from pathlib import Path
 
 from tokviz.core.algorithm.registry import SPECS, spec_named, spec_of, spec_with_format
-from tokviz.core.bpe.model_file import (  # noqa: F401 - FORMAT_* and STEP_COLUMNS: public names of the BPE format
-    FORMAT_NAME,
-    FORMAT_VERSION,
-    STEP_COLUMNS,
-    timeline_from_json,
-    timeline_to_json,
-)
+from tokviz.core.bpe.model_file import FORMAT_NAME, FORMAT_VERSION, STEP_COLUMNS, timeline_from_json, timeline_to_json  # noqa: F401 - FORMAT_* and STEP_COLUMNS: public names of the BPE format
 from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.errors import ModelFormatError, TokvizError
 

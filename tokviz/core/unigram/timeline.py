@@ -28,7 +28,7 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tokviz.core.algorithm.piece_tokenizer import check_header, check_specials, need
+from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
 from tokviz.core.algorithm.records import Segmentation as StepSegmentation
 from tokviz.core.algorithm.records import TreeNode, segment_pieces
 from tokviz.core.algorithm.staged import JsonSettings, StagedTraining
@@ -112,7 +112,7 @@ class UnigramSettings(JsonSettings):
 
 
 @dataclass
-class UnigramTimeline:
+class UnigramTimeline(PieceLayout):
     """Settings + rounds. Step k means "the vocabulary after round k"."""
 
     settings: UnigramSettings
@@ -134,18 +134,6 @@ class UnigramTimeline:
     @property
     def n_rounds(self) -> int:
         return len(self.rounds)
-
-    @property
-    def n_special(self) -> int:
-        return 1 + len(self.settings.special_tokens)
-
-    @property
-    def unk_id(self) -> int:
-        return 0
-
-    @property
-    def special_ids(self) -> dict[str, int]:
-        return {s: 1 + i for i, s in enumerate(self.settings.special_tokens)}
 
     @property
     def vocab_size(self) -> int:
@@ -176,9 +164,6 @@ class UnigramTimeline:
     def token_forms(self) -> list[str]:
         """Vocabulary form of every id: [UNK], specials, then `pieces()`."""
         return ["[UNK]", *self.settings.special_tokens, *self.pieces()]
-
-    def token_bytes(self) -> list[bytes]:
-        return [f.encode("utf-8") for f in self.token_forms()]
 
     @property
     def steps(self) -> list[UnigramRound]:

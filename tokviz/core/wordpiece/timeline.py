@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tokviz.core.algorithm.piece_tokenizer import check_header, check_specials, need
+from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
 from tokviz.core.algorithm.records import Segmentation, TreeNode, segment_pieces
 from tokviz.core.algorithm.staged import JsonSettings, StagedTraining, check_budget
 from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
@@ -81,7 +81,7 @@ class WordPieceSettings(JsonSettings):
 
 
 @dataclass
-class WordPieceTimeline:
+class WordPieceTimeline(PieceLayout):
     """Settings + base symbols + ordered merges. Step k means "the first k merges"."""
 
     settings: WordPieceSettings
@@ -105,20 +105,8 @@ class WordPieceTimeline:
         return len(self.steps)
 
     @property
-    def n_special(self) -> int:
-        return 1 + len(self.settings.special_tokens)
-
-    @property
     def base_size(self) -> int:
         return len(self.symbols)
-
-    @property
-    def unk_id(self) -> int:
-        return 0
-
-    @property
-    def special_ids(self) -> dict[str, int]:
-        return {s: 1 + i for i, s in enumerate(self.settings.special_tokens)}
 
     @property
     def vocab_size(self) -> int:
@@ -133,10 +121,6 @@ class WordPieceTimeline:
     def token_forms(self) -> list[str]:
         """Vocabulary form of every id: [UNK], specials, base symbols, merges."""
         return ["[UNK]", *self.settings.special_tokens, *self.symbols, *(s.text for s in self.steps)]
-
-    def token_bytes(self) -> list[bytes]:
-        """`token_forms` as UTF-8 (as `Timeline.token_bytes`)."""
-        return [f.encode("utf-8") for f in self.token_forms()]
 
     @property
     def n_steps(self) -> int:
