@@ -435,3 +435,17 @@ def test_vocabulary_follows_new_tokens_when_scrolled_to_the_end(window, qtbot):
     drain_events()
     assert bar.value() == 0  # elsewhere: the view stays put
     assert window.vocab_model.rowCount() == 316
+
+
+def test_alt_keys_bring_panels_forward_and_never_hide_them(window, qtbot):
+    go = window.docks.goto_action("timeline")
+    assert go.shortcut().toString() == "Alt+4"
+    assert window.docks.dock("timeline").toggleViewAction().shortcut().isEmpty()  # show/hide: menu only
+    for _ in range(2):  # pressing it again keeps the panel in front
+        go.trigger()
+        drain_events()
+        dock = window.docks.dock("timeline")
+        assert dock.isVisible() and not dock.visibleRegion().isEmpty()
+    window.docks.goto_action("token_view").trigger()
+    drain_events()
+    assert window.docks.dock("token_view").isVisible() and window.docks.dock("timeline").visibleRegion().isEmpty()

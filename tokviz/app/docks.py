@@ -9,6 +9,7 @@ need an ``add_panel`` call; bump `tokviz.engine.settings.LAYOUT_VERSION` when th
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu
 
 from tokviz.panels.base import Panel
@@ -30,6 +31,7 @@ class DockManager(QObject):
         self.menu.setObjectName("panels_menu")
         self._panels: dict[str, Panel] = {}
         self._docks: dict[str, QDockWidget] = {}
+        self._goto: dict[str, QAction] = {}  # panel id -> "Go to" action (Alt+N): never hides
 
     def add_panel(
         self,
@@ -57,13 +59,33 @@ class DockManager(QObject):
         action = dock.toggleViewAction()
         action.setText(panel.TITLE)
         action.setStatusTip(f"Show or hide the {panel.TITLE} panel")
-        if shortcut:
-            action.setShortcut(shortcut)
+        if shortcut:  # the key brings the panel forward; showing and hiding stay in the menu
+            go = QAction(f"Go to {panel.TITLE}", self.window, shortcut=shortcut,
+                         objectName=f"goto_{pid}", triggered=lambda *_: self.select(pid))
+            go.setStatusTip(f"Show the {panel.TITLE} panel, bring it to the front and focus it")
+            self.window.addAction(go)
+            self._goto[pid] = go
+            self._goto_menu().addAction(go)
         self.menu.addAction(action)
         self._panels[pid] = panel
         self._docks[pid] = dock
         self.panel_added.emit(pid)
         return dock
+
+    def _goto_menu(self) -> QMenu:
+        menu = self.menu.findChild(QMenu, "goto_menu")
+        if menu is None:
+            menu = self.menu.addMenu("&Go to")
+            menu.setObjectName("goto_menu")
+            self.menu.addSeparator()
+        return menu
+
+    def goto_action(self, panel_id: str) -> QAction:
+        """The action that brings a panel forward (its Alt+N key)."""
+        return self._goto[panel_id]
+
+    def goto_actions(self) -> list[QAction]:
+        return list(self._goto.values())
 
     def panel(self, panel_id: str) -> Panel:
         try:

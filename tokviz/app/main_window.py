@@ -438,7 +438,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def show_shortcuts(self) -> ShortcutsDialog:
-        dialog = ShortcutsDialog(self.commands.all() + self.docks.menu.actions(), self)
+        dialog = ShortcutsDialog(self.commands.all() + self.docks.goto_actions() + self.docks.menu.actions(), self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
