@@ -27,7 +27,8 @@ from .algorithms import add_algorithm_options, train_settings, write_steps
 from .progress import ProgressBar
 
 EXIT_USAGE = 2
-COMMANDS = ("train", "encode", "decode", "merges", "gui", "screenshot", "lesson", "animate", "export")
+COMMANDS = ("train", "encode", "decode", "merges", "gui", "screenshot", "lesson", "animate", "export",
+            "compare")
 
 
 class UsageError(Exception):
@@ -96,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .export import add_export_parser  # tokenizer.json, .tiktoken
 
     add_export_parser(sub, _positive)
+    from .compare import add_compare_parser  # efficiency metrics
+
+    add_compare_parser(sub, _positive)
     g = sub.add_parser("gui", help="open the application")
     g.add_argument("file", nargs="?", metavar="FILE")
 
@@ -259,6 +263,11 @@ def _write_loaded_merges(timeline, out, *, as_json: bool) -> None:
             out.write(f"{s.rank}\t{s.id}\t{left}\t{right}\tcount unknown\n")
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import run_compare
+    return run_compare(args, _read_model, UsageError)
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from .export import run_export
     return run_export(args, _read_model, UsageError)
@@ -307,6 +316,7 @@ HANDLERS = {
     "decode": cmd_decode,
     "merges": cmd_merges,
     "export": cmd_export,
+    "compare": cmd_compare,
     "gui": cmd_gui,
     "screenshot": cmd_screenshot,
 }

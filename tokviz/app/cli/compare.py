@@ -1,0 +1,194 @@
+"""``tokviz compare MODEL... -f TEXT [--json | --csv] [--by-document] [--step K] [--reference DOC]``.
+
+Measures each MODEL on the text (`tokviz.core.compare`): any model ``tokviz encode`` opens (a
+tokviz model file, a ``.tiktoken`` file, a ``tokenizer.json``, a name such as ``cl100k_base``),
+at the step ``--step K`` gives or a step of its own written ``MODEL@K``. Output: an aligned
+table (one column per model) by default; ``--json``: one object per model per line, in argument
+order, with ``model`` and the metric keys (and, with ``--by-document``, ``gini``, ``reference``
+and a ``documents`` list); ``--csv``: one row per model (per model and document with
+``--by-document``, then the model's whole-text row with its Gini coefficient).
+
+A model that cannot be opened or measured is reported on stderr in one line while the others
+still print; the exit status is then 2. What this leaves out: the metrics (core), the GUI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+
+from tokviz.core import TokvizError, read_text
+from tokviz.core.compare import METRIC_KEYS, Document, Metrics, ModelResult, ModelSpec, iter_compare, prepare_documents
+
+EXIT_FAILED = 2
+SHARES = ("continued_words", "vocab_used", "unk_rate", "byte_fallback_rate")  # shown as percentages
+TITLE_WIDTH = 32
+
+
+def add_compare_parser(sub, positive) -> None:
+    c = sub.add_parser("compare", help="compare tokenizers' efficiency on a text or a multilingual corpus")
+    c.add_argument("models", nargs="+", metavar="MODEL", help="a model file or name; MODEL@K: its step K")
+    c.add_argument("-f", "--file", required=True, metavar="TEXT")
+    fmt = c.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_const", const="json", dest="format")
+    fmt.add_argument("--csv", action="store_const", const="csv", dest="format")
+    c.add_argument("--by-document", action="store_true",
+                   help="split the text into documents (an unindented title line starts one) and measure each")
+    c.add_argument("--step", type=positive, metavar="K", help="use only the first K steps of every model")
+    c.add_argument("--reference", metavar="DOC",
+                   help="document the premiums are relative to: its number or title (default: the English UDHR, else 1)")
+    c.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
+
+
+def model_specs(names: list[str], step: int | None, read_model, pattern: str | None) -> list[ModelSpec]:
+    """One spec per MODEL argument; ``MODEL@K`` (when no file is named so) is MODEL at step K."""
+    specs = []
+    for name in names:
+        source, at, k = name.rpartition("@")
+        if at and source and k.isdigit() and not os.path.exists(name):
+            spec_step, label = int(k), name
+        else:
+            source, spec_step = name, step
+            label = name if step is None else f"{name}@{step}"
+        specs.append(ModelSpec(label, lambda s=source: read_model(s, pattern), spec_step))
+    return specs
+
+
+def run_compare(args: argparse.Namespace, read_model, usage_error: type[Exception]) -> int:
+    """``tokviz compare``; `read_model(path, pattern)` opens a MODEL as ``tokviz encode`` does."""
+    if args.reference is not None and not args.by_document:
+        raise usage_error("tokviz compare: --reference needs --by-document")
+    text = read_text(args.file, allow_empty=True)  # binary or not UTF-8: one-line CorpusError
+    docs: list[Document] = []
+    ref = None
+    if args.by_document:
+        try:
+            docs, ref = prepare_documents(text, args.reference)
+        except TokvizError as exc:
+            raise usage_error(f"tokviz compare: {exc}") from None
+    specs = model_specs(args.models, args.step, read_model, args.pattern)
+    out = sys.stdout
+    writer = _CsvOut(out, by_document=args.by_document) if args.format == "csv" else None
+    results: list[ModelResult] = []
+    failed = False
+    for event in iter_compare(text, specs, by_document=args.by_document, documents=docs or None,
+                              reference=args.reference):
+        r = event.result
+        if r is None:
+            continue
+        if r.error is not None:
+            failed = True
+            print(_one_line(f"tokviz compare: {r.model}: {r.error}"), file=sys.stderr)
+            continue
+        if args.format == "json":
+            out.write(json.dumps(_json_row(r, docs, ref), ensure_ascii=False) + "\n")
+            out.flush()
+        elif writer is not None:
+            writer.write(r, docs)
+        else:
+            results.append(r)
+    if args.format is None and results:
+        lines = _document_table(results, docs, ref) if args.by_document else _metric_table(results)
+        out.write("\n".join(lines) + "\n")
+    return EXIT_FAILED if failed else 0
+
+
+def _one_line(message: str) -> str:
+    return message.replace("\r", "\\r").replace("\n", "\\n")
+
+
+# -- machine-readable -----------------------------------------------------------------------
+
+
+def _json_row(r: ModelResult, docs: list[Document], ref: int | None) -> dict:
+    row = {"model": r.model, **r.metrics.as_dict()}
+    if docs:
+        row["gini"] = r.gini
+        row["reference"] = docs[ref].number
+        row["documents"] = [
+            {"document": d.number, "title": d.title, "script": d.script, "premium": p, **m.as_dict()}
+            for d, m, p in zip(docs, r.documents, r.premiums)
+        ]
+    return row
+
+
+class _CsvOut:
+    """CSV rows as results arrive; None is an empty field."""
+
+    def __init__(self, out, *, by_document: bool) -> None:
+        self.out = out
+        self.writer = csv.writer(out, lineterminator="\n")
+        head = ["model", *(("document", "title", "script", "premium") if by_document else ()), *METRIC_KEYS]
+        self.writer.writerow(head + (["gini"] if by_document else []))
+
+    def write(self, r: ModelResult, docs: list[Document]) -> None:
+        def cells(m: Metrics) -> list:
+            return ["" if v is None else v for v in m.as_dict().values()]
+
+        if not docs:
+            self.writer.writerow([r.model, *cells(r.metrics)])
+        else:
+            for d, m, p in zip(docs, r.documents, r.premiums):
+                self.writer.writerow([r.model, d.number, d.title, d.script, "" if p is None else p, *cells(m), ""])
+            gini = "" if r.gini is None else r.gini
+            self.writer.writerow([r.model, "all", "", "", "", *cells(r.metrics), gini])
+        self.out.flush()
+
+
+# -- tables ---------------------------------------------------------------------------------
+
+
+def _cell(key: str, value) -> str:
+    """A figure for the table: thousands separators, shares in percent, None as '-'."""
+    if value is None:
+        return "-"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if key in SHARES:
+        return f"{100 * value:.2f}%"
+    return f"{value:.3f}"
+
+
+def _align(rows: list[list[str]], left: int = 1) -> list[str]:
+    """Columns padded to their widest cell; the first `left` columns flush left."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+            for r in rows]
+
+
+def _metric_table(results: list[ModelResult]) -> list[str]:
+    """One row per metric, one column per model."""
+    rows = [["metric", *(r.model for r in results)]]
+    for key in METRIC_KEYS:
+        rows.append([key, *(_cell(key, getattr(r.metrics, key)) for r in results)])
+    return _align(rows)
+
+
+def _short(title: str) -> str:
+    return title if len(title) <= TITLE_WIDTH else title[: TITLE_WIDTH - 1] + "…"
+
+
+def _document_table(results: list[ModelResult], docs: list[Document], ref: int | None) -> list[str]:
+    """One row per document: its script and chars, then each model's tokens, fertility and
+    premium; the Gini coefficients last (--json and --csv carry every metric)."""
+    head = ["#", "title", "script", "chars"]
+    for r in results:
+        head += [f"{r.model} tokens", "fertility", "premium"]
+    rows = [head]
+    for i, d in enumerate(docs):
+        row = [str(d.number) + ("*" if i == ref else ""), _short(d.title), d.script, f"{d.end - d.start:,}"]
+        for r in results:
+            m = r.documents[i]
+            row += [_cell("tokens", m.tokens), _cell("fertility", m.fertility), _cell("premium", r.premiums[i])]
+        rows.append(row)
+    total = ["", "all", "", f"{results[0].metrics.chars:,}"]
+    gini = ["", "Gini of premiums", "", ""]
+    for r in results:
+        total += [_cell("tokens", r.metrics.tokens), _cell("fertility", r.metrics.fertility), ""]
+        gini += ["", "", _cell("gini", r.gini)]
+    rows += [total, gini]
+    note = f"* reference document for premiums: {docs[ref].number} {_short(docs[ref].title)}" if ref is not None else ""
+    return _align(rows, left=3) + ([note] if note else [])

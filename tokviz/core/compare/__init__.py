@@ -1,0 +1,17 @@
+"""Tokenizer efficiency metrics: compare models on a text or a multilingual corpus.
+
+`compare(text, [ModelSpec(label, open, step), ...])` measures each model (`Metrics`: tokens,
+chars, bytes, words, chars/bytes per token, fertility, continued words, vocabulary used, Rényi
+efficiency, unknown and byte-fallback rates); with ``by_document=True`` also each document
+(`split_documents`), its dominant script, the token premiums against a reference document and
+their Gini coefficient. `iter_compare` is the same work as a generator of progress events, for
+a caller that may stop between documents. Pure Python + numpy + regex; no printing, no Qt.
+"""
+
+from .documents import DEFAULT_REFERENCE_TITLE, Document, find_reference, gini, premiums, split_documents
+from .metrics import METRIC_KEYS, RENYI_ALPHA, Metrics, TextFacts, compute_metrics, renyi_efficiency, text_facts
+from .run import CompareEvent, Comparison, ModelResult, ModelSpec, compare, iter_compare, prepare_documents
+from .scripts import ScriptCounter, scripts_of
+from .tokens import ModelFacts, TokenPositions, encode_positions, model_facts
+
+__all__ = [name for name in dir() if not name.startswith("_")]
