@@ -159,9 +159,23 @@ def _align(rows: list[list[str]], left: int = 1) -> list[str]:
             for r in rows]
 
 
+def _labels(results: list[ModelResult]) -> list[str]:
+    """Column titles: the shortest path endings that tell the models apart (``gpt2/tokenizer.json``).
+
+    >>> _labels([ModelResult("a/x/t.json"), ModelResult("b/x/t.json"), ModelResult("c")])
+    ['a/x/t.json', 'b/x/t.json', 'c']
+    """
+    parts = [r.model.replace(os.sep, "/").rstrip("/").split("/") for r in results]
+    for n in range(1, max(map(len, parts)) + 1):
+        short = ["/".join(p[-n:]) for p in parts]
+        if len(set(short)) == len(short):
+            return short
+    return [r.model for r in results]
+
+
 def _metric_table(results: list[ModelResult]) -> list[str]:
     """One row per metric, one column per model."""
-    rows = [["metric", *(r.model for r in results)]]
+    rows = [["metric", *_labels(results)]]
     for key in METRIC_KEYS:
         rows.append([key, *(_cell(key, getattr(r.metrics, key)) for r in results)])
     return _align(rows)
@@ -175,8 +189,8 @@ def _document_table(results: list[ModelResult], docs: list[Document], ref: int |
     """One row per document: its script and chars, then each model's tokens, fertility and
     premium; the Gini coefficients last (--json and --csv carry every metric)."""
     head = ["#", "title", "script", "chars"]
-    for r in results:
-        head += [f"{r.model} tokens", "fertility", "premium"]
+    for label in _labels(results):
+        head += [f"{label} tokens", "fertility", "premium"]
     rows = [head]
     for i, d in enumerate(docs):
         row = [str(d.number) + ("*" if i == ref else ""), _short(d.title), d.script, f"{d.end - d.start:,}"]
