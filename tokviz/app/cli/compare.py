@@ -33,8 +33,9 @@ def add_compare_parser(sub, positive) -> None:
     c.add_argument("models", nargs="+", metavar="MODEL", help="a model file or name; MODEL@K: its step K")
     c.add_argument("-f", "--file", required=True, metavar="TEXT")
     fmt = c.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_const", const="json", dest="format")
-    fmt.add_argument("--csv", action="store_const", const="csv", dest="format")
+    fmt.add_argument("--json", action="store_const", const="json", dest="format",
+                     help="one JSON object per model per line")
+    fmt.add_argument("--csv", action="store_const", const="csv", dest="format", help="CSV rows with a header")
     c.add_argument("--by-document", action="store_true",
                    help="split the text into documents (an unindented title line starts one) and measure each")
     c.add_argument("--step", type=positive, metavar="K", help="use only the first K steps of every model")
