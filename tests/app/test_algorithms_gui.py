@@ -127,7 +127,7 @@ def test_window_cancel_reports_rounds(window, qtbot, long_text):
     assert window.start_training(UnigramSettings(vocab_size=3000))
     qtbot.waitUntil(lambda: window.step_model.n_steps > 0, timeout=60_000)
     window.cancel_training()
-    assert window.wait_for_training(5000) == "cancelled"
+    assert window.wait_for_training(10_000) == "cancelled"
     n = window.step_model.n_steps
     assert window.training_status.text == f"Training cancelled after {n:,} {'round' if n == 1 else 'rounds'}"
 

@@ -170,9 +170,9 @@ def test_autosave_timer_and_crash_recovery(make_window, settings_store, qtbot, d
     dialogs.yes_no_answer = True
     b = make_window(load_default_sample=False)
     assert b.sessions.crashed
-    qtbot.waitUntil(lambda: len(dialogs.asked_yes_no) == 1, timeout=5000)
+    qtbot.waitUntil(lambda: len(dialogs.asked_yes_no) == 1, timeout=10_000)
     assert "did not close normally" in dialogs.asked_yes_no[0][1]
-    qtbot.waitUntil(lambda: b.corpus_panel.text() == "unsaved classroom notes", timeout=5000)
+    qtbot.waitUntil(lambda: b.corpus_panel.text() == "unsaved classroom notes", timeout=10_000)
     assert b.token_view_panel.text() == "crash me"
 
     b.close()  # a clean exit: the next start offers nothing
@@ -190,7 +190,7 @@ def test_recovery_declined_keeps_the_fresh_window(make_window, qtbot, dialogs):
     a.shutdown()
     dialogs.yes_no_answer = False
     b = make_window(load_default_sample=False)
-    qtbot.waitUntil(lambda: len(dialogs.asked_yes_no) == 1, timeout=5000)
+    qtbot.waitUntil(lambda: len(dialogs.asked_yes_no) == 1, timeout=10_000)
     drain_events()
     assert b.corpus_panel.text() == ""
 

@@ -1,5 +1,6 @@
-"""How fast a cancel is reported: training (in a thread and in a child process) and window close,
-the timings the unit tests only bound loosely (10 s) because a shared machine can stall.
+"""How fast a cancel is reported: tokenizer training (in a thread and in a child process) and
+embedding training (child process), with the shutdown that follows; the timings the unit tests
+only bound loosely (10 s) because a shared machine can stall.
 
     QT_QPA_PLATFORM=offscreen python tests/bench/bench_cancel.py
 
@@ -17,6 +18,8 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+
+
 def _text() -> str:
     """Two megabytes of varied words (so training runs long enough to be cancelled)."""
     import random
@@ -45,6 +48,11 @@ def _measure(use_process: bool) -> tuple[float, float]:
     QTimer.singleShot(60_000, loop.quit)
     engine.start(TrainSettings(min_count=1), CorpusInput(TEXT))
     loop.exec()
+    return _cancel_and_shut_down(engine, loop)
+
+
+def _cancel_and_shut_down(engine, loop) -> tuple[float, float]:
+    """Milliseconds from `cancel()` to the `cancelled` signal, then for `shutdown()`."""
     got = []
     engine.cancelled.connect(lambda: got.append(time.perf_counter()))
     t0 = time.perf_counter()
@@ -55,6 +63,26 @@ def _measure(use_process: bool) -> tuple[float, float]:
     t1 = time.perf_counter()
     engine.shutdown()
     return cancel_ms, (time.perf_counter() - t1) * 1000
+
+
+def _measure_embedding() -> tuple[float, float]:
+    """Embedding training in its child process, cancelled once the first losses arrived."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    from tokviz.core import TrainSettings, train
+    from tokviz.core.embeddings import EmbedTrainSettings
+    from tokviz.engine.heatmaps.embedding_engine import EmbeddingEngine, tokenize_corpus
+
+    text = "the cat sat on the mat.\n\nthe rat sat on the hat.\n\na dog ran to the log.\n\n" * 20
+    timeline = train(TrainSettings(vocab_size=290), texts=[text])
+    corpus = tokenize_corpus(timeline, timeline.n_merges, text, "the cat sat on the mat")
+    engine = EmbeddingEngine()
+    loop = QEventLoop()
+    engine.progressed.connect(loop.quit)
+    QTimer.singleShot(60_000, loop.quit)
+    engine.start(corpus, EmbedTrainSettings(dim=16, epochs=100_000, batch_size=16))
+    loop.exec()
+    return _cancel_and_shut_down(engine, loop)
 
 
 def main() -> int:
@@ -68,6 +96,9 @@ def main() -> int:
         where = "process" if use_process else "thread"
         print(f"training in a {where:<7}: cancel reported {cancel:7.1f} ms (target < 100), "
               f"shutdown {shut:7.1f} ms (target < 1000)")
+    runs = [_measure_embedding() for _ in range(3)]
+    print(f"embeddings in a process: cancel reported {statistics.median(r[0] for r in runs):7.1f} ms "
+          f"(target < 100), shutdown {statistics.median(r[1] for r in runs):7.1f} ms (target < 1000)")
     return 0
 
 

@@ -26,10 +26,10 @@ def test_panels_publish_through_the_workspace(qtbot):
     qtbot.addWidget(view)
     corpus.bind_workspace(ws)
     view.bind_workspace(ws)
-    with qtbot.waitSignal(ws.corpus_changed, timeout=5000):
+    with qtbot.waitSignal(ws.corpus_changed, timeout=10_000):
         corpus.set_text("low lower lowest", title="t")
     assert ws.corpus_sample(9) == "low lower"
-    with qtbot.waitSignal(ws.current_text_changed, timeout=5000):
+    with qtbot.waitSignal(ws.current_text_changed, timeout=10_000):
         view.set_text("newest")
     assert ws.current_text() == "newest"
     view.shutdown()

@@ -41,9 +41,9 @@ def test_a_running_search_is_cancelled_when_the_model_changes(window, qtbot, mon
     _train(window, "low lower lowest newer newest " * 20, 12)
     gp = window.panel("glitches")
     assert gp.run() and gp.is_running and not gp.run_button.isEnabled()
-    with qtbot.waitSignal(gp.report_ready, timeout=5_000):
+    with qtbot.waitSignal(gp.report_ready, timeout=10_000):
         window.step_model.set_timeline(None)
     assert not gp.is_running and gp.outcome == "cancelled"
     assert gp.run_button.isEnabled() and not gp.cancel_button.isEnabled() and gp.progress.isHidden()
     assert gp.label.text() == glitch_panel.IDLE_TEXT
-    assert gp.engine.wait_idle(5_000)
+    assert gp.engine.wait_idle(10_000)

@@ -41,7 +41,7 @@ def test_typing_marks_modified_and_updates_stats(corpus, qtbot):
     corpus.set_text("low lower", title="t")
     assert corpus.is_modified is False
     assert corpus.stats.words == 2
-    with qtbot.waitSignal(corpus.stats_changed, timeout=2000) as blocker:
+    with qtbot.waitSignal(corpus.stats_changed, timeout=10_000) as blocker:
         type_text(qtbot, corpus, " lowest low")
     assert corpus.is_modified is True
     assert corpus.text() == "low lower lowest low"

@@ -35,7 +35,7 @@ def test_enter_and_leave_restore_everything(window, qtbot):
     font_size = QApplication.font().pointSizeF()
 
     window.enter_presenter()
-    qtbot.waitUntil(lambda: window.isFullScreen(), timeout=3000)
+    qtbot.waitUntil(lambda: window.isFullScreen(), timeout=10_000)
     assert window.presenter_active and window.commands.presenter.isChecked()
     assert _shown_docks(window) == ["token_view"]  # the panel that was in front
     assert not window.menuBar().isVisible() and not window.toolbar.isVisible()
@@ -45,7 +45,7 @@ def test_enter_and_leave_restore_everything(window, qtbot):
     assert highlight_width() == 3.0 and window.token_view_panel.palette_key == "high-contrast"
 
     window.leave_presenter()
-    qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=3000)
+    qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=10_000)
     drain_events()
     assert not window.presenter_active and not window.commands.presenter.isChecked()
     assert layout_summary(window) == layout

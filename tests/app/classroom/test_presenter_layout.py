@@ -37,9 +37,9 @@ def _present(window, qtbot, panels=None, scale=2.0, screen=PROJECTOR) -> None:
     window.enter_presenter(panels, scale=scale)
     window.setWindowState(Qt.WindowState.WindowNoState)
     window.resize(screen)
-    qtbot.waitUntil(lambda: window.size() == screen, timeout=3000)
+    qtbot.waitUntil(lambda: window.size() == screen, timeout=10_000)
     try:  # layouts settle over a few event-loop turns
-        qtbot.waitUntil(lambda: _clipped(window) == [], timeout=3000)
+        qtbot.waitUntil(lambda: _clipped(window) == [], timeout=10_000)
     except qtbot.TimeoutError:
         pass  # the test's own assert shows what is clipped
 
@@ -100,7 +100,7 @@ def test_timeline_shows_its_key_parts_big_and_restores_them(window, qtbot):
     assert t.play_button.iconSize().height() >= t.fontMetrics().height() - 1  # buttons read from afar
     assert _clipped(window) == []
     window.leave_presenter()
-    qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=3000)
+    qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=10_000)
     drain_events()
     assert _timeline_state(panel) == before and not panel.presenting
 
@@ -122,7 +122,7 @@ def test_two_panels_fit_a_projector_without_clipping(window, qtbot):
     assert panel.corpus_view.isVisible() and panel.corpus_view.height() > 100
     assert _clipped(window) == []
     window.leave_presenter()
-    qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=3000)
+    qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=10_000)
     assert _token_view_state(tv) == before and tv.mode_box.isVisible() and tv.status.isVisible()
 
 
@@ -166,7 +166,7 @@ def test_leaving_after_the_window_was_resized_restores_the_window(window, qtbot)
     training_min = window.training_panel.minimumSizeHint()  # a hidden tab while presenting
     _present(window, qtbot, ["timeline"])
     window.leave_presenter()
-    qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=3000)
+    qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=10_000)
     drain_events()
     assert window.training_panel.minimumSizeHint() == training_min  # not its size at 2x
     assert window.size() == size and layout_summary(window) == layout

@@ -84,7 +84,7 @@ def test_cancel_mid_run_is_immediate_and_the_thread_ends(engine, qtbot, long_tex
     assert engine.is_running
     with qtbot.waitSignal(engine.cancelled, timeout=10_000):  # latency: tests/bench
         assert engine.cancel() is True
-    qtbot.waitUntil(lambda: engine.thread_count == 0, timeout=2000)
+    qtbot.waitUntil(lambda: engine.thread_count == 0, timeout=10_000)
     drain_events()  # nothing from the cancelled run may arrive any more
     assert rec.terminal() == [("cancelled",)]
     assert engine.is_running is False
@@ -98,7 +98,7 @@ def test_a_new_run_replaces_the_running_one(engine, qtbot, long_text):
     second = TrainSettings(merges=25)
     with qtbot.waitSignal(engine.finished, timeout=30_000) as blocker:
         engine.start(second, CorpusInput(SAMPLE))
-    qtbot.waitUntil(lambda: engine.thread_count == 0, timeout=3000)
+    qtbot.waitUntil(lambda: engine.thread_count == 0, timeout=10_000)
     assert blocker.args[0].settings == second
     assert [e[0] for e in rec.terminal()] == ["finished"]  # the first run ended silently
     prepared = [e[1] for e in rec.events if e[0] == "prepared"]
@@ -160,9 +160,9 @@ def test_process_mode_cancel_stops_the_process(engine, qtbot, monkeypatch, long_
     worker = next(iter(engine._runs.values())).worker
     proc = worker._child.proc
     assert proc is not None and proc.poll() is None
-    with qtbot.waitSignal(engine.cancelled, timeout=100):
+    with qtbot.waitSignal(engine.cancelled, timeout=10_000):  # latency: tests/bench
         engine.cancel()
-    qtbot.waitUntil(lambda: engine.thread_count == 0, timeout=5000)
+    qtbot.waitUntil(lambda: engine.thread_count == 0, timeout=10_000)
     assert proc.poll() is not None  # the training process has exited
 
 
@@ -176,7 +176,7 @@ def test_process_mode_crash_is_reported_with_the_exit_code(engine, qtbot, monkey
     with qtbot.waitSignal(engine.failed, timeout=10_000) as blocker:
         os.kill(worker._child.pid, signal.SIGKILL)
     assert "the training process stopped unexpectedly (exit code -9)" in blocker.args[0]
-    qtbot.waitUntil(lambda: engine.thread_count == 0, timeout=5000)
+    qtbot.waitUntil(lambda: engine.thread_count == 0, timeout=10_000)
 
 
 def test_process_mode_failure_message(engine, qtbot, monkeypatch):

@@ -98,12 +98,12 @@ def test_cancel_stops_training(panel, qtbot):
     assert panel.start_training(EmbedTrainSettings(dim=16, epochs=100_000, batch_size=16))
     assert not panel.train_button.isEnabled() and panel.cancel_button.isEnabled()
     qtbot.waitUntil(lambda: len(panel.losses) > 0, timeout=TIMEOUT)
-    with qtbot.waitSignal(panel.training_engine.cancelled, timeout=1000):
+    with qtbot.waitSignal(panel.training_engine.cancelled, timeout=10_000):  # latency: tests/bench
         panel.cancel_button.click()
     assert not panel.training_engine.is_running
     assert panel.train_button.isEnabled()
     assert "cancelled after" in panel.status.text()
-    assert panel.training_engine.wait_idle(2000)
+    assert panel.training_engine.wait_idle(10_000)
     n = len(panel.losses)
     drain_events()  # anything the cancelled run had queued is delivered now
     assert len(panel.losses) == n  # nothing arrives after a cancel

@@ -91,7 +91,7 @@ def test_view_hover_readout_and_cell_lookup(view, qtbot):
     view.set_matrix(np.arange(12, dtype=np.float32).reshape(3, 4), row_labels=["r0", "r1", "r2"])
     view.set_readout(lambda r, c, v: f"{r}/{c}={v:g}")
     assert view.cell_at(view.scene_pos_of(2, 3)) == (2, 3)
-    with qtbot.waitSignal(view.hovered, timeout=1000) as blocker:
+    with qtbot.waitSignal(view.hovered, timeout=10_000) as blocker:
         text = hover(qtbot, view, 1, 2)
     assert blocker.args == [1, 2]
     assert text == "1/2=6"

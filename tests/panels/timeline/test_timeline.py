@@ -177,7 +177,7 @@ def test_playback_plays_to_the_end(panel, qtbot):
     pb = panel.playback
     pb.set_speed(60)
     pb.go_home()
-    with qtbot.waitSignal(pb.playing_changed, timeout=3000, check_params_cb=lambda on: not on):
+    with qtbot.waitSignal(pb.playing_changed, timeout=10_000, check_params_cb=lambda on: not on):
         pb.play()
     assert panel.step_model.step == 10
     panel.refresh()
@@ -193,7 +193,7 @@ def test_playback_loops(panel, qtbot):
     assert panel.step_model.step == 0
     seen = set()
     panel.step_model.step_changed.connect(seen.add)
-    qtbot.waitUntil(lambda: 10 in seen and panel.step_model.step < 5, timeout=3000)
+    qtbot.waitUntil(lambda: 10 in seen and panel.step_model.step < 5, timeout=10_000)
     pb.pause()
     assert not pb.is_playing
 
@@ -237,7 +237,7 @@ def test_live_filling_and_follow(make_window, qtbot):
     p = w.timeline_panel
     assert w.start_training(TrainSettings(vocab_size=700))
     assert w.wait_for_training(60_000) == "finished"
-    qtbot.waitUntil(lambda: p.transport.spin.value() == w.step_model.n_steps, timeout=3000)
+    qtbot.waitUntil(lambda: p.transport.spin.value() == w.step_model.n_steps, timeout=10_000)
     assert p.merge_model.rowCount() == w.step_model.n_steps == 444
     assert p.transport.follow_box.isChecked()
     assert f"Step {w.step_model.n_steps:,}" in p.corpus_label.text()
@@ -310,7 +310,7 @@ def test_clicking_the_chart_jumps(panel, qtbot):
     scene_pos = plot.vb.mapViewToScene(plot.vb.viewRect().center())
     scene_pos.setX(plot.vb.mapViewToScene(plot.vb.mapSceneToView(scene_pos).__class__(3, 0)).x())
     assert chart.step_at_scene_pos(scene_pos) == 3
-    with qtbot.waitSignal(chart.step_clicked, timeout=1000) as blocker:
+    with qtbot.waitSignal(chart.step_clicked, timeout=10_000) as blocker:
         chart.step_clicked.emit(chart.step_at_scene_pos(scene_pos))
     assert blocker.args == [3]
     assert panel.step_model.step == 3
@@ -325,7 +325,7 @@ def test_timeline_fills_while_training_runs(make_window, qtbot, long_text):
     assert w.training_engine.is_running
     seen = p.merge_model.rowCount()
     qtbot.waitUntil(lambda: p.merge_model.rowCount() > seen, timeout=30_000)  # still growing
-    qtbot.waitUntil(lambda: p.transport.spin.value() > seen, timeout=5_000)  # following the newest
+    qtbot.waitUntil(lambda: p.transport.spin.value() > seen, timeout=10_000)  # following the newest
     assert p.transport.follow_box.isChecked()
     p.transport.follow_box.setChecked(False)  # freeze while training goes on
     frozen = w.step_model.step

@@ -91,7 +91,7 @@ def test_hover_tooltip_shows_id_bytes_merge_and_count(make_panel, qtbot, timelin
     hovered = []
     panel.view.token_hovered.connect(hovered.append)
     qtbot.mouseMove(panel.view.viewport(), rect.center())
-    qtbot.waitUntil(lambda: i in hovered, timeout=2000)
+    qtbot.waitUntil(lambda: i in hovered, timeout=10_000)
     event = QHelpEvent(QEvent.Type.ToolTip, rect.center(), panel.view.viewport().mapToGlobal(rect.center()))
     QGuiApplication.sendEvent(panel.view.viewport(), event)
     assert QToolTip.isVisible() and f"id {tid}" in QToolTip.text()
