@@ -11,8 +11,10 @@ from tests.qt_fixtures import drain_events
 from tokviz.core import TrainSettings
 from tokviz.core.bpe.replay import decision_at, merge_tree, segment_text, trace_word
 from tokviz.core.bpe.timeline import train
+from tokviz.core.display.tokens import visible_token
 from tokviz.engine.samples import sample
 from tokviz.engine.step_model import StepModel
+from tokviz.engine.tables import merge_model
 from tokviz.engine.tables.merge_model import COL_COUNT, COL_LEFT, COL_RIGHT, COL_TOKEN, MergeModel
 from tokviz.panels.timeline.panel import TimelinePanel
 
@@ -99,17 +101,27 @@ def test_merge_model_rows_and_live_fill(qtmodeltester, low_timeline):
     assert model.index(9, COL_TOKEN).data() == "lowest_"
 
 
-def test_merge_model_100k_rows_is_instant(qtmodeltester):
-
+def test_merge_model_100k_rows_draw_only_what_is_read(monkeypatch):
+    """Token texts are made when a row is read, not for every merge up front (timings:
+    tests/bench/bench_tables.py)."""
     text = " ".join(f"w{i:06d}" for i in range(3000)) * 2
     tl = train(TrainSettings(units="chars", split="none", merges=2000, min_count=1), texts=[text[:20000]])
+    made = []
+
+    def counting_visible_token(token: bytes) -> str:
+        made.append(token)
+        return visible_token(token)
+
+    monkeypatch.setattr(merge_model, "visible_token", counting_visible_token)
     step_model = StepModel()
     model = MergeModel()
     model.attach(step_model)
     big = tl.__class__(tl.settings, tl.base, list(tl.steps) * 50, tl.corpus_length, tl.n_chunks, True)
     step_model.set_timeline(big)
     assert model.rowCount() == len(big.steps) >= 50_000
-    assert model.index(model.rowCount() - 1, COL_TOKEN).data()
+    assert made == []
+    assert model.index(model.rowCount() - 1, COL_TOKEN).data() == visible_token(big.steps[-1].token)
+    assert 0 < len(made) <= 3  # the token and its two parts at most
 
 
 def test_export_csv(panel, tmp_path):
