@@ -42,10 +42,10 @@ def main() -> int:
             print(f"{name:<14} missing ({path})")
             continue
         path.read_bytes()
-        ours = _median(lambda: load_tokenizer(path).encode_ids("warm up the pattern"))
+        ours = _median(lambda path=path: load_tokenizer(path).encode_ids("warm up the pattern"))
         ref = None
         if tiktoken is not None:
-            def theirs():
+            def theirs(path=path, name=name):
                 ranks = load_tiktoken_bpe(str(path))
                 enc = tiktoken.Encoding(name, pat_str=r"\w+", mergeable_ranks=ranks, special_tokens={})
                 enc.encode_ordinary("warm up the pattern")

@@ -1,4 +1,5 @@
-"""Reading .tiktoken files, recognising OpenAI's encodings, finding them by name, load times."""
+"""Reading .tiktoken files, recognising OpenAI's encodings, finding them by name, lazy merge lists
+(load times: tests/bench/bench_load.py)."""
 
 from __future__ import annotations
 
