@@ -117,8 +117,10 @@ def test_cancel_mid_run_is_immediate(qtbot, long_text, settings):
     with qtbot.waitSignal(engine.steps_ready, timeout=60_000):
         engine.start(settings, CorpusInput(long_text[:200_000]))
     assert engine.is_running
-    with qtbot.waitSignal(engine.cancelled, timeout=10_000):  # latency: tests/bench
-        assert engine.cancel()
+    reported = []
+    engine.cancelled.connect(lambda: reported.append(True))
+    assert engine.cancel()
+    assert reported == [True]  # before cancel() returned (latency figures: tests/bench/bench_cancel.py)
     assert engine.shutdown()
 
 

@@ -191,9 +191,10 @@ def test_cancel_mid_run(window, qtbot, long_text):
     with qtbot.waitSignal(window.training_engine.steps_ready, timeout=30_000):
         window.start_training()
     assert window.commands.cancel.isEnabled()
-    with qtbot.waitSignal(window.training_done, timeout=10_000) as blocker:  # latency: tests/bench
-        window.commands.cancel.trigger()  # Esc
-    assert blocker.args == ["cancelled"]
+    done = []
+    window.training_done.connect(done.append)
+    window.commands.cancel.trigger()  # Esc
+    assert done == ["cancelled"]  # reported at once, without waiting for the worker to stop
     n = window.timeline.n_merges
     assert n > 0 and window.timeline.finished is False
     assert window.training_status.text == f"Training cancelled after {n:,} merge{'' if n == 1 else 's'}"
@@ -208,9 +209,10 @@ def test_escape_cancels(window, qtbot, long_text):
         window.start_training()
     window.activateWindow()
     window.corpus_panel.editor.setFocus()
-    with qtbot.waitSignal(window.training_done, timeout=10_000) as blocker:  # latency: tests/bench
-        qtbot.keyClick(window.corpus_panel.editor, Qt.Key.Key_Escape)
-    assert blocker.args == ["cancelled"]
+    done = []
+    window.training_done.connect(done.append)
+    qtbot.keyClick(window.corpus_panel.editor, Qt.Key.Key_Escape)
+    assert done == ["cancelled"]  # reported at once
 
 
 def test_a_new_run_while_one_is_running(window, qtbot, long_text):

@@ -98,8 +98,10 @@ def test_cancel_stops_training(panel, qtbot):
     assert panel.start_training(EmbedTrainSettings(dim=16, epochs=100_000, batch_size=16))
     assert not panel.train_button.isEnabled() and panel.cancel_button.isEnabled()
     qtbot.waitUntil(lambda: len(panel.losses) > 0, timeout=TIMEOUT)
-    with qtbot.waitSignal(panel.training_engine.cancelled, timeout=10_000):  # latency: tests/bench
-        panel.cancel_button.click()
+    reported = []
+    panel.training_engine.cancelled.connect(lambda: reported.append(True))
+    panel.cancel_button.click()
+    assert reported == [True]  # at once, without waiting for the process to exit
     assert not panel.training_engine.is_running
     assert panel.train_button.isEnabled()
     assert "cancelled after" in panel.status.text()
