@@ -28,7 +28,14 @@ from tokviz.core.display.tokens import escape_text, hex_bytes, is_partial_utf8, 
 )
 def test_visible_token(token, shown):
     assert visible_token(token) == shown
-    assert visible_token(token) == token_label(token, show_whitespace=True)[0]  # one rendering
+
+
+def test_tables_and_the_token_view_render_alike():
+    """One rendering: a table's token text is the token view's label with whitespace shown."""
+    for token in (b" a\tb", "\u200d".encode(), "👋".encode()[:2]):
+        label, partial = token_label(token, show_whitespace=True)
+        assert visible_token(token) == label
+    assert token_label(" a".encode(), show_whitespace=False) == (" a", False)  # whitespace plain when off
 
 
 def test_partial_and_hex():

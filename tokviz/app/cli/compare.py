@@ -23,6 +23,8 @@ import sys
 from tokviz.core import TokvizError, read_text
 from tokviz.core.compare import METRIC_KEYS, Document, Metrics, ModelResult, ModelSpec, iter_compare, prepare_documents
 
+from .messages import one_line
+
 EXIT_FAILED = 2
 SHARES = ("continued_words", "vocab_used", "unk_rate", "byte_fallback_rate")  # shown as percentages
 TITLE_WIDTH = 32
@@ -82,7 +84,7 @@ def run_compare(args: argparse.Namespace, read_model, usage_error: type[Exceptio
             continue
         if r.error is not None:
             failed = True
-            print(_one_line(f"tokviz compare: {r.model}: {r.error}"), file=sys.stderr)
+            print(one_line(f"tokviz compare: {r.model}: {r.error}"), file=sys.stderr)
             continue
         if args.format == "json":
             out.write(json.dumps(_json_row(r, docs, ref), ensure_ascii=False) + "\n")
@@ -95,10 +97,6 @@ def run_compare(args: argparse.Namespace, read_model, usage_error: type[Exceptio
         lines = _document_table(results, docs, ref) if args.by_document else _metric_table(results)
         out.write("\n".join(lines) + "\n")
     return EXIT_FAILED if failed else 0
-
-
-def _one_line(message: str) -> str:
-    return message.replace("\r", "\\r").replace("\n", "\\n")
 
 
 # -- machine-readable -----------------------------------------------------------------------

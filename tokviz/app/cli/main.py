@@ -24,6 +24,7 @@ from tokviz.core.text.corpus import ENCODING_ERRORS
 from tokviz.core.text.split import SPLIT_CHOICES
 
 from .algorithms import add_algorithm_options, train_settings, write_steps
+from .messages import one_line
 from .progress import ProgressBar
 
 EXIT_USAGE = 2
@@ -321,14 +322,6 @@ HANDLERS = {
     "screenshot": cmd_screenshot,
 }
 
-
-def one_line(message: str) -> str:
-    r"""`message` on one line: names taken from a file (a key with a newline in it) are escaped.
-
-    >>> one_line("unknown settings: a\nb")
-    'unknown settings: a\\nb'
-    """
-    return message.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -252,3 +252,12 @@ class PieceLayout:
     def token_bytes(self) -> list[bytes]:
         """`token_forms` as UTF-8 (as `Timeline.token_bytes`)."""
         return [f.encode("utf-8") for f in self.token_forms()]
+
+    def corpus_lines(self) -> list[str]:
+        """The corpus half of `describe`: characters -> tokens at the last step, distinct words."""
+        lines = []
+        before, after = self.corpus_length, self.length_at(self.n_steps)
+        if before and after:
+            lines.append(f"Corpus: {before:,} characters → {after:,} tokens ({before / after:.2f} chars/token)")
+        lines.append(f"{self.n_chunks:,} distinct words")
+        return lines

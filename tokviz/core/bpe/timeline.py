@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from tokviz.core.algorithm.merge_steps import MergeSteps
 from tokviz.core.algorithm.records import Segmentation, TreeNode
 from tokviz.core.algorithm.staged import JsonSettings, StagedTraining, check_budget
 from tokviz.core.errors import CorpusError, SettingsError
@@ -64,7 +65,7 @@ class TrainSettings(JsonSettings):
 
 
 @dataclass
-class Timeline:
+class Timeline(MergeSteps):
     """Settings + base vocabulary + ordered merges. Step k means "the first k merges"."""
 
     settings: TrainSettings
@@ -82,15 +83,6 @@ class Timeline:
     has_scores = False
     lists_merges = True
     renumbers_vocab = False
-
-    @property
-    def n_merges(self) -> int:
-        return len(self.steps)
-
-    @property
-    def n_steps(self) -> int:
-        """Steps on the timeline (the model protocol every timeline kind shares)."""
-        return len(self.steps)
 
     @property
     def base_size(self) -> int:
@@ -111,14 +103,6 @@ class Timeline:
     def vocab_size(self) -> int:
         return self.base_size + self.n_merges + (self.base.units == "chars") + len(self.settings.special_tokens)
 
-    def merges(self, step: int | None = None) -> list[tuple[int, int]]:
-        return [s.pair for s in self.steps[: self._clamp(step)]]
-
-    def _clamp(self, step: int | None) -> int:
-        if step is None:
-            return self.n_merges
-        return max(0, min(int(step), self.n_merges))
-
     def token_bytes(self) -> list[bytes]:
         """Bytes of every id: base, merges, then ``[UNK]`` and special tokens."""
         out = self.base.token_bytes() + [s.token for s in self.steps]
@@ -127,18 +111,9 @@ class Timeline:
         out.extend(s.encode("utf-8") for s in self.settings.special_tokens)
         return out
 
-    def length_at(self, step: int) -> int:
-        """Corpus length in tokens after the first `step` merges."""
-        k = self._clamp(step)
-        return self.corpus_length if k == 0 else self.steps[k - 1].length
-
     def tokenizer(self) -> BpeTokenizer:
         """The tokenizer of this timeline; pass ``step=k`` to its methods to use k merges."""
         return BpeTokenizer.from_timeline(self)
-
-    @property
-    def last_step(self) -> int:
-        return self.n_steps
 
     def describe(self) -> list[str]:
         """A few lines summing the run up (the training panel's summary)."""

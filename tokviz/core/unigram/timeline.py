@@ -196,11 +196,7 @@ class UnigramTimeline(PieceLayout):
                  f"({self.seed_size:,} seed pieces → {pieces:,})"]
         if r is not None:
             lines.append(f"Log-likelihood {r.log_likelihood:,.0f}")
-        before, after = self.corpus_length, self.length_at(self.n_steps)
-        if before and after:
-            lines.append(f"Corpus: {before:,} characters → {after:,} tokens ({before / after:.2f} chars/token)")
-        lines.append(f"{self.n_chunks:,} distinct words")
-        return lines
+        return lines + self.corpus_lines()
 
     def merge_vocab(self) -> list[bytes]:
         return []  # rounds prune pieces; there are no merges to list

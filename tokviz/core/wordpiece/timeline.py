@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from tokviz.core.algorithm.merge_steps import MergeSteps
 from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
 from tokviz.core.algorithm.records import Segmentation, TreeNode, segment_pieces
 from tokviz.core.algorithm.staged import JsonSettings, StagedTraining, check_budget
@@ -81,7 +82,7 @@ class WordPieceSettings(JsonSettings):
 
 
 @dataclass
-class WordPieceTimeline(PieceLayout):
+class WordPieceTimeline(MergeSteps, PieceLayout):
     """Settings + base symbols + ordered merges. Step k means "the first k merges"."""
 
     settings: WordPieceSettings
@@ -101,10 +102,6 @@ class WordPieceTimeline(PieceLayout):
     renumbers_vocab = False
 
     @property
-    def n_merges(self) -> int:
-        return len(self.steps)
-
-    @property
     def base_size(self) -> int:
         return len(self.symbols)
 
@@ -112,43 +109,20 @@ class WordPieceTimeline(PieceLayout):
     def vocab_size(self) -> int:
         return self.n_special + self.base_size + self.n_merges
 
-    def _clamp(self, step: int | None) -> int:
-        return self.n_merges if step is None else max(0, min(int(step), self.n_merges))
-
-    def merges(self, step: int | None = None) -> list[tuple[int, int]]:
-        return [s.pair for s in self.steps[: self._clamp(step)]]
-
     def token_forms(self) -> list[str]:
         """Vocabulary form of every id: [UNK], specials, base symbols, merges."""
         return ["[UNK]", *self.settings.special_tokens, *self.symbols, *(s.text for s in self.steps)]
 
-    @property
-    def n_steps(self) -> int:
-        return self.n_merges
-
-    def length_at(self, step: int) -> int:
-        """Corpus length in tokens after the first `step` merges."""
-        k = self._clamp(step)
-        return self.corpus_length if k == 0 else self.steps[k - 1].length
-
     def tokenizer(self) -> WordPieceTokenizer:
         """The tokenizer of this timeline; pass ``step=k`` to its methods to use k merges."""
         return WordPieceTokenizer.from_timeline(self)
-
-    @property
-    def last_step(self) -> int:
-        return self.n_steps
 
     def describe(self) -> list[str]:
         """A few lines summing the run up (the training panel's summary)."""
         n, base = self.n_merges, self.base_size
         lines = [f"WordPiece · {n:,} merges · vocabulary {self.vocab_size:,} tokens "
                  f"({base:,} base + {n:,} merged + {self.n_special} special)"]
-        before, after = self.corpus_length, self.length_at(self.n_steps)
-        if before and after:
-            lines.append(f"Corpus: {before:,} characters → {after:,} tokens ({before / after:.2f} chars/token)")
-        lines.append(f"{self.n_chunks:,} distinct words")
-        return lines
+        return lines + self.corpus_lines()
 
     def merge_vocab(self) -> list[bytes]:
         """[UNK], the specials and the base symbols come first, so merges append."""
