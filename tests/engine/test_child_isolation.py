@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tokviz.engine.child_process import ChildProcess
+from tokviz.core.processes.spawn import ChildProcess
 
 PLANTED = ("regex", "numpy", "tokviz", "pickle", "runpy")
 CHILDREN = ("tokviz.engine.training.child", "tokviz.engine.heatmaps.embedding_child")

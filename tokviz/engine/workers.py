@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 
 from tokviz.core import Cancelled, TokvizError
+from tokviz.core.processes.spawn import ChildProcess
 
 log = logging.getLogger(__name__)
 
@@ -281,3 +282,21 @@ def background_mode():
                 if _gc_was_enabled:
                     gc.freeze()
                     gc.enable()
+
+
+class ChildWorkerMixin:
+    """For a `BackgroundWorker` whose job runs in ``self._child`` (a `tokviz.core.processes.spawn.ChildProcess`
+    while it runs): `cancel` tells the child to stop too. Thread-safe, never waits: while the job is still
+    being written, `ChildProcess.write_job` sends the stop afterwards."""
+
+    _child: ChildProcess | None = None
+
+    def cancel(self) -> None:
+        super().cancel()
+        self.send_to_child("stop")
+
+    def send_to_child(self, obj: object) -> None:
+        """Send `obj` to the running child, if any (see `ChildProcess.send`)."""
+        child = self._child
+        if child is not None:
+            child.send(obj)

@@ -3,8 +3,6 @@ parallel counting identical to serial counting (key order included)."""
 
 from __future__ import annotations
 
-import multiprocessing
-
 import pytest
 
 import tokviz.core.text.chunks as chunks
@@ -57,15 +55,17 @@ def test_progress_reaches_the_total():
 
 
 def _spy_on_pools(monkeypatch) -> list:
-    """Record the start methods of the process pools count_chunks creates."""
+    """Record the forked counting runs count_chunks starts ("fork" each); skip where forking is unsafe."""
+    if not chunks.can_fork():
+        pytest.skip("forking is not available here (not Linux, or another thread runs)")
     used = []
-    real = multiprocessing.get_context
+    real = chunks.fork_map
 
-    def spy(method=None):
-        used.append(method)
-        return real(method)
+    def spy(fn, jobs, *, processes):
+        used.append("fork")
+        return real(fn, jobs, processes=processes)
 
-    monkeypatch.setattr(chunks.multiprocessing, "get_context", spy)
+    monkeypatch.setattr(chunks, "fork_map", spy)
     return used
 
 

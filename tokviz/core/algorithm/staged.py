@@ -77,7 +77,7 @@ class StagedTraining:
         self._trainer = None
 
     def count(self, *, should_stop: ShouldStop | None = None, progress: Progress | None = None,
-              processes: int | None = None, mp_context: str | None = None) -> dict[str, int]:
+              processes: int | None = None) -> dict[str, int]:
         """``{chunk: count}`` of the corpus (or word table) in order of first appearance."""
         s = self.settings
         splitter = parse_split(s.split)
@@ -85,15 +85,15 @@ class StagedTraining:
             counts = count_word_table(self.table, splitter, specials=s.special_tokens)
         else:
             counts = count_chunks(self.texts, splitter, specials=s.special_tokens, processes=processes,
-                                  mp_context=mp_context, should_stop=should_stop, progress=progress)
+                                  should_stop=should_stop, progress=progress)
         if not counts:
             raise CorpusError("the corpus has no text to train on (it is empty after splitting)")
         return counts
 
     def prepare(self, *, should_stop: ShouldStop | None = None, progress: Progress | None = None,
-                processes: int | None = None, mp_context: str | None = None):
+                processes: int | None = None):
         """Count the corpus and set up the trainer; returns the (empty) timeline."""
-        counts = self.count(should_stop=should_stop, progress=progress, processes=processes, mp_context=mp_context)
+        counts = self.count(should_stop=should_stop, progress=progress, processes=processes)
         self.timeline = self._setup(counts, should_stop)
         return self.timeline
 

@@ -12,7 +12,7 @@ ends in more than two parts has no merge (tiktoken still produces it for a chunk
 
 The id path (`encode_ids`) works on ints and bytes only, caches each distinct chunk, splits
 with `fastsplit` (ASCII patterns on Python's `re` where the text allows) and runs big texts in
-two processes (`parallel`). What this leaves out: reading files (`tiktoken_files`,
+two processes (`tokviz.core.processes.halves`). What this leaves out: reading files (`tiktoken_files`,
 `data_gym`), vocabulary views and glitch tokens (`vocab_view`, `explain`).
 """
 
@@ -28,8 +28,8 @@ import regex
 from tokviz.core.bpe.tokenizer import ExplainStep
 from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
 from tokviz.core.errors import ModelFormatError
+from tokviz.core.processes import halves
 
-from . import parallel
 from .common import INF_RANK, LoadedMerge, byte_char_spans, check_ids, python_pattern
 from .fastsplit import FastSplitter, cut_points
 from .unicode_tables import PinnedPattern
@@ -250,10 +250,10 @@ class RankBpeTokenizer:
     def encode_ids(self, text: str, *, step: int | None = None) -> list[int]:
         """Ids of `text` with special-token strings as plain text (= tiktoken's
         `encode_ordinary`). The fast path: no spans, no token bytes; texts of a million
-        characters or more are encoded in two processes where that is safe (`parallel`)."""
+        characters or more are encoded in two processes where that is safe (`halves`)."""
         thr = self._threshold(step)
         cache = self._cache(thr)
-        if len(text) >= parallel.PARALLEL_MIN_CHARS and self._split.ascii is not None and parallel.can_fork():
+        if len(text) >= halves.PARALLEL_MIN_CHARS and self._split.ascii is not None and halves.can_fork():
             cut = cut_points(text, len(text) // 2)[1]
             if 0 < cut < len(text):
                 mark = [0]
@@ -262,7 +262,7 @@ class RankBpeTokenizer:
                     mark[0] = len(cache)
                     return self._ids(part, thr, cache)
 
-                return parallel.run_halves(
+                return halves.run_halves(
                     encode,
                     lambda: dict(islice(cache.items(), mark[0], None)),
                     cache.update,

@@ -2,23 +2,25 @@
 
 `count_chunks` turns texts into an ordered ``{chunk: count}`` table (order = first appearance,
 which the tie-break rule relies on). Special-token strings are cut out first and never counted.
-Large texts are split at safe boundaries and counted in parallel worker processes; the result is
-identical to counting serially. `count_word_table` does the same for word-frequency tables.
+Large texts are split at safe boundaries and counted in forked children
+(`tokviz.core.processes.fork`) where forking is safe; the result is identical to counting
+serially. `count_word_table` does the same for word-frequency tables.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import closing
 
 import regex
 
+from tokviz.core.processes.fork import can_fork, fork_map
+
 from .split import Splitter, split_specials
 
-PARALLEL_MIN_CHARS = 4_000_000  # below this, a process pool costs more than it saves
+PARALLEL_MIN_CHARS = 4_000_000  # below this, forking costs more than it saves
 SLICE_CHARS = 2_000_000
 # A cut between a letter and a line break that is followed by a letter ("a|\nB", "a|\r\nB") is a
 # chunk boundary for the gpt2/gpt4/o200k patterns and for str.split(): the letter run ends there
@@ -49,11 +51,6 @@ def _slices(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]
     return out
 
 
-def _count_slice(job: tuple[str, str | None, str]) -> dict[str, int]:
-    spec, pattern, piece = job
-    return Counter(Splitter(spec, pattern).chunks(piece))
-
-
 def _merge_into(total: dict[str, int], part: Mapping[str, int]) -> None:
     get = total.get
     for chunk, n in part.items():
@@ -66,15 +63,13 @@ def count_chunks(
     *,
     specials: tuple[str, ...] = (),
     processes: int | None = None,
-    mp_context: str | None = None,
     should_stop: ShouldStop | None = None,
     progress: Progress | None = None,
 ) -> dict[str, int]:
     """Count the chunks of `texts` in order of first appearance.
 
-    `processes` caps the worker processes for large texts (default: all cores; 1 = serial);
-    `mp_context` is the multiprocessing start method (default ``fork``; threaded callers such as
-    the GUI pass ``spawn``).
+    `processes` caps the forked children for large texts (default: all cores; 1 = serial);
+    they are only used where forking is safe (`can_fork`), else counting is serial.
 
     >>> from tokviz.core.text.split import parse_split
     >>> count_chunks(["low low lower"], parse_split("whitespace"))
@@ -96,7 +91,7 @@ def count_chunks(
                 if progress is not None:
                     progress(done, total_chars)
             else:
-                for part, n_chars in _count_range(text, start, end, splitter, processes, mp_context, should_stop):
+                for part, n_chars in _count_range(text, start, end, splitter, processes, should_stop):
                     _merge_into(total, part)
                     done += n_chars
                     if progress is not None:
@@ -104,14 +99,14 @@ def count_chunks(
     return total
 
 
-def _count_range(text, start, end, splitter, processes, mp_context, should_stop):
+def _count_range(text, start, end, splitter, processes, should_stop):
     """Yield (partial counter, characters it covers) for text[start:end], in order."""
     nproc = processes if processes is not None else (os.cpu_count() or 1)
     parallel = (
         nproc > 1
         and end - start >= PARALLEL_MIN_CHARS
         and splitter.spec in _PARALLEL_SPECS
-        and sys.platform.startswith("linux")
+        and can_fork()
     )
     slices = _slices(text, start, end, SLICE_CHARS)
     if not parallel or len(slices) < 2:
@@ -120,12 +115,11 @@ def _count_range(text, start, end, splitter, processes, mp_context, should_stop)
                 raise Cancelled()
             yield Counter(splitter.chunks(text[a:b])), b - a
         return
-    jobs = ((splitter.spec, splitter.pattern, text[a:b]) for a, b in slices)
-    ctx = multiprocessing.get_context(mp_context or "fork")
-    with ctx.Pool(min(nproc, len(slices))) as pool:
-        for part, (a, b) in zip(pool.imap(_count_slice, jobs), slices):
+    # each child inherits the text and the splitter: nothing is pickled on the way in
+    parts = fork_map(lambda ab: Counter(splitter.chunks(text[ab[0]:ab[1]])), slices, processes=min(nproc, len(slices)))
+    with closing(parts):
+        for part, (a, b) in zip(parts, slices):
             if should_stop is not None and should_stop():
-                pool.terminate()
                 raise Cancelled()
             yield part, b - a
 

@@ -17,7 +17,7 @@ process (``python -m tokviz.engine.heatmaps.embedding_child``) and reads the eve
 trainer's Python code between its numpy calls then never competes with the window for the GUI
 process's GIL, the heatmap's similarity matrix and reordering are computed there too (the
 window only draws them), and the process runs at a lower CPU priority, so on a busy machine the
-window wins. Frames are length-prefixed pickles (`tokviz.engine.child_process`); arrays follow
+window wins. Frames are length-prefixed pickles (`tokviz.core.processes.pipes`); arrays follow
 their frame as raw bytes, read straight into a numpy buffer.
 
 Pure Python + numpy (no Qt): the child process imports only the core and this module.
@@ -34,16 +34,8 @@ import numpy as np
 
 from tokviz.core import Cancelled
 from tokviz.core.embeddings import EmbeddingTable, EmbedTrainer, EmbedTrainSettings, compute_similarity
-from tokviz.engine.child_process import (
-    JOB_ERRORS,
-    child_pipes,
-    exit_child,
-    read_event,
-    read_frame,
-    run_child,
-    watch_parent,
-    write_event,
-)
+from tokviz.core.processes.pipes import read_event, read_frame, write_event
+from tokviz.core.processes.spawn import JOB_ERRORS, child_pipes, exit_child, run_child, watch_parent
 from tokviz.engine.training.child import BATCH_SECONDS
 
 SNAPSHOT_SECONDS = 0.25  # how often the live heatmap gets a new similarity view while training

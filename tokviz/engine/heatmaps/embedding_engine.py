@@ -27,9 +27,10 @@ from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from tokviz.core import Cancelled, Timeline
 from tokviz.core.display.tokens import visible_token
 from tokviz.core.embeddings import EmbeddingTable, EmbedTrainSettings, SimilarityView, compute_similarity
-from tokviz.engine.child_process import ChildProcess, ChildWorkerMixin, write_event, write_frame
+from tokviz.core.processes.pipes import write_event, write_frame
+from tokviz.core.processes.spawn import ChildProcess
 from tokviz.engine.tables.record_model import RIGHT, RecordModel
-from tokviz.engine.workers import BackgroundEngine, BackgroundWorker
+from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, ChildWorkerMixin
 
 from .embedding_child import CHILD_NICENESS, SNAPSHOT_SECONDS, TrainingInfo, ViewSpec
 

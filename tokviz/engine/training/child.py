@@ -11,8 +11,8 @@ event tuples, batching merges at most every 50 ms:
 
 `TrainingWorker` iterates it directly on its thread for small corpora, or runs `child_main` in a
 child process (``python -m tokviz.engine.training.child``) for large ones and reads the same
-events from its stdout (length-prefixed pickles, see `tokviz.engine.child_process`). In a separate process the
-core's long C-level operations (counting millions of chunks, building the trainer's tables,
+events from its stdout (length-prefixed pickles, see `tokviz.core.processes.pipes`). In a separate
+process the core's long C-level operations (counting millions of chunks, building the trainer's tables,
 freeing them) cannot hold the GUI process's GIL, so the window never stalls.
 
 Pure Python (no Qt): the child process imports only the core and this module.
@@ -29,15 +29,8 @@ from dataclasses import dataclass
 
 from tokviz.core import Cancelled, TrainSettings, parse_word_counts
 from tokviz.core.algorithm.registry import empty_copy, make_training  # BPE, WordPiece or Unigram
-from tokviz.engine.child_process import (
-    JOB_ERRORS,
-    child_pipes,
-    exit_child,
-    read_frame,
-    run_child,
-    watch_parent,
-    write_event,
-)
+from tokviz.core.processes.pipes import read_frame, write_event
+from tokviz.core.processes.spawn import JOB_ERRORS, child_pipes, exit_child, run_child, watch_parent
 
 BATCH_SECONDS = 0.05
 
@@ -80,7 +73,6 @@ def training_events(
     corpus: CorpusInput,
     *,
     should_stop: Callable[[], bool],
-    mp_context: str | None,
     processes: int | None = None,
 ) -> Iterator[Event]:
     """Run one training, yielding events; raises `Cancelled` when `should_stop()` turns True."""
@@ -97,7 +89,6 @@ def training_events(
     counted: list[tuple[int, int]] = []
     timeline = training.prepare(
         should_stop=should_stop, progress=lambda d, t: counted.append((d, t)), processes=processes,
-        mp_context=mp_context,
     )
     if counted:
         yield ("counting", counted[-1])
@@ -126,11 +117,11 @@ def child_main() -> int:
 
     Reads frames from stdin: the job ``(settings, word_counts, name, n_pieces)``, then the text as
     `n_pieces` UTF-8 byte strings; afterwards any frame (or the end of input: the window went away)
-    means "stop". Writes events to stdout (`tokviz.engine.child_process`), ending with ``done``,
+    means "stop". Writes events to stdout (`tokviz.core.processes.pipes`), ending with ``done``,
     ``cancelled``, ``failed`` (message) or ``error`` (traceback).
     """
     fd_in, fd_out = child_pipes()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # lets a counting pool shut down
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # unwinds, killing counting children
     stop = threading.Event()
     try:
         settings, word_counts, name, n_pieces = read_frame(fd_in)
@@ -138,13 +129,13 @@ def child_main() -> int:
     except JOB_ERRORS:
         return 1
     watch_parent(fd_in, stop)
-    # counting may fork a pool: safe here (no GUI, and the reader thread holds no Python lock)
-    mp_context = "fork" if sys.platform.startswith("linux") else None
+    # counting forks children where `can_fork` allows: here (no GUI) it does, the reader thread
+    # being a fork-safe one
     corpus = CorpusInput(text, word_counts, name)
     del text
 
     def run() -> None:
-        for kind, payload in training_events(settings, corpus, should_stop=stop.is_set, mp_context=mp_context):
+        for kind, payload in training_events(settings, corpus, should_stop=stop.is_set):
             write_event(fd_out, kind, payload)
         write_event(fd_out, "done")
 

@@ -27,8 +27,9 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from tokviz.core import Timeline, TrainSettings
 from tokviz.core.algorithm.registry import empty_copy, make_training, step_noun
-from tokviz.engine.child_process import ChildProcess, ChildWorkerMixin, write_frame
-from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, background_mode
+from tokviz.core.processes.pipes import write_frame
+from tokviz.core.processes.spawn import ChildProcess
+from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, ChildWorkerMixin, background_mode
 
 from .child import STAGE_COUNTING, STAGE_PARSING, STAGE_PREPARING, STAGE_TRAINING, CorpusInput, Event, training_events
 
@@ -105,7 +106,7 @@ class TrainingWorker(ChildWorkerMixin, BackgroundWorker):
     def _thread_events(self) -> Iterator[Event]:
         with background_mode():
             yield from training_events(self.settings, self.corpus, should_stop=self.should_stop,
-                                       mp_context=None, processes=1)
+                                       processes=1)
 
     def _process_events(self) -> Iterator[Event]:
         with background_mode():  # unpickling thousands of merges must not trigger a full GC

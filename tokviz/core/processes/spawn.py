@@ -1,19 +1,15 @@
-"""Work in a child Python process that talks to its parent through pipes: both sides.
+"""Work in a fresh, isolated child interpreter that talks to its parent through pipes: both sides.
 
-The protocol: length-prefixed pickles ("frames") on raw file descriptors, and events: a frame
-``(kind, payload, (shape, dtype) or None)``, followed by the array's raw bytes when there is one.
 A child runs ``python -I`` (isolated: neither the working directory nor PYTHON* variables reach its
 ``sys.path``, so a ``regex.py`` planted where tokviz was started is never imported) with this tokviz's
-folder put first, then the module as ``__main__``; its stdin carries the job, then any frame or the end of input
-means "stop" (`watch_parent`); its stdout carries events ending with ``done`` (or a last event
-the caller names), ``cancelled``, ``failed`` (message) or ``error`` (traceback).
+folder put first, then the module as ``__main__``; its stdin carries the job, then any frame or the
+end of input means "stop" (`watch_parent`); its stdout carries events (`pipes`) ending with
+``done`` (or a last event the caller names), ``cancelled``, ``failed`` (message) or ``error``
+(traceback). The window uses it for long jobs (training, embeddings) because nothing of the
+window's threads or Qt state is inherited; short jobs on loaded data fork instead (`fork`).
 
 Child side: `child_pipes`, `watch_parent`, `run_child`, `exit_child`. Parent side: `ChildProcess`
-(start at a chosen CPU priority, thread-safe sends that never wait, events, stop and reap) and
-`ChildWorkerMixin` (a worker's cancel reaches its child). Used by the training (`training_child`)
-and embedding (`embedding_child`) workers.
-
-Pure Python + numpy (no Qt): child processes import this module.
+(start at a chosen CPU priority, thread-safe sends that never wait, events, stop and reap).
 """
 
 from __future__ import annotations
@@ -21,7 +17,6 @@ from __future__ import annotations
 import os
 import pickle
 import signal
-import struct
 import subprocess
 import sys
 import threading
@@ -32,60 +27,15 @@ from pathlib import Path
 import numpy as np
 
 import tokviz
-from tokviz.core import Cancelled, TokvizError
-from tokviz.core.io.pipes import read_exact, write_all
+from tokviz.core.errors import TokvizError
+from tokviz.core.text.chunks import Cancelled
+
+from .fork import fork_safe_thread
+from .pipes import read_event, read_frame, write_event, write_frame
 
 CHILD_EXIT_SECONDS = 3.0  # after a stop, how long the child may take before it is killed
 LAST_EVENTS = ("done", "finished", "cancelled", "failed", "error")  # the child ends after these
 JOB_ERRORS = (EOFError, pickle.UnpicklingError, ValueError, TypeError)  # a bad or missing job
-
-# -- frames on raw descriptors (`tokviz.core.io.pipes`): a thread blocked reading can never deadlock a
-# process forked meanwhile (a counting pool), and no read-ahead buffer can swallow a "stop".
-
-_HEADER = struct.Struct("<Q")
-
-
-def write_frame(fd: int, obj: object) -> None:
-    """Write one pickled object to `fd`."""
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    write_all(fd, _HEADER.pack(len(data)) + data)
-
-
-def read_frame(fd: int) -> object:
-    """Read one object written by `write_frame`; `EOFError` when the pipe is closed."""
-    (n,) = _HEADER.unpack(read_exact(fd, _HEADER.size))
-    return pickle.loads(read_exact(fd, n))
-
-
-def write_event(fd: int, kind: str, payload: object = None, array: np.ndarray | None = None) -> None:
-    """One frame ``(kind, payload, (shape, dtype) or None)``, then the array's bytes."""
-    if array is None:
-        write_frame(fd, (kind, payload, None))
-        return
-    a = np.ascontiguousarray(array)
-    write_frame(fd, (kind, payload, (a.shape, a.dtype.str)))
-    write_all(fd, a)
-
-
-def read_event(fd: int) -> tuple[str, object, np.ndarray | None]:
-    """Read what `write_event` wrote; `EOFError` when the pipe is closed."""
-    kind, payload, spec = read_frame(fd)
-    if spec is None:
-        return kind, payload, None
-    array = np.empty(spec[0], dtype=np.dtype(spec[1]))
-    view, done = memoryview(array).cast("B"), 0
-    while done < len(view):
-        if hasattr(os, "readv"):  # straight into the array; the GIL is free while it waits
-            n = os.readv(fd, [view[done:]])
-        else:  # pragma: no cover - Windows
-            chunk = os.read(fd, len(view) - done)
-            n = len(chunk)
-            view[done : done + n] = chunk
-        if n == 0:
-            raise EOFError("the other side closed the pipe")
-        done += n
-    return kind, payload, array
-
 
 # -- the child's side ------------------------------------------------------------------------------
 
@@ -117,7 +67,7 @@ def watch_parent(fd_in: int, stop: threading.Event, on_frame: Callable[[object],
             pass
         stop.set()
 
-    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
+    fork_safe_thread(watch, name="watch-parent")  # blocks in os.read only: counting may still fork
 
 
 def run_child(body: Callable[[], None], fd_out: int, *, memory_hint: str) -> int:
@@ -253,21 +203,3 @@ class ChildProcess:
             self.proc.kill()
             self.proc.wait()
         self.proc.stdout.close()
-
-
-class ChildWorkerMixin:
-    """For a `BackgroundWorker` whose job runs in ``self._child`` (a `ChildProcess` while it
-    runs): `cancel` tells the child to stop too. Thread-safe, never waits: while the job is still
-    being written, `ChildProcess.write_job` sends the stop afterwards."""
-
-    _child: ChildProcess | None = None
-
-    def cancel(self) -> None:
-        super().cancel()
-        self.send_to_child("stop")
-
-    def send_to_child(self, obj: object) -> None:
-        """Send `obj` to the running child, if any (see `ChildProcess.send`)."""
-        child = self._child
-        if child is not None:
-            child.send(obj)

@@ -1,0 +1,130 @@
+"""Forked children: results in job order, errors reported, children killed when the consumer
+stops, and forking refused while another Python thread runs (but not for fork-safe helper
+threads, nor for threads that have ended)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from tokviz.core.processes import fork
+from tokviz.core.processes.fork import ChildFailed, can_fork, fork_call, fork_map, fork_safe_thread
+
+
+def needs_fork():
+    if not can_fork():
+        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+
+
+def test_results_come_back_in_job_order_from_other_processes():
+    needs_fork()
+    here = os.getpid()
+    out = list(fork_map(lambda n: (n * n, os.getpid()), range(7), processes=3))
+    assert [sq for sq, _ in out] == [0, 1, 4, 9, 16, 25, 36]
+    pids = {pid for _, pid in out}
+    assert here not in pids and len(pids) == 7  # one child per job
+
+
+def test_children_see_what_the_parent_holds_without_pickling_it():
+    needs_fork()
+    big = "x" * 1_000_000
+    unpicklable = threading.Lock()  # would fail a pickling pool on the way in
+    assert list(fork_map(lambda k: (len(big) + k, unpicklable.locked()), [1, 2], processes=2)) == [
+        (1_000_001, False), (1_000_002, False)]
+
+
+def test_a_failing_child_raises_with_its_message():
+    needs_fork()
+
+    def work(n):
+        if n == 2:
+            raise ValueError("bad slice 2")
+        return n
+
+    results = fork_map(work, [1, 2, 3], processes=2)
+    assert next(results) == 1
+    with pytest.raises(ChildFailed, match="ValueError: bad slice 2"):
+        next(results)
+
+
+def test_a_child_that_dies_raises():
+    needs_fork()
+    with pytest.raises(ChildFailed, match="without a result"):
+        fork_call(lambda: os._exit(3)).result()
+
+
+def test_closing_early_kills_the_running_children(tmp_path):
+    needs_fork()
+    pids = tmp_path / "pids"
+
+    def slow(n):
+        with open(pids, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        if n > 0:
+            time.sleep(60)  # a child that would outlive the test if it were not killed
+        return n
+
+    results = fork_map(slow, [0, 1, 2], processes=3)
+    assert next(results) == 0
+    results.close()
+    for pid in map(int, pids.read_text().split()):
+        with pytest.raises(ChildProcessError):  # reaped: no child of ours is left behind
+            os.waitpid(pid, os.WNOHANG)
+
+
+def test_no_fork_while_another_python_thread_runs():
+    needs_fork()
+    release = threading.Event()
+    t = threading.Thread(target=release.wait)
+    t.start()
+    try:
+        assert can_fork() is False
+    finally:
+        release.set()
+        t.join()
+    assert can_fork() is True
+
+
+def test_fork_safe_helper_threads_do_not_prevent_forking():
+    needs_fork()
+    release, started = threading.Event(), threading.Event()
+    fork_safe_thread(lambda: (started.set(), release.wait()), name="reader")
+    started.wait(10)
+    try:
+        assert can_fork() is True
+        assert list(fork_map(lambda n: n + 1, [1], processes=1)) == [2]
+    finally:
+        release.set()
+
+
+def test_threads_that_ended_but_left_an_entry_do_not_count():
+    """A thread not started by `threading` (as Qt's are) that ran Python code leaves a ``Dummy-N``
+    entry behind for good; once it has ended it must not prevent forking."""
+    needs_fork()
+    import _thread
+
+    inside, release, entry = threading.Event(), threading.Event(), []
+
+    def native():
+        entry.append(threading.current_thread())  # creates the dummy entry
+        inside.set()
+        release.wait(10)
+
+    _thread.start_new_thread(native, ())
+    inside.wait(10)
+    dummy = entry[0]
+    try:
+        assert isinstance(dummy, threading._DummyThread)  # noqa: SLF001
+        assert can_fork() is False  # running
+        release.set()
+        deadline = time.monotonic() + 10
+        while os.path.exists(f"/proc/self/task/{dummy.native_id}") and time.monotonic() < deadline:
+            time.sleep(0.01)  # the native thread's exit, not a timing assumption: bounded poll
+        assert dummy in threading.enumerate()  # the entry is still there...
+        assert can_fork() is True  # ...but it no longer counts
+    finally:
+        release.set()
+        threading._active.pop(dummy.ident, None)  # noqa: SLF001 - tidy the stdlib's table

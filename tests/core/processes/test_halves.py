@@ -1,0 +1,84 @@
+"""Big texts encode in two processes (a forked child takes the second half) with the same ids,
+a warm cache afterwards, and a fallback when the child fails; never from a worker thread."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from tokviz.core.processes import fork, halves
+from tokviz.core.pretrained import rank_bpe
+from tests.core.pretrained.pretrained_helpers import corpus, load_ours, load_reference
+
+
+@pytest.fixture
+def small_parallel(monkeypatch):
+    monkeypatch.setattr(halves, "PARALLEL_MIN_CHARS", 50_000)
+
+
+def needs_fork():
+    if not halves.can_fork():
+        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+
+
+def test_two_processes_give_the_ids_of_one(small_parallel, monkeypatch):
+    needs_fork()
+    tok = load_ours("cl100k_base")
+    text = corpus("gutenberg30.txt", 400_000)
+    tok._caches.clear()
+    calls = []
+    real = halves.run_halves
+    monkeypatch.setattr(halves, "run_halves", lambda *a: calls.append(a[-1]) or real(*a))
+    forks = []
+    real_fork = fork.fork_call
+    monkeypatch.setattr(halves, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
+    ids = tok.encode_ids(text)
+    assert calls and 100_000 < calls[0] < 300_000
+    assert forks == [1]
+    assert ids == load_reference("cl100k_base").encode_ordinary(text)
+    cache = tok._cache(tok._threshold(None))
+    assert set(tok.chunks(text)) <= set(cache)  # the child's chunks came back into the cache
+    monkeypatch.setattr(halves, "can_fork", lambda: False)
+    assert tok.encode_ids(text) == ids
+    assert rank_bpe.halves is halves
+
+
+def test_child_failure_falls_back_to_this_process():
+    needs_fork()
+
+    def encode(part: str) -> list[int]:
+        return [len(part)]
+
+    def broken() -> dict:
+        raise RuntimeError("the child fails after encoding")
+
+    merged = []
+    assert halves.run_halves(encode, broken, merged.append, "abcdefghij", 4) == [4, 6]
+    assert merged == []
+    assert halves.run_halves(encode, lambda: {"x": (1,)}, merged.append, "abcdefghij", 4) == [4, 6]
+    assert merged == [{"x": (1,)}]
+
+
+def test_a_refused_fork_encodes_here(monkeypatch):
+    def refuse(fn):
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(halves, "fork_call", refuse)
+    assert halves.run_halves(lambda p: [len(p)], dict, lambda d: None, "abcdefghij", 3) == [3, 7]
+
+
+def test_no_fork_from_a_worker_thread(small_parallel):
+    tok, ref = load_ours("o200k_base"), load_reference("o200k_base")  # skips here, not in the thread
+    text = corpus("taylorswift.txt", 120_000)
+    seen = {}
+
+    def work():
+        seen["can_fork"] = halves.can_fork()
+        seen["ids"] = tok.encode_ids(text)
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert seen["can_fork"] is False
+    assert seen["ids"] == ref.encode_ordinary(text)

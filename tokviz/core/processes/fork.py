@@ -1,0 +1,175 @@
+"""Forked children: work on what this process already holds, without reloading or pickling it.
+
+A forked child inherits the loaded tokenizer or the corpus as it is (copy-on-write), runs one
+function, sends its result back as one frame (`pipes`) and leaves with ``os._exit``, running
+none of the parent's clean-up. `fork_call` starts one such child; `fork_map` runs a function
+over many jobs, at most `processes` children at a time, and yields the results in job order.
+
+Forking is only done where it is safe (`can_fork`): on Linux, from the main thread, while no
+other Python thread runs, except the helper threads started by `fork_safe_thread`, which only
+ever block in a raw ``os.read`` and set an event (the child never touches them). Threads that
+have ended but left an entry behind (a Qt thread that once ran Python code stays in
+``threading.enumerate()`` as ``Dummy-N``) do not count: on Linux a thread is alive while its
+native id is listed in ``/proc/self/task``. Native threads of libraries (an idle BLAS pool) hold
+no lock a child needs, so the deprecation warning Python 3.12 gives for forking a process with
+threads is silenced for the fork call only. What this leaves out: the isolated fresh interpreter
+the window uses for long jobs (`spawn`).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import warnings
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+
+from .pipes import read_frame, write_frame
+
+_SAFE_THREADS: set[int] = set()  # idents of threads started by `fork_safe_thread`
+
+
+class ChildFailed(Exception):
+    """A forked child raised (the message is its exception) or went away without a result."""
+
+
+def fork_safe_thread(target: Callable[[], None], *, name: str) -> threading.Thread:
+    """Start a daemon thread that forking may ignore.
+
+    Only for a thread that blocks in raw ``os.read`` (no Python-level lock held while it waits)
+    and sets events: a forked child never runs it and needs nothing it could hold."""
+
+    def run() -> None:
+        _SAFE_THREADS.add(threading.get_ident())
+        try:
+            target()
+        finally:
+            _SAFE_THREADS.discard(threading.get_ident())
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    return thread
+
+
+def _alive(thread: threading.Thread) -> bool:
+    """Is `thread` still running? ``is_alive()`` is always True for a dummy entry, so the
+    kernel's list of this process's threads decides too."""
+    native = thread.native_id
+    return thread.is_alive() and (native is None or os.path.exists(f"/proc/self/task/{native}"))
+
+
+def can_fork() -> bool:
+    """True on Linux in the main thread when no other Python thread runs (see the module doc)."""
+    if not (sys.platform.startswith("linux") and hasattr(os, "fork")):
+        return False
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    main = threading.main_thread()
+    return all(t is main or t.ident in _SAFE_THREADS or not _alive(t) for t in threading.enumerate())
+
+
+class Forked:
+    """One forked child computing ``fn()``; `result()` waits for it, `kill()` ends it early."""
+
+    def __init__(self, fn: Callable[[], object]) -> None:
+        read_fd, write_fd = os.pipe()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                pid = os.fork()
+        except OSError:
+            os.close(read_fd)
+            os.close(write_fd)
+            raise
+        if pid == 0:  # the child: compute, send, leave without running the parent's clean-up
+            status = 0
+            try:
+                os.close(read_fd)
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the parent's to handle
+                try:
+                    reply = ("ok", fn())
+                except BaseException as exc:  # noqa: BLE001 - reported to the parent
+                    reply, status = ("error", f"{type(exc).__name__}: {exc}"), 1
+                write_frame(write_fd, reply)
+            except BaseException:  # noqa: BLE001 - nothing to report to: the parent sees EOF
+                status = 1
+            finally:
+                os._exit(status)
+        os.close(write_fd)
+        self.pid = pid
+        self._fd = read_fd
+        self._done = False
+
+    def result(self) -> object:
+        """The child's return value; `ChildFailed` if it raised or died."""
+        try:
+            kind, value = read_frame(self._fd)
+        except (EOFError, OSError, ValueError) as exc:
+            raise ChildFailed(f"the child process ended without a result ({exc})") from None
+        except Exception as exc:  # noqa: BLE001 - an unreadable frame
+            raise ChildFailed(f"the child process sent an unreadable result ({exc})") from None
+        finally:
+            self._reap()
+        if kind != "ok":
+            raise ChildFailed(value)
+        return value
+
+    def kill(self) -> None:
+        """End the child now (it may be computing) and reap it."""
+        if not self._done:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self._reap()
+
+    def _reap(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        os.close(self._fd)
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def fork_call(fn: Callable[[], object]) -> Forked:
+    """Start ``fn()`` in a forked child (`OSError` when the system refuses the fork)."""
+    return Forked(fn)
+
+
+def fork_map(
+    fn: Callable[[object], object],
+    jobs: Iterable[object],
+    *,
+    processes: int,
+) -> Iterator[object]:
+    """Yield ``fn(job)`` for each job in order, each computed in a forked child, at most
+    `processes` children at once; `ChildFailed` if a child raises. Closing the generator early
+    (``contextlib.closing``, or a ``for`` loop left by an exception) kills the children still running.
+
+    >>> list(fork_map(lambda n: n * n, [1, 2, 3], processes=2)) if can_fork() else [1, 4, 9]
+    [1, 4, 9]
+    """
+    pending = iter(jobs)
+    running: deque[Forked] = deque()
+
+    def start_next() -> None:
+        for job in pending:
+            running.append(fork_call(lambda job=job: fn(job)))
+            return
+
+    try:
+        for _ in range(max(1, processes)):
+            start_next()
+        while running:
+            child = running.popleft()
+            value = child.result()
+            start_next()
+            yield value
+    finally:
+        for child in running:
+            child.kill()

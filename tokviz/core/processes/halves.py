@@ -1,0 +1,49 @@
+"""Encoding a big text in two processes: the second half in a forked child, the first here.
+
+Only where forking is safe (`fork.can_fork`): a GUI encodes on worker threads, so it never takes
+this path. The child inherits the loaded tokenizer (no reload, no pickling of the vocabulary),
+encodes its half and sends back the ids (an ``array('I')``, 4 bytes each) and the chunks it newly
+cached, so the parent's cache ends as warm as after a one-process run. Any failure of the child
+falls back to encoding its half here. What this leaves out: where the text may be cut
+(`tokviz.core.pretrained.fastsplit.cut_points`).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable
+
+from .fork import ChildFailed, can_fork, fork_call
+
+PARALLEL_MIN_CHARS = 1_000_000  # below this the fork costs more than it saves
+
+__all__ = ["PARALLEL_MIN_CHARS", "can_fork", "run_halves"]
+
+
+def run_halves(
+    encode: Callable[[str], list[int]],
+    new_entries: Callable[[], dict],
+    merge_entries: Callable[[dict], None],
+    text: str,
+    cut: int,
+) -> list[int]:
+    """``encode(text[:cut]) + encode(text[cut:])``, the second half in a forked child.
+
+    `new_entries()` (called in the child after encoding) returns the cache entries it added;
+    `merge_entries(d)` adds them to the parent's cache.
+    """
+    try:
+        child = fork_call(lambda: (array("I", encode(text[cut:])), new_entries()))
+    except OSError:
+        return encode(text[:cut]) + encode(text[cut:])
+    try:
+        left = encode(text[:cut])
+    except BaseException:
+        child.kill()
+        raise
+    try:
+        right, extra = child.result()
+    except ChildFailed:
+        return left + encode(text[cut:])
+    merge_entries(extra)
+    return left + right.tolist()
