@@ -160,3 +160,9 @@ def drain_events() -> None:
     for _ in range(3):
         QCoreApplication.sendPostedEvents()
         QCoreApplication.processEvents()
+
+
+def append_steps(step_model, steps) -> None:
+    """What a training engine does with a batch: extend the shown timeline's one list, then tell."""
+    step_model.timeline.steps.extend(steps)
+    step_model.steps_appended(len(steps))

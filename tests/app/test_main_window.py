@@ -9,7 +9,7 @@ from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QPalette
 from PySide6.QtWidgets import QApplication, QDockWidget
 
-from tests.qt_fixtures import drain_events
+from tests.qt_fixtures import drain_events, append_steps
 from tokviz.app import file_ops
 from tokviz.core import TrainSettings, load_timeline
 from tokviz.engine.samples import SAMPLES
@@ -400,10 +400,10 @@ def test_vocabulary_follows_new_tokens_when_scrolled_to_the_end(window, qtbot):
     window.step_model.set_timeline(replace(full, steps=list(full.steps[:20]), finished=False))
     drain_events()
     table.scrollToBottom()
-    window.step_model.add_steps(full.steps[20:40])
+    append_steps(window.step_model, full.steps[20:40])
     qtbot.waitUntil(lambda: bar.value() == bar.maximum() > 0, timeout=10_000)  # at the end: it follows
     bar.setValue(0)
-    window.step_model.add_steps(full.steps[40:60])
+    append_steps(window.step_model, full.steps[40:60])
     drain_events()
     assert bar.value() == 0  # elsewhere: the view stays put
     assert window.vocab_model.rowCount() == 316

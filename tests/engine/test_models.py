@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QTableView
 
-from tests.qt_fixtures import drain_events
+from tests.qt_fixtures import drain_events, append_steps
 from tokviz.core import MergeStep, TrainSettings, train
 from tokviz.engine.step_model import StepModel
 from tokviz.engine.tables.vocab_model import (
@@ -49,10 +49,10 @@ def test_step_model_follows_new_steps_until_a_step_is_picked(timeline, qtbot):
     steps = []
     sm.step_changed.connect(steps.append)
     sm.set_timeline(replace(timeline, steps=[], finished=False))
-    sm.add_steps(timeline.steps[:5])
+    append_steps(sm, timeline.steps[:5])
     assert (sm.n_steps, sm.step, sm.follows_latest) == (5, 5, True)
     sm.set_step(2)
-    sm.add_steps(timeline.steps[5:8])
+    append_steps(sm, timeline.steps[5:8])
     assert (sm.n_steps, sm.step, sm.follows_latest) == (8, 2, False)
     sm.set_step(99)
     assert (sm.step, sm.follows_latest) == (8, True)
@@ -139,7 +139,7 @@ def test_live_rows_keep_the_sort_order(timeline, batch):
     rows_seen = []
     vm.rowsInserted.connect(lambda parent, a, b: rows_seen.append((a, b)))
     for i in range(0, 20, batch):
-        sm.add_steps(timeline.steps[i : i + batch])
+        append_steps(sm, timeline.steps[i : i + batch])
     live = [vm.index(r, 0).data(ID_ROLE) for r in range(vm.rowCount())]
     fresh = VocabModel()
     fresh.set_timeline(timeline)
@@ -156,7 +156,7 @@ def test_special_token_ids_follow_the_merges(timeline):
     sm.set_timeline(replace(timeline, steps=[]))
     assert vm.index(256, COL_TOKEN).data() == "<|end|>"
     assert vm.index(256, COL_ID).data() == "256"
-    sm.add_steps(timeline.steps[:7])
+    append_steps(sm, timeline.steps[:7])
     assert vm.index(263, COL_TOKEN).data() == "<|end|>"
     assert vm.index(263, COL_ID).data() == "263"
     assert vm.row_of_id(263) == 263

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from tokviz.core import MergeStep, Timeline
-from tokviz.core.algorithm.registry import empty_copy
+from tokviz.core import Timeline
 
 
 class StepModel(QObject):
@@ -33,6 +32,7 @@ class StepModel(QObject):
         self._step = 0
         self._follow = True
         self._source = ""  # "training", "file: PATH" — for titles
+        self._engine = None  # the training engine followed (`follow`)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -73,23 +73,20 @@ class StepModel(QObject):
         self.step_changed.emit(self._step)
         self.finished_changed.emit()
 
-    def add_steps(self, steps: list[MergeStep]) -> None:
-        """Append merges that just arrived from training."""
-        if self._timeline is None or not steps:
+    def steps_appended(self, count: int) -> None:
+        """The timeline's owner (the training engine) appended `count` steps to its list."""
+        if self._timeline is None or count <= 0:
             return
-        first = self._timeline.n_steps
-        self._timeline.steps.extend(steps)
-        self.steps_added.emit(first, len(steps))
+        self.steps_added.emit(self._timeline.n_steps - count, count)
         if self._follow:
             self._step = self._timeline.n_steps
             self.step_changed.emit(self._step)
 
     def mark_finished(self, timeline: Timeline) -> None:
-        """Training ended: take the worker's final timeline (same merges, ``finished`` set)."""
-        if self._timeline is None or timeline.n_steps != self._timeline.n_steps:
+        """Training ended (``finished`` is set on the timeline shown since `prepared`)."""
+        if timeline is not self._timeline:
             self.set_timeline(timeline, source=self._source)
             return
-        self._timeline = timeline
         self.finished_changed.emit()
 
     def set_step(self, step: int) -> None:
@@ -106,18 +103,21 @@ class StepModel(QObject):
     # -- wiring to a training engine --------------------------------------------------------
 
     def follow(self, engine) -> None:
-        """Mirror a `TrainingEngine`: new run -> empty timeline, batches -> steps, end -> done."""
+        """Mirror a `TrainingEngine`: new run -> its timeline (the engine's own object, which
+        grows as batches arrive), batches -> `steps_added`, end -> done."""
+        self._engine = engine
         engine.prepared.connect(self._on_engine_prepared)
         engine.steps_ready.connect(self._on_engine_steps_ready)
         engine.finished.connect(self._on_engine_finished)
 
     @Slot(object)
     def _on_engine_prepared(self, timeline: Timeline) -> None:
-        self.set_timeline(empty_copy(timeline), source="training")  # any algorithm
+        self.set_timeline(timeline, source="training")
 
     @Slot(list)
     def _on_engine_steps_ready(self, steps: list) -> None:
-        self.add_steps(steps)
+        if self._engine is not None and self._engine.timeline is self._timeline:
+            self.steps_appended(len(steps))
 
     @Slot(object)
     def _on_engine_finished(self, timeline: Timeline) -> None:

@@ -155,6 +155,42 @@ def test_process_mode_gives_the_same_merges(engine, qtbot, monkeypatch):
     assert sum(len(b) for b in rec.batches) == expected.n_merges == 16
 
 
+@pytest.mark.parametrize("use_process", [False, True])
+@pytest.mark.parametrize("algorithm", ["bpe", "wordpiece", "unigram"])
+def test_one_step_list_shared_read_only(engine, qtbot, monkeypatch, use_process, algorithm):
+    """The run's steps live in one list: the object `prepared` hands out is the one that grows,
+    that `finished` returns and that the step model shows; the worker returns a count, not a copy,
+    and the trainer (in this process) records nothing."""
+    from tokviz.core.algorithm import registry
+    from tokviz.core.algorithm.staged import StagedTraining
+    from tokviz.engine.step_model import StepModel
+
+    monkeypatch.setattr(training_mod, "PROCESS_MIN_CHARS", 10 if use_process else 10**9)
+    trainings = []
+    real_steps = StagedTraining.steps
+    monkeypatch.setattr(StagedTraining, "steps", lambda self, **kw: trainings.append(self) or real_steps(self, **kw))
+    sm = StepModel()
+    sm.follow(engine)
+    shown, sizes = [], []
+    sm.timeline_changed.connect(lambda: shown.append(sm.timeline))
+    engine.steps_ready.connect(lambda steps: sizes.append(len(engine.timeline.steps)))
+    settings = {"bpe": TrainSettings(vocab_size=300),
+                "wordpiece": registry.settings_from_json({"algorithm": "wordpiece", "vocab_size": 120}),
+                "unigram": registry.settings_from_json({"algorithm": "unigram", "vocab_size": 60})}[algorithm]
+    with qtbot.waitSignal(engine.prepared, timeout=60_000) as prepared:
+        with qtbot.waitSignal(engine.finished, timeout=60_000) as finished:
+            engine.start(settings, CorpusInput(SAMPLE))
+    timeline = prepared.args[0]
+    assert finished.args[0] is timeline is engine.timeline is sm.timeline
+    assert shown == [timeline]  # the step model took that object, not a copy
+    assert timeline.finished is True and timeline.n_steps > 0
+    assert sizes[-1] == timeline.n_steps and sizes == sorted(sizes)  # appended before each signal
+    if not use_process:
+        assert trainings and all(t.timeline.n_steps == 0 for t in trainings)  # no second list
+    worker = training_mod.TrainingWorker(0, settings, CorpusInput(SAMPLE), use_process=use_process)
+    assert worker.work() == timeline.n_steps  # a count: the worker keeps no list either
+
+
 def test_process_mode_cancel_stops_the_process(engine, qtbot, monkeypatch, long_text):
     monkeypatch.setattr(training_mod, "PROCESS_MIN_CHARS", 10)
     with qtbot.waitSignal(engine.steps_ready, timeout=60_000):

@@ -7,7 +7,7 @@ import csv
 import pytest
 from PySide6.QtCore import QItemSelectionModel, Qt
 
-from tests.qt_fixtures import drain_events
+from tests.qt_fixtures import drain_events, append_steps
 from tokviz.core import TrainSettings
 from tokviz.core.bpe.replay import decision_at, merge_tree, segment_text, trace_word
 from tokviz.core.bpe.timeline import train
@@ -93,8 +93,8 @@ def test_merge_model_rows_and_live_fill(qtmodeltester, low_timeline):
     model.attach(step_model)
     step_model.set_timeline(replace(low_timeline, steps=[]))
     assert model.rowCount() == 0
-    step_model.add_steps(low_timeline.steps[:4])
-    step_model.add_steps(low_timeline.steps[4:])
+    append_steps(step_model, low_timeline.steps[:4])
+    append_steps(step_model, low_timeline.steps[4:])
     assert model.rowCount() == 10
     qtmodeltester.check(model)
     assert [model.index(0, c).data() for c in (COL_LEFT, COL_RIGHT, COL_TOKEN, COL_COUNT)] == ["e", "s", "es", "12"]

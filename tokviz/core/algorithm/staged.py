@@ -103,13 +103,17 @@ class StagedTraining:
     def _trainer_steps(self) -> Iterator:
         raise NotImplementedError
 
-    def steps(self) -> Iterator:
-        """Yield each step as it is made, appending it to `self.timeline`."""
+    def steps(self, *, record: bool = True) -> Iterator:
+        """Yield each step as it is made, appending it to `self.timeline`; with ``record=False``
+        the timeline stays empty (the caller keeps the one list, e.g. the window's)."""
         if self._trainer is None:
             self.prepare()
-        record = getattr(self.timeline, self.steps_field)
+        if not record:
+            yield from self._trainer_steps()
+            return
+        steps = getattr(self.timeline, self.steps_field)
         for step in self._trainer_steps():
-            record.append(step)
+            steps.append(step)
             yield step
         self.timeline.finished = True
 

@@ -98,8 +98,10 @@ def training_events(
     yield ("stage", STAGE_TRAINING)
     batch: list = []
     last = time.monotonic()
-    for step in training.steps():
+    n_steps = 0
+    for step in training.steps(record=False):  # the receiver keeps the one list
         batch.append(step)
+        n_steps += 1
         if should_stop():
             raise Cancelled()
         now = time.monotonic()
@@ -109,7 +111,7 @@ def training_events(
             last = now
     if batch:
         yield ("steps", batch)
-    yield ("finished", timeline.n_steps)
+    yield ("finished", n_steps)
 
 
 def child_main() -> int:

@@ -66,8 +66,8 @@ class TrainingProgress:
 
 
 class TrainingWorker(ChildWorkerMixin, BackgroundWorker):
-    """Runs one training. Emits batches of `MergeStep`s via `steps_ready`; its result is the
-    finished `Timeline`."""
+    """Runs one training. Emits batches of `MergeStep`s via `steps_ready` and keeps none of them
+    (the engine holds the run's one step list); its result is the number of steps made."""
 
     stage_changed = Signal(int, str)  # run id, stage
     counting_progress = Signal(int, object, object)  # run id, chars done, chars total
@@ -81,9 +81,9 @@ class TrainingWorker(ChildWorkerMixin, BackgroundWorker):
         self.corpus = corpus
         self.use_process = corpus.n_chars >= PROCESS_MIN_CHARS if use_process is None else use_process
 
-    def work(self) -> Timeline:
+    def work(self) -> int:
         rid = self.run_id
-        timeline: Timeline | None = None
+        n_steps: int | None = None
         events = self._process_events() if self.use_process else self._thread_events()
         for kind, payload in events:
             if kind == "stage":
@@ -93,15 +93,13 @@ class TrainingWorker(ChildWorkerMixin, BackgroundWorker):
             elif kind == "prepared":
                 start, budget = payload
                 self.prepared.emit(rid, start, budget)
-                timeline = empty_copy(start)  # the worker's own copy
             elif kind == "steps":
-                timeline.steps.extend(payload)
                 self.steps_ready.emit(rid, payload)
             elif kind == "finished":
-                timeline.finished = True
+                n_steps = payload
             self.check_cancelled()
-        assert timeline is not None
-        return timeline
+        assert n_steps is not None
+        return n_steps
 
     def _thread_events(self) -> Iterator[Event]:
         with background_mode():
@@ -140,6 +138,10 @@ class TrainingEngine(BackgroundEngine):
     `progress_changed(TrainingProgress)`, `prepared(Timeline)` (base vocabulary known, no merges
     yet), `steps_ready(list[MergeStep])`, then exactly one of `finished(Timeline)`, `cancelled()`,
     `failed(message)`. A run replaced by a newer one ends silently.
+
+    The run's steps live in one list, `timeline`'s, appended here on the GUI thread before
+    `steps_ready` is emitted: `prepared` and `finished` hand out that same object, which readers
+    never change (the trainer and the worker keep no copy).
     """
 
     started = Signal()
@@ -154,6 +156,7 @@ class TrainingEngine(BackgroundEngine):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._reset_counters()
+        self.timeline: Timeline | None = None  # the current run's timeline: its one step list
         self.last_progress: TrainingProgress | None = None
         self._tick = QTimer(self, interval=TICK_MS)
         self._tick.timeout.connect(self._on_tick_timeout)
@@ -251,13 +254,15 @@ class TrainingEngine(BackgroundEngine):
             return
         self._budget = budget
         self._stage = STAGE_PREPARING
-        self.prepared.emit(timeline)
+        self.timeline = empty_copy(timeline)  # any algorithm
+        self.prepared.emit(self.timeline)
 
     @Slot(int, list)
     def _on_worker_steps_ready(self, run_id: int, steps: list) -> None:
         if not self.is_current(run_id):
             return
         self._done += len(steps)
+        self.timeline.steps.extend(steps)
         now = time.monotonic()
         self._samples.append((now, self._done))
         while len(self._samples) > 2 and now - self._samples[0][0] > RATE_WINDOW_SECONDS:
@@ -266,8 +271,11 @@ class TrainingEngine(BackgroundEngine):
         self._emit_progress()
 
     def _on_result(self, result: object) -> None:
+        timeline = self.timeline
+        assert timeline is not None and result == timeline.n_steps, (result, timeline)
+        timeline.finished = True
         self._emit_progress(final=True)
-        self.finished.emit(result)
+        self.finished.emit(timeline)
 
     def _on_cancel(self) -> None:
         self.cancelled.emit()
