@@ -27,14 +27,14 @@ def _pick(panel, algorithm: str) -> None:
 
 
 def _train(window, qtbot, settings=None) -> object:
-    assert window.start_training(settings)
-    assert window.wait_for_training(60_000) == "finished"
-    return window.timeline
+    assert window.script.start_training(settings)
+    assert window.script.wait_for_training(60_000) == "finished"
+    return window.script.timeline
 
 
 @pytest.fixture
 def corpus_window(window):
-    window.set_corpus_text(CORPUS, word_counts=False)
+    window.script.set_corpus_text(CORPUS, word_counts=False)
     return window
 
 
@@ -125,11 +125,11 @@ def test_cancel_mid_run_is_immediate(qtbot, long_text, settings):
 
 
 def test_window_cancel_reports_rounds(window, qtbot, long_text):
-    window.set_corpus_text(long_text[:200_000])
-    assert window.start_training(UnigramSettings(vocab_size=3000))
+    window.script.set_corpus_text(long_text[:200_000])
+    assert window.script.start_training(UnigramSettings(vocab_size=3000))
     qtbot.waitUntil(lambda: window.step_model.n_steps > 0, timeout=60_000)
-    window.cancel_training()
-    assert window.wait_for_training(10_000) == "cancelled"
+    window.script.cancel_training()
+    assert window.script.wait_for_training(10_000) == "cancelled"
     n = window.step_model.n_steps
     assert window.training_status.text == f"Training cancelled after {n:,} {'round' if n == 1 else 'rounds'}"
 
@@ -138,7 +138,7 @@ def test_window_cancel_reports_rounds(window, qtbot, long_text):
 
 
 def test_wordpiece_run_replays_with_scores(window, qtbot):
-    window.set_corpus_text(HF)
+    window.script.set_corpus_text(HF)
     _pick(window.training_panel, "wordpiece")
     window.training_panel.budget_box.setCurrentIndex(window.training_panel.budget_box.findData("merges"))
     window.training_panel.budget_spin.setValue(5)
@@ -286,12 +286,12 @@ def test_save_and_open_model_round_trip(corpus_window, qtbot, tmp_path, settings
     window = corpus_window
     tl = _train(window, qtbot, settings)
     path = tmp_path / "model.json"
-    assert window.save_model(path)
+    assert window.script.save_model(path)
     assert load_model(path).token_bytes() == tl.token_bytes()
     window.step_model.set_timeline(None)
-    assert window.open_path(path)
-    assert window.wait_for_file(30_000) == "opened"
-    back = window.timeline
+    assert window.script.open_path(path)
+    assert window.script.wait_for_file(30_000) == "opened"
+    back = window.script.timeline
     assert back.algorithm == tl.algorithm and back.token_bytes() == tl.token_bytes()
     assert window.training_panel.algorithm_box.currentData() == tl.algorithm
     assert window.trained_models.models[-1].name == "model.json"

@@ -30,11 +30,11 @@ SPECIAL = "<|end|>"
 
 
 def _train_bpe(window, **kwargs):
-    window.set_corpus_text(CORPUS, word_counts=False)
+    window.script.set_corpus_text(CORPUS, word_counts=False)
     settings = TrainSettings(**{"merges": 120, "min_count": 1, "special_tokens": (SPECIAL,), **kwargs})
-    assert window.start_training(settings)
-    assert window.wait_for_training(60_000) == "finished"
-    return window.timeline
+    assert window.script.start_training(settings)
+    assert window.script.wait_for_training(60_000) == "finished"
+    return window.script.timeline
 
 
 def _export_through_menu(window, qtbot, dialogs, path: Path, action) -> None:
@@ -73,12 +73,12 @@ def test_menu_exports_both_formats_with_identical_ids(bpe_window, qtbot, dialogs
     a = w.commands
     assert a.export_hf.isEnabled() and a.export_tiktoken.isEnabled()
     assert a.export_hf in w.menus["export"].actions() and a.export_at_step in w.menus["export"].actions()
-    ours = w.timeline.tokenizer()
-    assert w.timeline.n_steps == 120
+    ours = w.script.timeline.tokenizer()
+    assert w.script.timeline.n_steps == 120
 
     _export_through_menu(w, qtbot, dialogs, tmp_path / "tokenizer.json", a.export_hf)
     hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
-    assert hf.get_vocab_size() == w.timeline.vocab_size
+    assert hf.get_vocab_size() == w.script.timeline.vocab_size
     for text in TEXTS:
         ids = ours.encode_ordinary(text).ids
         assert hf.encode(text).ids == ids
@@ -87,7 +87,7 @@ def test_menu_exports_both_formats_with_identical_ids(bpe_window, qtbot, dialogs
 
     _export_through_menu(w, qtbot, dialogs, tmp_path / "mine.tiktoken", a.export_tiktoken)
     enc = _load_tiktoken(tmp_path / "mine.tiktoken")
-    assert enc.name == "mine" and enc.n_vocab == w.timeline.vocab_size
+    assert enc.name == "mine" and enc.n_vocab == w.script.timeline.vocab_size
     for text in TEXTS:
         assert enc.encode_ordinary(text) == ours.encode_ordinary(text).ids
     mixed = f"a{SPECIAL}b 👋🏽"
@@ -99,7 +99,7 @@ def test_menu_exports_both_formats_with_identical_ids(bpe_window, qtbot, dialogs
 def test_export_at_the_current_step(bpe_window, qtbot, dialogs, tmp_path):
     tokenizers = pytest.importorskip("tokenizers")
     w = bpe_window
-    ours = w.timeline.tokenizer()
+    ours = w.script.timeline.tokenizer()
     w.step_model.set_step(25)
     w.commands.export_at_step.setChecked(True)
     w.menus["export"].aboutToShow.emit()
@@ -116,42 +116,42 @@ def test_export_at_the_current_step(bpe_window, qtbot, dialogs, tmp_path):
     assert len(json.loads((tmp_path / "k25.json").read_text(encoding="utf-8"))["model"]["merges"]) == 25
 
     # the scripting surface: step given explicitly, waits until written
-    assert w.export_tokenizer(tmp_path / "k7.tiktoken", "tiktoken", step=7)
+    assert w.script.export_tokenizer(tmp_path / "k7.tiktoken", "tiktoken", step=7)
     assert len((tmp_path / "k7.tiktoken").read_text().splitlines()) == 256 + 7
-    assert w.export_tokenizer(tmp_path / "all.json")
+    assert w.script.export_tokenizer(tmp_path / "all.json")
     assert len(json.loads((tmp_path / "all.json").read_text(encoding="utf-8"))["model"]["merges"]) == 120
     assert dialogs.errors == []
 
 
 def test_actions_disabled_with_the_reason(window, qtbot, dialogs, out):
     a = window.commands
-    assert window.timeline is None
+    assert window.script.timeline is None
     assert not a.export_hf.isEnabled() and not a.export_at_step.isEnabled()
     assert a.export_hf.statusTip().startswith("No model yet")
 
-    window.set_corpus_text(CORPUS, word_counts=False)
-    assert window.start_training(UnigramSettings(vocab_size=120, seed_min_count=1))
-    assert window.wait_for_training(60_000) == "finished"
-    assert window.timeline.algorithm == "unigram"
+    window.script.set_corpus_text(CORPUS, word_counts=False)
+    assert window.script.start_training(UnigramSettings(vocab_size=120, seed_min_count=1))
+    assert window.script.wait_for_training(60_000) == "finished"
+    assert window.script.timeline.algorithm == "unigram"
     for action in (a.export_hf, a.export_tiktoken):
         assert not action.isEnabled()
         assert action.statusTip().startswith("Unigram models are not exported")
         assert action.toolTip() == action.statusTip()
-    assert not window.export_tokenizer(out / "u.json")  # refused for scripts too, with a message
+    assert not window.script.export_tokenizer(out / "u.json")  # refused for scripts too, with a message
     assert dialogs.errors[-1][0] == "Cannot export this tokenizer" and "Unigram" in dialogs.errors[-1][1]
     assert not list(out.iterdir())
 
     # BPE on characters: tokenizer.json yes, tiktoken (byte-level only) no
     chars = train(TrainSettings(units="chars", merges=20), texts=[CORPUS])
-    window.show_model(chars, out / "chars.json")
+    window.training.show_model(chars, out / "chars.json")
     assert a.export_hf.isEnabled() and a.export_hf.statusTip().startswith("Write the current BPE model")
     assert not a.export_tiktoken.isEnabled() and "byte-level" in a.export_tiktoken.statusTip()
 
     # a loaded tokenizer (here: a tokenizer.json tokviz wrote) is not re-exported
     export_tokenizer_json(train(TrainSettings(merges=20), texts=[CORPUS]), out / "loaded.json")
-    assert window.open_tokenizer(out / "loaded.json")
-    assert window.wait_for_tokenizer(30_000) == "opened"
-    assert window.timeline.algorithm == "pretrained"
+    assert window.script.open_tokenizer(out / "loaded.json")
+    assert window.script.wait_for_tokenizer(30_000) == "opened"
+    assert window.script.timeline.algorithm == "pretrained"
     assert not a.export_hf.isEnabled() and "loaded from" in a.export_hf.statusTip()
 
 
@@ -168,7 +168,7 @@ def test_write_errors_show_a_message_and_leave_no_file(bpe_window, qtbot, dialog
 
     # the sidecar cannot be written: the .tiktoken is not left without its pattern
     (out / "x.tiktoken.json").mkdir()
-    assert not w.export_tokenizer(out / "x.tiktoken", "tiktoken")
+    assert not w.script.export_tokenizer(out / "x.tiktoken", "tiktoken")
     assert not (out / "x.tiktoken").exists()
     assert len(dialogs.errors) == 2 and "x.tiktoken.json" in dialogs.errors[-1][1]
     assert sorted(p.name for p in out.iterdir()) == ["a-file", "x.tiktoken.json"]

@@ -17,8 +17,8 @@ from tokviz.engine.training import engine as training_mod
 
 
 def train_and_wait(window, settings=None, timeout=60_000) -> str:
-    assert window.start_training(settings)
-    return window.wait_for_training(timeout)
+    assert window.script.start_training(settings)
+    return window.script.wait_for_training(timeout)
 
 
 # -- documents -----------------------------------------------------------------------------------
@@ -33,7 +33,7 @@ def test_starts_with_the_default_sample(window):
 
 
 def test_editing_and_saving(window, dialogs, tmp_path, qtbot):
-    window.set_corpus_text("low lower")
+    window.script.set_corpus_text("low lower")
     window.corpus_panel.editor.moveCursor(window.corpus_panel.editor.textCursor().MoveOperation.End)
     qtbot.keyClicks(window.corpus_panel.editor, " lowest")
     assert window.isWindowModified() is True
@@ -51,17 +51,17 @@ def test_editing_and_saving(window, dialogs, tmp_path, qtbot):
 
 
 def test_save_failure_is_a_message(window, dialogs, tmp_path):
-    assert window.save_corpus(tmp_path / "missing-folder" / "x.txt") is False
+    assert window.script.save_corpus(tmp_path / "missing-folder" / "x.txt") is False
     assert dialogs.errors and "cannot write" in dialogs.errors[0][1]
 
 
 def test_replacing_unsaved_text_asks_first(window, dialogs, qtbot):
     qtbot.keyClicks(window.corpus_panel.editor, "edit ")
     dialogs.save_answer = "cancel"
-    assert window.load_sample("cat-sat") is False
+    assert window.script.load_sample("cat-sat") is False
     assert window.corpus_panel.text().startswith("edit ")
     dialogs.save_answer = "discard"
-    assert window.load_sample("cat-sat") is True
+    assert window.script.load_sample("cat-sat") is True
     assert window.corpus_panel.text().startswith("the cat sat on the mat.")
     assert len(dialogs.asked_save) == 2
 
@@ -106,7 +106,7 @@ def test_binary_file_is_refused_and_the_text_kept(window, dialogs, tmp_path, qtb
     p = tmp_path / "image.png"
     p.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     with qtbot.waitSignal(window.files.open_failed, timeout=10_000) as blocker:
-        window.open_path(p)
+        window.script.open_path(p)
     assert "looks like a binary file (NUL byte at offset 8)" in blocker.args[0]
     assert dialogs.errors == [("Could not open the file", blocker.args[0])]
     assert window.corpus_panel.text() == before
@@ -119,12 +119,12 @@ def test_non_utf8_file_can_be_opened_with_replacements(window, dialogs, tmp_path
     p.write_bytes("café crème\n".encode("latin-1"))
     dialogs.replace_answer = False
     with qtbot.waitSignal(window.files.open_failed, timeout=10_000):
-        window.open_path(p)
+        window.script.open_path(p)
     assert "not valid UTF-8 (first bad byte 0xE9 at offset 3)" in dialogs.asked_replace[0]
     assert window.corpus_panel.text() == before
     dialogs.replace_answer = True
     with qtbot.waitSignal(window.files.corpus_opened, timeout=10_000):
-        window.open_path(p)
+        window.script.open_path(p)
     assert window.corpus_panel.text() == "caf\ufffd cr\ufffdme\n"
     assert "replaced" in window.corpus_panel.banner.text()
     assert dialogs.errors == []
@@ -136,7 +136,7 @@ def test_vanished_file_is_a_message_and_leaves_the_recent_list(window, dialogs, 
     window.settings_store.add_recent_file(p)
     p.unlink()
     with qtbot.waitSignal(window.files.open_failed, timeout=10_000):
-        window.open_path(p)
+        window.script.open_path(p)
     assert "no such file" in dialogs.errors[0][1]
     assert str(p.resolve()) not in window.settings_store.recent_files()
 
@@ -160,12 +160,12 @@ def test_dropping_a_file_opens_it(window, tmp_path, qtbot):
 
 
 def test_training_end_to_end(window, qtbot):
-    window.load_sample("english-prose")
+    window.script.load_sample("english-prose")
     window.training_panel.set_settings(TrainSettings(vocab_size=400))
-    with qtbot.waitSignal(window.training_done, timeout=60_000) as blocker:
+    with qtbot.waitSignal(window.script.training_done, timeout=60_000) as blocker:
         qtbot.mouseClick(window.training_panel.train_button, Qt.MouseButton.LeftButton)
     assert blocker.args == ["finished"]
-    assert window.timeline.n_merges == 144 and window.timeline.finished
+    assert window.script.timeline.n_merges == 144 and window.script.timeline.finished
     assert window.vocab_model.rowCount() == 400
     assert window.vocab_panel.count_label.text() == "400 tokens"
     assert window.training_status.text.startswith("Trained 144 merges in")
@@ -177,63 +177,63 @@ def test_training_end_to_end(window, qtbot):
 
 
 def test_train_shortcut_and_table_mode(window, qtbot):
-    window.load_sample("word-frequencies")
+    window.script.load_sample("word-frequencies")
     window.training_panel.set_settings(TrainSettings(merges=10, split="whitespace"))
-    with qtbot.waitSignal(window.training_done, timeout=30_000):
+    with qtbot.waitSignal(window.script.training_done, timeout=30_000):
         window.commands.train.trigger()
-    assert window.timeline.settings.word_counts is True
-    assert [s.token for s in window.timeline.steps[:3]] == [b"es", b"est", b"lo"]
+    assert window.script.timeline.settings.word_counts is True
+    assert [s.token for s in window.script.timeline.steps[:3]] == [b"es", b"est", b"lo"]
 
 
 def test_cancel_mid_run(window, qtbot, long_text):
-    window.set_corpus_text(long_text)
+    window.script.set_corpus_text(long_text)
     window.training_panel.set_settings(TrainSettings(min_count=1))
     with qtbot.waitSignal(window.training_engine.steps_ready, timeout=30_000):
-        window.start_training()
+        window.script.start_training()
     assert window.commands.cancel.isEnabled()
     done = []
-    window.training_done.connect(done.append)
+    window.script.training_done.connect(done.append)
     window.commands.cancel.trigger()  # Esc
     assert done == ["cancelled"]  # reported at once, without waiting for the worker to stop
-    n = window.timeline.n_merges
-    assert n > 0 and window.timeline.finished is False
+    n = window.script.timeline.n_merges
+    assert n > 0 and window.script.timeline.finished is False
     assert window.training_status.text == f"Training cancelled after {n:,} merge{'' if n == 1 else 's'}"
     assert window.vocab_model.rowCount() == 256 + n
     qtbot.waitUntil(lambda: window.training_engine.thread_count == 0, timeout=10_000)
 
 
 def test_escape_cancels(window, qtbot, long_text):
-    window.set_corpus_text(long_text)
+    window.script.set_corpus_text(long_text)
     window.training_panel.set_settings(TrainSettings(min_count=1))
     with qtbot.waitSignal(window.training_engine.steps_ready, timeout=30_000):
-        window.start_training()
+        window.script.start_training()
     window.activateWindow()
     window.corpus_panel.editor.setFocus()
     done = []
-    window.training_done.connect(done.append)
+    window.script.training_done.connect(done.append)
     qtbot.keyClick(window.corpus_panel.editor, Qt.Key.Key_Escape)
     assert done == ["cancelled"]  # reported at once
 
 
 def test_a_new_run_while_one_is_running(window, qtbot, long_text):
-    window.set_corpus_text(long_text)
+    window.script.set_corpus_text(long_text)
     with qtbot.waitSignal(window.training_engine.steps_ready, timeout=30_000):
-        window.start_training(TrainSettings(min_count=1))
+        window.script.start_training(TrainSettings(min_count=1))
     outcomes = []
-    window.training_done.connect(outcomes.append)
-    assert window.start_training(TrainSettings(merges=30))
-    assert window.wait_for_training(30_000) == "finished"
+    window.script.training_done.connect(outcomes.append)
+    assert window.script.start_training(TrainSettings(merges=30))
+    assert window.script.wait_for_training(30_000) == "finished"
     assert outcomes == ["finished"]
-    assert window.timeline.settings == TrainSettings(merges=30)
-    assert window.timeline.n_merges == 30
+    assert window.script.timeline.settings == TrainSettings(merges=30)
+    assert window.script.timeline.n_merges == 30
     assert window.vocab_model.rowCount() == 286
 
 
 def test_closing_during_training_stops_the_thread(make_window, qtbot, long_text):
     window = make_window()
-    window.set_corpus_text(long_text)
+    window.script.set_corpus_text(long_text)
     with qtbot.waitSignal(window.training_engine.steps_ready, timeout=30_000):
-        window.start_training(TrainSettings(min_count=1))
+        window.script.start_training(TrainSettings(min_count=1))
     assert window.close() is True
     assert window.training_engine.thread_count == 0
     assert window.training_engine.is_running is False
@@ -242,34 +242,34 @@ def test_closing_during_training_stops_the_thread(make_window, qtbot, long_text)
 def test_closing_during_training_in_a_process(make_window, qtbot, monkeypatch, long_text):
     monkeypatch.setattr(training_mod, "PROCESS_MIN_CHARS", 1000)
     window = make_window()
-    window.set_corpus_text(long_text)
+    window.script.set_corpus_text(long_text)
     with qtbot.waitSignal(window.training_engine.steps_ready, timeout=60_000):
-        window.start_training(TrainSettings(min_count=1))
+        window.script.start_training(TrainSettings(min_count=1))
     assert window.close() is True
     assert window.training_engine.thread_count == 0
 
 
 def test_training_problems_are_messages(window, dialogs):
-    window.set_corpus_text("   \n  ")
-    assert window.start_training() is False
+    window.script.set_corpus_text("   \n  ")
+    assert window.script.start_training() is False
     assert "the corpus is empty" in dialogs.errors[-1][1].lower()
-    window.set_corpus_text("abc")
-    assert window.start_training(TrainSettings(vocab_size=10)) is False
+    window.script.set_corpus_text("abc")
+    assert window.script.start_training(TrainSettings(vocab_size=10)) is False
     assert "too small" in dialogs.errors[-1][1]
-    assert window.last_outcome == "failed"
+    assert window.script.last_outcome == "failed"
 
 
 def test_save_and_open_a_model(window, make_window, tmp_path, qtbot, dialogs):
-    window.load_sample("cat-sat")
+    window.script.load_sample("cat-sat")
     assert train_and_wait(window, TrainSettings(merges=12, units="chars", special_tokens=("<s>",))) == "finished"
     path = tmp_path / "model.json"
     dialogs.save_path_answer = str(path)
     assert window.save_model_dialog() is True
-    assert load_timeline(path).merges() == window.timeline.merges()
+    assert load_timeline(path).merges() == window.script.timeline.merges()
     other = make_window(load_default_sample=False)
     with qtbot.waitSignal(other.files.model_opened, timeout=10_000):
-        other.open_path(path)
-    assert other.timeline.merges() == window.timeline.merges()
+        other.script.open_path(path)
+    assert other.script.timeline.merges() == window.script.timeline.merges()
     assert other.vocab_model.rowCount() == window.vocab_model.rowCount()
     assert other.training_panel.settings() == TrainSettings(merges=12, units="chars", special_tokens=("<s>",))
     assert other.corpus_panel.title == "Untitled"  # a model leaves the corpus alone
@@ -292,20 +292,20 @@ def test_30_mb_file_is_read_and_trained_off_the_gui_thread(window, tmp_path, mon
         return real_load_file(*args, **kwargs)
 
     monkeypatch.setattr(file_ops, "load_file", recording_load_file)
-    assert window.open_path(path) is True
+    assert window.script.open_path(path) is True
     assert window.files.is_loading  # open_path returned before the file was read
-    assert window.wait_for_file(60_000) == "opened"
+    assert window.script.wait_for_file(60_000) == "opened"
     assert on_gui_thread == [False]
     panel = window.corpus_panel
     assert panel.is_read_only and "Read-only view: this file is 30.0 MB" in panel.banner.text()
     assert panel.editor.document().isEmpty()  # the text never went into a QTextDocument
     assert panel.stats.chars == len(text) and panel.stats.lines == text.count("\n")
     assert panel.large_view.line(123_456) == line[:-1]
-    assert window.start_training(TrainSettings(merges=20))
+    assert window.script.start_training(TrainSettings(merges=20))
     assert window.training_engine.is_running  # start_training returned before training ended
-    assert window.wait_for_training(60_000) == "finished"
-    assert window.timeline.n_merges == 20
-    assert window.timeline.corpus_length == len(text.encode())
+    assert window.script.wait_for_training(60_000) == "finished"
+    assert window.script.timeline.n_merges == 20
+    assert window.script.timeline.corpus_length == len(text.encode())
 
 
 # -- appearance and persistence ------------------------------------------------------------------
@@ -315,12 +315,12 @@ def test_theme_switch_and_persistence(window, make_window, settings_store):
     window.commands.themes["dark"].trigger()
     assert QApplication.instance().palette().color(QPalette.ColorRole.Window).lightness() < 100
     assert settings_store.theme() == "dark"
-    window.set_theme("light")
+    window.script.set_theme("light")
     assert QApplication.instance().palette().color(QPalette.ColorRole.Window).lightness() > 200
-    window.set_theme("dark")
+    window.script.set_theme("dark")
     other = make_window()
     assert other.appearance.theme == "dark" and other.commands.themes["dark"].isChecked()
-    other.set_theme("system")
+    other.script.set_theme("system")
 
 
 def test_font_scale_shortcuts(window, settings_store, qtbot):
@@ -370,15 +370,15 @@ def test_shortcuts_about_and_panels(window, qtbot):
     import tokviz
 
     assert f"tokviz {tokviz.__version__}" in box.text() and qVersion() in box.text()
-    panel = window.select_panel("vocabulary")
+    panel = window.script.select_panel("vocabulary")
     assert panel is window.vocab_panel and window.docks.dock("vocabulary").isVisible()
     with pytest.raises(KeyError, match="no panel 'nope'"):
-        window.select_panel("nope")
+        window.script.select_panel("nope")
     assert [a.text() for a in window.menuBar().actions()] == ["&File", "&Edit", "&View", "&Train", "&Help"]
 
 
 def test_copy_from_the_vocabulary(window, qtbot):
-    window.load_sample("cat-sat")
+    window.script.load_sample("cat-sat")
     assert train_and_wait(window, TrainSettings(merges=5)) == "finished"
     table = window.vocab_panel.table
     table.selectRow(256)
@@ -393,9 +393,9 @@ def test_copy_from_the_vocabulary(window, qtbot):
 def test_vocabulary_follows_new_tokens_when_scrolled_to_the_end(window, qtbot):
     from dataclasses import replace
 
-    window.load_sample("english-prose")
+    window.script.load_sample("english-prose")
     assert train_and_wait(window, TrainSettings(merges=60)) == "finished"
-    full = window.timeline
+    full = window.script.timeline
     table, bar = window.vocab_panel.table, window.vocab_panel.table.verticalScrollBar()
     window.step_model.set_timeline(replace(full, steps=list(full.steps[:20]), finished=False))
     drain_events()

@@ -17,8 +17,8 @@ R50K = ("vocab", "tiktoken", "r50k_base.tiktoken")
 
 
 def _open(window, source, qtbot, pattern=None) -> str:
-    assert window.open_tokenizer(source, pattern=pattern)
-    return window.wait_for_tokenizer(60_000)
+    assert window.script.open_tokenizer(source, pattern=pattern)
+    return window.script.wait_for_tokenizer(60_000)
 
 
 def _wait_vocab(window, qtbot) -> None:
@@ -30,7 +30,7 @@ def gpt2_window(window, qtbot, dialogs):
     """A window with GPT-2 (data-gym files) opened through File > Open Tokenizer…."""
     dialogs.open_answer = str(shared_file(*GPT2_VOCAB))
     window.commands.open_tokenizer.trigger()
-    assert window.wait_for_tokenizer(60_000) == "opened"
+    assert window.script.wait_for_tokenizer(60_000) == "opened"
     return window
 
 
@@ -74,7 +74,7 @@ def test_scrub_timeline_and_trace_a_word(gpt2_window, qtbot):
     panel.show_token(11241)
     tree = panel.provenance.tree
     assert tree.topLevelItem(0).text(1) == "11241"
-    assert w.step_model.step == w.timeline.step_of(11241) + 1
+    assert w.step_model.step == w.script.timeline.step_of(11241) + 1
 
 
 def test_token_view_encodes_with_the_loaded_tokenizer_at_step_k(gpt2_window, qtbot):
@@ -97,18 +97,18 @@ def test_vocabulary_search_filters_and_bad_regex(gpt2_window, qtbot):
     vp.set_query("Magikarp")
     _wait_vocab(w, qtbot)
     ids = [w.vocab_model.token_id(r) for r in range(w.vocab_model.rowCount())]
-    assert 43453 in ids and all("magikarp" in w.timeline.token_bytes()[i].decode().lower() for i in ids)
+    assert 43453 in ids and all("magikarp" in w.script.timeline.token_bytes()[i].decode().lower() for i in ids)
     vp.set_query(r"^\s\d{3}$", regex=True)
     _wait_vocab(w, qtbot)
     n = w.vocab_model.rowCount()
     assert n > 100
-    assert all(len(w.timeline.token_bytes()[w.vocab_model.token_id(r)]) == 4 for r in range(n))
+    assert all(len(w.script.timeline.token_bytes()[w.vocab_model.token_id(r)]) == 4 for r in range(n))
     vp.set_query("", filters=("special",))
     _wait_vocab(w, qtbot)
     assert [w.vocab_model.token_id(r) for r in range(w.vocab_model.rowCount())] == [50256]
     vp.set_query("", filters=("partial_utf8",), sort="length")
     _wait_vocab(w, qtbot)
-    lengths = [len(w.timeline.token_bytes()[w.vocab_model.token_id(r)]) for r in range(w.vocab_model.rowCount())]
+    lengths = [len(w.script.timeline.token_bytes()[w.vocab_model.token_id(r)]) for r in range(w.vocab_model.rowCount())]
     assert lengths == sorted(lengths) and lengths[0] == 1
     before = w.vocab_model.rowCount()
     vp.set_query("(unclosed", regex=True)
@@ -124,7 +124,7 @@ def test_vocabulary_search_filters_and_bad_regex(gpt2_window, qtbot):
 def test_glitch_finder_finds_solidgoldmagikarp(gpt2_window, qtbot):
     w = gpt2_window
     w.corpus_panel.set_text("The quick brown fox jumps over the lazy dog. " * 20)
-    gp = w.panel("glitches")
+    gp = w.script.panel("glitches")
     with qtbot.waitSignal(gp.report_ready, timeout=60_000):
         assert gp.run()
     assert gp.outcome == "finished"
@@ -138,7 +138,7 @@ def test_glitch_finder_finds_solidgoldmagikarp(gpt2_window, qtbot):
 
 
 def test_glitch_finder_cancel(gpt2_window, qtbot):
-    gp = gpt2_window.panel("glitches")
+    gp = gpt2_window.script.panel("glitches")
     assert gp.run()
     assert gp.cancel()
     assert gp.outcome == "cancelled" and gp.run_button.isEnabled()
@@ -171,8 +171,8 @@ def test_known_name_from_cache_dir(window, qtbot, dialogs, monkeypatch, tmp_path
     target = cache_path(KNOWN_ENCODINGS["r50k_base"].url)
     shutil.copy(src, target)
     assert _open(window, "r50k_base", qtbot) == "opened"
-    assert window.timeline.settings.name == "r50k_base"
-    assert window.timeline.tokenizer().encode_ids(" SolidGoldMagikarp") == [43453]
+    assert window.script.timeline.settings.name == "r50k_base"
+    assert window.script.timeline.tokenizer().encode_ids(" SolidGoldMagikarp") == [43453]
 
 
 def test_garbage_file_error_keeps_the_model(window, qtbot, dialogs, tmp_path):
@@ -194,12 +194,12 @@ def _unknown_tiktoken(tmp_path):
 def test_unknown_tiktoken_asks_for_the_pattern(window, qtbot, dialogs, tmp_path):
     path = _unknown_tiktoken(tmp_path)
     dialogs.text_answer = "gpt2"
-    assert window.open_tokenizer(path)
+    assert window.script.open_tokenizer(path)
     qtbot.waitUntil(lambda: window.tokenizers.outcome == "opened", timeout=30_000)
     assert dialogs.asked_text and "split pattern" in dialogs.asked_text[0][1]
     from tokviz.core.text.split import SPLIT_PRESETS
 
-    assert window.timeline.vocab_size == 400 and window.timeline.settings.pattern == SPLIT_PRESETS["gpt2"]
+    assert window.script.timeline.vocab_size == 400 and window.script.timeline.settings.pattern == SPLIT_PRESETS["gpt2"]
 
 
 def test_unknown_tiktoken_pattern_cancelled(window, qtbot, dialogs, tmp_path):
@@ -212,7 +212,7 @@ def test_unknown_tiktoken_pattern_cancelled(window, qtbot, dialogs, tmp_path):
 
 def test_cancel_loading(window, qtbot):
     path = shared_file("vocab", "tiktoken", "cl100k_base.tiktoken")
-    assert window.open_tokenizer(path)
+    assert window.script.open_tokenizer(path)
     assert window.tokenizers.cancel_button.isVisibleTo(window)
     assert window.tokenizers.cancel()
     assert window.tokenizers.outcome == "cancelled"
@@ -226,21 +226,21 @@ def test_trained_model_vocabulary_filters(window, qtbot):
     """The browser's filters work on a model trained here too."""
     from tokviz.core import TrainSettings
 
-    window.set_corpus_text("abc 123 456 abc  def\n" * 30)
-    assert window.start_training(TrainSettings(units="bytes", split="gpt4", merges=20, min_count=2))
-    assert window.wait_for_training(60_000) == "finished"
+    window.script.set_corpus_text("abc 123 456 abc  def\n" * 30)
+    assert window.script.start_training(TrainSettings(units="bytes", split="gpt4", merges=20, min_count=2))
+    assert window.script.wait_for_training(60_000) == "finished"
     vp = window.vocab_panel
     vp.set_query("", filters=("digits",))
     _wait_vocab(window, qtbot)
     ids = [window.vocab_model.token_id(r) for r in range(window.vocab_model.rowCount())]
-    vocab = window.timeline.token_bytes()
+    vocab = window.script.timeline.token_bytes()
     assert ids and all(vocab[i].strip().isdigit() for i in ids)
     assert any(len(vocab[i]) > 1 for i in ids)
 
 
 def test_vocab_model_contract_with_a_loaded_tokenizer(gpt2_window, qtmodeltester):
     qtmodeltester.check(gpt2_window.vocab_model, force_py=True)
-    qtmodeltester.check(gpt2_window.panel("glitches").model, force_py=True)
+    qtmodeltester.check(gpt2_window.script.panel("glitches").model, force_py=True)
 
 
 def test_file_menu_has_the_tokenizer_entries(window):
@@ -261,9 +261,9 @@ def test_heatmaps_follow_a_loaded_tokenizer(gpt2_window, qtbot):
     c = blocker.args[0]
     assert c.step == 200 and c.n_vocab == 50_257
     assert max(c.text_ids, default=0) < 256 + 200
-    w.select_panel("positional")
+    w.script.select_panel("positional")
     drain_events()
-    w.select_panel("embeddings")
+    w.script.select_panel("embeddings")
     with qtbot.waitSignal(p.heatmap_shown, timeout=30_000):
         p.retokenize()
 
@@ -279,7 +279,7 @@ def test_save_model_of_a_loaded_tokenizer_explains(gpt2_window, dialogs):
 ])
 def test_other_tokenizer_json_files_drive_every_panel(window, qtbot, dialogs, parts, word, n_vocab):
     assert _open(window, shared_file(*parts), qtbot) == "opened"
-    tl = window.timeline
+    tl = window.script.timeline
     assert tl.vocab_size == n_vocab and window.vocab_model.rowCount() == n_vocab
     window.corpus_panel.set_text(f"{word} of the corpus")
     window.step_model.set_step(tl.n_steps // 2)
@@ -299,7 +299,7 @@ def test_other_tokenizer_json_files_drive_every_panel(window, qtbot, dialogs, pa
 def test_o200k_opens_without_building_its_merge_list(window, qtbot):
     """200k merges: panels read only the rows they show (the full list takes seconds)."""
     assert _open(window, shared_file("vocab", "tiktoken", "o200k_base.tiktoken"), qtbot) == "opened"
-    tl = window.timeline
+    tl = window.script.timeline
     drain_events()
     built = sum(r is not None for r in tl.steps._rows)
     assert tl.n_steps == 199_742 and built < 2_000, built
@@ -317,17 +317,17 @@ def test_o200k_opens_without_building_its_merge_list(window, qtbot):
 def test_glitch_finder_on_a_trained_model(window, qtbot):
     from tokviz.core import TrainSettings
 
-    window.set_corpus_text("low lower lowest newer newest " * 20)
-    assert window.start_training(TrainSettings(units="bytes", split="gpt4", merges=12, min_count=2))
-    assert window.wait_for_training(60_000) == "finished"
-    gp = window.panel("glitches")
+    window.script.set_corpus_text("low lower lowest newer newest " * 20)
+    assert window.script.start_training(TrainSettings(units="bytes", split="gpt4", merges=12, min_count=2))
+    assert window.script.wait_for_training(60_000) == "finished"
+    gp = window.script.panel("glitches")
     with qtbot.waitSignal(gp.report_ready, timeout=60_000):
         assert gp.run()
     assert gp.outcome == "finished"
-    assert gp.report.n_tokens == window.timeline.vocab_size
+    assert gp.report.n_tokens == window.script.timeline.vocab_size
     unused = {r.id for r in gp.report.rows if r.reason == "unused"}
     assert ord("z") in unused  # a byte the corpus never has
-    used_merged = [i for i in range(256, window.timeline.vocab_size) if i not in unused]
+    used_merged = [i for i in range(256, window.script.timeline.vocab_size) if i not in unused]
     assert used_merged  # merged tokens of the corpus itself occur
 
 
@@ -337,12 +337,12 @@ def test_open_tokenizer_folder_menu(window, qtbot, dialogs):
     folder = shared_file("vocab", "hf", "bert-base-uncased")
     dialogs.folder_answer = str(folder)
     window.commands.open_tokenizer_folder.trigger()
-    assert window.wait_for_tokenizer(60_000) == "opened"
+    assert window.script.wait_for_tokenizer(60_000) == "opened"
     tl = window.step_model.timeline
     assert tl.algorithm == "pretrained" and tl.vocab_size == 30_522
     dialogs.folder_answer = str(shared_file("corpora"))
     window.commands.open_tokenizer_folder.trigger()
-    assert window.wait_for_tokenizer(60_000) == "failed"
+    assert window.script.wait_for_tokenizer(60_000) == "failed"
     assert dialogs.errors and "tokenizer" in dialogs.errors[-1][1].lower()
     assert window.step_model.timeline is tl
     n_errors = len(dialogs.errors)

@@ -17,9 +17,9 @@ TEXT = "low lower lowest newer newest wider widest " * 30
 
 
 def _trained(window, merges: int = 20):
-    window.set_corpus_text(TEXT, word_counts=False, title="lesson corpus")
-    assert window.start_training(TrainSettings(merges=merges, split="gpt2"))
-    assert window.wait_for_training(60_000) == "finished"
+    window.script.set_corpus_text(TEXT, word_counts=False, title="lesson corpus")
+    assert window.script.start_training(TrainSettings(merges=merges, split="gpt2"))
+    assert window.script.wait_for_training(60_000) == "finished"
     return window
 
 
@@ -33,8 +33,8 @@ def _dress(window):
     tv.tabs.setCurrentIndex(2)
     window.timeline_panel.tabs.setCurrentIndex(1)
     window.timeline_panel.log_box.setChecked(True)
-    window.select_panel("timeline")
-    window.set_theme("dark")
+    window.script.select_panel("timeline")
+    window.script.set_theme("dark")
     window.appearance.set_font_scale(1.2)
 
 
@@ -54,7 +54,7 @@ def test_round_trip_restores_the_screen(make_window, tmp_path, qtbot, dialogs):
     _dress(a)
     drain_events()
     path = tmp_path / "lesson.tokviz"
-    assert a.save_session(path)
+    assert a.script.save_session(path)
     data = json.loads(path.read_text(encoding="utf-8"))
     assert data["format"] == "tokviz-session" and data["version"] == 1
     assert data["corpus"]["text"] == TEXT and data["step"] == 7 and data["model"]["format"] == "tokviz-model"
@@ -62,10 +62,10 @@ def test_round_trip_restores_the_screen(make_window, tmp_path, qtbot, dialogs):
     assert "timeline" in before["view"]["raised"]
 
     b = make_window(load_default_sample=False)
-    b.set_theme("light")
+    b.script.set_theme("light")
     b.appearance.set_font_scale(1.0)
     assert b.sessions.state_dict() != before
-    assert b.open_path(path)  # .tokviz files open through open_path (and so drag and drop)
+    assert b.script.open_path(path)  # .tokviz files open through open_path (and so drag and drop)
     drain_events()
     after = b.sessions.state_dict()
     # the geometry and layout blobs hold the screen they were saved on and stale sizes of hidden
@@ -74,7 +74,7 @@ def test_round_trip_restores_the_screen(make_window, tmp_path, qtbot, dialogs):
         assert after["view"].pop(key) and before["view"].pop(key)
     assert after == before
     _same_layout(layout_summary(b), layout_summary(a))
-    assert b.step_model.step == 7 and b.timeline.n_steps == a.timeline.n_steps >= 10
+    assert b.step_model.step == 7 and b.script.timeline.n_steps == a.script.timeline.n_steps >= 10
     assert b.corpus_panel.text() == TEXT and b.corpus_panel.title == "lesson corpus"
     assert b.token_view_panel.text() == "the newest lowest" and b.token_view_panel.view.mode == "both"
     assert b.appearance.theme == "dark" and b.appearance.font_scale == pytest.approx(1.2)
@@ -86,7 +86,7 @@ def test_save_session_dialog_and_save_again(window, tmp_path, dialogs):
     assert window.sessions.save_as()
     assert (tmp_path / "picked.tokviz").exists()
     window.token_view_panel.set_text("changed")
-    assert window.save_session()  # File > Save Session: same file, no dialog
+    assert window.script.save_session()  # File > Save Session: same file, no dialog
     assert json.loads((tmp_path / "picked.tokviz").read_text())["view"]["panels"]["token_view"]["text"] == "changed"
 
 
@@ -95,26 +95,26 @@ def test_big_corpus_by_path_and_changed_file(make_window, tmp_path, qtbot, dialo
     corpus = tmp_path / "big.txt"
     corpus.write_text(TEXT, encoding="utf-8")
     a = make_window(load_default_sample=False)
-    assert a.open_path(corpus)
-    assert a.wait_for_file() == "opened"
-    assert a.start_training(TrainSettings(merges=10, split="gpt2"))
-    assert a.wait_for_training(60_000) == "finished"
+    assert a.script.open_path(corpus)
+    assert a.script.wait_for_file() == "opened"
+    assert a.script.start_training(TrainSettings(merges=10, split="gpt2"))
+    assert a.script.wait_for_training(60_000) == "finished"
     path = tmp_path / "big.tokviz"
-    assert a.save_session(path)
+    assert a.script.save_session(path)
     ref = json.loads(path.read_text())["corpus"]
     assert "text" not in ref and ref["path"] == str(corpus.resolve()) and ref["size"] == len(TEXT)
 
     b = make_window(load_default_sample=False)
-    assert b.open_session(path)
+    assert b.script.open_session(path)
     assert b.corpus_panel.text() == TEXT and b.corpus_panel.path == corpus.resolve()
     assert dialogs.errors == []
 
     corpus.write_text(TEXT.replace("low", "LOW"), encoding="utf-8")
     c = make_window(load_default_sample=False)
-    c.set_corpus_text("keep me", word_counts=False)
-    assert c.open_session(path)
+    c.script.set_corpus_text("keep me", word_counts=False)
+    assert c.script.open_session(path)
     assert len(dialogs.errors) == 1 and "has changed since the session was saved" in dialogs.errors[0][1]
-    assert c.timeline is not None and c.timeline.n_steps == 10  # the rest was restored
+    assert c.script.timeline is not None and c.script.timeline.n_steps == 10  # the rest was restored
     assert c.corpus_panel.text() == "keep me"
 
 
@@ -128,17 +128,17 @@ def test_bad_session_files_keep_the_current_work(window, tmp_path, dialogs, cont
     window.token_view_panel.set_text("my work")
     path = tmp_path / "bad.tokviz"
     path.write_bytes(content)
-    assert not window.open_path(path)
+    assert not window.script.open_path(path)
     assert dialogs.errors and dialogs.errors[-1][0] == "Could not open the session"
     assert message in dialogs.errors[-1][1]
-    assert window.corpus_panel.text() == TEXT and window.timeline.n_steps == 5
+    assert window.corpus_panel.text() == TEXT and window.script.timeline.n_steps == 5
     assert window.token_view_panel.text() == "my work"
 
 
 def test_interrupted_save_never_corrupts_the_previous_file(window, tmp_path, dialogs, monkeypatch):
     path = tmp_path / "s.tokviz"
     window.token_view_panel.set_text("first version")
-    assert window.save_session(path)
+    assert window.script.save_session(path)
     before = path.read_bytes()
     window.token_view_panel.set_text("second version")
 
@@ -146,7 +146,7 @@ def test_interrupted_save_never_corrupts_the_previous_file(window, tmp_path, dia
         raise OSError(5, "Input/output error")
 
     monkeypatch.setattr(os, "replace", fail)
-    assert not window.save_session(path)
+    assert not window.script.save_session(path)
     assert dialogs.errors[-1][0] == "Could not save the session" and "cannot write" in dialogs.errors[-1][1]
     monkeypatch.undo()
     assert path.read_bytes() == before
@@ -157,7 +157,7 @@ def test_autosave_timer_and_crash_recovery(make_window, settings_store, qtbot, d
     settings_store.set_autosave_seconds(1)
     a = make_window(load_default_sample=False)
     assert not a.sessions.crashed and dialogs.asked_yes_no == []
-    a.set_corpus_text("unsaved classroom notes", word_counts=False)
+    a.script.set_corpus_text("unsaved classroom notes", word_counts=False)
     a.token_view_panel.set_text("crash me")
     with qtbot.waitSignal(a.sessions.autosaved, timeout=10_000) as blocker:
         pass
@@ -184,7 +184,7 @@ def test_autosave_timer_and_crash_recovery(make_window, settings_store, qtbot, d
 
 def test_recovery_declined_keeps_the_fresh_window(make_window, qtbot, dialogs):
     a = make_window(load_default_sample=False)
-    a.set_corpus_text("old notes", word_counts=False)
+    a.script.set_corpus_text("old notes", word_counts=False)
     assert a.sessions.autosave(force=True)
     assert a.sessions.wait_autosaved() == "done"
     a.shutdown()
@@ -217,11 +217,11 @@ def test_comparison_rows_and_loaded_tokenizer_by_path(make_window, tmp_path, qtb
             assert tv.add_tokenizer_file(m)
     assert tv.compare_paths() == [str(m) for m in models]
     path = tmp_path / "cmp.tokviz"
-    assert a.save_session(path)
+    assert a.script.save_session(path)
     assert json.loads(path.read_text())["compare_tokenizers"] == [str(m) for m in models]
 
     b = make_window(load_default_sample=False)
-    assert b.open_session(path)
+    assert b.script.open_session(path)
     qtbot.waitUntil(lambda: b.token_view_panel.compare_paths() == [str(m) for m in models], timeout=10_000)
     assert dialogs.errors == []
 
@@ -229,16 +229,16 @@ def test_comparison_rows_and_loaded_tokenizer_by_path(make_window, tmp_path, qtb
 def test_pretrained_tokenizer_by_path(make_window, qtbot, tmp_path, dialogs):
     source = shared_file("vocab", "tiktoken", "r50k_base.tiktoken")
     a = make_window(load_default_sample=False)
-    assert a.open_tokenizer(source)
-    assert a.wait_for_tokenizer(60_000) == "opened"
+    assert a.script.open_tokenizer(source)
+    assert a.script.wait_for_tokenizer(60_000) == "opened"
     a.step_model.set_step(1000)
     path = tmp_path / "gpt2.tokviz"
-    assert a.save_session(path)
+    assert a.script.save_session(path)
     data = json.loads(path.read_text())
     assert data["model"] is None and data["tokenizers"] == [str(source)] and data["step"] == 1000
     assert path.stat().st_size < 100_000  # by path, not embedded
 
     b = make_window(load_default_sample=False)
-    assert b.open_session(path)
-    assert b.timeline.algorithm == "pretrained" and b.timeline.settings.source == str(source)
+    assert b.script.open_session(path)
+    assert b.script.timeline.algorithm == "pretrained" and b.script.timeline.settings.source == str(source)
     assert b.step_model.step == 1000 and dialogs.errors == []

@@ -133,16 +133,16 @@ def bench_stalls(corpus: Path, vocab_size: int) -> dict:
         meter = StallMeter()
         meter.start("load")
         t0 = time.perf_counter()
-        window.open_path(corpus)
-        outcome = window.wait_for_file(120_000)
+        window.script.open_path(corpus)
+        outcome = window.script.wait_for_file(120_000)
         load_s = time.perf_counter() - t0
         meter.start("train")
         t0 = time.perf_counter()
-        window.start_training(TrainSettings(vocab_size=vocab_size))
-        trained = window.wait_for_training(600_000)
+        window.script.start_training(TrainSettings(vocab_size=vocab_size))
+        trained = window.script.wait_for_training(600_000)
         train_s = time.perf_counter() - t0
         meter.stop()
-        merges = window.timeline.n_merges if window.timeline else 0
+        merges = window.script.timeline.n_merges if window.script.timeline else 0
         rows = window.vocab_model.rowCount()
         read_only = window.corpus_panel.is_read_only
         window.close()

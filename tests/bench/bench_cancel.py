@@ -102,12 +102,12 @@ def _measure_window_close() -> float:
         corpus.write_text(TEXT, encoding="utf-8")
         window = MainWindow(AppSettings.in_folder(tmp), load_default_sample=False)
         window.show()
-        window.open_path(corpus)  # a file, not typed text: closing asks nothing
-        assert window.wait_for_file(60_000) == "opened"
+        window.script.open_path(corpus)  # a file, not typed text: closing asks nothing
+        assert window.script.wait_for_file(60_000) == "opened"
         loop = QEventLoop()
         window.training_engine.steps_ready.connect(loop.quit)
         QTimer.singleShot(60_000, loop.quit)
-        window.start_training(TrainSettings(min_count=1))
+        window.script.start_training(TrainSettings(min_count=1))
         loop.exec()
         t0 = time.perf_counter()
         closed = window.close()

@@ -156,10 +156,21 @@ def test_any_mutation_of_a_tokenizer_json_loads_or_is_refused_clearly(data):
     assert all(0 <= i < tok.n_vocab for i in ids)
 
 
+@pytest.mark.parametrize("bad", [float("inf"), 3.5, True, -1, 2**64, "3"])
+def test_an_added_token_id_that_is_not_a_whole_number_is_refused(bad):
+    """Found by the mutation test above: an id of ``inf`` raised OverflowError past the checks."""
+    from tokviz.core.pretrained import HfTokenizer
+
+    d = json.loads(json.dumps(TOKENIZER_JSON))
+    d["added_tokens"][0]["id"] = bad
+    with pytest.raises(TokvizError, match="added token's id must be a whole number"):
+        HfTokenizer.from_json(d)
+
+
 def test_the_window_reports_a_corrupt_model_and_keeps_the_text(window, tmp_path, dialogs):
-    window.set_corpus_text("my corpus")
+    window.script.set_corpus_text("my corpus")
     path = _model(tmp_path, lambda d: _set_candidate(d, 10_000))
-    window.open_path(path)
-    window.wait_for_file()
+    window.script.open_path(path)
+    window.script.wait_for_file()
     assert dialogs.errors and "unknown id" in dialogs.errors[-1][1]
     assert window.corpus_panel.text() == "my corpus"

@@ -72,9 +72,9 @@ def test_a_session_corpus_that_never_ends_is_refused(tmp_path):
 
 
 def test_the_window_opens_a_fifo_without_waiting(window, fifo, qtbot, dialogs):
-    window.set_corpus_text("my text")
-    window.open_path(fifo)
-    assert window.wait_for_file(CATASTROPHE_S * 1000) in ("failed", "idle")
+    window.script.set_corpus_text("my text")
+    window.script.open_path(fifo)
+    assert window.script.wait_for_file(CATASTROPHE_S * 1000) in ("failed", "idle")
     assert dialogs.errors and "not an ordinary file" in dialogs.errors[-1][1]
     assert window.corpus_panel.text() == "my text"
 

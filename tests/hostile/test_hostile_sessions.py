@@ -16,7 +16,7 @@ TEXT = "low lower lowest newer newest " * 20
 
 def _session(window, tmp_path, view: dict):
     path = tmp_path / "shared.tokviz"
-    window.save_session(path)
+    window.script.save_session(path)
     d = json.loads(path.read_text(encoding="utf-8"))
     d["view"].update(view)
     path.write_text(json.dumps(d), encoding="utf-8")
@@ -24,34 +24,34 @@ def _session(window, tmp_path, view: dict):
 
 
 def test_a_huge_window_size_is_clamped_to_the_screen(window, tmp_path, dialogs):
-    window.set_corpus_text(TEXT)
+    window.script.set_corpus_text(TEXT)
     path = _session(window, tmp_path, {"size": [100_000, 100_000]})
-    assert window.open_session(path)
+    assert window.script.open_session(path)
     screen = window.screen().availableGeometry()
     assert window.width() <= max(2 * screen.width(), 4096) and window.height() <= max(2 * screen.height(), 4096)
     assert not window.grab().isNull()  # painting at the saved size is what crashed
 
 
 def test_values_of_the_wrong_type_are_reported_and_the_rest_restored(window, tmp_path, dialogs):
-    window.set_corpus_text(TEXT)
-    assert window.start_training(TrainSettings(merges=5, split="whitespace"))
-    assert window.wait_for_training() == "finished"
+    window.script.set_corpus_text(TEXT)
+    assert window.script.start_training(TrainSettings(merges=5, split="whitespace"))
+    assert window.script.wait_for_training() == "finished"
     path = _session(window, tmp_path, {"raised": 5, "panels": [1, 2], "vocab_selection": "x",
                                        "font_scale": 1e9, "theme": "dark"})
-    assert window.open_session(path)
+    assert window.script.open_session(path)
     assert dialogs.errors and dialogs.errors[-1][0] == "Session partly restored"
     message = dialogs.errors[-1][1].lower()
     assert "raised panels" in message and "panels must be an object" in message and "font_scale" in message
     assert window.appearance.theme == "dark"  # the good keys were applied
-    assert window.timeline.n_steps == 5 and window.corpus_panel.text() == TEXT
+    assert window.script.timeline.n_steps == 5 and window.corpus_panel.text() == TEXT
 
 
 def test_a_malformed_panel_state_does_not_stop_the_others(window, tmp_path, dialogs):
-    window.set_corpus_text(TEXT)
+    window.script.set_corpus_text(TEXT)
     window.token_view_panel.set_text("kept")
     path = _session(window, tmp_path, {"panels": {"timeline": {"tab": "x", "position": [1]},
                                                   "token_view": {"text": 5, "mode": {"a": 1}}}})
-    assert window.open_session(path)
+    assert window.script.open_session(path)
     assert window.token_view_panel.text() == "kept"
 
 
@@ -96,10 +96,10 @@ def test_big_corpus_files_are_hashed_off_the_gui_thread(make_window, tmp_path, q
     corpus = tmp_path / "big.txt"
     corpus.write_text(TEXT * 10, encoding="utf-8")
     a = make_window(load_default_sample=False)
-    assert a.open_path(corpus) and a.wait_for_file() == "opened"
+    assert a.script.open_path(corpus) and a.script.wait_for_file() == "opened"
     path = tmp_path / "s.tokviz"
-    assert a.save_session(path)
+    assert a.script.save_session(path)
     assert threads == [False]  # hashed, and not on the GUI thread
     b = make_window(load_default_sample=False)
-    assert b.open_session(path)
+    assert b.script.open_session(path)
     assert b.corpus_panel.text() == TEXT * 10

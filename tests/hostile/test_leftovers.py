@@ -67,9 +67,9 @@ def test_the_window_cleans_its_data_folder_at_start(make_window, settings_store)
 
 
 def test_failed_exports_leave_the_previous_file(window, tmp_path, qtbot, monkeypatch):
-    window.set_corpus_text("low lower lowest newer newest " * 20)
-    assert window.start_training(TrainSettings(merges=5, split="whitespace"))
-    assert window.wait_for_training() == "finished"
+    window.script.set_corpus_text("low lower lowest newer newest " * 20)
+    assert window.script.start_training(TrainSettings(merges=5, split="whitespace"))
+    assert window.script.wait_for_training() == "finished"
     with pytest.raises(TokvizError, match="cannot write"):
         window.timeline_panel.export_csv(tmp_path / "no such folder" / "merges.csv")
     csv, png = tmp_path / "merges.csv", tmp_path / "chart.png"

@@ -10,14 +10,14 @@ from tokviz.core import Cancelled, TrainSettings
 
 
 def _train(window, text: str, merges: int) -> None:
-    window.set_corpus_text(text, word_counts=False)
-    assert window.start_training(TrainSettings(merges=merges, split="gpt2"))
-    assert window.wait_for_training(60_000) == "finished"
+    window.script.set_corpus_text(text, word_counts=False)
+    assert window.script.start_training(TrainSettings(merges=merges, split="gpt2"))
+    assert window.script.wait_for_training(60_000) == "finished"
 
 
 def test_the_summary_is_cleared_when_another_model_becomes_current(window, qtbot):
     _train(window, "low lower lowest newer newest " * 20, 12)
-    gp = window.panel("glitches")
+    gp = window.script.panel("glitches")
     with qtbot.waitSignal(gp.report_ready, timeout=60_000):
         assert gp.run()
     assert gp.outcome == "finished" and gp.model.rowCount() > 0
@@ -28,7 +28,7 @@ def test_the_summary_is_cleared_when_another_model_becomes_current(window, qtbot
     assert gp.label.text().startswith("Current model: the trained model.")
     with qtbot.waitSignal(gp.report_ready, timeout=60_000):  # the new model can be checked
         assert gp.run()
-    assert gp.report.n_tokens == window.timeline.vocab_size
+    assert gp.report.n_tokens == window.script.timeline.vocab_size
 
 
 def test_a_running_search_is_cancelled_when_the_model_changes(window, qtbot, monkeypatch):
@@ -39,7 +39,7 @@ def test_a_running_search_is_cancelled_when_the_model_changes(window, qtbot, mon
 
     monkeypatch.setattr(glitch_panel, "find_glitches", endless)
     _train(window, "low lower lowest newer newest " * 20, 12)
-    gp = window.panel("glitches")
+    gp = window.script.panel("glitches")
     assert gp.run() and gp.is_running and not gp.run_button.isEnabled()
     with qtbot.waitSignal(gp.report_ready, timeout=10_000):
         window.step_model.set_timeline(None)

@@ -77,7 +77,7 @@ class WindowActions:
         self.new = act("&New Corpus", w.new_corpus, [Key.New], "Start an empty corpus", P.SP_FileIcon, "new")
         self.open = act("&Open…", w.open_file_dialog, [Key.Open], "Open a corpus or a saved model",
                         P.SP_DialogOpenButton, "open")
-        self.save = act("&Save", w.save_corpus, [Key.Save], "Save the corpus", P.SP_DialogSaveButton, "save")
+        self.save = act("&Save", w.files.save, [Key.Save], "Save the corpus", P.SP_DialogSaveButton, "save")
         self.save_as = act("Save &As…", w.save_corpus_as, [Key.SaveAs, "Ctrl+Shift+S"],
                            "Save the corpus under a new name", None, "save_as")
         self.open_model = act("Open &Model…", w.open_model_dialog, ["Ctrl+Shift+O"],
@@ -139,14 +139,14 @@ class WindowActions:
         self.theme_group = QActionGroup(window)
         self.themes: dict[str, QAction] = {}
         for key, label in (("system", "Follow &System"), ("light", "&Light"), ("dark", "&Dark")):
-            a = act(label, partial(w.set_theme, key), [], f"{label.replace('&', '')} theme", None,
+            a = act(label, partial(w.appearance.set_theme, key), [], f"{label.replace('&', '')} theme", None,
                     f"theme_{key}", True)
             self.theme_group.addAction(a)
             self.themes[key] = a
         # Train
-        self.train = act("&Train", w.start_training, ["Ctrl+Return"], "Train on the corpus",
+        self.train = act("&Train", w.training.start, ["Ctrl+Return"], "Train on the corpus",
                          P.SP_MediaPlay, "train")
-        self.cancel = act("&Cancel Training", w.cancel_training, ["Esc"], "Stop the training run",
+        self.cancel = act("&Cancel Training", w.training_engine.cancel, ["Esc"], "Stop the training run",
                           P.SP_MediaStop, "cancel")
         self.cancel.setIconText("Cancel")
         self.cancel.setEnabled(False)
@@ -234,7 +234,7 @@ def fill_lessons_menu(window: QMainWindow, menu: QMenu) -> None:
         action.setObjectName(f"action_lesson_{lesson.name}")
         action.setStatusTip(lesson.summary)
         action.setToolTip(lesson.summary)
-        _on_triggered(action, partial(window.start_lesson, lesson.name))
+        _on_triggered(action, partial(window.script.start_lesson, lesson.name))
 
 
 def fill_samples_menu(window: QMainWindow, menu: QMenu) -> None:
@@ -243,7 +243,7 @@ def fill_samples_menu(window: QMainWindow, menu: QMenu) -> None:
         action.setObjectName(f"action_sample_{s.key}")
         action.setStatusTip(s.description)
         action.setToolTip(s.description)
-        _on_triggered(action, partial(window.load_sample, s.key))
+        _on_triggered(action, partial(window.script.load_sample, s.key))
 
 
 def fill_recent_menu(window: QMainWindow, menu: QMenu) -> None:
@@ -254,7 +254,7 @@ def fill_recent_menu(window: QMainWindow, menu: QMenu) -> None:
         action = menu.addAction(label)
         action.setStatusTip(path)
         action.setToolTip(path)
-        _on_triggered(action, partial(window.open_path, path))
+        _on_triggered(action, partial(window.files.open_path, path))
     if not paths:
         menu.addAction("No recent files").setEnabled(False)
     menu.addSeparator()

@@ -22,6 +22,7 @@ from tokviz.engine.corpus_files import LoadedCorpus, LoadedModel, NotUtf8Error, 
 from tokviz.engine.tasks import TaskEngine
 
 from .dialogs import CORPUS_FILTER, MODEL_FILTER, OPEN_FILTER
+from .services import WindowServices
 
 
 class FileController(QObject):
@@ -32,9 +33,13 @@ class FileController(QObject):
     open_failed = Signal(str)  # message
     saved = Signal(str)  # path of a corpus or model just written
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, services: WindowServices, corpus_panel, step_model, *, show_model, open_session,
+                 parent: QObject | None = None) -> None:
+        """`show_model(timeline, path)` shows an opened model; `open_session(path)` opens a
+        ``.tokviz`` session (both belong to other controllers)."""
+        super().__init__(parent)
+        self.services, self.corpus, self.step_model = services, corpus_panel, step_model
+        self.show_model, self.open_session = show_model, open_session
         self.loader = TaskEngine("file-loader", self)
         self.loader.progress_changed.connect(self._on_loader_progress_changed)
         self.loader.finished.connect(self._on_loader_finished)
@@ -43,19 +48,15 @@ class FileController(QObject):
         self._loading: tuple[Path, str] | None = None  # (path, errors mode)
 
     @property
-    def corpus(self):
-        return self.window.corpus_panel
-
-    @property
     def is_loading(self) -> bool:
         return self.loader.is_running
 
     # -- opening ----------------------------------------------------------------------------
 
     def open_dialog(self, *, models_only: bool = False) -> None:
-        store = self.window.settings_store
+        store = self.services.settings
         title = "Open Model" if models_only else "Open Corpus or Model"
-        path = self.window.dialogs.open_path(title, store.last_dir(), MODEL_FILTER if models_only else OPEN_FILTER)
+        path = self.services.dialogs.open_path(title, store.last_dir(), MODEL_FILTER if models_only else OPEN_FILTER)
         if path:
             self.open_path(path)
 
@@ -63,12 +64,12 @@ class FileController(QObject):
         """Start reading `path`; False if the user kept unsaved changes instead."""
         path = Path(path)
         if is_session_file(path):  # classroom: a .tokviz session
-            return self.window.sessions.open(path)
+            return self.open_session(path)
         if not is_model_file(path) and not self.maybe_save():
             return False
         self._loading = (path, errors)
         self.corpus.set_loading(f"Reading {path.name}", None)
-        self.window.statusBar().showMessage(f"Opening {path}…")
+        self.services.status(f"Opening {path}…")
         self.loader.start(load_file, path, errors=errors)
         return True
 
@@ -81,18 +82,18 @@ class FileController(QObject):
     def _on_loader_finished(self, result: LoadedCorpus | LoadedModel) -> None:
         self.corpus.finish_loading()
         self._loading = None
-        store = self.window.settings_store
+        store = self.services.settings
         store.add_recent_file(result.path)
         store.set_last_dir(result.path.parent)
         if isinstance(result, LoadedModel):
-            self.window.show_model(result.timeline, result.path)
-            self.window.statusBar().showMessage(f"Opened model {result.path.name}", 5000)
+            self.show_model(result.timeline, result.path)
+            self.services.status(f"Opened model {result.path.name}", 5000)
             self.model_opened.emit(str(result.path))
             return
         self.corpus.show_loaded(result)
         mb = result.n_bytes / (1024 * 1024)
         size = f"{mb:.1f} MB" if mb >= 1 else f"{result.n_bytes:,} bytes"
-        self.window.statusBar().showMessage(f"Opened {result.path.name} ({size})", 5000)
+        self.services.status(f"Opened {result.path.name} ({size})", 5000)
         self.corpus_opened.emit(str(result.path))
 
     @Slot(str)
@@ -101,15 +102,15 @@ class FileController(QObject):
         path, errors = self._loading or (None, "strict")
         self._loading = None
         error = self.loader.last_error
-        self.window.statusBar().showMessage("Could not open the file", 5000)
+        self.services.status("Could not open the file", 5000)
         if path is not None and not path.exists():
-            self.window.settings_store.remove_recent_file(path)
+            self.services.settings.remove_recent_file(path)
         self.open_failed.emit(message)
         if isinstance(error, NotUtf8Error) and errors == "strict" and path is not None:
-            if self.window.dialogs.ask_open_replacing(message):
+            if self.services.dialogs.ask_open_replacing(message):
                 self.open_path(path, errors="replace")
             return
-        self.window.dialogs.error("Could not open the file", message)
+        self.services.dialogs.error("Could not open the file", message)
 
     @Slot()
     def _on_loader_cancelled(self) -> None:
@@ -122,7 +123,7 @@ class FileController(QObject):
         """Ask about unsaved changes. True when it is fine to replace or close the document."""
         if not self.corpus.is_modified:
             return True
-        answer = self.window.dialogs.ask_save_changes(self.corpus.title)
+        answer = self.services.dialogs.ask_save_changes(self.corpus.title)
         if answer == "save":
             return self.save()
         return answer == "discard"
@@ -136,51 +137,51 @@ class FileController(QObject):
             with _wait_cursor():
                 write_atomic(target, self.corpus.encoded_text())
         except TokvizError as exc:
-            self.window.dialogs.error("Could not save the corpus", str(exc))
+            self.services.dialogs.error("Could not save the corpus", str(exc))
             return False
         self.corpus.mark_saved(target)
-        self.window.settings_store.add_recent_file(target)
-        self.window.statusBar().showMessage(f"Saved {target}", 5000)
+        self.services.settings.add_recent_file(target)
+        self.services.status(f"Saved {target}", 5000)
         self.saved.emit(str(target))
         return True
 
     def save_as(self) -> bool:
-        store = self.window.settings_store
+        store = self.services.settings
         name = self.corpus.path.name if self.corpus.path else "corpus.txt"
-        path = self.window.dialogs.save_path("Save Corpus As", str(Path(store.last_dir()) / name), CORPUS_FILTER)
+        path = self.services.dialogs.save_path("Save Corpus As", str(Path(store.last_dir()) / name), CORPUS_FILTER)
         if not path:
             return False
         store.set_last_dir(Path(path).parent)
         return self.save(path)
 
     def save_model_dialog(self) -> bool:
-        timeline = self.window.step_model.timeline
+        timeline = self.step_model.timeline
         if timeline is None:
-            self.window.dialogs.info("No model yet", "Train a tokenizer (or open a model) first.")
+            self.services.dialogs.info("No model yet", "Train a tokenizer (or open a model) first.")
             return False
         if not timeline.has_counts:  # a loaded tokenizer: nothing new to save
-            self.window.dialogs.info("A loaded tokenizer", f"{timeline.settings.name} was opened from "
+            self.services.dialogs.info("A loaded tokenizer", f"{timeline.settings.name} was opened from "
                                      f"{timeline.settings.source}; it is not a tokviz model to save.")
             return False
-        store = self.window.settings_store
+        store = self.services.settings
         suggested = str(Path(store.last_dir()) / "model.json")
-        path = self.window.dialogs.save_path("Save Model As", suggested, MODEL_FILTER)
+        path = self.services.dialogs.save_path("Save Model As", suggested, MODEL_FILTER)
         if not path:
             return False
         return self.save_model(path)
 
     def save_model(self, path: str | Path) -> bool:
-        timeline = self.window.step_model.timeline
+        timeline = self.step_model.timeline
         if timeline is None:
             return False
         try:
             with _wait_cursor():
                 save_model(timeline, path)  # BPE, WordPiece or Unigram format
         except TokvizError as exc:
-            self.window.dialogs.error("Could not save the model", str(exc))
+            self.services.dialogs.error("Could not save the model", str(exc))
             return False
-        self.window.settings_store.set_last_dir(Path(path).parent)
-        self.window.statusBar().showMessage(f"Saved model {path}", 5000)
+        self.services.settings.set_last_dir(Path(path).parent)
+        self.services.status(f"Saved model {path}", 5000)
         self.saved.emit(str(path))
         return True
 

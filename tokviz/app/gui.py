@@ -42,9 +42,9 @@ def create_main_window(file: str | os.PathLike | None = None, *, settings=None, 
     window = MainWindow(settings, load_default_sample=file is None and lesson is None)
     window.show()
     if file is not None:
-        QTimer.singleShot(0, lambda: window.open_path(file))
+        QTimer.singleShot(0, lambda: window.script.open_path(file))
     if lesson is not None:  # guided lessons
-        QTimer.singleShot(0, lambda: window.start_lesson(lesson))
+        QTimer.singleShot(0, lambda: window.script.start_lesson(lesson))
     return window
 
 

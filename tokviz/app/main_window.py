@@ -1,53 +1,22 @@
 """`MainWindow`: assembles models, engines, panels and docks, and wires them together.
 
 It owns no algorithm: training runs in `TrainingEngine`, files are read by `FileController`,
-panels display. Panels are docks registered with `DockManager` (``window.docks``).
+panels display. Panels are docks registered with `DockManager` (``window.docks``). Each controller
+gets the objects it works with (`WindowServices`, models, panels), never the window.
 
-Scripting surface (used by tests, the screenshot command and future lesson scripts):
-
-``open_path(path)``
-    open a corpus or saved model (read in the background; `files.corpus_opened`,
-    `files.model_opened` or `files.open_failed` follows; `wait_for_file()` blocks until then)
-``set_corpus_text(text, word_counts=None)`` / ``load_sample(key)``
-    replace the corpus (keys in `tokviz.engine.samples.SAMPLES`)
-``start_training(settings=None)``
-    train with `TrainSettings` (default: the training panel's); returns False with a message
-    when it cannot start; ``training_engine.finished`` / ``cancelled`` / ``failed`` follow
-``wait_for_training(timeout_ms)``
-    block (running the event loop) until the run ends; returns ``"finished"``, ``"cancelled"``,
-    ``"failed"`` or ``"timeout"``
-``open_tokenizer(path_or_name, pattern=None)`` / ``wait_for_tokenizer(timeout_ms)``
-    load a real tokenizer (file, folder or known name such as ``cl100k_base``) in the background
-    and make it the current model; the wait returns ``"opened"``, ``"failed"``,
-    ``"cancelled"``, ``"idle"`` or ``"timeout"``
-``export_tokenizer(path, fmt="hf", step=None)``
-    write the current BPE model as tokenizer.json (``"hf"``) or .tiktoken + pattern sidecar
-    (``"tiktoken"``), its first `step` merges or all; waits; True when written (``exporter``)
-``cancel_training()``, ``select_panel(panel_id)``, ``panel(panel_id)``, ``timeline``,
-``save_corpus(path)``, ``save_model(path)``, ``set_theme(theme)``, ``appearance.set_font_scale()``
-    and the shared objects later panels use: ``step_model`` (current timeline and step),
-    ``training_engine``, ``docks`` (``docks.add_panel(panel)``), ``commands`` (every QAction)
-
-Classroom: ``enter_presenter(panel_ids=None, scale=None)``, ``leave_presenter()``,
-``presenter_active`` (panels default to ``lesson_panel_ids`` when a lesson runs; keys then call
-``lesson_next()``/``lesson_prev()``), ``set_caption(text)`` (caption bar; "" = automatic "step k of
-n, merge a + b -> ab", or ``lesson_caption`` while a lesson runs), ``save_session(path=None)``,
-``open_session(path)`` (also via ``open_path``; ``sessions.state_dict()``), ``export_animation(spec)``
-(`tokviz.app.classroom.animation.AnimationSpec`; ``animation.finished`` / ``cancelled`` / ``failed`` follow).
-Guided lessons (`tokviz.app.classroom.lesson_runner`, Help > Lessons): ``start_lesson(name)``,
-``lesson_next()``, ``lesson_prev()``, ``stop_lesson()``, ``wait_for_lesson_step(timeout_ms)``.
+Scripts, tests, the screenshot command and lessons drive the window through ``window.script``
+(`tokviz.app.scripting.Scripting`), not through the window's own methods, which are the menu
+commands and Qt's.
 """
 
 from __future__ import annotations
 
 from functools import partial
-from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
-from tokviz.core import Timeline, TokvizError, TrainSettings
-from tokviz.engine.samples import sample
+from tokviz.core import TokvizError
 from tokviz.engine.settings import LAYOUT_VERSION, AppSettings
 from tokviz.engine.step_model import StepModel
 from tokviz.engine.tables.vocab_model import VocabModel
@@ -69,19 +38,19 @@ from tokviz.panels.training.status import TrainingStatusPanel
 from tokviz.panels.vocab_panel import VocabPanel
 
 from .actions import WindowActions, build_menus, build_toolbar
-from .classroom.animation import AnimationExporter, AnimationSpec  # classroom
-from .classroom.lesson_runner import LessonRunner  # guided lessons
-from .classroom.presenter import Presenter  # classroom
+from .classroom.animation import AnimationExporter  # classroom
+from .classroom.lesson_runner import LessonRunner, LessonViews  # guided lessons
+from .classroom.presenter import Presenter, PresenterParts  # classroom
 from .dialogs import Dialogs, ShortcutsDialog, show_about
 from .docks import DockManager
 from .export_ops import ExportController  # File > Export Tokenizer
 from .file_ops import FileController
+from .scripting import ScriptParts, Scripting
 from .services import WindowServices
-from .session_ops import SessionController  # classroom
+from .session_ops import SessionController, SessionViews  # classroom
 from .theme import Appearance
 from .tokenizer_ops import TokenizerController  # pretrained tokenizers
 from .training_ops import TrainingController
-from .waiting import wait_for_signals
 
 DEFAULT_SAMPLE = "english-prose"
 DEFAULT_SIZE = (1280, 800)
@@ -99,8 +68,6 @@ DEFAULT_LAYOUT = (
 
 class MainWindow(QMainWindow):
     """The tokviz window. Pass `settings` (e.g. ``AppSettings.in_folder(tmp)``) to isolate it."""
-
-    training_done = Signal(str)  # "finished", "cancelled" or "failed"
 
     def __init__(self, settings: AppSettings | None = None, *, dialogs: Dialogs | None = None,
                  load_default_sample: bool = True) -> None:
@@ -152,35 +119,51 @@ class MainWindow(QMainWindow):
         self.docks.add_panel(self.token_view_panel, tabify_with="corpus", shortcut="Alt+5")
         self.token_view_panel.token_selected.connect(self.vocab_panel.select_token)
         install_model_rows(self.token_view_panel, self.trained_models)
-        self.files = FileController(self)
+        self.training_status = TrainingStatusPanel()
         self.services = WindowServices(self.dialogs, self.settings_store, self.statusBar())
+        self.training = TrainingController(self.training_engine, self.workspace, self.corpus_panel,
+                                           self.training_panel, self.training_status, self.services, self)
+        self.files = FileController(self.services, self.corpus_panel, self.step_model, parent=self,
+                                    show_model=self.training.show_model, open_session=self._open_session)
         self.tokenizers = TokenizerController(self.step_model, self.training_engine, self.training_panel,
-                                              self.show_model, self.services, self)  # pretrained tokenizers
+                                              self.training.show_model, self.services, self)  # pretrained tokenizers
         self.exporter = ExportController(self.step_model, self.services, self)
         self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.workspace.corpus_sample)
         self.docks.add_panel(self.glitch_panel, tabify_with="vocabulary")
         self.glitch_panel.token_selected.connect(self._on_glitch_token_selected)
-        self.presenter = Presenter(self)  # classroom
-        self.sessions = SessionController(self)
-        self.animation = AnimationExporter(self.step_model, self.timeline_panel, self.token_view_panel,
-                                           self.select_panel, self.services, self)
+        self.presenter = Presenter(self, PresenterParts(  # classroom
+            self.docks, self.appearance, self.settings_store, self.step_model, self.token_view_panel,
+            self.timeline_panel.playback))
+        parts = ScriptParts(self.services, self.step_model, self.corpus_panel, self.files, self.training,
+                            self.training_engine, self.tokenizers, self.exporter, self.docks, self.appearance,
+                            self.presenter)
+        self.script = Scripting(parts)  # what scripts, tests and lessons drive
+        self.sessions = parts.sessions = SessionController(
+            self, self.script, SessionViews(self.corpus_panel, self.training_panel, self.vocab_panel,
+                                            self.token_view_panel), self.services, self)
+        self.animation = parts.animation = AnimationExporter(
+            self.step_model, self.timeline_panel, self.token_view_panel, self.script.select_panel, self.services, self)
         self.lesson_panel = LessonPanel()  # guided lessons: a tab beside the training panel
         self.docks.add_panel(self.lesson_panel)
-        self.lesson_panel_ids: list[str] | None = None  # panels of the running lesson (presenter mode)
-        self.lesson_caption = ""
-        self.lessons = LessonRunner(self, self.lesson_panel)
+        self.lessons = parts.lessons = LessonRunner(
+            self.script, self.lesson_panel,
+            LessonViews(self.corpus_panel, self.token_view_panel, self.embedding_panel, self.positional_panel),
+            self.dialogs, self)
+        self.presenter.follow_lessons(self.lessons)
+        self.presenter.active_changed.connect(self.lesson_panel.set_presenting)
 
         self.commands = WindowActions(self)  # (not `actions`: that is QWidget.actions())
+        self.presenter.bind_actions(cancel=self.commands.cancel, toggle=self.commands.presenter,
+                                    leave=self.commands.presenter_leave)
         self.toolbar = build_toolbar(self, self.commands)
         self.menus = build_menus(self, self.commands, self.docks.menu)
         self.toolbar.findChild(QWidget, "samples_button").setMenu(self.menus["samples"])
-        self.training_status = TrainingStatusPanel()
         self.statusBar().addPermanentWidget(self.training_status)
         self.setAcceptDrops(True)
         self._wire()
         self._restore_settings()
         if load_default_sample:
-            self.load_sample(DEFAULT_SAMPLE)
+            self.script.load_sample(DEFAULT_SAMPLE)
         self._update_title()
         self.statusBar().showMessage("Ready", 3000)
         self.sessions.watch()  # classroom: autosave when something changed
@@ -195,12 +178,9 @@ class MainWindow(QMainWindow):
         c.files_dropped.connect(self._on_files_dropped)
         c.word_counts_changed.connect(self._on_corpus_word_counts_changed)
         a.word_counts.toggled.connect(c.set_word_counts)
-        self.training_panel.train_requested.connect(self.start_training)
-        self.training_panel.cancel_requested.connect(self.cancel_training)
+        self.training_panel.train_requested.connect(self._on_training_panel_train_requested)
+        self.training_panel.cancel_requested.connect(self.training_engine.cancel)
         self.training_panel.validity_changed.connect(self._on_training_panel_validity_changed)
-        self.training = TrainingController(self.training_engine, self.workspace, self.corpus_panel,
-                                           self.training_panel, self.training_status, self.services, self)
-        self.training.done.connect(self.training_done)
         self.training_engine.running_changed.connect(self._on_training_engine_running_changed)
         self.appearance.theme_changed.connect(self._update_theme_actions)
         self._update_theme_actions()
@@ -242,46 +222,10 @@ class MainWindow(QMainWindow):
         self.toolbar.show()
         self._apply_default_layout()
 
-    # -- scripting surface: corpus ----------------------------------------------------------
+    # -- menu commands ----------------------------------------------------------------------
 
-    def panel(self, panel_id: str) -> Panel:
-        return self.docks.panel(panel_id)
-
-    def select_panel(self, panel_id: str) -> Panel:
-        return self.docks.select(panel_id)
-
-    @property
-    def timeline(self) -> Timeline | None:
-        return self.step_model.timeline
-
-    def open_path(self, path: str | Path) -> bool:
-        return self.files.open_path(path)
-
-    def wait_for_file(self, timeout_ms: int = 60_000) -> str:
-        """Run the event loop until the file being opened is shown; ``"opened"``, ``"failed"``,
-        ``"idle"`` (nothing loading) or ``"timeout"``."""
-        if not self.files.is_loading and not self.corpus_panel.is_loading:
-            return "idle"
-        f = self.files
-        result = self.wait_for({"opened": [f.corpus_opened, f.model_opened], "failed": [f.open_failed],
-                                 "cancelled": [f.loader.cancelled]}, timeout_ms)
-        if result == "opened" and self.corpus_panel.is_loading:
-            result = self.wait_for({"opened": [self.corpus_panel.text_loaded]}, timeout_ms)
-        return result
-
-    def set_corpus_text(self, text: str, *, word_counts: bool | None = None, title: str | None = None) -> bool:
-        """Replace the corpus with `text` (asks about unsaved changes first)."""
-        if not self.files.maybe_save():
-            return False
-        self.corpus_panel.set_text(text, title=title, word_counts=word_counts)
-        return True
-
-    def load_sample(self, key: str) -> bool:
-        s = sample(key)
-        if not self.set_corpus_text(s.read(), word_counts=s.word_counts, title=f"Sample: {s.title}"):
-            return False
-        self.statusBar().showMessage(f"Sample: {s.description}", 5000)
-        return True
+    def _open_session(self, path) -> bool:
+        return self.sessions.open(path)
 
     @Slot()
     def new_corpus(self) -> None:
@@ -297,38 +241,12 @@ class MainWindow(QMainWindow):
         self.files.open_dialog(models_only=True)
 
     @Slot()
-    def save_corpus(self, path: str | Path | None = None) -> bool:
-        return self.files.save(path)
-
-    @Slot()
     def save_corpus_as(self) -> bool:
         return self.files.save_as()
 
     @Slot()
     def save_model_dialog(self) -> bool:
         return self.files.save_model_dialog()
-
-    def save_model(self, path: str | Path) -> bool:
-        return self.files.save_model(path)
-
-    def open_tokenizer(self, path_or_name: str | Path, pattern: str | None = None) -> bool:
-        """Pretrained tokenizers: load a file, folder or known name in the background."""
-        return self.tokenizers.open(path_or_name, pattern=pattern)
-
-    def wait_for_tokenizer(self, timeout_ms: int = 60_000) -> str:
-        return self.tokenizers.wait(timeout_ms)
-
-    def export_tokenizer(self, path: str | Path, fmt: str = "hf", step: int | None = None) -> bool:
-        return self.exporter.export(path, fmt, step=step)
-
-    def show_model(self, timeline: Timeline, path: Path) -> None:
-        """Show a loaded model: its vocabulary, settings and summary."""
-        if self.training_engine.is_running:
-            self.training_engine.cancel()
-        self.step_model.set_timeline(timeline, source=str(path))
-        self.training_panel.set_settings(timeline.settings)
-        self.training_panel.show_summary(timeline, status=f"Model {path.name}")
-        self.trained_models.add(timeline, name=f"{path.name}")  # a comparison row candidate
 
     def edit_focused(self, method: str) -> None:
         """Edit > Undo/Copy/...: call `method` on the focused widget (or a parent that has it),
@@ -341,34 +259,9 @@ class MainWindow(QMainWindow):
         if hasattr(w, method):
             getattr(w, method)()
 
-    # -- scripting surface: training --------------------------------------------------------
-
     @Slot()
-    def start_training(self, settings: TrainSettings | None = None) -> bool:
-        """Train on the corpus; False (with a message) if the settings or corpus are unusable.
-
-        Without `settings`, the training panel's options and the corpus's word-frequency mode are
-        used. Given `settings` are shown in the panel, and their ``word_counts`` sets the mode."""
-        return self.training.start(settings)
-
-    @property
-    def last_outcome(self) -> str:
-        """How the last training run ended: ``"finished"``, ``"cancelled"``, ``"failed"`` or ""."""
-        return self.training.last_outcome
-
-    @Slot()
-    def cancel_training(self) -> bool:
-        return self.training_engine.cancel()
-
-    def wait_for_training(self, timeout_ms: int = 120_000) -> str:
-        """Run the event loop until the current run ends; returns its outcome."""
-        if not self.training_engine.is_running:
-            return self.last_outcome or "idle"
-        return self.wait_for({"done": [self.training_done]}, timeout_ms, value_of="done")
-
-    def wait_for(self, signals: dict, timeout_ms: int, value_of: str | None = None) -> str:
-        """`tokviz.app.waiting.wait_for_signals` (``{name: [signal, ...]}``)."""
-        return wait_for_signals(signals, timeout_ms, value_of)
+    def _on_training_panel_train_requested(self) -> None:
+        self.training.start()
 
     @Slot()
     def _on_corpus_word_counts_changed(self) -> None:
@@ -378,59 +271,7 @@ class MainWindow(QMainWindow):
     def _on_training_panel_validity_changed(self) -> None:
         self.commands.train.setEnabled(self.training_panel.is_valid)
 
-    # -- classroom: presenter mode, sessions, animation export ------------------
-
-    presenter_active = property(lambda self: self.presenter.active)
-
-    def enter_presenter(self, panel_ids: list[str] | None = None, scale: float | None = None) -> None:
-        self.presenter.enter(panel_ids, scale)
-
-    def leave_presenter(self) -> None:
-        self.presenter.leave()
-
-    def set_caption(self, text: str) -> None:
-        self.presenter.set_caption(text)
-
-    def save_session(self, path: str | Path | None = None) -> bool:
-        return self.sessions.save(path)
-
-    def open_session(self, path: str | Path) -> bool:
-        return self.sessions.open(path)
-
-    def export_animation(self, spec: AnimationSpec) -> bool:
-        return self.animation.start(spec)
-
-    # -- guided lessons ---------------------------------------------------------
-
-    def start_lesson(self, name: str) -> bool:
-        """Start a built-in lesson by name or number (``"bpe-steps"``, ``"3"``); False if unknown."""
-        return self.lessons.start(name)
-
-    @Slot()
-    def lesson_next(self) -> None:
-        self.lessons.next()
-
-    @Slot()
-    def lesson_prev(self) -> None:
-        self.lessons.prev()
-
-    @Slot()
-    def stop_lesson(self) -> None:
-        self.lessons.stop()
-
-    def wait_for_lesson_step(self, timeout_ms: int = 60_000) -> str:
-        """Run the event loop until the lesson step is on screen: ``"shown"``, ``"failed"``,
-        ``"idle"`` (no lesson) or ``"timeout"``."""
-        if self.lessons.lesson is None:
-            return "idle"
-        if not self.lessons.is_busy:
-            return "shown"
-        return self.wait_for({"shown": [self.lessons.step_shown], "failed": [self.lessons.failed]}, timeout_ms)
-
     # -- appearance -------------------------------------------------------------------------
-
-    def set_theme(self, theme: str) -> None:
-        self.appearance.set_theme(theme)
 
     @Slot()
     def _update_theme_actions(self, *_args) -> None:
@@ -468,7 +309,7 @@ class MainWindow(QMainWindow):
 
     @Slot(list)
     def _on_files_dropped(self, files: list) -> None:
-        self.open_path(files[0])
+        self.files.open_path(files[0])
 
     def shutdown(self) -> None:
         """Stop every background thread and wait for it (idempotent)."""

@@ -14,6 +14,7 @@ crashed, and the user is offered the autosaved session.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QObject, QTimer, Signal, Slot
@@ -32,10 +33,11 @@ from tokviz.core.io.session import (
     load_session,
     save_session,
 )
-from tokviz.engine.settings import LAYOUT_VERSION
+from tokviz.engine.settings import LAYOUT_VERSION, THEMES
 from tokviz.engine.tasks import TaskEngine
 from tokviz.panels.view_state import restore_view_state, view_state
 
+from .services import WindowServices
 from .waiting import wait_for_signals
 
 SESSION_FILTER = "tokviz sessions (*.tokviz);;All files (*)"
@@ -53,10 +55,10 @@ def _unb64(text: object) -> QByteArray | None:
     return QByteArray.fromBase64(text.encode("ascii")) if isinstance(text, str) and text else None
 
 
-def raised_panel_ids(window) -> list[str]:
-    """Panels whose dock is shown and in front of its tab group."""
-    return [pid for pid in window.docks.panel_ids()
-            if window.docks.dock(pid).isVisible() and not window.docks.dock(pid).visibleRegion().isEmpty()]
+def raised_panel_ids(docks) -> list[str]:
+    """Panels whose dock (in `docks`, a `DockManager`) is shown and in front of its tab group."""
+    return [pid for pid in docks.panel_ids()
+            if docks.dock(pid).isVisible() and not docks.dock(pid).visibleRegion().isEmpty()]
 
 
 def layout_summary(window) -> dict:
@@ -89,6 +91,16 @@ def _check_corpus(ref: CorpusRef, *, should_stop, progress) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class SessionViews:
+    """The panels whose state a session keeps besides each panel's ``view_state()``."""
+
+    corpus: object  # tokviz.panels.corpus.panel.CorpusPanel: the corpus
+    training: object  # tokviz.panels.training.panel.TrainingPanel: the settings
+    vocab: object  # tokviz.panels.vocab_panel.VocabPanel: the selection
+    token_view: object  # tokviz.panels.token_view.panel.TokenViewPanel: compared tokenizers
+
+
 class SessionController(QObject):
     """Sessions of one window. `saved(path)`, `opened(path)`, `autosaved(path)`."""
 
@@ -96,9 +108,12 @@ class SessionController(QObject):
     opened = Signal(str)
     autosaved = Signal(str)
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, frame, script, views: SessionViews, services: WindowServices,
+                 parent: QObject | None = None) -> None:
+        """`frame`: the main window, whose geometry and dock layout a session keeps; `script`: the
+        scripting surface a session is restored through (corpus, model, tokenizer, theme)."""
+        super().__init__(parent)
+        self.window, self.script, self.views, self.services = frame, script, views, services
         self.path: Path | None = None  # the session file of File > Save Session
         self.dirty = False
         self._restoring = False
@@ -107,10 +122,10 @@ class SessionController(QObject):
         self.writer.finished.connect(self._on_writer_finished)
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.autosave)
-        seconds = window.settings_store.autosave_seconds()
+        seconds = services.settings.autosave_seconds()
         if seconds > 0:
             self.timer.start(seconds * 1000)
-        folder = window.settings_store.data_dir()
+        folder = services.settings.data_dir()
         remove_stale_temp_files(folder)  # what a killed autosave left behind
         self.autosave_path = folder / AUTOSAVE_NAME
         self.marker_path = folder / CLEAN_EXIT_NAME
@@ -124,10 +139,9 @@ class SessionController(QObject):
 
     def watch(self) -> None:
         """Mark the session changed on edits, steps, models and view changes."""
-        w = self.window
-        for sig in (w.corpus_panel.document_changed, w.step_model.timeline_changed, w.step_model.step_changed,
-                    w.appearance.theme_changed, w.appearance.font_scale_changed,
-                    w.token_view_panel.editor.textChanged):
+        v, sm, look = self.views, self.script.step_model, self.script.parts.appearance
+        for sig in (v.corpus.document_changed, sm.timeline_changed, sm.step_changed,
+                    look.theme_changed, look.font_scale_changed, v.token_view.editor.textChanged):
             sig.connect(self._on_changed)
 
     @Slot()
@@ -160,8 +174,9 @@ class SessionController(QObject):
     def gather(self) -> Session:
         """The window's state as a `Session` (the timeline is a snapshot: safe to serialise
         on another thread while training continues)."""
-        w = self.window
-        c = w.corpus_panel
+        w, v, sm = self.window, self.views, self.script.step_model
+        docks, look = self.script.parts.docks, self.script.parts.appearance
+        c = v.corpus
         stat = c.path.stat() if c.path is not None and not c.is_modified and c.path.exists() else None
         if stat is not None and stat.st_size > EMBED_LIMIT:  # by path + sha256 (hashed once per file version)
             key = (str(c.path), stat.st_mtime_ns, stat.st_size)
@@ -172,10 +187,10 @@ class SessionController(QObject):
         else:
             corpus = CorpusRef(c.title, c.word_counts, text=c.text())
         try:
-            settings = w.training_panel.settings(word_counts=c.word_counts)
+            settings = v.training.settings(word_counts=c.word_counts)
         except TokvizError:
             settings = None
-        tl = w.step_model.timeline
+        tl = sm.timeline
         tokenizers, model, view_extra = [], None, {}
         if tl is not None and not tl.has_counts:  # a loaded tokenizer: saved by its path
             tokenizers.append(str(getattr(tl.settings, "source", "")))
@@ -183,26 +198,26 @@ class SessionController(QObject):
         elif tl is not None:
             model = snapshot(tl)
         panels = {}
-        for pid in w.docks.panel_ids():
-            state = view_state(w.panel(pid))
+        for pid in docks.panel_ids():
+            state = view_state(docks.panel(pid))
             if state is not None:
                 panels[pid] = state
-        geometry, layout, size = w.presenter.normal_layout() or (w.saveGeometry(), w.saveState(LAYOUT_VERSION),
-                                                                w.size())
+        geometry, layout, size = (self.script.parts.presenter.normal_layout()
+                                  or (w.saveGeometry(), w.saveState(LAYOUT_VERSION), w.size()))
         view = {
             "layout_version": LAYOUT_VERSION,
             "layout": _b64(layout),  # presenting: the normal layout it returns to
             "geometry": _b64(geometry),
             "size": [size.width(), size.height()],
-            "raised": raised_panel_ids(w),
-            "theme": w.appearance.theme,
-            "font_scale": w.appearance.font_scale,
-            "vocab_selection": w.vocab_panel.selected_ids(),
+            "raised": raised_panel_ids(docks),
+            "theme": look.theme,
+            "font_scale": look.font_scale,
+            "vocab_selection": v.vocab.selected_ids(),
             "panels": panels,
             **view_extra,
         }
-        return Session(corpus, settings, model, w.step_model.source if model is not None else "", tokenizers,
-                       w.token_view_panel.compare_paths(), w.step_model.step if tl is not None else None, view)
+        return Session(corpus, settings, model, sm.source if model is not None else "", tokenizers,
+                       v.token_view.compare_paths(), sm.step if tl is not None else None, view)
 
     def state_dict(self) -> dict:
         """The JSON of `gather()` (what tests compare between two windows)."""
@@ -220,19 +235,19 @@ class SessionController(QObject):
         try:
             save_session(self.gather(), target)
         except (TokvizError, OSError) as exc:
-            self.window.dialogs.error("Could not save the session", str(exc))
+            self.services.dialogs.error("Could not save the session", str(exc))
             return False
         self.path = target
         self.dirty = False
-        self.window.settings_store.add_recent_file(target)
-        self.window.statusBar().showMessage(f"Saved session {target}", 5000)
+        self.services.settings.add_recent_file(target)
+        self.services.status(f"Saved session {target}", 5000)
         self.saved.emit(str(target))
         return True
 
     def save_as(self) -> bool:
-        store = self.window.settings_store
+        store = self.services.settings
         suggested = str(self.path or Path(store.last_dir()) / "session.tokviz")
-        path = self.window.dialogs.save_path("Save Session As", suggested, SESSION_FILTER)
+        path = self.services.dialogs.save_path("Save Session As", suggested, SESSION_FILTER)
         if not path:
             return False
         store.set_last_dir(Path(path).parent)
@@ -241,8 +256,8 @@ class SessionController(QObject):
     # -- opening ----------------------------------------------------------------------------
 
     def open_dialog(self) -> None:
-        store = self.window.settings_store
-        path = self.window.dialogs.open_path("Open Session", store.last_dir(), SESSION_FILTER)
+        store = self.services.settings
+        path = self.services.dialogs.open_path("Open Session", store.last_dir(), SESSION_FILTER)
         if path:
             self.open(path)
 
@@ -252,76 +267,76 @@ class SessionController(QObject):
         try:
             session = load_session(path)
         except TokvizError as exc:
-            self.window.dialogs.error("Could not open the session", str(exc))
+            self.services.dialogs.error("Could not open the session", str(exc))
             return False
-        if not self.window.files.maybe_save():
+        if not self.script.parts.files.maybe_save():
             return False
         self.apply(session)
         self.path = Path(path)
-        self.window.settings_store.add_recent_file(path)
-        self.window.statusBar().showMessage(f"Opened session {Path(path).name}", 5000)
+        self.services.settings.add_recent_file(path)
+        self.services.status(f"Opened session {Path(path).name}", 5000)
         self.opened.emit(str(path))
         return True
 
     def apply(self, s: Session) -> None:
         """Restore `s` on screen: corpus, settings, model, view, step."""
-        w = self.window
+        w, v, sm = self.script, self.views, self.script.step_model
         problems: list[str] = []
         self._restoring = True
         try:
-            w.presenter.leave()
-            if w.training_engine.is_running:
-                w.training_engine.cancel()
+            w.leave_presenter()
+            if w.is_training:
+                w.cancel_training()
             if s.corpus is not None:
                 self._apply_corpus(s.corpus, problems)
             if s.train_settings is not None:
                 try:
-                    w.training_panel.set_settings(s.train_settings)
+                    v.training.set_settings(s.train_settings)
                 except (TokvizError, TypeError, AttributeError, ValueError) as exc:
                     problems.append(f"its training settings could not be shown ({exc})")
             if s.timeline is not None:
-                w.step_model.set_timeline(s.timeline, source=s.model_source or "session")
-                w.training_panel.show_summary(s.timeline, status="Model from the session")
-            elif s.tokenizers and callable(getattr(w, "open_tokenizer", None)):  # a pretrained tokenizer
+                sm.set_timeline(s.timeline, source=s.model_source or "session")
+                v.training.show_summary(s.timeline, status="Model from the session")
+            elif s.tokenizers:  # a pretrained tokenizer
                 w.open_tokenizer(s.tokenizers[0], s.view.get("pretrained_pattern"))
                 if w.wait_for_tokenizer() != "opened":
                     problems.append(f"the tokenizer {s.tokenizers[0]} could not be loaded")
-            elif not s.tokenizers:
-                w.step_model.set_timeline(None)
+            else:
+                sm.set_timeline(None)
             view, dropped = clean_view(s.view)
             problems.extend(dropped)
             self._apply_view(view, problems)
             self._load_compare(list(s.compare_tokenizers))
-            if s.step is not None and w.step_model.timeline is not None:
-                w.step_model.set_step(s.step)
+            if s.step is not None and sm.timeline is not None:
+                sm.set_step(s.step)
         finally:
             self._restoring = False
         self.dirty = False
         if problems:
-            w.dialogs.error("Session partly restored", "; ".join(p[:1].upper() + p[1:] for p in problems))
+            self.services.dialogs.error("Session partly restored", "; ".join(p[:1].upper() + p[1:] for p in problems))
 
     def _apply_corpus(self, ref: CorpusRef, problems: list[str]) -> None:
-        w = self.window
+        w, corpus = self.script, self.views.corpus
         if ref.text is not None:
-            w.corpus_panel.set_text(ref.text, title=ref.title or None, word_counts=ref.word_counts)
-            if w.corpus_panel.is_loading:
-                w.wait_for({"loaded": [w.corpus_panel.text_loaded]}, 60_000)
+            corpus.set_text(ref.text, title=ref.title or None, word_counts=ref.word_counts)
+            if corpus.is_loading:
+                w.wait_for({"loaded": [corpus.text_loaded]}, 60_000)
             return
         try:
             self._in_background(_check_corpus, ref)
         except TokvizError as exc:
             problems.append(str(exc))
             return
-        w.files.open_path(ref.path)
+        w.parts.files.open_path(ref.path)
         w.wait_for_file()
-        w.corpus_panel.set_word_counts(ref.word_counts)
+        corpus.set_word_counts(ref.word_counts)
 
     def _apply_view(self, v: dict, problems: list[str]) -> None:
-        w = self.window
-        if v.get("theme") in w.commands.themes:
-            w.set_theme(v["theme"])
+        w, docks = self.window, self.script.parts.docks
+        if v.get("theme") in THEMES:
+            self.script.set_theme(v["theme"])
         if isinstance(v.get("font_scale"), (int, float)):
-            w.appearance.set_font_scale(float(v["font_scale"]))
+            self.script.parts.appearance.set_font_scale(float(v["font_scale"]))
         geometry = _unb64(v.get("geometry"))
         if geometry is not None:
             w.restoreGeometry(geometry)
@@ -336,22 +351,22 @@ class SessionController(QObject):
         if layout is not None and v.get("layout_version") == LAYOUT_VERSION:
             w.restoreState(layout, LAYOUT_VERSION)
         for pid in v.get("raised", []):
-            if pid in w.docks.panel_ids() and w.docks.dock(pid).isVisible():
-                w.docks.dock(pid).raise_()
+            if pid in docks.panel_ids() and docks.dock(pid).isVisible():
+                docks.dock(pid).raise_()
         for pid, state in (v.get("panels") or {}).items():
-            if pid in w.docks.panel_ids():
+            if pid in docks.panel_ids():
                 try:
-                    restore_view_state(w.panel(pid), state)
+                    restore_view_state(docks.panel(pid), state)
                 except (TypeError, ValueError, AttributeError, OverflowError) as exc:  # a shared file's odd value
                     problems.append(f"the {pid} panel's view could not be restored ({exc})")
         ids = v.get("vocab_selection") or []
         if ids and isinstance(ids[0], int):
-            w.vocab_panel.select_token(ids[0])
+            self.views.vocab.select_token(ids[0])
         QApplication.processEvents()  # let raised tabs and restored geometry settle
 
     def _load_compare(self, paths: list[str]) -> None:
         """Add the token view's comparison rows one after another (its loader keeps only the newest)."""
-        panel = self.window.token_view_panel
+        panel = self.views.token_view
         if not paths:
             return
         if not self._compare_queue:
@@ -363,7 +378,7 @@ class SessionController(QObject):
 
     @Slot()
     def _on_compare_done(self, *_args) -> None:
-        panel = self.window.token_view_panel
+        panel = self.views.token_view
         if self._compare_queue:
             self._compare_queue.pop(0)
         if self._compare_queue:
@@ -390,7 +405,7 @@ class SessionController(QObject):
     def wait_autosaved(self, timeout_ms: int = 10_000) -> str:
         if not self.writer.is_running:
             return "idle"
-        return self.window.wait_for({"done": [self.writer.finished, self.writer.failed]}, timeout_ms)
+        return self.script.wait_for({"done": [self.writer.finished, self.writer.failed]}, timeout_ms)
 
     @Slot(object)
     def _on_writer_finished(self, path: str) -> None:
@@ -401,17 +416,17 @@ class SessionController(QObject):
         if not self.crashed:
             return False
         self.crashed = False
-        if not self.window.dialogs.ask_yes_no(
+        if not self.services.dialogs.ask_yes_no(
                 "Restore the last session?",
                 "tokviz did not close normally last time. Restore the automatically saved session?"):
             return False
         try:
             session = load_session(self.autosave_path)
         except TokvizError as exc:
-            self.window.dialogs.error("Could not restore the session", str(exc))
+            self.services.dialogs.error("Could not restore the session", str(exc))
             return False
         self.apply(session)
-        self.window.statusBar().showMessage("Restored the automatically saved session", 5000)
+        self.services.status("Restored the automatically saved session", 5000)
         return True
 
     def mark_clean_exit(self) -> None:

@@ -63,6 +63,16 @@ class TrainingController(QObject):
             replace(settings, word_counts=False) if hasattr(settings, "word_counts") else settings)
         return True
 
+    def show_model(self, timeline, path) -> None:
+        """Show a model opened from a file (any algorithm, or a real tokenizer): cancel a run,
+        make it the current timeline, show its settings and summary, offer it for comparison."""
+        if self.engine.is_running:
+            self.engine.cancel()
+        self.workspace.step_model.set_timeline(timeline, source=str(path))
+        self.training_panel.set_settings(timeline.settings)
+        self.training_panel.show_summary(timeline, status=f"Model {path.name}")
+        self.workspace.trained_models.add(timeline, name=f"{path.name}")  # a comparison row candidate
+
     @Slot()
     def _on_engine_started(self) -> None:
         self.last_outcome = ""

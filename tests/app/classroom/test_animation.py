@@ -18,15 +18,15 @@ TEXT = "low lower lowest newer newest wider widest " * 30
 
 @pytest.fixture
 def trained(window):
-    window.set_corpus_text(TEXT, word_counts=False)
-    assert window.start_training(TrainSettings(merges=12, split="gpt2"))
-    assert window.wait_for_training(60_000) == "finished"
+    window.script.set_corpus_text(TEXT, word_counts=False)
+    assert window.script.start_training(TrainSettings(merges=12, split="gpt2"))
+    assert window.script.wait_for_training(60_000) == "finished"
     return window
 
 
 def _export(window, qtbot, spec: AnimationSpec) -> str:
     with qtbot.waitSignal(window.animation.finished, timeout=60_000) as blocker:
-        assert window.export_animation(spec)
+        assert window.script.export_animation(spec)
     return blocker.args[0]
 
 
@@ -81,7 +81,7 @@ def test_cancel_while_rendering(trained, qtbot, tmp_path):
     got = []
     w.animation.progress_changed.connect(lambda what, f: got.append(f))
     with qtbot.waitSignal(w.animation.cancelled, timeout=10_000):
-        assert w.export_animation(AnimationSpec(out, first=0, last=12, target="timeline", width=120, height=80))
+        assert w.script.export_animation(AnimationSpec(out, first=0, last=12, target="timeline", width=120, height=80))
         qtbot.waitUntil(lambda: len(got) >= 2, timeout=10_000)
         assert w.animation.cancel()
     assert not out.exists() and not w.animation.is_running
@@ -95,13 +95,13 @@ def test_cancel_while_rendering(trained, qtbot, tmp_path):
     (AnimationSpec(Path("x.gif"), target="nope"), "unknown panel"),
 ])
 def test_bad_specs_give_a_message(trained, dialogs, spec, message):
-    assert not trained.export_animation(spec)
+    assert not trained.script.export_animation(spec)
     assert dialogs.errors[-1][0] == "Cannot export the animation" and message in dialogs.errors[-1][1].lower()
 
 
 def test_no_timeline_yet(window, dialogs, tmp_path):
     window.step_model.set_timeline(None)
-    assert not window.export_animation(AnimationSpec(tmp_path / "x.gif"))
+    assert not window.script.export_animation(AnimationSpec(tmp_path / "x.gif"))
     assert "no timeline yet" in dialogs.errors[-1][1].lower()
 
 
@@ -109,7 +109,7 @@ def test_unwritable_output_fails_cleanly(trained, qtbot, tmp_path, dialogs):
     blocker_file = tmp_path / "file"
     blocker_file.write_text("x")
     with qtbot.waitSignal(trained.animation.failed, timeout=30_000):
-        trained.export_animation(AnimationSpec(blocker_file / "sub" / "x.gif", first=0, last=1, width=40,
+        trained.script.export_animation(AnimationSpec(blocker_file / "sub" / "x.gif", first=0, last=1, width=40,
                                                height=30))
     assert "cannot write" in dialogs.errors[-1][1]
 

@@ -15,21 +15,21 @@ NEEDS_FILES = {lesson.name for lesson in LESSONS if lesson.tokenizers}
 
 
 def _shown(window) -> None:
-    assert window.wait_for_lesson_step(WAIT) == "shown", window.lessons.caption
+    assert window.script.wait_for_lesson_step(WAIT) == "shown", window.lessons.caption
 
 
 def run_lesson(window, name: str) -> list[str]:
     """Start `name` and press Next to the end; returns the captions, checking each step's basics."""
-    assert window.start_lesson(name)
+    assert window.script.start_lesson(name)
     _shown(window)
     runner, panel = window.lessons, window.lesson_panel
     captions = [runner.caption]
     while True:
         i, n = runner.index, runner.lesson.n_steps
         assert panel.counter.text() == f"Step {i + 1} / {n}"
-        assert panel.caption.text() == runner.caption == window.lesson_caption
+        assert panel.caption.text() == runner.caption == window.lessons.caption
         assert "…" not in runner.caption, runner.caption  # every {field} was filled in
-        main = window.lesson_panel_ids[0]
+        main = window.lessons.panel_ids[0]
         assert window.docks.dock(main).isVisible() and not window.docks.dock(main).visibleRegion().isEmpty()
         assert not window.docks.dock("lesson").visibleRegion().isEmpty()
         if i + 1 == n:
@@ -79,12 +79,12 @@ def check_out_of_vocabulary(window):
 
 
 def check_bpe_steps(window):
-    assert window.timeline.settings.end_of_word == "_" and window.step_model.step == 3
+    assert window.script.timeline.settings.end_of_word == "_" and window.step_model.step == 3
     assert window.lessons.caption.startswith("Merge 3: the most frequent adjacent pair is ‘new’ + ‘e’ → ‘newe’ (count 6)")
 
 
 def check_vocab_size(window):
-    tl = window.timeline
+    tl = window.script.timeline
     assert tl.vocab_size == 5000 and window.step_model.step == tl.n_merges
     fig = window.lessons.figure
     assert fig.kind == "curve" and fig.marker == len(fig.x) - 1 and fig.x[-1] == 5000
@@ -98,7 +98,7 @@ def check_bytes_utf8(window):
 
 
 def check_pre_tokenization(window):
-    assert window.timeline.settings.split == "gpt2"
+    assert window.script.timeline.settings.split == "gpt2"
     assert "Now 0 merges cross a space" in window.lessons.caption
 
 
@@ -136,7 +136,7 @@ def check_embeddings(window):
     emb = window.embedding_panel
     assert emb.table.source.startswith("trained") and emb.view is not None
     assert window.lessons.figure.rows and "Nearest to ‘␣the’" in window.lessons.caption + window.lessons.figure.title
-    assert emb.token_box.currentData() == window.timeline.tokenizer().encode_ordinary(" the").ids[0]
+    assert emb.token_box.currentData() == window.script.timeline.tokenizer().encode_ordinary(" the").ids[0]
 
 
 def check_positional(window):
@@ -156,18 +156,18 @@ def test_checks_cover_every_lesson():
 
 
 def test_bpe_caption_after_step_one_names_the_first_merge_and_back_replays(window):
-    assert window.start_lesson("bpe-steps")
+    assert window.script.start_lesson("bpe-steps")
     _shown(window)
-    window.lesson_next()
+    window.script.lesson_next()
     _shown(window)
     assert window.lessons.caption.startswith("Merge 1: the most frequent adjacent pair is ‘e’ + ‘s’ → ‘es’ (count 12)")
     assert window.step_model.step == 1
     window.lessons.go(7)  # the new/newer/newest variant: a second training run
     _shown(window)
     assert "new ×3" in window.lessons.caption and "‘n’ + ‘e’ → ‘ne’ (count 9)" in window.lessons.caption
-    window.lesson_prev()  # back to the low/lower/lowest corpus, at 9 merges
+    window.script.lesson_prev()  # back to the low/lower/lowest corpus, at 9 merges
     _shown(window)
-    assert window.step_model.step == 9 and window.timeline.steps[0].count == 12
+    assert window.step_model.step == 9 and window.script.timeline.steps[0].count == 12
     assert "low" in window.corpus_panel.text() and window.lessons.caption.startswith("After 9 merges")
 
 
@@ -175,7 +175,7 @@ def test_missing_pretrained_file_is_named_in_the_caption(window, monkeypatch):
     import tokviz.app.classroom.lesson_runner as runner_mod
 
     monkeypatch.setattr(runner_mod, "pretrained_file", lambda name: None)
-    assert window.start_lesson("glitch-tokens")
+    assert window.script.start_lesson("glitch-tokens")
     _shown(window)
     caption = window.lessons.caption
     assert "needs r50k_base.tiktoken" in caption and "TOKVIZ_VOCAB_DIR" in caption
@@ -184,15 +184,15 @@ def test_missing_pretrained_file_is_named_in_the_caption(window, monkeypatch):
 
 
 def test_unknown_lesson_and_stop(window, dialogs):
-    assert not window.start_lesson("no-such-lesson")
+    assert not window.script.start_lesson("no-such-lesson")
     assert dialogs.errors and "unknown lesson 'no-such-lesson'" in dialogs.errors[-1][1]
-    assert window.wait_for_lesson_step(100) == "idle"
-    assert window.start_lesson("12")
+    assert window.script.wait_for_lesson_step(100) == "idle"
+    assert window.script.start_lesson("12")
     _shown(window)
-    assert window.lesson_panel_ids == ["positional", "lesson"]
+    assert window.lessons.panel_ids == ["positional", "lesson"]
     assert window.lessons.figure.rows[2][0] == "RoPE"
     window.lesson_panel.stop_button.click()
-    assert window.lesson_panel_ids is None and window.lessons.lesson is None
+    assert window.lessons.panel_ids is None and window.lessons.lesson is None
     assert "Help ▸ Lessons" in window.lesson_panel.caption.text()
 
 
@@ -208,33 +208,33 @@ def test_help_menu_lists_the_lessons_and_starts_one(window):
 
 
 def test_a_failed_training_stops_the_step_with_a_message(window, dialogs, monkeypatch):
-    monkeypatch.setattr(window, "start_training", lambda settings=None: False)
-    assert window.start_lesson("1")
-    assert window.wait_for_lesson_step(WAIT) == "failed"
+    monkeypatch.setattr(window.script, "start_training", lambda settings=None: False)
+    assert window.script.start_lesson("1")
+    assert window.script.wait_for_lesson_step(WAIT) == "failed"
     assert "could not be shown: training could not start" in window.lesson_panel.caption.text()
 
 
 def test_presenter_mode_shows_the_lesson_and_clicker_keys_step_it(window, qtbot):
     from PySide6.QtCore import Qt
 
-    assert window.start_lesson("chars-words-subwords")
+    assert window.script.start_lesson("chars-words-subwords")
     _shown(window)
-    assert window.lesson_panel_ids == ["token_view", "lesson"]  # a figure: the lesson panel is shown too
-    window.enter_presenter()
+    assert window.lessons.panel_ids == ["token_view", "lesson"]  # a figure: the lesson panel is shown too
+    window.script.enter_presenter()
     try:
-        assert window.presenter_active and window.lesson_panel.caption.isHidden()  # the caption bar has it
+        assert window.script.presenter_active and window.lesson_panel.caption.isHidden()  # the caption bar has it
         qtbot.keyClick(window.token_view_panel.view, Qt.Key.Key_Right)
         _shown(window)
-        assert window.lessons.index == 1 and window.lesson_caption.startswith("Characters: 22 tokens")
+        assert window.lessons.index == 1 and window.lessons.caption.startswith("Characters: 22 tokens")
     finally:
-        window.leave_presenter()
+        window.script.leave_presenter()
     assert not window.lesson_panel.caption.isHidden()
 
 
 def test_next_pressed_while_training_starts_over_cleanly(window, qtbot):
-    assert window.start_lesson("vocab-size")  # trains 4,923 merges on a 144 KB book
+    assert window.script.start_lesson("vocab-size")  # trains 4,923 merges on a 144 KB book
     qtbot.waitUntil(lambda: window.training_engine.is_running, timeout=WAIT)
     window.lessons.go(2)  # pressed again before the first run ended: the newest request wins
     _shown(window)
-    assert window.lessons.index == 2 and window.timeline.vocab_size == 5000
+    assert window.lessons.index == 2 and window.script.timeline.vocab_size == 5000
     assert window.lessons.caption.startswith(f"Vocabulary 1000: {window.lessons.fields['tokens']} tokens")

@@ -17,9 +17,9 @@ TEXT = "low lower lowest newer newest wider widest " * 30
 
 
 def _trained(window):
-    window.set_corpus_text(TEXT, word_counts=False)
-    assert window.start_training(TrainSettings(merges=15, split="gpt2"))
-    assert window.wait_for_training(60_000) == "finished"
+    window.script.set_corpus_text(TEXT, word_counts=False)
+    assert window.script.start_training(TrainSettings(merges=15, split="gpt2"))
+    assert window.script.wait_for_training(60_000) == "finished"
     return window
 
 
@@ -28,15 +28,15 @@ def _shown_docks(window) -> list[str]:
 
 
 def test_enter_and_leave_restore_everything(window, qtbot):
-    window.select_panel("token_view")
+    window.script.select_panel("token_view")
     drain_events()
     layout, scale = layout_summary(window), window.appearance.font_scale
     window_color = QApplication.palette().color(QPalette.ColorRole.Window).name()
     font_size = QApplication.font().pointSizeF()
 
-    window.enter_presenter()
+    window.script.enter_presenter()
     qtbot.waitUntil(lambda: window.isFullScreen(), timeout=10_000)
-    assert window.presenter_active and window.commands.presenter.isChecked()
+    assert window.script.presenter_active and window.commands.presenter.isChecked()
     assert _shown_docks(window) == ["token_view"]  # the panel that was in front
     assert not window.menuBar().isVisible() and not window.toolbar.isVisible()
     assert window.appearance.font_scale == 2.0  # the default presenter scale
@@ -44,10 +44,10 @@ def test_enter_and_leave_restore_everything(window, qtbot):
     assert QApplication.palette().color(QPalette.ColorRole.Window).name() in ("#ffffff", "#000000")
     assert highlight_width() == 3.0 and window.token_view_panel.palette_key == "high-contrast"
 
-    window.leave_presenter()
+    window.script.leave_presenter()
     qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=10_000)
     drain_events()
-    assert not window.presenter_active and not window.commands.presenter.isChecked()
+    assert not window.script.presenter_active and not window.commands.presenter.isChecked()
     assert layout_summary(window) == layout
     assert window.menuBar().isVisible() and window.toolbar.isVisible()
     assert window.appearance.font_scale == scale and QApplication.font().pointSizeF() == font_size
@@ -58,32 +58,32 @@ def test_enter_and_leave_restore_everything(window, qtbot):
 
 def test_two_panels_and_scale(window, qtbot, settings_store):
     window.presenter.screen_size = QSize(4000, 3000)  # room for any scale
-    window.enter_presenter(["timeline", "token_view"], scale=9)
+    window.script.enter_presenter(["timeline", "token_view"], scale=9)
     assert sorted(_shown_docks(window)) == ["timeline", "token_view"]
     assert window.appearance.font_scale == 3.0  # clamped to 1.5 .. 3
-    window.leave_presenter()
+    window.script.leave_presenter()
     settings_store.set_presenter_scale(1.5)
-    window.enter_presenter()
+    window.script.enter_presenter()
     assert window.appearance.font_scale == 1.5
-    window.leave_presenter()
+    window.script.leave_presenter()
 
 
 def test_f5_toggles_and_esc_leaves(window, qtbot):
     window.activateWindow()
     qtbot.keyClick(window, Qt.Key.Key_F5)
-    assert window.presenter_active
+    assert window.script.presenter_active
     qtbot.keyClick(window, Qt.Key.Key_Escape)
-    assert not window.presenter_active
+    assert not window.script.presenter_active
     assert window.commands.cancel.shortcuts()[0].toString() == "Esc"  # Esc cancels training again
     qtbot.keyClick(window, Qt.Key.Key_F5)
     qtbot.keyClick(window, Qt.Key.Key_F5)
-    assert not window.presenter_active
+    assert not window.script.presenter_active
 
 
 def test_keys_step_the_timeline_anywhere(window, qtbot):
     _trained(window)
     window.step_model.set_step(3)
-    window.enter_presenter(["timeline", "token_view"])
+    window.script.enter_presenter(["timeline", "token_view"])
     target = window.token_view_panel.view  # focus outside the timeline panel
     target.setFocus()
     qtbot.keyClick(target, Qt.Key.Key_Right)
@@ -99,54 +99,64 @@ def test_keys_step_the_timeline_anywhere(window, qtbot):
     window.token_view_panel.editor.setFocus()  # typing is left alone
     qtbot.keyClick(window.token_view_panel.editor, Qt.Key.Key_Right)
     assert window.step_model.step == 4
-    window.leave_presenter()
+    window.script.leave_presenter()
     qtbot.keyClick(target, Qt.Key.Key_Right)  # outside presenter mode the clicker keys are off
     assert window.step_model.step == 4
 
 
-def test_captions_show_the_step_the_merge_and_lessons(window, qtbot):
+def test_captions_show_the_step_the_merge_and_lessons(window, qtbot, monkeypatch):
     _trained(window)
-    tl = window.timeline
+    tl = window.script.timeline
     window.step_model.set_step(2)
-    window.enter_presenter(["timeline"])
+    window.script.enter_presenter(["timeline"])
     st = tl.steps[1]
     caption = window.presenter.caption
     assert caption.startswith(f"Step 2 of {tl.n_steps}") and "→" in caption and f"({st.count:,}×)" in caption
     window.step_model.set_step(0)
     assert window.presenter.caption.startswith(f"Step 0 of {tl.n_steps}")
-    window.set_caption("Watch the pair “l” + “o”")
+    window.script.set_caption("Watch the pair “l” + “o”")
     assert window.presenter.caption == "Watch the pair “l” + “o”"
     window.step_model.set_step(1)
     assert window.presenter.caption == "Watch the pair “l” + “o”"
-    window.set_caption("")
+    window.script.set_caption("")
     assert window.presenter.caption.startswith("Step 1 of")
     # a running lesson: its caption, and the keys step the lesson
-    calls = []
-    window.lesson_panel_ids = ["timeline"]
-    window.lesson_caption = "Lesson 3: BPE step by step"
-    window.lesson_next = lambda: calls.append("next")
-    window.lesson_prev = lambda: calls.append("prev")
+    lessons = RunningLesson(["timeline"], "Lesson 3: BPE step by step")
+    monkeypatch.setattr(window.presenter, "lessons", lessons)
     try:
-        window.set_caption("")
+        window.script.set_caption("")
         assert window.presenter.caption == "Lesson 3: BPE step by step"
         w = window.timeline_panel.table
         w.setFocus()
         qtbot.keyClick(w, Qt.Key.Key_Right)
         qtbot.keyClick(w, Qt.Key.Key_Left)
-        assert calls == ["next", "prev"] and window.step_model.step == 1
+        assert lessons.calls == ["next", "prev"] and window.step_model.step == 1
     finally:
-        window.leave_presenter()
-        del window.lesson_panel_ids, window.lesson_caption, window.lesson_next, window.lesson_prev
+        window.script.leave_presenter()
 
 
-def test_lesson_panels_are_the_default(window):
-    window.lesson_panel_ids = ["corpus", "timeline"]
+class RunningLesson:
+    """Stands for a lesson runner with a lesson on screen (what the presenter reads of it)."""
+
+    lesson = "a lesson"
+
+    def __init__(self, panel_ids, caption="") -> None:
+        self.panel_ids, self.caption, self.calls = panel_ids, caption, []
+
+    def next(self) -> None:
+        self.calls.append("next")
+
+    def prev(self) -> None:
+        self.calls.append("prev")
+
+
+def test_lesson_panels_are_the_default(window, monkeypatch):
+    monkeypatch.setattr(window.presenter, "lessons", RunningLesson(["corpus", "timeline"]))
     try:
-        window.enter_presenter()
+        window.script.enter_presenter()
         assert sorted(_shown_docks(window)) == ["corpus", "timeline"]
     finally:
-        window.leave_presenter()
-        del window.lesson_panel_ids
+        window.script.leave_presenter()
 
 
 def test_step_caption_without_a_timeline():
@@ -155,9 +165,9 @@ def test_step_caption_without_a_timeline():
 
 def test_closing_in_presenter_mode_saves_the_normal_layout(make_window, qtbot, settings_store):
     w = make_window()
-    w.enter_presenter(["timeline"])
+    w.script.enter_presenter(["timeline"])
     w.close()
-    assert not w.presenter_active
+    assert not w.script.presenter_active
     geometry, state = settings_store.window_layout()
     assert state is not None
     w2 = make_window()
@@ -167,9 +177,9 @@ def test_closing_in_presenter_mode_saves_the_normal_layout(make_window, qtbot, s
 def test_sessions_saved_while_presenting_keep_the_normal_layout(window, qtbot, tmp_path):
     drain_events()
     normal = window.sessions.state_dict()["view"]
-    window.enter_presenter(["timeline"])
+    window.script.enter_presenter(["timeline"])
     presenting = window.sessions.state_dict()["view"]
     assert presenting["layout"] == normal["layout"] and presenting["size"] == normal["size"]
-    assert window.save_session(tmp_path / "p.tokviz")
-    assert window.open_session(tmp_path / "p.tokviz")  # opening leaves presenter mode first
-    assert not window.presenter_active and window.menuBar().isVisible()
+    assert window.script.save_session(tmp_path / "p.tokviz")
+    assert window.script.open_session(tmp_path / "p.tokviz")  # opening leaves presenter mode first
+    assert not window.script.presenter_active and window.menuBar().isVisible()

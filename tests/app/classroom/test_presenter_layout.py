@@ -34,7 +34,7 @@ KEY_COLUMNS = ["Rank", "Left", "Right", "New token", "Count"]
 
 def _present(window, qtbot, panels=None, scale=2.0, screen=PROJECTOR) -> None:
     window.presenter.screen_size = screen
-    window.enter_presenter(panels, scale=scale)
+    window.script.enter_presenter(panels, scale=scale)
     window.setWindowState(Qt.WindowState.WindowNoState)
     window.resize(screen)
     qtbot.waitUntil(lambda: window.size() == screen, timeout=10_000)
@@ -99,7 +99,7 @@ def test_timeline_shows_its_key_parts_big_and_restores_them(window, qtbot):
     assert panel.splitter.orientation() == Qt.Orientation.Horizontal and panel.corpus_view.width() > 500
     assert t.play_button.iconSize().height() >= t.fontMetrics().height() - 1  # buttons read from afar
     assert _clipped(window) == []
-    window.leave_presenter()
+    window.script.leave_presenter()
     qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=10_000)
     drain_events()
     assert _timeline_state(panel) == before and not panel.presenting
@@ -121,7 +121,7 @@ def test_two_panels_fit_a_projector_without_clipping(window, qtbot):
     assert _shown_columns(panel) == KEY_COLUMNS and panel.table.horizontalScrollBar().maximum() == 0
     assert panel.corpus_view.isVisible() and panel.corpus_view.height() > 100
     assert _clipped(window) == []
-    window.leave_presenter()
+    window.script.leave_presenter()
     qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=10_000)
     assert _token_view_state(tv) == before and tv.mode_box.isVisible() and tv.status.isVisible()
 
@@ -133,19 +133,19 @@ def test_the_scale_goes_down_until_the_panels_fit(window, qtbot):
     _present(window, qtbot, ["timeline", "token_view"], scale=3.0, screen=small)
     assert 1.5 <= window.presenter.scale < 3.0
     assert window.appearance.font_scale == window.presenter.scale and _fits(window, small)
-    window.leave_presenter()
+    window.script.leave_presenter()
     assert window.appearance.font_scale == scale
     window.presenter.screen_size = QSize(200, 200)  # never below the smallest presenter scale
-    window.enter_presenter(["timeline", "token_view"], scale=2.0)
+    window.script.enter_presenter(["timeline", "token_view"], scale=2.0)
     assert window.presenter.scale == 1.5
-    window.leave_presenter()
+    window.script.leave_presenter()
 
 
 def test_a_lesson_and_its_panel_fit_a_projector(window, qtbot):
-    assert window.start_lesson("bpe-steps")
-    assert window.wait_for_lesson_step(60_000) == "shown"
+    assert window.script.start_lesson("bpe-steps")
+    assert window.script.wait_for_lesson_step(60_000) == "shown"
     window.lessons.go(3)
-    assert window.wait_for_lesson_step(60_000) == "shown"
+    assert window.script.wait_for_lesson_step(60_000) == "shown"
     _present(window, qtbot)  # the lesson's panels
     assert sorted(window.presenter.panel_ids) == ["lesson", "timeline"]
     assert window.presenter.scale == 2.0 and _fits(window)
@@ -153,9 +153,9 @@ def test_a_lesson_and_its_panel_fit_a_projector(window, qtbot):
     assert _shown_columns(panel) == KEY_COLUMNS and not panel.tabs.isVisible()
     assert window.lesson_panel.figure_stack.isVisible() and window.lesson_panel.next_button.isVisible()
     assert _clipped(window) == []
-    window.leave_presenter()
+    window.script.leave_presenter()
     assert panel.tabs.isVisible() and _shown_columns(panel) == list(COLUMNS) and not panel.presenting
-    window.stop_lesson()
+    window.script.stop_lesson()
 
 
 def test_leaving_after_the_window_was_resized_restores_the_window(window, qtbot):
@@ -165,7 +165,7 @@ def test_leaving_after_the_window_was_resized_restores_the_window(window, qtbot)
     size, layout = window.size(), layout_summary(window)
     training_min = window.training_panel.minimumSizeHint()  # a hidden tab while presenting
     _present(window, qtbot, ["timeline"])
-    window.leave_presenter()
+    window.script.leave_presenter()
     qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=10_000)
     drain_events()
     assert window.training_panel.minimumSizeHint() == training_min  # not its size at 2x
@@ -186,18 +186,18 @@ def _border_lightness(widget: QWidget, element: QStyle.SubElement) -> int:
 
 
 def test_dark_high_contrast_outlines_check_boxes_and_radio_buttons(window, qtbot):
-    window.set_theme("dark")
+    window.script.set_theme("dark")
     box, radio = QCheckBox("Loop"), QRadioButton("Text")
     for w in (box, radio):
         qtbot.addWidget(w)
         w.show()
-    window.enter_presenter(["timeline"])
+    window.script.enter_presenter(["timeline"])
     try:
         assert QApplication.palette().color(QApplication.palette().ColorRole.Window).name() == "#000000"
         assert isinstance(QApplication.style(), OutlinedIndicatorStyle) and QApplication.style().outlined
         assert _border_lightness(box, QStyle.SubElement.SE_CheckBoxIndicator) > 200
         assert _border_lightness(radio, QStyle.SubElement.SE_RadioButtonIndicator) > 200
     finally:
-        window.leave_presenter()
+        window.script.leave_presenter()
     assert not QApplication.style().outlined
     assert _border_lightness(box, QStyle.SubElement.SE_CheckBoxIndicator) < 100  # Fusion's own look again

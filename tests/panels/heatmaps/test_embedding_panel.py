@@ -226,20 +226,20 @@ def test_engine_alone_newest_run_wins(qtbot, corpus):
 
 def test_main_window_docks_heatmap_panels(window, qtbot):
     assert {"embeddings", "positional"} <= set(window.docks.panel_ids())
-    assert window.start_training(TrainSettings(vocab_size=300))
-    assert window.wait_for_training(60_000) == "finished"
-    emb = window.panel("embeddings")
+    assert window.script.start_training(TrainSettings(vocab_size=300))
+    assert window.script.wait_for_training(60_000) == "finished"
+    emb = window.script.panel("embeddings")
     qtbot.waitUntil(lambda: emb.corpus is not None and emb.corpus.n_vocab == 300, timeout=TIMEOUT)
-    pos = window.panel("positional")
+    pos = window.script.panel("positional")
     qtbot.waitUntil(lambda: " " in pos.heatmap.label_of_row(0), timeout=TIMEOUT)
     first = emb.corpus.labels[emb.corpus.text_ids[0]]
     assert pos.heatmap.label_of_row(0) == f"0 {first}"
-    assert window.select_panel("positional") is pos
+    assert window.script.select_panel("positional") is pos
     emb.positional_trained.emit(np.ones((4, 6), dtype=np.float32))  # a trained position table reaches it
     assert pos.kind_box.findData("trained") >= 0
     if "token_view" in window.docks.panel_ids():  # the token view's text is "the current text"
-        tv = window.panel("token_view")
+        tv = window.script.panel("token_view")
         tv.set_text("zebra quagga")
-        expected = window.timeline.tokenizer().encode_ids("zebra quagga")
+        expected = window.script.timeline.tokenizer().encode_ids("zebra quagga")
         qtbot.waitUntil(lambda: emb.corpus.text_ids == tuple(expected), timeout=TIMEOUT)
         qtbot.waitUntil(lambda: pos.heatmap.label_of_row(1) == f"1 {emb.corpus.labels[expected[1]]}", timeout=TIMEOUT)

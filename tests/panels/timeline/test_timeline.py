@@ -245,10 +245,10 @@ def test_word_frequency_table_rows(qtbot, low_timeline):
 
 def test_live_filling_and_follow(make_window, qtbot):
     w = make_window(load_default_sample=False)
-    w.load_sample("english-prose")
+    w.script.load_sample("english-prose")
     p = w.timeline_panel
-    assert w.start_training(TrainSettings(vocab_size=700))
-    assert w.wait_for_training(60_000) == "finished"
+    assert w.script.start_training(TrainSettings(vocab_size=700))
+    assert w.script.wait_for_training(60_000) == "finished"
     qtbot.waitUntil(lambda: p.transport.spin.value() == w.step_model.n_steps, timeout=10_000)
     assert p.merge_model.rowCount() == w.step_model.n_steps == 444
     assert p.transport.follow_box.isChecked()
@@ -261,10 +261,10 @@ def test_live_filling_and_follow(make_window, qtbot):
 
 def test_vocabulary_selection_shows_provenance(make_window, qtbot):
     w = make_window(load_default_sample=False)
-    w.load_sample("low-lower-lowest")
-    assert w.start_training(LOW)
-    assert w.wait_for_training(30_000) == "finished"
-    base = w.timeline.base_size
+    w.script.load_sample("low-lower-lowest")
+    assert w.script.start_training(LOW)
+    assert w.script.wait_for_training(30_000) == "finished"
+    base = w.script.timeline.base_size
     row = w.vocab_model.row_of_id(base + 4)  # "low"
     w.vocab_panel.table.selectionModel().select(
         w.vocab_model.index(row, 0),
@@ -278,9 +278,9 @@ def test_vocabulary_selection_shows_provenance(make_window, qtbot):
 
 def test_clicker_keys_work_window_wide_but_not_while_typing(make_window, qtbot):
     w = make_window(load_default_sample=False)
-    w.load_sample("low-lower-lowest")
-    assert w.start_training(LOW)
-    assert w.wait_for_training(30_000) == "finished"
+    w.script.load_sample("low-lower-lowest")
+    assert w.script.start_training(LOW)
+    assert w.script.wait_for_training(30_000) == "finished"
     m = w.step_model
     table = w.vocab_panel.table
     table.setFocus()
@@ -330,9 +330,9 @@ def test_clicking_the_chart_jumps(panel, qtbot):
 
 def test_timeline_fills_while_training_runs(make_window, qtbot, long_text):
     w = make_window(load_default_sample=False)
-    w.set_corpus_text(long_text)
+    w.script.set_corpus_text(long_text)
     p = w.timeline_panel
-    assert w.start_training(TrainSettings(units="chars", split="whitespace", min_count=1, merges=20_000))
+    assert w.script.start_training(TrainSettings(units="chars", split="whitespace", min_count=1, merges=20_000))
     qtbot.waitUntil(lambda: p.merge_model.rowCount() >= 50, timeout=30_000)
     assert w.training_engine.is_running
     seen = p.merge_model.rowCount()
@@ -343,16 +343,16 @@ def test_timeline_fills_while_training_runs(make_window, qtbot, long_text):
     frozen = w.step_model.step
     qtbot.waitUntil(lambda: p.merge_model.rowCount() > frozen + 20, timeout=30_000)
     assert w.step_model.step == frozen and p.transport.spin.maximum() > frozen
-    w.cancel_training()
-    assert w.wait_for_training(30_000) == "cancelled"
+    w.script.cancel_training()
+    assert w.script.wait_for_training(30_000) == "cancelled"
     assert p.merge_model.rowCount() == w.step_model.n_steps
 
 
 def test_selecting_a_new_token_right_after_training(make_window):
     w = make_window(load_default_sample=False)
-    w.load_sample("cat-sat")
-    assert w.start_training(TrainSettings(merges=5))
-    assert w.wait_for_training(30_000) == "finished"
+    w.script.load_sample("cat-sat")
+    assert w.script.start_training(TrainSettings(merges=5))
+    assert w.script.wait_for_training(30_000) == "finished"
     w.vocab_panel.table.selectRow(w.vocab_model.row_of_id(260))  # no refresh has run yet
     assert w.timeline_panel.provenance.token == 260 and w.step_model.step == 5
     assert w.timeline_panel.provenance.tree.topLevelItem(0).text(1) == "260"

@@ -225,9 +225,9 @@ def test_failure_is_reported(make_panel, qtbot):
 
 
 def test_window_docks_panel_and_click_selects_vocabulary(window, qtbot, timeline):
-    panel = window.panel("token_view")
+    panel = window.script.panel("token_view")
     assert window.docks.dock("token_view").objectName() == "dock_token_view"
-    window.select_panel("token_view")
+    window.script.select_panel("token_view")
     with qtbot.waitSignal(panel.result_shown, timeout=WAIT):
         panel.set_text("hello world")
         window.step_model.set_timeline(timeline)
@@ -272,10 +272,10 @@ def test_newest_request_wins(make_panel, qtbot, timeline):
 
 
 def test_token_colours_follow_the_theme(window, qtbot):
-    panel = window.panel("token_view")
-    window.set_theme("light")
+    panel = window.script.panel("token_view")
+    window.script.set_theme("light")
     assert not panel._token_palette.dark
-    window.set_theme("dark")
+    window.script.set_theme("dark")
     qtbot.waitUntil(lambda: panel._token_palette.dark, timeout=WAIT)
-    window.set_theme("light")
+    window.script.set_theme("light")
     qtbot.waitUntil(lambda: not panel._token_palette.dark, timeout=WAIT)

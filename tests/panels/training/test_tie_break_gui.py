@@ -32,8 +32,8 @@ def test_window_trains_with_hf_ties_and_remembers_the_choice(window, settings_st
     panel.set_settings(TrainSettings(split="none", merges=3))
     panel.tie_break_box.setCurrentIndex(panel.tie_break_box.findData("hf"))
     window.corpus_panel.editor.setPlainText("aaabdaaabac")
-    assert window.start_training()
-    assert window.wait_for_training(30_000) == "finished"
+    assert window.script.start_training()
+    assert window.script.wait_for_training(30_000) == "finished"
     timeline = window.step_model.timeline
     assert timeline.settings.tie_break == "hf"
     assert timeline.merges() == [(97, 97), (97, 98), (256, 257)]  # first occurrence: (256, 97) second

@@ -1,10 +1,10 @@
-"""`LessonRunner`: plays a guided lesson on the main window, one step at a time, never blocking.
+"""`LessonRunner`: plays a guided lesson through the scripting surface, one step at a time, never blocking.
 
 Going to step i replays the lesson's state up to i, so Back and Next always show the same screen:
 
 1. the training in force at step i (the lesson's own, or the last ``train`` action of steps <= i)
-   runs if it is not the one on screen: corpus, then `MainWindow.start_training`, then wait for
-   ``training_done``;
+   runs if it is not the one on screen: corpus, then `Scripting.start_training`, then wait for
+   the run to end;
 2. the lesson's set-up (token view text, pretrained tokenizers, panels), then the actions of the
    steps from that training up to i, in order;
 3. once the token view (and any heatmap or embedding work) has settled, the figure and the caption
@@ -14,13 +14,16 @@ Actions that take time (training, loading a corpus or a tokenizer, tokenizing fo
 training embeddings, positional heatmaps) return the signals to wait for; the runner continues
 when one fires. A newer request (Next pressed again, another lesson) makes older waits stale.
 
+A lesson drives the window as any script does (`tokviz.app.scripting.Scripting`), plus the panels
+it sets up and reads figures from (`LessonViews`); it never holds the window.
+
 What this leaves out: the lesson files (``tokviz.core.lessons.files``), the maths of the figures
 (``tokviz.core.lessons.figures``), drawing (``tokviz.panels.lesson_panel``).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
@@ -44,16 +47,28 @@ _TOKENIZER_CACHE: dict[str, object] = {}  # path -> loaded tokenizer (lessons sh
 VIEW_DEFAULTS = {"mode": "text", "whitespace": True, "bos": False, "eos": False, "pad": "right"}
 
 
+@dataclass(frozen=True)
+class LessonViews:
+    """The panels a lesson sets up and reads its figures from, besides its own."""
+
+    corpus: object  # tokviz.panels.corpus.panel.CorpusPanel
+    token_view: object  # tokviz.panels.token_view.panel.TokenViewPanel
+    embedding: object  # tokviz.panels.heatmaps.embedding_panel.EmbeddingPanel
+    positional: object  # tokviz.panels.heatmaps.positional_panel.PositionalPanel
+
+
 class LessonRunner(QObject):
-    """Drives `window` (a `MainWindow`) through a `Lesson`, showing it in `panel`."""
+    """Drives the window through a `Lesson` with `script`, showing the lesson in `panel`."""
 
     step_shown = Signal(int)  # the step is on screen (caption, panels, figure)
     failed = Signal(str)
     lesson_changed = Signal()  # a lesson started or stopped
+    caption_changed = Signal(str)  # the step's caption ("" when the lesson stops)
 
-    def __init__(self, window, panel) -> None:
-        super().__init__(window)
-        self.window, self.panel = window, panel
+    def __init__(self, script, panel, views: LessonViews, dialogs, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.script, self.panel, self.views, self.dialogs = script, panel, views, dialogs
+        self.panel_ids: list[str] | None = None  # the panels presenter mode shows while it runs
         self._lessons: list[Lesson] | None = None
         self.lesson: Lesson | None = None
         self.index = -1
@@ -71,9 +86,6 @@ class LessonRunner(QObject):
         panel.next_requested.connect(self.next)
         panel.prev_requested.connect(self.prev)
         panel.stop_requested.connect(self.stop)
-        presenter = getattr(window, "presenter", None)  # presenter mode has its own caption bar
-        if presenter is not None and hasattr(presenter, "active_changed"):
-            presenter.active_changed.connect(panel.set_presenting)
 
     # -- public ------------------------------------------------------------------------------
 
@@ -91,20 +103,20 @@ class LessonRunner(QObject):
         try:
             lesson = find_lesson(str(key), self.lessons())
         except LessonError as exc:
-            self.window.dialogs.error("Cannot start the lesson", str(exc))
+            self.dialogs.error("Cannot start the lesson", str(exc))
             return False
         self._cancel_wait()
         self.lesson, self.index, self._anchor = lesson, -1, None
         self.tokenizers, self.missing = {}, {}
-        tv = self.window.token_view_panel
+        tv = self.views.token_view
         clear = getattr(tv, "clear_tokenizers", None)
         if callable(clear):
             clear()
         main = [p for p in lesson.panels if p != "lesson"][:1]
         # presenter mode: the lesson's main panel, and the lesson panel when it has a figure to show
-        self.window.lesson_panel_ids = main + (["lesson"] if lesson.figure is not None or not main else [])
+        self.panel_ids = main + (["lesson"] if lesson.figure is not None or not main else [])
         self.panel.show_lesson(lesson.label, lesson.n_steps)
-        self.window.docks.select("lesson")
+        self.script.select_panel("lesson")
         self.lesson_changed.emit()
         self.go(0)
         return True
@@ -112,11 +124,9 @@ class LessonRunner(QObject):
     def stop(self) -> None:
         self._cancel_wait()
         self.lesson, self.index, self._anchor = None, -1, None
-        self.window.lesson_panel_ids = None
-        self.window.lesson_caption = ""
-        set_caption = getattr(self.window, "set_caption", None)
-        if callable(set_caption):
-            set_caption("")
+        self.panel_ids = None
+        self.caption = ""
+        self.caption_changed.emit("")
         self.panel.show_lesson(None)
         self.lesson_changed.emit()
 
@@ -223,7 +233,7 @@ class LessonRunner(QObject):
     # -- actions -------------------------------------------------------------------------------
 
     def _do_corpus(self, a: Action):
-        corpus, w = a.get("corpus"), self.window
+        corpus, w = a.get("corpus"), self.script
         if corpus is None:
             self._corpus_text = ""
             ok = w.set_corpus_text("", title=f"Lesson: {self.lesson.title}")
@@ -235,21 +245,21 @@ class LessonRunner(QObject):
             ok = w.set_corpus_text(self._corpus_text, title=f"Lesson: {self.lesson.title}")
         if not ok:
             raise LessonError("the corpus was not replaced (unsaved changes were kept)")
-        if w.corpus_panel.is_loading:
-            return [(w.corpus_panel.text_loaded, True)]
+        if self.views.corpus.is_loading:
+            return [(self.views.corpus.text_loaded, True)]
         return None
 
     def _do_train(self, a: Action):
-        w = self.window
-        if w.training_engine.is_running:  # reports "cancelled" now, before the wait below listens
+        w = self.script
+        if w.is_training:  # reports "cancelled" now, before the wait below listens
             w.cancel_training()
         if not w.start_training(a.get("settings")):
             raise LessonError("training could not start")
         return [(w.training_done, lambda outcome: None if outcome == "finished" else f"training {outcome}")]
 
     def _do_untrain(self, _a: Action):
-        w = self.window
-        if w.training_engine.is_running:
+        w = self.script
+        if w.is_training:
             w.cancel_training()
         w.step_model.set_timeline(None)
 
@@ -257,29 +267,29 @@ class LessonRunner(QObject):
         self._anchor = a.get("anchor")
 
     def _do_step(self, a: Action):
-        sm = self.window.step_model
+        sm = self.script.step_model
         to = a.get("to")
         sm.set_step(sm.n_steps if to == "last" else to)
 
     def _do_vocab(self, a: Action):
-        tl = self.window.timeline
+        tl = self.script.timeline
         if tl is not None:
-            self.window.step_model.set_step(a.get("size") - (tl.vocab_size - tl.n_merges))
+            self.script.step_model.set_step(a.get("size") - (tl.vocab_size - tl.n_merges))
 
     def _do_panel(self, a: Action):
-        self.window.select_panel(a.get("id"))
+        self.script.select_panel(a.get("id"))
 
     def _do_text(self, a: Action):
-        tv = self.window.token_view_panel
+        tv = self.views.token_view
         if tv.text() != a.get("value"):
             tv.set_text(a.get("value"))
 
     def _do_tab(self, a: Action):
-        tv = self.window.token_view_panel
+        tv = self.views.token_view
         tv.tabs.setCurrentIndex(TABS.index(a.get("name")))
 
     def _do_view(self, a: Action):
-        tv = self.window.token_view_panel
+        tv = self.views.token_view
         if "mode" in a.args:
             tv.set_mode(a.get("mode"))
         if "whitespace" in a.args:
@@ -298,7 +308,7 @@ class LessonRunner(QObject):
         if path is None:
             self.missing[name] = PRETRAINED[name][0]
             return None
-        tv = self.window.token_view_panel
+        tv = self.views.token_view
         cached = _TOKENIZER_CACHE.get(str(path))
         if cached is not None:
             self.tokenizers[name] = cached
@@ -320,7 +330,7 @@ class LessonRunner(QObject):
                 (tv.loader.failed, lambda message: f"cannot load {path.name}: {message}")]
 
     def _do_positional(self, a: Action):
-        p = self.window.positional_panel
+        p = self.views.positional
         if "d" in a.args:
             p.dim_spin.setValue(a.get("d"))
         if "positions" in a.args:
@@ -331,10 +341,10 @@ class LessonRunner(QObject):
         return [(p.view_shown, True)] if p.engine.is_busy else None
 
     def _do_embeddings(self, a: Action):
-        p = self.window.embedding_panel
+        p = self.views.embedding
         if "dim" in a.args and p.dim_spin.value() != a.get("dim"):
             p.dim_spin.setValue(a.get("dim"))
-        tl, sm = self.window.timeline, self.window.step_model
+        tl, sm = self.script.timeline, self.script.step_model
         key = (id(tl), tl.n_steps if tl is not None else 0, sm.step)
         if p.corpus is None or self._embedded != key:
             self._queue.insert(0, a)  # again, once the corpus is tokenized
@@ -356,8 +366,7 @@ class LessonRunner(QObject):
     def _do_settle(self, _a: Action):
         """Wait until the token view, the similarity heatmap and the positional view show their
         newest results."""
-        w = self.window
-        tv, emb, pos = w.token_view_panel, w.embedding_panel, w.positional_panel
+        tv, emb, pos = self.views.token_view, self.views.embedding, self.views.positional
         for busy, waits in ((tv.engine.is_pending, [(tv.result_shown, True), (tv.engine.failed, True)]),
                             (emb.similarity_engine.is_busy, [(emb.heatmap_shown, True)]),
                             (pos.engine.is_busy, [(pos.view_shown, True)])):
@@ -369,15 +378,15 @@ class LessonRunner(QObject):
     # -- showing ---------------------------------------------------------------------------
 
     def context(self) -> FigureContext:
-        w = self.window
-        emb = w.embedding_panel
+        v, w = self.views, self.script
+        emb = v.embedding
         embedding = None
         if emb.table is not None and emb.corpus is not None and emb.table.n_vocab == emb.corpus.n_vocab:
             embedding = (emb.table.vectors, emb.corpus.labels, emb.corpus.counts)
-        result = w.token_view_panel.result
+        result = v.token_view.result
         b = result.batch if result is not None else None
         batch = (b.batch, b.lines, b.bos_id, b.eos_id, b.pad_id) if b is not None else None
-        return FigureContext(text=w.token_view_panel.text(), corpus=self._corpus_text, timeline=w.timeline,
+        return FigureContext(text=v.token_view.text(), corpus=self._corpus_text, timeline=w.timeline,
                              step=w.step_model.step, tokenizers=dict(self.tokenizers), embedding=embedding,
                              params=dict(self.lesson.figure or {}), missing=dict(self.missing), batch=batch)
 
@@ -401,12 +410,9 @@ class LessonRunner(QObject):
         self.panel.show_figure(figure)
         if figure is not None and lesson.figure.get("kind") == "neighbours" and ctx.timeline is not None:
             ids = ctx.timeline.tokenizer().encode_ordinary(lesson.figure.get("token", " the"), step=ctx.step).ids
-            if len(ids) == 1 and self.window.embedding_panel.corpus is not None:
-                self.window.embedding_panel.select_token(ids[0])  # its neighbours list matches the figure
-        self.window.lesson_caption = caption
-        set_caption = getattr(self.window, "set_caption", None)  # presenter mode shows it full screen
-        if callable(set_caption):
-            set_caption(caption)
+            if len(ids) == 1 and self.views.embedding.corpus is not None:
+                self.views.embedding.select_token(ids[0])  # its neighbours list matches the figure
+        self.caption_changed.emit(caption)  # presenter mode shows it full screen
         self.step_shown.emit(i)
 
 
@@ -414,17 +420,18 @@ def take_lesson_screenshots(window, out_dir, theme: str, settle) -> list:
     """The screenshot command: the window at each lesson's `screenshot_step`, saved as
     ``lesson-NN-NAME-THEME.png``; `settle()` runs pending events. Returns the paths written."""
     written = []
+    script = window.script
     window.docks.dock("vocabulary").raise_()  # not a panel left in front by earlier shots
     for lesson in window.lessons.lessons():
-        if not window.start_lesson(lesson.name) or window.wait_for_lesson_step(120_000) != "shown":
+        if not script.start_lesson(lesson.name) or script.wait_for_lesson_step(120_000) != "shown":
             raise RuntimeError(f"lesson {lesson.name} did not start: {window.lessons.caption}")
         window.lessons.go(lesson.screenshot_step)
-        if window.wait_for_lesson_step(120_000) != "shown":
+        if script.wait_for_lesson_step(120_000) != "shown":
             raise RuntimeError(f"lesson {lesson.name}: step {lesson.screenshot_step + 1} was not shown")
         settle()
         path = out_dir / f"lesson-{lesson.number:02d}-{lesson.name}-{theme}.png"
         if not window.grab().save(str(path)):
             raise OSError(f"cannot write {path}")
         written.append(path)
-    window.stop_lesson()
+    script.stop_lesson()
     return written

@@ -1,20 +1,27 @@
 """`Presenter`: presenter mode for projectors (F5 toggles, Esc leaves).
 
-Full screen with one or two panels (a lesson's ``window.lesson_panel_ids``, else the panel in
+Full screen with one or two panels (a running lesson's ``panel_ids``, else the panel in
 front of the central tab group), each laid out for the back row (``Panel.set_presenting``) and
 two sharing the width, fonts scaled (``AppSettings.presenter_scale()``, 1.5x-3x, lowered in
 steps until the window fits the screen), the high-contrast palette (outlined check boxes:
 ``tokviz.app.theme.OutlinedIndicatorStyle``), thicker cursors (``highlight_width``), and a caption
 bar at the bottom saying what is on screen (step k of n and the merge just applied, or the
-lesson's caption set with ``window.set_caption``). Left/Right/PageUp/PageDown/Space step the
-timeline (or a running lesson: ``window.lesson_next()``/``lesson_prev()``) wherever the focus
-is, except while typing. Leaving restores the exact previous layout, fonts and palette.
+lesson's caption, or one set with `Presenter.set_caption`). Left/Right/PageUp/PageDown/Space step
+the timeline (or a running lesson: its ``next()``/``prev()``) wherever the focus is, except while
+typing. Leaving restores the exact previous layout, fonts and palette.
+
+The presenter works on the main window as a frame (geometry, bars, docks) and gets every other
+object it touches explicitly (`PresenterParts`); the window's actions and the lesson runner,
+which are made after it, are bound with `bind_actions` and `follow_lessons`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtWidgets import QApplication, QLabel, QToolBar, QWidget
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QToolBar, QWidget
 
 from tokviz.app.session_ops import raised_panel_ids
 from tokviz.core.display.tokens import visible_token
@@ -51,21 +58,34 @@ def _shown(token: bytes | str) -> str:
     return visible_token(token) if isinstance(token, bytes) else str(token)
 
 
+@dataclass(frozen=True)
+class PresenterParts:
+    """What presenter mode changes besides the frame: panels (through `docks`), fonts and palette
+    (`appearance`), the stored scale (`settings`), the caption's source (`step_model`), the token
+    palette (`token_view`) and what the clicker keys step (`playback`, the timeline's)."""
+
+    docks: object  # tokviz.app.docks.DockManager
+    appearance: object  # tokviz.app.theme.Appearance
+    settings: object  # tokviz.engine.settings.AppSettings
+    step_model: object  # tokviz.engine.step_model.StepModel
+    token_view: object  # tokviz.panels.token_view.panel.TokenViewPanel
+    playback: object  # tokviz.panels.timeline.transport's playback controller
+
+
 class PresenterKeys(QObject):
     """Application event filter: clicker keys step the timeline, or a running lesson."""
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, presenter: Presenter) -> None:
+        super().__init__(presenter)
+        self.presenter = presenter
 
     def _action(self, key: Qt.Key):
-        w = self.window
-        lesson = getattr(w, "lesson_panel_ids", None) is not None
-        nxt, prev = getattr(w, "lesson_next", None), getattr(w, "lesson_prev", None)
-        if lesson and callable(nxt) and callable(prev):
+        lessons = self.presenter.lessons
+        if lessons is not None and lessons.lesson is not None:
+            nxt, prev = lessons.next, lessons.prev
             return {Qt.Key.Key_Right: nxt, Qt.Key.Key_PageDown: nxt, Qt.Key.Key_Space: nxt,
                     Qt.Key.Key_Left: prev, Qt.Key.Key_PageUp: prev}.get(key)
-        pb = w.timeline_panel.playback
+        pb = self.presenter.parts.playback
         return {Qt.Key.Key_Right: pb.step_forward, Qt.Key.Key_PageDown: pb.step_forward,
                 Qt.Key.Key_Left: pb.step_back, Qt.Key.Key_PageUp: pb.step_back, Qt.Key.Key_Space: pb.toggle,
                 Qt.Key.Key_Home: pb.go_home, Qt.Key.Key_End: pb.go_end}.get(key)
@@ -75,7 +95,7 @@ class PresenterKeys(QObject):
         if kind not in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride) or event.modifiers() not in (
                 Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier):
             return False
-        if not isinstance(obj, QWidget) or obj.window() is not self.window:
+        if not isinstance(obj, QWidget) or obj.window() is not self.presenter.window:
             return False
         slot = self._action(Qt.Key(event.key()))
         if slot is None or focus_is_typing():
@@ -93,9 +113,12 @@ class Presenter(QObject):
     active_changed = Signal(bool)
     caption_changed = Signal(str)
 
-    def __init__(self, window) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, frame: QMainWindow, parts: PresenterParts) -> None:
+        super().__init__(frame)
+        self.window = frame  # the frame presented: geometry, bars and docks
+        self.parts = parts
+        self.lessons = None  # the lesson runner (`follow_lessons`)
+        self._actions: dict[str, QAction] = {}  # cancel, presenter, presenter_leave (`bind_actions`)
         self.panel_ids: list[str] = []
         self.scale = 1.0  # the scale in use: the one asked for, or less when the panels did not fit
         self.screen_size: QSize | None = None  # what to fit into (None: the window's screen)
@@ -106,9 +129,21 @@ class Presenter(QObject):
         self._manual_caption = ""
         self._vocab: tuple[object, int, list[bytes]] | None = None  # (timeline, n_steps, token bytes)
 
+    def bind_actions(self, *, cancel: QAction, toggle: QAction, leave: QAction) -> None:
+        """The window's Cancel (its Esc is taken while presenting), Presenter and Leave actions."""
+        self._actions = {"cancel": cancel, "toggle": toggle, "leave": leave}
+
+    def follow_lessons(self, lessons) -> None:
+        """A running lesson picks the panels, captions the screen and takes the clicker keys."""
+        self.lessons = lessons
+        lessons.caption_changed.connect(self._update_caption)
+
     @property
     def active(self) -> bool:
         return self._saved is not None
+
+    def _lesson_running(self) -> bool:
+        return self.lessons is not None and self.lessons.lesson is not None
 
     @property
     def caption(self) -> str:
@@ -117,37 +152,37 @@ class Presenter(QObject):
     # -- entering and leaving ---------------------------------------------------------------
 
     def default_panels(self) -> list[str]:
-        lesson = getattr(self.window, "lesson_panel_ids", None)
-        if lesson:
-            return [p for p in lesson if p in self.window.docks.panel_ids()][:2]
-        raised = [p for p in raised_panel_ids(self.window) if p not in SIDE_PANELS]
+        docks = self.parts.docks
+        if self._lesson_running() and self.lessons.panel_ids:
+            return [p for p in self.lessons.panel_ids if p in docks.panel_ids()][:2]
+        raised = [p for p in raised_panel_ids(docks) if p not in SIDE_PANELS]
         return raised[:1] or ["timeline"]
 
     def enter(self, panel_ids: list[str] | None = None, scale: float | None = None) -> None:
-        w = self.window
+        w, P, A = self.window, self.parts, self._actions
         if self.active:
             self.leave()
-        ids = [p for p in (panel_ids or self.default_panels()) if p in w.docks.panel_ids()][:2] or ["timeline"]
-        scale = clamp_presenter_scale(scale if scale is not None else w.settings_store.presenter_scale())
-        tv = w.token_view_panel
+        ids = [p for p in (panel_ids or self.default_panels()) if p in P.docks.panel_ids()][:2] or ["timeline"]
+        scale = clamp_presenter_scale(scale if scale is not None else P.settings.presenter_scale())
+        tv = P.token_view
         self._saved = {
             "geometry": w.saveGeometry(), "state": w.saveState(LAYOUT_VERSION), "window_state": w.windowState(),
             "size": w.size(),
             "menu": w.menuBar().isVisible(), "status": w.statusBar().isVisible(),
-            "font_scale": w.appearance.font_scale, "token_palette": tv.palette_key,
-            "cancel_keys": w.commands.cancel.shortcuts(),
+            "font_scale": P.appearance.font_scale, "token_palette": tv.palette_key,
+            "cancel_keys": A["cancel"].shortcuts(),
         }
         self.panel_ids, self.scale = ids, scale
         for pid in ids:  # each panel lays itself out for the back row (first: it keeps its layout as is)
-            w.docks.panel(pid).set_presenting(True)
-        w.commands.cancel.setShortcuts([])  # Esc leaves presenter mode instead
-        w.commands.presenter_leave.setEnabled(True)
+            P.docks.panel(pid).set_presenting(True)
+        A["cancel"].setShortcuts([])  # Esc leaves presenter mode instead
+        A["leave"].setEnabled(True)
         w.menuBar().hide()
         w.statusBar().hide()
         for bar in w.findChildren(QToolBar):
             bar.hide()
-        docks = [w.docks.dock(p) for p in ids]
-        for dock in w.docks.docks():
+        docks = [P.docks.dock(p) for p in ids]
+        for dock in P.docks.docks():
             if dock not in docks:
                 dock.hide()
         for dock in docks:
@@ -158,27 +193,27 @@ class Presenter(QObject):
         if len(docks) > 1:
             w.splitDockWidget(docks[0], docks[1], Qt.Orientation.Horizontal)
         self._build_caption_bar()
-        w.appearance.set_font_scale(scale, save=False)
-        w.appearance.set_high_contrast(True)
+        P.appearance.set_font_scale(scale, save=False)
+        P.appearance.set_high_contrast(True)
         self.scale = self._fit_scale(scale)
         QApplication.instance().setProperty(HIGHLIGHT_WIDTH_PROPERTY, PRESENTER_HIGHLIGHT)
         tv.set_palette_key("high-contrast")
-        self._keys = PresenterKeys(w)
+        self._keys = PresenterKeys(self)
         QApplication.instance().installEventFilter(self._keys)
-        w.step_model.step_changed.connect(self._update_caption)
-        w.step_model.timeline_changed.connect(self._update_caption)
+        P.step_model.step_changed.connect(self._update_caption)
+        P.step_model.timeline_changed.connect(self._update_caption)
         w.installEventFilter(self)  # two panels share the width whatever size the window gets
         w.showFullScreen()
         self._balance()
         docks[0].raise_()
-        w.commands.presenter.setChecked(True)
+        A["toggle"].setChecked(True)
         self._update_caption()
         self.active_changed.emit(True)
 
     def leave(self) -> None:
         if not self.active:
             return
-        w, saved = self.window, self._saved
+        w, saved, P, A = self.window, self._saved, self.parts, self._actions
         self._saved = None
         app = QApplication.instance()
         w.removeEventFilter(self)
@@ -186,23 +221,23 @@ class Presenter(QObject):
             app.removeEventFilter(self._keys)
             self._keys.deleteLater()
             self._keys = None
-        w.step_model.step_changed.disconnect(self._update_caption)
-        w.step_model.timeline_changed.disconnect(self._update_caption)
-        for dock in w.docks.docks():  # hidden until the normal layout is back: resizing the full-screen
+        P.step_model.step_changed.disconnect(self._update_caption)
+        P.step_model.timeline_changed.disconnect(self._update_caption)
+        for dock in P.docks.docks():  # hidden until the normal layout is back: resizing the full-screen
             dock.hide()  # panels on the way would leave a hidden tab with the presenter's size and layout
         if self._bar is not None:
             w.removeToolBar(self._bar)
             self._bar.deleteLater()
             self._bar, self._label = None, None
-        for dock in w.docks.docks():
+        for dock in P.docks.docks():
             if dock.titleBarWidget() is not None:
                 old = dock.titleBarWidget()
                 dock.setTitleBarWidget(None)
                 old.deleteLater()
         app.setProperty(HIGHLIGHT_WIDTH_PROPERTY, None)
-        w.appearance.set_high_contrast(False)
-        w.appearance.set_font_scale(saved["font_scale"], save=False)
-        w.token_view_panel.set_palette_key(saved["token_palette"])
+        P.appearance.set_high_contrast(False)
+        P.appearance.set_font_scale(saved["font_scale"], save=False)
+        P.token_view.set_palette_key(saved["token_palette"])
         w.setWindowState(saved["window_state"])
         w.restoreGeometry(saved["geometry"])
         if not (w.isMaximized() or w.isFullScreen()):
@@ -211,12 +246,12 @@ class Presenter(QObject):
         w.statusBar().setVisible(saved["status"])
         w.restoreState(saved["state"], LAYOUT_VERSION)
         for pid in self.panel_ids:  # last: the panels' own layouts as they were
-            w.docks.panel(pid).set_presenting(False)
+            P.docks.panel(pid).set_presenting(False)
         # once more after the window has its size again: dock splits are kept to the pixel
         QTimer.singleShot(0, w, lambda: self.active or w.restoreState(saved["state"], LAYOUT_VERSION))
-        w.commands.cancel.setShortcuts(saved["cancel_keys"])
-        w.commands.presenter_leave.setEnabled(False)
-        w.commands.presenter.setChecked(False)
+        A["cancel"].setShortcuts(saved["cancel_keys"])
+        A["leave"].setEnabled(False)
+        A["toggle"].setChecked(False)
         self.active_changed.emit(False)
 
     def _fit_scale(self, scale: float) -> float:
@@ -230,7 +265,7 @@ class Presenter(QObject):
             if need.width() <= screen.width() and need.height() <= screen.height():
                 break
             scale = max(PRESENTER_SCALE_MIN, scale - FIT_STEP)
-            w.appearance.set_font_scale(scale, save=False)
+            self.parts.appearance.set_font_scale(scale, save=False)
         return scale
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
@@ -243,7 +278,7 @@ class Presenter(QObject):
         w = self.window
         if self.active and len(self.panel_ids) == 2:
             half = w.width() // 2
-            w.resizeDocks([w.docks.dock(p) for p in self.panel_ids], [half, half], Qt.Orientation.Horizontal)
+            w.resizeDocks([self.parts.docks.dock(p) for p in self.panel_ids], [half, half], Qt.Orientation.Horizontal)
 
     def normal_layout(self) -> tuple | None:
         """(geometry, dock state, size) of the window before presenting, or None when not presenting."""
@@ -294,11 +329,11 @@ class Presenter(QObject):
     def _update_caption(self, *_args) -> None:
         if self._label is None:
             return
-        lesson = getattr(self.window, "lesson_caption", "") if getattr(self.window, "lesson_panel_ids", None) else ""
+        lesson = self.lessons.caption if self._lesson_running() else ""
         text = self._manual_caption or lesson
         if not text:
-            tl = self.window.step_model.timeline
-            text = step_caption(tl, self.window.step_model.step, self._token_bytes(tl))
+            sm = self.parts.step_model
+            text = step_caption(sm.timeline, sm.step, self._token_bytes(sm.timeline))
         if text != self._label.text():
             self._label.setText(text)
             self.caption_changed.emit(text)

@@ -83,9 +83,9 @@ def run_animate(args: argparse.Namespace) -> int:
                 window.resize(1280, 800)
                 window.show()
                 if args.text is not None:  # also the corpus the timeline's corpus view segments
-                    window.set_corpus_text(args.text, word_counts=False, title="text")
-                window.open_path(model)
-                if window.wait_for_file() != "opened" or window.timeline is None:
+                    window.script.set_corpus_text(args.text, word_counts=False, title="text")
+                window.script.open_path(model)
+                if window.script.wait_for_file() != "opened" or window.script.timeline is None:
                     raise TokvizError(dialogs.errors[-1] if dialogs.errors else f"{model}: cannot open the model")
                 if args.text is not None:
                     window.token_view_panel.set_text(args.text)
@@ -93,9 +93,9 @@ def run_animate(args: argparse.Namespace) -> int:
                 spec = AnimationSpec(out, args.first, last, args.every, args.panel, int(m[1]), int(m[2]),
                                      round(1000 / args.fps), fmt, not args.no_loop, not args.no_caption)
                 a = window.animation
-                if not window.export_animation(spec):
+                if not window.script.export_animation(spec):
                     raise TokvizError(dialogs.errors[-1])
-                outcome = window.wait_for({"finished": [a.finished], "failed": [a.failed]}, 600_000)
+                outcome = window.script.wait_for({"finished": [a.finished], "failed": [a.failed]}, 600_000)
                 if outcome != "finished":
                     raise TokvizError(dialogs.errors[-1] if dialogs.errors else "the export did not finish")
             finally:

@@ -34,10 +34,10 @@ def take_algorithm_screenshots(window, out_dir: Path, theme: str, settle: Callab
     timeline, training = window.docks.dock("timeline"), window.docks.dock("training")
     panel = window.timeline_panel
     for settings in (WORDPIECE, UNIGRAM):
-        if not window.start_training(settings) or window.wait_for_training(120_000) != "finished":
+        if not window.script.start_training(settings) or window.script.wait_for_training(120_000) != "finished":
             return written
         algo = settings.algorithm
-        tl = window.timeline
+        tl = window.script.timeline
         rounds = not tl.lists_merges  # Unigram: rounds, shown with their own views
         window.step_model.set_step(tl.n_steps if rounds else min(200, tl.n_steps))
         panel.refresh()

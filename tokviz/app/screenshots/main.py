@@ -36,14 +36,14 @@ def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
     with tempfile.TemporaryDirectory(prefix="tokviz-shots-") as tmp:
         window = MainWindow(AppSettings.in_folder(tmp), load_default_sample=False)
         try:
-            window.set_theme(theme)
+            window.script.set_theme(theme)
             window.resize(*SIZE)
             window.show()
-            window.load_sample(SAMPLE)
+            window.script.load_sample(SAMPLE)
             _settle(app)
-            if not window.start_training(SETTINGS):
+            if not window.script.start_training(SETTINGS):
                 raise RuntimeError("training could not start")
-            outcome = window.wait_for_training(120_000)
+            outcome = window.script.wait_for_training(120_000)
             if outcome != "finished":
                 raise RuntimeError(f"training ended with {outcome!r}")
             for panel in window.docks.panels():  # a panel may prepare a richer view (train embeddings)

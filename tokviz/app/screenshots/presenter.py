@@ -24,7 +24,7 @@ def take_presenter_screenshots(window, out_dir: Path, theme: str, settle: Callab
     window.presenter.screen_size = QSize(*PROJECTOR)
     for name, panels in (("timeline", ["timeline"]), ("token_view", ["timeline", "token_view"])):
         model.set_step(min(SHOW_STEP, model.n_steps))
-        window.enter_presenter(panels)
+        window.script.enter_presenter(panels)
         try:
             window.setWindowState(Qt.WindowState.WindowNoState)
             window.resize(*PROJECTOR)
@@ -37,7 +37,7 @@ def take_presenter_screenshots(window, out_dir: Path, theme: str, settle: Callab
                 raise OSError(f"cannot write {path}")
             written.append(path)
         finally:
-            window.leave_presenter()
+            window.script.leave_presenter()
             settle()
     model.set_step(before)
     window.presenter.screen_size = fit

@@ -26,17 +26,17 @@ def take_pretrained_screenshots(window, out_dir: Path, theme: str, settle: Calla
         return []
     s = sample(SAMPLE)
     window.corpus_panel.set_text(s.read(), title=f"Sample: {s.title}", word_counts=False)
-    if not window.open_tokenizer(GPT2) or window.wait_for_tokenizer(60_000) != "opened":
+    if not window.script.open_tokenizer(GPT2) or window.script.wait_for_tokenizer(60_000) != "opened":
         return []
-    gp = window.panel("glitches")
+    gp = window.script.panel("glitches")
     if gp.run():
-        window.wait_for({"done": [gp.report_ready]}, 120_000)
+        window.script.wait_for({"done": [gp.report_ready]}, 120_000)
     window.docks.dock("glitches").raise_()
     gp.select_id(GLITCH)  # its merge tree, and the step that formed it
     window.step_model.set_step(STEP)
     window.timeline_panel.refresh()
     window.timeline_panel.trace("tokenization")
-    window.select_panel("timeline")
+    window.script.select_panel("timeline")
     vp = window.vocab_panel
     vp.set_query("ing$", regex=True, sort="length")
     deadline = time.monotonic() + 30

@@ -63,6 +63,13 @@ def _walk(component, kinds: tuple[type, ...]) -> bool:
     return bool(parts) and any(_walk(p, kinds) for p in parts)
 
 
+def _added_id(value: object) -> int:
+    """An added token's id: a whole number in range (``1e400``, ``3.5`` or ``true`` are refused)."""
+    if not is_count(value):
+        raise ModelFormatError(f"an added token's id must be a whole number from 0, not {value!r}")
+    return value
+
+
 class HfTokenizer:
     """A tokenizer.json pipeline. ``HfTokenizer.from_file("tokenizer.json")``."""
 
@@ -160,7 +167,7 @@ class HfTokenizer:
                 post_processor=build_post_processor(d.get("post_processor")),
                 decoder=build_decoder(d.get("decoder")),
                 added_tokens=[
-                    AddedToken(int(t["id"]), str(t["content"]), bool(t.get("special", False)),
+                    AddedToken(_added_id(t["id"]), str(t["content"]), bool(t.get("special", False)),
                                bool(t.get("normalized", not t.get("special", False))),
                                bool(t.get("lstrip")), bool(t.get("rstrip")), bool(t.get("single_word")))
                     for t in d.get("added_tokens") or []
