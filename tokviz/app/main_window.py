@@ -25,6 +25,7 @@ from tokviz.engine.trained_models import TrainedModels
 from tokviz.engine.training.engine import TrainingEngine
 from tokviz.engine.workspace import Workspace
 from tokviz.panels.base import Panel
+from tokviz.panels.compare.panel import ComparePanel
 from tokviz.panels.corpus.panel import CorpusPanel
 from tokviz.panels.glitch_panel import GlitchPanel  # pretrained tokenizers
 from tokviz.panels.heatmaps.embedding_panel import EmbeddingPanel  # heatmaps
@@ -59,7 +60,7 @@ DEFAULT_SIZE = (1280, 800)
 # corpus column (timeline, heatmaps, token view behind it); training (+ lesson) above the vocabulary
 # (+ glitch finder); heights in pixels
 DEFAULT_LAYOUT = (
-    [("corpus", Qt.DockWidgetArea.LeftDockWidgetArea, ("timeline", "embeddings", "positional", "token_view")),
+    [("corpus", Qt.DockWidgetArea.LeftDockWidgetArea, ("timeline", "embeddings", "positional", "token_view", "compare")),
      ("training", Qt.DockWidgetArea.RightDockWidgetArea, ("lesson",)),
      ("vocabulary", Qt.DockWidgetArea.RightDockWidgetArea, ("glitches",))],
     {"training": 380, "vocabulary": 420},
@@ -128,6 +129,8 @@ class MainWindow(QMainWindow):
         self.tokenizers = TokenizerController(self.step_model, self.training_engine, self.training_panel,
                                               self.training.show_model, self.services, self)  # pretrained tokenizers
         self.exporter = ExportController(self.step_model, self.services, self)
+        self.compare_panel = ComparePanel(self.step_model, self.workspace)  # efficiency metrics
+        self.docks.add_panel(self.compare_panel, tabify_with="corpus")
         self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.workspace.corpus_sample)
         self.docks.add_panel(self.glitch_panel, tabify_with="vocabulary")
         self.glitch_panel.token_selected.connect(self._on_glitch_token_selected)

@@ -21,7 +21,8 @@ import os
 import sys
 
 from tokviz.core import TokvizError, read_text
-from tokviz.core.compare import METRIC_KEYS, Document, Metrics, ModelResult, ModelSpec, iter_compare, prepare_documents
+from tokviz.core.compare import METRIC_KEYS, Document, ModelResult, ModelSpec, iter_compare, prepare_documents
+from tokviz.core.compare.report import csv_header, csv_rows, short_labels
 
 from .messages import one_line
 
@@ -115,25 +116,15 @@ def _json_row(r: ModelResult, docs: list[Document], ref: int | None) -> dict:
 
 
 class _CsvOut:
-    """CSV rows as results arrive; None is an empty field."""
+    """CSV rows as results arrive (`tokviz.core.compare.report`)."""
 
     def __init__(self, out, *, by_document: bool) -> None:
         self.out = out
         self.writer = csv.writer(out, lineterminator="\n")
-        head = ["model", *(("document", "title", "script", "premium") if by_document else ()), *METRIC_KEYS]
-        self.writer.writerow(head + (["gini"] if by_document else []))
+        self.writer.writerow(csv_header(by_document=by_document))
 
     def write(self, r: ModelResult, docs: list[Document]) -> None:
-        def cells(m: Metrics) -> list:
-            return ["" if v is None else v for v in m.as_dict().values()]
-
-        if not docs:
-            self.writer.writerow([r.model, *cells(r.metrics)])
-        else:
-            for d, m, p in zip(docs, r.documents, r.premiums):
-                self.writer.writerow([r.model, d.number, d.title, d.script, "" if p is None else p, *cells(m), ""])
-            gini = "" if r.gini is None else r.gini
-            self.writer.writerow([r.model, "all", "", "", "", *cells(r.metrics), gini])
+        self.writer.writerows(csv_rows(r, docs))
         self.out.flush()
 
 
@@ -159,17 +150,7 @@ def _align(rows: list[list[str]], left: int = 1) -> list[str]:
 
 
 def _labels(results: list[ModelResult]) -> list[str]:
-    """Column titles: the shortest path endings that tell the models apart (``gpt2/tokenizer.json``).
-
-    >>> _labels([ModelResult("a/x/t.json"), ModelResult("b/x/t.json"), ModelResult("c")])
-    ['a/x/t.json', 'b/x/t.json', 'c']
-    """
-    parts = [r.model.replace(os.sep, "/").rstrip("/").split("/") for r in results]
-    for n in range(1, max(map(len, parts)) + 1):
-        short = ["/".join(p[-n:]) for p in parts]
-        if len(set(short)) == len(short):
-            return short
-    return [r.model for r in results]
+    return short_labels([r.model for r in results])
 
 
 def _metric_table(results: list[ModelResult]) -> list[str]:

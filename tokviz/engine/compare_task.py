@@ -1,0 +1,43 @@
+"""Comparing tokenizers off the GUI thread: the job the Compare panel gives a `TaskEngine`.
+
+`run_comparison` measures each model on a text (`tokviz.core.compare.iter_compare`), reports
+progress after every document of every model, and stops between documents when asked. A model
+that cannot be opened or measured gets an error in its result; the others still run.
+`open_any_model` opens what ``tokviz encode`` opens: a tokviz model file, a tokenizer file or
+folder, or a known name such as ``cl100k_base``. What this leaves out: the metrics (core), the
+widgets (`tokviz.panels.compare`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from tokviz.core import Cancelled
+from tokviz.core.compare import Comparison, ModelSpec, iter_compare, prepare_documents
+
+
+def open_any_model(source: str, pattern: str | None = None):
+    """A tokviz model (BPE, WordPiece, Unigram) or any tokenizer tokviz reads, as a timeline."""
+    from tokviz.core.io.model_files import load_model
+    from tokviz.core.pretrained import is_tokviz_model, open_timeline
+
+    if Path(source).is_file() and is_tokviz_model(source):
+        return load_model(source)
+    return open_timeline(source, pattern=pattern)
+
+
+def run_comparison(text: str, specs: Sequence[ModelSpec], *, by_document: bool = False,
+                   reference: int | str | None = None, should_stop: Callable[[], bool],
+                   progress: Callable[[str, float], None]) -> Comparison:
+    """Every model's result on `text` (per document with `by_document`); `Cancelled` when
+    `should_stop()` turns True between two documents."""
+    docs, ref = prepare_documents(text, reference) if by_document else ([], None)
+    results = []
+    for e in iter_compare(text, specs, by_document=by_document, documents=docs or None, reference=reference):
+        if should_stop():
+            raise Cancelled()
+        progress(f"Measuring {specs[e.model_index].label}", (e.model_index + e.done / e.total) / e.n_models)
+        if e.result is not None:
+            results.append(e.result)
+    return Comparison(tuple(results), tuple(docs), ref)

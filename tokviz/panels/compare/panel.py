@@ -1,0 +1,374 @@
+"""`ComparePanel`: tokenizer efficiency metrics side by side, per language, per script.
+
+Pick the models (the current one at its step, files, known tokenizers) and the text (the corpus,
+or a file), optionally split into documents (an unindented title line starts one, as in
+``udhr2_all.txt``), and Run: the comparison runs on a background thread with progress and Cancel
+(`tokviz.engine.compare_task`). Results: a metrics table (one column per model), a sortable
+documents table with each model's tokens and premium over a reference document the user picks,
+a bar chart of those premiums (one colour per model), a per-script summary and each model's Gini
+coefficient; Export writes the CSV rows ``tokviz compare --csv`` prints, or the chart as PNG. A
+model that cannot be opened is reported and the others are shown.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal, Slot
+from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QProgressBar,
+    QPushButton,
+    QTableView,
+    QTabWidget,
+    QToolButton,
+    QWidget,
+)
+
+from tokviz.core import TokvizError
+from tokviz.core.compare import Comparison, ModelSpec, prepare_documents
+from tokviz.core.compare.report import csv_header, csv_rows, with_reference
+from tokviz.core.io.safe_files import write_atomic
+from tokviz.core.pretrained import known_tokenizers
+from tokviz.engine.compare_task import open_any_model, run_comparison
+from tokviz.engine.tables.compare_models import SORT_ROLE, DocumentsModel, MetricsModel, ScriptsModel
+from tokviz.engine.tasks import TaskEngine
+
+from ..base import Panel
+from ..widgets import STRETCH, hbox, record_table, vbox, warn_export_failed
+from .chart import PremiumChart, model_color
+
+MAX_TEXT_CHARS = 64_000_000  # the corpus measured at most (udhr2 is 5.7 M)
+MAX_COLUMN_CHARS = 28  # widest column, in digits: long document titles are elided
+IDLE_TEXT = "Add two or more tokenizers, pick the text, and Run. By document: one row per language of a multilingual corpus."
+
+
+def _swatch(color: str) -> QIcon:
+    pix = QPixmap(12, 12)
+    pix.fill(QColor(color))
+    return QIcon(pix)
+
+
+class ComparePanel(Panel):
+    PANEL_ID = "compare"
+    TITLE = "Compare metrics"
+    DEFAULT_AREA = Qt.DockWidgetArea.LeftDockWidgetArea
+
+    comparison_ready = Signal()  # a run ended (finished, cancelled or failed): read `outcome`
+
+    def __init__(self, step_model, workspace, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.step_model, self.workspace = step_model, workspace
+        self.specs: list[ModelSpec] = []
+        self.text_path: Path | None = None  # None: the corpus
+        self.comparison: Comparison | None = None
+        self.outcome = ""
+        self.models_list = QListWidget(objectName="compare_models")
+        self.models_list.setMaximumHeight(self.models_list.fontMetrics().height() * 4 + 8)
+        add_current = QPushButton("Add current model", objectName="compare_add_current")
+        add_current.setToolTip("The model on screen at its current step")
+        add_current.clicked.connect(self.add_current_model)
+        add_file = QPushButton("Add file…", objectName="compare_add_file")
+        add_file.setToolTip("A tokviz model, .tiktoken file, tokenizer.json or tokenizer folder")
+        add_file.clicked.connect(self._on_add_file_clicked)
+        self.known_button = QToolButton(objectName="compare_add_known", text="Add known")
+        self.known_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.known_button.setMenu(QMenu(self.known_button))
+        self.known_button.menu().aboutToShow.connect(self._fill_known_menu)
+        remove = QPushButton("Remove", objectName="compare_remove")
+        remove.clicked.connect(self.remove_selected)
+        self.text_box = QComboBox(objectName="compare_text")
+        self.text_box.addItem("The corpus", None)
+        self.text_box.addItem("A text file…", "file")
+        self.text_box.activated.connect(self._on_text_box_activated)
+        self.by_document = QCheckBox("By document", objectName="compare_by_document")
+        self.by_document.setToolTip("Split the text at unindented title lines and measure each document")
+        self.reference_box = QComboBox(objectName="compare_reference")
+        self.reference_box.setToolTip("Premiums are each document's tokens over this document's")
+        self.reference_box.setMinimumContentsLength(18)
+        self.reference_box.activated.connect(self._on_reference_box_activated)
+        self.run_button = QPushButton("Run", objectName="compare_run")
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QPushButton("Cancel", objectName="compare_cancel", enabled=False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar(objectName="compare_progress")
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumHeight(8)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.status = QLabel(IDLE_TEXT, objectName="compare_status", wordWrap=True)
+        self.metrics_model, self.documents_model, self.scripts_model = MetricsModel(self), DocumentsModel(self), ScriptsModel(self)
+        self.tabs = QTabWidget(objectName="compare_tabs")
+        self.metrics_table = self._table("compare_metrics", self.metrics_model, sortable=False)
+        self.documents_table = self._table("compare_documents", self.documents_model)
+        self.scripts_table = self._table("compare_scripts", self.scripts_model)
+        self.chart = PremiumChart()
+        self.hover = QLabel("", objectName="compare_hover")
+        self.chart.hovered.connect(self.hover.setText)
+        chart_page = QWidget()
+        vbox(chart_page, (self.chart, 1), self.hover, margins=0, spacing=2)
+        for widget, title in ((self.metrics_table, "Metrics"), (self.documents_table, "Documents"),
+                              (chart_page, "Premiums chart"), (self.scripts_table, "Scripts")):
+            self.tabs.addTab(widget, title)
+        export_csv = QPushButton("Export CSV…", objectName="compare_export_csv")
+        export_csv.clicked.connect(self._on_export_csv_clicked)
+        export_png = QPushButton("Export chart PNG…", objectName="compare_export_png")
+        export_png.clicked.connect(self._on_export_png_clicked)
+        self.export_buttons = (export_csv, export_png)
+        vbox(self, hbox(QLabel("Models:"), (self.models_list, 1)),
+             hbox(add_current, add_file, self.known_button, remove, STRETCH),
+             hbox(QLabel("Text:"), self.text_box, self.by_document, QLabel("Reference:"), (self.reference_box, 1),
+                  self.run_button, self.cancel_button),
+             self.progress, self.status, (self.tabs, 1), hbox(STRETCH, export_csv, export_png), margins=6, spacing=4)
+        self.engine = TaskEngine("compare", self)
+        self.engine.progress_changed.connect(self._on_engine_progress_changed)
+        self.engine.finished.connect(self._on_engine_finished)
+        self.engine.cancelled.connect(self._on_engine_cancelled)
+        self.engine.failed.connect(self._on_engine_failed)
+        self._update_buttons()
+
+    def _table(self, name: str, model, *, sortable: bool = True) -> QTableView:
+        table = record_table(QTableView(objectName=name))
+        if sortable:
+            proxy = QSortFilterProxyModel(self)
+            proxy.setSourceModel(model)
+            proxy.setSortRole(SORT_ROLE)
+            table.setModel(proxy)
+            table.setSortingEnabled(True)
+            table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # the documents' own order until a click
+        else:
+            table.setModel(model)
+        table.horizontalHeader().setStretchLastSection(False)
+        table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
+        return table
+
+    # -- models and text --------------------------------------------------------------------
+
+    def add_model(self, label: str, open_timeline, step: int | None = None) -> None:
+        """Add a model: `open_timeline()` returns its timeline (run on the worker thread)."""
+        self.specs.append(ModelSpec(label, open_timeline, step))
+        item = QListWidgetItem(_swatch(model_color(len(self.specs) - 1)), label)
+        self.models_list.addItem(item)
+        self.models_list.scrollToItem(item)
+        self._update_buttons()
+
+    def add_path(self, path: str | Path) -> None:
+        """A model file, tokenizer file or folder, or a known name such as ``cl100k_base``."""
+        self.add_model(str(path), partial(open_any_model, str(path)))
+
+    @Slot()
+    def add_current_model(self) -> bool:
+        tl = self.step_model.timeline
+        if tl is None:
+            self.status.setText("No current model: train one or open a tokenizer first.")
+            return False
+        step = self.step_model.step if self.step_model.step < tl.n_steps else None
+        name = getattr(tl.settings, "name", None) or self.step_model.source or "trained model"
+        label = f"{Path(str(name)).name}@{step}" if step is not None else Path(str(name)).name
+        self.add_model(label, lambda tl=tl: tl, step)
+        return True
+
+    @Slot()
+    def remove_selected(self) -> None:
+        row = self.models_list.currentRow()
+        if 0 <= row < len(self.specs):
+            del self.specs[row]
+            self.models_list.takeItem(row)
+            for i in range(self.models_list.count()):  # colours follow the position
+                self.models_list.item(i).setIcon(_swatch(model_color(i)))
+        self._update_buttons()
+
+    def _fill_known_menu(self) -> None:
+        menu = self.known_button.menu()
+        menu.clear()
+        for k in known_tokenizers():
+            action = menu.addAction(k.name if k.cached else f"{k.name} (not in tiktoken's cache)")
+            action.setEnabled(k.cached)
+            action.setToolTip(k.description)
+            action.triggered.connect(partial(self.add_path, k.name))
+
+    def set_text_file(self, path: str | Path | None) -> None:
+        """Measure the text of `path` (None: the corpus)."""
+        self.text_path = Path(path) if path is not None else None
+        if self.text_path is None:
+            self.text_box.setCurrentIndex(0)
+        else:
+            if self.text_box.count() < 3:
+                self.text_box.addItem("", "path")
+            self.text_box.setItemText(2, self.text_path.name)
+            self.text_box.setCurrentIndex(2)
+        self.reference_box.clear()
+
+    @Slot(int)
+    def _on_text_box_activated(self, index: int) -> None:
+        key = self.text_box.itemData(index)
+        if key == "file":
+            path, _ = QFileDialog.getOpenFileName(self, "Text to compare on", "", "Text (*.txt);;All files (*)")
+            self.set_text_file(path or self.text_path)
+        elif key is None:
+            self.set_text_file(None)
+
+    @Slot()
+    def _on_add_file_clicked(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Add a tokenizer", "",
+                                              "Tokenizers (*.json *.tiktoken *.model);;All files (*)")
+        if path:
+            self.add_path(path)
+
+    @Slot(int)
+    def _on_reference_box_activated(self, index: int) -> None:
+        c = self.comparison
+        if c is not None and c.documents and 0 <= index < len(c.documents):
+            self.show_comparison(with_reference(c, index))  # premiums only: no measuring again
+
+    # -- running ----------------------------------------------------------------------------
+
+    def _text(self) -> str:
+        if self.text_path is None:
+            return self.workspace.corpus_sample(MAX_TEXT_CHARS)
+        from tokviz.core import read_text
+
+        return read_text(self.text_path, allow_empty=True)
+
+    @Slot()
+    def run(self) -> bool:
+        """Start measuring every model; False (with a message) when there is nothing to measure."""
+        if not self.specs:
+            self.status.setText("Add a tokenizer first (Add current model, Add file…, Add known).")
+            return False
+        try:
+            text = self._text()
+        except TokvizError as exc:
+            self.status.setText(f"Cannot read the text: {exc}")
+            return False
+        if not text.strip():
+            self.status.setText("The text is empty: type or open a corpus, or pick a text file.")
+            return False
+        by_doc = self.by_document.isChecked()
+        reference = self.reference_box.currentData() if by_doc and self.reference_box.count() else None
+        if by_doc and self.reference_box.count() == 0:
+            self._fill_references(text)
+            reference = self.reference_box.currentData()
+        self.outcome = ""
+        self.progress.setValue(0)
+        self.progress.show()
+        self.status.setText("Measuring…")
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.engine.start(run_comparison, text, list(self.specs), by_document=by_doc, reference=reference)
+        return True
+
+    def _fill_references(self, text: str) -> None:
+        docs, ref = prepare_documents(text)
+        self.reference_box.clear()
+        for d in docs:
+            self.reference_box.addItem(f"{d.number}. {d.title}", d.number)
+        self.reference_box.setCurrentIndex(ref)
+
+    @Slot()
+    def cancel(self) -> bool:
+        return self.engine.cancel()
+
+    @property
+    def is_running(self) -> bool:
+        return self.engine.is_running
+
+    @Slot(str, float)
+    def _on_engine_progress_changed(self, what: str, fraction: float) -> None:
+        self.progress.setValue(int(1000 * fraction))
+        self.status.setText(what + "…")
+
+    @Slot(object)
+    def _on_engine_finished(self, c: Comparison) -> None:
+        self.show_comparison(c)
+        failed = [r for r in c.results if r.error is not None]
+        parts = [f"{len(c.results) - len(failed)} of {len(c.results)} models measured"]
+        if c.documents:
+            parts.append(f"{len(c.documents)} documents")
+            ginis = [f"{r.model.split('/')[-1]} {r.gini:.3f}" for r in c.results if r.gini is not None]
+            if ginis:
+                parts.append("Gini of premiums: " + ", ".join(ginis))
+        text = "; ".join(parts) + "."
+        if failed:
+            text += " Could not measure: " + "; ".join(f"{r.model}: {r.error}" for r in failed)
+        self._done("finished", text)
+
+    @Slot()
+    def _on_engine_cancelled(self) -> None:
+        self._done("cancelled", "Cancelled; the last results stay on screen.")
+
+    @Slot(str)
+    def _on_engine_failed(self, message: str) -> None:
+        self._done("failed", f"The comparison failed: {message}")
+
+    def _done(self, outcome: str, text: str) -> None:
+        self.outcome = outcome
+        self.progress.hide()
+        self.status.setText(text)
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self._update_buttons()
+        self.comparison_ready.emit()
+
+    def show_comparison(self, c: Comparison | None) -> None:
+        self.comparison = c
+        self.metrics_model.set_comparison(c)
+        self.documents_model.set_comparison(c)
+        self.scripts_model.set_comparison(c)
+        self.chart.set_comparison(c)
+        for table in (self.metrics_table, self.documents_table, self.scripts_table):
+            table.resizeColumnsToContents()
+            cap = table.fontMetrics().horizontalAdvance("0") * MAX_COLUMN_CHARS
+            for col in range(table.model().columnCount()):  # a long title never hides the figures
+                table.setColumnWidth(col, min(table.columnWidth(col), cap))
+        if c is not None and c.documents and self.tabs.currentIndex() == 0:
+            self.tabs.setCurrentIndex(2)  # per language: the chart says it at a glance
+
+    def _update_buttons(self) -> None:
+        self.run_button.setEnabled(bool(self.specs) and not self.engine.is_running)
+        has = self.comparison is not None and any(r.metrics is not None for r in self.comparison.results)
+        self.export_buttons[0].setEnabled(has)
+        self.export_buttons[1].setEnabled(has and bool(self.comparison.documents))
+
+    # -- export -----------------------------------------------------------------------------
+
+    def export_csv(self, path: str | Path) -> None:
+        """The rows ``tokviz compare --csv`` prints (`TokvizError` when it cannot be written)."""
+        import csv
+        import io
+
+        c = self.comparison
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(csv_header(by_document=bool(c.documents)))
+        for r in c.results:
+            if r.metrics is not None:
+                writer.writerows(csv_rows(r, c.documents))
+        write_atomic(Path(path), buf.getvalue().encode("utf-8"))
+
+    @Slot()
+    def _on_export_csv_clicked(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export comparison as CSV", "comparison.csv", "CSV (*.csv)")
+        if path:
+            try:
+                self.export_csv(path)
+            except TokvizError as exc:
+                warn_export_failed(self, "the comparison", exc)
+
+    @Slot()
+    def _on_export_png_clicked(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export chart as PNG", "premiums.png", "PNG images (*.png)")
+        if path and not self.chart.export_png(path):
+            warn_export_failed(self, "the chart", OSError(f"cannot write {path}"))
+
+    def shutdown(self) -> None:
+        self.engine.shutdown()
