@@ -131,6 +131,7 @@ class MainWindow(QMainWindow):
         self.exporter = ExportController(self.step_model, self.services, self)
         self.compare_panel = ComparePanel(self.step_model, self.workspace)  # efficiency metrics
         self.docks.add_panel(self.compare_panel, tabify_with="corpus")
+        self.compare_panel.token_selected.connect(self._on_compare_token_selected)
         self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.workspace.corpus_sample)
         self.docks.add_panel(self.glitch_panel, tabify_with="vocabulary")
         self.glitch_panel.token_selected.connect(self._on_glitch_token_selected)
@@ -219,6 +220,12 @@ class MainWindow(QMainWindow):
         """Glitch finder: show the token's merge tree and select it in the vocabulary."""
         self.timeline_panel.show_token(token_id)
         self.vocab_panel.select_token(token_id)
+
+    @Slot(object, int)
+    def _on_compare_token_selected(self, timeline, token_id: int) -> None:
+        """Compare panel: a token of the model on screen is shown in the vocabulary and timeline."""
+        if timeline is self.step_model.timeline:
+            self._on_glitch_token_selected(token_id)
 
     @Slot()
     def reset_layout(self) -> None:

@@ -118,3 +118,15 @@ def with_reference(c: Comparison, reference: int) -> Comparison:
             r = replace(r, premiums=tuple(prem), gini=gini(prem))
         results.append(r)
     return Comparison(tuple(results), c.documents, reference)
+
+
+def growth_steps(last_step: int, points: int = 40) -> list[int]:
+    """At most `points` steps from 0 to `last_step`, evenly spread, both ends included.
+
+    >>> growth_steps(10, 4), growth_steps(3), growth_steps(0)
+    ([0, 3, 7, 10], [0, 1, 2, 3], [0])
+    """
+    if last_step <= 0:
+        return [0]
+    n = min(points, last_step + 1)
+    return sorted({round(i * last_step / (n - 1)) for i in range(n)})

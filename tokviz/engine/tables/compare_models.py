@@ -144,3 +144,38 @@ class ScriptsModel(_Table):
         rows = [[(s.script, s.script, False), _num("documents", s.documents), _num("chars", s.chars),
                  *(_num("premium", p) for p in s.mean_premiums)] for s in script_summary(ok, c.documents)]
         self._set(headers, rows)
+
+
+class VocabTokensModel(_Table):
+    """Tokens of a vocabulary comparison: shared, only in A or only in B (`set_tokens`)."""
+
+    def set_tokens(self, tokens, names: tuple[str, str]) -> None:
+        from tokviz.core.display.tokens import visible_token
+
+        a, b = names
+        headers = ["token", "bytes", f"id in {a}", f"rank in {a}", f"id in {b}", f"rank in {b}"]
+        self.tokens = list(tokens)
+
+        def cell(v):
+            return ("–" if v is None else f"{v:,}"), v, True
+
+        rows = [[(visible_token(t.data), t.data, False), _num("bytes", len(t.data)), cell(t.id_a), cell(t.rank_a),
+                 cell(t.id_b), cell(t.rank_b)] for t in self.tokens]
+        self._set(headers, rows)
+
+
+class HealthModel(_Table):
+    """The findings of a vocabulary health check, one row per token (`set_rows`)."""
+
+    def set_rows(self, rows) -> None:
+        from tokviz.core.display.tokens import visible_token
+
+        self.rows = list(rows)
+        headers = ["id", "token", "category", "rank", "count", "inside", "IoS", "flags"]
+        out = []
+        for r in self.rows:
+            rank = ("–", None, True) if r.rank is None else (f"{r.rank:,}", r.rank, True)
+            out.append([_num("id", r.id), (visible_token(r.token), r.token, False), (r.category, r.category, False),
+                        rank, _num("count", r.count), _num("inside", r.inside), _num("ios", r.ios),
+                        ("; ".join(r.flags), "; ".join(r.flags), False)])
+        self._set(headers, out)

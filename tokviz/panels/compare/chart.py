@@ -25,6 +25,43 @@ def model_color(i: int) -> str:
     return MODEL_COLORS[i % len(MODEL_COLORS)]
 
 
+def apply_palette(widget: pg.PlotWidget, legend=None) -> None:
+    """Background, axes, title and legend of a plot from the widget's palette (light or dark)."""
+    pal = widget.palette()
+    widget.setBackground(pal.color(pal.ColorRole.Base))
+    fg = pal.color(pal.ColorRole.Text)
+    item = widget.getPlotItem()
+    for name in ("left", "bottom"):
+        ax = item.getAxis(name)
+        ax.setPen(fg)
+        ax.setTextPen(fg)
+    item.titleLabel.setAttr("color", fg.name())
+    if legend is not None:
+        legend.setLabelTextColor(fg)
+
+
+class ThemedPlot(pg.PlotWidget):
+    """A plot without pyqtgraph's menus and buttons that follows the palette."""
+
+    def __init__(self, name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(name)
+        self.getPlotItem().setMenuEnabled(False)
+        self.getPlotItem().hideButtons()
+        self.legend = None
+        apply_palette(self)
+
+    def add_legend(self, **kw):
+        self.legend = self.getPlotItem().addLegend(**kw)
+        apply_palette(self, self.legend)
+        return self.legend
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == event.Type.PaletteChange and self.getPlotItem() is not None:
+            apply_palette(self, self.legend)
+
+
 class PremiumChart(pg.PlotWidget):
     """Grouped bars of per-document premiums; `hovered(text)` describes the bar under the mouse."""
 
@@ -106,13 +143,6 @@ class PremiumChart(pg.PlotWidget):
             self._apply_colors()
 
     def _apply_colors(self) -> None:
+        apply_palette(self, self.legend)
         pal = self.palette()
-        self.setBackground(pal.color(pal.ColorRole.Base))
-        fg = pal.color(pal.ColorRole.Text)
-        for name in ("left", "bottom"):
-            ax = self.getPlotItem().getAxis(name)
-            ax.setPen(fg)
-            ax.setTextPen(fg)
-        self.getPlotItem().titleLabel.setAttr("color", fg.name())
-        self.legend.setLabelTextColor(fg)
         self.reference_line.setPen(pg.mkPen("#bbbbbb" if is_dark(pal) else "#666666", style=Qt.PenStyle.DashLine))

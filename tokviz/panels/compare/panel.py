@@ -45,6 +45,9 @@ from tokviz.engine.tasks import TaskEngine
 from ..base import Panel
 from ..widgets import STRETCH, hbox, record_table, vbox, warn_export_failed
 from .chart import PremiumChart, model_color
+from .growth_tab import GrowthTab
+from .health_tab import HealthTab
+from .vocab_tab import VocabTab
 
 MAX_TEXT_CHARS = 64_000_000  # the corpus measured at most (udhr2 is 5.7 M)
 MAX_COLUMN_CHARS = 28  # widest column, in digits: long document titles are elided
@@ -63,6 +66,7 @@ class ComparePanel(Panel):
     DEFAULT_AREA = Qt.DockWidgetArea.LeftDockWidgetArea
 
     comparison_ready = Signal()  # a run ended (finished, cancelled or failed): read `outcome`
+    token_selected = Signal(object, int)  # a token picked in the Vocabularies or Health tab: (timeline, id)
 
     def __init__(self, step_model, workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -115,8 +119,16 @@ class ComparePanel(Panel):
         self.chart.hovered.connect(self.hover.setText)
         chart_page = QWidget()
         vbox(chart_page, (self.chart, 1), self.hover, margins=0, spacing=2)
+        self.vocab_tab = VocabTab(self.specs)
+        self.health_tab = HealthTab(self.specs, self._text)
+        self.growth_tab = GrowthTab(self.specs, self._text)
+        self.job_tabs = (self.vocab_tab, self.health_tab, self.growth_tab)
+        for tab in (self.vocab_tab, self.health_tab):
+            tab.token_selected.connect(self.token_selected)
         for widget, title in ((self.metrics_table, "Metrics"), (self.documents_table, "Documents"),
-                              (chart_page, "Premiums chart"), (self.scripts_table, "Scripts")):
+                              (chart_page, "Premiums chart"), (self.scripts_table, "Scripts"),
+                              (self.vocab_tab, "Vocabularies"), (self.health_tab, "Health"),
+                              (self.growth_tab, "Growth")):
             self.tabs.addTab(widget, title)
         export_csv = QPushButton("Export CSV…", objectName="compare_export_csv")
         export_csv.clicked.connect(self._on_export_csv_clicked)
@@ -162,8 +174,13 @@ class ComparePanel(Panel):
         self._update_buttons()
 
     def add_path(self, path: str | Path) -> None:
-        """A model file, tokenizer file or folder, or a known name such as ``cl100k_base``."""
-        self.add_model(str(path), partial(open_any_model, str(path)))
+        """A model file, tokenizer file or folder, or a known name such as ``cl100k_base``;
+        named by its file name (with its folder when that name is taken)."""
+        p = Path(path)
+        taken = {s.label for s in self.specs}
+        label = next((x for x in (p.name, f"{p.parent.name}/{p.name}", str(p)) if x and x not in taken), str(p))
+        self.add_model(label, partial(open_any_model, str(path)))
+        self.models_list.item(self.models_list.count() - 1).setToolTip(str(path))
 
     @Slot()
     def add_current_model(self) -> bool:
@@ -172,7 +189,7 @@ class ComparePanel(Panel):
             self.status.setText("No current model: train one or open a tokenizer first.")
             return False
         step = self.step_model.step if self.step_model.step < tl.n_steps else None
-        name = getattr(tl.settings, "name", None) or self.step_model.source or "trained model"
+        name = getattr(tl.settings, "name", None) or f"current {tl.title} model"
         label = f"{Path(str(name)).name}@{step}" if step is not None else Path(str(name)).name
         self.add_model(label, lambda tl=tl: tl, step)
         return True
@@ -334,6 +351,8 @@ class ComparePanel(Panel):
             self.tabs.setCurrentIndex(2)  # per language: the chart says it at a glance
 
     def _update_buttons(self) -> None:
+        for tab in self.job_tabs:
+            tab.update_models()
         self.run_button.setEnabled(bool(self.specs) and not self.engine.is_running)
         has = self.comparison is not None and any(r.metrics is not None for r in self.comparison.results)
         self.export_buttons[0].setEnabled(has)
@@ -372,3 +391,5 @@ class ComparePanel(Panel):
 
     def shutdown(self) -> None:
         self.engine.shutdown()
+        for tab in self.job_tabs:
+            tab.shutdown()

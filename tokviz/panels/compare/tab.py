@@ -1,0 +1,123 @@
+"""`CompareTab`: a tab of the Compare panel that runs one job on models of the panel's list.
+
+A tab has model pickers (names from the panel's list, which it keeps in step with), a Run and a
+Cancel button, a progress bar and a status line, and a `TaskEngine`. Subclasses say what to run
+(`job`) and how to show the result (`show_result`). `ready` is emitted when a run ends (read
+`outcome`). What this leaves out: the models themselves (`ComparePanel.specs`).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar, QPushButton, QWidget
+
+from tokviz.engine.tasks import TaskEngine
+
+from ..widgets import hbox
+
+
+class CompareTab(QWidget):
+    """Base of the Vocabularies, Health and Growth tabs (see the module docstring)."""
+
+    ready = Signal()
+    RUN_TEXT = "Run"
+    N_MODELS = 1
+    HINT = ""
+
+    def __init__(self, name: str, specs: list, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(name)
+        self.specs = specs  # the panel's list, shared
+        self.result = None
+        self.outcome = ""
+        self.pickers = [QComboBox(objectName=f"{name}_model_{i}") for i in range(self.N_MODELS)]
+        for box in self.pickers:
+            box.setMinimumContentsLength(16)
+        self.run_button = QPushButton(self.RUN_TEXT, objectName=f"{name}_run")
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QPushButton("Cancel", objectName=f"{name}_cancel", enabled=False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar(objectName=f"{name}_progress")
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumHeight(8)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.status = QLabel(self.HINT, objectName=f"{name}_status", wordWrap=True)
+        self.engine = TaskEngine(name, self)
+        self.engine.progress_changed.connect(self._on_engine_progress_changed)
+        self.engine.finished.connect(self._on_engine_finished)
+        self.engine.cancelled.connect(lambda: self._done("cancelled", "Cancelled."))
+        self.engine.failed.connect(lambda message: self._done("failed", f"Could not finish: {message}"))
+
+    def controls(self, *extra) -> object:
+        """The row of pickers, `extra` widgets, Run and Cancel (for the subclass's layout)."""
+        labels = ("A:", "B:") if self.N_MODELS == 2 else ("Model:",)
+        items = []
+        for label, box in zip(labels, self.pickers):
+            items += [QLabel(label), (box, 1)]
+        return hbox(*items, *extra, self.run_button, self.cancel_button)
+
+    def update_models(self) -> None:
+        """Refill the pickers from the panel's list, keeping what was picked where it still is."""
+        for k, box in enumerate(self.pickers):
+            keep = box.currentIndex()
+            box.clear()
+            for spec in self.specs:
+                box.addItem(spec.label)
+            box.setCurrentIndex(min(keep if keep >= 0 else k, len(self.specs) - 1))
+        self.run_button.setEnabled(len(self.specs) >= 1 and not self.engine.is_running)
+
+    def picked(self) -> list:
+        return [self.specs[box.currentIndex()] for box in self.pickers if 0 <= box.currentIndex() < len(self.specs)]
+
+    @Slot()
+    def run(self) -> bool:
+        picked = self.picked()
+        if len(self.specs) < self.N_MODELS or len(picked) < self.N_MODELS:
+            need = "two tokenizers" if self.N_MODELS == 2 else "a tokenizer"
+            self.status.setText(f"Add tokenizers to the list above first: this needs {need}.")
+            return False
+        args = self.job(picked)
+        if args is None:
+            return False
+        self.outcome = ""
+        self.progress.setValue(0)
+        self.progress.show()
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.status.setText("Working…")
+        self.engine.start(*args)
+        return True
+
+    def job(self, picked: list):
+        """(function, *args) for the engine, or None (with a message in `status`)."""
+        raise NotImplementedError
+
+    def show_result(self, result) -> str:
+        """Show `result`; return the status line."""
+        raise NotImplementedError
+
+    @Slot()
+    def cancel(self) -> bool:
+        return self.engine.cancel()
+
+    @Slot(str, float)
+    def _on_engine_progress_changed(self, what: str, fraction: float) -> None:
+        self.progress.setValue(int(1000 * fraction))
+        self.status.setText(what)
+
+    @Slot(object)
+    def _on_engine_finished(self, result) -> None:
+        self.result = result
+        self._done("finished", self.show_result(result))
+
+    def _done(self, outcome: str, text: str) -> None:
+        self.outcome = outcome
+        self.progress.hide()
+        self.status.setText(text)
+        self.run_button.setEnabled(bool(self.specs))
+        self.cancel_button.setEnabled(False)
+        self.ready.emit()
+
+    def shutdown(self) -> None:
+        self.engine.shutdown()
