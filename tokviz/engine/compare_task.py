@@ -27,11 +27,16 @@ def open_any_model(source: str, pattern: str | None = None):
     return open_timeline(source, pattern=pattern)
 
 
-def run_comparison(text: str, specs: Sequence[ModelSpec], *, by_document: bool = False,
+def run_comparison(text: str | Path, specs: Sequence[ModelSpec], *, by_document: bool = False,
                    reference: int | str | None = None, should_stop: Callable[[], bool],
                    progress: Callable[[str, float], None]) -> Comparison:
-    """Every model's result on `text` (per document with `by_document`); `Cancelled` when
-    `should_stop()` turns True between two documents."""
+    """Every model's result on `text` (a `Path` is read here first; per document with
+    `by_document`); `Cancelled` when `should_stop()` turns True between two documents."""
+    if isinstance(text, Path):
+        from tokviz.core import read_text
+
+        progress(f"Reading {text.name}…", 0.0)
+        text = read_text(text, allow_empty=True)
     docs, ref = prepare_documents(text, reference) if by_document else ([], None)
     results = []
     for e in iter_compare(text, specs, by_document=by_document, documents=docs or None, reference=reference):

@@ -98,5 +98,45 @@ def test_removing_a_model_updates_every_tab(window, two_models):
     panel.models_list.setCurrentRow(1)
     panel.remove_selected()
     for tab in panel.job_tabs:
-        assert tab.pickers[0].count() == 1
+        assert all(box.count() == 1 for box in tab.pickers)
     assert not panel.vocab_tab.run() and "Add tokenizers" in panel.vocab_tab.status.text()
+
+
+def test_why_marks_the_first_stage_where_tokenizers_differ(window, qtbot, tmp_path):
+    from tests.conftest import shared_file
+    from tokviz.core.compare.trace import trace_pipeline
+    from tokviz.core.pretrained import open_timeline
+
+    panel = window.script.panel("compare")
+    paths = [shared_file("vocab", "tiktoken", n) for n in ("r50k_base.tiktoken", "cl100k_base.tiktoken")]
+    for p in paths:
+        panel.add_path(p)
+    tab = panel.why_tab
+    tab.span.setText("Hello world 12345!")
+    assert run_tab(qtbot, tab) == "finished"
+    # r50k keeps " 12345" one piece, cl100k cuts digits in threes: the pieces differ first
+    assert tab.status.text() == "First difference: pieces (marked)."
+    expected = trace_pipeline(open_timeline(str(paths[1])), "Hello world 12345!")
+    assert tab.table.item(3, 1).text() == " │ ".join(expected.stages["ids"])
+    assert tab.table.item(0, 0).font().bold() and not tab.table.item(2, 0).font().bold()
+
+
+def test_why_compares_one_tokenizer_at_two_steps(window, qtbot, two_models):
+    panel, big, _small = two_models
+    panel.add_model("current@5", lambda: big, 5)
+    tab = panel.why_tab
+    tab.span.setText("the cat sat on the mat")
+    panel.models_list.setCurrentRow(1)
+    panel.remove_selected()  # keep the current model at its end and at step 5
+    assert run_tab(qtbot, tab) == "finished"
+    assert tab.table.horizontalHeaderItem(1).text().endswith("@5")
+    assert tab.status.text() == "First difference: tokens (marked)."  # same pieces, fewer merges
+
+
+def test_why_without_a_span_uses_the_token_view_text(window, qtbot, two_models):
+    panel, _big, _small = two_models
+    window.token_view_panel.set_text("low lower lowest\nsecond line")
+    tab = panel.why_tab
+    tab.span.clear()
+    assert run_tab(qtbot, tab) == "finished"
+    assert tab.span.text() == "low lower lowest"

@@ -34,6 +34,7 @@ from .metrics import TextFacts
 UNK_FORMS = (b"[UNK]", b"<unk>")
 _BYTE_FORM = re.compile(rb"<0x([0-9A-Fa-f]{2})>")
 PROBE_CHARS = 20_000  # sample that decides between the two ways
+_SLICE_IDS = 1 << 15  # ids checked and converted per C call
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,13 +121,24 @@ class TokenPositions:
 
 
 def _byte_positions(ids: list[int], model: ModelFacts, data: bytes) -> TokenPositions | None:
-    """Positions from the tokens' byte lengths, or None when the tokens do not spell `data`."""
-    try:
-        if b"".join(map(model.vocab.__getitem__, ids)) != data:
+    """Positions from the tokens' byte lengths, or None when the tokens do not spell `data`.
+    Checked and converted a slice at a time: no single C call holds the GIL for long (the
+    window's thread keeps drawing while a worker measures a 5 MB text)."""
+    vocab, view = model.vocab, memoryview(data)
+    parts, pos = [], 0
+    for i in range(0, len(ids), _SLICE_IDS):
+        part = ids[i:i + _SLICE_IDS]
+        try:
+            piece = b"".join(map(vocab.__getitem__, part))
+        except IndexError:
             return None
-    except IndexError:
+        if view[pos:pos + len(piece)] != piece:
+            return None
+        pos += len(piece)
+        parts.append(np.array(part, dtype=np.int64))
+    if pos != len(data):
         return None
-    arr = np.array(ids, dtype=np.int64)
+    arr = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
     lengths = model.lengths[arr]
     ends = np.cumsum(lengths)
     return TokenPositions(arr, ends - lengths, ends, True)

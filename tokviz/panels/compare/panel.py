@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core import TokvizError
-from tokviz.core.compare import Comparison, ModelSpec, prepare_documents
+from tokviz.core.compare import Comparison, ModelSpec
 from tokviz.core.compare.report import csv_header, csv_rows, with_reference
 from tokviz.core.io.safe_files import write_atomic
 from tokviz.core.pretrained import known_tokenizers
@@ -48,8 +48,11 @@ from .chart import PremiumChart, model_color
 from .growth_tab import GrowthTab
 from .health_tab import HealthTab
 from .vocab_tab import VocabTab
+from .why_tab import WhyTab
 
 MAX_TEXT_CHARS = 64_000_000  # the corpus measured at most (udhr2 is 5.7 M)
+GENERIC_NAMES = ("tokenizer.json", "tokenizer.model", "vocab.txt")
+RESIZE_ROWS = 40
 MAX_COLUMN_CHARS = 28  # widest column, in digits: long document titles are elided
 IDLE_TEXT = "Add two or more tokenizers, pick the text, and Run. By document: one row per language of a multilingual corpus."
 
@@ -109,6 +112,7 @@ class ComparePanel(Panel):
         self.progress.setTextVisible(False)
         self.progress.hide()
         self.status = QLabel(IDLE_TEXT, objectName="compare_status", wordWrap=True)
+        workspace.corpus_changed.connect(self._on_workspace_corpus_changed)
         self.metrics_model, self.documents_model, self.scripts_model = MetricsModel(self), DocumentsModel(self), ScriptsModel(self)
         self.tabs = QTabWidget(objectName="compare_tabs")
         self.metrics_table = self._table("compare_metrics", self.metrics_model, sortable=False)
@@ -122,13 +126,14 @@ class ComparePanel(Panel):
         self.vocab_tab = VocabTab(self.specs)
         self.health_tab = HealthTab(self.specs, self._text)
         self.growth_tab = GrowthTab(self.specs, self._text)
-        self.job_tabs = (self.vocab_tab, self.health_tab, self.growth_tab)
+        self.why_tab = WhyTab(self.specs, workspace.current_text)
+        self.job_tabs = (self.vocab_tab, self.health_tab, self.growth_tab, self.why_tab)
         for tab in (self.vocab_tab, self.health_tab):
             tab.token_selected.connect(self.token_selected)
         for widget, title in ((self.metrics_table, "Metrics"), (self.documents_table, "Documents"),
                               (chart_page, "Premiums chart"), (self.scripts_table, "Scripts"),
                               (self.vocab_tab, "Vocabularies"), (self.health_tab, "Health"),
-                              (self.growth_tab, "Growth")):
+                              (self.growth_tab, "Growth"), (self.why_tab, "Why")):
             self.tabs.addTab(widget, title)
         export_csv = QPushButton("Export CSV…", objectName="compare_export_csv")
         export_csv.clicked.connect(self._on_export_csv_clicked)
@@ -159,6 +164,7 @@ class ComparePanel(Panel):
         else:
             table.setModel(model)
         table.horizontalHeader().setStretchLastSection(False)
+        table.horizontalHeader().setResizeContentsPrecision(RESIZE_ROWS)  # widths from a sample, not 340 rows
         table.setTextElideMode(Qt.TextElideMode.ElideRight)
         table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
         return table
@@ -178,7 +184,10 @@ class ComparePanel(Panel):
         named by its file name (with its folder when that name is taken)."""
         p = Path(path)
         taken = {s.label for s in self.specs}
-        label = next((x for x in (p.name, f"{p.parent.name}/{p.name}", str(p)) if x and x not in taken), str(p))
+        names = (p.name, f"{p.parent.name}/{p.name}", str(p))
+        if p.name in GENERIC_NAMES:  # tokenizer.json says nothing: its folder names the model
+            names = names[1:]
+        label = next((x for x in names if x and x not in taken), str(p))
         self.add_model(label, partial(open_any_model, str(path)))
         self.models_list.item(self.models_list.count() - 1).setToolTip(str(path))
 
@@ -241,6 +250,11 @@ class ComparePanel(Panel):
         if path:
             self.add_path(path)
 
+    @Slot()
+    def _on_workspace_corpus_changed(self) -> None:
+        if self.text_path is None:
+            self.reference_box.clear()  # other documents
+
     @Slot(int)
     def _on_reference_box_activated(self, index: int) -> None:
         c = self.comparison
@@ -256,25 +270,23 @@ class ComparePanel(Panel):
 
         return read_text(self.text_path, allow_empty=True)
 
+    def _source(self) -> str | Path:
+        """What Run measures: the corpus's text, or the file (read on the worker thread)."""
+        return self.text_path if self.text_path is not None else self.workspace.corpus_sample(MAX_TEXT_CHARS)
+
     @Slot()
     def run(self) -> bool:
         """Start measuring every model; False (with a message) when there is nothing to measure."""
         if not self.specs:
             self.status.setText("Add a tokenizer first (Add current model, Add file…, Add known).")
             return False
-        try:
-            text = self._text()
-        except TokvizError as exc:
-            self.status.setText(f"Cannot read the text: {exc}")
-            return False
-        if not text.strip():
+        text = self._source()
+        if isinstance(text, str) and not text.strip():
             self.status.setText("The text is empty: type or open a corpus, or pick a text file.")
             return False
         by_doc = self.by_document.isChecked()
+        # the documents are split on the worker thread; the reference list is filled from the result
         reference = self.reference_box.currentData() if by_doc and self.reference_box.count() else None
-        if by_doc and self.reference_box.count() == 0:
-            self._fill_references(text)
-            reference = self.reference_box.currentData()
         self.outcome = ""
         self.progress.setValue(0)
         self.progress.show()
@@ -284,12 +296,14 @@ class ComparePanel(Panel):
         self.engine.start(run_comparison, text, list(self.specs), by_document=by_doc, reference=reference)
         return True
 
-    def _fill_references(self, text: str) -> None:
-        docs, ref = prepare_documents(text)
+    def _fill_references(self, c: Comparison) -> None:
+        """The documents of the last run as reference choices (kept while the text is the same)."""
+        if self.reference_box.count() == len(c.documents):
+            return
         self.reference_box.clear()
-        for d in docs:
+        for d in c.documents:
             self.reference_box.addItem(f"{d.number}. {d.title}", d.number)
-        self.reference_box.setCurrentIndex(ref)
+        self.reference_box.setCurrentIndex(c.reference)
 
     @Slot()
     def cancel(self) -> bool:
@@ -306,6 +320,8 @@ class ComparePanel(Panel):
 
     @Slot(object)
     def _on_engine_finished(self, c: Comparison) -> None:
+        if c.documents:
+            self._fill_references(c)
         self.show_comparison(c)
         failed = [r for r in c.results if r.error is not None]
         parts = [f"{len(c.results) - len(failed)} of {len(c.results)} models measured"]

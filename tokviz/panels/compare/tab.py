@@ -68,12 +68,15 @@ class CompareTab(QWidget):
         self.run_button.setEnabled(len(self.specs) >= 1 and not self.engine.is_running)
 
     def picked(self) -> list:
+        """The models picked (a tab without pickers takes every model of the list)."""
+        if not self.pickers:
+            return list(self.specs)
         return [self.specs[box.currentIndex()] for box in self.pickers if 0 <= box.currentIndex() < len(self.specs)]
 
     @Slot()
     def run(self) -> bool:
         picked = self.picked()
-        if len(self.specs) < self.N_MODELS or len(picked) < self.N_MODELS:
+        if not picked or len(self.specs) < self.N_MODELS or len(picked) < self.N_MODELS:
             need = "two tokenizers" if self.N_MODELS == 2 else "a tokenizer"
             self.status.setText(f"Add tokenizers to the list above first: this needs {need}.")
             return False
