@@ -115,6 +115,21 @@ def test_emoji_and_cjk_are_byte_tokens_grouped_by_character(make_panel, timeline
         assert panel.view.token_rect(first).top() == panel.view.token_rect(last).top()
 
 
+def test_surrogates_in_the_text_follow_tiktokens_rule(make_panel, qtbot, monkeypatch, timeline):
+    text = "ok \ud83d\udc4d and \ud83d.\nnext line"  # a pair and a lone surrogate, as a paste can hand them over
+    panel, _ = make_panel(timeline, text="")
+    monkeypatch.setattr(panel, "text", lambda: text)  # Qt's editor would drop the lone one before this
+    with qtbot.waitSignal(panel.result_shown, timeout=WAIT):
+        panel.refresh()
+    panel.wait_idle()
+    ref = panel.result.reference
+    fixed = timeline.tokenizer().encode("ok 👍 and \ufffd.\nnext line")
+    assert ref.encoding.ids == fixed.ids  # joined and replaced, as every encode path does
+    assert ref.encoding.spans[3] == (3, 5)  # 👍's byte tokens span both code points of the text shown
+    assert panel.result.diagnostics is not None and panel.result.batch is not None
+    assert panel.view.token_count == len(fixed.ids)
+
+
 def test_lossy_round_trip_classic_example(make_panel, qtbot):
     tl = train(TrainSettings(units="chars", merges=3), texts=["the cat sat on the mat"])
     text = "the bird flew over the garden"
