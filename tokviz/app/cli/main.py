@@ -216,8 +216,9 @@ def cmd_decode(args: argparse.Namespace) -> int:
             except ValueError:
                 raise UsageError(f"tokviz decode: {part!r} is not an id (ids are whole numbers)") from None
     timeline = _read_model(args.model, args.pattern)
-    data = timeline.tokenizer().decode_bytes(ids)
-    sys.stdout.write(data.decode("utf-8", errors="replace"))
+    # the tokenizer's own decoder (byte fallback, "▁", "##", ...), as its `decode` and the
+    # reference library give it; special tokens are kept
+    sys.stdout.write(timeline.tokenizer().decode(ids))
     sys.stdout.write("\n")
     return 0
 
