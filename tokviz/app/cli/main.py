@@ -19,7 +19,7 @@ from tokviz import __version__
 from tokviz.core import Encoding, Timeline, TokvizError, parse_word_counts, read_text
 from tokviz.core.algorithm.registry import make_training, step_noun
 from tokviz.core.bpe.timeline import TIE_BREAKS
-from tokviz.core.io.model_files import load_model, save_model
+from tokviz.core.io.model_files import save_model
 from tokviz.core.text.corpus import ENCODING_ERRORS
 from tokviz.core.text.split import SPLIT_CHOICES
 
@@ -163,12 +163,11 @@ def _check_writable(out: Path) -> None:
 
 
 def _read_model(path: str, pattern: str | None = None):
-    """A tokviz model (BPE, WordPiece, Unigram), or any tokenizer `load_tokenizer` reads (a
-    file, a folder or a known name such as ``cl100k_base``) as a `LoadedTimeline`."""
-    from tokviz.core.pretrained import is_tokviz_model, open_timeline
+    """Every MODEL argument, through the one loader: a tokviz model (BPE, WordPiece, Unigram) as
+    its timeline, any other tokenizer (a file, a folder, a known name such as ``cl100k_base``)
+    as a `LoadedTimeline`."""
+    from tokviz.core.pretrained import open_timeline
 
-    if Path(path).is_file() and is_tokviz_model(path):
-        return load_model(path)
     return open_timeline(path, pattern=pattern)
 
 
