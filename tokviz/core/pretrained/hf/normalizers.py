@@ -69,11 +69,12 @@ class NormStr:
         return NormStr("".join(out), spans, self.first)
 
     def prepend(self, s: str) -> "NormStr":
-        """Add `s` in front; its characters get an empty span where the text starts."""
+        """Add `s` in front; its characters get the span of the first character (as tokenizers'
+        ``NormalizedString::prepend`` aligns them), or an empty one for empty text."""
         if self.spans is None:
             return NormStr(s + self.text, None, self.first)
-        at = self.spans[0][0] if self.spans else 0
-        return NormStr(s + self.text, [(at, at)] * len(s) + self.spans, self.first)
+        first = self.spans[0] if self.spans else (0, 0)
+        return NormStr(s + self.text, [first] * len(s) + self.spans, self.first)
 
     def slice(self, a: int, b: int) -> "NormStr":
         spans = None if self.spans is None else self.spans[a:b]
