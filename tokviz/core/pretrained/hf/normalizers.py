@@ -9,7 +9,6 @@ computed. Supported: ``BertNormalizer``, ``Lowercase``, ``Strip``, ``StripAccent
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -18,6 +17,8 @@ import regex
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.pretrained import unicode_tables as ut
 from tokviz.core.pretrained.unicode_tables import PinnedPattern
+
+from . import unicode_forms as ud  # NFD/NFKD/NFC/NFKC with Unicode 9.0's data, as tokenizers
 
 
 class UnsupportedComponent(ModelFormatError):
@@ -94,15 +95,16 @@ def decompose(ns: NormStr, compat: bool) -> NormStr:
     form = "NFKD" if compat else "NFD"
     text = ns.text
     if ns.spans is None or text.isascii():
-        return NormStr(unicodedata.normalize(form, text), ns.spans, ns.first)
+        return NormStr(ud.normalize(form, text), ns.spans, ns.first)
     chars: list[str] = []
     spans: list[tuple[int, int]] = []
+    one = ud.char_form(form)
     for c, sp in zip(text, ns.spans):
-        d = unicodedata.normalize(form, c) if ord(c) >= 0x80 else c
+        d = one(c) if ord(c) >= 0x80 else c
         chars.extend(d)
         spans.extend([sp] * len(d))
     i, n = 0, len(chars)
-    comb = unicodedata.combining
+    comb = ud.combining
     while i < n:
         if comb(chars[i]) == 0:
             i += 1
@@ -121,7 +123,7 @@ def compose(ns: NormStr, compat: bool) -> NormStr:
     """NFC / NFKC. Spans per cluster (a starter and what follows it up to the next starter that
     composes with nothing before it); if clustering would change the result, one span for all."""
     form = "NFKC" if compat else "NFC"
-    whole = unicodedata.normalize(form, ns.text)
+    whole = ud.normalize(form, ns.text)
     if ns.spans is None or ns.text.isascii():
         return NormStr(whole, ns.spans, ns.first)
     out: list[str] = []
@@ -130,9 +132,9 @@ def compose(ns: NormStr, compat: bool) -> NormStr:
     i, n = 0, len(text)
     while i < n:
         j = i + 1
-        while j < n and (unicodedata.combining(text[j]) or ut.is_mark(text[j]) or 0x1160 <= ord(text[j]) <= 0x11FF):
+        while j < n and (ud.combining(text[j]) or ut.is_mark(text[j]) or 0x1160 <= ord(text[j]) <= 0x11FF):
             j += 1
-        part = unicodedata.normalize(form, text[i:j])
+        part = ud.normalize(form, text[i:j])
         out.append(part)
         spans.extend([(src[i][0], src[j - 1][1])] * len(part))
         i = j

@@ -1,0 +1,93 @@
+"""NFD/NFKD/NFC/NFKC with the Unicode version tokenizers normalizes with (9.0), against
+tokenizers' own normalizers: the issue's case, marks from every later version, generated text."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.core.pretrained.pretrained_helpers import unicode_text
+from tokviz.core.pretrained.hf import unicode_forms
+from tokviz.core.pretrained.hf.normalizers import NormStr, build_normalizer
+
+tk = pytest.importorskip("tokenizers")
+from tokenizers import normalizers  # noqa: E402
+
+FORMS = ("NFD", "NFKD", "NFC", "NFKC")
+REFS = {f: getattr(normalizers, f)() for f in FORMS}
+OURS = {f: build_normalizer({"type": f}) for f in FORMS}
+BERT = build_normalizer({"type": "BertNormalizer", "lowercase": False, "strip_accents": True})
+BERT_REF = normalizers.BertNormalizer(lowercase=False, strip_accents=True)
+
+
+def ours(form: str, text: str, *, aligned: bool) -> str:
+    out = OURS[form](NormStr.of(text, aligned=aligned))
+    if aligned:
+        assert len(out.spans) == len(out.text)
+    return out.text
+
+
+def test_the_issue_case_is_not_reordered():
+    text = "\U00010d24\u0327"  # HANIFI ROHINGYA SIGN HARBAHAY (ccc 230 since Unicode 11), COMBINING CEDILLA
+    for form in FORMS:
+        assert REFS[form].normalize_str(text) == text
+        assert ours(form, text, aligned=True) == ours(form, text, aligned=False) == text
+
+
+def test_the_issue_case_in_the_nfkd_pipeline():
+    from tests.core.pretrained.hf.test_hf_components import built
+
+    ref, tok = built("nfkd-isolated-digits")
+    text = "\U00010d24\u0327"
+    assert tok.encode(text).ids == ref.encode(text).ids
+
+
+def test_the_table_is_unicode_9():
+    assert unicode_forms.UNICODE_VERSION == "9.0.0"
+    assert "\U0001e944" in unicode_forms.KNOWN  # Adlam, Unicode 9.0
+    assert "\u1df6" not in unicode_forms.KNOWN and "\U00010d24" not in unicode_forms.KNOWN  # 10.0, 11.0
+    assert unicode_forms.combining("\U0001e944") == 230 and unicode_forms.combining("\U00010d24") == 0
+
+
+def _later_marks() -> list[int]:
+    """Code points Python's data gives a combining class or a decomposition and Unicode 9.0 does
+    not assign: where the versions can differ."""
+    import unicodedata
+
+    return [c for c in range(0x80, sys.maxunicode + 1)
+            if not 0xD800 <= c <= 0xDFFF and chr(c) not in unicode_forms.KNOWN
+            and (unicodedata.combining(chr(c)) or unicodedata.decomposition(chr(c)))]
+
+
+LATER = _later_marks()
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_every_later_mark_or_decomposition(form):
+    assert len(LATER) > 50
+    for c in LATER:
+        for text in (chr(c), f"a{chr(c)}\u0327", f"e\u0301{chr(c)}", f"{chr(c)}\u0301", f"e{chr(c)}\u0301"):
+            expected = REFS[form].normalize_str(text)
+            assert ours(form, text, aligned=False) == expected, (hex(c), text)
+            assert ours(form, text, aligned=True) == expected, (hex(c), text)
+
+
+marks = st.sampled_from([chr(c) for c in LATER] + ["\u0327", "\u0301", "\u0300", "\u05b0", "\u0e48", "\u3099"])
+
+
+@pytest.mark.parametrize("form", FORMS)
+@settings(max_examples=150, deadline=None)
+@given(text=unicode_text() | st.lists(marks | st.sampled_from("aeAE\uac00\u1100\u1161 "), max_size=12).map("".join))
+def test_generated_unicode_equals_tokenizers(form, text):
+    expected = REFS[form].normalize_str(text)
+    assert ours(form, text, aligned=False) == expected
+    assert ours(form, text, aligned=True) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=unicode_text() | st.lists(marks | st.sampled_from("aeAE "), max_size=12).map("".join))
+def test_bert_strip_accents_equals_tokenizers(text):
+    assert BERT(NormStr.of(text)).text == BERT_REF.normalize_str(text)
