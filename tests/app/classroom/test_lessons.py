@@ -145,7 +145,7 @@ def check_positional(window):
 
 
 def check_wordpiece(window):
-    tl = window.timeline
+    tl = window.script.timeline
     assert tl.has_scores and window.step_model.step == tl.n_merges
     enc = tl.tokenizer().encode("bugs mug hugs", step=window.step_model.step)
     assert [t.decode() for t in enc.tokens] == ["bu", "##gs", "[UNK]", "hugs"] and enc.unknown == [2]
@@ -155,7 +155,7 @@ def check_wordpiece(window):
 
 
 def check_unigram(window):
-    tl = window.timeline
+    tl = window.script.timeline
     assert not tl.lists_merges and window.step_model.step == 4 and tl.last_step == 8
     fig = window.lessons.figure
     assert [r[0] for r in fig.rows] == ["0", "1", "2", "3", "4"]  # the rounds so far
@@ -223,7 +223,7 @@ def test_help_menu_lists_the_lessons_and_starts_one(window):
     actions = [a for a in menu.actions() if a.objectName().startswith("action_lesson_")]
     assert [a.text().replace("&", "") for a in actions][:3] == [
         "1. Characters, words or subwords?", "2. Out of vocabulary", "3. BPE step by step"]
-    assert len(actions) == 12
+    assert len(actions) == 14 and actions[13].text().replace("&", "") == "14. Unigram: prune, don't merge"
     actions[11].trigger()
     _shown(window)
     assert window.lessons.lesson.name == "positional" and window.positional_panel.kind == "sinusoidal"

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.core.pretrained.pretrained_helpers import unicode_text
+from tests.core.pretrained.pretrained_helpers import full_only, unicode_text
 from tokviz.core.pretrained.hf import unicode_forms
 from tokviz.core.pretrained.hf.normalizers import NormStr, build_normalizer
 
@@ -91,3 +91,20 @@ def test_generated_unicode_equals_tokenizers(form, text):
 @given(text=unicode_text() | st.lists(marks | st.sampled_from("aeAE "), max_size=12).map("".join))
 def test_bert_strip_accents_equals_tokenizers(text):
     assert BERT(NormStr.of(text)).text == BERT_REF.normalize_str(text)
+
+
+@pytest.mark.slow
+@full_only
+@pytest.mark.parametrize("form", FORMS)
+def test_every_code_point_in_three_contexts(form):
+    """The stability argument, checked: every code point alone, before a cedilla and after an
+    acute accent normalizes as tokenizers normalizes it."""
+    bad = []
+    for c in range(0x80, sys.maxunicode + 1):
+        if 0xD800 <= c <= 0xDFFF:
+            continue
+        for text in (chr(c), f"a{chr(c)}\u0327", f"{chr(c)}\u0301"):
+            if ours(form, text, aligned=False) != REFS[form].normalize_str(text):
+                bad.append(hex(c))
+                break
+    assert bad == []
