@@ -139,3 +139,11 @@ def test_trained_families_join_the_pair(kind):
     moved = [0, 1, 3, 4]  # a position in "x👍y" -> the same position in "x\ud83d\udc4dy"
     assert enc.spans == [(moved[a], moved[b]) for a, b in ref.spans]
     assert enc.dropped == [(moved[a], moved[b]) for a, b in ref.dropped]
+
+
+def test_unigram_sampling_follows_the_rule():
+    tok = TRAINED["unigram"]
+    text = f"low {THUMBS} \ud83d lower"
+    enc = tok.encode_sampled(text, rng=7)
+    assert enc.ids == tok.encode_sampled(fix_surrogates(text)[0], rng=7).ids
+    check_spans(text, enc)

@@ -26,7 +26,7 @@ from collections.abc import Callable
 _ANY = re.compile("[\ud800-\udfff]")
 _PAIR_OR_LONE = re.compile("([\ud800-\udbff][\udc00-\udfff])|[\ud800-\udfff]")
 
-ENCODE_METHODS = ("encode", "encode_ordinary", "encode_ids")
+ENCODE_METHODS = ("encode", "encode_ordinary", "encode_ids", "encode_sampled")  # those a class defines
 
 
 def has_surrogates(text: str) -> bool:
@@ -81,8 +81,8 @@ def _safe(method: Callable, returns_encoding: bool) -> Callable:
 
 
 def surrogate_safe(cls: type) -> type:
-    """Class decorator: `cls`'s own ``encode``, ``encode_ordinary`` and ``encode_ids`` get the
-    surrogate rule above (subclasses inherit the wrapped methods)."""
+    """Class decorator: the `ENCODE_METHODS` `cls` defines itself get the surrogate rule above
+    (subclasses inherit the wrapped methods)."""
     for name in ENCODE_METHODS:
         method = cls.__dict__.get(name)
         if method is not None and not getattr(method, "surrogate_safe", False):
