@@ -210,7 +210,8 @@ def byte_groups(enc: Encoding, kinds: Sequence[int]) -> list[tuple[int, int]]:
     """Runs ``(first, last)`` of token indices that build one character together.
 
     Byte tokens holding part of a character share that character's span, so a run is a maximal
-    sequence of neighbours with the same span of which at least one is a byte token.
+    sequence of neighbours with the same span of which at least one is a byte token, from its
+    first byte token to its last (a ``▁`` a normalizer prepended shares the span, not the bytes).
     """
     groups: list[tuple[int, int]] = []
     spans = enc.spans
@@ -222,7 +223,8 @@ def byte_groups(enc: Encoding, kinds: Sequence[int]) -> list[tuple[int, int]]:
             last += 1
             has_bytes = has_bytes or kinds[last] == BYTES
         if has_bytes:
-            groups.append((i, last))
+            run = [k for k in range(i, last + 1) if kinds[k] == BYTES]
+            groups.append((run[0], run[-1]))
         i = last + 1
     return groups
 

@@ -64,3 +64,14 @@ def test_token_view_json_and_cli_json_carry_the_inserted_tokens(cli):
     assert (code, err) == (0, "")
     assert json.loads(out) == {"ids": [101, 7592, 2088, 102], "tokens_hex": [t.hex() for t in enc.tokens],
                                "spans": [[0, 0], [0, 5], [6, 11], [11, 11]], "inserted": [0, 3]}
+
+
+def test_a_prepended_mark_is_not_part_of_the_byte_group():
+    from tokviz.core.display.tokens import BYTES, byte_groups
+
+    tok = load_ours("mistral-7b-v0.1")
+    text = "\U0001d11ex"  # <s> ▁ <0xF0> <0x9D> <0x84> <0x9E> x: ▁ shares 𝄞's span, as in tokenizers
+    enc = tok.encode(text)
+    assert enc.spans[1:6] == [(0, 1)] * 5 and enc.spans == [(0, 0)] + load_reference("mistral-7b-v0.1").encode(text).offsets[1:]
+    kinds = token_labels(text, enc).kinds
+    assert kinds[2:6] == [BYTES] * 4 and byte_groups(enc, kinds) == [(2, 5)]  # the bytes only, not ▁
