@@ -1,5 +1,6 @@
-"""NFD/NFKD/NFC/NFKC with the Unicode version tokenizers normalizes with (9.0), against
-tokenizers' own normalizers: the issue's case, marks from every later version, generated text."""
+"""Normalizers with the Unicode versions tokenizers uses, against tokenizers' own normalizers:
+NFD/NFKD/NFC/NFKC with Unicode 9.0 (the issue's case, marks from every later version, generated
+text) and Lowercase with Rust's newer case tables."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.core.pretrained.pretrained_helpers import full_only, unicode_text
-from tokviz.core.pretrained.hf import unicode_forms
+from tokviz.core.pretrained.hf import case_mapping, unicode_forms
 from tokviz.core.pretrained.hf.normalizers import NormStr, build_normalizer
 
 tk = pytest.importorskip("tokenizers")
@@ -107,4 +108,38 @@ def test_every_code_point_in_three_contexts(form):
             if ours(form, text, aligned=False) != REFS[form].normalize_str(text):
                 bad.append(hex(c))
                 break
+    assert bad == []
+
+
+LOWER_REF = normalizers.Lowercase()
+LOWER = build_normalizer({"type": "Lowercase"})
+BERT_LOWER = build_normalizer({"type": "BertNormalizer"})
+BERT_LOWER_REF = normalizers.BertNormalizer()
+
+
+def test_letters_newer_than_python_are_lowercased():
+    for text in ("\U00010d50", "Ab\U00010d50C\ua7cb", "\u1c89\u03a3x"):  # Garay, Rams horn, Cyrillic tie
+        expected = LOWER_REF.normalize_str(text)
+        assert LOWER(NormStr.of(text)).text == LOWER(NormStr.of(text, aligned=False)).text == expected
+    assert LOWER(NormStr.of("\U00010d50")).text == "\U00010d70"
+    assert len(case_mapping.ADDED) >= 55
+
+
+uppers = st.sampled_from(sorted(case_mapping.ADDED) + ["A", "\u03a3", "\u0130", "\u1e9e", "Σ"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=unicode_text() | st.lists(uppers | st.sampled_from("ab \u0301"), max_size=12).map("".join))
+def test_lowercase_equals_tokenizers(text):
+    expected = LOWER_REF.normalize_str(text)
+    assert LOWER(NormStr.of(text)).text == expected
+    assert LOWER(NormStr.of(text, aligned=False)).text == expected
+    assert BERT_LOWER(NormStr.of(text)).text == BERT_LOWER_REF.normalize_str(text)
+
+
+@pytest.mark.slow
+@full_only
+def test_lowercase_of_every_code_point():
+    bad = [hex(c) for c in range(0x80, sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF
+           and LOWER(NormStr.of(f"a{chr(c)}B", aligned=False)).text != LOWER_REF.normalize_str(f"a{chr(c)}B")]
     assert bad == []

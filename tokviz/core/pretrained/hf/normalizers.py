@@ -18,6 +18,7 @@ from tokviz.core.errors import ModelFormatError
 from tokviz.core.pretrained import unicode_tables as ut
 from tokviz.core.pretrained.unicode_tables import PinnedPattern
 
+from . import case_mapping as cm  # Lowercase with Rust's newer case tables, as tokenizers
 from . import unicode_forms as ud  # NFD/NFKD/NFC/NFKC with Unicode 9.0's data, as tokenizers
 
 
@@ -86,7 +87,7 @@ class NormStr:
 
 
 def _lower(c: str) -> str:
-    return c.lower()  # per character: no final-sigma context, as Rust's char::to_lowercase
+    return cm.lower_char(c)  # per character: no final-sigma context, as Rust's char::to_lowercase
 
 
 def decompose(ns: NormStr, compat: bool) -> NormStr:
@@ -186,7 +187,7 @@ class BertNormalizer(Normalizer):
 class Lowercase(Normalizer):
     def __call__(self, ns: NormStr) -> NormStr:
         if ns.spans is None and "\u03a3" not in ns.text:
-            return NormStr(ns.text.lower(), None, ns.first)  # per character but for the final-sigma rule
+            return NormStr(cm.lower_text(ns.text), None, ns.first)  # per character but for the final-sigma rule
         return ns.map_chars(_lower)
 
 
