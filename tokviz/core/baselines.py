@@ -15,8 +15,10 @@ from .bpe.units import UNK_TOKEN
 from .encoding import Encoding, uncovered
 from .errors import EncodeError
 from .text.split import parse_split
+from .text.surrogates import surrogate_safe
 
 
+@surrogate_safe
 class _VocabTokenizer:
     """Shared decoding for tokenizers whose vocabulary is a list of strings."""
 

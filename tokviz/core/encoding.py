@@ -21,8 +21,14 @@ class Encoding:
     object, no copies of a megabyte of ids). Once returned, treat it as read-only.
 
     A token holding only part of a character (byte-level BPE on emoji or CJK) has the span of
-    the whole character, so neighbouring partial tokens share a span. Tokens made only of an
-    end-of-word marker have an empty span at the end of their chunk.
+    the whole character, so neighbouring partial tokens share a span.
+
+    A token that covers no input has an empty span ``(i, i)`` at the point where it was
+    inserted, and only such a token has an empty span (`inserted` lists them): a post-processor's
+    ``[CLS]``/``<s>`` before the text at ``(0, 0)``, its ``[SEP]``/``</s>`` after it at
+    ``(len(text), len(text))``, an end-of-word marker at the end of its chunk. For a
+    ``tokenizer.json`` the spans are Hugging Face's offsets (a ``▁`` a normalizer prepended shares
+    the span of the character it precedes), except that there every inserted token is ``(0, 0)``.
     """
 
     ids: list[int]
@@ -36,16 +42,22 @@ class Encoding:
         return len(self.ids)
 
     @property
+    def inserted(self) -> list[int]:
+        """Indices of the tokens that cover no input (empty spans: see the class docstring)."""
+        return [i for i, (a, b) in enumerate(self.spans) if a == b]
+
+    @property
     def lossless(self) -> bool:
         """True when decoding gives back the text: nothing unknown, nothing dropped."""
         return not self.unknown and not self.dropped
 
     def to_json(self) -> dict:
-        """``{"ids": [...], "tokens_hex": [...], "spans": [[start, end], ...]}``."""
+        """``{"ids": [...], "tokens_hex": [...], "spans": [[start, end], ...], "inserted": [...]}``."""
         return {
             "ids": list(self.ids),
             "tokens_hex": [t.hex() for t in self.tokens],
             "spans": [list(s) for s in self.spans],
+            "inserted": self.inserted,
         }
 
 

@@ -1,4 +1,4 @@
-"""Guided lessons end to end: each of the 12 lessons starts, steps through every step with its
+"""Guided lessons end to end: each of the 14 lessons starts, steps through every step with its
 caption changing, and shows the expected panel and content; Back replays the right state; missing
 pretrained files are named; Help > Lessons and the lesson panel's buttons drive the runner."""
 
@@ -144,11 +144,33 @@ def check_positional(window):
     assert p.kind == "rope" and p.view == "similarity" and p._shown is not None and p._shown.request.kind == "rope"
 
 
+def check_wordpiece(window):
+    tl = window.script.timeline
+    assert tl.has_scores and window.step_model.step == tl.n_merges
+    enc = tl.tokenizer().encode("bugs mug hugs", step=window.step_model.step)
+    assert [t.decode() for t in enc.tokens] == ["bu", "##gs", "[UNK]", "hugs"] and enc.unknown == [2]
+    assert "‘mug’ → [UNK]" in window.lessons.caption
+    fig = window.lessons.figure  # the candidates of the last merge, the winner starred
+    assert fig.rows[0][0] == "★" and fig.title.startswith(f"Merge {tl.n_merges}: score")
+
+
+def check_unigram(window):
+    tl = window.script.timeline
+    assert not tl.lists_merges and window.step_model.step == 4 and tl.last_step == 8
+    fig = window.lessons.figure
+    assert [r[0] for r in fig.rows] == ["0", "1", "2", "3", "4"]  # the rounds so far
+    assert fig.rows[0][3] == "0" and int(fig.rows[1][3]) > 0  # the seed prunes nothing; round 1 does
+    samples = window.lessons.fields["samples"].split(" · ")
+    assert len(samples) == 4 and len(set(samples)) > 1  # sampling gives different segmentations
+    assert all(s.replace(" ", "") == "▁sitting" for s in samples)
+
+
 CHECKS = {"chars-words-subwords": check_chars_words_subwords, "out-of-vocabulary": check_out_of_vocabulary,
           "bpe-steps": check_bpe_steps, "vocab-size": check_vocab_size, "bytes-utf8": check_bytes_utf8,
           "pre-tokenization": check_pre_tokenization, "special-tokens": check_special_tokens,
           "numbers": check_numbers, "languages": check_languages, "glitch-tokens": check_glitch_tokens,
-          "embeddings": check_embeddings, "positional": check_positional}
+          "embeddings": check_embeddings, "positional": check_positional, "wordpiece": check_wordpiece,
+          "unigram": check_unigram}
 
 
 def test_checks_cover_every_lesson():
@@ -201,7 +223,7 @@ def test_help_menu_lists_the_lessons_and_starts_one(window):
     actions = [a for a in menu.actions() if a.objectName().startswith("action_lesson_")]
     assert [a.text().replace("&", "") for a in actions][:3] == [
         "1. Characters, words or subwords?", "2. Out of vocabulary", "3. BPE step by step"]
-    assert len(actions) == 12
+    assert len(actions) == 14 and actions[13].text().replace("&", "") == "14. Unigram: prune, don't merge"
     actions[11].trigger()
     _shown(window)
     assert window.lessons.lesson.name == "positional" and window.positional_panel.kind == "sinusoidal"

@@ -165,7 +165,7 @@ def test_train_special_tokens(cli, tmp_path):
     assert [s.token for s in timeline.steps] == [b"ab"]  # the special tokens never merge
     code, out, _ = cli("encode", "m.json", "ab<|x|>ab", "--json")
     assert json.loads(out) == {"ids": [256, 258, 256], "tokens_hex": ["6162", "3c7c787c3e", "6162"],
-                               "spans": [[0, 2], [2, 7], [7, 9]]}
+                               "spans": [[0, 2], [2, 7], [7, 9]], "inserted": []}
     code, out, _ = cli("decode", "m.json", "256", "257", "256")
     assert out == "ab<|e|>ab\n"
 
@@ -206,9 +206,9 @@ def test_encode_json(cli, low_model):
     code, out, err = cli("encode", str(low_model), "lower  low", "--json")
     assert (code, err) == (0, "")
     assert out.count("\n") == 1
-    assert list(json.loads(out)) == ["ids", "tokens_hex", "spans"]
+    assert list(json.loads(out)) == ["ids", "tokens_hex", "spans", "inserted"]
     assert json.loads(out) == {"ids": [13, 10], "tokens_hex": ["6c6f7765725f", "6c6f775f"],
-                               "spans": [[0, 5], [7, 10]]}
+                               "spans": [[0, 5], [7, 10]], "inserted": []}
 
 
 def test_encode_unicode_bytes_spans(cli, tmp_path):
@@ -218,7 +218,7 @@ def test_encode_unicode_bytes_spans(cli, tmp_path):
     assert json.loads(out) == {
         "ids": [0xC3, 0xA9, 0xF0, 0x9F, 0x98, 0x80],
         "tokens_hex": ["c3", "a9", "f0", "9f", "98", "80"],
-        "spans": [[0, 1], [0, 1], [1, 2], [1, 2], [1, 2], [1, 2]],
+        "spans": [[0, 1], [0, 1], [1, 2], [1, 2], [1, 2], [1, 2]], "inserted": [],
     }
     code, out, _ = cli("encode", "m.json", "é😀", "--step", "0")  # partial tokens shown escaped
     assert out == "195\t\\xc3\n169\t\\xa9\n240\t\\xf0\n159\t\\x9f\n152\t\\x98\n128\t\\x80\n"
@@ -413,7 +413,7 @@ def test_process_train_encode_decode(tmp_path):
     r = tokviz("encode", "m.json", "--json", cwd=tmp_path, stdin="aaab\u00e9".encode())
     assert r.returncode == 0
     assert json.loads(r.stdout) == {"ids": [258, 195, 169], "tokens_hex": ["61616162", "c3", "a9"],
-                                    "spans": [[0, 4], [4, 5], [4, 5]]}
+                                    "spans": [[0, 4], [4, 5], [4, 5]], "inserted": []}
     r = tokviz("merges", "m.json", "--json", cwd=tmp_path)
     assert [json.loads(line)["token_hex"] for line in r.stdout.splitlines()] == ["6161", "616161", "61616162"]
 

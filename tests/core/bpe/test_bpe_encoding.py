@@ -447,6 +447,14 @@ def test_explain_overlapping_merge_in_bytes():
 
 def test_encoding_to_json():
     enc = Encoding([104, 258], [b"h", b"\xc3\xa9"], [(0, 1), (1, 2)])
-    assert enc.to_json() == {"ids": [104, 258], "tokens_hex": ["68", "c3a9"], "spans": [[0, 1], [1, 2]]}
+    assert enc.to_json() == {"ids": [104, 258], "tokens_hex": ["68", "c3a9"], "spans": [[0, 1], [1, 2]], "inserted": []}
     assert len(enc) == 2
     assert enc.lossless
+
+
+def test_an_end_of_word_marker_alone_is_an_inserted_token():
+    tl = train(TrainSettings(units="chars", split="whitespace", end_of_word="_", merges=0), texts=["low low"])
+    enc = tl.tokenizer().encode("low")
+    assert [t.decode() for t in enc.tokens] == ["l", "o", "w", "_"]
+    assert enc.spans[3] == (3, 3) and enc.inserted == [3]  # covers no input: empty, where it was added
+    assert enc.to_json()["inserted"] == [3]

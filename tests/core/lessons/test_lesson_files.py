@@ -11,6 +11,9 @@ import pytest
 
 from tests.conftest import qt_modules_loaded, shared_file
 from tokviz.core import TrainSettings, train
+from tokviz.core.algorithm.registry import make_training
+from tokviz.core.unigram.timeline import UnigramSettings
+from tokviz.core.wordpiece.timeline import WordPieceSettings
 from tokviz.core.lessons.figures import (
     FIGURE_FIELDS,
     FigureContext,
@@ -61,10 +64,57 @@ def _text_of(lesson):
 # -- the lesson files ---------------------------------------------------------------------------
 
 
-def test_twelve_lessons_in_course_order(lessons):
-    assert [x.number for x in lessons] == list(range(1, 13))
+def test_fourteen_lessons_in_course_order(lessons):
+    assert [x.number for x in lessons] == list(range(1, 15))
     assert [x.name for x in lessons][:4] == ["chars-words-subwords", "out-of-vocabulary", "bpe-steps", "vocab-size"]
-    assert len({x.name for x in lessons}) == 12
+    assert [x.name for x in lessons][12:] == ["wordpiece", "unigram"]
+    assert len({x.name for x in lessons}) == 14
+
+
+def test_lessons_train_each_algorithm(lessons):
+    by_name = {x.name: x for x in lessons}
+    assert type(by_name["wordpiece"].train) is WordPieceSettings and by_name["wordpiece"].train.merges == 12
+    assert type(by_name["unigram"].train) is UnigramSettings and by_name["unigram"].train.vocab_size == 300
+    assert type(by_name["bpe-steps"].train) is TrainSettings
+    bad = copy.deepcopy(GOOD)
+    bad["train"] = {"algorithm": "sentencepiece"}
+    with pytest.raises(LessonError, match="lesson <lesson>: train: unknown algorithm 'sentencepiece'"):
+        parse_lesson(bad)
+
+
+HUGS = "hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5  # Hugging Face's course corpus
+
+
+def test_wordpiece_figure_score_beats_count_and_traces_greedy_matches():
+    tl = make_training(WordPieceSettings(merges=12, min_count=1), texts=[HUGS]).run()
+    params = {"kind": "wordpiece", "word": "bugs", "unk_word": "mug"}
+    fig, f = compute_figure(params, FigureContext(timeline=tl, step=1, params=params))
+    # ##g ##s: 5 / (20 * 5) = 0.05 beats ##u ##g: 20 / (36 * 20) = 0.028, seen four times as often
+    assert (f["winner"], f["winner_count"], f["winner_score"]) == ("‘##g’ + ‘##s’", 5, "0.0500")
+    assert (f["frequent"], f["frequent_count"]) == ("‘##u’ + ‘##g’", 20)
+    assert fig.rows[0] == ("★", "##g + ##s", "5", "20 · 5", "0.0500")
+    assert f["word_pieces"] == "b ##u ##gs" and f["unk_pieces"] == "[UNK]"
+    assert f["unk_reason"] == "no piece matches at character 0"
+    _, f = compute_figure(params, FigureContext(timeline=tl, step=tl.n_merges, params=params))
+    assert (f["word_pieces"], f["word_tried"]) == ("bu ##gs", "bugs, bug")  # longest first
+    assert step_fields(tl, 2)["merge"] == "‘h’ + ‘##u’ → ‘hu’ (count 15)"
+
+
+def test_unigram_figure_rounds_nbest_and_samples():
+    tl = make_training(UnigramSettings(vocab_size=300), texts=[sample("english-prose").read()]).run()
+    params = {"kind": "unigram", "word": "sitting", "alpha": 0.2}
+    fig, f = compute_figure(params, FigureContext(timeline=tl, step=4, params=params))
+    assert [r[0] for r in fig.rows] == ["0", "1", "2", "3", "4"]
+    assert [int(r[1]) for r in fig.rows] == [r.vocab_size for r in tl.steps[:5]]  # shrinking every round
+    assert all(int(a[1]) > int(b[1]) for a, b in zip(fig.rows, fig.rows[1:]))
+    assert f["seed_size"] == tl.steps[0].vocab_size and f["vocab_size"] == tl.steps[4].vocab_size
+    best = tl.tokenizer().nbest("sitting", 2, step=4)
+    assert f["best"] == " ".join(best[0].pieces) and f["second"] == " ".join(best[1].pieces)
+    assert float(f["best_prob"].rstrip("%")) > float(f["second_prob"].rstrip("%"))
+    assert f["n_segmentations"] > 2 and len(f["samples"].split(" · ")) == 4
+    fields = step_fields(tl, 4)
+    assert fields["step"] == 4 and fields["n_steps"] == tl.last_step and fields["vocab"] == tl.steps[4].vocab_size
+    assert step_fields(tl, 0)["merge"] == "the seed vocabulary"
 
 
 def test_every_lesson_is_complete_and_refers_to_things_that_exist(lessons):

@@ -8,7 +8,20 @@ import shutil
 import pytest
 
 from tokviz.core import BpeTokenizer, ModelFormatError, TrainSettings, save_timeline, train
-from tokviz.core.pretrained import HfTokenizer, RankBpeTokenizer, load_data_gym, load_tokenizer, parse_minbpe
+from tokviz.core.algorithm.registry import make_training
+from tokviz.core.io.model_files import save_model
+from tokviz.core.pretrained import (
+    HfTokenizer,
+    RankBpeTokenizer,
+    load_data_gym,
+    load_tokenizer,
+    open_model,
+    parse_minbpe,
+)
+from tokviz.core.unigram.timeline import UnigramSettings
+from tokviz.core.unigram.tokenizer import UnigramTokenizer
+from tokviz.core.wordpiece.timeline import WordPieceSettings
+from tokviz.core.wordpiece.tokenizer import WordPieceTokenizer
 
 from .pretrained_helpers import corpus, hf_path, load_ours, shared_file, tiktoken_path
 
@@ -59,6 +72,43 @@ def test_tokviz_model_files(tmp_path):
     assert isinstance(tok, BpeTokenizer) and tok.n_merges == 50
     text = "Taylor Swift<|end|>"
     assert tok.encode(text, allowed_special="all").ids == timeline.tokenizer().encode(text, allowed_special="all").ids
+
+
+WORDS = "hug hugs pug pugs bun buns hugging unhug " * 20
+
+
+@pytest.mark.parametrize(
+    ("settings", "kind"),
+    [(WordPieceSettings(merges=20), WordPieceTokenizer), (UnigramSettings(vocab_size=30), UnigramTokenizer)],
+    ids=["wordpiece", "unigram"],
+)
+def test_tokviz_wordpiece_and_unigram_model_files(tmp_path, settings, kind):
+    timeline = make_training(settings, texts=[WORDS]).run()
+    path = tmp_path / "model.json"
+    save_model(timeline, path)
+    tok = load_tokenizer(path)  # the docstring's promise: every tokviz model
+    assert isinstance(tok, kind) and tok.source == str(path)
+    text = "hugs for the pugs, unhugging"
+    assert tok.encode(text).ids == timeline.tokenizer().encode(text).ids
+    found = open_model(path)  # the one reader: the timeline itself, steps included
+    assert type(found) is type(timeline) and found.n_steps == timeline.n_steps
+
+
+def test_the_cli_and_the_app_open_models_through_the_one_loader(tmp_path, monkeypatch, cli):
+    from tokviz.core.pretrained import loader
+
+    timeline = make_training(WordPieceSettings(merges=20), texts=[WORDS]).run()
+    save_model(timeline, tmp_path / "wp.json")
+    seen = []
+    real = loader.open_model
+    monkeypatch.setattr(loader, "open_model", lambda *a, **k: seen.append(a[0]) or real(*a, **k))
+    for argv in (["encode", "--ids", "wp.json", "hugs"], ["decode", "wp.json", "5"], ["merges", "wp.json"]):
+        assert cli(*argv)[0] == 0
+    assert cli("encode", "--ids", "wp.json", "hugs")[1].split() == [str(i) for i in timeline.tokenizer().encode_ids("hugs")]
+    from tokviz.engine.pretrained_tasks import load_any_timeline
+
+    assert load_any_timeline(str(tmp_path / "wp.json")).n_steps == timeline.n_steps
+    assert seen == ["wp.json"] * 4 + [str(tmp_path / "wp.json")]
 
 
 def test_data_gym_files_give_r50k():

@@ -50,8 +50,10 @@ def test_not_utf8_is_refused_with_name_and_first_bad_offset(tmp_path, data, byte
     assert str(path) in message
     assert f"0x{byte:02X}" in message
     assert f"offset {offset}" in message
-    assert "--encoding-errors replace" in message
+    assert message.endswith("; convert it to UTF-8 first")  # core names no command-line option
     assert "\n" not in message
+    with pytest.raises(CorpusError, match="; use --encoding-errors replace to read it anyway$"):
+        read_text(path, hint="use --encoding-errors replace to read it anyway")  # the caller's own option
 
 
 def test_encoding_errors_replace_reads_anyway(tmp_path):

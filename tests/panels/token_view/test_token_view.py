@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QToolTip
 
 from tokviz.core import TrainSettings, train
 from tokviz.core.baselines import WordTokenizer
-from tokviz.core.display.tokens import BYTES, UNKNOWN
+from tokviz.core.display.tokens import BYTES, INSERTED, TEXT, UNKNOWN
 from tokviz.engine.step_model import StepModel
 from tokviz.panels.token_view.panel import TokenViewPanel
 
@@ -115,6 +115,21 @@ def test_emoji_and_cjk_are_byte_tokens_grouped_by_character(make_panel, timeline
         assert panel.view.token_rect(first).top() == panel.view.token_rect(last).top()
 
 
+def test_surrogates_in_the_text_follow_tiktokens_rule(make_panel, qtbot, monkeypatch, timeline):
+    text = "ok \ud83d\udc4d and \ud83d.\nnext line"  # a pair and a lone surrogate, as a paste can hand them over
+    panel, _ = make_panel(timeline, text="")
+    monkeypatch.setattr(panel, "text", lambda: text)  # Qt's editor would drop the lone one before this
+    with qtbot.waitSignal(panel.result_shown, timeout=WAIT):
+        panel.refresh()
+    panel.wait_idle()
+    ref = panel.result.reference
+    fixed = timeline.tokenizer().encode("ok 👍 and \ufffd.\nnext line")
+    assert ref.encoding.ids == fixed.ids  # joined and replaced, as every encode path does
+    assert ref.encoding.spans[3] == (3, 5)  # 👍's byte tokens span both code points of the text shown
+    assert panel.result.diagnostics is not None and panel.result.batch is not None
+    assert panel.view.token_count == len(fixed.ids)
+
+
 def test_lossy_round_trip_classic_example(make_panel, qtbot):
     tl = train(TrainSettings(units="chars", merges=3), texts=["the cat sat on the mat"])
     text = "the bird flew over the garden"
@@ -208,6 +223,25 @@ def test_long_text_paints_a_first_screen_before_the_whole(make_panel, qtbot, tim
     panel.wait_idle()
     assert panel.result.reference.stats.chars == len(text)
     assert panel.view.token_count == len(panel.result.reference.encoding.ids)
+
+
+def test_post_processor_tokens_are_shown_as_inserted(make_panel, qtbot):
+    from tests.conftest import shared_file
+    from tokviz.core.pretrained import load_tokenizer
+
+    bert = load_tokenizer(shared_file("vocab", "hf", "bert-base-uncased", "tokenizer.json"))
+    panel, _ = make_panel(None, corpus="", text="Hello world")
+    with qtbot.waitSignal(panel.result_shown, timeout=WAIT):
+        panel.add_tokenizer(bert)
+    panel.wait_idle()
+    ref = panel.result.reference
+    assert ref.encoding.ids == [101, 7592, 2088, 102]
+    assert ref.labels.kinds[0] == ref.labels.kinds[3] == INSERTED  # [CLS], [SEP]: a badge in outline
+    assert ref.labels.kinds[1] == TEXT
+    assert "inserted at character 0: covers no text" in panel.tooltip_for(0)
+    assert "inserted at character 11: covers no text" in panel.tooltip_for(3)
+    assert "characters 0–5" in panel.tooltip_for(1)
+    assert panel.export_json_data()["inserted"] == [0, 3]
 
 
 def test_failure_is_reported(make_panel, qtbot):

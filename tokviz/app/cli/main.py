@@ -19,15 +19,17 @@ from tokviz import __version__
 from tokviz.core import Encoding, Timeline, TokvizError, parse_word_counts, read_text
 from tokviz.core.algorithm.registry import make_training, step_noun
 from tokviz.core.bpe.timeline import TIE_BREAKS
-from tokviz.core.io.model_files import load_model, save_model
+from tokviz.core.io.model_files import save_model
 from tokviz.core.text.corpus import ENCODING_ERRORS
 from tokviz.core.text.split import SPLIT_CHOICES
 
 from .algorithms import add_algorithm_options, train_settings, write_steps
+from .arguments import check_arguments, utf8_argument
 from .messages import one_line
 from .progress import ProgressBar
 
 EXIT_USAGE = 2
+REPLACE_HINT = "use --encoding-errors replace to read it anyway"  # train's option; encode has none
 COMMANDS = ("train", "encode", "decode", "merges", "gui", "screenshot", "lesson", "animate", "export",
             "compare")
 
@@ -128,7 +130,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if not out.parent.exists() and str(out.parent):
         raise UsageError(f"tokviz train: output folder {out.parent} does not exist")
     _check_writable(out)  # fail now, not after a long training run
-    texts = [read_text(f, errors=args.encoding_errors) for f in args.files]
+    texts = [read_text(f, errors=args.encoding_errors, hint=REPLACE_HINT) for f in args.files]
     if args.word_counts:
         table: dict[str, int] = {}
         for name, text in zip(args.files, texts):
@@ -161,12 +163,11 @@ def _check_writable(out: Path) -> None:
 
 
 def _read_model(path: str, pattern: str | None = None):
-    """A tokviz model (BPE, WordPiece, Unigram), or any tokenizer `load_tokenizer` reads (a
-    file, a folder or a known name such as ``cl100k_base``) as a `LoadedTimeline`."""
-    from tokviz.core.pretrained import is_tokviz_model, open_timeline
+    """Every MODEL argument, through the one loader: a tokviz model (BPE, WordPiece, Unigram) as
+    its timeline, any other tokenizer (a file, a folder, a known name such as ``cl100k_base``)
+    as a `LoadedTimeline`."""
+    from tokviz.core.pretrained import open_timeline
 
-    if Path(path).is_file() and is_tokviz_model(path):
-        return load_model(path)
     return open_timeline(path, pattern=pattern)
 
 
@@ -185,7 +186,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     if args.file is not None:
         text = read_text(args.file, allow_empty=True)
     elif args.text is not None:
-        text = args.text
+        text = utf8_argument(args.text, "TEXT")  # even when a file of that name exists
     else:
         data = sys.stdin.buffer.read() if not sys.stdin.isatty() else b""
         from tokviz.core import decode_utf8
@@ -216,8 +217,9 @@ def cmd_decode(args: argparse.Namespace) -> int:
             except ValueError:
                 raise UsageError(f"tokviz decode: {part!r} is not an id (ids are whole numbers)") from None
     timeline = _read_model(args.model, args.pattern)
-    data = timeline.tokenizer().decode_bytes(ids)
-    sys.stdout.write(data.decode("utf-8", errors="replace"))
+    # the tokenizer's own decoder (byte fallback, "▁", "##", ...), as its `decode` and the
+    # reference library give it; special tokens are kept
+    sys.stdout.write(timeline.tokenizer().decode(ids))
     sys.stdout.write("\n")
     return 0
 
@@ -330,11 +332,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not argv:
             return cmd_gui(argparse.Namespace(file=None))
         if argv[0] not in COMMANDS and not argv[0].startswith("-"):
+            check_arguments(argv[:1])
             if os.path.exists(argv[0]) and len(argv) == 1:
                 return cmd_gui(argparse.Namespace(file=argv[0]))
             raise UsageError(
                 f"tokviz: unknown command or file {argv[0]!r} (commands: {', '.join(COMMANDS)})"
             )
+        check_arguments(argv)
         args = build_parser().parse_args(argv)
         if args.command is None:
             return cmd_gui(argparse.Namespace(file=None))

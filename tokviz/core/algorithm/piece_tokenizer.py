@@ -25,6 +25,7 @@ from tokviz.core.bpe.units import UNK_TOKEN
 from tokviz.core.encoding import Encoding, encode_with_specials, uncovered
 from tokviz.core.errors import EncodeError, ModelFormatError
 from tokviz.core.text.split import Splitter
+from tokviz.core.text.surrogates import surrogate_safe
 
 UNK_ID = 0
 _CACHE_STEPS = 6  # how many steps keep a chunk cache
@@ -33,6 +34,7 @@ _CACHE_SIZE = 200_000  # entries per cache before it is cleared
 ChunkResult = tuple[tuple[int, ...], tuple[tuple[int, int], ...]]  # (ids, spans in the chunk)
 
 
+@surrogate_safe
 class PieceTokenizer:
     """Shared machinery; see the module docstring. `tokens[i]` is the vocabulary form of id i."""
 

@@ -16,6 +16,7 @@ from tokviz.core.algorithm.protocol import StepTimeline as Timeline  # a BPE `Ti
 from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
 from tokviz.core.errors import EncodeError
 from tokviz.core.text.split import Splitter, parse_split
+from tokviz.core.text.surrogates import surrogate_safe
 
 from .units import UNK_TOKEN, BaseVocab
 
@@ -40,6 +41,7 @@ def _utf8_len(c: str) -> int:
     return 1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4
 
 
+@surrogate_safe
 class BpeTokenizer:
     """A BPE tokenizer from base units, an ordered merge list, a split rule and special tokens."""
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from tokviz.core.encoding import Encoding
 
 from .palette import TokenPalette, token_colors
-from .tokens import BYTES, SPECIAL, UNKNOWN, hex_bytes, token_labels, token_stats
+from .tokens import BYTES, INSERTED, SPECIAL, UNKNOWN, hex_bytes, token_labels, token_stats
 
 _WORD = re.compile(r"\w+")
 _DIGITS = re.compile(r"\d+")
@@ -169,7 +169,8 @@ def unseen_tokens(enc: Encoding, counts: Mapping[int, int], *, limit: int = 50) 
 
 
 def export_json(text: str, enc: Encoding, *, name: str = "", step: int | None = None) -> dict:
-    """``{"tokenizer", "step", "text", "ids", "tokens", "tokens_hex", "spans", "stats"}``."""
+    """``{"tokenizer", "step", "text", "ids", "tokens", "tokens_hex", "spans", "unknown", "special",
+    "inserted", "stats"}`` (`Encoding`'s span convention: an inserted token has an empty span)."""
     labels = token_labels(text, enc, show_whitespace=True)
     st = token_stats(text, enc)
     return {
@@ -184,6 +185,7 @@ def export_json(text: str, enc: Encoding, *, name: str = "", step: int | None = 
         "spans": [list(s) for s in enc.spans],
         "unknown": list(enc.unknown),
         "special": list(enc.special),
+        "inserted": enc.inserted,
         "stats": {"tokens": st.tokens, "characters": st.chars, "bytes": st.bytes},
     }
 
@@ -193,6 +195,7 @@ _CSS = """body{{font-family:system-ui,sans-serif;background:{page};color:{fg};ma
 .t{{padding:2px 1px;border-radius:3px;{border}}}
 .b{{font-size:85%}}
 .s{{background:{sbg};color:{sfg};border-radius:8px;padding:2px 6px}}
+.i{{background:none;color:{fg};border:1px dashed {sbg}}}
 .u{{background:{ubg};color:{ufg};text-decoration:line-through wavy}}
 .id{{font-size:70%;vertical-align:sub;opacity:.8}}
 .stats{{color:{fg};opacity:.8;margin-top:1em}}"""
@@ -215,8 +218,8 @@ def export_html(
         tid = enc.ids[i]
         kind = labels.kinds[i]
         tip = html.escape(f"id {tid} · {hex_bytes(enc.tokens[i])}", quote=True)
-        cls = "t s" if kind == SPECIAL else "t u" if kind == UNKNOWN else "t b" if kind == BYTES else "t"
-        style = "" if kind in (SPECIAL, UNKNOWN) else f' style="background:{colors[i]};color:{palette.text}"'
+        cls = {SPECIAL: "t s", INSERTED: "t s i", UNKNOWN: "t u", BYTES: "t b"}.get(kind, "t")
+        style = "" if kind in (SPECIAL, INSERTED, UNKNOWN) else f' style="background:{colors[i]};color:{palette.text}"'
         ident = f'<span class="id">{tid}</span>' if show_ids else ""
         parts.append(f'<span class="{cls}"{style} title="{tip}">{html.escape(label)}{ident}</span>')
         if labels.breaks[i]:

@@ -30,8 +30,10 @@ NEWLINE_MARK = "↵"
 CR_MARK = "␍"
 
 # Token kinds (small ints: a 1 MB text has hundreds of thousands of tokens).
-TEXT, BYTES, SPECIAL, UNKNOWN, EMPTY = range(5)
-KIND_NAMES = ("text", "bytes", "special", "unknown", "empty")
+TEXT, BYTES, SPECIAL, UNKNOWN, EMPTY, INSERTED = range(6)
+# EMPTY: an ordinary token covering no text (an end-of-word marker); INSERTED: a special token
+# covering no text (a post-processor's [CLS] or [SEP]), shown where it was inserted
+KIND_NAMES = ("text", "bytes", "special", "unknown", "empty", "inserted")
 
 _NAMED = {
     0x00A0: "⍽",  # no-break space
@@ -169,7 +171,8 @@ def token_labels(
     """Labels of the first `limit` tokens (all by default) of `enc`, the encoding of `text`.
 
     Unknown tokens show the text they replaced (the view marks them as lost); special tokens show
-    their name; tokens with an empty span (an end-of-word marker) show their bytes.
+    their name (`INSERTED` when they cover no text: a post-processor added them); other tokens
+    with an empty span (an end-of-word marker) show their bytes.
     """
     n = len(enc.ids) if limit is None else min(limit, len(enc.ids))
     special = set(enc.special)
@@ -185,7 +188,7 @@ def token_labels(
         a, b = spans[i]
         if i in special:
             labels.append(tok.decode("utf-8", "replace"))
-            kinds.append(SPECIAL)
+            kinds.append(INSERTED if a == b else SPECIAL)
             breaks.append(0)
             continue
         if i in unknown:
@@ -207,7 +210,8 @@ def byte_groups(enc: Encoding, kinds: Sequence[int]) -> list[tuple[int, int]]:
     """Runs ``(first, last)`` of token indices that build one character together.
 
     Byte tokens holding part of a character share that character's span, so a run is a maximal
-    sequence of neighbours with the same span of which at least one is a byte token.
+    sequence of neighbours with the same span of which at least one is a byte token, from its
+    first byte token to its last (a ``▁`` a normalizer prepended shares the span, not the bytes).
     """
     groups: list[tuple[int, int]] = []
     spans = enc.spans
@@ -219,7 +223,8 @@ def byte_groups(enc: Encoding, kinds: Sequence[int]) -> list[tuple[int, int]]:
             last += 1
             has_bytes = has_bytes or kinds[last] == BYTES
         if has_bytes:
-            groups.append((i, last))
+            run = [k for k in range(i, last + 1) if kinds[k] == BYTES]
+            groups.append((run[0], run[-1]))
         i = last + 1
     return groups
 

@@ -11,7 +11,8 @@ declarative actions that the lesson runner (``tokviz.app.classroom.lesson_runner
      "panels": ["timeline"], "steps": [{"caption": "Merge {step}: {merge}",
                                         "actions": [{"do": "step", "to": 1}]}]}
 
-Files are JSON (the standard library reads it on every supported Python). Every problem is a
+``train`` is BPE's settings, or WordPiece's or Unigram's with ``"algorithm": "wordpiece"`` or
+``"unigram"``. Files are JSON (the standard library reads it on every supported Python). Every problem is a
 `LessonError` naming the file and the field. What this leaves out: running a lesson (app layer)
 and the figures' maths (``lesson_figures``).
 """
@@ -27,6 +28,8 @@ from importlib.resources import files
 from pathlib import Path
 
 from tokviz.core.bpe.timeline import TrainSettings
+from tokviz.core.unigram.timeline import UnigramSettings
+from tokviz.core.wordpiece.timeline import WordPieceSettings
 from tokviz.core.errors import SettingsError, TokvizError
 
 FORMAT = "tokviz-lesson"
@@ -112,7 +115,7 @@ class Lesson:
     summary: str
     steps: tuple[LessonStep, ...]
     corpus: Corpus | None = None
-    train: TrainSettings | None = None
+    train: TrainSettings | WordPieceSettings | UnigramSettings | None = None
     panels: tuple[str, ...] = ()
     text: str | None = None  # what the token view shows
     tokenizers: tuple[str, ...] = ()  # PRETRAINED names compared in the token view
@@ -159,9 +162,12 @@ def _corpus(d: Mapping, source: str, where: str) -> Corpus:
     return Corpus(kinds[0], value)
 
 
-def _settings(d: Mapping, source: str, where: str) -> TrainSettings:
+def _settings(d: Mapping, source: str, where: str):
+    """BPE settings, or WordPiece/Unigram ones with ``"algorithm": "wordpiece"|"unigram"``."""
+    from tokviz.core.algorithm.registry import settings_from_json
+
     try:
-        return TrainSettings.from_json(d)
+        return settings_from_json(d)
     except (SettingsError, TokvizError, TypeError) as exc:
         raise _fail(source, where, str(exc)) from None
 

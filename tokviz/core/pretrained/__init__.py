@@ -26,8 +26,16 @@ from .explain import (
 )
 from .hf.normalizers import UnsupportedComponent
 from .hf.tokenizer import HfTokenizer
-from .loaded_timeline import LazyMerges, LoadedSettings, LoadedTimeline, as_timeline, is_tokviz_model, open_timeline
-from .loader import KnownTokenizer, known_tokenizers, load_by_name, load_tiktoken, load_tokenizer
+from .loaded_timeline import LazyMerges, LoadedSettings, LoadedTimeline, as_timeline, open_timeline
+from .loader import (
+    KnownTokenizer,
+    is_tokviz_model,
+    known_tokenizers,
+    load_by_name,
+    load_tiktoken,
+    load_tokenizer,
+    open_model,
+)
 from .minbpe import load_minbpe, parse_minbpe
 from .rank_bpe import RankBpeTokenizer
 from .tiktoken_files import KNOWN_ENCODINGS, KnownEncoding, find_encoding_file, read_tiktoken_file

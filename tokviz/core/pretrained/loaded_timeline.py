@@ -14,15 +14,11 @@ leaves out: loading files (`loader`), the explaining algorithms (`explain`), wid
 from __future__ import annotations
 
 import os
-import re
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from tokviz.core.algorithm.records import Segmentation, TreeNode
-from tokviz.core.errors import TokvizError
-from tokviz.core.io.safe_files import read_head
 
 from .common import LoadedMerge
 from .explain import merge_tree as _merge_tree
@@ -235,30 +231,13 @@ def as_timeline(tok, *, source: str | None = None) -> LoadedTimeline:
     return LoadedTimeline(tok, source=source)
 
 
-_FORMAT = re.compile(rb'"format"\s*:\s*"(tokviz-[a-z]+)"')
-
-
-def is_tokviz_model(path: str | os.PathLike) -> bool:
-    """True when `path` is a file that starts like a tokviz model (any algorithm)."""
-    from tokviz.core.io.model_files import MODEL_FORMATS
-
-    try:
-        head = read_head(path, 4096)
-    except TokvizError:  # missing, unreadable, or not an ordinary file (never opened blocking)
-        return False
-    m = _FORMAT.search(head)
-    return m is not None and m.group(1).decode() in MODEL_FORMATS
-
-
 def open_timeline(source: str | os.PathLike, *, pattern: str | None = None, download: bool = True):
     """Any model as a timeline: a tokviz model file as its own timeline (BPE, WordPiece,
     Unigram); every other tokenizer `load_tokenizer` reads (file, folder, known name) as a
     `LoadedTimeline`. Raises `PatternRequired` for a `.tiktoken` file of an unknown encoding."""
-    if Path(source).is_file() and is_tokviz_model(source):
-        from tokviz.core.io.model_files import load_model
+    from .loader import is_timeline, open_model
 
-        return load_model(source)
-    from .loader import load_tokenizer
-
-    tok = load_tokenizer(source, pattern=pattern, download=download)
-    return LoadedTimeline(tok, source=str(getattr(tok, "source", None) or source))
+    found = open_model(source, pattern=pattern, download=download)  # the one loader
+    if is_timeline(found):
+        return found
+    return LoadedTimeline(found, source=str(getattr(found, "source", None) or source))

@@ -1,6 +1,6 @@
 """`load_tokenizer`: one entry point for every tokenizer file format and known name.
 
-Recognised by content, not by file name: tokviz model files, minbpe ``.model`` files, Hugging
+Recognised by content, not by file name: tokviz model files (BPE, WordPiece, Unigram), minbpe ``.model`` files, Hugging
 Face ``tokenizer.json``, GPT-2's ``encoder.json`` / ``vocab.bpe`` (the other file is looked up
 next to it), tiktoken ``.tiktoken`` files (OpenAI's recognised by sha256; others need their
 pattern, from the `pattern` argument or a ``.tiktoken.json`` file next to them as written by
@@ -11,6 +11,7 @@ pattern, from the `pattern` argument or a ``.tiktoken.json`` file next to them a
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,22 +128,39 @@ def load_by_name(name: str, *, download: bool = True) -> RankBpeTokenizer:
 def _load_dir(path: Path, pattern: str | None):
     for candidate in ("tokenizer.json", "vocab.bpe"):
         if (path / candidate).is_file():
-            return load_tokenizer(path / candidate, pattern=pattern)
+            return open_model(path / candidate, pattern=pattern)
     found = sorted(path.glob("*.tiktoken")) + sorted(path.glob("*.model"))
     if len(found) == 1:
-        return load_tokenizer(found[0], pattern=pattern)
+        return open_model(found[0], pattern=pattern)
     raise ModelFormatError(
         f"{path}: folder holds no tokenizer (looked for tokenizer.json, vocab.bpe + encoder.json, "
         f"one .tiktoken or one minbpe .model file)"
     )
 
 
-def load_tokenizer(source: str | os.PathLike, *, pattern: str | None = None, download: bool = True):
-    """Open any tokenizer tokviz knows: a file, a folder, or a tiktoken encoding name.
+_FORMAT = re.compile(rb'"format"\s*:\s*"(tokviz-[a-z]+)"')
 
-    Returns a `BpeTokenizer` (tokviz and minbpe models), `RankBpeTokenizer` (tiktoken, GPT-2
-    data-gym files) or `HfTokenizer` (tokenizer.json); all share the method grid.
-    """
+
+def _tokviz_format(head: bytes) -> bool:
+    from tokviz.core.io.model_files import MODEL_FORMATS
+
+    m = _FORMAT.search(head)
+    return m is not None and m.group(1).decode() in MODEL_FORMATS
+
+
+def is_tokviz_model(path: str | os.PathLike) -> bool:
+    """True when `path` is a file that starts like a tokviz model (any algorithm)."""
+    try:
+        head = read_head(path, 4096)
+    except TokvizError:  # missing, unreadable, or not an ordinary file (never opened blocking)
+        return False
+    return _tokviz_format(head)
+
+
+def open_model(source: str | os.PathLike, *, pattern: str | None = None, download: bool = True):
+    """The one reader behind every way tokviz opens a model: recognises the format by content and
+    returns a tokviz model file's timeline (BPE, WordPiece, Unigram), or a tokenizer for every
+    other format. `load_tokenizer` and `open_timeline` are its two views."""
     path = Path(source)
     if not path.exists():
         if isinstance(source, str) and source in KNOWN_ENCODINGS:
@@ -157,6 +175,10 @@ def load_tokenizer(source: str | os.PathLike, *, pattern: str | None = None, dow
         return load_minbpe(path)
     if head.startswith(b"#version"):
         return load_data_gym(path)
+    if stripped.startswith(b"{") and _tokviz_format(head):  # BPE, WordPiece, Unigram: the timeline
+        from tokviz.core.io.model_files import load_model
+
+        return load_model(path)
     if stripped.startswith(b"{"):
         return _load_json(path, pattern)
     if looks_like_tiktoken(head):
@@ -172,14 +194,36 @@ def load_tokenizer(source: str | os.PathLike, *, pattern: str | None = None, dow
     )
 
 
+def is_timeline(found: object) -> bool:
+    """True for what `open_model` returns for a tokviz model file (a trained timeline)."""
+    from tokviz.core.algorithm.registry import spec_of
+
+    return spec_of(found) is not None
+
+
+def load_tokenizer(source: str | os.PathLike, *, pattern: str | None = None, download: bool = True):
+    """Open any tokenizer tokviz knows: a file, a folder, or a tiktoken encoding name.
+
+    Returns a `BpeTokenizer` (tokviz BPE and minbpe models), `WordPieceTokenizer` or
+    `UnigramTokenizer` (tokviz models of those algorithms), `RankBpeTokenizer` (tiktoken, GPT-2
+    data-gym files) or `HfTokenizer` (tokenizer.json); all share the method grid.
+    """
+    found = open_model(source, pattern=pattern, download=download)
+    if is_timeline(found):
+        found = found.tokenizer()
+        found.source = str(source)
+    return found
+
+
 def _load_json(path: Path, pattern: str | None):
     d = parse_json(read_file_bytes(path, limit=MAX_MODEL_BYTES, error=ModelFormatError), str(path), ModelFormatError)
-    if isinstance(d, dict) and d.get("format") == "tokviz-model":
-        from tokviz.core.io.model_files import load_timeline
+    from tokviz.core.io.model_files import MODEL_FORMATS, model_from_json
 
-        tok = load_timeline(path).tokenizer()
-        tok.source = str(path)
-        return tok
+    if isinstance(d, dict) and d.get("format") in MODEL_FORMATS:  # its header past the first 4 KB
+        try:
+            return model_from_json(d)
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"{path}: {exc}") from None
     if isinstance(d, dict) and isinstance(d.get("model"), dict):
         try:
             tok = HfTokenizer.from_json(d, name=path.parent.name or path.stem)
@@ -203,4 +247,6 @@ __all__ = [
     "load_by_name",
     "load_tiktoken",
     "load_tokenizer",
+    "is_tokviz_model",
+    "open_model",
 ]

@@ -29,6 +29,7 @@ from tokviz.core.bpe.tokenizer import ExplainStep
 from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.processes import halves
+from tokviz.core.text.surrogates import surrogate_safe
 
 from .common import INF_RANK, LoadedMerge, byte_char_spans, check_ids, python_pattern
 from .fastsplit import FastSplitter, cut_points
@@ -114,6 +115,7 @@ def _bpe_parts_heap(enc: dict[bytes, int], piece: bytes, thr: int) -> list[int]:
     return bounds
 
 
+@surrogate_safe
 class RankBpeTokenizer:
     """tiktoken-compatible BPE from ``{token bytes: rank}``, a split pattern and special tokens.
 

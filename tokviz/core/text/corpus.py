@@ -21,8 +21,9 @@ _WORD_COUNT_LINE = re.compile(r"^(?P<word>.+?)(?:\t|[ ]+)(?P<count>[0-9]+)[ \t]*
 
 MAX_TABLE_UNITS = 2**62  # characters a word-count table may stand for (64-bit counts, with room)
 
-def decode_utf8(data: bytes, *, name: str = "<text>", errors: str = "strict") -> str:
-    """Decode `data` as UTF-8 (BOM allowed). Refuse NUL bytes and invalid UTF-8 unless replacing.
+def decode_utf8(data: bytes, *, name: str = "<text>", errors: str = "strict", hint: str = "") -> str:
+    """Decode `data` as UTF-8 (BOM allowed). Refuse NUL bytes and invalid UTF-8 unless replacing;
+    the message ends with `hint`, what the caller offers to do about it (an option it has).
 
     >>> decode_utf8(b"\\xef\\xbb\\xbfhi")
     'hi'
@@ -38,7 +39,7 @@ def decode_utf8(data: bytes, *, name: str = "<text>", errors: str = "strict") ->
     except UnicodeDecodeError as exc:
         raise CorpusError(
             f"{name}: not valid UTF-8 (first bad byte 0x{data[skip + exc.start]:02X} at offset "
-            f"{skip + exc.start}); use --encoding-errors replace to read it anyway"
+            f"{skip + exc.start}); {hint or 'convert it to UTF-8 first'}"
         ) from None
 
 
@@ -47,10 +48,10 @@ def read_bytes(path: str | os.PathLike) -> bytes:
     return read_file_bytes(path, limit=MAX_TEXT_BYTES, error=CorpusError)
 
 
-def read_text(path: str | os.PathLike, *, errors: str = "strict", allow_empty: bool = False) -> str:
+def read_text(path: str | os.PathLike, *, errors: str = "strict", allow_empty: bool = False, hint: str = "") -> str:
     """Read a UTF-8 text file; an empty file is an error unless `allow_empty`."""
     data = read_bytes(path)
-    text = decode_utf8(data, name=str(path), errors=errors)
+    text = decode_utf8(data, name=str(path), errors=errors, hint=hint)
     if not text and not allow_empty:
         raise CorpusError(f"{path}: file is empty")
     return text

@@ -33,6 +33,7 @@ from tokviz.core.algorithm.piece_tokenizer import UNK_ID, ChunkResult, PieceToke
 from tokviz.core.algorithm.protocol import StepTimeline as UnigramTimeline  # a `UnigramTimeline`
 from tokviz.core.bpe.units import UNK_TOKEN
 from tokviz.core.encoding import Encoding, uncovered
+from tokviz.core.text.surrogates import surrogate_safe
 from tokviz.core.errors import EncodeError
 from tokviz.core.text.split import Splitter, parse_split
 
@@ -82,6 +83,7 @@ class UnigramExplanation:
     n_segmentations: int
 
 
+@surrogate_safe  # encode_sampled (the grid is PieceTokenizer's)
 class UnigramTokenizer(PieceTokenizer):
     """Pieces (ids after ``[UNK]`` and the special tokens) with scores for each step.
 

@@ -100,7 +100,8 @@ def token_tooltip_html(result, row: int, index: int) -> str:
     lines = [f"<b>id {tid}</b> · {KIND_NAMES[kind]} · {r.spec.title}",
              f"text: <code>{html.escape(label)}</code>",
              f"bytes: <code>{hex_bytes(data)}</code>",
-             f"characters {a}–{b}: <code>{html.escape(escape_text(text[a:b], show_whitespace=True))}</code>"]
+             f"characters {a}–{b}: <code>{html.escape(escape_text(text[a:b], show_whitespace=True))}</code>"
+             if a < b else f"inserted at character {a}: covers no text"]
     if partial:
         lines.append("part of a character: its bytes are shown as &lt;XX&gt;")
     if index in enc.unknown:

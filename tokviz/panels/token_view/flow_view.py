@@ -24,7 +24,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QAbstractScrollArea, QToolTip, QWidget
 
 from tokviz.core.display.palette import TokenPalette, token_palette
-from tokviz.core.display.tokens import EMPTY, SPECIAL, UNKNOWN
+from tokviz.core.display.tokens import EMPTY, INSERTED, SPECIAL, UNKNOWN
 from tokviz.panels.base import highlight_width, monospace_font
 
 MODES = ("text", "ids", "both")
@@ -160,7 +160,7 @@ class TokenFlowView(QAbstractScrollArea):
             w = self._text_width(self._labels[i])
             if mode == "both":
                 w = max(w, self._text_width(str(self._ids[i]), True))
-        if self._kinds[i] == SPECIAL:
+        if self._kinds[i] in (SPECIAL, INSERTED):
             w += 8
         return max(w, 5) + 2 * PAD_X
 
@@ -363,13 +363,20 @@ class TokenFlowView(QAbstractScrollArea):
                 p.drawRoundedRect(rect, h / 2, h / 2)
                 p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
                 color = QColor(pal.special_text)
+            elif kind == INSERTED:  # a badge in outline: added where it stands, it covers no text
+                p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                p.setPen(QPen(QColor(pal.special_bg), 1.5 * highlight_width(), Qt.PenStyle.DashLine))
+                p.drawRoundedRect(rect.adjusted(1, 1, -1, -1), h / 2, h / 2)
+                p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+                color = fg
             elif kind == UNKNOWN:
                 p.fillRect(rect, QColor(pal.unknown_bg))
                 color = QColor(pal.unknown_text)
             else:
                 p.fillRect(rect, self._qcolors[self._slots[i] % len(self._qcolors)])
                 color = fg
-            if border is not None and kind != SPECIAL:
+            if border is not None and kind not in (SPECIAL, INSERTED):
                 p.setPen(QPen(border, 1))
                 p.setBrush(Qt.BrushStyle.NoBrush)
                 p.drawRect(rect.adjusted(0, 0, -1, -1))

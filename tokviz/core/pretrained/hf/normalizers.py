@@ -9,7 +9,6 @@ computed. Supported: ``BertNormalizer``, ``Lowercase``, ``Strip``, ``StripAccent
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -18,6 +17,9 @@ import regex
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.pretrained import unicode_tables as ut
 from tokviz.core.pretrained.unicode_tables import PinnedPattern
+
+from . import case_mapping as cm  # Lowercase with Rust's newer case tables, as tokenizers
+from . import unicode_forms as ud  # NFD/NFKD/NFC/NFKC with Unicode 9.0's data, as tokenizers
 
 
 class UnsupportedComponent(ModelFormatError):
@@ -69,11 +71,12 @@ class NormStr:
         return NormStr("".join(out), spans, self.first)
 
     def prepend(self, s: str) -> "NormStr":
-        """Add `s` in front; its characters get an empty span where the text starts."""
+        """Add `s` in front; its characters get the span of the first character (as tokenizers'
+        ``NormalizedString::prepend`` aligns them), or an empty one for empty text."""
         if self.spans is None:
             return NormStr(s + self.text, None, self.first)
-        at = self.spans[0][0] if self.spans else 0
-        return NormStr(s + self.text, [(at, at)] * len(s) + self.spans, self.first)
+        first = self.spans[0] if self.spans else (0, 0)
+        return NormStr(s + self.text, [first] * len(s) + self.spans, self.first)
 
     def slice(self, a: int, b: int) -> "NormStr":
         spans = None if self.spans is None else self.spans[a:b]
@@ -84,7 +87,7 @@ class NormStr:
 
 
 def _lower(c: str) -> str:
-    return c.lower()  # per character: no final-sigma context, as Rust's char::to_lowercase
+    return cm.lower_char(c)  # per character: no final-sigma context, as Rust's char::to_lowercase
 
 
 def decompose(ns: NormStr, compat: bool) -> NormStr:
@@ -93,15 +96,16 @@ def decompose(ns: NormStr, compat: bool) -> NormStr:
     form = "NFKD" if compat else "NFD"
     text = ns.text
     if ns.spans is None or text.isascii():
-        return NormStr(unicodedata.normalize(form, text), ns.spans, ns.first)
+        return NormStr(ud.normalize(form, text), ns.spans, ns.first)
     chars: list[str] = []
     spans: list[tuple[int, int]] = []
+    one = ud.char_form(form)
     for c, sp in zip(text, ns.spans):
-        d = unicodedata.normalize(form, c) if ord(c) >= 0x80 else c
+        d = one(c) if ord(c) >= 0x80 else c
         chars.extend(d)
         spans.extend([sp] * len(d))
     i, n = 0, len(chars)
-    comb = unicodedata.combining
+    comb = ud.combining
     while i < n:
         if comb(chars[i]) == 0:
             i += 1
@@ -120,7 +124,7 @@ def compose(ns: NormStr, compat: bool) -> NormStr:
     """NFC / NFKC. Spans per cluster (a starter and what follows it up to the next starter that
     composes with nothing before it); if clustering would change the result, one span for all."""
     form = "NFKC" if compat else "NFC"
-    whole = unicodedata.normalize(form, ns.text)
+    whole = ud.normalize(form, ns.text)
     if ns.spans is None or ns.text.isascii():
         return NormStr(whole, ns.spans, ns.first)
     out: list[str] = []
@@ -129,9 +133,9 @@ def compose(ns: NormStr, compat: bool) -> NormStr:
     i, n = 0, len(text)
     while i < n:
         j = i + 1
-        while j < n and (unicodedata.combining(text[j]) or ut.is_mark(text[j]) or 0x1160 <= ord(text[j]) <= 0x11FF):
+        while j < n and (ud.combining(text[j]) or ut.is_mark(text[j]) or 0x1160 <= ord(text[j]) <= 0x11FF):
             j += 1
-        part = unicodedata.normalize(form, text[i:j])
+        part = ud.normalize(form, text[i:j])
         out.append(part)
         spans.extend([(src[i][0], src[j - 1][1])] * len(part))
         i = j
@@ -183,7 +187,7 @@ class BertNormalizer(Normalizer):
 class Lowercase(Normalizer):
     def __call__(self, ns: NormStr) -> NormStr:
         if ns.spans is None and "\u03a3" not in ns.text:
-            return NormStr(ns.text.lower(), None, ns.first)  # per character but for the final-sigma rule
+            return NormStr(cm.lower_text(ns.text), None, ns.first)  # per character but for the final-sigma rule
         return ns.map_chars(_lower)
 
 

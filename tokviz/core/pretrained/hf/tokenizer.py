@@ -25,6 +25,7 @@ from tokviz.core.io.checks import is_count
 from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes
 from tokviz.core.pretrained.common import INF_RANK, LoadedMerge, byte_char_spans, check_ids
 from tokviz.core.pretrained.tiktoken_files import RANK_SLACK
+from tokviz.core.text.surrogates import surrogate_safe
 
 from .decoders import (
     ByteLevelDecoder,
@@ -70,6 +71,7 @@ def _added_id(value: object) -> int:
     return value
 
 
+@surrogate_safe
 class HfTokenizer:
     """A tokenizer.json pipeline. ``HfTokenizer.from_file("tokenizer.json")``."""
 
