@@ -18,12 +18,10 @@ from tokviz.core.compare import Comparison, ModelSpec, iter_compare, prepare_doc
 
 
 def open_any_model(source: str, pattern: str | None = None):
-    """A tokviz model (BPE, WordPiece, Unigram) or any tokenizer tokviz reads, as a timeline."""
-    from tokviz.core.io.model_files import load_model
-    from tokviz.core.pretrained import is_tokviz_model, open_timeline
+    """A tokviz model (BPE, WordPiece, Unigram) or any tokenizer tokviz reads, as a timeline
+    (the one loader, `tokviz.core.pretrained.open_timeline`)."""
+    from tokviz.core.pretrained import open_timeline
 
-    if Path(source).is_file() and is_tokviz_model(source):
-        return load_model(source)
     return open_timeline(source, pattern=pattern)
 
 
