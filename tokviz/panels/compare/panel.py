@@ -100,7 +100,8 @@ class ComparePanel(Panel):
         self.by_document.setToolTip("Split the text at unindented title lines and measure each document")
         self.reference_box = QComboBox(objectName="compare_reference")
         self.reference_box.setToolTip("Premiums are each document's tokens over this document's")
-        self.reference_box.setMinimumContentsLength(18)
+        self.reference_box.setMinimumContentsLength(12)
+        self.reference_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.reference_box.activated.connect(self._on_reference_box_activated)
         self.run_button = QPushButton("Run", objectName="compare_run")
         self.run_button.clicked.connect(self.run)
@@ -142,8 +143,8 @@ class ComparePanel(Panel):
         self.export_buttons = (export_csv, export_png)
         vbox(self, hbox(QLabel("Models:"), (self.models_list, 1)),
              hbox(add_current, add_file, self.known_button, remove, STRETCH),
-             hbox(QLabel("Text:"), self.text_box, self.by_document, QLabel("Reference:"), (self.reference_box, 1),
-                  self.run_button, self.cancel_button),
+             hbox(QLabel("Text:"), self.text_box, self.by_document, STRETCH, self.run_button, self.cancel_button),
+             hbox(QLabel("Reference:"), (self.reference_box, 1)),
              self.progress, self.status, (self.tabs, 1), hbox(STRETCH, export_csv, export_png), margins=6, spacing=4)
         self.engine = TaskEngine("compare", self)
         self.engine.progress_changed.connect(self._on_engine_progress_changed)

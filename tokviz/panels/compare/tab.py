@@ -32,7 +32,8 @@ class CompareTab(QWidget):
         self.outcome = ""
         self.pickers = [QComboBox(objectName=f"{name}_model_{i}") for i in range(self.N_MODELS)]
         for box in self.pickers:
-            box.setMinimumContentsLength(16)
+            box.setMinimumContentsLength(10)
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.run_button = QPushButton(self.RUN_TEXT, objectName=f"{name}_run")
         self.run_button.clicked.connect(self.run)
         self.cancel_button = QPushButton("Cancel", objectName=f"{name}_cancel", enabled=False)

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QItemSelection, QSortFilterProxyModel, Qt, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QPlainTextEdit, QSplitter, QTableView, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QPlainTextEdit, QSplitter, QTableView, QWidget
 
 from tokviz.core.compare.vocab import compare_vocabularies, merge_tree_lines
 from tokviz.core.display.tokens import visible_token
 from tokviz.engine.tables.compare_models import SORT_ROLE, VocabTokensModel
 
 from ..base import monospace_font
-from ..widgets import record_table, vbox
+from ..widgets import STRETCH, hbox, record_table, vbox
 from .chart import ThemedPlot, model_color
 from .tab import CompareTab
 
@@ -33,7 +33,7 @@ def compare_models(spec_a, spec_b, *, should_stop, progress):
 
 
 class VocabTab(CompareTab):
-    RUN_TEXT = "Compare vocabularies"
+    RUN_TEXT = "Compare"
     N_MODELS = 2
     HINT = "Pick two tokenizers of the list: which tokens they share, which only one has."
 
@@ -68,7 +68,8 @@ class VocabTab(CompareTab):
         body.addWidget(side)
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
-        vbox(self, self.controls(self.show_box), self.progress, self.status, (body, 1), margins=0, spacing=4)
+        vbox(self, self.controls(), hbox(QLabel("Show:"), self.show_box, STRETCH), self.progress, self.status, (body, 1),
+             margins=0, spacing=4)
         self._update_fonts()
 
     def _update_fonts(self) -> None:
