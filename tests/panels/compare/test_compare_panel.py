@@ -156,3 +156,14 @@ def test_the_tables_pass_the_model_tester(window, qtbot, models, qtmodeltester):
     assert run_and_wait(qtbot, panel) == "finished"
     for model in (panel.metrics_model, panel.documents_model, panel.scripts_model):
         qtmodeltester.check(model, force_py=True)
+
+
+def test_a_binary_text_file_is_a_clear_message(window, qtbot, models, tmp_path):
+    binary = tmp_path / "data.bin"
+    binary.write_bytes(b"\x00\x01\xff\xfe" * 100)
+    panel = window.script.panel("compare")
+    panel.add_path(models[0])
+    panel.set_text_file(binary)
+    assert run_and_wait(qtbot, panel) == "failed"
+    assert "The comparison failed" in panel.status.text() and "data.bin" in panel.status.text()
+    assert panel.run_button.isEnabled()
