@@ -97,6 +97,7 @@ def test_engine_imports_only_qtcore():
 
 def test_training_child_imports_no_qt(tmp_path):
     assert qt_modules_loaded("tokviz.engine.training.child", "tokviz.core.processes.spawn", cwd=tmp_path) == []
+    assert qt_modules_loaded("tokviz.engine.compare_child", cwd=tmp_path) == []
 
 
 def _imports(path: Path) -> set[str]:

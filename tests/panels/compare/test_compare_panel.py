@@ -167,3 +167,16 @@ def test_a_binary_text_file_is_a_clear_message(window, qtbot, models, tmp_path):
     assert run_and_wait(qtbot, panel) == "failed"
     assert "The comparison failed" in panel.status.text() and "data.bin" in panel.status.text()
     assert panel.run_button.isEnabled()
+
+
+def test_measuring_runs_in_a_child_process(window, qtbot, models, monkeypatch):
+    """The window's process never measures: the function is made to fail here, and the run
+    still finishes (in the child); a cancel stops the child."""
+    import tokviz.engine.compare_child as child_side
+
+    monkeypatch.setattr(child_side, "run_comparison", lambda *a, **k: pytest.fail("measured in the window"))
+    window.script.set_corpus_text(TEXT)
+    panel = window.script.panel("compare")
+    panel.add_path(models[0])
+    assert run_and_wait(qtbot, panel) == "finished"
+    assert panel.comparison.results[0].metrics.tokens > 0

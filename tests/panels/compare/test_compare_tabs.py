@@ -123,7 +123,7 @@ def test_why_marks_the_first_stage_where_tokenizers_differ(window, qtbot, tmp_pa
 
 def test_why_compares_one_tokenizer_at_two_steps(window, qtbot, two_models):
     panel, big, _small = two_models
-    panel.add_model("current@5", lambda: big, 5)
+    panel.add_timeline("current@5", big, 5)
     tab = panel.why_tab
     tab.span.setText("the cat sat on the mat")
     panel.models_list.setCurrentRow(1)

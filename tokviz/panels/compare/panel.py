@@ -38,9 +38,9 @@ from tokviz.core.compare import Comparison, ModelSpec
 from tokviz.core.compare.report import csv_header, csv_rows, with_reference
 from tokviz.core.io.safe_files import write_atomic
 from tokviz.core.pretrained import known_tokenizers
-from tokviz.engine.compare_task import open_any_model, run_comparison
+from tokviz.engine.compare_child import path_spec, timeline_spec
+from tokviz.engine.compare_engine import CompareEngine
 from tokviz.engine.tables.compare_models import SORT_ROLE, DocumentsModel, MetricsModel, ScriptsModel
-from tokviz.engine.tasks import TaskEngine
 
 from ..base import Panel
 from ..widgets import STRETCH, hbox, record_table, vbox, warn_export_failed
@@ -146,7 +146,7 @@ class ComparePanel(Panel):
              hbox(QLabel("Text:"), self.text_box, self.by_document, STRETCH, self.run_button, self.cancel_button),
              hbox(QLabel("Reference:"), (self.reference_box, 1)),
              self.progress, self.status, (self.tabs, 1), hbox(STRETCH, export_csv, export_png), margins=6, spacing=4)
-        self.engine = TaskEngine("compare", self)
+        self.engine = CompareEngine(self)  # in a child process: the window keeps drawing
         self.engine.progress_changed.connect(self._on_engine_progress_changed)
         self.engine.finished.connect(self._on_engine_finished)
         self.engine.cancelled.connect(self._on_engine_cancelled)
@@ -173,9 +173,17 @@ class ComparePanel(Panel):
     # -- models and text --------------------------------------------------------------------
 
     def add_model(self, label: str, open_timeline, step: int | None = None) -> None:
-        """Add a model: `open_timeline()` returns its timeline (run on the worker thread)."""
-        self.specs.append(ModelSpec(label, open_timeline, step))
-        item = QListWidgetItem(_swatch(model_color(len(self.specs) - 1)), label)
+        """Add a model: `open_timeline()` returns its timeline (run where the work runs: it must
+        pickle, a ``functools.partial`` of a module function)."""
+        self._add_spec(ModelSpec(label, open_timeline, step))
+
+    def add_timeline(self, label: str, timeline, step: int | None = None) -> None:
+        """Add a timeline held in memory (a trained model, one at another step)."""
+        self._add_spec(timeline_spec(label, timeline, step))
+
+    def _add_spec(self, spec: ModelSpec) -> None:
+        self.specs.append(spec)
+        item = QListWidgetItem(_swatch(model_color(len(self.specs) - 1)), spec.label)
         self.models_list.addItem(item)
         self.models_list.scrollToItem(item)
         self._update_buttons()
@@ -189,7 +197,7 @@ class ComparePanel(Panel):
         if p.name in GENERIC_NAMES:  # tokenizer.json says nothing: its folder names the model
             names = names[1:]
         label = next((x for x in names if x and x not in taken), str(p))
-        self.add_model(label, partial(open_any_model, str(path)))
+        self._add_spec(path_spec(label, str(path)))
         self.models_list.item(self.models_list.count() - 1).setToolTip(str(path))
 
     @Slot()
@@ -201,7 +209,7 @@ class ComparePanel(Panel):
         step = self.step_model.step if self.step_model.step < tl.n_steps else None
         name = getattr(tl.settings, "name", None) or f"current {tl.title} model"
         label = f"{Path(str(name)).name}@{step}" if step is not None else Path(str(name)).name
-        self.add_model(label, lambda tl=tl: tl, step)
+        self.add_timeline(label, tl, step)
         return True
 
     @Slot()
@@ -294,7 +302,7 @@ class ComparePanel(Panel):
         self.status.setText("Measuring…")
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.engine.start(run_comparison, text, list(self.specs), by_document=by_doc, reference=reference)
+        self.engine.start(text, list(self.specs), by_document=by_doc, reference=reference)
         return True
 
     def _fill_references(self, c: Comparison) -> None:
