@@ -1,17 +1,18 @@
 """`CompareEngine`: runs a comparison in a child process (`compare_child`), newest run wins.
 
-Signals (current run only): `progress_changed(what, fraction)`, then exactly one of
-`finished(Comparison)`, `cancelled()`, `failed(message)`. Cancel reaches the child at once.
+The signals of `TaskEngine` (current run only): `progress_changed(what, fraction)`, then exactly
+one of `finished(Comparison)`, `cancelled()`, `failed(message)`. Cancel reaches the child at once.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, Signal
 
 from tokviz.core.processes.spawn import ChildProcess
 
 from .compare_child import start_job
-from .workers import BackgroundEngine, BackgroundWorker, ChildWorkerMixin
+from .tasks import TaskEngine
+from .workers import BackgroundWorker, ChildWorkerMixin
 
 CHILD_NICENESS = 5  # the window's thread stays ahead of the measuring
 
@@ -42,31 +43,11 @@ class CompareWorker(ChildWorkerMixin, BackgroundWorker):
         return result
 
 
-class CompareEngine(BackgroundEngine):
-    progress_changed = Signal(str, float)
-    finished = Signal(object)
-    cancelled = Signal()
-    failed = Signal(str)
+class CompareEngine(TaskEngine):
+    """A `TaskEngine` whose one job is a comparison in a child process."""
 
     def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("compare")
+        super().__init__("compare", parent)
 
     def start(self, text, specs, *, by_document: bool = False, reference=None) -> int:
-        worker = CompareWorker(self._new_run_id(), text, specs, by_document, reference)
-        worker.progress.connect(self._on_worker_progress)
-        return self._launch(worker)
-
-    @Slot(int, str, float)
-    def _on_worker_progress(self, run_id: int, what: str, fraction: float) -> None:
-        if self.is_current(run_id):
-            self.progress_changed.emit(what, fraction)
-
-    def _on_result(self, result: object) -> None:
-        self.finished.emit(result)
-
-    def _on_cancel(self) -> None:
-        self.cancelled.emit()
-
-    def _on_failure(self, message: str) -> None:
-        self.failed.emit(message)
+        return self.launch(CompareWorker(self._new_run_id(), text, specs, by_document, reference))

@@ -56,7 +56,10 @@ class TaskEngine(BackgroundEngine):
         self.setObjectName(name)
 
     def start(self, fn: Callable, *args, **kwargs) -> int:
-        worker = TaskWorker(self._new_run_id(), fn, args, kwargs)
+        return self.launch(TaskWorker(self._new_run_id(), fn, args, kwargs))
+
+    def launch(self, worker: BackgroundWorker) -> int:
+        """Run `worker` (any worker with a ``progress(run_id, what, fraction)`` signal)."""
         worker.progress.connect(self._on_worker_progress)
         run_id = self._launch(worker)
         self.started.emit()

@@ -22,12 +22,11 @@ import sys
 
 from tokviz.core import TokvizError, read_text
 from tokviz.core.compare import METRIC_KEYS, Document, ModelResult, ModelSpec, iter_compare, prepare_documents
-from tokviz.core.compare.report import csv_header, csv_rows, short_labels
+from tokviz.core.compare.report import csv_header, csv_rows, format_figure, short_labels
 
 from .messages import one_line
 
 EXIT_FAILED = 2
-SHARES = ("continued_words", "vocab_used", "unk_rate", "byte_fallback_rate")  # shown as percentages
 TITLE_WIDTH = 32
 
 
@@ -132,14 +131,7 @@ class _CsvOut:
 
 
 def _cell(key: str, value) -> str:
-    """A figure for the table: thousands separators, shares in percent, None as '-'."""
-    if value is None:
-        return "-"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if key in SHARES:
-        return f"{100 * value:.2f}%"
-    return f"{value:.3f}"
+    return format_figure(key, value, none="-")
 
 
 def _align(rows: list[list[str]], left: int = 1) -> list[str]:

@@ -20,6 +20,22 @@ from .metrics import METRIC_KEYS, Metrics
 from .run import Comparison, ModelResult
 
 DOCUMENT_FIELDS = ("document", "title", "script", "premium")
+SHARES = ("continued_words", "vocab_used", "unk_rate", "byte_fallback_rate")  # shown in percent
+
+
+def format_figure(key: str, value, *, none: str = "–") -> str:
+    """A figure for a table: thousands separators, shares in percent, None as `none`.
+
+    >>> format_figure("tokens", 12345), format_figure("unk_rate", 0.01234), format_figure("fertility", None, none="-")
+    ('12,345', '1.23%', '-')
+    """
+    if value is None:
+        return none
+    if isinstance(value, int):
+        return f"{value:,}"
+    if key in SHARES:
+        return f"{100 * value:.2f}%"
+    return f"{value:.3f}"
 
 
 def csv_header(*, by_document: bool) -> list[str]:

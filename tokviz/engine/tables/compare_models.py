@@ -11,12 +11,11 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from tokviz.core.compare import METRIC_KEYS, Comparison
-from tokviz.core.compare.report import script_summary, short_labels
+from tokviz.core.compare.report import format_figure, script_summary, short_labels
 
 from .record_model import RIGHT
 
 SORT_ROLE = int(Qt.ItemDataRole.UserRole) + 1
-SHARES = ("continued_words", "vocab_used", "unk_rate", "byte_fallback_rate")  # shown in percent
 METRIC_TIPS = {
     "tokens": "Tokens the whole text encodes to", "chars": "Characters (code points)", "bytes": "UTF-8 bytes",
     "words": "Whitespace-separated words", "chars_per_token": "Characters per token (higher: more compression)",
@@ -29,14 +28,8 @@ METRIC_TIPS = {
 
 
 def figure(key: str, value) -> str:
-    """A figure as the tables show it: thousands separators, shares in percent, None as "–"."""
-    if value is None:
-        return "–"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if key in SHARES:
-        return f"{100 * value:.2f}%"
-    return f"{value:.3f}"
+    """A figure as the tables show it (`tokviz.core.compare.report.format_figure`)."""
+    return format_figure(key, value)
 
 
 class _Table(QAbstractTableModel):

@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QWidget
 
-from tokviz.core import Cancelled, TokvizError
+from tokviz.core import Cancelled
 from tokviz.core.compare import METRIC_KEYS, ModelSpec, iter_compare
 from tokviz.core.compare.report import growth_steps
 from tokviz.engine.tables.compare_models import METRIC_TIPS
@@ -56,15 +56,8 @@ class GrowthTab(CompareTab):
         vbox(self, self.controls(self.metric_box), self.progress, self.status, (self.chart, 1), margins=0, spacing=4)
 
     def job(self, picked):
-        try:
-            text = self.corpus_text()
-        except TokvizError as exc:
-            self.status.setText(f"Cannot read the text: {exc}")
-            return None
-        if not text.strip():
-            self.status.setText("The corpus is empty: growth is measured on it. Type or open a corpus first.")
-            return None
-        return (measure_growth, picked[0], text)
+        text = self.read_text(self.corpus_text, "growth is measured on it")
+        return None if text is None else (measure_growth, picked[0], text)
 
     def show_result(self, result) -> str:
         self._draw()

@@ -6,18 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QFileDialog, QPlainTextEdit, QPushButton, QSplitter, QTableView, QWidget
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import QComboBox, QFileDialog, QPlainTextEdit, QPushButton, QSplitter, QWidget
 
 from tokviz.core import TokvizError
 from tokviz.core.compare.health import CATEGORIES, FLAGS, health_csv, health_markdown, vocabulary_health
 from tokviz.core.compare.vocab import merge_tree_lines
 from tokviz.core.display.tokens import visible_token
 from tokviz.core.io.safe_files import write_atomic
-from tokviz.engine.tables.compare_models import SORT_ROLE, HealthModel
+from tokviz.engine.tables.compare_models import HealthModel
 
 from ..base import monospace_font
-from ..widgets import STRETCH, hbox, record_table, vbox, warn_export_failed
+from ..widgets import STRETCH, hbox, vbox, warn_export_failed
 from .tab import CompareTab
 
 
@@ -45,13 +45,7 @@ class HealthTab(CompareTab):
                 self.filter_box.setItemData(self.filter_box.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
         self.filter_box.currentIndexChanged.connect(self._update_table)
         self.model = HealthModel(self)
-        proxy = QSortFilterProxyModel(self)
-        proxy.setSourceModel(self.model)
-        proxy.setSortRole(SORT_ROLE)
-        self.table = record_table(QTableView(objectName="compare_health_table"))
-        self.table.setModel(proxy)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        self.table = self.sorted_table("compare_health_table", self.model)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
         self.tree = QPlainTextEdit(objectName="compare_health_tree", readOnly=True)
         body = QSplitter(Qt.Orientation.Horizontal)
@@ -65,18 +59,10 @@ class HealthTab(CompareTab):
         vbox(self, self.controls(self.filter_box), self.progress, self.status, (body, 1),
              hbox(STRETCH, export_csv, export_md), margins=0, spacing=4)
         self.tree.setFont(monospace_font(self.font()))
-        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
 
     def job(self, picked):
-        try:
-            corpus = self.corpus_text()
-        except TokvizError as exc:
-            self.status.setText(f"Cannot read the text: {exc}")
-            return None
-        if not corpus.strip():
-            self.status.setText("The corpus is empty: the check counts tokens on it. Type or open a corpus first.")
-            return None
-        return (check_health, picked[0], corpus)
+        corpus = self.read_text(self.corpus_text, "the check counts tokens on it")
+        return None if corpus is None else (check_health, picked[0], corpus)
 
     def show_result(self, result) -> str:
         report, _tl = result
@@ -95,10 +81,10 @@ class HealthTab(CompareTab):
 
     @Slot()
     def _on_table_selection_changed(self, *_args) -> None:
-        rows = self.table.selectionModel().selectedRows()
-        if not rows or self.result is None:
+        row = self.selected_source_row(self.table)
+        if row is None:
             return
-        r = self.model.rows[self.table.model().mapToSource(rows[0]).row()]
+        r = self.model.rows[row]
         self.tree.setPlainText("\n".join(merge_tree_lines(self.result[1], r.id, visible_token)))
         self.token_selected.emit(self.result[1], r.id)
 

@@ -8,12 +8,14 @@ Cancel button, a progress bar and a status line, and a `TaskEngine`. Subclasses 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal, Slot
-from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal, Slot
+from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar, QPushButton, QTableView, QWidget
 
+from tokviz.core import TokvizError
+from tokviz.engine.tables.compare_models import SORT_ROLE
 from tokviz.engine.tasks import TaskEngine
 
-from ..widgets import hbox
+from ..widgets import hbox, record_table
 
 
 class CompareTab(QWidget):
@@ -67,6 +69,37 @@ class CompareTab(QWidget):
                 box.addItem(spec.label)
             box.setCurrentIndex(min(keep if keep >= 0 else k, len(self.specs) - 1))
         self.run_button.setEnabled(len(self.specs) >= 1 and not self.engine.is_running)
+
+    def read_text(self, reader, what: str) -> str | None:
+        """`reader()`'s text, or None with the reason in `status` (unreadable, or empty: `what`
+        says what the text is for)."""
+        try:
+            text = reader()
+        except TokvizError as exc:
+            self.status.setText(f"Cannot read the text: {exc}")
+            return None
+        if not text.strip():
+            self.status.setText(f"The corpus is empty: {what}. Type or open a corpus first.")
+            return None
+        return text
+
+    def sorted_table(self, name: str, model) -> QTableView:
+        """A record table over `model`, sorted by a header click on `SORT_ROLE` (numbers as numbers),
+        in the model's own order until then."""
+        proxy = QSortFilterProxyModel(self)
+        proxy.setSourceModel(model)
+        proxy.setSortRole(SORT_ROLE)
+        table = record_table(QTableView(objectName=name))
+        table.setModel(proxy)
+        table.setSortingEnabled(True)
+        table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
+        return table
+
+    def selected_source_row(self, table: QTableView) -> int | None:
+        """The model row of the table's selection (through its sort proxy), or None."""
+        rows = table.selectionModel().selectedRows()
+        return table.model().mapToSource(rows[0]).row() if rows and self.result is not None else None
 
     def picked(self) -> list:
         """The models picked (a tab without pickers takes every model of the list)."""

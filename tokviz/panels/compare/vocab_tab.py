@@ -6,15 +6,15 @@ token lengths; a token's merge tree in each tokenizer. Selecting a token emits
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QItemSelection, QSortFilterProxyModel, Qt, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QLabel, QPlainTextEdit, QSplitter, QTableView, QWidget
+from PySide6.QtCore import QItemSelection, Qt, Signal, Slot
+from PySide6.QtWidgets import QComboBox, QLabel, QPlainTextEdit, QSplitter, QWidget
 
 from tokviz.core.compare.vocab import compare_vocabularies, merge_tree_lines
 from tokviz.core.display.tokens import visible_token
-from tokviz.engine.tables.compare_models import SORT_ROLE, VocabTokensModel
+from tokviz.engine.tables.compare_models import VocabTokensModel
 
 from ..base import monospace_font
-from ..widgets import STRETCH, hbox, record_table, vbox
+from ..widgets import STRETCH, hbox, vbox
 from .chart import ThemedPlot, model_color
 from .tab import CompareTab
 
@@ -46,13 +46,7 @@ class VocabTab(CompareTab):
             self.show_box.addItem(text, key)
         self.show_box.currentIndexChanged.connect(self._update_table)
         self.model = VocabTokensModel(self)
-        proxy = QSortFilterProxyModel(self)
-        proxy.setSourceModel(self.model)
-        proxy.setSortRole(SORT_ROLE)
-        self.table = record_table(QTableView(objectName="compare_vocab_table"))
-        self.table.setModel(proxy)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        self.table = self.sorted_table("compare_vocab_table", self.model)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
         self.trees = QPlainTextEdit(objectName="compare_vocab_trees", readOnly=True)
         self.lengths = ThemedPlot("compare_vocab_lengths")
@@ -74,7 +68,6 @@ class VocabTab(CompareTab):
 
     def _update_fonts(self) -> None:
         self.trees.setFont(monospace_font(self.font()))
-        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
 
     def job(self, picked):
         return (compare_models, *picked)
@@ -106,10 +99,10 @@ class VocabTab(CompareTab):
 
     @Slot(QItemSelection, QItemSelection)
     def _on_table_selection_changed(self, *_args) -> None:
-        rows = self.table.selectionModel().selectedRows()
-        if not rows or self.result is None:
+        row = self.selected_source_row(self.table)
+        if row is None:
             return
-        token = self.model.tokens[self.table.model().mapToSource(rows[0]).row()]
+        token = self.model.tokens[row]
         self.show_trees(token)
 
     def show_trees(self, token) -> None:
