@@ -52,6 +52,7 @@ from tokviz.core.display.tokens import (
     token_labels,
     token_stats,
 )
+from tokviz.core.special_tokens import encode_specials_as_text
 from tokviz.core.text.split import parse_split
 from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, background_mode
 
@@ -95,6 +96,7 @@ class TokenViewRequest:
     eos: bool = False
     pad_side: str = "right"
     n_colors: int = 8  # colour slots of the palette (neighbours differ)
+    specials_as_text: bool = False  # special-token strings in the text are encoded as ordinary text
 
 
 @dataclass
@@ -219,8 +221,9 @@ class TokenViewWorker(BackgroundWorker):
             return baselines.get(spec.key)
         return spec.tokenizer
 
-    @staticmethod
-    def _encode(tok, text: str, step: int | None) -> Encoding:
+    def _encode(self, tok, text: str, step: int | None) -> Encoding:
+        if self.request.specials_as_text:
+            return encode_specials_as_text(tok, text, step=step)
         return tok.encode(text, step=step, allowed_special="all")  # every tokenizer's grid
 
     @staticmethod

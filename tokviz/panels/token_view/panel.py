@@ -109,6 +109,9 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.mode_box.setToolTip("Show token text, ids, or both")
         self.whitespace_box = QCheckBox("Whitespace", objectName="token_whitespace")
         self.whitespace_box.setToolTip("Show spaces, tabs and newlines as ␣ ⇥ ↵ (invisible characters are always shown)")
+        self.specials_box = QCheckBox("Specials as text", objectName="token_specials_as_text")
+        self.specials_box.setToolTip("Encode special-token strings typed in the text (<|endoftext|>, <s>) as ordinary "
+                                     "text, as an application should encode what a user types")
         self.palette_box = QComboBox(objectName="token_palette")
         for key, label in PALETTE_LABELS.items():
             self.palette_box.addItem(label.split(" (")[0], key)
@@ -131,7 +134,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.add_button.setToolTip("Compare with a pretrained tokenizer (tiktoken, tokenizer.json, GPT-2, minbpe)")
         self.add_button.clicked.connect(self._on_add_button_clicked)
         self.add_button.setVisible(_load_tokenizer() is not None)
-        for w in (self.mode_box, self.whitespace_box, self.palette_box):
+        for w in (self.mode_box, self.whitespace_box, self.specials_box, self.palette_box):
             bar.addWidget(w)
         bar.addStretch(1)
         bar.addWidget(self.add_button)
@@ -200,6 +203,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.editor.textChanged.connect(self._on_editor_text_changed)
         self.mode_box.currentIndexChanged.connect(self._on_mode_box_changed)
         self.whitespace_box.toggled.connect(lambda _on: self.refresh())
+        self.specials_box.toggled.connect(lambda _on: self.refresh())
         self.palette_box.currentIndexChanged.connect(self._on_palette_box_changed)
         for box in (self.bos_box, self.eos_box):
             box.toggled.connect(lambda _on: self.refresh())
@@ -246,6 +250,9 @@ class TokenViewPanel(TokenViewExports, Panel):
 
     def set_show_whitespace(self, on: bool) -> None:
         self.whitespace_box.setChecked(on)
+
+    def set_specials_as_text(self, on: bool) -> None:
+        self.specials_box.setChecked(on)
 
     def set_palette_key(self, key: str) -> None:
         self.palette_box.setCurrentIndex(list(PALETTE_LABELS).index(key))
@@ -351,7 +358,8 @@ class TokenViewPanel(TokenViewExports, Panel):
         req = TokenViewRequest(self.text(), self._rows(), show_whitespace=self.whitespace_box.isChecked(),
                                trained=self._snapshot(), corpus=self._corpus, bos=self.bos_box.isChecked(),
                                eos=self.eos_box.isChecked(), pad_side=self.pad_box.currentData(),
-                               n_colors=token_palette(self._palette_key).size)
+                               n_colors=token_palette(self._palette_key).size,
+                               specials_as_text=self.specials_box.isChecked())
         self.engine.request(req, delay_ms=delay_ms)
 
     @Slot()
