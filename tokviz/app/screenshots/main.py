@@ -89,6 +89,9 @@ def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
             from .pretrained import take_pretrained_screenshots  # GPT-2 loaded
 
             written += take_pretrained_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
+            from .chat import take_chat_screenshots  # chat templates (DeepSeek V3)
+
+            written += take_chat_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
             from .algorithms import take_algorithm_screenshots  # WordPiece, Unigram
 
             written += take_algorithm_screenshots(window, out_dir, theme, lambda: _settle(app, 10))

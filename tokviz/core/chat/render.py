@@ -18,7 +18,7 @@ is searched in order. A message whose markers are both missing was dropped by th
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import regex
@@ -109,12 +109,15 @@ def render_text(model: ChatModel, messages: Sequence[Mapping], *, add_generation
 
 
 def render_chat(model: ChatModel, messages: Sequence[Mapping], *, add_generation_prompt: bool = False,
-                specials_as_text: bool = False, timeout: float = DEFAULT_TIMEOUT) -> ChatRender:
-    """Render, locate every message, encode. `TemplateError` when the template fails."""
+                specials_as_text: bool = False, timeout: float = DEFAULT_TIMEOUT,
+                should_stop: Callable[[], bool] | None = None) -> ChatRender:
+    """Render, locate every message, encode. `TemplateError` when the template fails; `Cancelled`
+    when `should_stop()` turns true while the template runs."""
     variables = template_variables(model, add_generation_prompt=add_generation_prompt)
     prepared = template_messages(messages)
-    text = render_template(model.template, {**variables, "messages": prepared}, timeout=timeout)
-    located = locate_messages(model.template, variables, prepared, text, timeout=timeout)
+    text = render_template(model.template, {**variables, "messages": prepared}, timeout=timeout,
+                           should_stop=should_stop)
+    located = locate_messages(model.template, variables, prepared, text, timeout=timeout, should_stop=should_stop)
     literal = [m.span for m in located if m.span is not None] if specials_as_text else ()
     enc = model.tokenizer.encode(text, add_special_tokens=False, literal_spans=literal)
     ranges = token_ranges(enc, [m.span for m in located])
@@ -194,25 +197,27 @@ def _unmark(marked: str) -> tuple[str, dict[int, int], dict[int, int]]:
     return "".join(parts), starts, ends
 
 
-def _render_marked(source: str, variables: dict, messages: list[dict], timeout: float):
+def _render_marked(source: str, variables: dict, messages: list[dict], timeout: float, should_stop):
     try:
-        return _unmark(render_template(source, {**variables, "messages": messages}, timeout=timeout))
+        return _unmark(render_template(source, {**variables, "messages": messages}, timeout=timeout,
+                                       should_stop=should_stop))
     except TemplateError:  # the template treats the marked text differently: search instead
         return None
 
 
 def locate_messages(source: str, variables: dict, messages: Sequence[Mapping], text: str, *,
-                    timeout: float = DEFAULT_TIMEOUT) -> list[MessageSpan]:
+                    timeout: float = DEFAULT_TIMEOUT, should_stop: Callable[[], bool] | None = None
+                    ) -> list[MessageSpan]:
     """Each message's place in `text`, the template's rendering of `messages` (see the module
     docstring for how)."""
     ok = _markable(messages)
     roles = [str(m.get("role", "")) for m in messages]
-    outer = _render_marked(source, variables, _marked(messages, ok, False), timeout) if any(ok) else None
+    outer = _render_marked(source, variables, _marked(messages, ok, False), timeout, should_stop) if any(ok) else None
     exact = None
     if outer is not None and outer[0] == text:
         exact = outer
     elif outer is not None and any(ok[i] and _content(m) != _content(m).strip() for i, m in enumerate(messages)):
-        inner = _render_marked(source, variables, _marked(messages, ok, True), timeout)
+        inner = _render_marked(source, variables, _marked(messages, ok, True), timeout, should_stop)
         if inner is not None and inner[0] == text:
             exact = inner
     out: list[MessageSpan] = []

@@ -26,7 +26,7 @@ import contextvars
 import functools
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -38,6 +38,7 @@ from jinja2.compiler import CodeGenerator
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from tokviz.core.errors import TokvizError
+from tokviz.core.text.chunks import Cancelled
 
 DEFAULT_TIMEOUT = 2.0  # seconds a render may take
 MAX_OUTPUT_CHARS = 20_000_000  # a rendered prompt (a 4k-token conversation is ~16k characters)
@@ -65,6 +66,7 @@ class TemplateTimeout(TemplateError):
 class _Budget:
     deadline: float
     timeout: float
+    should_stop: Callable[[], bool] | None = None
     ticks: int = 0
 
 
@@ -73,8 +75,12 @@ _BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("tokviz
 
 def _check_clock() -> None:
     budget = _BUDGET.get()
-    if budget is not None and time.monotonic() > budget.deadline:
+    if budget is None:
+        return
+    if time.monotonic() > budget.deadline:
         raise TemplateTimeout(f"rendering took longer than {budget.timeout:g} s (a loop that never ends?)")
+    if budget.should_stop is not None and budget.should_stop():
+        raise Cancelled()
 
 
 def _check_value(value: object) -> object:
@@ -244,8 +250,10 @@ def template_line(tb) -> int | None:
     return line
 
 
-def render_template(source: str, variables: Mapping[str, object], *, timeout: float = DEFAULT_TIMEOUT) -> str:
-    """Render `source` with `variables` in the sandbox, within `timeout` seconds.
+def render_template(source: str, variables: Mapping[str, object], *, timeout: float = DEFAULT_TIMEOUT,
+                    should_stop: Callable[[], bool] | None = None) -> str:
+    """Render `source` with `variables` in the sandbox, within `timeout` seconds (`Cancelled`
+    as soon as `should_stop()` is true, checked where the clock is).
 
     Every failure is a `TemplateError` (`TemplateTimeout` for the time limit) naming the template
     line: ``raise_exception('...')``, an unknown filter, a forbidden attribute, a loop that does
@@ -256,7 +264,7 @@ def render_template(source: str, variables: Mapping[str, object], *, timeout: fl
     '<user>hi'
     """
     template = compile_template(source)
-    token = _BUDGET.set(_Budget(time.monotonic() + timeout, timeout))
+    token = _BUDGET.set(_Budget(time.monotonic() + timeout, timeout, should_stop))
     size = 0
     parts: list[str] = []
     try:
@@ -266,6 +274,8 @@ def render_template(source: str, variables: Mapping[str, object], *, timeout: fl
             if size > MAX_OUTPUT_CHARS:
                 raise jinja2.exceptions.SecurityError(
                     f"the output passed {MAX_OUTPUT_CHARS:,} characters, more than a prompt can be")
+    except Cancelled:
+        raise
     except TemplateError as exc:
         raise type(exc)(exc.reason, exc.line or template_line(exc.__traceback__)) from None
     except jinja2.exceptions.SecurityError as exc:

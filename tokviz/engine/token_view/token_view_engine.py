@@ -40,15 +40,13 @@ from tokviz.core.display.diagnostics import (
     trailing_whitespace,
     unseen_tokens,
 )
-from tokviz.core.display.palette import assign_colors
 from tokviz.core.display.tokens import (
     RoundTrip,
     TokenLabels,
     TokenStats,
-    byte_groups,
     differing_tokens,
-    escape_text,
     round_trip,
+    token_display,
     token_labels,
     token_stats,
 )
@@ -286,11 +284,8 @@ class TokenViewWorker(BackgroundWorker):
 
     def _decorate(self, row: RowResult, text: str) -> None:
         """Colour slots, byte groups and their captions of the shown tokens."""
-        enc = row.encoding
-        row.slots = assign_colors(enc.ids[: row.shown], self.request.n_colors)
-        row.groups = byte_groups(enc, row.labels.kinds)
-        spans = enc.spans
-        row.captions = [escape_text(text[spans[a][0]:spans[b][1]]) for a, b in row.groups]
+        shown = token_display(text, row.encoding, n_colors=self.request.n_colors, labels=row.labels)
+        row.slots, row.groups, row.captions = shown.slots, shown.groups, shown.captions
 
     def _diagnostics(self, text: str, ref: RowResult, counts: dict[int, int]) -> Diagnostics:
         tok, enc = ref.tokenizer, ref.encoding

@@ -134,7 +134,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.add_button.setToolTip("Compare with a pretrained tokenizer (tiktoken, tokenizer.json, GPT-2, minbpe)")
         self.add_button.clicked.connect(self._on_add_button_clicked)
         self.add_button.setVisible(_load_tokenizer() is not None)
-        for w in (self.mode_box, self.whitespace_box, self.specials_box, self.palette_box):
+        for w in (self.mode_box, self.whitespace_box, self.palette_box):
             bar.addWidget(w)
         bar.addStretch(1)
         bar.addWidget(self.add_button)
@@ -198,7 +198,10 @@ class TokenViewPanel(TokenViewExports, Panel):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(bar)
         layout.addWidget(self.splitter, 1)
-        layout.addWidget(self.status)
+        foot = QHBoxLayout()  # beside the counts: the toolbar stays as narrow as the dock may be
+        foot.addWidget(self.specials_box, 0, Qt.AlignmentFlag.AlignTop)
+        foot.addWidget(self.status, 1)
+        layout.addLayout(foot)
 
         self.editor.textChanged.connect(self._on_editor_text_changed)
         self.mode_box.currentIndexChanged.connect(self._on_mode_box_changed)
@@ -217,7 +220,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         high-contrast colours, lessons the mode), no status line and no batch footnote."""
         bar = self.toolbar
         tools = (bar.itemAt(i).widget() for i in range(bar.count()))
-        changes.hide(self.status, self.batch_note, *(w for w in tools if w is not None))
+        changes.hide(self.status, self.specials_box, self.batch_note, *(w for w in tools if w is not None))
         total = sum(self.splitter.sizes()) or 900
         changes.set(self.splitter.setSizes, was=self.splitter.sizes(), now=[total * k // 9 for k in (2, 3, 4)])
 

@@ -4,7 +4,9 @@ Added tokens are matched before anything else, longest first, with their flags: 
 (not inside a word), ``lstrip`` / ``rstrip`` (the match swallows the whitespace beside it) and
 ``normalized`` (matched in the normalized text, so the pattern holds the normalized form). Text
 between matches is encoded by the model; a match can be kept as text (`literal_test`: special
-tokens inside character ranges a user typed).
+tokens inside character ranges a user typed). The pieces between added tokens are encoded
+independently, so their encodings can be reused (`PieceCache`): a chat whose one message changed
+re-encodes that message only.
 
 What this leaves out: the pipeline that uses these (`tokviz.core.pretrained.hf.tokenizer`).
 """
@@ -12,10 +14,12 @@ What this leaves out: the pipeline that uses these (`tokviz.core.pretrained.hf.t
 from __future__ import annotations
 
 import bisect
+import threading
 from collections.abc import Callable, Collection, Sequence
 
 import regex
 
+from tokviz.core.encoding import Encoding
 from tokviz.core.special_tokens import AddedToken
 
 AsText = Callable[[int, int, int], bool]  # (start, end, token id) -> keep the match as text
@@ -102,3 +106,42 @@ def literal_test(literal: Sequence[tuple[int, int]], special_ids: Collection[int
 def literal_inside(literal: Sequence[tuple[int, int]], a: int, b: int) -> tuple[tuple[int, int], ...]:
     """The parts of the `literal` spans inside ``[a, b)``, relative to `a` (a piece's cache key)."""
     return tuple((max(s, a) - a, min(e, b) - a) for s, e in literal if s < b and e > a)
+
+
+class PieceCache:
+    """The encodings of the last pieces of text between added tokens (relative spans), so a chat
+    whose one message changed re-encodes only that message's piece. Thread-safe: a superseded
+    render may still be encoding while the next one starts."""
+
+    MAX_PIECES = 4096
+    MAX_CHARS = 1 << 16  # longer pieces are not kept
+
+    def __init__(self) -> None:
+        self._items: dict[tuple, tuple[Encoding, list]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> tuple[Encoding, list] | None:
+        with self._lock:
+            hit = self._items.pop(key, None)
+            if hit is not None:
+                self._items[key] = hit  # most recent last
+            return hit
+
+    def put(self, key: tuple, value: tuple[Encoding, list]) -> tuple[Encoding, list]:
+        if len(key[0]) <= self.MAX_CHARS:
+            with self._lock:
+                if len(self._items) >= self.MAX_PIECES:
+                    del self._items[next(iter(self._items))]
+                self._items[key] = value
+        return value
+
+
+def append_shifted(out: Encoding, covered: list, piece: Encoding, piece_covered: list, offset: int) -> None:
+    """Append a piece encoded at position 0 to `out` as if it were encoded at `offset`."""
+    base = len(out.ids)
+    out.ids.extend(piece.ids)
+    out.tokens.extend(piece.tokens)
+    out.spans.extend([(x + offset, y + offset) for x, y in piece.spans])
+    out.unknown.extend(i + base for i in piece.unknown)
+    out.special.extend(i + base for i in piece.special)
+    covered.extend((x + offset, y + offset) for x, y in piece_covered)

@@ -11,7 +11,6 @@ What this leaves out: the components themselves (``hf_normalizers``, ``hf_pretok
 
 from __future__ import annotations
 
-import bisect
 import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
@@ -27,7 +26,7 @@ from tokviz.core.pretrained.common import INF_RANK, LoadedMerge, byte_char_spans
 from tokviz.core.pretrained.tiktoken_files import RANK_SLACK
 from tokviz.core.special_tokens import AddedToken
 
-from .added import AddedPatterns, literal_inside, literal_test, split_added
+from .added import AddedPatterns, PieceCache, append_shifted, literal_inside, literal_test, split_added
 from .decoders import (
     ByteLevelDecoder,
     Decoder,
@@ -83,7 +82,7 @@ class HfTokenizer:
             (post_processor.before + post_processor.after) if post_processor else ()
         )
         self._patterns = AddedPatterns(self.added, self._normalize_text)
-        self._pieces = _PieceCache()
+        self._pieces = PieceCache()
         self._added_ids = {t.id: t for t in self.added}
         ids = [*model.vocab.values(), *(t.id for t in self.added)]
         if any(not is_count(i) for i in ids):
@@ -286,7 +285,7 @@ class HfTokenizer:
                     self._encode_piece(text[a:b], 0, b - a, limit, norm_added, literal_test(key[4], self._special_ids),
                                        piece, cov, first=a == 0)
                     hit = self._pieces.put(key, (piece, cov))
-                _append_shifted(out, covered, *hit, a)
+                append_shifted(out, covered, *hit, a)
         if post and self.post_processor is not None:
             pp = self.post_processor
             n = len(text)
@@ -458,39 +457,3 @@ class HfTokenizer:
                 current[k] = list(after)
                 out.append(ExplainStep(rank, pair, new, tuple(i for c in current for i in c)))
         return out
-
-
-
-class _PieceCache:
-    """The encodings of the last pieces of text between added tokens (relative spans), so a chat
-    whose one message changed re-encodes only that message's piece."""
-
-    MAX_PIECES = 4096
-    MAX_CHARS = 1 << 16  # longer pieces are not kept
-
-    def __init__(self) -> None:
-        self._items: dict[tuple, tuple[Encoding, list]] = {}
-
-    def get(self, key: tuple) -> tuple[Encoding, list] | None:
-        hit = self._items.pop(key, None)
-        if hit is not None:
-            self._items[key] = hit  # most recent last
-        return hit
-
-    def put(self, key: tuple, value: tuple[Encoding, list]) -> tuple[Encoding, list]:
-        if len(key[0]) <= self.MAX_CHARS:
-            if len(self._items) >= self.MAX_PIECES:
-                del self._items[next(iter(self._items))]
-            self._items[key] = value
-        return value
-
-
-def _append_shifted(out: Encoding, covered: list, piece: Encoding, piece_covered: list, offset: int) -> None:
-    """Append a piece encoded at position 0 to `out` as if it were encoded at `offset`."""
-    base = len(out.ids)
-    out.ids.extend(piece.ids)
-    out.tokens.extend(piece.tokens)
-    out.spans.extend([(x + offset, y + offset) for x, y in piece.spans])
-    out.unknown.extend(i + base for i in piece.unknown)
-    out.special.extend(i + base for i in piece.special)
-    covered.extend((x + offset, y + offset) for x, y in piece_covered)
