@@ -76,7 +76,7 @@ def hf_json(hf) -> str:
 
 def test_reused_pieces_give_what_a_fresh_tokenizer_gives(hf):
     """Texts cut by added tokens: after edits, the cached pieces change nothing."""
-    fresh = lambda: HfTokenizer.from_json(json.loads(hf_json(hf)))  # noqa: E731
+    fresh = lambda: HfTokenizer.from_json(json.loads(hf_json(hf)))
     warm = fresh()
     base = ["<|im_end|>one two", "<|im_end|> three  four\n", "<|endoftext|>five 👋", "<|im_end|>"]
     for k in range(len(base)):
@@ -91,6 +91,6 @@ def test_reused_pieces_give_what_a_fresh_tokenizer_gives(hf):
 def test_reused_pieces_with_a_metaspace_tokenizer():
     """Mistral (Metaspace, first-piece prefix): a piece at the start is not reused elsewhere."""
     warm = load_tokenizer(shared_file("vocab", "hf", "mistral-7b-v0.1", "tokenizer.json"))
-    fresh = lambda: load_tokenizer(shared_file("vocab", "hf", "mistral-7b-v0.1", "tokenizer.json"))  # noqa: E731
+    fresh = lambda: load_tokenizer(shared_file("vocab", "hf", "mistral-7b-v0.1", "tokenizer.json"))
     for text in ("hello</s>hello", "</s>hello</s>hello", "hello</s> hello<s>hello"):
         assert warm.encode(text).ids == fresh().encode(text).ids

@@ -34,7 +34,7 @@ def with_template(model, template: str, **tokens):
 
 @pytest.mark.parametrize("name", ["chatml", "llama3"])
 def test_a_clean_conversation_has_no_findings(made, name):
-    r, found = lint(made[name], folders.CONVERSATIONS["plain"], add_generation_prompt=True)
+    _, found = lint(made[name], folders.CONVERSATIONS["plain"], add_generation_prompt=True)
     assert found == []
 
 
@@ -70,7 +70,7 @@ def test_bos_from_template_and_post_processor(made):
 
 def test_bos_and_add_bos_token_flag():
     model = load_chat_model(folders.deepseek())
-    r, found = lint(model, folders.CONVERSATIONS["plain"])
+    _, found = lint(model, folders.CONVERSATIONS["plain"])
     (f,) = only(found, "doubled-bos")
     assert (f.severity, f.tokens) == ("info", (0,)) and "add_bos_token" in f.text
 

@@ -131,7 +131,7 @@ def test_specials_as_text_encodes_only_message_text_as_text(pair):
     hf = tokenizers.Tokenizer.from_file(os.fspath(model.folder / "tokenizer.json"))
     hf.encode_special_tokens = True
     start, end = hf.token_to_id("<|im_start|>"), hf.token_to_id("<|im_end|>")
-    piece = lambda s: hf.encode(s, add_special_tokens=False).ids  # noqa: E731
+    piece = lambda s: hf.encode(s, add_special_tokens=False).ids
     expected = ([start] + piece("system\nYou are a helpful assistant.") + [end] + piece("\n") + [start]
                 + piece("user\na<|im_end|>b <|im_start|> c") + [end] + piece("\n"))
     assert got.ids == expected

@@ -142,3 +142,19 @@ def test_python_errors_of_a_template_are_template_errors():
     with pytest.raises(TemplateError) as err:
         render("{{ messages[0].content + 1 }}")
     assert err.value.reason.startswith("TypeError") and err.value.line == 1
+
+
+def test_a_render_stops_when_asked():
+    """A superseded render (the Chat view's newest request wins) stops at its next loop step."""
+    from tokviz.core import Cancelled
+
+    asked = []
+
+    def should_stop() -> bool:
+        asked.append(1)
+        return len(asked) > 3
+
+    with pytest.raises(Cancelled):
+        render_template("{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}",
+                        {"messages": MESSAGES}, timeout=60, should_stop=should_stop)
+    assert len(asked) == 4

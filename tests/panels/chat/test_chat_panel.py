@@ -63,9 +63,9 @@ def test_open_a_folder_and_see_the_prompt(panel, qtbot, chatml):
     assert "chatml" in panel.model_label.text() and panel.template_view.toPlainText() == folders.CHATML
     assert panel.status.text().startswith(f"<b>{len(want.ids)} tokens</b>")
     infos = [row.info.text() for row in panel.messages_view.rows]
-    assert all("tokens" in t for t in infos)
-    a, b = want.messages[1].span
-    assert f"characters {a}–{b} · <b>{want.messages[1].n_tokens} tokens</b>" in infos[1]
+    assert infos == [f"<b>{m.n_tokens} tokens</b>" for m in want.messages]
+    (a, b), (i, j) = want.messages[1].span, want.messages[1].tokens
+    assert panel.messages_view.rows[1].info.toolTip() == f"Characters {a}–{b} of the prompt, tokens {i}–{j - 1}"
 
 
 def test_typing_in_a_message_rerenders(panel, qtbot, chatml):
@@ -194,3 +194,22 @@ def test_messages_from_a_file_keep_crlf_until_edited(panel, qtbot, chatml, tmp_p
     qtbot.mouseClick(panel.load_button, CLICK)
     assert panel.banner.isVisible() and 'no &quot;role&quot;' in panel.banner.text()
     assert len(panel.messages()) == 2
+
+
+def test_session_state_round_trip(panel, qtbot, chatml):
+    from tokviz.panels.view_state import restore_view_state, view_state
+
+    open_with_button(panel, qtbot, chatml)
+    rerender(panel, qtbot, lambda: qtbot.mouseClick(panel.generation_box, CLICK))
+    panel.set_messages([{"role": "user", "content": "kept\r\n"}])
+    state = json.loads(json.dumps(view_state(panel)))
+    other = ChatPanel()
+    qtbot.addWidget(other)
+    with qtbot.waitSignal(other.result_shown, timeout=WAIT):
+        restore_view_state(other, state)
+    other.wait_idle()
+    assert view_state(other) == state and other.model.folder == chatml
+    assert other.result.render.text.endswith("<|im_start|>assistant\n")
+    restore_view_state(other, {"messages": "not a list", "folder": 3, "whitespace": "yes"})  # skipped, no error
+    assert other.messages() == [{"role": "user", "content": "kept\r\n"}] and not other.whitespace_box.isChecked()
+    other.shutdown()

@@ -111,7 +111,7 @@ def _added_from_config(value: Mapping, token_id: int, special: bool | None = Non
     content = value.get("content")
     if not isinstance(content, str) or not content:
         raise ChatFolderError(f"added token {token_id}: no text ('content')")
-    flag = lambda name, default=False: bool(value.get(name, default))  # noqa: E731
+    flag = lambda name, default=False: bool(value.get(name, default))
     sp = flag("special") if special is None else special
     return AddedToken(token_id, content, sp, flag("normalized", not sp), flag("lstrip"), flag("rstrip"),
                       flag("single_word"))

@@ -80,10 +80,10 @@ class Finding:
 def lint_chat(model: ChatModel, messages: Sequence[Mapping], render: ChatRender | None = None, *,
               error: TemplateError | None = None) -> list[Finding]:
     """Findings for a rendered conversation (or for the error that stopped it), most severe first."""
-    if error is not None or render is None:
-        if error is None:
-            return []
+    if error is not None:
         return [Finding("template-error", "error", error.reason, line=error.line)]
+    if render is None:
+        return []
     found = [*_doubled_bos(model, render), *_missing_eos(model, render), *_specials_in_content(model, messages, render),
              *_whitespace_near_specials(model, messages, render), *_trailing_space(render), *_dropped(render)]
     return sorted(found, key=lambda f: SEVERITIES.index(f.severity))
@@ -197,10 +197,10 @@ def _specials_in_content(model: ChatModel, messages: Sequence[Mapping], render: 
             first, end = token_range(enc, (a, a + len(t.content)))
             idx = tuple(range(first, end))
             if len(idx) == 1 and enc.ids[first] == t.id:
-                sev = "error" if t.special else "warning"
-                out.append(Finding("special-in-content", sev, f"{where}: encoded as the {kind} itself (id {t.id}), so the "
-                                   "model reads a control token the user typed; encode message text with special "
-                                   "tokens as text", idx, m.index))
+                fix = "; encode message text with special tokens as text" if t.special else ""
+                out.append(Finding("special-in-content", "error" if t.special else "warning",
+                                   f"{where}: encoded as that token (id {t.id}), the one the template writes, so the "
+                                   f"model cannot tell the user's text from the template's{fix}", idx, m.index))
             else:
                 out.append(Finding("special-in-content", "info", f"{where}: encoded as text ({len(idx)} tokens: "
                                    f"{_show(render, idx)})", idx, m.index))

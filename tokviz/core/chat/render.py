@@ -185,14 +185,12 @@ def _unmark(marked: str) -> tuple[str, dict[int, int], dict[int, int]]:
     """The text without markers, and where each message's first start / end marker was."""
     starts: dict[int, int] = {}
     ends: dict[int, int] = {}
-    parts, pos, removed = [], 0, 0
-    for m in _MARKS.finditer(marked):
+    parts, pos = [], 0
+    for removed, m in enumerate(_MARKS.finditer(marked)):
         k = ord(m.group()) - _MARK
-        at = m.start() - removed
-        (ends if k % 2 else starts).setdefault(k // 2, at)
+        (ends if k % 2 else starts).setdefault(k // 2, m.start() - removed)
         parts.append(marked[pos:m.start()])
         pos = m.end()
-        removed += 1
     parts.append(marked[pos:])
     return "".join(parts), starts, ends
 
@@ -210,7 +208,8 @@ def locate_messages(source: str, variables: dict, messages: Sequence[Mapping], t
                     ) -> list[MessageSpan]:
     """Each message's place in `text`, the template's rendering of `messages` (see the module
     docstring for how)."""
-    ok = _markable(messages)
+    # private-use characters already in the prompt would pass for markers: search instead
+    ok = _markable(messages) if not _MARKS.search(text) else [False] * len(messages)
     roles = [str(m.get("role", "")) for m in messages]
     outer = _render_marked(source, variables, _marked(messages, ok, False), timeout, should_stop) if any(ok) else None
     exact = None

@@ -131,7 +131,7 @@ class _ChatEnvironment(ImmutableSandboxedEnvironment):
     code_generator_class = _GuardedCodeGenerator
     intercepted_binops = frozenset({"*", "**", "+"})
 
-    def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 - Jinja's signature
+    def call(__self, __context, __obj, *args, **kwargs):
         _check_clock()
         _check_args(args, kwargs)
         return _check_value(super().call(__context, __obj, *args, **kwargs))
@@ -158,7 +158,7 @@ def _tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False
     return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
 
 
-def _strftime_now(format):  # noqa: A002 - the name templates pass it by
+def _strftime_now(format):
     return datetime.now().strftime(format)
 
 
@@ -175,7 +175,7 @@ class _TemplateDict:
 class _TemplateNamespace(jinja2.utils.Namespace):
     """Jinja's namespace refusing underscore names (transformers) and oversized values (tokviz)."""
 
-    def __init__(*args, **kwargs):  # noqa: N805 - Jinja's signature trick, so namespace(self=...) works
+    def __init__(*args, **kwargs):
         self, args = args[0], args[1:]
         attrs = dict(*args, **kwargs)
         for name, value in attrs.items():
@@ -203,9 +203,11 @@ def _guard_filter(value):
 def _capped_filter(f):
     """A built-in filter that refuses huge number arguments (``center(10**12)``)."""
 
+    first = 2 if getattr(f, "jinja_pass_arg", None) is not None else 1  # after the context and the value
+
     @functools.wraps(f)  # keeps Jinja's pass_context/pass_environment marks
     def capped(*args, **kwargs):
-        _check_args(args[1:], kwargs)
+        _check_args(args[first:], kwargs)
         return f(*args, **kwargs)
 
     return capped

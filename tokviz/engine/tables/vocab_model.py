@@ -38,8 +38,8 @@ COLUMN_TIPS = (
     "Length of the token in bytes",
     "Which merge created the token (0 = first); empty for base units and special tokens",
     "How often the merged pair occurred in the corpus when it won",
-    "Added and special tokens: special (a control token), lstrip / rstrip (swallows the whitespace on its "
-    "left / right), normalized (matched in normalized text), single_word (only as a whole word)",
+    ("Added and special tokens: special (a control token), lstrip / rstrip (swallows the whitespace on its "
+     "left / right), normalized (matched in normalized text), single_word (only as a whole word)"),
 )
 KIND_BASE, KIND_MERGE, KIND_UNK, KIND_SPECIAL = "base", "merge", "unk", "special"
 

@@ -1,9 +1,9 @@
 """`MessageList`: the Chat view's conversation editor, one row per message.
 
 A row has the role (an editable list: system, user, assistant, tool, or any name), buttons to move
-it up or down and to remove it, the content (plain text: tabs, CRLF and double spaces are kept as
-typed) and a line saying where the message landed in the prompt (its characters and tokens, or that
-the template dropped it). "Add message" appends a row with the role that usually comes next.
+it up or down and to remove it, the content (plain text: tabs and double spaces are kept as typed,
+CRLF as loaded until the message is edited) and how many tokens the message takes in the prompt
+(its characters and tokens in the tooltip), or that the template dropped it. "Add message" appends a row with the role that usually comes next.
 
 Signals: ``edited(typing)`` after any change (``typing`` for keystrokes in a content, False for
 roles, moves, additions and removals), ``row_focused(index)`` when a row gets the focus. What this
@@ -51,8 +51,9 @@ class MessageRow(QFrame):
         self.up_button = QToolButton(objectName="chat_up", text="▲", toolTip="Move up")
         self.down_button = QToolButton(objectName="chat_down", text="▼", toolTip="Move down")
         self.remove_button = QToolButton(objectName="chat_remove", text="✕", toolTip="Remove this message")
-        self.info = QLabel(objectName="chat_message_info", wordWrap=True)  # wraps: never widens the row
-        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.info = QLabel(objectName="chat_message_info")
+        # never widens the row, and keeps its height: typing in one message must not lay out all rows
+        self.info.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.editor = QPlainTextEdit(objectName="chat_content")
         self.raw = content  # kept until edited: the editor turns "\r\n" and "\r" into "\n"
         if isinstance(content, str):
@@ -75,25 +76,27 @@ class MessageRow(QFrame):
         layout.addLayout(head)
         layout.addWidget(self.editor)
         self.editor.document().contentsChanged.connect(self._fit)
+        self.editor.installEventFilter(self)  # a new width wraps the lines differently
         self._update_fonts()
 
     def _update_fonts(self) -> None:
         self.editor.setFont(monospace_font(self.font()))
         self._fit()
 
-    def _fit(self) -> None:
-        """Grow with the content, wrapped lines included, up to 8 lines (then scroll)."""
-        doc = self.editor.document()
-        block, lines = doc.begin(), 0
-        while block.isValid():
-            lines += max(1, block.layout().lineCount()) if block.layout() is not None else 1
-            block = block.next()
+    def _fit(self, width: int | None = None) -> None:
+        """Grow with the content, wrapped lines included (estimated from the font), up to 8 lines."""
         fm = self.editor.fontMetrics()
+        width = self.editor.width() if width is None else width
+        avail = max(1, width - 2 * self.editor.frameWidth() - 2 * int(self.editor.document().documentMargin()) - 4)
+        lines = sum(max(1, -(-fm.horizontalAdvance(par) // avail))
+                    for par in self.editor.toPlainText().split("\n"))
         self.editor.setFixedHeight(max(1, min(8, lines)) * fm.lineSpacing() + 2 * self.editor.frameWidth() + 10)
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._fit()  # the width changes where lines wrap
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.editor and event.type() == QEvent.Type.Resize and \
+                event.size().width() != event.oldSize().width():
+            self._fit(event.size().width())
+        return super().eventFilter(watched, event)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.FontChange:
@@ -110,20 +113,29 @@ class MessageRow(QFrame):
         return {"role": self.role, "content": content}
 
     def show_span(self, span: MessageSpan | None) -> None:
-        """Say where the message landed: characters, tokens, or that the template dropped it."""
+        """Say how many tokens the message takes (its characters and tokens in the tooltip), or
+        that the template dropped it. The label changes only when its own count does, so typing
+        in one message does not lay out the others."""
         muted = muted_color(self.palette()).name()
+        tip = ""
         if span is None:
-            self.info.setText("")
+            text = ""
         elif span.status == DROPPED:
             bad = error_color(self.palette()).name()
-            self.info.setText(f"<b style='color:{bad}'>not in the prompt</b>: the template leaves it out")
+            text = f"<b style='color:{bad}'>not in the prompt</b>"
+            tip = "The template leaves this message out (does it know its role?)"
         elif span.span is None:
-            self.info.setText(f"<span style='color:{muted}'>{STATUS_NOTES.get(span.status, span.status)}</span>")
+            text = f"<span style='color:{muted}'>{STATUS_NOTES.get(span.status, span.status)}</span>"
         else:
-            (a, b), n = span.span, span.n_tokens
+            n = span.n_tokens
             note = STATUS_NOTES.get(span.status)
-            self.info.setText(f"characters {a:,}–{b:,} · <b>{n:,} token{'s' if n != 1 else ''}</b>"
-                              + (f" <span style='color:{muted}'>({note})</span>" if note else ""))
+            text = f"<b>{n:,} token{'s' if n != 1 else ''}</b>" + (f" <span style='color:{muted}'>({note})</span>"
+                                                                  if note else "")
+            (a, b), (i, j) = span.span, span.tokens
+            tip = f"Characters {a:,}–{b:,} of the prompt, tokens {i:,}–{j - 1:,}" if j > i else f"Characters {a:,}–{b:,}"
+        if text != self.info.text():
+            self.info.setText(text)
+        self.info.setToolTip(tip)
 
 
 class MessageList(QScrollArea):

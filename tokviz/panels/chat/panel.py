@@ -40,9 +40,9 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.chat import ChatModel, read_messages
-from tokviz.core.errors import TokvizError
 from tokviz.core.display.palette import token_palette
 from tokviz.core.display.tokens import hex_bytes, visible_token
+from tokviz.core.errors import TokvizError
 from tokviz.core.special_tokens import added_token_map
 from tokviz.engine.chat.chat_engine import QUICK_DELAY_MS, TYPING_DELAY_MS, ChatEngine, ChatRequest, ChatResult
 from tokviz.engine.step_model import StepModel
@@ -356,8 +356,12 @@ class ChatPanel(Panel):
         if tokens is None:
             m = r.messages[self._current] if 0 <= self._current < len(r.messages) else None
             tokens = tuple(range(*m.tokens)) if m is not None and m.tokens is not None else ()
-        marked = set(tokens)
-        return [i in marked for i in range(len(r.ids))]
+        if not tokens:
+            return []
+        marked = [False] * len(r.ids)
+        for i in tokens:
+            marked[i] = True
+        return marked
 
     @staticmethod
     def _summary(result: ChatResult) -> str:

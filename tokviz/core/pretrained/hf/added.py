@@ -127,7 +127,9 @@ class PieceCache:
                 self._items[key] = hit  # most recent last
             return hit
 
-    def put(self, key: tuple, value: tuple[Encoding, list]) -> tuple[Encoding, list]:
+    def put(self, key: tuple, piece: Encoding, covered: list[tuple[int, int]]) -> tuple[Encoding, list]:
+        """Keep a piece's encoding with the text its tokens cover, merged into a few ranges."""
+        value = (piece, merge_spans(covered))
         if len(key[0]) <= self.MAX_CHARS:
             with self._lock:
                 if len(self._items) >= self.MAX_PIECES:
@@ -136,12 +138,29 @@ class PieceCache:
         return value
 
 
+def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping or touching spans joined.
+
+    >>> merge_spans([(3, 4), (0, 2), (2, 3), (6, 7)])
+    [(0, 4), (6, 7)]
+    """
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
+
 def append_shifted(out: Encoding, covered: list, piece: Encoding, piece_covered: list, offset: int) -> None:
     """Append a piece encoded at position 0 to `out` as if it were encoded at `offset`."""
     base = len(out.ids)
     out.ids.extend(piece.ids)
     out.tokens.extend(piece.tokens)
     out.spans.extend([(x + offset, y + offset) for x, y in piece.spans])
-    out.unknown.extend(i + base for i in piece.unknown)
-    out.special.extend(i + base for i in piece.special)
-    covered.extend((x + offset, y + offset) for x, y in piece_covered)
+    if piece.unknown:
+        out.unknown.extend([i + base for i in piece.unknown])
+    if piece.special:
+        out.special.extend([i + base for i in piece.special])
+    covered.extend([(x + offset, y + offset) for x, y in piece_covered])

@@ -284,7 +284,7 @@ class HfTokenizer:
                     piece, cov = Encoding([], [], [], [], [], []), []
                     self._encode_piece(text[a:b], 0, b - a, limit, norm_added, literal_test(key[4], self._special_ids),
                                        piece, cov, first=a == 0)
-                    hit = self._pieces.put(key, (piece, cov))
+                    hit = self._pieces.put(key, piece, cov)
                 append_shifted(out, covered, *hit, a)
         if post and self.post_processor is not None:
             pp = self.post_processor
