@@ -4,8 +4,9 @@ A render request holds the model, a copy of the messages and the switches; the j
 template (`tokviz.core.chat.render_chat`), lints the prompt and prepares what the token view draws
 (`tokviz.core.display.tokens.token_display`), so the GUI thread only paints. A template error is a
 result, not a failure: the view shows it (with its line and the linter's finding) and keeps the
-messages. Requests are debounced by a frame while typing and the newest wins; a template still
-running when a newer request arrives stops at its next loop or call (its `should_stop`).
+messages. Requests run on a `DebouncedTaskEngine`: at once after a quiet moment, debounced by a
+frame while typing, the newest winning; a template still running when a newer request arrives
+stops at its next loop or call (its `should_stop`).
 
 What this leaves out: widgets (``tokviz.panels.chat``).
 """
@@ -16,14 +17,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Signal
 
 from tokviz.core.chat import ChatModel, ChatRender, Finding, TemplateError, lint_chat, load_chat_model, render_chat
 from tokviz.core.display.tokens import TokenDisplay, token_display
-from tokviz.engine.tasks import TaskEngine
+from tokviz.engine.tasks import DebouncedTaskEngine, TaskEngine
 
-TYPING_DELAY_MS = 16  # one frame: a burst of keys is rendered once
-QUICK_DELAY_MS = 0
+DEBOUNCE_MS = 16  # one frame: a burst of keys is rendered once
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def load_job(folder: str, *, should_stop=lambda: False, progress=lambda *a: None
 
 class ChatEngine(QObject):
     """`model_loaded(ChatModel)` or `load_failed(message)` per load; `rendered(ChatResult)` or
-    `render_failed(message)` per render request (the newest one)."""
+    `render_failed(message)` per render request (the newest one: a burst of keys renders once)."""
 
     model_loaded = Signal(object)
     load_failed = Signal(str)
@@ -79,39 +79,28 @@ class ChatEngine(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.loader = TaskEngine("chat_loader", self)
-        self.renderer = TaskEngine("chat_renderer", self)
+        self.renderer = DebouncedTaskEngine("chat_renderer", self, debounce_ms=DEBOUNCE_MS, stoppable=True)
         self.loader.finished.connect(self.model_loaded)
         self.loader.failed.connect(self.load_failed)
-        self.renderer.finished.connect(self.rendered)
+        self.renderer.computed.connect(self.rendered)
         self.renderer.failed.connect(self.render_failed)
-        self._pending: ChatRequest | None = None
-        self._timer = QTimer(self, singleShot=True)
-        self._timer.timeout.connect(self._on_timer_timeout)
         self._closed = False
 
     @property
     def is_pending(self) -> bool:
         """True while a load or a render waits or runs."""
-        return self._timer.isActive() or self.loader.is_running or self.renderer.is_running
+        return self.loader.is_running or self.renderer.is_busy
 
     def load(self, folder: str | Path) -> None:
         if not self._closed:
             self.loader.start(load_job, str(folder))
 
-    def request(self, request: ChatRequest, *, delay_ms: int = QUICK_DELAY_MS) -> None:
-        """Render `request` after `delay_ms` (a newer request before then replaces it)."""
-        if self._closed:
-            return
-        self._pending = request
-        self._timer.start(max(0, delay_ms))
-
-    @Slot()
-    def _on_timer_timeout(self) -> None:
-        req, self._pending = self._pending, None
-        if req is not None and not self._closed:
-            self.renderer.start(chat_job, req)
+    def request(self, request: ChatRequest) -> None:
+        """Render `request`: at once after a quiet moment, else when typing pauses for a frame."""
+        if not self._closed:
+            self.renderer.request(chat_job, request)
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
         self._closed = True
-        self._timer.stop()
-        return self.loader.shutdown(timeout_ms) & self.renderer.shutdown(timeout_ms)
+        self.renderer.shutdown()
+        return self.loader.shutdown(timeout_ms)

@@ -5,8 +5,8 @@ it up or down and to remove it, the content (plain text: tabs and double spaces 
 CRLF as loaded until the message is edited) and how many tokens the message takes in the prompt
 (its characters and tokens in the tooltip), or that the template dropped it. "Add message" appends a row with the role that usually comes next.
 
-Signals: ``edited(typing)`` after any change (``typing`` for keystrokes in a content, False for
-roles, moves, additions and removals), ``row_focused(index)`` when a row gets the focus. What this
+Signals: ``edited()`` after any change (a keystroke, a role, a move, an addition or a removal),
+``row_focused(index)`` when a row gets the focus. What this
 leaves out: rendering (``tokviz.engine.chat``).
 """
 
@@ -39,7 +39,7 @@ STATUS_NOTES = {STRIPPED: "the template strips its edge whitespace", FOUND: "loc
 
 
 class MessageRow(QFrame):
-    """One message: role, move/remove buttons, content, where it landed."""
+    """One message: role and move/remove buttons, the content, and its token count under it."""
 
     def __init__(self, role: str, content: object, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -67,7 +67,7 @@ class MessageRow(QFrame):
         head = QHBoxLayout()
         head.setContentsMargins(0, 0, 0, 0)
         head.addWidget(self.role_box)
-        head.addWidget(self.info, 1)
+        head.addStretch(1)
         for b in (self.up_button, self.down_button, self.remove_button):
             head.addWidget(b)
         layout = QVBoxLayout(self)
@@ -75,6 +75,7 @@ class MessageRow(QFrame):
         layout.setSpacing(2)
         layout.addLayout(head)
         layout.addWidget(self.editor)
+        layout.addWidget(self.info)
         self.editor.document().contentsChanged.connect(self._fit)
         self.editor.installEventFilter(self)  # a new width wraps the lines differently
         self._update_fonts()
@@ -141,7 +142,7 @@ class MessageRow(QFrame):
 class MessageList(QScrollArea):
     """The conversation: rows of messages and an "Add message" button."""
 
-    edited = Signal(bool)  # typing
+    edited = Signal()
     row_focused = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -172,14 +173,14 @@ class MessageList(QScrollArea):
         for m in messages:
             self._insert(len(self.rows), str(m.get("role", "")), m.get("content", ""))
         self._update_buttons()
-        self.edited.emit(False)
+        self.edited.emit()
 
     def add_message(self, role: str | None = None, content: str = "") -> MessageRow:
         if role is None:
             role = NEXT_ROLE.get(self.rows[-1].role, "user") if self.rows else "user"
         row = self._insert(len(self.rows), role, content)
         self._update_buttons()
-        self.edited.emit(False)
+        self.edited.emit()
         row.editor.setFocus()
         self.ensureWidgetVisible(row)
         return row
@@ -187,7 +188,7 @@ class MessageList(QScrollArea):
     def remove_message(self, index: int) -> None:
         self._drop(self.rows.pop(index))
         self._update_buttons()
-        self.edited.emit(False)
+        self.edited.emit()
 
     def move_message(self, index: int, delta: int) -> None:
         to = index + delta
@@ -198,7 +199,7 @@ class MessageList(QScrollArea):
         self._layout.removeWidget(row)
         self._layout.insertWidget(to, row)
         self._update_buttons()
-        self.edited.emit(False)
+        self.edited.emit()
         row.editor.setFocus()
 
     def show_spans(self, spans: list[MessageSpan] | None) -> None:
@@ -240,11 +241,11 @@ class MessageList(QScrollArea):
 
     @Slot()
     def _on_row_text_changed(self) -> None:
-        self.edited.emit(True)
+        self.edited.emit()
 
     @Slot(str)
     def _on_row_role_changed(self, _role: str) -> None:
-        self.edited.emit(False)
+        self.edited.emit()
 
     @Slot()
     def _on_add_button_clicked(self) -> None:

@@ -44,7 +44,7 @@ from tokviz.core.display.palette import token_palette
 from tokviz.core.display.tokens import hex_bytes, visible_token
 from tokviz.core.errors import TokvizError
 from tokviz.core.special_tokens import added_token_map
-from tokviz.engine.chat.chat_engine import QUICK_DELAY_MS, TYPING_DELAY_MS, ChatEngine, ChatRequest, ChatResult
+from tokviz.engine.chat.chat_engine import ChatEngine, ChatRequest, ChatResult
 from tokviz.engine.step_model import StepModel
 from tokviz.panels.base import Panel, error_color, is_dark, monospace_font, notice_colors
 from tokviz.panels.token_view.flow_view import TokenFlowView
@@ -240,18 +240,18 @@ class ChatPanel(Panel):
 
     # -- requests -------------------------------------------------------------------------------
 
-    def refresh(self, *, delay_ms: int = QUICK_DELAY_MS) -> None:
-        """Render the conversation again (after `delay_ms`)."""
+    def refresh(self) -> None:
+        """Render the conversation again (off the GUI thread; `result_shown` follows)."""
         if self.model is None:
             return
         req = ChatRequest(self.model, tuple(self.messages()), self.generation_box.isChecked(),
                           self.specials_box.isChecked(), self.whitespace_box.isChecked(),
                           token_palette().size)
-        self.engine.request(req, delay_ms=delay_ms)
+        self.engine.request(req)
 
-    @Slot(bool)
-    def _on_messages_view_edited(self, typing: bool) -> None:
-        self.refresh(delay_ms=TYPING_DELAY_MS if typing else QUICK_DELAY_MS)
+    @Slot()
+    def _on_messages_view_edited(self) -> None:
+        self.refresh()
 
     @Slot(str)
     def _on_template_box_changed(self, name: str) -> None:
