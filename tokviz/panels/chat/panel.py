@@ -1,7 +1,7 @@
 """`ChatPanel`: a conversation rendered with a model's chat template, exactly as the model sees it.
 
-Left, the messages (`MessageList`: add, remove, reorder, role, content; each says where it landed
-and how many tokens it takes). In the middle, the rendered prompt coloured token by token by the
+Left, the messages (`MessageList`: add, remove, reorder, role, content; each shows how many tokens
+it takes, its characters and tokens in the tooltip, or that the template leaves it out). In the middle, the rendered prompt coloured token by token by the
 token view's own widget (`TokenFlowView`: special tokens are badges, byte tokens bracketed under
 their character), the tokens of the message being edited outlined; under it the linter's
 findings (click one to see its tokens). Right, the template source (a failing line is marked).
