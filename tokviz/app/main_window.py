@@ -26,6 +26,7 @@ from tokviz.engine.training.engine import TrainingEngine
 from tokviz.engine.workspace import Workspace
 from tokviz.panels.base import Panel
 from tokviz.panels.compare.panel import ComparePanel
+from tokviz.panels.chat.panel import ChatPanel  # chat templates
 from tokviz.panels.corpus.panel import CorpusPanel
 from tokviz.panels.glitch_panel import GlitchPanel  # pretrained tokenizers
 from tokviz.panels.heatmaps.embedding_panel import EmbeddingPanel  # heatmaps
@@ -60,7 +61,8 @@ DEFAULT_SIZE = (1280, 800)
 # corpus column (timeline, heatmaps, token view behind it); training (+ lesson) above the vocabulary
 # (+ glitch finder); heights in pixels
 DEFAULT_LAYOUT = (
-    [("corpus", Qt.DockWidgetArea.LeftDockWidgetArea, ("timeline", "embeddings", "positional", "token_view", "compare")),
+    [("corpus", Qt.DockWidgetArea.LeftDockWidgetArea,
+      ("timeline", "embeddings", "positional", "token_view", "compare", "chat")),
      ("training", Qt.DockWidgetArea.RightDockWidgetArea, ("lesson",)),
      ("vocabulary", Qt.DockWidgetArea.RightDockWidgetArea, ("glitches",))],
     {"training": 380, "vocabulary": 420},
@@ -120,6 +122,8 @@ class MainWindow(QMainWindow):
         self.docks.add_panel(self.token_view_panel, tabify_with="corpus", shortcut="Alt+5")
         self.token_view_panel.token_selected.connect(self.vocab_panel.select_token)
         install_model_rows(self.token_view_panel, self.trained_models)
+        self.chat_panel = ChatPanel(self.step_model)  # follows a tokenizer whose folder has a chat template
+        self.docks.add_panel(self.chat_panel, tabify_with="corpus", shortcut="Alt+6")
         self.training_status = TrainingStatusPanel()
         self.services = WindowServices(self.dialogs, self.settings_store, self.statusBar())
         self.training = TrainingController(self.training_engine, self.workspace, self.corpus_panel,

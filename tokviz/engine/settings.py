@@ -25,7 +25,7 @@ from tokviz.core.algorithm.registry import settings_from_json, settings_to_json
 ORGANIZATION = "tokviz"
 APPLICATION = "tokviz"
 SETTINGS_FILE_ENV = "TOKVIZ_SETTINGS_FILE"
-LAYOUT_VERSION = 3  # bump when docks are added, removed or renamed
+LAYOUT_VERSION = 4  # bump when docks are added, removed or renamed
 MAX_RECENT = 10
 THEMES = ("system", "light", "dark")
 FONT_SCALE_MIN, FONT_SCALE_MAX = 0.6, 3.0

@@ -38,6 +38,7 @@ from tokviz.engine.pretrained_tasks import VocabQuery, index_vocab, run_query, v
 from tokviz.engine.tables.vocab_model import (
     COL_BYTES,
     COL_COUNT,
+    COL_FLAGS,
     COL_ID,
     COL_LENGTH,
     COL_RANK,
@@ -183,7 +184,7 @@ class VocabPanel(Panel):
         fm = self.fontMetrics()
         self.table.verticalHeader().setDefaultSectionSize(fm.height() + 6)
         digit = fm.horizontalAdvance("0")
-        widths = {COL_ID: 8, COL_TOKEN: 16, COL_BYTES: 18, COL_LENGTH: 8, COL_RANK: 11, COL_COUNT: 11}
+        widths = {COL_ID: 8, COL_TOKEN: 16, COL_BYTES: 18, COL_LENGTH: 8, COL_RANK: 11, COL_COUNT: 11, COL_FLAGS: 22}
         for col, chars in widths.items():
             title = fm.horizontalAdvance(COLUMNS[col]) + 28
             self.table.setColumnWidth(col, max(title, digit * chars))

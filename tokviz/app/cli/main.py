@@ -20,6 +20,7 @@ from tokviz.core import Encoding, Timeline, TokvizError, parse_word_counts, read
 from tokviz.core.algorithm.registry import make_training, step_noun
 from tokviz.core.bpe.timeline import TIE_BREAKS
 from tokviz.core.io.model_files import save_model
+from tokviz.core.special_tokens import encode_specials_as_text
 from tokviz.core.text.corpus import ENCODING_ERRORS
 from tokviz.core.text.split import SPLIT_CHOICES
 
@@ -31,7 +32,7 @@ from .progress import ProgressBar
 EXIT_USAGE = 2
 REPLACE_HINT = "use --encoding-errors replace to read it anyway"  # train's option; encode has none
 COMMANDS = ("train", "encode", "decode", "merges", "gui", "screenshot", "lesson", "animate", "export",
-            "compare")
+            "compare", "chat")
 
 
 class UsageError(Exception):
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--json", action="store_const", const="json", dest="format")
     fmt.add_argument("--ids", action="store_const", const="ids", dest="format")
     fmt.add_argument("--tokens", action="store_const", const="tokens", dest="format")
+    e.add_argument("--specials-as-text", action="store_true", help="encode special-token text as ordinary text")
 
     d = sub.add_parser("decode", help="decode ids with a saved model")
     d.add_argument("model", metavar="MODEL")
@@ -103,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .compare import add_compare_parser  # efficiency metrics
 
     add_compare_parser(sub, _positive)
+    from .chat import add_chat_parser  # chat templates
+
+    add_chat_parser(sub)
     g = sub.add_parser("gui", help="open the application")
     g.add_argument("file", nargs="?", metavar="FILE")
 
@@ -196,7 +201,11 @@ def cmd_encode(args: argparse.Namespace) -> int:
     if args.step is not None and args.step > timeline.n_steps:
         noun = step_noun(timeline, 1)
         raise UsageError(f"tokviz encode: --step {args.step} is past the last {noun} ({timeline.n_steps})")
-    enc: Encoding = timeline.tokenizer().encode(text, step=args.step, allowed_special="all")
+    tok = timeline.tokenizer()
+    if args.specials_as_text:
+        enc: Encoding = encode_specials_as_text(tok, text, step=args.step)
+    else:
+        enc = tok.encode(text, step=args.step, allowed_special="all")
     fmt = args.format or "tokens"
     if fmt == "json":
         print(json.dumps(enc.to_json()))
@@ -271,6 +280,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return run_compare(args, _read_model, UsageError)
 
 
+def cmd_chat(args: argparse.Namespace) -> int:
+    from .chat import run_chat
+    return run_chat(args)
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from .export import run_export
     return run_export(args, _read_model, UsageError)
@@ -320,6 +334,7 @@ HANDLERS = {
     "merges": cmd_merges,
     "export": cmd_export,
     "compare": cmd_compare,
+    "chat": cmd_chat,
     "gui": cmd_gui,
     "screenshot": cmd_screenshot,
 }

@@ -63,7 +63,7 @@ def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
             shots = [("window", window)] + [(pid, window.docks.dock(pid)) for pid in window.docks.panel_ids()]
             for _name, widget in shots[1:]:  # a dock behind another tab has a stale size until
                 widget.raise_()  # it is brought to the front (and the first tab may never have been)
-            for pid in ("training", "vocabulary"):  # the window shot: the default tabs in front
+            for pid in ("token_view", "training", "vocabulary"):  # the window shot: the default tabs in front
                 window.docks.dock(pid).raise_()
             _settle(app, 5)
             for name, widget in shots:
@@ -92,6 +92,9 @@ def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
             from .compare import take_compare_screenshots  # efficiency metrics per language
 
             written += take_compare_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
+            from .chat import take_chat_screenshots  # chat templates (DeepSeek V3)
+
+            written += take_chat_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
             from .algorithms import take_algorithm_screenshots  # WordPiece, Unigram
 
             written += take_algorithm_screenshots(window, out_dir, theme, lambda: _settle(app, 10))

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 from tokviz.core.encoding import Encoding
 
+from .palette import assign_colors
+
 SPACE_MARK = "␣"
 TAB_MARK = "⇥"
 NEWLINE_MARK = "↵"
@@ -227,6 +229,29 @@ def byte_groups(enc: Encoding, kinds: Sequence[int]) -> list[tuple[int, int]]:
             groups.append((run[0], run[-1]))
         i = last + 1
     return groups
+
+
+@dataclass
+class TokenDisplay:
+    """What a token view draws: labels and kinds, a colour slot per token (neighbours differ), the
+    runs of byte tokens that build one character and that character under each run."""
+
+    labels: TokenLabels
+    slots: list[int]
+    groups: list[tuple[int, int]]
+    captions: list[str]
+
+
+def token_display(text: str, enc: Encoding, *, n_colors: int, show_whitespace: bool = False,
+                  labels: TokenLabels | None = None) -> TokenDisplay:
+    """Everything `TokenFlowView` needs for the first ``len(labels)`` tokens of `enc` (all when
+    `labels` is not given)."""
+    if labels is None:
+        labels = token_labels(text, enc, show_whitespace=show_whitespace)
+    groups = byte_groups(enc, labels.kinds)
+    spans = enc.spans
+    return TokenDisplay(labels, assign_colors(enc.ids[: len(labels.labels)], n_colors), groups,
+                        [escape_text(text[spans[a][0]:spans[b][1]]) for a, b in groups])
 
 
 # -- counts -----------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""Heatmaps computed off the GUI thread: `HeatmapEngine` (debounced, newest request wins) and the
-positional-encoding views it computes (`PositionalRequest` -> `PositionalView`).
+"""Heatmaps computed off the GUI thread: `HeatmapEngine` (`tokviz.engine.tasks.DebouncedTaskEngine`:
+debounced, newest request wins) and the positional-encoding views it computes (`PositionalRequest`
+-> `PositionalView`).
 
 A control change calls ``engine.request(fn, *args)``; after `debounce_ms` of quiet the function
 runs on a `TaskEngine` worker and ``computed(result)`` arrives on the GUI thread. A newer request
@@ -18,17 +19,15 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from tokviz.core import SettingsError
 from tokviz.core.embeddings import positional as P
 from tokviz.core.embeddings.positional import PositionalParams
-from tokviz.engine.tasks import TaskEngine
+from tokviz.engine.tasks import DebouncedTaskEngine
 
 from .matrix_pool import MATRIX_POOL
 
@@ -209,66 +208,4 @@ def _compute(req: PositionalRequest) -> PositionalView:
     return out
 
 
-def _call(fn: Callable, args: tuple, kwargs: dict, *, should_stop, progress) -> object:
-    return fn(*args, **kwargs)
-
-
-class HeatmapEngine(QObject):
-    """Debounced background computation: ``request(fn, *args)`` -> ``computed(result)``."""
-
-    computed = Signal(object)
-    failed = Signal(str)
-    running_changed = Signal()
-
-    def __init__(self, name: str = "heatmap", parent: QObject | None = None, *, debounce_ms: int = 20) -> None:
-        super().__init__(parent)
-        self.setObjectName(name)
-        self.tasks = TaskEngine(name, self)
-        self.tasks.finished.connect(self.computed)
-        self.tasks.failed.connect(self.failed)
-        self.tasks.running_changed.connect(self.running_changed)
-        self._pending: tuple | None = None
-        self._last_request = -1e9  # time.monotonic() of the last request
-        self._timer = QTimer(self, singleShot=True, interval=debounce_ms)
-        self._timer.timeout.connect(self._on_timer_timeout)
-
-    @property
-    def is_busy(self) -> bool:
-        return self._pending is not None or self.tasks.is_running
-
-    def request(self, fn: Callable, *args, **kwargs) -> None:
-        """Compute ``fn(*args, **kwargs)``: at once when the engine is idle and nothing was asked
-        for within the debounce delay (a single click answers without waiting), else after the
-        delay, replacing any pending request (typing and wheel bursts compute once)."""
-        now = time.monotonic()
-        quiet = now - self._last_request >= self._timer.interval() / 1000
-        self._last_request = now
-        if quiet and not self.tasks.is_running and not self._timer.isActive():
-            self._pending = None
-            self.tasks.start(_call, fn, args, kwargs)
-            return
-        if self.tasks.is_running:
-            self.tasks.cancel()  # its result would be stale: a newer request is waiting
-        self._pending = (fn, args, kwargs)
-        self._timer.start()
-
-    def request_now(self, fn: Callable, *args, **kwargs) -> None:
-        """Compute at once (no debounce)."""
-        self._timer.stop()
-        self._pending = None
-        self.tasks.start(_call, fn, args, kwargs)
-
-    @Slot()
-    def _on_timer_timeout(self) -> None:
-        if self._pending is not None:
-            fn, args, kwargs = self._pending
-            self._pending = None
-            self.tasks.start(_call, fn, args, kwargs)
-
-    def wait_idle(self, timeout_ms: int = 10_000) -> bool:
-        return self.tasks.wait_idle(timeout_ms)
-
-    def shutdown(self) -> None:
-        self._timer.stop()
-        self._pending = None
-        self.tasks.shutdown()
+HeatmapEngine = DebouncedTaskEngine  # debounced, newest request wins (shared with the Chat view)

@@ -2,7 +2,8 @@
 
 One row per token id: base units, then one row per merge, then ``[UNK]`` (character units) and the
 special tokens (their ids move up as merges arrive). Columns: id, token (invisible characters made
-visible), bytes in hex, length in bytes, merge rank, pair count when merged.
+visible), bytes in hex, length in bytes, merge rank, pair count when merged, and the flags of added and
+special tokens (``special``, ``lstrip``, ``rstrip``, ``normalized``, ``single_word``).
 
 Sorting and filtering happen inside the model (a `QSortFilterProxyModel` would call back into
 Python millions of times for 100k rows). Rows are addressed by a stable entry key: the id for base
@@ -23,12 +24,13 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, Sign
 
 from tokviz.core import UNK_TOKEN, MergeStep, Timeline
 from tokviz.core.display.tokens import hex_bytes, is_partial_utf8, visible_token
+from tokviz.core.special_tokens import AddedToken, added_token_map
 
 from .record_model import RIGHT as _RIGHT
 from .record_model import RecordModel
 
-COLUMNS = ("ID", "Token", "Bytes (hex)", "Length", "Merge rank", "Pair count")
-COL_ID, COL_TOKEN, COL_BYTES, COL_LENGTH, COL_RANK, COL_COUNT = range(len(COLUMNS))
+COLUMNS = ("ID", "Token", "Bytes (hex)", "Length", "Merge rank", "Pair count", "Flags")
+COL_ID, COL_TOKEN, COL_BYTES, COL_LENGTH, COL_RANK, COL_COUNT, COL_FLAGS = range(len(COLUMNS))
 COLUMN_TIPS = (
     "Token id",
     "The token's text; ␣ space, ↵ newline, ⇥ tab, \\xNN a byte that is not a whole character",
@@ -36,6 +38,8 @@ COLUMN_TIPS = (
     "Length of the token in bytes",
     "Which merge created the token (0 = first); empty for base units and special tokens",
     "How often the merged pair occurred in the corpus when it won",
+    ("Added and special tokens: special (a control token), lstrip / rstrip (swallows the whitespace on its "
+     "left / right), normalized (matched in normalized text), single_word (only as a whole word)"),
 )
 KIND_BASE, KIND_MERGE, KIND_UNK, KIND_SPECIAL = "base", "merge", "unk", "special"
 
@@ -97,6 +101,7 @@ class VocabModel(RecordModel):
         self._step_model = None
         self._query_ids: np.ndarray | None = None  # vocabulary browser: ids shown, in order
         self._special_keys: frozenset[int] = frozenset()  # loaded tokenizers: special token ids
+        self._added: dict[int, AddedToken] = {}  # loaded tokenizers: added tokens with their flags
         self._loaded = False  # True for a loaded (pretrained) tokenizer
         self._unigram = False  # rank column = round that pruned it, count column = log-prob
 
@@ -128,7 +133,7 @@ class VocabModel(RecordModel):
         self.beginResetModel()
         self._tokens, self._display, self._ranks, self._counts, self._extras = [], [], [], [], []
         self._base_size = 0
-        self._query_ids, self._special_keys, self._loaded = None, frozenset(), False
+        self._query_ids, self._special_keys, self._loaded, self._added = None, frozenset(), False, {}
         self._unigram = timeline is not None and timeline.renumbers_vocab
         if timeline is not None and not timeline.has_counts:  # a loaded tokenizer
             self._set_loaded(timeline)
@@ -158,6 +163,7 @@ class VocabModel(RecordModel):
         self._ranks = ranks.tolist()
         self._counts = [-1] * n
         self._special_keys = frozenset(timeline.special_ids.values())
+        self._added = added_token_map(timeline.tokenizer())
         self._loaded = True
 
     def _set_pieces(self, timeline) -> None:
@@ -303,6 +309,8 @@ class VocabModel(RecordModel):
             return self._rank(key) if key < EXTRA_KEY else EXTRA_KEY
         if c == COL_COUNT:
             return self._count(key)
+        if c == COL_FLAGS:  # flagged tokens first, then by id
+            return (not self.token_flags(key), key)
         return key
 
     def _matches(self, key: int) -> bool:
@@ -425,6 +433,14 @@ class VocabModel(RecordModel):
             return self._id(key)
         return None
 
+    def token_flags(self, key: int) -> tuple[str, ...]:
+        """Flags of the token at entry `key`: an added token's own, ``special`` for the special
+        tokens of other tokenizers, none for the rest."""
+        added = self._added.get(key) if key < EXTRA_KEY else None
+        if added is not None:
+            return added.flags
+        return ("special",) if self._kind(key) == KIND_SPECIAL else ()
+
     def _display_value(self, key: int, col: int) -> str:
         if col == COL_ID:
             return str(self._id(key))
@@ -434,6 +450,8 @@ class VocabModel(RecordModel):
             return hex_bytes(self._bytes(key))
         if col == COL_LENGTH:
             return str(len(self._bytes(key)))
+        if col == COL_FLAGS:
+            return ", ".join(self.token_flags(key))
         if self._unigram and col in UNIGRAM_COLUMNS:  # pruned in round r; log-probability
             v = self._rank(key) if col == COL_RANK else self._count(key)
             return "" if v == -1 else (str(v) if col == COL_RANK else f"{v:.3f}")
@@ -452,5 +470,8 @@ class VocabModel(RecordModel):
             KIND_UNK: "unknown-character token",
             KIND_SPECIAL: "special token (never merged)",
         }[kind]
+        added = self._added.get(key) if key < EXTRA_KEY else None
+        if added is not None:
+            what = added.describe()
         text = data.decode("utf-8", "replace")
         return f"id {self._id(key)} · {what}\n{text!r}\n{len(data)} bytes: {hex_bytes(data)}"

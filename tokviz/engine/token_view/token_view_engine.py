@@ -40,18 +40,17 @@ from tokviz.core.display.diagnostics import (
     trailing_whitespace,
     unseen_tokens,
 )
-from tokviz.core.display.palette import assign_colors
 from tokviz.core.display.tokens import (
     RoundTrip,
     TokenLabels,
     TokenStats,
-    byte_groups,
     differing_tokens,
-    escape_text,
     round_trip,
+    token_display,
     token_labels,
     token_stats,
 )
+from tokviz.core.special_tokens import encode_specials_as_text
 from tokviz.core.text.split import parse_split
 from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, background_mode
 
@@ -95,6 +94,7 @@ class TokenViewRequest:
     eos: bool = False
     pad_side: str = "right"
     n_colors: int = 8  # colour slots of the palette (neighbours differ)
+    specials_as_text: bool = False  # special-token strings in the text are encoded as ordinary text
 
 
 @dataclass
@@ -219,8 +219,9 @@ class TokenViewWorker(BackgroundWorker):
             return baselines.get(spec.key)
         return spec.tokenizer
 
-    @staticmethod
-    def _encode(tok, text: str, step: int | None) -> Encoding:
+    def _encode(self, tok, text: str, step: int | None) -> Encoding:
+        if self.request.specials_as_text:
+            return encode_specials_as_text(tok, text, step=step)
         return tok.encode(text, step=step, allowed_special="all")  # every tokenizer's grid
 
     @staticmethod
@@ -283,11 +284,8 @@ class TokenViewWorker(BackgroundWorker):
 
     def _decorate(self, row: RowResult, text: str) -> None:
         """Colour slots, byte groups and their captions of the shown tokens."""
-        enc = row.encoding
-        row.slots = assign_colors(enc.ids[: row.shown], self.request.n_colors)
-        row.groups = byte_groups(enc, row.labels.kinds)
-        spans = enc.spans
-        row.captions = [escape_text(text[spans[a][0]:spans[b][1]]) for a, b in row.groups]
+        shown = token_display(text, row.encoding, n_colors=self.request.n_colors, labels=row.labels)
+        row.slots, row.groups, row.captions = shown.slots, shown.groups, shown.captions
 
     def _diagnostics(self, text: str, ref: RowResult, counts: dict[int, int]) -> Diagnostics:
         tok, enc = ref.tokenizer, ref.encoding

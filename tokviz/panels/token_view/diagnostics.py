@@ -14,6 +14,7 @@ from PySide6.QtGui import QPalette
 
 from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.display.tokens import KIND_NAMES, escape_text, hex_bytes, token_label
+from tokviz.core.special_tokens import added_token_map
 from tokviz.panels.base import error_color, muted_color, ok_color
 
 
@@ -106,6 +107,9 @@ def token_tooltip_html(result, row: int, index: int) -> str:
         lines.append("part of a character: its bytes are shown as &lt;XX&gt;")
     if index in enc.unknown:
         lines.append("<b>unknown</b>: not in the vocabulary, decoding loses it")
+    added = added_token_map(tok).get(tid) if index in enc.special else None
+    if added is not None:
+        lines.append(f"<b>{html.escape(added.describe())}</b>")
     if hasattr(tok, "log_prob") and tid >= tok.n_special:  # a Unigram piece
         lp = tok.log_prob(tid, step=r.spec.step)
         lines.append(f"log-probability {lp:.3f} (p = {math.exp(lp):.2g})" if lp is not None else "pruned by then")

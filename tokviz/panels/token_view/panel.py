@@ -109,6 +109,9 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.mode_box.setToolTip("Show token text, ids, or both")
         self.whitespace_box = QCheckBox("Whitespace", objectName="token_whitespace")
         self.whitespace_box.setToolTip("Show spaces, tabs and newlines as ␣ ⇥ ↵ (invisible characters are always shown)")
+        self.specials_box = QCheckBox("Specials as text", objectName="token_specials_as_text")
+        self.specials_box.setToolTip("Encode special-token strings typed in the text (<|endoftext|>, <s>) as ordinary "
+                                     "text, as an application should encode what a user types")
         self.palette_box = QComboBox(objectName="token_palette")
         for key, label in PALETTE_LABELS.items():
             self.palette_box.addItem(label.split(" (")[0], key)
@@ -195,11 +198,15 @@ class TokenViewPanel(TokenViewExports, Panel):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(bar)
         layout.addWidget(self.splitter, 1)
-        layout.addWidget(self.status)
+        foot = QHBoxLayout()  # beside the counts: the toolbar stays as narrow as the dock may be
+        foot.addWidget(self.specials_box, 0, Qt.AlignmentFlag.AlignTop)
+        foot.addWidget(self.status, 1)
+        layout.addLayout(foot)
 
         self.editor.textChanged.connect(self._on_editor_text_changed)
         self.mode_box.currentIndexChanged.connect(self._on_mode_box_changed)
         self.whitespace_box.toggled.connect(lambda _on: self.refresh())
+        self.specials_box.toggled.connect(lambda _on: self.refresh())
         self.palette_box.currentIndexChanged.connect(self._on_palette_box_changed)
         for box in (self.bos_box, self.eos_box):
             box.toggled.connect(lambda _on: self.refresh())
@@ -213,7 +220,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         high-contrast colours, lessons the mode), no status line and no batch footnote."""
         bar = self.toolbar
         tools = (bar.itemAt(i).widget() for i in range(bar.count()))
-        changes.hide(self.status, self.batch_note, *(w for w in tools if w is not None))
+        changes.hide(self.status, self.specials_box, self.batch_note, *(w for w in tools if w is not None))
         total = sum(self.splitter.sizes()) or 900
         changes.set(self.splitter.setSizes, was=self.splitter.sizes(), now=[total * k // 9 for k in (2, 3, 4)])
 
@@ -246,6 +253,9 @@ class TokenViewPanel(TokenViewExports, Panel):
 
     def set_show_whitespace(self, on: bool) -> None:
         self.whitespace_box.setChecked(on)
+
+    def set_specials_as_text(self, on: bool) -> None:
+        self.specials_box.setChecked(on)
 
     def set_palette_key(self, key: str) -> None:
         self.palette_box.setCurrentIndex(list(PALETTE_LABELS).index(key))
@@ -351,7 +361,8 @@ class TokenViewPanel(TokenViewExports, Panel):
         req = TokenViewRequest(self.text(), self._rows(), show_whitespace=self.whitespace_box.isChecked(),
                                trained=self._snapshot(), corpus=self._corpus, bos=self.bos_box.isChecked(),
                                eos=self.eos_box.isChecked(), pad_side=self.pad_box.currentData(),
-                               n_colors=token_palette(self._palette_key).size)
+                               n_colors=token_palette(self._palette_key).size,
+                               specials_as_text=self.specials_box.isChecked())
         self.engine.request(req, delay_ms=delay_ms)
 
     @Slot()

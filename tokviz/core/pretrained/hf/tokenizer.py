@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import regex
@@ -26,7 +25,9 @@ from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_byt
 from tokviz.core.pretrained.common import INF_RANK, LoadedMerge, byte_char_spans, check_ids
 from tokviz.core.pretrained.tiktoken_files import RANK_SLACK
 from tokviz.core.text.surrogates import surrogate_safe
+from tokviz.core.special_tokens import AddedToken
 
+from .added import AddedPatterns, PieceCache, append_shifted, literal_inside, literal_test, split_added
 from .decoders import (
     ByteLevelDecoder,
     Decoder,
@@ -44,17 +45,6 @@ from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, build_pre_toke
 _BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
 _MARKER = "\u2581"
 _LONG_WORD = 256  # longer words are cut at word markers when the merges allow it
-
-
-@dataclass(frozen=True)
-class AddedToken:
-    id: int
-    content: str
-    special: bool = True
-    normalized: bool = False
-    lstrip: bool = False
-    rstrip: bool = False
-    single_word: bool = False
 
 
 def _walk(component, kinds: tuple[type, ...]) -> bool:
@@ -100,6 +90,8 @@ class HfTokenizer:
         self._special_ids = frozenset(t.id for t in self.added if t.special) | frozenset(
             (post_processor.before + post_processor.after) if post_processor else ()
         )
+        self._patterns = AddedPatterns(self.added, self._normalize_text)
+        self._pieces = PieceCache()
         self._added_ids = {t.id: t for t in self.added}
         ids = [*model.vocab.values(), *(t.id for t in self.added)]
         if any(not is_count(i) for i in ids):
@@ -124,6 +116,9 @@ class HfTokenizer:
             normalizer is None and isinstance(pre, ByteLevelPre) and pre.use_regex
             and not pre.add_prefix_space and isinstance(model, HfBpeModel)
         )
+
+    def _normalize_text(self, text: str) -> str:
+        return text if self.normalizer is None else self.normalizer(NormStr(text, None)).text
 
     def _uses_marker(self) -> bool:
         if _walk(self.decoder, (MetaspaceDecoder,)):
@@ -244,53 +239,15 @@ class HfTokenizer:
 
     # -- the pipeline -----------------------------------------------------------------------
 
-    def _added_pattern(self, allowed: Collection[str], normalized: bool) -> regex.Pattern | None:
-        """Added tokens as one alternation, longest first; group ``t<id>`` names the token.
-        Tokens marked ``normalized`` are normalized too, as tokenizers matches them in the
-        normalized text."""
-        toks = [t for t in self.added if t.content in allowed and t.normalized == normalized and t.content]
-        if not toks:
-            return None
-        alts = []
-        for t in sorted(toks, key=lambda t: len(t.content), reverse=True):
-            content = t.content
-            if normalized and self.normalizer is not None:  # matched in normalized text
-                content = self.normalizer(NormStr(content, None)).text
-            p = regex.escape(content)
-            if t.single_word:
-                p = rf"(?<!\w){p}(?!\w)"
-            if t.lstrip:
-                p = r"\s*" + p
-            if t.rstrip:
-                p = p + r"\s*"
-            alts.append(f"(?P<t{t.id}>{p})")
-        return regex.compile("|".join(alts))
-
-    @staticmethod
-    def _split_added(text: str, pattern: regex.Pattern | None) -> list[tuple[int, int, int | None]]:
-        """``(start, end, added id or None)`` pieces of `text`."""
-        if pattern is None or not text:
-            return [(0, len(text), None)] if text else []
-        out: list[tuple[int, int, int | None]] = []
-        pos = 0
-        for m in pattern.finditer(text):
-            a, b = m.span()
-            if a == b:
-                continue
-            if a > pos:
-                out.append((pos, a, None))
-            out.append((a, b, int(m.lastgroup[1:])))  # type: ignore[index]
-            pos = b
-        if pos < len(text):
-            out.append((pos, len(text), None))
-        return out
-
-    def _words(self, ns: NormStr, norm_added: regex.Pattern | None) -> list[tuple[NormStr, int | None]]:
+    def _words(self, ns: NormStr, norm_added: regex.Pattern | None, as_text=None) -> list[tuple[NormStr, int | None]]:
         """Normalize one piece of text and cut it into model words (or normalized added tokens)."""
         if self.normalizer is not None:
             ns = self.normalizer(ns)
         out: list[tuple[NormStr, int | None]] = []
-        for a, b, added in self._split_added(ns.text, norm_added):
+        spans = ns.spans
+        in_input = None if as_text is None or spans is None else (
+            lambda a, b, tid: as_text(spans[a][0], spans[b - 1][1], tid))  # normalized -> input positions
+        for a, b, added in split_added(ns.text, norm_added, in_input):
             piece = ns.slice(a, b)
             if added is not None:
                 out.append((piece, added))
@@ -309,38 +266,35 @@ class HfTokenizer:
             return out
         return model.tokenize(word, limit)
 
-    def _run(self, text: str, *, limit: int, allowed: Collection[str], post: bool, aligned: bool) -> Encoding:
+    def _run(self, text: str, *, limit: int, allowed: Collection[str], post: bool, aligned: bool,
+             literal: Sequence[tuple[int, int]] = ()) -> Encoding:
         out = Encoding([], [], [], [], [], [])
-        raw_added = self._added_pattern(allowed, False)
-        norm_added = self._added_pattern(allowed, True)
+        raw_added = self._patterns.get(allowed, False)
+        norm_added = self._patterns.get(allowed, True)
+        as_text = literal_test(literal, self._special_ids)
         vocab = self._bytes_table() if aligned else None
         covered: list[tuple[int, int]] = []
-        for a, b, added in self._split_added(text, raw_added):
+        pieces = split_added(text, raw_added, as_text)
+        for a, b, added in pieces:
             if added is not None:
                 self._push_special(out, added, (a, b), vocab)
-                continue
-            if aligned and self._plain_byte_level and norm_added is None:
-                self._byte_level_spans(text[a:b], a, limit, out, covered)
-                continue
-            for word, w_added in self._words(NormStr.of(text[a:b], a, aligned=aligned), norm_added):
-                if w_added is not None:
-                    sp = word.spans
-                    self._push_special(out, w_added, (sp[0][0], sp[-1][1]) if sp else (a, a), vocab)
-                    continue
-                toks = self._model_tokens(word.text, limit)
-                if not aligned:
-                    out.ids.extend(t[0] for t in toks)
-                    continue
-                spans = word.spans
-                for tid, s, e in toks:
-                    sub = spans[s:e]  # type: ignore[index]
-                    span = (min(x for x, _ in sub), max(y for _, y in sub)) if sub else (a, a)
-                    if tid == self._unk_id:
-                        out.unknown.append(len(out.ids))
-                    out.ids.append(tid)
-                    out.tokens.append(vocab[tid])  # type: ignore[index]
-                    out.spans.append(span)
-                    covered.append(span)
+            elif not aligned:
+                for word, w_added in self._words(NormStr.of(text[a:b], a, aligned=False), norm_added):
+                    if w_added is not None:
+                        self._push_special(out, w_added, (a, a), None)
+                    else:
+                        out.ids.extend(t[0] for t in self._model_tokens(word.text, limit))
+            elif len(pieces) == 1:  # one text: nothing to reuse
+                self._encode_piece(text, a, b, limit, norm_added, as_text, out, covered)
+            else:  # text between added tokens (a chat's messages): edits re-encode only their piece
+                key = (text[a:b], a == 0, limit, norm_added.pattern if norm_added else None, literal_inside(literal, a, b))
+                hit = self._pieces.get(key)
+                if hit is None:
+                    piece, cov = Encoding([], [], [], [], [], []), []
+                    self._encode_piece(text[a:b], 0, b - a, limit, norm_added, literal_test(key[4], self._special_ids),
+                                       piece, cov, first=a == 0)
+                    hit = self._pieces.put(key, piece, cov)
+                append_shifted(out, covered, *hit, a)
         if post and self.post_processor is not None:
             pp = self.post_processor
             n = len(text)
@@ -360,6 +314,33 @@ class HfTokenizer:
             covered.extend(out.spans[i] for i in out.special)
             out.dropped.extend(uncovered(sorted(covered), len(text)))
         return out
+
+    def _encode_piece(self, text: str, a: int, b: int, limit: int, norm_added, as_text, out: Encoding,
+                      covered: list, *, first: bool | None = None) -> None:
+        """Encode ``text[a:b]`` (no raw added token inside) onto `out`; `first`: whether the piece
+        starts the input (Metaspace's "first" scheme) when `a` alone does not say it."""
+        vocab = self._bytes_table()
+        if self._plain_byte_level and norm_added is None:
+            self._byte_level_spans(text[a:b], a, limit, out, covered)
+            return
+        ns = NormStr.of(text[a:b], a)
+        if first is not None:
+            ns.first = first
+        for word, w_added in self._words(ns, norm_added, as_text):
+            if w_added is not None:
+                sp = word.spans
+                self._push_special(out, w_added, (sp[0][0], sp[-1][1]) if sp else (a, a), vocab)
+                continue
+            spans = word.spans
+            for tid, s, e in self._model_tokens(word.text, limit):
+                sub = spans[s:e]  # type: ignore[index]
+                span = (min(x for x, _ in sub), max(y for _, y in sub)) if sub else (a, a)
+                if tid == self._unk_id:
+                    out.unknown.append(len(out.ids))
+                out.ids.append(tid)
+                out.tokens.append(vocab[tid])  # type: ignore[index]
+                out.spans.append(span)
+                covered.append(span)
 
     def _byte_level_spans(self, seg: str, offset: int, limit: int, out: Encoding, covered: list) -> None:
         """GPT-2 style (no normalizer, ByteLevel split): spans straight from byte lengths."""
@@ -395,12 +376,16 @@ class HfTokenizer:
         add_special_tokens: bool = True,
         allowed_special: Collection[str] | str = "all",
         disallowed_special: Collection[str] | str = (),
+        literal_spans: Sequence[tuple[int, int]] = (),
     ) -> Encoding:
         """Encode like tokenizers' ``encode(text)``: added tokens in the text are recognised
         (those in `allowed_special`; "all" by default) and the post-processor adds its special
-        tokens when `add_special_tokens`."""
+        tokens when `add_special_tokens`. Special tokens lying inside one of the character ranges
+        `literal_spans` are ordinary text (a chat message a user typed, inside a template's own
+        control tokens)."""
         allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
-        return self._run(text, limit=self._limit(step), allowed=allowed, post=add_special_tokens, aligned=True)
+        return self._run(text, limit=self._limit(step), allowed=allowed, post=add_special_tokens, aligned=True,
+                         literal=literal_spans)
 
     def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
         """Encode `text` alone: added-token strings as plain text, no BOS/CLS/SEP."""
@@ -481,4 +466,3 @@ class HfTokenizer:
                 current[k] = list(after)
                 out.append(ExplainStep(rank, pair, new, tuple(i for c in current for i in c)))
         return out
-

@@ -1,0 +1,65 @@
+"""``tokviz chat MODEL -f MESSAGES.json [--add-generation-prompt] [--ids | --json] [--lint] [--specials-as-text]``.
+
+Renders a conversation with the chat template of a Hugging Face model folder, exactly as
+transformers' ``apply_chat_template`` does, and encodes it with tokviz's own tokenizer
+(`tokviz.core.chat`). Output: the prompt text exactly (no newline added) by default; ``--ids``: the
+ids on one line; ``--json``: ``{"text", "ids", "tokens_hex", "spans", "special", "messages",
+"message_tokens", "message_status"}`` (with ``--lint`` also ``"findings"``). ``--lint`` prints the
+findings one per line (after the ids with ``--ids``, instead of the text otherwise) and exits with 1
+when one is a warning or an error. A folder without a template, a template that fails (with its
+line), malformed messages: exit 2 with one line, as every tokviz command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from tokviz.core.chat import lint_chat, load_chat_model, read_messages, render_chat
+
+EXIT_FINDINGS = 1
+
+
+def add_chat_parser(sub) -> None:
+    c = sub.add_parser("chat", help="render a conversation with a model's chat template, token by token")
+    c.add_argument("model", metavar="MODEL", help="a model folder holding tokenizer.json and tokenizer_config.json")
+    c.add_argument("-f", "--file", required=True, metavar="MESSAGES.json",
+                   help='a JSON list of {"role": ..., "content": ...} objects')
+    c.add_argument("--add-generation-prompt", action="store_true",
+                   help="end with the start of an assistant turn (for generating a reply)")
+    fmt = c.add_mutually_exclusive_group()
+    fmt.add_argument("--ids", action="store_const", const="ids", dest="format", help="the ids on one line")
+    fmt.add_argument("--json", action="store_const", const="json", dest="format",
+                     help="text, ids, token bytes, spans and each message's span as JSON")
+    c.add_argument("--lint", action="store_true", help="report doubled BOS, missing EOS, special-token text in "
+                   "messages, whitespace next to special tokens, a trailing space, dropped messages")
+    c.add_argument("--specials-as-text", action="store_true",
+                   help="encode special-token text inside messages as text (the template's own stay tokens)")
+    c.add_argument("--template", metavar="NAME", help="which of the model's named chat templates (default: default)")
+
+
+def run_chat(args: argparse.Namespace) -> int:
+    """``tokviz chat``; errors are `TokvizError`s (one line, exit 2, from ``main``)."""
+    messages = read_messages(args.file)
+    model = load_chat_model(args.model, template=args.template)
+    render = render_chat(model, messages, add_generation_prompt=args.add_generation_prompt,
+                         specials_as_text=args.specials_as_text)
+    findings = lint_chat(model, messages, render) if args.lint else []
+    out = sys.stdout
+    if args.format == "json":
+        d = render.to_json()
+        if args.lint:
+            d["findings"] = [f.to_json() for f in findings]
+        out.write(json.dumps(d) + "\n")
+    elif args.format == "ids":
+        out.write(" ".join(map(str, render.ids)) + "\n")
+    elif not args.lint:
+        out.write(render.text)
+    if args.lint and args.format != "json":
+        for f in findings:
+            out.write(f.one_line().replace("\n", "\\n") + "\n")
+        if not findings:
+            out.write("no findings\n")
+    serious = any(f.severity in ("error", "warning") for f in findings)
+    return EXIT_FINDINGS if serious else 0

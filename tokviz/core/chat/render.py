@@ -1,0 +1,256 @@
+"""`render_chat`: a conversation rendered by a model's chat template and encoded, with each message located.
+
+The text and ids are what transformers' ``apply_chat_template(messages, add_generation_prompt=...,
+tokenize=True)`` gives: the template rendered in the sandbox (`tokviz.core.chat.sandbox`) with
+``messages``, ``add_generation_prompt``, ``tools``/``documents`` (None) and the named special
+tokens (``bos_token``, ...), then encoded with ``add_special_tokens=False`` and every added token
+recognised. With ``specials_as_text`` the special-token strings a message holds are encoded as text
+while the template's own control tokens stay tokens.
+
+Where does each message land in the prompt? The template is rendered a second time with every text
+content wrapped in two private-use characters (``U+F0000 + 2i`` before, ``+ 1`` after message i).
+If removing them gives back the real prompt, their positions are the messages' spans exactly; if
+not, the template changed the content, and the markers are moved inside the content's leading and
+trailing whitespace (a template that strips it renders the same); failing both, each message's text
+is searched in order. A message whose markers are both missing was dropped by the template.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import regex
+
+from tokviz.core.encoding import Encoding
+
+from .folder import ChatModel
+from .messages import template_messages
+from .sandbox import DEFAULT_TIMEOUT, TemplateError, render_template
+
+_MARK = 0xF0000  # message i: U+F0000 + 2i before its content, + 1 after
+MAX_MARKED = 0x7FFE  # messages located by markers (plane 15 has room for this many pairs)
+_MARKS = regex.compile("[\U000f0000-\U000ffffd]")
+
+# How a message's content was found in the prompt (`MessageSpan.status`).
+VERBATIM = "verbatim"  # rendered as written: the span is exact
+STRIPPED = "stripped"  # rendered without its leading/trailing whitespace: the span is exact
+FOUND = "found"  # the template changed the text around it; found by searching
+CHANGED = "changed"  # the template renders a changed form of it (cut, case, ...): its span when known
+DROPPED = "dropped"  # the template does not render it
+NOT_TEXT = "not text"  # content blocks or tool calls: not located
+
+
+@dataclass(frozen=True)
+class MessageSpan:
+    """Where message `index` is: `span` in characters of the prompt, `tokens` as ``[first, end)``
+    token indices (every token overlapping the span), or None."""
+
+    index: int
+    role: str
+    status: str
+    span: tuple[int, int] | None = None
+    tokens: tuple[int, int] | None = None
+
+    @property
+    def n_tokens(self) -> int:
+        return 0 if self.tokens is None else self.tokens[1] - self.tokens[0]
+
+
+@dataclass
+class ChatRender:
+    """A rendered and encoded conversation."""
+
+    text: str
+    encoding: Encoding
+    messages: list[MessageSpan]
+    add_generation_prompt: bool = False
+    specials_as_text: bool = False
+    template_name: str = "default"
+    variables: dict = field(default_factory=dict)  # what the template was given (messages excluded)
+
+    @property
+    def ids(self) -> list[int]:
+        return self.encoding.ids
+
+    @property
+    def template_tokens(self) -> int:
+        """Tokens that belong to no message: what the template adds."""
+        inside = set()
+        for m in self.messages:
+            if m.tokens is not None:
+                inside.update(range(*m.tokens))
+        return len(self.encoding.ids) - len(inside)
+
+    def to_json(self) -> dict:
+        """``{"text", "ids", "tokens_hex", "spans", "special", "messages", "message_tokens",
+        "message_status"}``: spans in characters of the text, message spans ``[start, end]`` or null."""
+        return {
+            "text": self.text,
+            **self.encoding.to_json(),
+            "special": list(self.encoding.special),
+            "messages": [list(m.span) if m.span is not None else None for m in self.messages],
+            "message_tokens": [list(m.tokens) if m.tokens is not None else None for m in self.messages],
+            "message_status": [m.status for m in self.messages],
+        }
+
+
+def template_variables(model: ChatModel, *, add_generation_prompt: bool) -> dict:
+    """Everything but the messages: the named special tokens, then transformers' arguments."""
+    return {**model.special_tokens, "tools": None, "documents": None, "add_generation_prompt": add_generation_prompt}
+
+
+def render_text(model: ChatModel, messages: Sequence[Mapping], *, add_generation_prompt: bool = False,
+                timeout: float = DEFAULT_TIMEOUT) -> str:
+    """The prompt as text (``apply_chat_template(..., tokenize=False)``)."""
+    variables = template_variables(model, add_generation_prompt=add_generation_prompt)
+    return render_template(model.template, {**variables, "messages": template_messages(messages)}, timeout=timeout)
+
+
+def render_chat(model: ChatModel, messages: Sequence[Mapping], *, add_generation_prompt: bool = False,
+                specials_as_text: bool = False, timeout: float = DEFAULT_TIMEOUT,
+                should_stop: Callable[[], bool] | None = None) -> ChatRender:
+    """Render, locate every message, encode. `TemplateError` when the template fails; `Cancelled`
+    when `should_stop()` turns true while the template runs."""
+    variables = template_variables(model, add_generation_prompt=add_generation_prompt)
+    prepared = template_messages(messages)
+    text = render_template(model.template, {**variables, "messages": prepared}, timeout=timeout,
+                           should_stop=should_stop)
+    located = locate_messages(model.template, variables, prepared, text, timeout=timeout, should_stop=should_stop)
+    literal = [m.span for m in located if m.span is not None] if specials_as_text else ()
+    enc = model.tokenizer.encode(text, add_special_tokens=False, literal_spans=literal)
+    ranges = token_ranges(enc, [m.span for m in located])
+    spans = [MessageSpan(m.index, m.role, m.status, m.span, r) for m, r in zip(located, ranges)]
+    return ChatRender(text, enc, spans, add_generation_prompt, specials_as_text, model.template_name, variables)
+
+
+def token_range(enc: Encoding, span: tuple[int, int] | None) -> tuple[int, int] | None:
+    """``[first, end)`` indices of the tokens overlapping `span` (an empty span: an empty range
+    where it sits).
+
+    >>> e = Encoding([1, 2, 3], [b"a", b"bc", b"d"], [(0, 1), (1, 3), (3, 4)])
+    >>> token_range(e, (2, 3)), token_range(e, (1, 1))
+    ((1, 2), (1, 1))
+    """
+    return token_ranges(enc, [span])[0]
+
+
+def token_ranges(enc: Encoding, spans: Sequence[tuple[int, int] | None]) -> list[tuple[int, int] | None]:
+    """`token_range` of each span (the token offsets are indexed once)."""
+    ends = [e for _, e in enc.spans]
+    starts = [s for s, _ in enc.spans]
+    out: list[tuple[int, int] | None] = []
+    for span in spans:
+        if span is None:
+            out.append(None)
+            continue
+        a, b = span
+        first = bisect.bisect_right(ends, a)
+        out.append((first, first) if a == b else (first, max(first, bisect.bisect_left(starts, b, lo=first))))
+    return out
+
+
+# -- locating messages ------------------------------------------------------------------------
+
+
+def _content(m: Mapping) -> str | None:
+    c = m.get("content")
+    return c if isinstance(c, str) else None
+
+
+def _markable(messages: Sequence[Mapping]) -> list[bool]:
+    return [i < MAX_MARKED and (c := _content(m)) is not None and not _MARKS.search(c)
+            for i, m in enumerate(messages)]
+
+
+def _marked(messages: Sequence[Mapping], ok: list[bool], inner: bool) -> list[dict]:
+    out = []
+    for i, m in enumerate(messages):
+        c = _content(m)
+        if ok[i] and c is not None:
+            start, end = chr(_MARK + 2 * i), chr(_MARK + 2 * i + 1)
+            if inner:
+                core = c.strip()
+                lead = c[: len(c) - len(c.lstrip())] if core else c
+                c = lead + start + core + end + c[len(lead) + len(core):]
+            else:
+                c = start + c + end
+            m = {**m, "content": c}
+        out.append(dict(m))
+    return out
+
+
+def _unmark(marked: str) -> tuple[str, dict[int, int], dict[int, int]]:
+    """The text without markers, and where each message's first start / end marker was."""
+    starts: dict[int, int] = {}
+    ends: dict[int, int] = {}
+    parts, pos = [], 0
+    for removed, m in enumerate(_MARKS.finditer(marked)):
+        k = ord(m.group()) - _MARK
+        (ends if k % 2 else starts).setdefault(k // 2, m.start() - removed)
+        parts.append(marked[pos:m.start()])
+        pos = m.end()
+    parts.append(marked[pos:])
+    return "".join(parts), starts, ends
+
+
+def _render_marked(source: str, variables: dict, messages: list[dict], timeout: float, should_stop):
+    try:
+        return _unmark(render_template(source, {**variables, "messages": messages}, timeout=timeout,
+                                       should_stop=should_stop))
+    except TemplateError:  # the template treats the marked text differently: search instead
+        return None
+
+
+def locate_messages(source: str, variables: dict, messages: Sequence[Mapping], text: str, *,
+                    timeout: float = DEFAULT_TIMEOUT, should_stop: Callable[[], bool] | None = None
+                    ) -> list[MessageSpan]:
+    """Each message's place in `text`, the template's rendering of `messages` (see the module
+    docstring for how)."""
+    # private-use characters already in the prompt would pass for markers: search instead
+    ok = _markable(messages) if not _MARKS.search(text) else [False] * len(messages)
+    roles = [str(m.get("role", "")) for m in messages]
+    outer = _render_marked(source, variables, _marked(messages, ok, False), timeout, should_stop) if any(ok) else None
+    exact = None
+    if outer is not None and outer[0] == text:
+        exact = outer
+    elif outer is not None and any(ok[i] and _content(m) != _content(m).strip() for i, m in enumerate(messages)):
+        inner = _render_marked(source, variables, _marked(messages, ok, True), timeout, should_stop)
+        if inner is not None and inner[0] == text:
+            exact = inner
+    out: list[MessageSpan] = []
+    cursor = 0
+    for i, m in enumerate(messages):
+        c = _content(m)
+        if c is None:
+            out.append(MessageSpan(i, roles[i], NOT_TEXT))
+            continue
+        if exact is not None and ok[i] and i in exact[1] and i in exact[2]:
+            span = (exact[1][i], exact[2][i])
+            piece = text[span[0]:span[1]]
+            st = VERBATIM if piece == c else STRIPPED if piece == c.strip() else CHANGED
+            out.append(MessageSpan(i, roles[i], st, span))
+            cursor = span[1]
+            continue
+        seen = outer is not None and ok[i] and (i in outer[1] or i in outer[2])
+        if outer is not None and ok[i] and not seen:
+            out.append(MessageSpan(i, roles[i], DROPPED))
+            continue
+        span = _search(text, c, cursor)
+        if span is None:
+            out.append(MessageSpan(i, roles[i], CHANGED if seen or outer is None else DROPPED))
+            continue
+        out.append(MessageSpan(i, roles[i], FOUND, span))
+        cursor = span[1]
+    return out
+
+
+def _search(text: str, content: str, cursor: int) -> tuple[int, int] | None:
+    """`content` (or, failing that, its stripped form) in `text` at or after `cursor`."""
+    for needle in (content, content.strip()):
+        if needle:
+            at = text.find(needle, cursor)
+            if at >= 0:
+                return at, at + len(needle)
+    return None
