@@ -24,6 +24,8 @@ def workdir(tmp_path_factory):
     d = tmp_path_factory.mktemp("bad-bytes")
     save_model(train(TrainSettings(merges=5), texts=["low lower lowest " * 5]), d / "model.json")
     (d / "ok.txt").write_text("low lower\n", encoding="utf-8")
+    (d / "ok.json").write_text('[{"role": "user", "content": "hi"}]', encoding="utf-8")
+    (d / "badmsg.json").write_bytes(b'[{"role": "user", "content": "caf\xe9"}]')
     (d / "bad.txt").write_bytes(b"caf\xe9 ol\xff\n")
     (d / "bad.json").write_bytes(b'{"format": "tokviz-model", "version": 1, "settings": {"split": "\xff"}}')
     (d / os.fsdecode(b"caf\xe9.txt")).write_text("low\n", encoding="utf-8")  # a Latin-1 file name
@@ -80,6 +82,10 @@ TABLE = {
     "gui": {  # a readable file opens the window, which reports a bad file itself
         "file name": (["gui", b"\xff.txt"], b"", "argument 2 (\\xff.txt)"),
         "no command": ([b"\xff.txt"], b"", "argument 1 (\\xff.txt)"),
+    },
+    "chat": {
+        "model name": (["chat", b"m\xff", "-f", "ok.json"], b"", "argument 2"),
+        "messages file": (["chat", "model.json", "-f", "badmsg.json"], b"", "badmsg.json: not UTF-8 JSON"),
     },
     "screenshot": {"output folder": (["screenshot", "--out", b"shots\xff"], b"", "argument 3")},
     "lesson": {"name": (["lesson", b"bpe\xff"], b"", "argument 2")},
