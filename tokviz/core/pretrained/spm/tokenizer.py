@@ -1,0 +1,404 @@
+"""`SentencePieceTokenizer`: a SentencePiece ``.model`` file run by tokviz's own code.
+
+``encode(text).ids`` equals ``sentencepiece.SentencePieceProcessor(model_file=f).encode(text)``
+(no BOS/EOS, as that library's default): normalize (`SpNormalizer`), segment with the model
+(Unigram Viterbi: `PieceLattice`; BPE: `SpBpe`), then sentencepiece's ``PopulateSentencePieceText``:
+an unknown piece becomes its UTF-8 bytes as ``<0xNN>`` pieces with byte fallback, else a run of
+unknown pieces becomes one unknown token. ``decode(ids)`` equals that library's ``decode``:
+control pieces vanish, ``<unk>`` shows as the model's ``unk_surface`` (`` ⁇ ``), byte pieces are
+joined and decoded (each invalid byte a U+FFFD), ``▁`` is a space and the first one is dropped.
+
+Like the library, the text is never searched for ``<s>`` or other control symbols: they only come
+from ids. Spans are in characters of the input (byte-fallback tokens share their character's).
+What this leaves out: reading the protobuf (`proto`), the charsmap (`charsmap`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Collection, Sequence
+from pathlib import Path
+
+from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
+from tokviz.core.errors import EncodeError, ModelFormatError
+from tokviz.core.io.safe_files import MAX_MODEL_BYTES, read_file_bytes
+
+from .bpe import SpBpe
+from .lattice import F32_SP, FLT_MAX, MARK, PieceLattice, f32
+from .normalizer import SpNormalizer
+from .proto import BYTE, CONTROL, NORMAL, PIECE_TYPES, UNKNOWN, UNUSED, USER_DEFINED, ModelProto, parse_model_proto
+
+_NORMAL_KINDS = (NORMAL, USER_DEFINED, UNUSED)
+_BYTE_NAMES = {f"<0x{b:02X}>": b for b in range(256)}
+
+
+def byte_of_piece(piece: str) -> int | None:
+    """``"<0xE4>"`` -> 0xE4 (sentencepiece's ``PieceToByte``), else None."""
+    return _BYTE_NAMES.get(piece)
+
+
+def sp_utf8(data: bytes) -> str:
+    """Bytes as sentencepiece decodes byte pieces: valid characters as they are, each invalid
+    byte as one U+FFFD (Python's ``errors="replace"`` would use one for a whole bad sequence)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    out = []
+    pos, n = 0, len(data)
+    while pos < n:
+        lead = data[pos]
+        size = 1 if lead < 0x80 else 2 if 0xC0 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0 else 4 if 0xF0 <= lead < 0xF8 else 0
+        if size:
+            try:
+                out.append(data[pos : pos + size].decode("utf-8"))
+                pos += size
+                continue
+            except UnicodeDecodeError:
+                pass
+        out.append("\ufffd")
+        pos += 1
+    return "".join(out)
+
+
+class SentencePieceTokenizer:
+    """``SentencePieceTokenizer.from_file("tokenizer.model")``; `proto` is the parsed file."""
+
+    kind = "sentencepiece"
+    source: str | None = None
+
+    def __init__(self, proto: ModelProto, *, name: str = "sentencepiece") -> None:
+        self.proto = proto
+        self.name = name
+        t = proto.trainer
+        if proto.model_type not in ("unigram", "bpe"):
+            raise ModelFormatError(
+                f"unsupported SentencePiece model type {proto.model_type!r}; tokviz reads unigram and bpe models"
+            )
+        unigram = proto.model_type == "unigram"
+        pieces, types = proto.pieces, list(proto.types)
+        if t.byte_fallback:  # sentencepiece treats a stray "\0" piece as unused then
+            types = [UNUSED if p == "\0" else ty for p, ty in zip(pieces, types)]
+        self.types = types
+        normal: dict[str, int] = {}  # sentencepiece's pieces_ (every piece for BPE models)
+        reserved: dict[str, int] = {}  # control, unknown and byte pieces of Unigram models
+        unk_id = -1
+        found_bytes = set()
+        for i, (p, ty) in enumerate(zip(pieces, types)):
+            if not p:
+                raise ModelFormatError(f"piece {i} is empty")
+            if len(p.encode("utf-8")) >= 8000:
+                raise ModelFormatError(f"piece {i} is too long")
+            if ty not in PIECE_TYPES:
+                raise ModelFormatError(f"piece {i} ({p!r}) has an unknown type {ty}")
+            if p == "\0" and ty == UNUSED:
+                continue
+            if "\0" in p:
+                raise ModelFormatError(f"piece {i} holds a null character")
+            table = normal if (ty in _NORMAL_KINDS or not unigram) else reserved
+            if p in table:
+                raise ModelFormatError(f"piece {p!r} is defined twice (ids {table[p]} and {i})")
+            table[p] = i
+            if ty == UNKNOWN:
+                if unk_id >= 0:
+                    raise ModelFormatError(f"two unknown pieces (ids {unk_id} and {i})")
+                unk_id = i
+            if ty == BYTE:
+                if not t.byte_fallback:
+                    raise ModelFormatError(f"byte piece {p!r} although byte_fallback is off")
+                if byte_of_piece(p) is None:
+                    raise ModelFormatError(f"byte piece {p!r} is not <0xNN>")
+                found_bytes.add(byte_of_piece(p))
+        if unk_id < 0 and not t.byte_fallback:
+            raise ModelFormatError("the model defines no unknown piece")
+        if t.byte_fallback and len(found_bytes) < 256:
+            raise ModelFormatError("byte_fallback is on but the model lacks some of the 256 <0xNN> byte pieces")
+        self._normal, self._reserved = normal, reserved
+        self.unk_id = unk_id  # the model's unknown piece (-1: none; unknown text then falls back to bytes)
+        self._byte_ids: list[int] | None = (
+            [self.piece_to_id(f"<0x{b:02X}>") for b in range(256)] if t.byte_fallback else None
+        )
+        ud = [p for p, ty in zip(pieces, types) if ty == USER_DEFINED]
+        suffix = t.treat_whitespace_as_suffix
+        self.normalizer = SpNormalizer(proto.normalizer, user_defined=ud, whitespace_suffix=suffix)
+        dn = proto.denormalizer
+        self.denormalizer = SpNormalizer(dn) if dn is not None and dn.precompiled_charsmap else None
+        self.control_ids = frozenset(i for i, ty in enumerate(types) if ty == CONTROL)
+        self.unknown_ids = frozenset(i for i, ty in enumerate(types) if ty == UNKNOWN)
+        self.special_tokens: dict[str, int] = {}  # sentencepiece never reads control symbols from text
+        self.model_kind = "Unigram" if unigram else "BPE"
+        scores = proto.scores
+        if unigram:
+            if any(math.isnan(x) or math.isinf(x) for x in scores):
+                raise ModelFormatError("a piece's score is NaN or infinite")
+            min_score = min((scores[i] for i, ty in enumerate(types) if ty == NORMAL), default=FLT_MAX)
+            self.lattice: PieceLattice | None = PieceLattice(
+                pieces, scores, mode=F32_SP,
+                edge_ids=[i for i in normal.values() if types[i] in (NORMAL, USER_DEFINED)],
+                unk_id=unk_id, unk_score=f32(min_score - 10.0),
+                user_defined=[i for i in normal.values() if types[i] == USER_DEFINED],
+                whitespace_suffix=suffix,
+            )
+            self.bpe: SpBpe | None = None
+        else:
+            self.lattice = None
+            self.bpe = SpBpe(normal, scores, types, unk_id=unk_id, user_defined=ud, whitespace_suffix=suffix)
+        self._vocab_bytes: list[bytes] | None = None
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> "SentencePieceTokenizer":
+        path = Path(path)
+        data = read_file_bytes(path, limit=MAX_MODEL_BYTES, error=ModelFormatError)
+        try:
+            tok = cls(parse_model_proto(data), name=path.parent.name or path.stem)
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"{path}: {exc}") from None
+        tok.source = str(path)
+        return tok
+
+    def __repr__(self) -> str:
+        return f"<SentencePieceTokenizer {self.name!r} {self.model_kind} n_vocab={self.n_vocab}>"
+
+    # -- vocabulary --------------------------------------------------------------------------------
+
+    @property
+    def n_vocab(self) -> int:
+        return len(self.proto.pieces)
+
+    n_merges = 0
+
+    def piece_to_id(self, piece: str) -> int:
+        """sentencepiece's ``PieceToId``: control/unknown/byte pieces first, unknown strings -> unk."""
+        i = self._reserved.get(piece)
+        if i is not None:
+            return i
+        return self._normal.get(piece, self.unk_id)
+
+    def _is_unknown(self, token_id: int) -> bool:
+        return token_id < 0 or token_id in self.unknown_ids
+
+    def token_text(self, token_id: int) -> str:
+        """The piece as the vocabulary writes it (``▁the``, ``<0xE4>``, ``<s>``)."""
+        self._check_ids([token_id])
+        return self.proto.pieces[token_id]
+
+    def piece_type(self, token_id: int) -> str:
+        """``"normal"``, ``"unknown"``, ``"control"``, ``"user-defined"``, ``"unused"`` or ``"byte"``."""
+        self._check_ids([token_id])
+        return PIECE_TYPES[self.proto.types[token_id]]
+
+    def score(self, token_id: int) -> float:
+        self._check_ids([token_id])
+        return self.proto.scores[token_id]
+
+    @property
+    def byte_fallback(self) -> bool:
+        return self._byte_ids is not None
+
+    def _bytes_table(self) -> list[bytes]:
+        if self._vocab_bytes is None:
+            out = []
+            for p, ty in zip(self.proto.pieces, self.proto.types):
+                if ty == BYTE:
+                    out.append(bytes([_BYTE_NAMES[p]]))
+                elif ty in (CONTROL, UNKNOWN):
+                    out.append(p.encode("utf-8"))
+                else:
+                    out.append(p.replace(MARK, " ").encode("utf-8"))
+            self._vocab_bytes = out
+        return self._vocab_bytes
+
+    def vocab(self) -> list[bytes]:
+        """Each id's text as bytes (``▁`` as a space, byte pieces as their byte)."""
+        return list(self._bytes_table())
+
+    def token_bytes(self, token_id: int) -> bytes:
+        self._check_ids([token_id])
+        return self._bytes_table()[token_id]
+
+    def is_special(self, token_id: int) -> bool:
+        return token_id in self.control_ids or token_id == self.unk_id
+
+    def _check_ids(self, ids: Sequence[int]) -> None:
+        n = self.n_vocab
+        for i in ids:
+            if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < n:
+                raise EncodeError(f"id {i!r} is not in the vocabulary (valid ids: 0..{n - 1})")
+
+    # -- encoding ----------------------------------------------------------------------------------
+
+    def normalize(self, text: str) -> str:
+        """The normalized text the model sees (``▁Hello▁world``)."""
+        return self.normalizer.normalize(text)[0]
+
+    def _pieces(self, norm: str, step: int | None = None) -> list[tuple[int, int, int]]:
+        """(start, end, id) of the model's pieces over normalized text, after sentencepiece's
+        unknown handling (byte fallback, or one token per run of unknowns)."""
+        raw = self.lattice.best_path(norm) if self.lattice is not None else self.bpe.encode(norm)  # type: ignore[union-attr]
+        out: list[tuple[int, int, int]] = []
+        byte_ids = self._byte_ids
+        unknown = self.unknown_ids
+        prev_unk = False
+        for a, b, i in raw:
+            if i < 0 or i in unknown:
+                if byte_ids is not None:
+                    for by in norm[a:b].encode("utf-8"):
+                        out.append((a, b, byte_ids[by]))
+                elif prev_unk:
+                    out[-1] = (out[-1][0], b, out[-1][2])
+                else:
+                    out.append((a, b, self.unk_id if i < 0 else i))
+                prev_unk = True
+            else:
+                out.append((a, b, i))
+                prev_unk = False
+        return out
+
+    def _encode_text(self, text: str, offset: int, out: Encoding) -> None:
+        norm, n2o = self.normalizer.normalize(text, aligned=True)
+        table = self._bytes_table()
+        covered = []
+        for a, b, i in self._pieces(norm):
+            if self._is_unknown(i):
+                out.unknown.append(len(out.ids))
+            s, e = n2o[a], n2o[b]  # type: ignore[index]
+            if e < s:
+                e = s
+            out.ids.append(i)
+            out.tokens.append(table[i])
+            out.spans.append((offset + s, offset + e))
+            covered.append((s, e))
+        out.dropped.extend((offset + x, offset + y) for x, y in uncovered(sorted(covered), len(text))
+                           if text[x:y].strip())
+
+    def encode(self, text: str, *, step: int | None = None, allowed_special: Collection[str] | str = (),
+               disallowed_special: Collection[str] | str = ()) -> Encoding:
+        """sentencepiece's ``encode(text)`` with tokens and spans (control symbols in the text
+        are text, as in the library)."""
+        return encode_with_specials(text, self.special_tokens, self.token_bytes,
+                                    lambda part, offset, out: self._encode_text(part, offset, out),
+                                    allowed_special=allowed_special, disallowed_special=disallowed_special)
+
+    def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
+        out = Encoding([], [], [], [], [], [])
+        self._encode_text(text, 0, out)
+        return out
+
+    def encode_ids(self, text: str, *, step: int | None = None, add_special_tokens: bool = False) -> list[int]:
+        """Just the ids (= ``SentencePieceProcessor.encode(text)``)."""
+        norm = self.normalizer.normalize(text)[0]
+        if self.lattice is not None:
+            ids = self.lattice.best_ids(norm)
+            if -1 not in ids and (not self.unknown_ids or self.unknown_ids.isdisjoint(ids)):
+                return ids
+        return [i for _, _, i in self._pieces(norm)]
+
+    def chunks(self, text: str) -> list[str]:
+        """The parts of the normalized text the model segments independently (words)."""
+        norm = self.normalize(text)
+        cut = self.lattice.segments if self.lattice is not None else self.bpe.segments  # type: ignore[union-attr]
+        return [norm[a:b] for a, b in cut(norm)]
+
+    # -- decoding ----------------------------------------------------------------------------------
+
+    def _surfaces(self, ids: Sequence[int], *, raw: bool) -> list[str | bytes]:
+        """What each id contributes to the decoded text, as sentencepiece's ``DecodeOptimized``
+        builds it (a run of byte pieces decodes together: the text of each character goes on its
+        last byte's token; with `raw`, each byte piece gives its own byte)."""
+        self._check_ids(ids)
+        pieces, types = self.proto.pieces, self.types
+        norm = self.proto.normalizer
+        strip_first = norm.add_dummy_prefix or norm.remove_extra_whitespaces
+        unk_surface = self.proto.trainer.unk_surface
+        out: list[str | bytes] = [""] * len(ids)
+        text_len = 0
+        bos_ws = True
+        run: list[int] = []  # positions of a run of byte pieces
+
+        def flush() -> None:
+            nonlocal text_len
+            if not run:
+                return
+            data = bytes(_BYTE_NAMES[pieces[ids[k]]] for k in run)
+            if raw:
+                for k, by in zip(run, data):
+                    out[k] = bytes([by])
+                text_len += len(data)
+            else:
+                j = 0
+                for size, s in _split_sp_utf8(data):
+                    out[run[j + size - 1]] = s
+                    j += size
+                    text_len += len(s)
+            run.clear()
+
+        for k, i in enumerate(ids):
+            ty = types[i]
+            if ty == BYTE:
+                run.append(k)
+                continue
+            flush()
+            if text_len:
+                bos_ws = False
+            if ty == CONTROL:
+                continue
+            piece = pieces[i]
+            p = piece
+            has_bos_ws = False
+            if bos_ws and strip_first and p.startswith(MARK):
+                p = p[1:]
+                has_bos_ws = not norm.remove_extra_whitespaces
+            s = unk_surface if self._is_unknown(i) else p.replace(MARK, " ")
+            out[k] = s
+            text_len += len(s)
+            if has_bos_ws or text_len:
+                bos_ws = False
+        flush()
+        return out
+
+    def decode(self, ids: Sequence[int], *, errors: str = "replace") -> str:
+        """sentencepiece's ``decode(ids)``."""
+        if errors != "replace":
+            return self.decode_bytes(ids).decode("utf-8", errors=errors)
+        text = "".join(self._surfaces(ids, raw=False))  # type: ignore[arg-type]
+        if self.denormalizer is not None:
+            text = self.denormalizer.normalize(text)[0]
+        return text
+
+    def decode_bytes(self, ids: Sequence[int]) -> bytes:
+        """The decoded text's bytes, byte pieces as their raw bytes (no U+FFFD)."""
+        return b"".join(self.decode_tokens_bytes(ids))
+
+    def decode_tokens_bytes(self, ids: Sequence[int]) -> list[bytes]:
+        return [s if isinstance(s, bytes) else s.encode("utf-8") for s in self._surfaces(ids, raw=True)]
+
+    def decode_with_offsets(self, ids: Sequence[int]) -> tuple[str, list[int]]:
+        return offsets_of(self.decode_tokens_bytes(ids))
+
+    # -- explaining --------------------------------------------------------------------------------
+
+    def merge_list(self, **_: object) -> list:
+        return []
+
+    def merge_of(self, token_id: int) -> tuple[int, int] | None:
+        return None
+
+
+def _split_sp_utf8(data: bytes) -> list[tuple[int, str]]:
+    """``(bytes consumed, text)`` per character of a byte run, as sentencepiece reads it."""
+    out = []
+    pos, n = 0, len(data)
+    while pos < n:
+        lead = data[pos]
+        size = 1 if lead < 0x80 else 2 if 0xC0 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0 else 4 if 0xF0 <= lead < 0xF8 else 0
+        if size and pos + size <= n:
+            try:
+                out.append((size, data[pos : pos + size].decode("utf-8")))
+                pos += size
+                continue
+            except UnicodeDecodeError:
+                pass
+        out.append((1, "\ufffd"))
+        pos += 1
+    return out
