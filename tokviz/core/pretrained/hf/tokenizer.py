@@ -36,9 +36,10 @@ from .decoders import (
     build_decoder,
     build_post_processor,
 )
+from .components import build_normalizer, build_pre_tokenizer
 from .models import HfBpeModel, WordPieceModel, build_model
-from .normalizers import Normalizer, NormStr, build_normalizer
-from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, build_pre_tokenizer, to_byte_chars
+from .normalizers import Normalizer, NormStr
+from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, to_byte_chars
 
 _BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
 _MARKER = "\u2581"
