@@ -19,12 +19,14 @@ from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes, read_head
 from tokviz.core.text.split import SPLIT_PRESETS
 
+from .caches import HF_PREFIX, resolve_hf
 from .common import PatternRequired
 from .data_gym import load_data_gym
 from .hf.tokenizer import HfTokenizer
 from .minbpe import HEADER as MINBPE_HEADER
 from .minbpe import load_minbpe
 from .rank_bpe import RankBpeTokenizer
+from .spm import SentencePieceTokenizer
 from .tiktoken_files import (
     KNOWN_ENCODINGS,
     cache_path,
@@ -143,12 +145,17 @@ def load_tokenizer(source: str | os.PathLike, *, pattern: str | None = None, dow
     Returns a `BpeTokenizer` (tokviz and minbpe models), `RankBpeTokenizer` (tiktoken, GPT-2
     data-gym files) or `HfTokenizer` (tokenizer.json); all share the method grid.
     """
+    if isinstance(source, str) and source.startswith(HF_PREFIX):
+        tok = load_tokenizer(resolve_hf(source), pattern=pattern, download=False)
+        tok.name = source[len(HF_PREFIX):].partition("@")[0]
+        return tok
     path = Path(source)
     if not path.exists():
         if isinstance(source, str) and source in KNOWN_ENCODINGS:
             return load_by_name(source, download=download)
         names = ", ".join(KNOWN_ENCODINGS)
-        raise ModelFormatError(f"{source}: no such file, and not a known tokenizer name ({names})")
+        raise ModelFormatError(f"{source}: no such file, and not a known tokenizer name ({names}) "
+                               f"or a Hugging Face cache name (hf:ORG/NAME)")
     if path.is_dir():
         return _load_dir(path, pattern)
     head = read_head(path, 4096, ModelFormatError)
@@ -162,10 +169,7 @@ def load_tokenizer(source: str | os.PathLike, *, pattern: str | None = None, dow
     if looks_like_tiktoken(head):
         return load_tiktoken(path, pattern=pattern)
     if head[:1] == b"\x0a" or b"\x12" in head[:8]:
-        raise ModelFormatError(
-            f"{path}: looks like a SentencePiece .model file, which tokviz does not read; open the "
-            f"model's tokenizer.json instead"
-        )
+        return SentencePieceTokenizer.from_file(path)
     raise ModelFormatError(
         f"{path}: not a tokenizer file tokviz knows (tokviz model, minbpe .model, tokenizer.json, "
         f"encoder.json + vocab.bpe, .tiktoken)"

@@ -240,4 +240,18 @@ def parse_model_proto(data: bytes) -> ModelProto:
         raise ModelFormatError("truncated SentencePiece model (the data ends inside a field)") from None
     if not pieces:
         raise ModelFormatError("a SentencePiece model with no pieces")
+    if trainer is None and normalizer is None:  # sentencepiece always writes both, after the pieces
+        raise ModelFormatError("truncated SentencePiece model (pieces, but no trainer or normalizer spec)")
     return ModelProto(pieces, scores, types, trainer or TrainerSpec(), normalizer or NormalizerSpec(), denormalizer)
+
+
+def peek_model_type(data: bytes) -> str:
+    """The model type of a serialized ``ModelProto`` (``"unigram"``, ``"bpe"``, ...), reading only
+    its trainer spec (the pieces are skipped, not parsed)."""
+    try:
+        for num, wt, value in _fields(data):
+            if num == 2 and wt == 2:
+                return MODEL_TYPES.get(_parse_trainer(value).model_type, "unknown")  # type: ignore[arg-type]
+    except _Truncated:
+        raise ModelFormatError("truncated SentencePiece model") from None
+    return MODEL_TYPES[1]
