@@ -32,9 +32,14 @@ import math
 import struct
 from collections.abc import Collection, Sequence
 
+import array
+
+import numpy as np
 import regex
 
 from tokviz.core.errors import EncodeError
+
+from .batch import MAX_SEGMENT, PieceHashes, batch_relative
 
 F64 = "f64"
 F32_SP = "f32"
@@ -42,7 +47,9 @@ UNK_PENALTY = 10.0
 FLT_MAX = 3.4028234663852886e38
 RESET = 100000.0  # sentencepiece's kScoreResetThreshold
 _CACHE_SIZE = 200_000
+_BATCH = 48  # this many uncached segments are computed together in numpy
 _F32 = struct.Struct("<f")
+_ROUND = array.array("f", [0.0])  # storing a float in it rounds it to float32
 MARK = "\u2581"
 
 Edge = tuple[int, int, int]  # (start, end, id) in characters of the segment; id -1 = unknown
@@ -72,33 +79,35 @@ class PieceLattice:
         self.pieces = pieces
         self.unk_id = unk_id
         ids: dict[str, int] = {}
-        ud = set(user_defined)
         for i in (range(len(pieces)) if edge_ids is None else sorted(edge_ids)):
             p = pieces[i]
             if p:
                 ids[p] = i  # a repeated piece keeps its last id (tokenizers' token_to_ids)
         self.ids = ids
-        # score of each edge piece as the Viterbi adds it
-        sc: dict[int, float] = {}
-        for p, i in ids.items():
-            if i in ud and mode == F32_SP:
-                sc[i] = f32(0.1 * (len(p.encode("utf-8")) - 1))  # GetUserDefinedScore(bytes)
-            else:
-                sc[i] = float(scores[i])
-        self.edge_score = sc
+        # score of each piece as the Viterbi adds it (user-defined symbols: sentencepiece's formula)
+        sc = [float(x) for x in scores]
+        if mode == F32_SP:
+            for i in user_defined:
+                sc[i] = f32(0.1 * (len(pieces[i].encode("utf-8")) - 1))  # GetUserDefinedScore(bytes)
+        self.score_of = sc
         if unk_score is None:
-            unk_score = (min((float(scores[i]) for i in ids.values()), default=0.0)) - UNK_PENALTY
+            unk_score = (min((sc[i] for i in ids.values()), default=0.0)) - UNK_PENALTY
         self.unk_score = f32(unk_score) if mode == F32_SP else unk_score
-        self._ext = {p[:k] for p in ids for k in range(1, len(p))}  # proper prefixes: keep looking
-        self._lookup = {p: (i, sc[i], p in self._ext) for p, i in ids.items()}
-        for q in self._ext:
-            self._lookup.setdefault(q, (None, 0.0, True))
+        # the longest piece starting with each two characters: lookups at a position stop there
+        heads: dict[str, int] = {}
+        for p in ids:
+            if len(p) > 1:
+                h = p[:2]
+                if heads.get(h, 0) < len(p):
+                    heads[h] = len(p)
+        self._heads = heads
         self.suffix = whitespace_suffix
         # pieces that hold the word marker where a segment boundary would be: they stop cutting there
         inner = [p for p in ids if MARK in (p[:-1] if whitespace_suffix else p[1:])]
         inner.sort(key=len, reverse=True)
         self._inner = regex.compile("|".join(regex.escape(p) for p in inner)) if inner else None
         self._cache: dict[str, tuple] = {}
+        self._hashes: PieceHashes | None = None
         self._unit = 2.0 ** -24 if mode == F32_SP else 2.0 ** -53
 
     # -- lattice edges ---------------------------------------------------------------------------
@@ -106,23 +115,16 @@ class PieceLattice:
     def edges_from(self, s: str, start: int) -> tuple[list[tuple[int, int, float]], bool]:
         """``(end, id, score)`` of the pieces matching at `start`, and whether a one-character
         piece is among them."""
-        look = self._lookup
-        n = len(s)
+        ids, sc = self.ids, self.score_of
         out = []
-        single = False
-        end = start + 1
-        while end <= n:
-            hit = look.get(s[start:end])
-            if hit is None:
-                break
-            if hit[0] is not None:
-                out.append((end, hit[0], hit[1]))
-                if end == start + 1:
-                    single = True
-            if not hit[2]:
-                break
-            end += 1
-        return out, single
+        i = ids.get(s[start])
+        if i is not None:
+            out.append((start + 1, i, sc[i]))
+        for end in range(start + 2, min(start + self._heads.get(s[start : start + 2], 0), len(s)) + 1):
+            i = ids.get(s[start:end])
+            if i is not None:
+                out.append((end, i, sc[i]))
+        return out, bool(out) and out[0][0] == start + 1
 
     # -- Viterbi -----------------------------------------------------------------------------------
 
@@ -133,7 +135,7 @@ class PieceLattice:
         |score| met. A decision with a margin above ``u * (|x| + wmax)`` cannot be changed by
         float rounding (relative error u per addition) when the segment starts at score x."""
         n = len(s)
-        look = self._lookup
+        ids, sc, heads = self.ids, self.score_of, self._heads
         unk = self.unk_score
         best: list = [0.0] + [None] * n
         second: list = [None] * (n + 1)
@@ -144,59 +146,42 @@ class PieceLattice:
         for st in range(n):
             b = best[st]
             d = depth[st] + 1
-            single = False
+            i = ids.get(s[st])
+            if i is None:
+                i, c = -1, b + unk
+            else:
+                c = b + sc[i]
             end = st + 1
-            while end <= n:
-                hit = look.get(s[st:end])
-                if hit is None:
-                    break
-                i = hit[0]
-                if i is not None:
-                    c = b + hit[1]
-                    cur = best[end]
-                    if cur is None:
-                        best[end] = c
-                        depth[end] = d
-                        back_s[end] = st
-                        back_i[end] = i
-                    elif c > cur:
-                        second[end] = cur
-                        depth2[end] = depth[end]
-                        best[end] = c
-                        depth[end] = d
-                        back_s[end] = st
-                        back_i[end] = i
-                    else:
-                        sec = second[end]
-                        if sec is None or c > sec:
-                            second[end] = c
-                            depth2[end] = d
-                    if end == st + 1:
-                        single = True
-                if not hit[2]:
-                    break
-                end += 1
-            if not single:
-                c = b + unk
-                end = st + 1
+            top = min(st + heads.get(s[st : st + 2], 0), n)
+            while True:
                 cur = best[end]
                 if cur is None:
                     best[end] = c
                     depth[end] = d
                     back_s[end] = st
-                    back_i[end] = -1
+                    back_i[end] = i
                 elif c > cur:
                     second[end] = cur
                     depth2[end] = depth[end]
                     best[end] = c
                     depth[end] = d
                     back_s[end] = st
-                    back_i[end] = -1
+                    back_i[end] = i
                 else:
                     sec = second[end]
                     if sec is None or c > sec:
                         second[end] = c
                         depth2[end] = d
+                while True:
+                    end += 1
+                    if end > top:
+                        break
+                    i = ids.get(s[st:end])
+                    if i is not None:
+                        c = b + sc[i]
+                        break
+                if end > top:
+                    break
         margin = math.inf
         for t in range(1, n + 1):
             sec = second[t]
@@ -205,24 +190,25 @@ class PieceLattice:
                 if g < margin:
                     margin = g
         wmax = max(map(abs, best))
-        ids = []
+        out_ids = []
         ends = []
         t = n
         while t > 0:
-            ids.append(back_i[t])
+            out_ids.append(back_i[t])
             ends.append(t)
             t = back_s[t]
-        ids.reverse()
+        out_ids.reverse()
         ends.reverse()
-        return tuple(ids), tuple(ends), best[n], margin, wmax
+        return tuple(out_ids), tuple(ends), best[n], margin, wmax
 
     def _exact(self, s: str, x: float) -> tuple[tuple[int, ...], tuple[int, ...], float]:
         """Best path of `s` from the accumulated score `x` with the library's own arithmetic:
         ``(ids, ends, score at the end)``."""
         n = len(s)
-        look = self._lookup
+        ids, sc, heads = self.ids, self.score_of, self._heads
         unk = self.unk_score
         sp = self.mode == F32_SP
+        r = _ROUND  # r[0] = v; r[0] is v rounded to float32
         best: list = [x] + [None] * n
         back_s = [0] * (n + 1)
         back_i = [0] * (n + 1)
@@ -232,61 +218,67 @@ class PieceLattice:
             if sp and (b < -RESET or b > RESET):
                 for k in range(st + 1, frontier + 1):
                     if best[k] is not None:
-                        best[k] = f32(best[k] - b)
+                        r[0] = best[k] - b
+                        best[k] = r[0]
                 best[st] = b = 0.0
-            single = False
-            end = st + 1
-            while end <= n:
-                hit = look.get(s[st:end])
-                if hit is None:
-                    break
-                if hit[0] is not None:
-                    if end > frontier:
-                        frontier = end
-                    c = f32(b + hit[1]) if sp else b + hit[1]
-                    cur = best[end]
-                    if cur is None or c > cur:
-                        best[end] = c
-                        back_s[end] = st
-                        back_i[end] = hit[0]
-                    if end == st + 1:
-                        single = True
-                if not hit[2]:
-                    break
-                end += 1
-            if not single:
-                if st + 1 > frontier:
-                    frontier = st + 1
-                c = f32(b + unk) if sp else b + unk
-                cur = best[st + 1]
+            edges = []
+            i = ids.get(s[st])
+            if i is not None:
+                edges.append((st + 1, i, sc[i]))
+            for end in range(st + 2, min(st + heads.get(s[st : st + 2], 0), n) + 1):
+                i = ids.get(s[st:end])
+                if i is not None:
+                    edges.append((end, i, sc[i]))
+            if not edges or edges[0][0] != st + 1:
+                edges.append((st + 1, -1, unk))  # the unknown edge comes after the pieces
+            for end, i, score in edges:
+                if end > frontier:
+                    frontier = end
+                c = b + score
+                if sp:
+                    r[0] = c
+                    c = r[0]
+                cur = best[end]
                 if cur is None or c > cur:
-                    best[st + 1] = c
-                    back_s[st + 1] = st
-                    back_i[st + 1] = -1
-        ids = []
+                    best[end] = c
+                    back_s[end] = st
+                    back_i[end] = i
+        out_ids = []
         ends = []
         t = n
         while t > 0:
-            ids.append(back_i[t])
+            out_ids.append(back_i[t])
             ends.append(t)
             t = back_s[t]
-        ids.reverse()
+        out_ids.reverse()
         ends.reverse()
-        return tuple(ids), tuple(ends), best[n]
+        return tuple(out_ids), tuple(ends), best[n]
 
-    def _chain(self, x: float, ids: Sequence[int]) -> float:
-        """The accumulated score after the pieces `ids` (a path no reset falls inside), with the
-        library's arithmetic; the reset at the path's start is applied."""
-        sc, unk = self.edge_score, self.unk_score
-        if self.mode == F32_SP:
+    def _chain(self, x: float, paths: Sequence[tuple[int, ...]]) -> float:
+        """The accumulated score after the segments' pieces `paths` (no reset falls inside a
+        segment), with the library's arithmetic: float32 sums, reset to 0 where a segment starts
+        beyond +-100000 (tokenizers: plain sums)."""
+        sc, unk = self.score_of, self.unk_score
+        if self.mode != F32_SP:
+            for ids in paths:
+                for i in ids:
+                    x = x + (unk if i < 0 else sc[i])
+            return x
+        vals = [unk if i < 0 else sc[i] for ids in paths for i in ids]
+        starts = np.cumsum([0] + [len(ids) for ids in paths[:-1]])
+        arr = np.asarray(vals, dtype=np.float32)
+        k = 0
+        while True:
             if x < -RESET or x > RESET:
                 x = 0.0
-            for i in ids:
-                x = f32(x + (unk if i < 0 else sc[i]))
-        else:
-            for i in ids:
-                x = x + (unk if i < 0 else sc[i])
-        return x
+            acc = np.add.accumulate(np.concatenate([np.asarray([x], np.float32), arr[starts[k]:]]))
+            # the value where each later segment starts; a reset there starts over from it
+            at = acc[starts[k + 1:] - starts[k]]
+            over = np.flatnonzero((at < -RESET) | (at > RESET))
+            if not over.size:
+                return float(acc[-1])
+            k += 1 + int(over[0])
+            x = float(at[over[0]])
 
     def segment_strings(self, s: str) -> list[str]:
         """`s` cut where no piece can span: before each ``▁`` (after, with whitespace as a suffix)
@@ -338,6 +330,8 @@ class PieceLattice:
         unit = 2 * self._unit
         cache = self._cache
         info = self._relative
+        if len(parts) >= _BATCH:
+            self._fill(parts)
         for seg in parts:
             hit = cache.get(seg)
             if hit is None:
@@ -345,13 +339,17 @@ class PieceLattice:
                     cache.clear()
                 hit = cache[seg] = info(seg)
             ids, ends, total, margin, wmax = hit
-            if sp and (approx_x < -RESET or approx_x > RESET):
-                approx_x = 0.0  # the reset where this segment starts (decided exactly below if close)
+            near_reset = False
+            if sp and abs(approx_x) > RESET * 0.999:
+                if abs(approx_x) > RESET * 1.001:
+                    approx_x = 0.0  # the reset where this segment starts
+                else:
+                    near_reset = True  # which side of the threshold: decided exactly
             m = abs(approx_x) + wmax
-            if margin <= unit * m * 1.01 or (sp and m >= RESET * 0.999):
-                for p in pending:
-                    exact_x = self._chain(exact_x, p)
-                pending.clear()
+            if near_reset or margin <= unit * m * 1.01 or (sp and m >= RESET * 0.999):
+                if pending:
+                    exact_x = self._chain(exact_x, pending)
+                    pending.clear()
                 ids, ends, exact_x = self._exact(seg, exact_x)
                 approx_x = exact_x
             else:
@@ -359,29 +357,33 @@ class PieceLattice:
                 approx_x += total
             yield ids, ends
 
-    def best_ids(self, s: str) -> list[int]:
-        """The ids of the library's best path over `s` (-1 for an unknown character)."""
-        out: list[int] = []
-        for ids, _ in self._walk(self.segment_strings(s)):
-            out.extend(ids)
-        if self.unk_id is None and -1 in out:
-            raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
-        return out
+    def _fill(self, parts: Sequence[str]) -> None:
+        """Compute the uncached segments of `parts` together (`batch_relative`) when there are many."""
+        cache = self._cache
+        missing = [s for s in dict.fromkeys(parts) if s not in cache and len(s) <= MAX_SEGMENT]
+        if len(missing) < _BATCH:
+            return
+        if self._hashes is None:
+            self._hashes = PieceHashes(self.ids, self.score_of)
+        if not self._hashes.ok:
+            return
+        if len(cache) + len(missing) >= _CACHE_SIZE:
+            cache.clear()
+        cache.update(zip(missing, batch_relative(self._hashes, missing, self.unk_score)))
 
-    def best_path(self, s: str) -> list[Edge]:
-        """The library's best path over all of `s` (a normalized sentence, or a word): (start,
-        end, id) in characters, id -1 for an unknown character."""
-        out: list[Edge] = []
+    def best_path(self, s: str) -> tuple[list[int], list[int]]:
+        """The library's best path over all of `s` (a normalized sentence): the ids (-1 for an
+        unknown character) and end positions of its pieces, in characters."""
+        out_ids: list[int] = []
+        out_ends: list[int] = []
         pos = 0
         for ids, ends in self._walk(self.segment_strings(s)):
-            prev = pos
-            for i, e in zip(ids, ends):
-                out.append((prev, pos + e, i))
-                prev = pos + e
-            pos = prev
-        if self.unk_id is None and any(e[2] < 0 for e in out):
+            out_ids.extend(ids)
+            out_ends.extend([pos + e for e in ends] if pos else ends)
+            pos += ends[-1] if ends else 0
+        if self.unk_id is None and -1 in out_ids:
             raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
-        return out
+        return out_ids, out_ends
 
     def word_path(self, word: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """tokenizers' Viterbi of one pre-tokenized word (scores from 0, f64): (ids, ends), cached."""

@@ -235,12 +235,19 @@ class SentencePieceTokenizer:
     def _pieces(self, norm: str, step: int | None = None) -> list[tuple[int, int, int]]:
         """(start, end, id) of the model's pieces over normalized text, after sentencepiece's
         unknown handling (byte fallback, or one token per run of unknowns)."""
-        raw = self.lattice.best_path(norm) if self.lattice is not None else self.bpe.encode(norm)  # type: ignore[union-attr]
+        if self.lattice is not None:
+            ids, ends = self.lattice.best_path(norm)
+            return self._unknowns(norm, ids, ends)
+        raw = self.bpe.encode(norm)  # type: ignore[union-attr]
+        return self._unknowns(norm, [i for _, _, i in raw], [b for _, b, _ in raw])
+
+    def _unknowns(self, norm: str, ids: Sequence[int], ends: Sequence[int]) -> list[tuple[int, int, int]]:
         out: list[tuple[int, int, int]] = []
         byte_ids = self._byte_ids
         unknown = self.unknown_ids
         prev_unk = False
-        for a, b, i in raw:
+        a = 0
+        for i, b in zip(ids, ends):
             if i < 0 or i in unknown:
                 if byte_ids is not None:
                     for by in norm[a:b].encode("utf-8"):
@@ -253,6 +260,7 @@ class SentencePieceTokenizer:
             else:
                 out.append((a, b, i))
                 prev_unk = False
+            a = b
         return out
 
     def _encode_text(self, text: str, offset: int, out: Encoding) -> None:
@@ -289,10 +297,13 @@ class SentencePieceTokenizer:
         """Just the ids (= ``SentencePieceProcessor.encode(text)``)."""
         norm = self.normalizer.normalize(text)[0]
         if self.lattice is not None:
-            ids = self.lattice.best_ids(norm)
-            if -1 not in ids and (not self.unknown_ids or self.unknown_ids.isdisjoint(ids)):
-                return ids
-        return [i for _, _, i in self._pieces(norm)]
+            ids, ends = self.lattice.best_path(norm)
+        else:
+            raw = self.bpe.encode(norm)  # type: ignore[union-attr]
+            ids, ends = [i for _, _, i in raw], [b for _, b, _ in raw]
+        if -1 not in ids and self.unknown_ids.isdisjoint(ids):
+            return ids
+        return [i for _, _, i in self._unknowns(norm, ids, ends)]
 
     def chunks(self, text: str) -> list[str]:
         """The parts of the normalized text the model segments independently (words)."""
