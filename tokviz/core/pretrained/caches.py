@@ -123,7 +123,7 @@ def file_kind(path: Path) -> str:
         with open(path, "rb") as f:
             if path.suffix == ".json":
                 with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-                    found = _MODEL_TYPE.search(m)
+                    found = _MODEL_TYPE.search(m[:])
                 kind = f"tokenizer.json {found.group(1).decode()}" if found else "tokenizer.json"
             else:
                 kind = f"SentencePiece {peek_model_type(f.read())}"

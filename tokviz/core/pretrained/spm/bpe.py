@@ -83,7 +83,7 @@ class SpBpe:
             pos = end
         return starts, ends, frozen
 
-    def _merge(self, s: str, allowed) -> tuple[tuple[int, int, int], ...]:
+    def _merge(self, s: str, allowed, trace: list | None = None) -> tuple[tuple[int, int, int], ...]:
         starts, ends, frozen = self._symbols(s)
         n = len(starts)
         nxt = list(range(1, n + 1))
@@ -114,6 +114,8 @@ class SpBpe:
             _, _, left, right, size = heapq.heappop(agenda)
             if not alive[left] or not alive[right] or (ends[left] - starts[left]) + (ends[right] - starts[right]) != size:
                 continue
+            if trace is not None:
+                trace.append((starts[left], ends[left], ends[right]))
             ends[left] = ends[right]
             alive[right] = False
             nxt[left] = nxt[right]
@@ -146,10 +148,26 @@ class SpBpe:
             k = nxt[k]
         return tuple(out)
 
+    def trace(self, s: str, allowed=None) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
+        """The merges that fire on `s` in order, as (start, middle, end) character positions, and
+        the final pieces."""
+        steps: list[tuple[int, int, int]] = []
+        out = []
+        for a, b in self.segments(s):
+            part: list[tuple[int, int, int]] = []
+            out.extend((x + a, y + a, i) for x, y, i in self._merge(s[a:b], allowed, part))
+            steps.extend((x + a, m + a, y + a) for x, m, y in part)
+        return steps, out
+
+    def initial(self, s: str) -> list[tuple[int, int]]:
+        """The symbols `s` starts as (characters, and user-defined symbols whole)."""
+        starts, ends, _ = self._symbols(s)
+        return list(zip(starts, ends))
+
     def encode(self, s: str, allowed=None) -> list[tuple[int, int, int]]:
         """(start, end, id) of the pieces of a normalized sentence; with `allowed` (a frozenset
         of ids), only those pieces are ever formed by a merge."""
-        key = id(allowed) if allowed is not None else -1
+        key = allowed  # None, or a frozenset (its hash is computed once)
         cache = self._caches.get(key)
         if cache is None:
             if len(self._caches) >= 6:

@@ -20,46 +20,24 @@ import os
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
+from tokviz.core.bpe.tokenizer import ExplainStep
 from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
 from tokviz.core.errors import EncodeError, ModelFormatError
 from tokviz.core.io.safe_files import MAX_MODEL_BYTES, read_file_bytes
 
+from ..common import LoadedMerge
 from .bpe import SpBpe
 from .lattice import F32_SP, FLT_MAX, MARK, PieceLattice, f32
+from .decode import BYTE_NAMES, decode_surfaces
 from .normalizer import SpNormalizer
 from .proto import BYTE, CONTROL, NORMAL, PIECE_TYPES, UNKNOWN, UNUSED, USER_DEFINED, ModelProto, parse_model_proto
 
 _NORMAL_KINDS = (NORMAL, USER_DEFINED, UNUSED)
-_BYTE_NAMES = {f"<0x{b:02X}>": b for b in range(256)}
 
 
 def byte_of_piece(piece: str) -> int | None:
     """``"<0xE4>"`` -> 0xE4 (sentencepiece's ``PieceToByte``), else None."""
-    return _BYTE_NAMES.get(piece)
-
-
-def sp_utf8(data: bytes) -> str:
-    """Bytes as sentencepiece decodes byte pieces: valid characters as they are, each invalid
-    byte as one U+FFFD (Python's ``errors="replace"`` would use one for a whole bad sequence)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    out = []
-    pos, n = 0, len(data)
-    while pos < n:
-        lead = data[pos]
-        size = 1 if lead < 0x80 else 2 if 0xC0 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0 else 4 if 0xF0 <= lead < 0xF8 else 0
-        if size:
-            try:
-                out.append(data[pos : pos + size].decode("utf-8"))
-                pos += size
-                continue
-            except UnicodeDecodeError:
-                pass
-        out.append("\ufffd")
-        pos += 1
-    return "".join(out)
+    return BYTE_NAMES.get(piece)
 
 
 class SentencePieceTokenizer:
@@ -145,6 +123,9 @@ class SentencePieceTokenizer:
             self.lattice = None
             self.bpe = SpBpe(normal, scores, types, unk_id=unk_id, user_defined=ud, whitespace_suffix=suffix)
         self._vocab_bytes: list[bytes] | None = None
+        self._merge_order: list[int] | None = None
+        self._rank_of: dict[int, int] | None = None
+        self._allowed_memo: dict[int, frozenset] = {}
 
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> "SentencePieceTokenizer":
@@ -165,8 +146,6 @@ class SentencePieceTokenizer:
     @property
     def n_vocab(self) -> int:
         return len(self.proto.pieces)
-
-    n_merges = 0
 
     def piece_to_id(self, piece: str) -> int:
         """sentencepiece's ``PieceToId``: control/unknown/byte pieces first, unknown strings -> unk."""
@@ -201,7 +180,7 @@ class SentencePieceTokenizer:
             out = []
             for p, ty in zip(self.proto.pieces, self.proto.types):
                 if ty == BYTE:
-                    out.append(bytes([_BYTE_NAMES[p]]))
+                    out.append(bytes([BYTE_NAMES[p]]))
                 elif ty in (CONTROL, UNKNOWN):
                     out.append(p.encode("utf-8"))
                 else:
@@ -238,7 +217,7 @@ class SentencePieceTokenizer:
         if self.lattice is not None:
             ids, ends = self.lattice.best_path(norm)
             return self._unknowns(norm, ids, ends)
-        raw = self.bpe.encode(norm)  # type: ignore[union-attr]
+        raw = self.bpe.encode(norm, self._allowed(step))  # type: ignore[union-attr]
         return self._unknowns(norm, [i for _, _, i in raw], [b for _, b, _ in raw])
 
     def _unknowns(self, norm: str, ids: Sequence[int], ends: Sequence[int]) -> list[tuple[int, int, int]]:
@@ -263,11 +242,11 @@ class SentencePieceTokenizer:
             a = b
         return out
 
-    def _encode_text(self, text: str, offset: int, out: Encoding) -> None:
+    def _encode_text(self, text: str, offset: int, out: Encoding, step: int | None = None) -> None:
         norm, n2o = self.normalizer.normalize(text, aligned=True)
         table = self._bytes_table()
         covered = []
-        for a, b, i in self._pieces(norm):
+        for a, b, i in self._pieces(norm, step):
             if self._is_unknown(i):
                 out.unknown.append(len(out.ids))
             s, e = n2o[a], n2o[b]  # type: ignore[index]
@@ -285,12 +264,12 @@ class SentencePieceTokenizer:
         """sentencepiece's ``encode(text)`` with tokens and spans (control symbols in the text
         are text, as in the library)."""
         return encode_with_specials(text, self.special_tokens, self.token_bytes,
-                                    lambda part, offset, out: self._encode_text(part, offset, out),
+                                    lambda part, offset, out: self._encode_text(part, offset, out, step),
                                     allowed_special=allowed_special, disallowed_special=disallowed_special)
 
     def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
         out = Encoding([], [], [], [], [], [])
-        self._encode_text(text, 0, out)
+        self._encode_text(text, 0, out, step)
         return out
 
     def encode_ids(self, text: str, *, step: int | None = None, add_special_tokens: bool = False) -> list[int]:
@@ -299,7 +278,7 @@ class SentencePieceTokenizer:
         if self.lattice is not None:
             ids, ends = self.lattice.best_path(norm)
         else:
-            raw = self.bpe.encode(norm)  # type: ignore[union-attr]
+            raw = self.bpe.encode(norm, self._allowed(step))  # type: ignore[union-attr]
             ids, ends = [i for _, _, i in raw], [b for _, b, _ in raw]
         if -1 not in ids and self.unknown_ids.isdisjoint(ids):
             return ids
@@ -314,59 +293,8 @@ class SentencePieceTokenizer:
     # -- decoding ----------------------------------------------------------------------------------
 
     def _surfaces(self, ids: Sequence[int], *, raw: bool) -> list[str | bytes]:
-        """What each id contributes to the decoded text, as sentencepiece's ``DecodeOptimized``
-        builds it (a run of byte pieces decodes together: the text of each character goes on its
-        last byte's token; with `raw`, each byte piece gives its own byte)."""
         self._check_ids(ids)
-        pieces, types = self.proto.pieces, self.types
-        norm = self.proto.normalizer
-        strip_first = norm.add_dummy_prefix or norm.remove_extra_whitespaces
-        unk_surface = self.proto.trainer.unk_surface
-        out: list[str | bytes] = [""] * len(ids)
-        text_len = 0
-        bos_ws = True
-        run: list[int] = []  # positions of a run of byte pieces
-
-        def flush() -> None:
-            nonlocal text_len
-            if not run:
-                return
-            data = bytes(_BYTE_NAMES[pieces[ids[k]]] for k in run)
-            if raw:
-                for k, by in zip(run, data):
-                    out[k] = bytes([by])
-                text_len += len(data)
-            else:
-                j = 0
-                for size, s in _split_sp_utf8(data):
-                    out[run[j + size - 1]] = s
-                    j += size
-                    text_len += len(s)
-            run.clear()
-
-        for k, i in enumerate(ids):
-            ty = types[i]
-            if ty == BYTE:
-                run.append(k)
-                continue
-            flush()
-            if text_len:
-                bos_ws = False
-            if ty == CONTROL:
-                continue
-            piece = pieces[i]
-            p = piece
-            has_bos_ws = False
-            if bos_ws and strip_first and p.startswith(MARK):
-                p = p[1:]
-                has_bos_ws = not norm.remove_extra_whitespaces
-            s = unk_surface if self._is_unknown(i) else p.replace(MARK, " ")
-            out[k] = s
-            text_len += len(s)
-            if has_bos_ws or text_len:
-                bos_ws = False
-        flush()
-        return out
+        return decode_surfaces(self.proto, self.types, self._is_unknown, ids, raw=raw)
 
     def decode(self, ids: Sequence[int], *, errors: str = "replace") -> str:
         """sentencepiece's ``decode(ids)``."""
@@ -379,37 +307,91 @@ class SentencePieceTokenizer:
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
         """The decoded text's bytes, byte pieces as their raw bytes (no U+FFFD)."""
-        return b"".join(self.decode_tokens_bytes(ids))
+        return b"".join(s if isinstance(s, bytes) else s.encode("utf-8") for s in self._surfaces(ids, raw=True))
 
     def decode_tokens_bytes(self, ids: Sequence[int]) -> list[bytes]:
-        return [s if isinstance(s, bytes) else s.encode("utf-8") for s in self._surfaces(ids, raw=True)]
+        """Each token's bytes as the vocabulary has them (``▁`` as a space), as `HfTokenizer`."""
+        self._check_ids(ids)
+        table = self._bytes_table()
+        return [table[i] for i in ids]
 
     def decode_with_offsets(self, ids: Sequence[int]) -> tuple[str, list[int]]:
         return offsets_of(self.decode_tokens_bytes(ids))
 
-    # -- explaining --------------------------------------------------------------------------------
+    # -- the merge timeline (BPE models) -----------------------------------------------------------
 
-    def merge_list(self, **_: object) -> list:
-        return []
+    def _merge_ids(self) -> list[int]:
+        """Ids of the pieces merges can form, best score first: a BPE model's merge timeline
+        (step k allows only the first k; a Unigram model has none)."""
+        if self._merge_order is None:
+            if self.bpe is None:
+                self._merge_order = []
+            else:
+                ok = self.bpe.mergeable
+                pieces, types, scores = self.proto.pieces, self.types, self.proto.scores
+                cand = [i for i in ok if len(pieces[i]) > 1 and types[i] != USER_DEFINED]
+                self._merge_order = sorted(cand, key=lambda i: (-scores[i], i))
+        return self._merge_order
+
+    @property
+    def n_merges(self) -> int:  # type: ignore[override]
+        return len(self._merge_ids())
+
+    def _allowed(self, step: int | None):
+        if step is None or self.bpe is None or step >= self.n_merges:
+            return None
+        k = max(0, int(step))
+        hit = self._allowed_memo.get(k)
+        if hit is None:
+            if len(self._allowed_memo) >= 6:
+                del self._allowed_memo[next(iter(self._allowed_memo))]
+            hit = self._allowed_memo[k] = frozenset(self._merge_ids()[:k])
+        return hit
 
     def merge_of(self, token_id: int) -> tuple[int, int] | None:
-        return None
-
-
-def _split_sp_utf8(data: bytes) -> list[tuple[int, str]]:
-    """``(bytes consumed, text)`` per character of a byte run, as sentencepiece reads it."""
-    out = []
-    pos, n = 0, len(data)
-    while pos < n:
-        lead = data[pos]
-        size = 1 if lead < 0x80 else 2 if 0xC0 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0 else 4 if 0xF0 <= lead < 0xF8 else 0
-        if size and pos + size <= n:
-            try:
-                out.append((size, data[pos : pos + size].decode("utf-8")))
-                pos += size
+        """The two pieces a BPE piece is taken to merge from: the split whose halves are both
+        pieces and come earliest on the timeline (sentencepiece keeps no merge list)."""
+        if self.bpe is None:
+            return None
+        if self._rank_of is None:
+            self._rank_of = {i: r for r, i in enumerate(self._merge_ids())}
+        rank = self._rank_of
+        if token_id not in rank:
+            return None
+        piece = self.proto.pieces[token_id]
+        best = None
+        for k in range(1, len(piece)):
+            left, right = self._normal.get(piece[:k]), self._normal.get(piece[k:])
+            if left is None or right is None:
                 continue
-            except UnicodeDecodeError:
-                pass
-        out.append((1, "\ufffd"))
-        pos += 1
-    return out
+            key = max(rank.get(left, -1), rank.get(right, -1))
+            if key < rank[token_id] and (best is None or key < best[0]):
+                best = (key, (left, right))
+        return best[1] if best else None
+
+    def merge_list(self, **_: object) -> list[LoadedMerge]:
+        table = self._bytes_table()
+        return [LoadedMerge(r, i, self.merge_of(i), table[i]) for r, i in enumerate(self._merge_ids())]
+
+    # -- explaining --------------------------------------------------------------------------------
+
+    def explain(self, word: str, *, step: int | None = None) -> list[ExplainStep]:
+        """BPE: the symbols `word` starts as, then one entry per merge that fires (the whole
+        segmentation after it). Unigram: one entry, the best segmentation."""
+        if self.bpe is None:
+            return [ExplainStep(None, None, None, tuple(self.encode_ids(word)))]
+        norm = self.normalize(word)
+        allowed = self._allowed(step)
+        steps, _ = self.bpe.trace(norm, allowed)
+        symbols = self.bpe.initial(norm)
+        to_id = self.piece_to_id
+        if self._rank_of is None:
+            self._rank_of = {i: r for r, i in enumerate(self._merge_ids())}
+        out = [ExplainStep(None, None, None, tuple(to_id(norm[a:b]) for a, b in symbols))]
+        for a, m, b in steps:
+            k = next(j for j, (x, _) in enumerate(symbols) if x == a)
+            symbols[k : k + 2] = [(a, b)]
+            new = to_id(norm[a:b])
+            out.append(ExplainStep(self._rank_of.get(new), (to_id(norm[a:m]), to_id(norm[m:b])), new,
+                                   tuple(to_id(norm[x:y]) for x, y in symbols)))
+        return out
