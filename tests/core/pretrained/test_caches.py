@@ -12,26 +12,10 @@ from tokviz.core.errors import ModelFormatError
 from tokviz.core.pretrained import load_tokenizer
 from tokviz.core.pretrained.caches import cached_tokenizers, hf_hub_cache, resolve_hf
 
-from .pretrained_helpers import hf_path, shared_file, tiktoken_path
+from .pretrained_helpers import hf_path, hf_snapshot as _snapshot, shared_file, tiktoken_path
 
 MAIN = "a" * 40
 OLD = "b" * 40
-
-
-def _snapshot(cache, name: str, commit: str, files: dict, *, main: bool = True):
-    """models--ORG--NAME/{blobs,refs,snapshots} with the files as symlinks into blobs/."""
-    repo = cache / ("models--" + name.replace("/", "--"))
-    snap = repo / "snapshots" / commit
-    snap.mkdir(parents=True)
-    (repo / "blobs").mkdir(exist_ok=True)
-    for fname, src in files.items():
-        blob = repo / "blobs" / f"{commit[:8]}-{fname}"
-        shutil.copyfile(src, blob)
-        os.symlink(os.path.relpath(blob, snap), snap / fname)
-    if main:
-        (repo / "refs").mkdir(exist_ok=True)
-        (repo / "refs" / "main").write_text(commit, encoding="utf-8")
-    return snap
 
 
 @pytest.fixture

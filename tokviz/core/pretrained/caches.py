@@ -14,7 +14,6 @@ File > Known Tokenizers. What this leaves out: opening the files (`loader`).
 
 from __future__ import annotations
 
-import mmap
 import os
 import re
 from dataclasses import dataclass
@@ -111,8 +110,8 @@ _KIND_MEMO: dict[tuple[str, int, float], str] = {}
 
 
 def file_kind(path: Path) -> str:
-    """What a tokenizer file is, read cheaply (a regex over the mapped file, or the protobuf's
-    trainer spec) and remembered by path, size and modification time."""
+    """What a tokenizer file is, read cheaply (the model type near the start of a tokenizer.json,
+    or the protobuf's trainer spec) and remembered by path, size and modification time."""
     st = path.stat()
     key = (str(path), st.st_size, st.st_mtime)
     hit = _KIND_MEMO.get(key)
@@ -122,8 +121,13 @@ def file_kind(path: Path) -> str:
     try:
         with open(path, "rb") as f:
             if path.suffix == ".json":
-                with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-                    found = _MODEL_TYPE.search(m[:])
+                found, tail = None, b""
+                while found is None:  # in 1 MB steps: the model usually comes early in the file
+                    chunk = f.read(1 << 20)
+                    if not chunk:
+                        break
+                    found = _MODEL_TYPE.search(tail + chunk)
+                    tail = chunk[-256:]
                 kind = f"tokenizer.json {found.group(1).decode()}" if found else "tokenizer.json"
             else:
                 kind = f"SentencePiece {peek_model_type(f.read())}"
