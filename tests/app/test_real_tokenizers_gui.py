@@ -5,6 +5,7 @@ every panel works with the loaded model, and a bad file keeps the current tokeni
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
 from tests.conftest import shared_file
 from tests.core.pretrained.pretrained_helpers import hf_snapshot
@@ -95,3 +96,26 @@ def test_a_bad_model_file_keeps_the_current_tokenizer(window, qtbot, dialogs, tm
     assert window.wait_for_tokenizer(60_000) == "failed"
     assert "truncated" in dialogs.errors[-1][1]
     assert window.timeline.tokenizer().encode_ids("Hello world!") == [22557, 1526, 28808]
+
+
+def test_a_loaded_unigram_model_is_explained(window, qtbot, dialogs, sp_folder):
+    """Segmentations tab (n best with probabilities, samples), scores in the vocabulary, glitches."""
+    from tests.core.pretrained.spm.spm_helpers import trained_model
+    from tokviz.engine.tables.vocab_model import COL_COUNT
+
+    dialogs.open_answer = str(trained_model("unigram-nmt", sp_folder))
+    window.commands.open_tokenizer.trigger()
+    assert window.wait_for_tokenizer(60_000) == "opened"
+    panel = window.timeline_panel
+    seg = panel.unigram.segmentations
+    assert panel.tabs.isTabVisible(panel.tabs.indexOf(seg))
+    assert not panel.tabs.isTabVisible(panel.tabs.indexOf(panel.unigram.chart))
+    seg.set_word("Declaration")
+    assert len(seg.nbest) == seg.n_spin.value() and "segmentations of “▁Declaration”" in seg.label.text()
+    assert list(seg.nbest[0].ids) == window.timeline.tokenizer().encode_ids("Declaration")
+    assert len(seg.sample()) > 0
+    model = window.vocab_model
+    assert model.headerData(COL_COUNT, Qt.Orientation.Horizontal) == "Score"
+    tok = window.timeline.tokenizer()
+    row = model.row_of_id(tok.piece_to_id("▁the"))
+    assert float(model.index(row, COL_COUNT).data()) == pytest.approx(tok.score(tok.piece_to_id("▁the")), abs=1e-4)
