@@ -49,20 +49,19 @@ def from_sentencepiece(folder, *, byte_fallback: bool = False):
     """What transformers' converters write for a SentencePiece Unigram model (T5, XLM-R, ALBERT)."""
     tk = pytest.importorskip("tokenizers")
     spm = pytest.importorskip("sentencepiece")
-    from sentencepiece import sentencepiece_model_pb2 as pb  # needs protobuf: skipped without it
-
     from tokenizers import decoders, models, normalizers, pre_tokenizers, processors
 
+    from tokviz.core.pretrained.spm import parse_model_proto  # read with tokviz: no protobuf needed
+
     path = trained_model("unigram-nmt", folder)
-    proto = pb.ModelProto()
-    proto.ParseFromString(path.read_bytes())
-    vocab = [(p.piece, p.score) for p in proto.pieces]
+    proto = parse_model_proto(path.read_bytes())
+    vocab = list(zip(proto.pieces, proto.scores))
     if byte_fallback:
         vocab += [(f"<0x{b:02X}>", -30.0) for b in range(256)]
     sp = spm.SentencePieceProcessor(model_file=str(path))
     tok = tk.Tokenizer(models.Unigram(vocab, sp.unk_id(), byte_fallback))
     tok.normalizer = normalizers.Sequence([
-        normalizers.Precompiled(proto.normalizer_spec.precompiled_charsmap),
+        normalizers.Precompiled(proto.normalizer.precompiled_charsmap),
         normalizers.Replace(tk.Regex(" {2,}"), " "),
     ])
     tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")

@@ -21,7 +21,8 @@ NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 PIECE_TYPES = {NORMAL: "normal", UNKNOWN: "unknown", CONTROL: "control", USER_DEFINED: "user-defined",
                UNUSED: "unused", BYTE: "byte"}
 # TrainerSpec.ModelType
-MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
+UNIGRAM_MODEL, BPE_MODEL = 1, 2
+MODEL_TYPES = {UNIGRAM_MODEL: "unigram", BPE_MODEL: "bpe", 3: "word", 4: "char"}
 
 _F32 = struct.Struct("<f")
 _F64 = struct.Struct("<d")

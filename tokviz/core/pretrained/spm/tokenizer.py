@@ -30,7 +30,19 @@ from .bpe import SpBpe
 from .lattice import F32_SP, FLT_MAX, MARK, PieceLattice, f32
 from .decode import BYTE_NAMES, decode_surfaces
 from .normalizer import SpNormalizer
-from .proto import BYTE, CONTROL, NORMAL, PIECE_TYPES, UNKNOWN, UNUSED, USER_DEFINED, ModelProto, parse_model_proto
+from .proto import (
+    BPE_MODEL,
+    BYTE,
+    CONTROL,
+    NORMAL,
+    PIECE_TYPES,
+    UNIGRAM_MODEL,
+    UNKNOWN,
+    UNUSED,
+    USER_DEFINED,
+    ModelProto,
+    parse_model_proto,
+)
 
 _NORMAL_KINDS = (NORMAL, USER_DEFINED, UNUSED)
 
@@ -50,11 +62,11 @@ class SentencePieceTokenizer:
         self.proto = proto
         self.name = name
         t = proto.trainer
-        if proto.model_type not in ("unigram", "bpe"):
+        if t.model_type not in (UNIGRAM_MODEL, BPE_MODEL):
             raise ModelFormatError(
                 f"unsupported SentencePiece model type {proto.model_type!r}; tokviz reads unigram and bpe models"
             )
-        unigram = proto.model_type == "unigram"
+        unigram = t.model_type == UNIGRAM_MODEL
         pieces, types = proto.pieces, list(proto.types)
         if t.byte_fallback:  # sentencepiece treats a stray "\0" piece as unused then
             types = [UNUSED if p == "\0" else ty for p, ty in zip(pieces, types)]
