@@ -220,17 +220,49 @@ def _parse_normalizer(data: bytes) -> NormalizerSpec:
     return spec
 
 
+def _top_fields(data: bytes, chunks: list[bytes]):
+    """The top-level fields, the pieces (field 1, hundreds of thousands) appended to `chunks` in a
+    tight loop and the others yielded as `_fields` would."""
+    pos, n = 0, len(data)
+    while pos < n:
+        if data[pos] == 0x0A:  # field 1, length-delimited: a SentencePiece
+            b = data[pos + 1] if pos + 1 < n else 0x80
+            if b < 0x80:
+                size, p = b, pos + 2
+            else:
+                size, p = _varint(data, pos + 1)
+            if p + size > n:
+                raise _Truncated
+            chunks.append(data[p : p + size])
+            pos = p + size
+            continue
+        key, p = _varint(data, pos)
+        end = p
+        wt = key & 7
+        if wt == 0:
+            _, end = _varint(data, p)
+        elif wt == 2:
+            size, p2 = _varint(data, p)
+            end = p2 + size
+        elif wt == 5:
+            end = p + 4
+        elif wt == 1:
+            end = p + 8
+        if end > n:
+            raise _Truncated
+        yield from _fields(data[pos:end])
+        pos = end
+
+
 def parse_model_proto(data: bytes) -> ModelProto:
     """Parse a serialized ``ModelProto``; a truncated or malformed one is a `ModelFormatError`."""
     chunks: list[bytes] = []
     trainer = normalizer = denormalizer = None
     try:
-        for num, wt, value in _fields(data):
+        for num, wt, value in _top_fields(data, chunks):
             if num in (1, 2, 3, 5) and wt != 2:
                 raise ModelFormatError(f"field {num} has the wrong wire type")
-            if num == 1:
-                chunks.append(value)  # type: ignore[arg-type]
-            elif num == 2:
+            if num == 2:
                 trainer = _parse_trainer(value)  # type: ignore[arg-type]
             elif num == 3:
                 normalizer = _parse_normalizer(value)  # type: ignore[arg-type]
