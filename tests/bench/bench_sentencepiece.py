@@ -39,7 +39,7 @@ def build_model(folder: Path) -> Path:
     from tests.core.pretrained.spm.spm_helpers import model_bytes
 
     udhr = (SHARED / "corpora" / "udhr2_all.txt").read_text(encoding="utf-8")
-    gut = (SHARED / "corpora" / "gutenberg30.txt").read_text(encoding="utf-8")[:8_000_000]
+    gut = (SHARED / "corpora" / "gutenberg30.txt").read_text(encoding="utf-8")[:4_000_000]
     small = folder / "small"
     spm.SentencePieceTrainer.train(sentence_iterator=iter(udhr.split("\n")[::10]), model_prefix=str(small),
                                    vocab_size=4000, model_type="unigram", minloglevel=2, num_threads=2)

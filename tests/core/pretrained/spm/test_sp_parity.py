@@ -104,7 +104,7 @@ def test_generated_unicode(pair, text):
     ours, ref = pair
     ids = ref.encode(text)
     assert ours.encode_ids(text) == ids
-    assert ours.encode(text).ids == ids
+    assert ours.encode(text).ids == ids  # the spans path handles unknowns on its own
     assert ours.decode(ids) == ref.decode(ids)
 
 

@@ -320,43 +320,6 @@ class PieceLattice:
         bounds = [0, *cuts, n]
         return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
 
-    def _walk(self, parts: Sequence[str]):
-        """(ids, ends) of each segment in `parts`, as the library's Viterbi over their
-        concatenation gives them."""
-        exact_x = 0.0  # the library's accumulated score where `pending` starts
-        approx_x = 0.0
-        pending: list[tuple[int, ...]] = []
-        sp = self.mode == F32_SP
-        unit = 2 * self._unit
-        cache = self._cache
-        info = self._relative
-        if len(parts) >= _BATCH:
-            self._fill(parts)
-        for seg in parts:
-            hit = cache.get(seg)
-            if hit is None:
-                if len(cache) >= _CACHE_SIZE:
-                    cache.clear()
-                hit = cache[seg] = info(seg)
-            ids, ends, total, margin, wmax = hit
-            near_reset = False
-            if sp and abs(approx_x) > RESET * 0.999:
-                if abs(approx_x) > RESET * 1.001:
-                    approx_x = 0.0  # the reset where this segment starts
-                else:
-                    near_reset = True  # which side of the threshold: decided exactly
-            m = abs(approx_x) + wmax
-            if near_reset or margin <= unit * m * 1.01 or (sp and m >= RESET * 0.999):
-                if pending:
-                    exact_x = self._chain(exact_x, pending)
-                    pending.clear()
-                ids, ends, exact_x = self._exact(seg, exact_x)
-                approx_x = exact_x
-            else:
-                pending.append(ids)
-                approx_x += total
-            yield ids, ends
-
     def _fill(self, parts: Sequence[str]) -> None:
         """Compute the uncached segments of `parts` together (`batch_relative`) when there are many."""
         cache = self._cache
@@ -374,13 +337,48 @@ class PieceLattice:
     def best_path(self, s: str) -> tuple[list[int], list[int]]:
         """The library's best path over all of `s` (a normalized sentence): the ids (-1 for an
         unknown character) and end positions of its pieces, in characters."""
+        ids, seg_ends = self.best_segments(s)
+        return ids, absolute_ends(seg_ends)
+
+    def best_segments(self, s: str) -> tuple[list[int], list[tuple[int, ...]]]:
+        """The ids of the library's best path over `s` (-1 for an unknown character) and, per
+        segment, its pieces' end positions in it (`absolute_ends` makes them positions in `s`)."""
+        parts = self.segment_strings(s)
         out_ids: list[int] = []
-        out_ends: list[int] = []
-        pos = 0
-        for ids, ends in self._walk(self.segment_strings(s)):
+        out_ends: list[tuple[int, ...]] = []
+        exact_x = 0.0  # the library's accumulated score where `pending` starts
+        approx_x = 0.0
+        pending: list[tuple[int, ...]] = []
+        sp = self.mode == F32_SP
+        unit = 2 * self._unit * 1.01
+        cache = self._cache
+        if len(parts) >= _BATCH:
+            self._fill(parts)
+        for seg in parts:
+            hit = cache.get(seg)
+            if hit is None:
+                if len(cache) >= _CACHE_SIZE:
+                    cache.clear()
+                hit = cache[seg] = self._relative(seg)
+            ids, ends, total, margin, wmax = hit
+            near_reset = False
+            if sp and (approx_x < -RESET * 0.999 or approx_x > RESET * 0.999):
+                if abs(approx_x) > RESET * 1.001:
+                    approx_x = 0.0  # the reset where this segment starts
+                else:
+                    near_reset = True  # which side of the threshold: decided exactly
+            m = (approx_x if approx_x >= 0 else -approx_x) + wmax
+            if near_reset or margin <= unit * m or (sp and m >= RESET * 0.999):
+                if pending:
+                    exact_x = self._chain(exact_x, pending)
+                    pending.clear()
+                ids, ends, exact_x = self._exact(seg, exact_x)
+                approx_x = exact_x
+            else:
+                pending.append(ids)
+                approx_x += total
             out_ids.extend(ids)
-            out_ends.extend([pos + e for e in ends] if pos else ends)
-            pos += ends[-1] if ends else 0
+            out_ends.append(ends)
         if self.unk_id is None and -1 in out_ids:
             raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
         return out_ids, out_ends
@@ -397,3 +395,18 @@ class PieceLattice:
         if self.unk_id is None and -1 in hit[0]:
             raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
         return hit[0], hit[1]
+
+
+def absolute_ends(seg_ends: Sequence[tuple[int, ...]]) -> list[int]:
+    """Per-segment end positions (each segment counted from 0) as positions in the whole text."""
+    out: list[int] = []
+    pos = 0
+    for ends in seg_ends:
+        if not ends:
+            continue
+        if pos:
+            out.extend([pos + e for e in ends])
+        else:
+            out.extend(ends)
+        pos += ends[-1]
+    return out

@@ -27,7 +27,7 @@ from tokviz.core.io.safe_files import MAX_MODEL_BYTES, read_file_bytes
 
 from ..common import LoadedMerge
 from .bpe import SpBpe
-from .lattice import F32_SP, FLT_MAX, MARK, PieceLattice, f32
+from .lattice import F32_SP, FLT_MAX, MARK, PieceLattice, absolute_ends, f32
 from .decode import BYTE_NAMES, decode_surfaces
 from .normalizer import SpNormalizer
 from .proto import (
@@ -288,13 +288,33 @@ class SentencePieceTokenizer:
         """Just the ids (= ``SentencePieceProcessor.encode(text)``)."""
         norm = self.normalizer.normalize(text)[0]
         if self.lattice is not None:
-            ids, ends = self.lattice.best_path(norm)
+            ids, seg_ends = self.lattice.best_segments(norm)
+            if -1 not in ids and self.unknown_ids.isdisjoint(ids):
+                return ids
+            ends = absolute_ends(seg_ends)
         else:
             raw = self.bpe.encode(norm, self._allowed(step))  # type: ignore[union-attr]
             ids, ends = [i for _, _, i in raw], [b for _, b, _ in raw]
-        if -1 not in ids and self.unknown_ids.isdisjoint(ids):
-            return ids
-        return [i for _, _, i in self._unknowns(norm, ids, ends)]
+            if -1 not in ids and self.unknown_ids.isdisjoint(ids):
+                return ids
+        return self._unknown_ids(norm, ids, ends)
+
+    def _unknown_ids(self, norm: str, ids: list[int], ends: Sequence[int]) -> list[int]:
+        """`_unknowns` for the ids alone, touching only the unknown pieces."""
+        unknown = self.unknown_ids
+        at = [k for k, i in enumerate(ids) if i < 0 or i in unknown]
+        is_at = set(at)
+        out = list(ids)
+        byte_ids = self._byte_ids
+        for k in reversed(at):  # from the end: earlier indices stay valid
+            if byte_ids is not None:
+                a = ends[k - 1] if k else 0
+                out[k : k + 1] = [byte_ids[b] for b in norm[a : ends[k]].encode("utf-8")]
+            elif k - 1 in is_at:
+                del out[k]  # one token per run of unknowns
+            elif out[k] < 0:
+                out[k] = self.unk_id
+        return out
 
     def chunks(self, text: str) -> list[str]:
         """The parts of the normalized text the model segments independently (words)."""
