@@ -64,7 +64,8 @@ def build_model(folder: Path) -> Path:
     del chars
     out = folder / "big.model"
     out.write_bytes(model_bytes(pieces, trainer={"model_type": 1},
-                                normalizer={"name": "nmt_nfkc", "precompiled_charsmap": base.normalizer.precompiled_charsmap}))
+                                normalizer={"name": "nmt_nfkc",
+                                            "precompiled_charsmap": base.normalizer.precompiled_charsmap}))
     return out
 
 
@@ -89,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         path = build_model(Path(tmp))
-        print(f"built a {N_PIECES:,}-piece model in {time.perf_counter() - t:.1f} s ({path.stat().st_size / 1e6:.1f} MB)")
+        size = path.stat().st_size / 1e6
+        print(f"built a {N_PIECES:,}-piece model in {time.perf_counter() - t:.1f} s ({size:.1f} MB)")
         load = _median(lambda: load_tokenizer(path).encode_ids("warm up"), args.reps)
         load_sp = _median(lambda: spm.SentencePieceProcessor(model_file=str(path)).encode("warm up"), args.reps)
         print(f"load + one word: tokviz {load:.3f} s, sentencepiece {load_sp:.3f} s   target <= 1 s: "
@@ -102,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
             lines = text.split("\n")
             for how, ours_fn, ref_fn in (
                 ("one text", lambda tok: tok.encode_ids(text), lambda: sp.encode(text)),
-                ("by line", lambda tok: [tok.encode_ids(line) for line in lines], lambda: [sp.encode(line) for line in lines]),
+                ("by line", lambda tok: [tok.encode_ids(line) for line in lines],
+                 lambda: [sp.encode(line) for line in lines]),
             ):
                 tok = load_tokenizer(path)
                 assert ours_fn(tok) == ref_fn(), f"ids differ on {corpus} {how}"

@@ -12,7 +12,8 @@ from tokviz.core.errors import ModelFormatError
 from tokviz.core.pretrained import load_tokenizer
 from tokviz.core.pretrained.caches import cached_tokenizers, hf_hub_cache, resolve_hf
 
-from .pretrained_helpers import hf_path, hf_snapshot as _snapshot, shared_file, tiktoken_path
+from .pretrained_helpers import hf_path, shared_file, tiktoken_path
+from .pretrained_helpers import hf_snapshot as _snapshot
 
 MAIN = "a" * 40
 OLD = "b" * 40
@@ -90,7 +91,8 @@ def test_known_tokenizers_list_both_caches(hf_cache, tmp_cache):
     assert found["hf:openai-community/gpt2"].kind == "tokenizer.json BPE"
     assert found["hf:google-bert/bert-base-uncased"].kind == "tokenizer.json WordPiece"
     assert found["hf:mistralai/Mistral-7B-v0.1"].kind == "SentencePiece bpe"
-    assert found["cl100k_base"].kind == "tiktoken" and found["cl100k_base"].size == tiktoken_path("cl100k_base").stat().st_size
+    assert found["cl100k_base"].kind == "tiktoken"
+    assert found["cl100k_base"].size == tiktoken_path("cl100k_base").stat().st_size
     assert found["hf:openai-community/gpt2"].size == hf_path("gpt2").stat().st_size
 
 

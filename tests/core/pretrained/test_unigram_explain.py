@@ -10,12 +10,7 @@ import random
 import pytest
 
 from tokviz.core.pretrained import HfTokenizer, find_unreachable, load_tokenizer
-from tokviz.core.pretrained.unigram_explain import (
-    UnigramExplainer,
-    piece_scores,
-    unreachable_pieces,
-    word_level_oov,
-)
+from tokviz.core.pretrained.unigram_explain import UnigramExplainer, piece_scores, unreachable_pieces, word_level_oov
 
 from .spm.spm_helpers import write_model
 

@@ -22,7 +22,8 @@ def _words(chars: list[str], rng: random.Random) -> list[str]:
     out = []
     for i in range(0, len(chars), 4):
         group = "".join(chars[i : i + 4])
-        out.append(rng.choice(["ab{}cd", " {}", "{}x", "{}'s", "1{}2", "{} {}", "é{}\u0301", "\n{}"]).format(group, group))
+        form = rng.choice(["ab{}cd", " {}", "{}x", "{}'s", "1{}2", "{} {}", "é{}\u0301", "\n{}"])
+        out.append(form.format(group, group))
     return out
 
 

@@ -39,7 +39,8 @@ def word_level():
     tok = tk.Tokenizer(models.WordLevel(unk_token="[UNK]"))
     tok.normalizer = normalizers.Lowercase()
     tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation()])
-    trainer = trainers.WordLevelTrainer(vocab_size=3000, special_tokens=["[UNK]", "[CLS]", "[SEP]"], show_progress=False)
+    trainer = trainers.WordLevelTrainer(vocab_size=3000, special_tokens=["[UNK]", "[CLS]", "[SEP]"],
+                                        show_progress=False)
     tok.train_from_iterator(_lines(), trainer)
     tok.post_processor = processors.BertProcessing(("[SEP]", 2), ("[CLS]", 1))
     return tok

@@ -64,7 +64,8 @@ def pair(request, sp_folder):
 def test_on_text(pair):
     ours, ref = pair
     for text in [corpus("udhr2_all.txt", 60_000)[30_000:], corpus("taylorswift.txt", 20_000),
-                 "Ünïcödé ``quoted'' 12345 ﬁne ½ — x", "   leading and trailing   ", "", "日本語のテキストとカタカナー123"]:
+                 "Ünïcödé ``quoted'' 12345 ﬁne ½ — x", "   leading and trailing   ", "",
+                 "日本語のテキストとカタカナー123"]:
         ids = ref.encode(text).ids
         assert ours.encode(text).ids == ids
         assert ours.decode(ids) == ref.decode(ids, skip_special_tokens=False)

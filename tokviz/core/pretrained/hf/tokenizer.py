@@ -26,6 +26,7 @@ from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_byt
 from tokviz.core.pretrained.common import INF_RANK, LoadedMerge, byte_char_spans, check_ids
 from tokviz.core.pretrained.tiktoken_files import RANK_SLACK
 
+from .components import build_normalizer, build_pre_tokenizer
 from .decoders import (
     ByteLevelDecoder,
     Decoder,
@@ -36,7 +37,6 @@ from .decoders import (
     build_decoder,
     build_post_processor,
 )
-from .components import build_normalizer, build_pre_tokenizer
 from .models import HfBpeModel, WordPieceModel, build_model
 from .normalizers import Normalizer, NormStr
 from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, to_byte_chars

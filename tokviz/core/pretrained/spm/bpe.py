@@ -47,7 +47,8 @@ class SpBpe:
         self._ud = regex.compile("|".join(regex.escape(s) for s in ud)) if ud else None
         self._ud_first = {s[0] for s in ud}
         self.suffix = whitespace_suffix
-        inner = [p for p, i in self.map.items() if i in self.mergeable and MARK in (p[:-1] if whitespace_suffix else p[1:])]
+        inner = [p for p, i in self.map.items()
+                 if i in self.mergeable and MARK in (p[:-1] if whitespace_suffix else p[1:])]
         inner.sort(key=len, reverse=True)
         self._inner = regex.compile("|".join(regex.escape(p) for p in inner)) if inner else None
         self._caches: dict[object, dict[str, tuple[tuple[int, int, int], ...]]] = {}
@@ -112,7 +113,7 @@ class SpBpe:
             add(i - 1, i)
         while agenda:
             _, _, left, right, size = heapq.heappop(agenda)
-            if not alive[left] or not alive[right] or (ends[left] - starts[left]) + (ends[right] - starts[right]) != size:
+            if not alive[left] or not alive[right] or ends[right] - starts[left] != size:
                 continue
             if trace is not None:
                 trace.append((starts[left], ends[left], ends[right]))

@@ -23,7 +23,8 @@ def split_utf8(data: bytes) -> list[tuple[int, str]]:
     pos, n = 0, len(data)
     while pos < n:
         lead = data[pos]
-        size = 1 if lead < 0x80 else 2 if 0xC0 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0 else 4 if 0xF0 <= lead < 0xF8 else 0
+        size = (1 if lead < 0x80 else 2 if 0xC0 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0
+                else 4 if 0xF0 <= lead < 0xF8 else 0)
         if size and pos + size <= n:
             try:
                 out.append((size, data[pos : pos + size].decode("utf-8")))

@@ -28,11 +28,10 @@ explaining (`tokviz.core.pretrained.spm.explain`).
 
 from __future__ import annotations
 
+import array
 import math
 import struct
 from collections.abc import Collection, Sequence
-
-import array
 
 import numpy as np
 import regex

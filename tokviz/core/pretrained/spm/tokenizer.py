@@ -27,8 +27,8 @@ from tokviz.core.io.safe_files import MAX_MODEL_BYTES, read_file_bytes
 
 from ..common import LoadedMerge
 from .bpe import SpBpe
-from .lattice import F32_SP, FLT_MAX, MARK, PieceLattice, absolute_ends, f32
 from .decode import BYTE_NAMES, decode_surfaces
+from .lattice import F32_SP, FLT_MAX, MARK, PieceLattice, absolute_ends, f32
 from .normalizer import SpNormalizer
 from .proto import (
     BPE_MODEL,
