@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 
 import regex
 
-from .lattice import MARK
+from .lattice import cut_segments, inner_mark_pattern
 
 _CACHE_SIZE = 200_000
 _MAX_DEPTH = 100  # sentencepiece's kMaxBpeResegmentDepth
@@ -47,28 +47,12 @@ class SpBpe:
         self._ud = regex.compile("|".join(regex.escape(s) for s in ud)) if ud else None
         self._ud_first = {s[0] for s in ud}
         self.suffix = whitespace_suffix
-        inner = [p for p, i in self.map.items()
-                 if i in self.mergeable and MARK in (p[:-1] if whitespace_suffix else p[1:])]
-        inner.sort(key=len, reverse=True)
-        self._inner = regex.compile("|".join(regex.escape(p) for p in inner)) if inner else None
+        self._inner = inner_mark_pattern((p for p, i in self.map.items() if i in self.mergeable), whitespace_suffix)
         self._caches: dict[object, dict[str, tuple[tuple[int, int, int], ...]]] = {}
 
     def segments(self, s: str) -> list[tuple[int, int]]:
         """Cuts no piece can span (as `PieceLattice.segments`)."""
-        n = len(s)
-        if MARK not in s:
-            return [(0, n)] if n else []
-        if self.suffix:
-            cuts = [m.end() for m in regex.finditer(MARK, s) if m.end() < n]
-        else:
-            cuts = [m.start() for m in regex.finditer(MARK, s) if m.start() > 0]
-        if self._inner is not None and cuts:
-            blocked = set()
-            for m in self._inner.finditer(s, overlapped=True):
-                blocked.update(range(m.start() + 1, m.end()))
-            cuts = [c for c in cuts if c not in blocked]
-        bounds = [0, *cuts, n]
-        return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+        return cut_segments(s, self._inner, self.suffix)
 
     def _symbols(self, s: str) -> tuple[list[int], list[int], list[bool]]:
         """Start, end and frozen flag of each initial symbol."""

@@ -102,9 +102,7 @@ class PieceLattice:
         self._heads = heads
         self.suffix = whitespace_suffix
         # pieces that hold the word marker where a segment boundary would be: they stop cutting there
-        inner = [p for p in ids if MARK in (p[:-1] if whitespace_suffix else p[1:])]
-        inner.sort(key=len, reverse=True)
-        self._inner = regex.compile("|".join(regex.escape(p) for p in inner)) if inner else None
+        self._inner = inner_mark_pattern(ids, whitespace_suffix)
         self._cache: dict[str, tuple] = {}
         self._hashes: PieceHashes | None = None
         self._unit = 2.0 ** -24 if mode == F32_SP else 2.0 ** -53
@@ -280,44 +278,12 @@ class PieceLattice:
             x = float(at[over[0]])
 
     def segment_strings(self, s: str) -> list[str]:
-        """`s` cut where no piece can span: before each ``▁`` (after, with whitespace as a suffix)
-        unless a piece holding ``▁`` inside covers it."""
-        if self._inner is None:
-            parts = s.split(MARK)
-            if len(parts) == 1:
-                return parts if s else []
-            if self.suffix:
-                out = [p + MARK for p in parts[:-1]]
-                if parts[-1]:
-                    out.append(parts[-1])
-                return out
-            out = [MARK + p for p in parts[1:]]
-            if parts[0]:
-                out.insert(0, parts[0])
-            return out
-        return [s[a:b] for a, b in self.segments(s)]
+        """`s` cut where no piece can span (see `cut_segments`)."""
+        return segment_strings(s, self._inner, self.suffix)
 
     def segments(self, s: str) -> list[tuple[int, int]]:
         """`segment_strings` as (start, end) positions."""
-        n = len(s)
-        if MARK not in s:
-            return [(0, n)] if n else []
-        if self._inner is None:
-            out, pos = [], 0
-            for part in self.segment_strings(s):
-                out.append((pos, pos + len(part)))
-                pos += len(part)
-            return out
-        if self.suffix:
-            cuts = [m.end() for m in regex.finditer(MARK, s) if m.end() < n]
-        else:
-            cuts = [m.start() for m in regex.finditer(MARK, s) if m.start() > 0]
-        blocked = set()
-        for m in self._inner.finditer(s, overlapped=True):
-            blocked.update(range(m.start() + 1, m.end()))
-        cuts = [c for c in cuts if c not in blocked]
-        bounds = [0, *cuts, n]
-        return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+        return cut_segments(s, self._inner, self.suffix)
 
     def _fill(self, parts: Sequence[str]) -> None:
         """Compute the uncached segments of `parts` together (`batch_relative`) when there are many."""
@@ -408,4 +374,52 @@ def absolute_ends(seg_ends: Sequence[tuple[int, ...]]) -> list[int]:
         else:
             out.extend(ends)
         pos += ends[-1]
+    return out
+
+
+def inner_mark_pattern(pieces, whitespace_suffix: bool):
+    """A regex of the pieces holding ``▁`` where a cut would go (not first; not last with whitespace
+    as a suffix), longest first; None when there are none."""
+    inner = sorted((p for p in pieces if MARK in (p[:-1] if whitespace_suffix else p[1:])), key=len, reverse=True)
+    return regex.compile("|".join(regex.escape(p) for p in inner)) if inner else None
+
+
+def cut_segments(s: str, inner, suffix: bool) -> list[tuple[int, int]]:
+    """(start, end) of the parts of `s` no piece can span: cut before each ``▁`` (after it, with
+    whitespace as a suffix) unless an occurrence of an `inner` piece covers the place."""
+    n = len(s)
+    if MARK not in s:
+        return [(0, n)] if n else []
+    if inner is None:
+        out, pos = [], 0
+        for part in segment_strings(s, None, suffix):
+            out.append((pos, pos + len(part)))
+            pos += len(part)
+        return out
+    if suffix:
+        cuts = [m.end() for m in regex.finditer(MARK, s) if m.end() < n]
+    else:
+        cuts = [m.start() for m in regex.finditer(MARK, s) if m.start() > 0]
+    blocked = set()
+    for m in inner.finditer(s, overlapped=True):
+        blocked.update(range(m.start() + 1, m.end()))
+    bounds = [0, *(c for c in cuts if c not in blocked), n]
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
+def segment_strings(s: str, inner, suffix: bool) -> list[str]:
+    """`cut_segments` as strings (without `inner` pieces: a plain split at ``▁``)."""
+    if inner is not None:
+        return [s[a:b] for a, b in cut_segments(s, inner, suffix)]
+    parts = s.split(MARK)
+    if len(parts) == 1:
+        return parts if s else []
+    if suffix:
+        out = [p + MARK for p in parts[:-1]]
+        if parts[-1]:
+            out.append(parts[-1])
+        return out
+    out = [MARK + p for p in parts[1:]]
+    if parts[0]:
+        out.insert(0, parts[0])
     return out
