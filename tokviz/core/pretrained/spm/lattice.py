@@ -187,16 +187,7 @@ class PieceLattice:
                 if g < margin:
                     margin = g
         wmax = max(map(abs, best))
-        out_ids = []
-        ends = []
-        t = n
-        while t > 0:
-            out_ids.append(back_i[t])
-            ends.append(t)
-            t = back_s[t]
-        out_ids.reverse()
-        ends.reverse()
-        return tuple(out_ids), tuple(ends), best[n], margin, wmax
+        return (*_backtrack(back_s, back_i, n), best[n], margin, wmax)
 
     def _exact(self, s: str, x: float) -> tuple[tuple[int, ...], tuple[int, ...], float]:
         """Best path of `s` from the accumulated score `x` with the library's own arithmetic:
@@ -240,16 +231,7 @@ class PieceLattice:
                     best[end] = c
                     back_s[end] = st
                     back_i[end] = i
-        out_ids = []
-        ends = []
-        t = n
-        while t > 0:
-            out_ids.append(back_i[t])
-            ends.append(t)
-            t = back_s[t]
-        out_ids.reverse()
-        ends.reverse()
-        return tuple(out_ids), tuple(ends), best[n]
+        return (*_backtrack(back_s, back_i, n), best[n])
 
     def _chain(self, x: float, paths: Sequence[tuple[int, ...]]) -> float:
         """The accumulated score after the segments' pieces `paths` (no reset falls inside a
@@ -360,6 +342,20 @@ class PieceLattice:
         if self.unk_id is None and -1 in hit[0]:
             raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
         return hit[0], hit[1]
+
+
+def _backtrack(back_s: list[int], back_i: list[int], n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(ids, ends) of the best path ending at node n, from the back-pointers."""
+    ids = []
+    ends = []
+    t = n
+    while t > 0:
+        ids.append(back_i[t])
+        ends.append(t)
+        t = back_s[t]
+    ids.reverse()
+    ends.reverse()
+    return tuple(ids), tuple(ends)
 
 
 def absolute_ends(seg_ends: Sequence[tuple[int, ...]]) -> list[int]:
