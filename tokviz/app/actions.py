@@ -86,8 +86,12 @@ class WindowActions:
                               "Save the trained model as JSON", None, "save_model")
         # pretrained tokenizers
         self.open_tokenizer = act("Open &Tokenizer…", w.tokenizers.open_dialog, ["Ctrl+Alt+O"],
-                                  "Open a real tokenizer: .tiktoken, tokenizer.json, GPT-2 files, minbpe .model",
-                                  None, "open_tokenizer")
+                                  "Open a real tokenizer: .tiktoken, tokenizer.json, SentencePiece .model, GPT-2 "
+                                  "files, minbpe .model", None, "open_tokenizer")
+        self.open_tokenizer_by_name = act(
+            "Open Tokenizer by &Name…", w.tokenizers.open_name_dialog, [],
+            "Open hf:ORG/NAME from the Hugging Face cache (never downloaded), or a tiktoken name",
+            None, "open_tokenizer_by_name")
         self.open_tokenizer_folder = act(
             "Open Tokenizer &Folder…", w.tokenizers.open_folder_dialog, [],
             "Open a folder holding a tokenizer (tokenizer.json, encoder.json + vocab.bpe, a .tiktoken file)",
@@ -179,6 +183,7 @@ def build_menus(window: QMainWindow, actions: WindowActions, panels_menu: QMenu)
     file.addActions([a.open_session, a.save_session, a.save_session_as, a.export_animation])
     file.addSeparator()
     file.addAction(a.open_tokenizer)  # pretrained tokenizers
+    file.addAction(a.open_tokenizer_by_name)
     file.addAction(a.open_tokenizer_folder)
     known = file.addMenu("&Known Tokenizers")
     known.setObjectName("known_tokenizers_menu")

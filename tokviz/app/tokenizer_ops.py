@@ -1,7 +1,8 @@
 """`TokenizerController`: File > Open Tokenizer… and File > Known Tokenizers for the main window.
 
-A tokenizer (tiktoken file, tokenizer.json, GPT-2 encoder.json/vocab.bpe, minbpe .model, tokviz
-model, folder, or a known name such as ``cl100k_base``) is read on a background thread
+A tokenizer (tiktoken file, tokenizer.json, SentencePiece .model, GPT-2 encoder.json/vocab.bpe,
+minbpe .model, tokviz model, folder, a known name such as ``cl100k_base`` or ``hf:ORG/NAME`` from
+the Hugging Face cache) is read on a background thread
 (`TaskEngine` + `load_any_timeline`) with a status message and a Cancel button in the status bar.
 A `.tiktoken` file of an unknown encoding asks for its split pattern and tries again. Once read,
 the tokenizer becomes the current model of the shared `StepModel`.
@@ -16,6 +17,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QMenu, QPushButton
 
 from tokviz.core.pretrained import PatternRequired, known_tokenizers
+from tokviz.core.pretrained.caches import HF_PREFIX, cached_tokenizers, hf_hub_cache
 from tokviz.core.text.split import SPLIT_PRESETS
 from tokviz.engine.pretrained_tasks import load_any_timeline
 from tokviz.engine.tasks import TaskEngine
@@ -24,7 +26,7 @@ from .services import WindowServices
 from .waiting import wait_for_signals
 
 TOKENIZER_FILTER = ("Tokenizers (*.tiktoken *.json *.bpe *.model);;tiktoken files (*.tiktoken);;"
-                    "tokenizer.json / encoder.json (*.json);;All files (*)")
+                    "tokenizer.json / encoder.json (*.json);;SentencePiece models (*.model);;All files (*)")
 DEFAULT_PATTERN = "gpt4"  # offered when a .tiktoken file's pattern is unknown
 
 
@@ -104,19 +106,48 @@ class TokenizerController(QObject):
     def cancel(self) -> bool:
         return self.loader.cancel()
 
+    def open_name_dialog(self) -> None:
+        """A tokenizer by name: ``hf:ORG/NAME`` from the Hugging Face cache, or a tiktoken name."""
+        name = self.services.dialogs.ask_text(
+            "Open Tokenizer by Name",
+            f"hf:ORG/NAME (from the Hugging Face cache, {hf_hub_cache()}), or a tiktoken name such as cl100k_base:",
+            HF_PREFIX)
+        if name and name.strip() not in ("", HF_PREFIX):
+            self.open(name.strip())
+
     def fill_known_menu(self, menu: QMenu) -> None:
-        """Known Tokenizers ▸: every name, marked when its file is already on this machine."""
+        """Known Tokenizers ▸: tiktoken's names (marked when the file is on this machine), then
+        every tokenizer in the Hugging Face cache, with size and kind."""
         menu.clear()
+        cached = cached_tokenizers()
+        sizes = {c.source: c for c in cached}
         for k in known_tokenizers():
-            label = f"{k.name} — {k.description}" + ("" if k.cached else " (download)")
+            c = sizes.get(k.name)
+            label = f"{k.name} — {k.description}" + (f" (tiktoken, {_size(c.size)})" if c else " (download)")
             action = menu.addAction(label)
             action.setObjectName(f"action_known_{k.name}")
             action.setCheckable(False)
-            tip = "on this machine" if k.cached else "not on this machine: downloaded through tiktoken if possible"
+            tip = f"on this machine: {c.path}" if c else "not on this machine: downloaded through tiktoken if possible"
             action.setStatusTip(f"{k.name}: {tip}")
             action.setToolTip(action.statusTip())
             action.setProperty("cached", k.cached)
             action.triggered.connect(partial(self._on_known_triggered, k.name))
+        menu.addSeparator()
+        hub = [c for c in cached if c.cache == "huggingface"]
+        title = menu.addAction(f"Hugging Face cache ({hf_hub_cache()})" if hub else
+                               f"Hugging Face cache: no tokenizers in {hf_hub_cache()}")
+        title.setEnabled(False)
+        for c in hub:
+            action = menu.addAction(f"{c.source[len(HF_PREFIX):]} — {c.kind}, {_size(c.size)}")
+            action.setObjectName(f"action_known_{c.source}")
+            action.setStatusTip(f"{c.source}: {c.path}")
+            action.setToolTip(action.statusTip())
+            action.setProperty("cached", True)
+            action.triggered.connect(partial(self._on_known_triggered, c.source))
+        menu.addSeparator()
+        by_name = menu.addAction("Open by Name (hf:ORG/NAME)…")
+        by_name.setObjectName("action_open_tokenizer_by_name")
+        by_name.triggered.connect(self.open_name_dialog)
 
     def _on_known_triggered(self, name: str, _checked: bool = False) -> None:
         self.open(name)
@@ -167,3 +198,8 @@ class TokenizerController(QObject):
 
     def shutdown(self) -> None:
         self.loader.shutdown()
+
+
+def _size(n: int) -> str:
+    """A file size for a menu: ``"1.7 MB"``, ``"812 KB"``."""
+    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{max(1, round(n / 1e3))} KB"

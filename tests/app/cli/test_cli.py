@@ -315,7 +315,8 @@ ERROR_CASES = {
     "no output given": (["train", "ok.txt"], "tokviz train: the following arguments are required: -o/--output"),
     # models
     "missing model": (["encode", "nope.json", "hi"], "tokviz: nope.json: no such file, and not a known tokenizer "
-                      "name (r50k_base, gpt2, p50k_base, p50k_edit, cl100k_base, o200k_base)"),
+                      "name (r50k_base, gpt2, p50k_base, p50k_edit, cl100k_base, o200k_base) or a Hugging Face "
+                      "cache name (hf:ORG/NAME)"),
     "truncated model": (["merges", "truncated.json"],
                         "tokviz: truncated.json: not a valid model file (JSON error at line 1, column 38; truncated?)"),
     "future model": (["decode", "future.json", "1"],

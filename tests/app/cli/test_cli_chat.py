@@ -107,7 +107,7 @@ def test_bad_folders_exit_2_with_one_line(cli, tmp_path, chatml):
     no_template = folders.write_folder(tmp_path / "none", "gpt2", "x")
     (no_template / "tokenizer_config.json").write_text("{}")
     for model, needle in ((no_template, "no chat template"), (tmp_path / "missing", "no such folder"),
-                          (tmp_path, "no tokenizer.json"), ("hf:org/name", "not supported here yet")):
+                          (tmp_path, "no tokenizer.json"), ("hf:org/name", "hf:org/name")):
         code, out, err = cli("chat", str(model), "-f", "m.json")
         assert (code, out) == (2, "") and err.count("\n") == 1 and needle in err, err
     code, _, err = cli("chat", str(chatml), "-f", "missing.json")

@@ -157,8 +157,22 @@ def test_folder_errors(tmp_path, chatml):
     (folder / "tokenizer_config.json").write_text('{"chat_template": 3}')
     with pytest.raises(ChatFolderError, match="not a string"):
         load_chat_model(folder / "tokenizer.json")  # a file in the folder names the folder
-    with pytest.raises(ChatFolderError, match="not supported here yet"):
-        load_chat_model("hf:Qwen/Qwen2-0.5B")
+    with pytest.raises(ChatFolderError, match="not in the Hugging Face cache|no snapshot|looked"):
+        load_chat_model("hf:Qwen/Qwen2-0.5B")  # (the tests' cache is empty)
+
+
+def test_hf_names_open_a_snapshot_of_the_cache(tmp_path, monkeypatch, chatml):
+    """``hf:ORG/NAME`` is the snapshot folder of the Hugging Face cache, offline."""
+    from tests.core.pretrained.pretrained_helpers import hf_snapshot
+
+    cache = tmp_path / "hub"
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    files = {name: chatml.folder / name for name in ("tokenizer.json", "tokenizer_config.json")}
+    hf_snapshot(cache, "acme/chat-model", "a" * 40, files)
+    by_name, by_folder = load_chat_model("hf:acme/chat-model"), chatml
+    messages = [{"role": "user", "content": "hello 👋"}]
+    assert by_name.folder.name == "a" * 40 and by_name.templates == by_folder.templates
+    assert render_chat(by_name, messages).ids == render_chat(by_folder, messages).ids
 
 
 def test_template_files_and_named_templates(tmp_path):

@@ -14,3 +14,17 @@ def tmp_cache(tmp_path, monkeypatch):
     folder.mkdir()
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(folder))
     return folder
+
+
+@pytest.fixture(scope="session")
+def sp_folder(tmp_path_factory):
+    """A folder for the SentencePiece models trained once per session (``spm/spm_helpers.py``)."""
+    return tmp_path_factory.mktemp("sentencepiece-models")
+
+
+@pytest.fixture(scope="session")
+def sp_model(sp_folder):
+    """``sp_model(name)``: the path of a trained SentencePiece model (see ``TRAINED``)."""
+    from .spm.spm_helpers import trained_model
+
+    return lambda name: trained_model(name, sp_folder)

@@ -118,3 +118,26 @@ def unicode_text():
         st.text(st.characters(min_codepoint=0x1F300, max_codepoint=0x1FAFF), min_size=1, max_size=4),
     )
     return st.lists(piece, max_size=12).map("".join)
+
+
+# -- a Hugging Face cache ----------------------------------------------------------------------------
+
+
+def hf_snapshot(cache, name: str, commit: str, files: dict, *, main: bool = True):
+    """``models--ORG--NAME/{blobs,refs,snapshots}`` in `cache` as huggingface_hub lays it out, the
+    files (name -> source path) as symlinks into blobs/; ``refs/main`` names `commit` if `main`."""
+    import os
+    import shutil
+
+    repo = cache / ("models--" + name.replace("/", "--"))
+    snap = repo / "snapshots" / commit
+    snap.mkdir(parents=True)
+    (repo / "blobs").mkdir(exist_ok=True)
+    for fname, src in files.items():
+        blob = repo / "blobs" / f"{commit[:8]}-{fname}"
+        shutil.copyfile(src, blob)
+        os.symlink(os.path.relpath(blob, snap), snap / fname)
+    if main:
+        (repo / "refs").mkdir(exist_ok=True)
+        (repo / "refs" / "main").write_text(commit, encoding="utf-8")
+    return snap

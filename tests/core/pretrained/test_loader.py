@@ -148,9 +148,6 @@ def test_folders(tmp_path):
 
 
 def test_unreadable_formats_are_named(tmp_path):
-    sp = shared_file("vocab", "hf", "mistral-7b-v0.1", "tokenizer.model")
-    with pytest.raises(ModelFormatError, match="SentencePiece"):
-        load_tokenizer(sp)
     other = tmp_path / "notes.json"
     other.write_text('{"hello": "world"}', encoding="utf-8")
     with pytest.raises(ModelFormatError, match="not a tokviz model, tokenizer.json or encoder.json"):
@@ -164,9 +161,10 @@ def test_unreadable_formats_are_named(tmp_path):
 
 
 def test_all_tokenizers_share_the_grid():
-    names = ("cl100k_base", "gpt2", "bert-base-uncased", "mistral-7b-v0.1")
+    names = ("cl100k_base", "gpt2", "bert-base-uncased", "mistral-7b-v0.1", "tokenizer.model")
     for name in names:
-        tok = load_ours(name)
+        tok = load_ours(name) if name != "tokenizer.model" else load_tokenizer(
+            shared_file("vocab", "hf", "mistral-7b-v0.1", "tokenizer.model"))
         enc = tok.encode_ordinary("Grid check: ok")
         assert enc.ids == tok.encode_ids("Grid check: ok")
         assert len(enc.ids) == len(enc.tokens) == len(enc.spans)
@@ -184,7 +182,8 @@ from tokviz.core.pretrained import load_tokenizer
 for path in sys.argv[1:]:
     tok = load_tokenizer(path)
     assert tok.decode(tok.encode_ids("héllo wörld")) .strip() in ("héllo wörld", "hello world")
-extras = sorted(m for m in sys.modules if m.split(".")[0] in ("tiktoken", "tokenizers", "PySide6", "pyqtgraph"))
+extras = sorted(m for m in sys.modules
+                if m.split(".")[0] in ("tiktoken", "tokenizers", "sentencepiece", "google", "PySide6", "pyqtgraph"))
 print(json.dumps(extras))
 """
 
@@ -194,7 +193,8 @@ def test_encoding_needs_neither_tiktoken_nor_tokenizers_nor_qt(tmp_path):
     import subprocess
     import sys
 
-    paths = [str(tiktoken_path("cl100k_base")), str(hf_path("bert-base-uncased")), str(hf_path("mistral-7b-v0.1"))]
+    paths = [str(tiktoken_path("cl100k_base")), str(hf_path("bert-base-uncased")), str(hf_path("mistral-7b-v0.1")),
+             str(shared_file("vocab", "hf", "mistral-7b-v0.1", "tokenizer.model"))]
     result = subprocess.run([sys.executable, "-c", PROBE, *paths], capture_output=True, text=True,
                             cwd=tmp_path, timeout=120)
     assert result.returncode == 0, result.stderr

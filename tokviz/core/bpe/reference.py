@@ -3,8 +3,9 @@
 Every step recounts every adjacent pair of the whole (deduplicated, weighted) corpus, picks the
 highest count, breaks ties by the pair's first occurrence (chunks in order of first appearance,
 then position in the chunk), and merges left to right. Splitting uses tiktoken's patterns copied
-here verbatim, so it does not share code with `tokviz.core.text.split`. No speed tricks: if this and
-`tokviz.core.bpe.trainer` disagree, believe this.
+here verbatim, so it does not share code with `tokviz.core.text.split`, read with tiktoken's
+Unicode 16 tables (`pin_pattern`, checked against tiktoken on every code point). No speed
+tricks: if this and `tokviz.core.bpe.trainer` disagree, believe this.
 """
 
 from __future__ import annotations
@@ -36,11 +37,13 @@ def oracle_split(text: str, split: str) -> list[str]:
         return [text] if text else []
     if split == "whitespace":
         return text.split()
+    from tokviz.core.pretrained.unicode_tables import pin_pattern  # Unicode 16 (checked against tiktoken)
+
     if split.startswith("regex:"):
-        return [c for c in regex.findall(split[len("regex:"):], text) if c]
+        return [c for c in regex.findall(pin_pattern(split[len("regex:"):]), text) if c]
     # In Rust's regex (tiktoken) `$` is end of text; in Python's `regex` that is `\Z`.
     pattern = TIKTOKEN_PATTERNS[split].replace(r"\s++$", r"\s++\Z")
-    return [c for c in regex.findall(pattern, text) if c]
+    return [c for c in regex.findall(pin_pattern(pattern), text) if c]
 
 
 def _without_specials(text: str, specials: tuple[str, ...]) -> list[str]:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes
+from tokviz.core.pretrained.caches import HF_PREFIX, resolve_hf
 from tokviz.core.pretrained.hf.tokenizer import HfTokenizer
 from tokviz.core.special_tokens import AddedToken
 
@@ -77,12 +78,14 @@ class ChatModel:
 
 
 def model_folder(source: str | os.PathLike) -> Path:
-    """The folder a MODEL argument names: a folder, or a file inside it (``tokenizer.json``,
-    ``tokenizer_config.json``)."""
+    """The folder a MODEL argument names: a folder, a file inside it (``tokenizer.json``,
+    ``tokenizer_config.json``), or ``hf:ORG/NAME`` in the Hugging Face cache (offline)."""
     text = os.fspath(source)
-    if isinstance(text, str) and text.startswith("hf:"):
-        raise ChatFolderError(f"{text}: models from the Hugging Face cache are not supported here yet; give the "
-                              "model's folder (the one holding tokenizer.json and tokenizer_config.json)")
+    if isinstance(text, str) and text.startswith(HF_PREFIX):  # a snapshot folder of the Hugging Face cache
+        try:
+            return resolve_hf(text).parent
+        except TokvizError as exc:
+            raise ChatFolderError(str(exc)) from None
     path = Path(source)
     if path.is_file():
         path = path.parent

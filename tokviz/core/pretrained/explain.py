@@ -53,7 +53,8 @@ class MergeTree:
 class GlitchToken:
     """A token encoding its own text does not give back. `reason`: ``"split"`` (the
     pre-tokenizer cuts its text), ``"merge"`` (BPE ends in other tokens), ``"partial_utf8"`` (its
-    bytes are not text on their own), ``"normalized"`` (the normalizer changes its text);
+    bytes are not text on their own), ``"normalized"`` (the normalizer changes its text),
+    ``"viterbi"`` (a Unigram model's best path through its text is another segmentation);
     `ids` is what its text encodes to (empty for partial UTF-8)."""
 
     id: int
@@ -109,6 +110,7 @@ def ordinary_ids(tok) -> list[int]:
     """Ids of every ordinary (non-special, used) token."""
     vocab = tok.vocab()
     special = set(getattr(tok, "special_tokens", {}).values())
+    special |= set(getattr(tok, "control_ids", ()))  # SentencePiece: <s>, </s> never come from text
     unk = getattr(tok, "unk_id", None)
     return [i for i, t in enumerate(vocab) if t and i not in special and i != unk]
 
@@ -118,10 +120,15 @@ def _hf_check(tok, i: int) -> GlitchToken | None:
     text the byte-level pre-tokenizer cuts); WordPiece word-start tokens whose text does not
     encode to them. Byte-fallback and ``##`` continuation tokens are base/inner pieces: skipped."""
     from .hf.models import HfBpeModel, WordPieceModel
+    from .hf.unigram import WordLevelModel
 
     model = tok.model
     s = tok.token_text(i)
     data = tok.token_bytes(i)
+    if isinstance(model, WordLevelModel):  # a word is reachable when the pipeline keeps it whole
+        got = tok.encode_ids(s)
+        return None if got == [i] else GlitchToken(i, data, "split" if len(tok.chunks(s)) > 1 else "normalized",
+                                                   tuple(got))
     if isinstance(model, WordPieceModel):
         if s.startswith(model.prefix):
             return None
@@ -155,7 +162,13 @@ def find_unreachable(
     """Tokens that encoding their own text does not give back, with the reason (see
     `GlitchToken`). For tokenizer.json models the test is on the model's own symbols (`_hf_check`)."""
     from .hf.tokenizer import HfTokenizer
+    from .unigram_explain import is_unigram, unreachable_pieces
 
+    if is_unigram(tok):  # Unigram models: the Viterbi (and the normalizer) decide, not merges
+        wanted = set(ids) if ids is not None else None
+        found = unreachable_pieces(tok, should_stop=should_stop, progress=progress)
+        return [GlitchToken(i, tok.token_bytes(i), reason) for i, reason in found
+                if (wanted is None or i in wanted) and not tok.is_special(i)]
     todo = list(ids) if ids is not None else ordinary_ids(tok)
     out = []
     total = len(todo)

@@ -17,6 +17,7 @@ REASONS = {
     "merge": "unreachable: BPE ends in other tokens",
     "partial_utf8": "unreachable: its bytes are not text on their own",
     "normalized": "unreachable: the normalizer changes its text",
+    "viterbi": "unreachable: the Unigram model's best path through its text is another segmentation",
     "unused": "unused: never occurs in the corpus",
 }
 

@@ -1,7 +1,7 @@
 """`load_tokenizer`: one entry point for every tokenizer file format and known name.
 
 Recognised by content, not by file name: tokviz model files (BPE, WordPiece, Unigram), minbpe ``.model`` files, Hugging
-Face ``tokenizer.json``, GPT-2's ``encoder.json`` / ``vocab.bpe`` (the other file is looked up
+Face ``tokenizer.json``, SentencePiece ``.model`` files, ``hf:ORG/NAME`` in the Hugging Face cache, GPT-2's ``encoder.json`` / ``vocab.bpe`` (the other file is looked up
 next to it), tiktoken ``.tiktoken`` files (OpenAI's recognised by sha256; others need their
 pattern, from the `pattern` argument or a ``.tiktoken.json`` file next to them as written by
 `export_tiktoken`), a folder holding one of these, and the names of tiktoken's encodings
@@ -20,12 +20,14 @@ from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes, read_head
 from tokviz.core.text.split import SPLIT_PRESETS
 
+from .caches import HF_PREFIX, resolve_hf
 from .common import PatternRequired
 from .data_gym import load_data_gym
 from .hf.tokenizer import HfTokenizer
 from .minbpe import HEADER as MINBPE_HEADER
 from .minbpe import load_minbpe
 from .rank_bpe import RankBpeTokenizer
+from .spm import SentencePieceTokenizer
 from .tiktoken_files import (
     KNOWN_ENCODINGS,
     cache_path,
@@ -161,12 +163,17 @@ def open_model(source: str | os.PathLike, *, pattern: str | None = None, downloa
     """The one reader behind every way tokviz opens a model: recognises the format by content and
     returns a tokviz model file's timeline (BPE, WordPiece, Unigram), or a tokenizer for every
     other format. `load_tokenizer` and `open_timeline` are its two views."""
+    if isinstance(source, str) and source.startswith(HF_PREFIX):  # the Hugging Face cache, offline
+        found = open_model(resolve_hf(source), pattern=pattern, download=False)
+        found.name = source[len(HF_PREFIX):].partition("@")[0]
+        return found
     path = Path(source)
     if not path.exists():
         if isinstance(source, str) and source in KNOWN_ENCODINGS:
             return load_by_name(source, download=download)
         names = ", ".join(KNOWN_ENCODINGS)
-        raise ModelFormatError(f"{source}: no such file, and not a known tokenizer name ({names})")
+        raise ModelFormatError(f"{source}: no such file, and not a known tokenizer name ({names}) "
+                               f"or a Hugging Face cache name (hf:ORG/NAME)")
     if path.is_dir():
         return _load_dir(path, pattern)
     head = read_head(path, 4096, ModelFormatError)
@@ -184,10 +191,7 @@ def open_model(source: str | os.PathLike, *, pattern: str | None = None, downloa
     if looks_like_tiktoken(head):
         return load_tiktoken(path, pattern=pattern)
     if head[:1] == b"\x0a" or b"\x12" in head[:8]:
-        raise ModelFormatError(
-            f"{path}: looks like a SentencePiece .model file, which tokviz does not read; open the "
-            f"model's tokenizer.json instead"
-        )
+        return SentencePieceTokenizer.from_file(path)
     raise ModelFormatError(
         f"{path}: not a tokenizer file tokviz knows (tokviz model, minbpe .model, tokenizer.json, "
         f"encoder.json + vocab.bpe, .tiktoken)"

@@ -5,6 +5,11 @@ Presets: ``none`` (the whole text is one chunk), ``whitespace`` (exactly ``str.s
 verbatim), or ``regex:PATTERN``. A chunk is what the pattern matches; text it does not match is
 dropped (only ``whitespace`` and custom patterns can drop text). Special tokens are cut out before
 splitting by `split_specials`.
+
+Patterns match with the Unicode version of tiktoken's and tokenizers' Rust regex engines (16), not
+the newer tables of the `regex` module: a letter new in Unicode 17 is not a letter (``\\p{L}``) here either
+(`tokviz.core.pretrained.unicode_tables.PinnedPattern`), so a model trained here and exported to
+tokenizer.json or .tiktoken splits every text as those libraries do.
 """
 
 from __future__ import annotations
@@ -63,8 +68,12 @@ class Splitter:
     pattern: str | None = field(default=None)
 
     @cached_property
-    def _compiled(self) -> regex.Pattern | None:
-        return None if self.pattern is None else regex.compile(python_regex_pattern(self.pattern))
+    def _compiled(self):  # a PinnedPattern, or None
+        if self.pattern is None:
+            return None
+        from tokviz.core.pretrained.unicode_tables import PinnedPattern  # Unicode 16, as tiktoken
+
+        return PinnedPattern(python_regex_pattern(self.pattern))
 
     @property
     def lossless(self) -> bool:
@@ -79,13 +88,14 @@ class Splitter:
             return text.split()
         # concurrent=True releases the GIL while matching: background tokenization then never
         # blocks the GUI thread for the length of a long findall.
-        return [c for c in self._compiled.findall(text, concurrent=True) if c]
+        return [c for c in self._compiled.for_text(text).findall(text, concurrent=True) if c]
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Character spans ``(start, end)`` of the chunks of `text`."""
         if self._compiled is None:
             return [(0, len(text))] if text else []
-        return [m.span() for m in self._compiled.finditer(text, concurrent=True) if m.end() > m.start()]
+        pattern = self._compiled.for_text(text)
+        return [m.span() for m in pattern.finditer(text, concurrent=True) if m.end() > m.start()]
 
 
 def parse_split(spec: str) -> Splitter:

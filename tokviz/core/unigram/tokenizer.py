@@ -210,35 +210,11 @@ class UnigramTokenizer(PieceTokenizer):
 
     @staticmethod
     def _viterbi(edges: list[list[Edge]]) -> tuple[list[tuple[int, int, int]], int]:
-        n = len(edges) - 1
-        best: list[int | None] = [None] * (n + 1)
-        back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
-        best[0] = 0
-        for t in range(1, n + 1):
-            bs = None
-            for s, i, sc in edges[t]:
-                b = best[s]
-                if b is not None and (bs is None or b + sc > bs):  # first (smallest start) wins ties
-                    bs, back[t] = b + sc, (s, i)
-            best[t] = bs
-        path = []
-        t = n
-        while t > 0:
-            s, i = back[t]
-            path.append((s, t, i))
-            t = s
-        path.reverse()
-        return path, best[n] or 0
+        return viterbi_path(edges)
 
     @staticmethod
     def _log_z(edges: list[list[Edge]], scale: float = 1.0) -> list[float]:
-        """Forward log-sums over all segmentations, with scores multiplied by `scale`."""
-        f = [0.0] + [-math.inf] * (len(edges) - 1)
-        for t in range(1, len(edges)):
-            vals = [f[s] + scale * sc / SCORE_SCALE for s, _, sc in edges[t]]
-            m = max(vals)
-            f[t] = m + math.log(sum(math.exp(v - m) for v in vals)) if m > -math.inf else m
-        return f
+        return forward_log_z(edges, scale)
 
     def _encode_chunk(self, chunk: str, step: int) -> ChunkResult:
         text, off = self._text(chunk)
@@ -254,28 +230,7 @@ class UnigramTokenizer(PieceTokenizer):
         if len(edges) == 1:
             return [Segmentation((), (), (), 0, 1.0)][:n]
         log_z = self._log_z(edges)[-1]
-        # lists[t]: the best partial paths to t as (score, previous node, rank there, id)
-        lists: list[list[tuple[int, int, int, int]]] = [[(0, -1, -1, -1)]]
-        for t in range(1, len(edges)):
-            heap = [(-(lists[s][0][0] + sc), s, 0, i, sc) for s, i, sc in edges[t] if lists[s]]
-            heapq.heapify(heap)
-            out: list[tuple[int, int, int, int]] = []
-            while heap and len(out) < n:
-                neg, s, j, i, sc = heapq.heappop(heap)
-                out.append((-neg, s, j, i))
-                if j + 1 < len(lists[s]):
-                    heapq.heappush(heap, (-(lists[s][j + 1][0] + sc), s, j + 1, i, sc))
-            lists.append(out)
-        result = []
-        for score, s, j, i in lists[-1]:
-            path = [(s, len(edges) - 1, i)]
-            while s > 0:
-                _, s2, j, i = lists[s][j]
-                path.append((s2, s, i))
-                s = s2
-            path.reverse()
-            result.append(self._segmentation(path, off, score, log_z))
-        return result
+        return [self._segmentation(path, off, score, log_z) for score, path in nbest_paths(edges, n)]
 
     def sample(self, word: str, *, alpha: float = 1.0, step: int | None = None,
                rng: random.Random | int | None = None) -> Segmentation:
@@ -283,24 +238,7 @@ class UnigramTokenizer(PieceTokenizer):
         rng = rng if isinstance(rng, random.Random) else random.Random(rng)
         text, off = self._text(word)
         edges = self._edges(text, self._step_key(step))
-        f = self._log_z(edges, alpha)
-        t = len(edges) - 1
-        path = []
-        score = 0
-        while t > 0:
-            u = rng.random()
-            acc = 0.0
-            choice = edges[t][-1]
-            for e in edges[t]:
-                acc += math.exp(f[e[0]] + alpha * e[2] / SCORE_SCALE - f[t])
-                if u < acc:
-                    choice = e
-                    break
-            s, i, sc = choice
-            path.append((s, t, i))
-            score += sc
-            t = s
-        path.reverse()
+        path, score = sample_path(edges, alpha, rng)
         return self._segmentation(path, off, score, self._log_z(edges)[-1])
 
     def encode_sampled(self, text: str, *, alpha: float = 1.0, step: int | None = None,
@@ -348,3 +286,91 @@ class UnigramTokenizer(PieceTokenizer):
             return piece
         out = piece.replace(prefix, " ")
         return out[1:] if first and piece.startswith(prefix) else out
+
+
+# -- lattice algorithms on edge lists (also used to explain loaded Unigram models) --------------------
+
+
+def viterbi_path(edges: list[list[Edge]]) -> tuple[list[tuple[int, int, int]], int]:
+    """Best path through `edges` (``edges[t]``: (start, id, score) of the edges ending at t, by
+    increasing start): its (start, end, id) steps and its score. Ties go to the smallest start."""
+    n = len(edges) - 1
+    best: list[int | None] = [None] * (n + 1)
+    back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
+    best[0] = 0
+    for t in range(1, n + 1):
+        bs = None
+        for s, i, sc in edges[t]:
+            b = best[s]
+            if b is not None and (bs is None or b + sc > bs):  # first (smallest start) wins ties
+                bs, back[t] = b + sc, (s, i)
+        best[t] = bs
+    path = []
+    t = n
+    while t > 0:
+        s, i = back[t]
+        path.append((s, t, i))
+        t = s
+    path.reverse()
+    return path, best[n] or 0
+
+
+def forward_log_z(edges: list[list[Edge]], scale: float = 1.0) -> list[float]:
+    """Forward log-sums over all segmentations, with scores multiplied by `scale`."""
+    f = [0.0] + [-math.inf] * (len(edges) - 1)
+    for t in range(1, len(edges)):
+        vals = [f[s] + scale * sc / SCORE_SCALE for s, _, sc in edges[t]]
+        m = max(vals) if vals else -math.inf
+        f[t] = m + math.log(sum(math.exp(v - m) for v in vals)) if m > -math.inf else m
+    return f
+
+
+def nbest_paths(edges: list[list[Edge]], n: int) -> list[tuple[int, list[tuple[int, int, int]]]]:
+    """The `n` best (score, path) pairs, best first (exact k-best Viterbi: each node keeps its
+    k best partial paths)."""
+    # lists[t]: the best partial paths to t as (score, previous node, rank there, id)
+    lists: list[list[tuple[int, int, int, int]]] = [[(0, -1, -1, -1)]]
+    for t in range(1, len(edges)):
+        heap = [(-(lists[s][0][0] + sc), s, 0, i, sc) for s, i, sc in edges[t] if lists[s]]
+        heapq.heapify(heap)
+        out: list[tuple[int, int, int, int]] = []
+        while heap and len(out) < n:
+            neg, s, j, i, sc = heapq.heappop(heap)
+            out.append((-neg, s, j, i))
+            if j + 1 < len(lists[s]):
+                heapq.heappush(heap, (-(lists[s][j + 1][0] + sc), s, j + 1, i, sc))
+        lists.append(out)
+    result = []
+    for score, s, j, i in lists[-1]:
+        path = [(s, len(edges) - 1, i)]
+        while s > 0:
+            _, s2, j, i = lists[s][j]
+            path.append((s2, s, i))
+            s = s2
+        path.reverse()
+        result.append((score, path))
+    return result
+
+
+def sample_path(edges: list[list[Edge]], alpha: float, rng: random.Random) -> tuple[list[tuple[int, int, int]], int]:
+    """A path drawn with probability proportional to ``p(path) ** alpha`` (forward filtering,
+    backward sampling), with its score."""
+    f = forward_log_z(edges, alpha)
+    t = len(edges) - 1
+    path = []
+    score = 0
+    while t > 0:
+        u = rng.random()
+        acc = 0.0
+        choice = edges[t][-1]
+        for e in edges[t]:
+            acc += math.exp(f[e[0]] + alpha * e[2] / SCORE_SCALE - f[t])
+            if u < acc:
+                choice = e
+                break
+        s, i, sc = choice
+        path.append((s, t, i))
+        score += sc
+        t = s
+    path.reverse()
+    return path, score

@@ -104,6 +104,7 @@ class VocabModel(RecordModel):
         self._added: dict[int, AddedToken] = {}  # loaded tokenizers: added tokens with their flags
         self._loaded = False  # True for a loaded (pretrained) tokenizer
         self._unigram = False  # rank column = round that pruned it, count column = log-prob
+        self._scored = False  # a loaded Unigram model: count column = the piece's score
 
     # -- wiring -----------------------------------------------------------------------------
 
@@ -134,6 +135,7 @@ class VocabModel(RecordModel):
         self._tokens, self._display, self._ranks, self._counts, self._extras = [], [], [], [], []
         self._base_size = 0
         self._query_ids, self._special_keys, self._loaded, self._added = None, frozenset(), False, {}
+        self._scored = False
         self._unigram = timeline is not None and timeline.renumbers_vocab
         if timeline is not None and not timeline.has_counts:  # a loaded tokenizer
             self._set_loaded(timeline)
@@ -161,8 +163,13 @@ class VocabModel(RecordModel):
         ids = timeline.merge_ids()
         ranks[np.asarray(ids, dtype=np.int64)[::-1]] = np.arange(len(ids))[::-1]  # first merge forming it
         self._ranks = ranks.tolist()
-        self._counts = [-1] * n
-        self._special_keys = frozenset(timeline.special_ids.values())
+        from tokviz.core.pretrained.unigram_explain import piece_scores
+
+        scores = piece_scores(timeline.tokenizer())  # a Unigram model: its pieces' log-probabilities
+        self._counts = scores if scores is not None else [-1] * n
+        self._scored = scores is not None
+        self._special_keys = frozenset(timeline.special_ids.values()) | frozenset(
+            getattr(timeline.tokenizer(), "control_ids", ()))
         self._added = added_token_map(timeline.tokenizer())
         self._loaded = True
 
@@ -402,6 +409,9 @@ class VocabModel(RecordModel):
         if self._unigram and section in UNIGRAM_COLUMNS and role in (Qt.ItemDataRole.DisplayRole,
                                                                       Qt.ItemDataRole.ToolTipRole):
             return UNIGRAM_COLUMNS[section][0 if role == Qt.ItemDataRole.DisplayRole else 1]
+        if self._scored and section == COL_COUNT and role in (Qt.ItemDataRole.DisplayRole,
+                                                              Qt.ItemDataRole.ToolTipRole):
+            return "Score" if role == Qt.ItemDataRole.DisplayRole else "The piece's score (its log-probability)"
         if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -459,6 +469,8 @@ class VocabModel(RecordModel):
             rank = self._rank(key)
             return str(rank) if rank >= 0 else ""
         count = self._count(key)
+        if self._scored:
+            return f"{count:.4f}"
         return f"{count:,}" if count >= 0 else ""
 
     def _tooltip(self, key: int) -> str:

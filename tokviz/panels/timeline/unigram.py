@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tokviz.core.pretrained.unigram_explain import loaded_unigram
 from tokviz.core.unigram.replay import unigram_series
 from tokviz.panels.base import monospace_font
 from tokviz.panels.step_chart import StepChart
@@ -245,7 +246,8 @@ class SegmentationsView(QWidget):
         else:
             ex = tok.explain(word, step=self._step, n=1)
             shown = sum(s.prob for s in self.nbest)
-            self.label.setText(f"Round {self._step}: {ex.n_segmentations:,} segmentations of “{word}”; "
+            where = getattr(tok, "caption", None) or f"Round {self._step}"  # a loaded model: its name
+            self.label.setText(f"{where}: {ex.n_segmentations:,} segmentations of “{ex.word}”; "
                                f"the top {len(self.nbest)} hold {100 * shown:.1f}% of the probability")
         self.samples.setText("")
 
@@ -284,6 +286,7 @@ class UnigramParts(QObject):
         self.rounds.round_selected.connect(self._on_round_selected)
         self.chart.step_clicked.connect(self._on_round_selected)
         self._tokenizer = None
+        self.loaded = None  # a loaded Unigram model's explainer: the Segmentations tab explains it
 
     @property
     def active(self) -> bool:
@@ -305,14 +308,21 @@ class UnigramParts(QObject):
         return self._tokenizer
 
     def update_view(self) -> None:
-        """A new timeline: show the Unigram parts or the merge parts."""
+        """A new timeline: show the Unigram parts or the merge parts (a loaded Unigram model: the
+        merge parts and the Segmentations tab)."""
         tabs, uni = self.panel.tabs, self.active
         self._tokenizer = None
+        tl = self.panel.step_model.timeline
+        self.loaded = None if uni or tl is None else loaded_unigram(tl)
         self.left_stack.setCurrentIndex(1 if uni else 0)
         for i in range(tabs.count()):
-            tabs.setTabVisible(i, (tabs.widget(i) in (self.chart, self.segmentations)) == uni)
+            w = tabs.widget(i)
+            shown = uni or self.loaded is not None if w is self.segmentations else (w is self.chart) == uni
+            tabs.setTabVisible(i, shown)
         if not tabs.isTabVisible(tabs.currentIndex()):
             tabs.setCurrentIndex(tabs.indexOf(self.chart) if uni else 0)
+        if self.loaded is not None:
+            self.segmentations.set_state(self.loaded, 0)
         self.rounds.reset()
         tl = self.panel.step_model.timeline if uni else None
         if uni:

@@ -126,11 +126,11 @@ def _minimal(**over) -> dict:
 
 
 @pytest.mark.parametrize(("part", "value", "named"), [
-    ("normalizer", {"type": "Precompiled", "precompiled_charsmap": ""}, "Precompiled"),
-    ("pre_tokenizer", {"type": "UnicodeScripts"}, "UnicodeScripts"),
+    ("normalizer", {"type": "Fancy", "precompiled_charsmap": ""}, "Fancy"),
+    ("pre_tokenizer", {"type": "Fancier"}, "Fancier"),
     ("post_processor", {"type": "Fancy"}, "Fancy"),
-    ("decoder", {"type": "CTC"}, "CTC"),
-    ("model", {"type": "Unigram", "vocab": []}, "Unigram"),
+    ("decoder", {"type": "Fanciest"}, "Fanciest"),
+    ("model", {"type": "Marvel", "vocab": []}, "Marvel"),
 ])
 def test_unsupported_components_are_named(tmp_path, part, value, named):
     path = tmp_path / "tokenizer.json"

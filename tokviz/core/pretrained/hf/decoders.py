@@ -4,7 +4,7 @@ Decoders turn token strings back into text exactly as tokenizers' ``decode_chain
 ``raw=True`` keeps bytes that are not valid UTF-8 (as lone surrogates, so
 ``.encode("utf-8", "surrogateescape")`` gives them back) instead of U+FFFD: that is
 `decode_bytes`. Supported decoders: ``ByteLevel``, ``ByteFallback``, ``Fuse``, ``Strip``,
-``Replace``, ``Metaspace``, ``WordPiece``, ``BPEDecoder``, ``Sequence``. Post-processors
+``Replace``, ``Metaspace``, ``WordPiece``, ``BPEDecoder``, ``CTC``, ``Sequence``. Post-processors
 (special tokens around the text): ``TemplateProcessing``, ``BertProcessing``,
 ``RobertaProcessing``, ``ByteLevel`` (no tokens) and ``Sequence``.
 """
@@ -151,6 +151,25 @@ class WordPieceDecoder(Decoder):
         return out
 
 
+class CtcDecoder(Decoder):
+    """Speech models' CTC output: repeats collapse, the pad token goes, the word delimiter is a space."""
+
+    def __init__(self, pad_token: str = "<pad>", word_delimiter_token: str = "|", cleanup: bool = True) -> None:
+        self.pad, self.delimiter, self.cleanup = pad_token, word_delimiter_token, cleanup
+
+    def __call__(self, tokens: list[str], raw: bool) -> list[str]:
+        out = []
+        for k, t in enumerate(tokens):
+            if k and t == tokens[k - 1]:
+                continue
+            t = t.replace(self.pad, "") if self.pad else t
+            if self.cleanup:
+                t = cleanup(t).replace(self.delimiter, " ") if self.delimiter else cleanup(t)
+            if t:
+                out.append(t)
+        return out
+
+
 class BpeSuffixDecoder(Decoder):
     def __init__(self, suffix: str = "</w>") -> None:
         self.suffix = suffix
@@ -184,9 +203,11 @@ def build_decoder(d: Mapping | None) -> Decoder | None:
         return WordPieceDecoder(d.get("prefix", "##"), d.get("cleanup", True))
     if t == "BPEDecoder":
         return BpeSuffixDecoder(d.get("suffix", "</w>"))
+    if t == "CTC":
+        return CtcDecoder(d.get("pad_token", "<pad>"), d.get("word_delimiter_token", "|"), d.get("cleanup", True))
     raise UnsupportedComponent(
         f"unsupported decoder {t!r}; tokviz runs ByteLevel, ByteFallback, Fuse, Strip, Replace, "
-        f"Metaspace, WordPiece, BPEDecoder and Sequence"
+        f"Metaspace, WordPiece, BPEDecoder, CTC and Sequence"
     )
 
 

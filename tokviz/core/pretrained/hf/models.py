@@ -1,4 +1,5 @@
-"""Hugging Face models: BPE (byte-level, or characters with byte fallback) and WordPiece.
+"""Hugging Face models: BPE (byte-level, or characters with byte fallback) and WordPiece
+(Unigram and WordLevel: `tokviz.core.pretrained.hf.unigram`).
 
 A model turns one pre-tokenized word into ``(id, start, end)`` tokens, `start`/`end` being
 character positions in the word. BPE follows tokenizers' ``merge_word`` + ``merge_all``: start
@@ -276,6 +277,10 @@ class WordPieceModel:
 def build_model(d: Mapping) -> HfBpeModel | WordPieceModel:
     """The model of a ``tokenizer.json`` (its ``"model"`` object); unknown kinds are a clear error."""
     t = d.get("type")
+    if t in ("Unigram", "WordLevel") or (t is None and isinstance(d.get("vocab"), list)):
+        from .unigram import build_unigram, build_word_level
+
+        return build_word_level(d) if t == "WordLevel" else build_unigram(d)
     for key in ("unk_token", "continuing_subword_prefix", "end_of_word_suffix"):
         if d.get(key) is not None and not isinstance(d.get(key), str):
             raise ModelFormatError(f"model.{key} must be text or null")
@@ -315,4 +320,4 @@ def build_model(d: Mapping) -> HfBpeModel | WordPieceModel:
             continuing_subword_prefix=d.get("continuing_subword_prefix") if d.get("continuing_subword_prefix") is not None else "##",
             max_input_chars_per_word=limit,
         )
-    raise UnsupportedComponent(f"unsupported model {t!r}; tokviz runs BPE and WordPiece models")
+    raise UnsupportedComponent(f"unsupported model {t!r}; tokviz runs BPE, WordPiece, Unigram and WordLevel models")

@@ -28,6 +28,7 @@ from tokviz.core.text.surrogates import surrogate_safe
 from tokviz.core.special_tokens import AddedToken
 
 from .added import AddedPatterns, PieceCache, append_shifted, literal_inside, literal_test, split_added
+from .components import build_normalizer, build_pre_tokenizer
 from .decoders import (
     ByteLevelDecoder,
     Decoder,
@@ -39,8 +40,8 @@ from .decoders import (
     build_post_processor,
 )
 from .models import HfBpeModel, WordPieceModel, build_model
-from .normalizers import Normalizer, NormStr, build_normalizer
-from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, build_pre_tokenizer, to_byte_chars
+from .normalizers import Normalizer, NormStr
+from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, to_byte_chars
 
 _BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
 _MARKER = "\u2581"

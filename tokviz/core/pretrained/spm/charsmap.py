@@ -1,0 +1,200 @@
+"""SentencePiece's precompiled character map: the normalization rules of a ``.model`` file.
+
+The ``precompiled_charsmap`` blob is ``<trie size: u32 LE><double-array trie><normalized strings>``.
+The trie is darts-clone's double array (suffixes shared, as in a DAWG): each 32-bit unit has a
+label (low byte), a leaf flag (bit 8) and an offset to its children (bits 10-31, shifted by 8
+when bit 9 is set); a key's value is the byte offset of its replacement in the strings blob,
+which ends at a NUL. Looking a text up is darts-clone's ``commonPrefixSearch``: follow the bytes
+while ``label == byte``, collecting the keys that end on the way.
+
+Two readers use it: SentencePiece's normalizer takes the *longest* key at each position
+(`CharsMap.longest`); Hugging Face's ``Precompiled`` normalizer takes the *first* (shortest) key
+that is a prefix of a grapheme (`CharsMap.first`). `CharsMap.hot` is a character class of every
+character that can take part in a match (a key of one character, or any character after the first
+of a longer key): text without them is left as it is, so only those places are looked up.
+
+What this leaves out: building a charsmap from rules (sentencepiece's ``normalization_rule_tsv``).
+"""
+
+from __future__ import annotations
+
+import struct
+
+import regex
+
+from tokviz.core.errors import ModelFormatError
+
+_LABEL_MASK = (1 << 31) | 0xFF
+_VALUE_MASK = (1 << 31) - 1
+_MEMO_SIZE = 50_000
+
+
+def _offset(u: int) -> int:
+    return (u >> 10) << ((u & (1 << 9)) >> 6)
+
+
+def _char_len(lead: int) -> int:
+    return 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+
+
+class CharsMap:
+    """A parsed precompiled charsmap. ``CharsMap(blob)``; an empty blob is not a charsmap."""
+
+    def __init__(self, blob: bytes) -> None:
+        if len(blob) <= 4:
+            raise ModelFormatError("the precompiled charsmap is broken (shorter than its header)")
+        (size,) = struct.unpack_from("<I", blob, 0)
+        if size >= len(blob) or size % 4:
+            raise ModelFormatError("the precompiled charsmap is broken (its trie is larger than the blob)")
+        self.units: list[int] = list(struct.unpack_from(f"<{size // 4}I", blob, 4))
+        if not self.units:
+            raise ModelFormatError("the precompiled charsmap is broken (empty trie)")
+        self.strings = bytes(blob[4 + size :])
+        self._replacement: dict[int, str] = {}
+        self._longest: dict[str, tuple[int, str] | None] = {}
+        self._first: dict[str, str | None] = {}
+        self.single, self.continuing, self.max_chars = self._scan()
+        chars = sorted(set(self.single) | self.continuing)
+        self.hot = regex.compile("[" + "".join(regex.escape(c) for c in chars) + "]") if chars else None
+
+    # -- reading the trie --------------------------------------------------------------------------
+
+    def _value(self, v: int) -> str:
+        """The replacement at byte offset `v` of the strings blob (up to the NUL)."""
+        hit = self._replacement.get(v)
+        if hit is None:
+            if v >= len(self.strings):
+                raise ModelFormatError(f"the precompiled charsmap points past its strings ({v})")
+            end = self.strings.find(b"\0", v)
+            raw = self.strings[v : end if end >= 0 else len(self.strings)]
+            try:
+                hit = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ModelFormatError("the precompiled charsmap holds a replacement that is not UTF-8") from None
+            self._replacement[v] = hit
+        return hit
+
+    def _matches(self, data: bytes) -> list[tuple[int, int]]:
+        """commonPrefixSearch: ``(length in bytes, value)`` of every key that is a prefix of `data`."""
+        units = self.units
+        n_units = len(units)
+        pos = _offset(units[0])
+        out = []
+        for i, c in enumerate(data):
+            if c == 0:
+                break
+            pos ^= c
+            if pos >= n_units:
+                break
+            u = units[pos]
+            if (u & _LABEL_MASK) != c:
+                break
+            pos ^= _offset(u)
+            if (u >> 8) & 1:
+                if pos >= n_units:
+                    raise ModelFormatError("the precompiled charsmap is broken (a value outside the trie)")
+                out.append((i + 1, units[pos] & _VALUE_MASK))
+        return out
+
+    def _scan(self) -> tuple[dict[str, str], set[str], int]:
+        """Every one-character key with its replacement, every character that follows another in
+        a key, and the most characters a key has (a walk over the shared trie, each node once)."""
+        units = self.units
+        by_base: dict[int, list[tuple[int, int]]] = {}
+        for i, u in enumerate(units):
+            lab = u & _LABEL_MASK
+            if 0 < lab < 256:
+                by_base.setdefault(i ^ lab, []).append((lab, i))
+
+        def chars_from(node: int) -> list[tuple[str, int]]:
+            """(character, node after it) for every character readable from `node`."""
+            out = []
+            stack = [(node, b"")]
+            while stack:
+                pos, pending = stack.pop()
+                for lab, child in by_base.get(pos ^ _offset(units[pos]), ()):
+                    data = pending + bytes((lab,))
+                    if len(data) == _char_len(data[0]):
+                        try:
+                            out.append((data.decode("utf-8"), child))
+                        except UnicodeDecodeError:
+                            pass  # a key that is not UTF-8 can never match text
+                    elif len(data) < _char_len(data[0]) and (len(data) == 1 or 0x80 <= lab < 0xC0):
+                        stack.append((child, data))
+            return out
+
+        def has_leaf(node: int) -> bool:
+            return bool((units[node] >> 8) & 1)
+
+        def leaf_value(node: int) -> int:
+            return units[node ^ _offset(units[node])] & _VALUE_MASK
+
+        single: dict[str, str] = {}
+        continuing: set[str] = set()
+        depth: dict[int, int] = {}  # node -> most characters readable from it
+        roots = chars_from(0)
+        for ch, node in roots:
+            if has_leaf(node):
+                single[ch] = self._value(leaf_value(node))
+        # every character readable after the first one, and the longest key (iteratively, each node once)
+        seen: set[int] = set()
+        order: list[int] = []
+        edges: dict[int, list[int]] = {}
+        stack = [node for _, node in roots]
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            order.append(node)
+            nxt = chars_from(node)
+            edges[node] = [n for _, n in nxt]
+            for ch, n in nxt:
+                continuing.add(ch)
+                if n not in seen:
+                    stack.append(n)
+        for node in reversed(order):  # children are finished before parents in a DAG walked this way
+            depth[node] = 1 + max((depth.get(n, 1) for n in edges[node]), default=0)
+        longest = max((depth.get(node, 1) for _, node in roots), default=1)
+        return single, continuing, longest
+
+    # -- lookups -----------------------------------------------------------------------------------
+
+    def longest(self, text: str, pos: int) -> tuple[int, str] | None:
+        """SentencePiece's rule: the longest key starting at `pos` of `text`, as (characters it
+        covers, replacement), or None. Keys that end inside a character are ignored."""
+        window = text[pos : pos + self.max_chars]
+        memo = self._longest
+        if window in memo:
+            return memo[window]
+        data = window.encode("utf-8", "surrogatepass")
+        bounds = {0}
+        n = 0
+        for c in window:
+            n += len(c.encode("utf-8", "surrogatepass"))
+            bounds.add(n)
+        best = None
+        for length, value in self._matches(data):
+            if length in bounds:
+                best = (length, value)
+        out = None
+        if best is not None:
+            chars = len(data[: best[0]].decode("utf-8", "surrogatepass"))
+            out = (chars, self._value(best[1]))
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[window] = out
+        return out
+
+    def first(self, s: str) -> str | None:
+        """Hugging Face's ``transform``: the replacement of the first (shortest) key that is a
+        prefix of `s`, or None."""
+        memo = self._first
+        if s in memo:
+            return memo[s]
+        found = self._matches(s.encode("utf-8", "surrogatepass"))
+        out = self._value(found[0][1]) if found else None
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[s] = out
+        return out

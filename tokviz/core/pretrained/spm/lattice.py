@@ -1,0 +1,421 @@
+"""The Unigram Viterbi of SentencePiece and Hugging Face tokenizers, exactly, including its floats.
+
+Both libraries run the same "optimized" Viterbi (sentencepiece's ``EncodeOptimized``, tokenizers'
+``encode_optimized``): positions left to right; from each start, every piece that matches there
+relaxes the node at its end (``candidate > best`` replaces, so on a tie the earliest start, the
+longest last piece, wins); when no one-character piece matches, an unknown edge of one character
+scored ``min score - 10`` does. They differ in their numbers:
+
+- tokenizers (`F64`) adds f64 scores: exactly Python's floats.
+- sentencepiece 0.2.3 (`F32_SP`) adds float32 scores into float32 node scores, and whenever the
+  score where a piece starts passes +-100000 it subtracts that score from every node reached so
+  far (a "reset" that keeps the floats small). User-defined symbols score
+  ``float(0.1 * (length in bytes - 1))``; unused pieces are skipped.
+
+Running float32 arithmetic per edge in Python is slow, and caching by word is only sound when a
+word's decisions do not depend on the score accumulated before it. So a text is cut where no
+piece can span (before each ``▁`` when no piece holds one inside), each segment's best path is
+computed once from zero in doubles (cached) together with how close its closest decision was,
+and a segment is reused as is when that margin exceeds what rounding at the accumulated score can
+move (error at most 2**-24 of the score per addition); otherwise it is recomputed with the exact
+arithmetic from the exact accumulated score (kept lazily: only replayed along the chosen paths
+when a close segment needs it). The result equals the library's on every input, at the speed of a
+word cache.
+
+What this leaves out: the tokenizers around it (unknown-token fusing, byte fallback, ids), and
+explaining (`tokviz.core.pretrained.spm.explain`).
+"""
+
+from __future__ import annotations
+
+import array
+import math
+import struct
+from collections.abc import Collection, Sequence
+
+import numpy as np
+import regex
+
+from tokviz.core.errors import EncodeError
+
+from .batch import MAX_SEGMENT, PieceHashes, batch_relative
+
+F64 = "f64"
+F32_SP = "f32"
+UNK_PENALTY = 10.0
+FLT_MAX = 3.4028234663852886e38
+RESET = 100000.0  # sentencepiece's kScoreResetThreshold
+_CACHE_SIZE = 200_000
+_BATCH = 48  # this many uncached segments are computed together in numpy
+_F32 = struct.Struct("<f")
+_ROUND = array.array("f", [0.0])  # storing a float in it rounds it to float32
+MARK = "\u2581"
+
+Edge = tuple[int, int, int]  # (start, end, id) in characters of the segment; id -1 = unknown
+
+
+def f32(x: float) -> float:
+    """`x` rounded to the nearest float32 (ties to even), as a Python float."""
+    try:
+        return _F32.unpack(_F32.pack(x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+class PieceLattice:
+    """The pieces a Viterbi may use, with their scores, and the cached best paths.
+
+    `pieces[i]`/`scores[i]` for every id; `edge_ids` the ids that are edges (in the trie);
+    `unk_id` the id of unknown edges (None: an unknown character is an error, as in tokenizers);
+    `user_defined` ids that score as sentencepiece's user-defined symbols (F32_SP only).
+    """
+
+    def __init__(self, pieces: Sequence[str], scores: Sequence[float], *, mode: str = F64,
+                 edge_ids: Collection[int] | None = None, unk_id: int | None = None,
+                 unk_score: float | None = None, user_defined: Collection[int] = (),
+                 whitespace_suffix: bool = False) -> None:
+        self.mode = mode
+        self.pieces = pieces
+        self.unk_id = unk_id
+        ids: dict[str, int] = {}
+        for i in (range(len(pieces)) if edge_ids is None else sorted(edge_ids)):
+            p = pieces[i]
+            if p:
+                ids[p] = i  # a repeated piece keeps its last id (tokenizers' token_to_ids)
+        self.ids = ids
+        # score of each piece as the Viterbi adds it (user-defined symbols: sentencepiece's formula)
+        sc = [float(x) for x in scores]
+        if mode == F32_SP:
+            for i in user_defined:
+                sc[i] = f32(0.1 * (len(pieces[i].encode("utf-8")) - 1))  # GetUserDefinedScore(bytes)
+        self.score_of = sc
+        if unk_score is None:
+            unk_score = (min((sc[i] for i in ids.values()), default=0.0)) - UNK_PENALTY
+        self.unk_score = f32(unk_score) if mode == F32_SP else unk_score
+        # the longest piece starting with each two characters: lookups at a position stop there
+        heads: dict[str, int] = {}
+        for p in ids:
+            if len(p) > 1:
+                h = p[:2]
+                if heads.get(h, 0) < len(p):
+                    heads[h] = len(p)
+        self._heads = heads
+        self.suffix = whitespace_suffix
+        # pieces that hold the word marker where a segment boundary would be: they stop cutting there
+        self._inner = inner_mark_pattern(ids, whitespace_suffix)
+        self._cache: dict[str, tuple] = {}
+        self._hashes: PieceHashes | None = None
+        self._unit = 2.0 ** -24 if mode == F32_SP else 2.0 ** -53
+
+    # -- lattice edges ---------------------------------------------------------------------------
+
+    def edges_from(self, s: str, start: int) -> tuple[list[tuple[int, int, float]], bool]:
+        """``(end, id, score)`` of the pieces matching at `start`, and whether a one-character
+        piece is among them."""
+        ids, sc = self.ids, self.score_of
+        out = []
+        i = ids.get(s[start])
+        if i is not None:
+            out.append((start + 1, i, sc[i]))
+        for end in range(start + 2, min(start + self._heads.get(s[start : start + 2], 0), len(s)) + 1):
+            i = ids.get(s[start:end])
+            if i is not None:
+                out.append((end, i, sc[i]))
+        return out, bool(out) and out[0][0] == start + 1
+
+    # -- Viterbi -----------------------------------------------------------------------------------
+
+    def _relative(self, s: str) -> tuple:
+        """Best path of `s` from score 0 in doubles: ``(ids, ends, total, margin, wmax)`` with the
+        pieces' ids (-1: unknown) and end positions, the path's score, the closest decision's
+        margin (min over nodes of (best - runner-up) / (edges on both paths + 1)) and the largest
+        |score| met. A decision with a margin above ``u * (|x| + wmax)`` cannot be changed by
+        float rounding (relative error u per addition) when the segment starts at score x."""
+        n = len(s)
+        ids, sc, heads = self.ids, self.score_of, self._heads
+        unk = self.unk_score
+        best: list = [0.0] + [None] * n
+        second: list = [None] * (n + 1)
+        depth = [0] * (n + 1)
+        depth2 = [0] * (n + 1)
+        back_s = [0] * (n + 1)
+        back_i = [0] * (n + 1)
+        for st in range(n):
+            b = best[st]
+            d = depth[st] + 1
+            i = ids.get(s[st])
+            if i is None:
+                i, c = -1, b + unk
+            else:
+                c = b + sc[i]
+            end = st + 1
+            top = min(st + heads.get(s[st : st + 2], 0), n)
+            while True:
+                cur = best[end]
+                if cur is None:
+                    best[end] = c
+                    depth[end] = d
+                    back_s[end] = st
+                    back_i[end] = i
+                elif c > cur:
+                    second[end] = cur
+                    depth2[end] = depth[end]
+                    best[end] = c
+                    depth[end] = d
+                    back_s[end] = st
+                    back_i[end] = i
+                else:
+                    sec = second[end]
+                    if sec is None or c > sec:
+                        second[end] = c
+                        depth2[end] = d
+                while True:
+                    end += 1
+                    if end > top:
+                        break
+                    i = ids.get(s[st:end])
+                    if i is not None:
+                        c = b + sc[i]
+                        break
+                if end > top:
+                    break
+        margin = math.inf
+        for t in range(1, n + 1):
+            sec = second[t]
+            if sec is not None:
+                g = (best[t] - sec) / (depth[t] + depth2[t] + 1)
+                if g < margin:
+                    margin = g
+        wmax = max(map(abs, best))
+        return (*_backtrack(back_s, back_i, n), best[n], margin, wmax)
+
+    def _exact(self, s: str, x: float) -> tuple[tuple[int, ...], tuple[int, ...], float]:
+        """Best path of `s` from the accumulated score `x` with the library's own arithmetic:
+        ``(ids, ends, score at the end)``."""
+        n = len(s)
+        ids, sc, heads = self.ids, self.score_of, self._heads
+        unk = self.unk_score
+        sp = self.mode == F32_SP
+        r = _ROUND  # r[0] = v; r[0] is v rounded to float32
+        best: list = [x] + [None] * n
+        back_s = [0] * (n + 1)
+        back_i = [0] * (n + 1)
+        frontier = 0
+        for st in range(n):
+            b = best[st]
+            if sp and (b < -RESET or b > RESET):
+                for k in range(st + 1, frontier + 1):
+                    if best[k] is not None:
+                        r[0] = best[k] - b
+                        best[k] = r[0]
+                best[st] = b = 0.0
+            edges = []
+            i = ids.get(s[st])
+            if i is not None:
+                edges.append((st + 1, i, sc[i]))
+            for end in range(st + 2, min(st + heads.get(s[st : st + 2], 0), n) + 1):
+                i = ids.get(s[st:end])
+                if i is not None:
+                    edges.append((end, i, sc[i]))
+            if not edges or edges[0][0] != st + 1:
+                edges.append((st + 1, -1, unk))  # the unknown edge comes after the pieces
+            for end, i, score in edges:
+                if end > frontier:
+                    frontier = end
+                c = b + score
+                if sp:
+                    r[0] = c
+                    c = r[0]
+                cur = best[end]
+                if cur is None or c > cur:
+                    best[end] = c
+                    back_s[end] = st
+                    back_i[end] = i
+        return (*_backtrack(back_s, back_i, n), best[n])
+
+    def _chain(self, x: float, paths: Sequence[tuple[int, ...]]) -> float:
+        """The accumulated score after the segments' pieces `paths` (no reset falls inside a
+        segment), with the library's arithmetic: float32 sums, reset to 0 where a segment starts
+        beyond +-100000 (tokenizers: plain sums)."""
+        sc, unk = self.score_of, self.unk_score
+        if self.mode != F32_SP:
+            for ids in paths:
+                for i in ids:
+                    x = x + (unk if i < 0 else sc[i])
+            return x
+        vals = [unk if i < 0 else sc[i] for ids in paths for i in ids]
+        starts = np.cumsum([0] + [len(ids) for ids in paths[:-1]])
+        arr = np.asarray(vals, dtype=np.float32)
+        k = 0
+        while True:
+            if x < -RESET or x > RESET:
+                x = 0.0
+            acc = np.add.accumulate(np.concatenate([np.asarray([x], np.float32), arr[starts[k]:]]))
+            # the value where each later segment starts; a reset there starts over from it
+            at = acc[starts[k + 1:] - starts[k]]
+            over = np.flatnonzero((at < -RESET) | (at > RESET))
+            if not over.size:
+                return float(acc[-1])
+            k += 1 + int(over[0])
+            x = float(at[over[0]])
+
+    def segment_strings(self, s: str) -> list[str]:
+        """`s` cut where no piece can span (see `cut_segments`)."""
+        return segment_strings(s, self._inner, self.suffix)
+
+    def segments(self, s: str) -> list[tuple[int, int]]:
+        """`segment_strings` as (start, end) positions."""
+        return cut_segments(s, self._inner, self.suffix)
+
+    def _fill(self, parts: Sequence[str]) -> None:
+        """Compute the uncached segments of `parts` together (`batch_relative`) when there are many."""
+        cache = self._cache
+        missing = [s for s in dict.fromkeys(parts) if s not in cache and len(s) <= MAX_SEGMENT]
+        if len(missing) < _BATCH:
+            return
+        if self._hashes is None:
+            self._hashes = PieceHashes(self.ids, self.score_of)
+        if not self._hashes.ok:
+            return
+        if len(cache) + len(missing) >= _CACHE_SIZE:
+            cache.clear()
+        cache.update(zip(missing, batch_relative(self._hashes, missing, self.unk_score)))
+
+    def best_path(self, s: str) -> tuple[list[int], list[int]]:
+        """The library's best path over all of `s` (a normalized sentence): the ids (-1 for an
+        unknown character) and end positions of its pieces, in characters."""
+        ids, seg_ends = self.best_segments(s)
+        return ids, absolute_ends(seg_ends)
+
+    def best_segments(self, s: str) -> tuple[list[int], list[tuple[int, ...]]]:
+        """The ids of the library's best path over `s` (-1 for an unknown character) and, per
+        segment, its pieces' end positions in it (`absolute_ends` makes them positions in `s`)."""
+        parts = self.segment_strings(s)
+        out_ids: list[int] = []
+        out_ends: list[tuple[int, ...]] = []
+        exact_x = 0.0  # the library's accumulated score where `pending` starts
+        approx_x = 0.0
+        pending: list[tuple[int, ...]] = []
+        sp = self.mode == F32_SP
+        unit = 2 * self._unit * 1.01
+        cache = self._cache
+        if len(parts) >= _BATCH:
+            self._fill(parts)
+        for seg in parts:
+            hit = cache.get(seg)
+            if hit is None:
+                if len(cache) >= _CACHE_SIZE:
+                    cache.clear()
+                hit = cache[seg] = self._relative(seg)
+            ids, ends, total, margin, wmax = hit
+            near_reset = False
+            if sp and (approx_x < -RESET * 0.999 or approx_x > RESET * 0.999):
+                if abs(approx_x) > RESET * 1.001:
+                    approx_x = 0.0  # the reset where this segment starts
+                else:
+                    near_reset = True  # which side of the threshold: decided exactly
+            m = (approx_x if approx_x >= 0 else -approx_x) + wmax
+            if near_reset or margin <= unit * m or (sp and m >= RESET * 0.999):
+                if pending:
+                    exact_x = self._chain(exact_x, pending)
+                    pending.clear()
+                ids, ends, exact_x = self._exact(seg, exact_x)
+                approx_x = exact_x
+            else:
+                pending.append(ids)
+                approx_x += total
+            out_ids.extend(ids)
+            out_ends.append(ends)
+        if self.unk_id is None and -1 in out_ids:
+            raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
+        return out_ids, out_ends
+
+    def word_path(self, word: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """tokenizers' Viterbi of one pre-tokenized word (scores from 0, f64): (ids, ends), cached."""
+        if not word:
+            return (), ()
+        hit = self._cache.get(word)
+        if hit is None:
+            if len(self._cache) >= _CACHE_SIZE:
+                self._cache.clear()
+            hit = self._cache[word] = self._relative(word)
+        if self.unk_id is None and -1 in hit[0]:
+            raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
+        return hit[0], hit[1]
+
+
+def _backtrack(back_s: list[int], back_i: list[int], n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(ids, ends) of the best path ending at node n, from the back-pointers."""
+    ids = []
+    ends = []
+    t = n
+    while t > 0:
+        ids.append(back_i[t])
+        ends.append(t)
+        t = back_s[t]
+    ids.reverse()
+    ends.reverse()
+    return tuple(ids), tuple(ends)
+
+
+def absolute_ends(seg_ends: Sequence[tuple[int, ...]]) -> list[int]:
+    """Per-segment end positions (each segment counted from 0) as positions in the whole text."""
+    out: list[int] = []
+    pos = 0
+    for ends in seg_ends:
+        if not ends:
+            continue
+        if pos:
+            out.extend([pos + e for e in ends])
+        else:
+            out.extend(ends)
+        pos += ends[-1]
+    return out
+
+
+def inner_mark_pattern(pieces, whitespace_suffix: bool):
+    """A regex of the pieces holding ``▁`` where a cut would go (not first; not last with whitespace
+    as a suffix), longest first; None when there are none."""
+    inner = sorted((p for p in pieces if MARK in (p[:-1] if whitespace_suffix else p[1:])), key=len, reverse=True)
+    return regex.compile("|".join(regex.escape(p) for p in inner)) if inner else None
+
+
+def cut_segments(s: str, inner, suffix: bool) -> list[tuple[int, int]]:
+    """(start, end) of the parts of `s` no piece can span: cut before each ``▁`` (after it, with
+    whitespace as a suffix) unless an occurrence of an `inner` piece covers the place."""
+    n = len(s)
+    if MARK not in s:
+        return [(0, n)] if n else []
+    if inner is None:
+        out, pos = [], 0
+        for part in segment_strings(s, None, suffix):
+            out.append((pos, pos + len(part)))
+            pos += len(part)
+        return out
+    if suffix:
+        cuts = [m.end() for m in regex.finditer(MARK, s) if m.end() < n]
+    else:
+        cuts = [m.start() for m in regex.finditer(MARK, s) if m.start() > 0]
+    blocked = set()
+    for m in inner.finditer(s, overlapped=True):
+        blocked.update(range(m.start() + 1, m.end()))
+    bounds = [0, *(c for c in cuts if c not in blocked), n]
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
+def segment_strings(s: str, inner, suffix: bool) -> list[str]:
+    """`cut_segments` as strings (without `inner` pieces: a plain split at ``▁``)."""
+    if inner is not None:
+        return [s[a:b] for a, b in cut_segments(s, inner, suffix)]
+    parts = s.split(MARK)
+    if len(parts) == 1:
+        return parts if s else []
+    if suffix:
+        out = [p + MARK for p in parts[:-1]]
+        if parts[-1]:
+            out.append(parts[-1])
+        return out
+    out = [MARK + p for p in parts[1:]]
+    if parts[0]:
+        out.insert(0, parts[0])
+    return out

@@ -1,0 +1,163 @@
+"""SentencePiece's normalizer (``normalizer.cc``), with each output character's source position.
+
+At each position of the input: a user-defined symbol is copied as it is (the longest one that
+starts there); else the longest key of the precompiled charsmap is replaced (`CharsMap.longest`);
+else the character is copied. Around that, the spec's whitespace rules: with
+``remove_extra_whitespaces`` leading spaces are dropped, a piece's leading spaces are dropped
+when the output so far ends in a space (so runs collapse to one) and trailing spaces are removed;
+``add_dummy_prefix`` puts one space in front (behind with ``treat_whitespace_as_suffix``);
+``escape_whitespaces`` writes spaces as ``▁`` (U+2581).
+
+`SpNormalizer.normalize` returns the text and, with ``aligned=True``, ``n2o``: for each output
+character the input position of the piece it came from, plus one last entry, so output
+characters ``[a, b)`` come from input characters ``[n2o[a], n2o[b])`` (sentencepiece's
+``norm_to_orig``, counted in characters).
+
+What this leaves out: the models (`tokviz.core.pretrained.spm.unigram`, ``.bpe``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import regex
+
+from .charsmap import CharsMap
+from .proto import NormalizerSpec
+
+SPACE_SYMBOL = "\u2581"
+_RUNS = regex.compile(" {2,}")
+
+
+class SpNormalizer:
+    """``SpNormalizer(spec, user_defined=..., whitespace_suffix=...)``; ``normalize(text)``."""
+
+    def __init__(self, spec: NormalizerSpec, *, user_defined: Sequence[str] = (),
+                 whitespace_suffix: bool = False) -> None:
+        self.spec = spec
+        self.charsmap = CharsMap(spec.precompiled_charsmap) if spec.precompiled_charsmap else None
+        self.suffix = whitespace_suffix
+        ud = sorted({s for s in user_defined if s}, key=len, reverse=True)
+        self._ud = regex.compile("|".join(regex.escape(s) for s in ud)) if ud else None
+        firsts = {s[0] for s in ud}
+        hot = set(self.charsmap.single) | self.charsmap.continuing if self.charsmap else set()
+        self._ud_first = firsts
+        self._hot = frozenset(hot | firsts)
+        self._continuing = self.charsmap.continuing if self.charsmap else set()
+        self._classes: dict[frozenset[str], re.Pattern] = {}
+
+    def _hot_class(self, text: str) -> re.Pattern | None:
+        """A character class of the characters of `text` that can start or continue a match
+        (built from the few such characters the text holds: a class of every one of the
+        charsmap's thousands of characters scans text far more slowly)."""
+        present = self._hot.intersection(text)
+        if not present:
+            return None
+        key = frozenset(present)
+        pattern = self._classes.get(key)
+        if pattern is None:
+            if len(self._classes) >= 256:
+                self._classes.clear()
+            pattern = self._classes[key] = re.compile("[" + "".join(re.escape(c) for c in sorted(key)) + "]")
+        return pattern
+
+    # -- the pieces: (text, input start, input end) -------------------------------------------------
+
+    def _pieces(self, text: str) -> list[tuple[str, int, int, bool]]:
+        """The normalized pieces of `text` in order: ``(piece, start, end, raw)``; a raw piece is
+        an unmapped stretch of the input (each of its characters a piece of its own)."""
+        out: list[tuple[str, int, int, bool]] = []
+        hot = self._hot_class(text)
+        if hot is None:
+            return [(text, 0, len(text), True)] if text else []
+        cm, ud, cont = self.charsmap, self._ud, self._continuing
+        pos = 0
+        for m in hot.finditer(text):
+            q = m.start()
+            starts = (q - 1, q) if text[q] in cont and q > 0 else (q,)
+            for p in starts:
+                if p < pos:
+                    continue
+                hit = None
+                if ud is not None and text[p] in self._ud_first:
+                    u = ud.match(text, p)
+                    if u is not None:
+                        hit = (u.group(), u.end() - p)
+                if hit is None and cm is not None:
+                    found = cm.longest(text, p)
+                    if found is not None:
+                        hit = (found[1], found[0])
+                if hit is None:
+                    continue
+                if p > pos:
+                    out.append((text[pos:p], pos, p, True))
+                out.append((hit[0], p, p + hit[1], False))
+                pos = p + hit[1]
+        if pos < len(text):
+            out.append((text[pos:], pos, len(text), True))
+        return out
+
+    # -- whitespace rules ---------------------------------------------------------------------------
+
+    def normalize(self, text: str, *, aligned: bool = False) -> tuple[str, list[int] | None]:
+        """The normalized text and (with `aligned`) the output-to-input map ``n2o``."""
+        spec = self.spec
+        pieces = self._pieces(text)
+        remove = spec.remove_extra_whitespaces
+        k = consumed = 0
+        if remove:  # "ignores heading space": pieces that are exactly one space
+            while k < len(pieces):
+                piece, a, b, raw = pieces[k]
+                if raw:
+                    s = piece.lstrip(" ")
+                    if s:
+                        pieces[k] = (s, b - len(s), b, True)
+                        consumed = b - len(s)
+                        break
+                elif piece != " ":
+                    break
+                consumed = b
+                k += 1
+        if k == len(pieces):  # empty, or only spaces
+            return "", ([len(text)] if aligned else None)
+        parts: list[str] = []
+        n2o: list[int] = []
+        if spec.add_dummy_prefix and not self.suffix:
+            parts.append(" ")
+            n2o.append(consumed)
+        prev_space = remove
+        for piece, a, b, raw in pieces[k:]:
+            s = piece
+            if remove and prev_space:
+                s = s.lstrip(" ")
+                a = b - len(s) if raw else a
+            if s:
+                if raw and remove and "  " in s:
+                    if aligned:
+                        n2o.extend(a + i for i, c in enumerate(s) if c != " " or i == 0 or s[i - 1] != " ")
+                    s = _RUNS.sub(" ", s)
+                elif aligned:
+                    n2o.extend(range(a, a + len(s)) if raw else [a] * len(s))
+                parts.append(s)
+                if remove:
+                    prev_space = s.endswith(" ")
+            consumed = b
+        out = "".join(parts)
+        space = " "
+        if spec.escape_whitespaces:
+            out = out.replace(" ", SPACE_SYMBOL)
+            space = SPACE_SYMBOL
+        if remove and out.endswith(space):
+            n = len(out.rstrip(space))
+            out = out[:n]
+            if aligned:
+                consumed = n2o[n]
+                del n2o[n:]
+        if spec.add_dummy_prefix and self.suffix:
+            out += space
+            if aligned:
+                n2o.append(consumed)
+        if aligned:
+            n2o.append(consumed)
+        return out, (n2o if aligned else None)

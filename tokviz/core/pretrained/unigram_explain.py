@@ -1,0 +1,193 @@
+"""Explaining a loaded Unigram model (SentencePiece ``.model`` or tokenizer.json) as a trained one
+is explained, and a WordLevel model's unknown words.
+
+`UnigramExplainer` gives the Segmentations view what a trained `UnigramTokenizer` gives it: the
+lattice of a word (every piece that matches, the unknown edges), its best segmentation with its
+log-probability, the n best with their probabilities given the word, and segmentations sampled with
+probability ∝ p^alpha (subword regularization), computed by the same functions
+(`tokviz.core.unigram.tokenizer.nbest_paths`, ...). A word is taken as the model sees it: normalized
+and pre-tokenized (``Hello`` -> ``▁Hello``). Scores are the file's, rounded to 2**-20 nat for the
+exact sums those functions use; the encoder itself (`PieceLattice`) uses the file's floats, so the
+"best" shown is the encoder's but for ties closer than 2**-20.
+
+`unreachable_pieces` lists the pieces no input can produce: encoding the piece's own text does not
+give the piece (a longer or better-scored path always wins). `word_level_oov` counts a WordLevel
+model's unknown words on a text. What this leaves out: widgets.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass
+
+from tokviz.core.text.chunks import Cancelled
+from tokviz.core.unigram.tokenizer import (
+    LatticeEdge,
+    Segmentation,
+    UnigramExplanation,
+    forward_log_z,
+    nbest_paths,
+    sample_path,
+)
+from tokviz.core.unigram.trainer import SCORE_SCALE
+
+from .hf.tokenizer import HfTokenizer
+from .hf.unigram import HfUnigramModel, WordLevelModel
+from .spm.tokenizer import SentencePieceTokenizer
+
+
+def is_unigram(tok) -> bool:
+    return (isinstance(tok, SentencePieceTokenizer) and tok.lattice is not None) or (
+        isinstance(tok, HfTokenizer) and isinstance(tok.model, HfUnigramModel))
+
+
+def loaded_unigram(timeline) -> "UnigramExplainer | None":
+    """The explainer of a timeline's loaded Unigram model (SentencePiece or tokenizer.json), else None."""
+    if timeline.has_counts:  # trained here: its own timeline explains it
+        return None
+    tok = timeline.tokenizer()
+    return UnigramExplainer(tok) if is_unigram(tok) else None
+
+
+def piece_scores(tok) -> list[float] | None:
+    """Each id's score (log-probability) for a Unigram model, else None."""
+    if isinstance(tok, SentencePieceTokenizer) and tok.lattice is not None:
+        return list(tok.proto.scores)
+    if isinstance(tok, HfTokenizer) and isinstance(tok.model, HfUnigramModel):
+        scores = [0.0] * tok.n_vocab
+        for i, s in enumerate(tok.model.scores):
+            scores[i] = s
+        return scores
+    return None
+
+
+class UnigramExplainer:
+    """``UnigramExplainer(tok)``: `nbest`, `sample`, `explain` for the words of a loaded model."""
+
+    def __init__(self, tok) -> None:
+        if not is_unigram(tok):
+            raise TypeError(f"{type(tok).__name__} is not a Unigram model")
+        self.tok = tok
+        self.caption = str(getattr(tok, "name", "Unigram"))
+        self.lattice = tok.lattice if isinstance(tok, SentencePieceTokenizer) else tok.model.lattice
+        self._unk_form = tok.token_text(tok.unk_id) if getattr(tok, "unk_id", None) not in (None, -1) else "<unk>"
+        hf_unk = tok.model.unk_id if isinstance(tok, HfTokenizer) else None
+        self._unk_id = hf_unk if isinstance(tok, HfTokenizer) else tok.unk_id
+
+    def model_text(self, word: str) -> str:
+        """`word` as the model's lattice reads it (normalized; the first pre-tokenized word)."""
+        if isinstance(self.tok, SentencePieceTokenizer):
+            return self.tok.normalize(word)
+        chunks = self.tok.chunks(word)
+        return chunks[0] if chunks else ""
+
+    def _edges(self, text: str) -> list[list[tuple[int, int, int]]]:
+        """edges[t]: (start, id, score in 2**-20 nat) of the pieces ending at t, by start."""
+        n = len(text)
+        edges: list[list[tuple[int, int, int]]] = [[] for _ in range(n + 1)]
+        unk = round(self.lattice.unk_score * SCORE_SCALE)
+        for st in range(n):
+            found, single = self.lattice.edges_from(text, st)
+            for end, i, sc in found:
+                edges[end].append((st, i, round(sc * SCORE_SCALE)))
+            if not single:
+                edges[st + 1].append((st, -1, unk))
+        return edges
+
+    def _form(self, i: int) -> str:
+        return self._unk_form if i < 0 else self.tok.token_text(i)
+
+    def _segmentation(self, text: str, path, score: int, log_z: float) -> Segmentation:
+        forms = tuple(self._form(i) for _, _, i in path)
+        ids = tuple(self._unk_id if i < 0 else i for _, _, i in path)
+        spans = tuple((a, b) for a, b, _ in path)
+        return Segmentation(forms, ids, spans, score, math.exp(score / SCORE_SCALE - log_z))
+
+    def nbest(self, word: str, n: int = 5, *, step: int | None = None) -> list[Segmentation]:
+        text = self.model_text(word)
+        if not text:
+            return [Segmentation((), (), (), 0, 1.0)][:n]
+        edges = self._edges(text)
+        log_z = forward_log_z(edges)[-1]
+        return [self._segmentation(text, path, score, log_z) for score, path in nbest_paths(edges, n)]
+
+    def sample(self, word: str, *, alpha: float = 1.0, step: int | None = None,
+               rng: random.Random | int | None = None) -> Segmentation:
+        rng = rng if isinstance(rng, random.Random) else random.Random(rng)
+        text = self.model_text(word)
+        edges = self._edges(text)
+        path, score = sample_path(edges, alpha, rng)
+        return self._segmentation(text, path, score, forward_log_z(edges)[-1])
+
+    def explain(self, word: str, *, step: int | None = None, n: int = 5) -> UnigramExplanation:
+        """The lattice of `word`, its best and n best segmentations, log Z and how many
+        segmentations there are."""
+        text = self.model_text(word)
+        edges = self._edges(text)
+        found = (LatticeEdge(s, t, i, self._form(i), sc) for t, es in enumerate(edges) for s, i, sc in es)
+        lattice = tuple(sorted(found, key=lambda e: (e.start, e.end)))
+        counts = [1] + [0] * (len(edges) - 1)
+        for t in range(1, len(edges)):
+            counts[t] = sum(counts[s] for s, _, _ in edges[t])
+        nb = self.nbest(word, max(1, n))
+        return UnigramExplanation(text, lattice, nb[0], tuple(nb), forward_log_z(edges)[-1], counts[-1])
+
+
+def _normalizes_away(tok, piece: str) -> bool:
+    """True when the model's normalizer changes the piece's text, so normalized input never holds it."""
+    text = piece.replace("\u2581", " ")
+    if isinstance(tok, SentencePieceTokenizer):
+        cm = tok.normalizer.charsmap
+        return cm is not None and any(c in cm.single and cm.single[c] != c for c in text)
+    if tok.normalizer is None:
+        return False
+    from .hf.normalizers import NormStr
+
+    return tok.normalizer(NormStr(text, None)).text != text
+
+
+def unreachable_pieces(tok, *, should_stop=None, progress=None) -> list[tuple[int, str]]:
+    """(id, reason) of the ordinary pieces of a Unigram model no input can produce: ``"normalized"``
+    (the normalizer changes the piece's text) or ``"viterbi"`` (the best path through the piece's
+    own text is another segmentation)."""
+    lattice = tok.lattice if isinstance(tok, SentencePieceTokenizer) else tok.model.lattice
+    out = []
+    items = list(lattice.ids.items())
+    for k, (piece, i) in enumerate(items):
+        if k % 512 == 0:
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            if progress is not None:
+                progress(k, len(items))
+        if _normalizes_away(tok, piece):
+            out.append((i, "normalized"))
+            continue
+        ids, _ = lattice.word_path(piece) if lattice.mode == "f64" else lattice.best_path(piece)
+        if list(ids) != [i]:
+            out.append((i, "viterbi"))
+    return sorted(out)
+
+
+@dataclass(frozen=True)
+class OovReport:
+    """A WordLevel model on a text: its words, how many are unknown, and the commonest ones."""
+
+    words: int
+    unknown: int
+    top: tuple[tuple[str, int], ...]  # (word, occurrences), most frequent first
+
+    @property
+    def rate(self) -> float:
+        return self.unknown / self.words if self.words else 0.0
+
+
+def word_level_oov(tok: HfTokenizer, text: str, *, top: int = 20) -> OovReport:
+    """Which pre-tokenized words of `text` a WordLevel model maps to its unknown token."""
+    if not isinstance(tok.model, WordLevelModel):
+        raise TypeError("not a WordLevel model")
+    words = tok.chunks(text)
+    vocab = tok.model.vocab
+    missing = Counter(w for w in words if w not in vocab)
+    return OovReport(len(words), sum(missing.values()), tuple(missing.most_common(top)))
