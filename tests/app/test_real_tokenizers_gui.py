@@ -38,21 +38,21 @@ def test_known_tokenizers_list_the_hugging_face_cache(window, qtbot, hf_cache):
     assert "tokenizer.json BPE" in actions["action_known_hf:openai-community/gpt2"].text()
     assert any(str(hf_cache) in a.text() for a in menu.actions())
     mistral.trigger()
-    assert window.wait_for_tokenizer(60_000) == "opened"
-    assert window.timeline.settings.name == "mistralai/Mistral-7B-v0.1"
-    assert window.timeline.tokenizer().encode_ids("Hello world!") == [22557, 1526, 28808]
+    assert window.script.wait_for_tokenizer(60_000) == "opened"
+    assert window.script.timeline.settings.name == "mistralai/Mistral-7B-v0.1"
+    assert window.script.timeline.tokenizer().encode_ids("Hello world!") == [22557, 1526, 28808]
 
 
 def test_open_by_name(window, qtbot, dialogs, hf_cache):
     dialogs.text_answer = "hf:openai-community/gpt2"
     window.commands.open_tokenizer_by_name.trigger()
-    assert window.wait_for_tokenizer(60_000) == "opened"
-    assert window.timeline.tokenizer().encode_ids(" SolidGoldMagikarp") == [43453]
+    assert window.script.wait_for_tokenizer(60_000) == "opened"
+    assert window.script.timeline.tokenizer().encode_ids(" SolidGoldMagikarp") == [43453]
     dialogs.text_answer = "hf:nobody/nothing"
     window.commands.open_tokenizer_by_name.trigger()
-    assert window.wait_for_tokenizer(60_000) == "failed"
+    assert window.script.wait_for_tokenizer(60_000) == "failed"
     assert "models--nobody--nothing" in dialogs.errors[-1][1]
-    assert window.timeline.tokenizer().encode_ids(" SolidGoldMagikarp") == [43453]  # kept
+    assert window.script.timeline.tokenizer().encode_ids(" SolidGoldMagikarp") == [43453]  # kept
 
 
 @pytest.mark.parametrize("kind", ["sentencepiece-bpe", "sentencepiece-unigram", "hf-unigram"])
@@ -70,8 +70,8 @@ def test_every_panel_with_the_new_families(window, qtbot, dialogs, sp_folder, tm
         path.write_text(built("t5-like", sp_folder, t5_like)[1], encoding="utf-8")
     dialogs.open_answer = str(path)
     window.commands.open_tokenizer.trigger()
-    assert window.wait_for_tokenizer(60_000) == "opened"
-    tl = window.timeline
+    assert window.script.wait_for_tokenizer(60_000) == "opened"
+    tl = window.script.timeline
     assert window.vocab_model.rowCount() == tl.vocab_size
     window.corpus_panel.set_text("tokenization of the corpus, ünïcödé 🤗")
     window.step_model.set_step(tl.n_steps // 2)
@@ -88,14 +88,14 @@ def test_every_panel_with_the_new_families(window, qtbot, dialogs, sp_folder, tm
 def test_a_bad_model_file_keeps_the_current_tokenizer(window, qtbot, dialogs, tmp_path):
     dialogs.open_answer = str(shared_file(*MISTRAL_MODEL))
     window.commands.open_tokenizer.trigger()
-    assert window.wait_for_tokenizer(60_000) == "opened"
+    assert window.script.wait_for_tokenizer(60_000) == "opened"
     bad = tmp_path / "broken.model"
     bad.write_bytes(shared_file(*MISTRAL_MODEL).read_bytes()[:5000])
     dialogs.open_answer = str(bad)
     window.commands.open_tokenizer.trigger()
-    assert window.wait_for_tokenizer(60_000) == "failed"
+    assert window.script.wait_for_tokenizer(60_000) == "failed"
     assert "truncated" in dialogs.errors[-1][1]
-    assert window.timeline.tokenizer().encode_ids("Hello world!") == [22557, 1526, 28808]
+    assert window.script.timeline.tokenizer().encode_ids("Hello world!") == [22557, 1526, 28808]
 
 
 def test_a_loaded_unigram_model_is_explained(window, qtbot, dialogs, sp_folder):
@@ -105,17 +105,17 @@ def test_a_loaded_unigram_model_is_explained(window, qtbot, dialogs, sp_folder):
 
     dialogs.open_answer = str(trained_model("unigram-nmt", sp_folder))
     window.commands.open_tokenizer.trigger()
-    assert window.wait_for_tokenizer(60_000) == "opened"
+    assert window.script.wait_for_tokenizer(60_000) == "opened"
     panel = window.timeline_panel
     seg = panel.unigram.segmentations
     assert panel.tabs.isTabVisible(panel.tabs.indexOf(seg))
     assert not panel.tabs.isTabVisible(panel.tabs.indexOf(panel.unigram.chart))
     seg.set_word("Declaration")
     assert len(seg.nbest) == seg.n_spin.value() and "segmentations of “▁Declaration”" in seg.label.text()
-    assert list(seg.nbest[0].ids) == window.timeline.tokenizer().encode_ids("Declaration")
+    assert list(seg.nbest[0].ids) == window.script.timeline.tokenizer().encode_ids("Declaration")
     assert len(seg.sample()) > 0
     model = window.vocab_model
     assert model.headerData(COL_COUNT, Qt.Orientation.Horizontal) == "Score"
-    tok = window.timeline.tokenizer()
+    tok = window.script.timeline.tokenizer()
     row = model.row_of_id(tok.piece_to_id("▁the"))
     assert float(model.index(row, COL_COUNT).data()) == pytest.approx(tok.score(tok.piece_to_id("▁the")), abs=1e-4)
