@@ -92,6 +92,16 @@ class Dialogs:
                                       QMessageBox.StandardButton.Yes)
         return answer == QMessageBox.StandardButton.Yes
 
+    def ask_overwrite(self, paths: list) -> bool:
+        """Replace files the file dialog did not ask about (a tiktoken sidecar, a name with the
+        suffix added, PNG frames already in a folder)? No is the default."""
+        names = "\n".join(str(p) for p in paths[:5]) + (f"\n… and {len(paths) - 5} more" if len(paths) > 5 else "")
+        answer = QMessageBox.question(
+            self.parent, "Replace existing files?",
+            f"{'This file exists' if len(paths) == 1 else 'These files exist'} and would be replaced:\n\n{names}",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
     def _show(self, icon: QMessageBox.Icon, title: str, message: str) -> QMessageBox:
         box = QMessageBox(icon, title, message, QMessageBox.StandardButton.Ok, self.parent)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -1,7 +1,8 @@
 """`ExportController`: File > Export Tokenizer ▸ for the main window.
 
 Writes the current BPE model as a Hugging Face ``tokenizer.json`` or as ``NAME.tiktoken`` plus
-``NAME.tiktoken.json`` (split pattern and special tokens), with all merges or only the first k
+``NAME.tiktoken.json`` (split pattern and special tokens; the file dialog asks about the first, this
+asks before replacing the second), with all merges or only the first k
 (the timeline's current step, when "At the Current Step Only" is checked). The core does the
 work (`tokviz.core.io.tokenizer_export`, atomic writes); this runs it on a background thread
 (`TaskEngine`: a 100k-merge model takes ~0.4 s) on a snapshot of the timeline, keeps the menu
@@ -21,7 +22,8 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from tokviz.core.io.tokenizer_export import ExportedFiles, export_problem, export_timeline
+from tokviz.core import TokvizError
+from tokviz.core.io.tokenizer_export import ExportedFiles, check_export_targets, export_problem, export_timeline
 from tokviz.engine.tasks import TaskEngine
 
 from .services import WindowServices
@@ -119,6 +121,14 @@ class ExportController(QObject):
         path = self.services.dialogs.save_path(f"Export {f.label}", str(Path(store.last_dir()) / f.file_name),
                                              f.filters)
         if not path:
+            return False
+        try:  # the dialog asked about `path`; the sidecar it did not show
+            files = check_export_targets(path, fmt)
+        except TokvizError as exc:
+            self.services.dialogs.error("Cannot export there", str(exc))
+            return False
+        others = [f for f in files[1:] if f.exists()]
+        if others and not self.services.dialogs.ask_overwrite(others):
             return False
         return self.export(path, fmt, step=self.chosen_step(), wait=False)
 

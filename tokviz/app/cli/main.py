@@ -20,6 +20,7 @@ from tokviz.core import Encoding, Timeline, TokvizError, parse_word_counts, read
 from tokviz.core.algorithm.registry import make_training, step_noun
 from tokviz.core.bpe.timeline import TIE_BREAKS
 from tokviz.core.io.model_files import load_model, save_model
+from tokviz.core.io.safe_files import same_file
 from tokviz.core.text.corpus import ENCODING_ERRORS
 from tokviz.core.text.split import SPLIT_CHOICES
 
@@ -127,6 +128,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UsageError(f"tokviz train: output {out} is a folder; give a file name")
     if not out.parent.exists() and str(out.parent):
         raise UsageError(f"tokviz train: output folder {out.parent} does not exist")
+    for f in args.files:
+        if Path(f).is_file() and same_file(f, out):
+            raise UsageError(f"tokviz train: output {out} is the input file {f}; give another name")
     _check_writable(out)  # fail now, not after a long training run
     texts = [read_text(f, errors=args.encoding_errors) for f in args.files]
     if args.word_counts:

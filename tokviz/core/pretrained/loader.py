@@ -34,8 +34,29 @@ from .tiktoken_files import (
     read_tiktoken_file,
 )
 
-SIDECAR_SUFFIX = ".json"  # name.tiktoken -> name.tiktoken.json: pattern and special tokens
 SIDECAR_FORMAT = "tokviz-tiktoken-info"
+SIDECAR_LIMIT = 16 << 20  # a sidecar holds a pattern and special tokens: kilobytes
+
+
+def tiktoken_sidecar(path: str | os.PathLike) -> Path:
+    """Where the split pattern and special tokens of the ranks file `path` live: always a name
+    ending in ``.tiktoken.json``, so it can never be a model or ``tokenizer.json`` beside it.
+
+    >>> tiktoken_sidecar("out/mine.tiktoken").as_posix(), tiktoken_sidecar("out/mine").as_posix()
+    ('out/mine.tiktoken.json', 'out/mine.tiktoken.json')
+    """
+    path = Path(path)
+    stem = path.name[: -len(".tiktoken")] if path.name.endswith(".tiktoken") else path.name
+    return path.with_name(stem + ".tiktoken.json")
+
+
+def is_tiktoken_sidecar(path: str | os.PathLike) -> bool:
+    """Whether `path` is a sidecar tokviz wrote (an export may replace it; nothing else)."""
+    try:
+        d = parse_json(read_file_bytes(path, limit=SIDECAR_LIMIT), str(path))
+    except TokvizError:
+        return False
+    return isinstance(d, dict) and d.get("format") == SIDECAR_FORMAT
 
 
 @dataclass(frozen=True)
@@ -95,7 +116,7 @@ def load_tiktoken(
     if pattern is None:
         raise PatternRequired(
             f"{path}: not one of OpenAI's encodings (unknown sha256 {f.sha256[:12]}...); give its "
-            f"split pattern (e.g. the cl100k pattern), or put it in {path.name}{SIDECAR_SUFFIX}"
+            f"split pattern (e.g. the cl100k pattern), or put it in {tiktoken_sidecar(path).name}"
         )
     tok = RankBpeTokenizer.from_token_list(
         f.tokens, f.ranks, pattern=pattern, special_tokens=special_tokens or {}, name=name or path.stem
@@ -105,7 +126,7 @@ def load_tiktoken(
 
 
 def _read_sidecar(path: Path) -> dict | None:
-    side = path.with_name(path.name + SIDECAR_SUFFIX)
+    side = tiktoken_sidecar(path)
     if not side.is_file():
         return None
     d = parse_json(read_file_bytes(side, limit=MAX_MODEL_BYTES, error=ModelFormatError), str(side), ModelFormatError)
