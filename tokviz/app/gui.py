@@ -29,7 +29,12 @@ def create_application(argv: list[str] | None = None):
     app.setApplicationName(APPLICATION)
     app.setApplicationDisplayName("tokviz")
     app.setApplicationVersion(__version__)
-    app.setDesktopFileName("tokviz")
+    app.setDesktopFileName("tokviz")  # matches tokviz.desktop (tokviz --install-desktop-entry)
+    from importlib import resources
+
+    from PySide6.QtGui import QIcon
+
+    app.setWindowIcon(QIcon(str(resources.files("tokviz.resources").joinpath("icons", "tokviz.svg"))))
     return app
 
 
@@ -52,6 +57,12 @@ def run_gui(file: str | None = None, *, lesson: str | None = None) -> int:
     """Open the application window (on guided lesson `lesson`); returns the exit status."""
     if file is not None and not Path(file).exists():
         print(f"tokviz: {file}: no such file", file=sys.stderr)
+        return 2
+    from .platform_check import launch_problem
+
+    problem = launch_problem()  # before Qt aborts the process with a message about the wrong package
+    if problem is not None:
+        print(problem, file=sys.stderr)
         return 2
     from PySide6.QtCore import QTimer
 

@@ -55,6 +55,11 @@ def _positive(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="tokviz", description="See how tokenizers work.")
     p.add_argument("--version", action="version", version=f"tokviz {__version__}")
+    desktop = p.add_mutually_exclusive_group()
+    desktop.add_argument("--install-desktop-entry", action="store_true",
+                         help="add tokviz (with its icon) to the desktop's application menu, in $XDG_DATA_HOME")
+    desktop.add_argument("--uninstall-desktop-entry", action="store_true",
+                         help="remove what --install-desktop-entry wrote")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     t = sub.add_parser("train", help="train a BPE, WordPiece or Unigram tokenizer and save its timeline")
@@ -284,6 +289,22 @@ def cmd_gui(args: argparse.Namespace) -> int:
     return run_gui(getattr(args, "file", None))
 
 
+def cmd_desktop_entry(args: argparse.Namespace) -> int:
+    """``--install-desktop-entry`` / ``--uninstall-desktop-entry``: the menu entry and its icon."""
+    from tokviz.app.desktop_entry import install_desktop_entry, uninstall_desktop_entry
+
+    if args.install_desktop_entry:
+        for path in install_desktop_entry():
+            print(f"wrote {path}")
+        return 0
+    removed = uninstall_desktop_entry()
+    for path in removed:
+        print(f"removed {path}")
+    if not removed:
+        print("no tokviz desktop entry to remove")
+    return 0
+
+
 def cmd_screenshot(args: argparse.Namespace) -> int:
     from tokviz.app.gui import run_screenshots
 
@@ -340,6 +361,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"tokviz: unknown command or file {argv[0]!r} (commands: {', '.join(COMMANDS)})"
             )
         args = build_parser().parse_args(argv)
+        if args.install_desktop_entry or args.uninstall_desktop_entry:
+            if args.command is not None:
+                raise UsageError("tokviz: --install-desktop-entry and --uninstall-desktop-entry take no command")
+            return cmd_desktop_entry(args)
         if args.command is None:
             return cmd_gui(argparse.Namespace(file=None))
         return HANDLERS[args.command](args)

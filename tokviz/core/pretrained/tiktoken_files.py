@@ -16,6 +16,7 @@ from __future__ import annotations
 import binascii
 import hashlib
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -227,7 +228,7 @@ def find_encoding_file(name: str, *, download: bool = True) -> Path:
             try:
                 read_file_cached(enc.url, enc.sha256)
             except Exception as exc:  # network errors come in many types
-                reason += f" and downloading it failed ({type(exc).__name__}: {str(exc)[:120]})"
+                reason += f" and downloading it failed ({download_error(exc)})"
             else:
                 if cached is not None and cached.is_file():
                     return cached
@@ -235,5 +236,29 @@ def find_encoding_file(name: str, *, download: bool = True) -> Path:
     where = f" or copy it to {cached}" if cached is not None else ""
     raise TokvizError(
         f"cannot find the {name} encoding: {reason}. Download {enc.url} and open the file "
-        f"(File > Open tokenizer, or pass its path as MODEL){where}"
+        f"(File > Open Tokenizer…, or pass its path as MODEL){where}"
     )
+
+
+_CONNECTION_PREFIX = re.compile(r"^\w+\(host=[^)]*\):\s*")
+
+
+def download_error(exc: BaseException) -> str:
+    """What went wrong with a download, whole but without the layers of wrappers around it:
+    requests -> urllib3's retry error -> the reason (``Failed to resolve 'host' (...)``).
+
+    >>> class Retry(Exception):
+    ...     reason = OSError("HTTPSConnection(host='h', port=443): Failed to resolve 'h'")
+    >>> download_error(ConnectionError(Retry("HTTPSConnectionPool(host='h', port=443): Max retries ...")))
+    "ConnectionError: Failed to resolve 'h'"
+    """
+    inner: object = exc
+    for _ in range(5):  # requests wraps urllib3's MaxRetryError, whose .reason is the real error
+        nxt = getattr(inner, "reason", None)
+        if nxt is None and getattr(inner, "args", None) and isinstance(inner.args[0], BaseException):
+            nxt = inner.args[0]
+        if not isinstance(nxt, BaseException):
+            break
+        inner = nxt
+    text = _CONNECTION_PREFIX.sub("", " ".join(str(inner).split()))
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
