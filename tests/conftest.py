@@ -31,6 +31,36 @@ CORPORA = SHARED / "corpora"
 VOCAB = SHARED / "vocab"
 
 
+FONTS = ROOT / "resources" / "fonts"
+FONTCONFIG = """<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig>
+  <dir>{fonts}</dir>
+  <cachedir>{cache}</cachedir>
+  <alias><family>sans-serif</family><prefer><family>DejaVu Sans</family></prefer></alias>
+  <alias><family>Sans Serif</family><prefer><family>DejaVu Sans</family></prefer></alias>
+  <alias><family>monospace</family><prefer><family>DejaVu Sans Mono</family></prefer></alias>
+</fontconfig>
+"""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def machine_independent_fonts(tmp_path_factory):
+    """Qt (through fontconfig) sees the bundled fonts and no others, in this process and in the
+    processes tests start: no test passes or fails because of the machine's fonts, and
+    fontconfig's cache stays in the session's temporary folder."""
+    folder = tmp_path_factory.mktemp("fontconfig")
+    config = folder / "fonts.conf"
+    config.write_text(FONTCONFIG.format(fonts=FONTS, cache=folder / "cache"), encoding="utf-8")
+    previous = os.environ.get("FONTCONFIG_FILE")
+    os.environ["FONTCONFIG_FILE"] = str(config)
+    yield config
+    if previous is None:
+        os.environ.pop("FONTCONFIG_FILE", None)
+    else:
+        os.environ["FONTCONFIG_FILE"] = previous
+
+
 QT_MODULES = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6")
 
 

@@ -19,6 +19,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStackedWidget, QTextBrowser, QWidget
 
+from tokviz.core.display.tokens import undrawn_marked
 from tokviz.core.lessons.figures import Figure
 
 from .base import Panel, muted_color
@@ -105,7 +106,7 @@ class LessonPanel(Panel):
 
     def show_step(self, index: int, n_steps: int, caption: str) -> None:
         self.counter.setText(f"Step {index + 1} / {n_steps}")
-        self.caption.setText(caption)
+        self.caption.setText(undrawn_marked(caption))  # no empty boxes where no font has the glyph
         self.prev_button.setEnabled(index > 0)
         self.next_button.setEnabled(index + 1 < n_steps)
         self.next_button.setText("Next ▶" if index + 1 < n_steps else "Done")
@@ -136,7 +137,7 @@ class LessonPanel(Panel):
         self.figure_title.setVisible(figure is not None)
         if figure is None:
             return
-        self.figure_title.setText(figure.title + (f" — {figure.note}" if figure.note else ""))
+        self.figure_title.setText(undrawn_marked(figure.title + (f" — {figure.note}" if figure.note else "")))
         if figure.kind == "table":
             self.table.setHtml(self._table_html(figure))
             self.figure_stack.setCurrentWidget(self.table)
@@ -150,8 +151,9 @@ class LessonPanel(Panel):
         muted = muted_color(self.palette()).name()
         head = "".join(f"<th align='left' style='color:{muted};padding:2px 10px 2px 0'>{html.escape(h)}</th>"
                        for h in f.labels)
-        rows = "".join("<tr>" + "".join(f"<td style='padding:2px 10px 2px 0' nowrap>{html.escape(c)}</td>" for c in r)
-                       + "</tr>" for r in f.rows)
+        cell = "<td style='padding:2px 10px 2px 0' nowrap>{}</td>"
+        rows = "".join("<tr>" + "".join(cell.format(html.escape(undrawn_marked(c))) for c in r) + "</tr>"
+                       for r in f.rows)
         return f"<table cellspacing='0'><tr>{head}</tr>{rows}</table>"
 
     def _draw_plot(self, f: Figure) -> None:
@@ -169,7 +171,7 @@ class LessonPanel(Panel):
         axis_l.setTicks(None)
 
         def add_label(words: str, x: float, y: float, anchor: tuple[float, float]) -> None:
-            label = pg.TextItem(words, color=text, anchor=anchor)
+            label = pg.TextItem(undrawn_marked(words), color=text, anchor=anchor)
             label.setFont(font)
             label.setPos(x, y)
             p.addItem(label)

@@ -17,7 +17,7 @@ from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QLabel, QToolBar, QWidget
 
 from tokviz.app.session_ops import raised_panel_ids
-from tokviz.core.display.tokens import visible_token
+from tokviz.core.display.tokens import undrawn_marked, visible_token
 from tokviz.engine.settings import LAYOUT_VERSION, PRESENTER_SCALE_MIN, clamp_presenter_scale
 from tokviz.panels.base import HIGHLIGHT_WIDTH_PROPERTY
 from tokviz.panels.timeline.transport import focus_is_typing
@@ -299,6 +299,7 @@ class Presenter(QObject):
         if not text:
             tl = self.window.step_model.timeline
             text = step_caption(tl, self.window.step_model.step, self._token_bytes(tl))
+        text = undrawn_marked(text)  # a lesson's emoji or script no font has: U+XXXX, not a box
         if text != self._label.text():
             self._label.setText(text)
             self.caption_changed.emit(text)
