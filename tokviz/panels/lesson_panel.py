@@ -14,7 +14,6 @@ from __future__ import annotations
 import html
 from math import log10
 
-import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStackedWidget, QTextBrowser, QWidget
@@ -23,7 +22,6 @@ from tokviz.core.display.tokens import undrawn_marked
 from tokviz.core.lessons.figures import Figure
 
 from .base import Panel, muted_color
-from .heatmaps.heatmap_view import style_plot
 from .widgets import STRETCH, hbox, vbox
 
 CAPTION_SCALE = 1.45  # captions are read from the back of a room
@@ -71,15 +69,10 @@ class LessonPanel(Panel):
 
         self.table = QTextBrowser(objectName="lesson_table")
         self.table.setOpenLinks(False)
-        self.plot = pg.PlotWidget(objectName="lesson_plot")
-        self.plot.setMenuEnabled(False)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.showGrid(x=False, y=True, alpha=0.25)
+        self._plot = None  # pyqtgraph: made for the first chart a lesson shows (`plot`)
         self.figure_title = QLabel("", objectName="lesson_figure_title", wordWrap=True)
         self.figure_stack = QStackedWidget(objectName="lesson_figure")
         self.figure_stack.addWidget(self.table)
-        self.figure_stack.addWidget(self.plot)
         self.figure_stack.setMinimumHeight(120)
 
         self._spacer = QWidget()  # takes the room when there is no figure (the caption stays on top)
@@ -88,8 +81,24 @@ class LessonPanel(Panel):
              (self.figure_stack, 1), (self._spacer, 1), margins=8)
         self.setMinimumSize(220, 160)
         self._update_fonts()
-        style_plot(self.plot, self.palette())
         self.show_lesson(None)
+
+    @property
+    def plot(self):
+        """The chart of bar and curve figures (a pyqtgraph `PlotWidget`, made on first use)."""
+        if self._plot is None:
+            import pyqtgraph as pg
+
+            from .heatmaps.heatmap_view import style_plot
+
+            self._plot = pg.PlotWidget(objectName="lesson_plot")
+            self._plot.setMenuEnabled(False)
+            self._plot.setMouseEnabled(x=False, y=False)
+            self._plot.hideButtons()
+            self._plot.showGrid(x=False, y=True, alpha=0.25)
+            style_plot(self._plot, self.palette())
+            self.figure_stack.addWidget(self._plot)
+        return self._plot
 
     # -- what the runner calls --------------------------------------------------------------
 
@@ -157,6 +166,8 @@ class LessonPanel(Panel):
         return f"<table cellspacing='0'><tr>{head}</tr>{rows}</table>"
 
     def _draw_plot(self, f: Figure) -> None:
+        import pyqtgraph as pg
+
         p = self.plot
         p.clear()
         text = self.palette().color(QPalette.ColorRole.Text)
@@ -224,8 +235,10 @@ class LessonPanel(Panel):
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "plot"):
-            style_plot(self.plot, self.palette())
+        if event.type() == QEvent.Type.PaletteChange and getattr(self, "_plot", None) is not None:
+            from .heatmaps.heatmap_view import style_plot
+
+            style_plot(self._plot, self.palette())
             if self.figure is not None:
                 self.show_figure(self.figure)
 
