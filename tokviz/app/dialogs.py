@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import platform
 import sys
-from importlib.metadata import PackageNotFoundError, version
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, qVersion
@@ -118,6 +117,8 @@ class Dialogs:
 
 
 def _version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version  # 25 ms: only for the About box
+
     try:
         return version(dist)
     except PackageNotFoundError:

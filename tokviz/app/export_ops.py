@@ -17,13 +17,16 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from tokviz.core import TokvizError
-from tokviz.core.io.tokenizer_export import ExportedFiles, check_export_targets, export_problem, export_timeline
+
+if TYPE_CHECKING:
+    from tokviz.core.io.tokenizer_export import ExportedFiles
 from tokviz.engine.tasks import TaskEngine
 
 from .services import WindowServices
@@ -45,6 +48,8 @@ FORMATS = {  # the keys are tokviz.core.pretrained.EXPORT_FORMATS
 
 
 def _write(timeline, path: Path, fmt: str, step: int | None, *, should_stop, progress) -> ExportedFiles:
+    from tokviz.core.io.tokenizer_export import export_timeline
+
     return export_timeline(timeline, path, fmt, step=step)  # one call: nothing to cancel between
 
 
@@ -90,6 +95,8 @@ class ExportController(QObject):
         timeline = self.step_model.timeline
         if timeline is None:
             return "No model yet: train a BPE tokenizer (or open a tokviz BPE model) first"
+        from tokviz.core.io.tokenizer_export import export_problem  # the formats load with the first model
+
         why = export_problem(timeline, fmt)
         return why[:1].upper() + why[1:] if why else None
 
@@ -122,6 +129,8 @@ class ExportController(QObject):
                                              f.filters)
         if not path:
             return False
+        from tokviz.core.io.tokenizer_export import check_export_targets
+
         try:  # the dialog asked about `path`; the sidecar it did not show
             files = check_export_targets(path, fmt)
         except TokvizError as exc:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError, TokvizError
@@ -25,11 +24,12 @@ from .hf.tokenizer import HfTokenizer
 from .minbpe import HEADER as MINBPE_HEADER
 from .minbpe import load_minbpe
 from .rank_bpe import RankBpeTokenizer
-from .tiktoken_files import (
+from .tiktoken_files import (  # KnownTokenizer, known_tokenizers: also importable from here
     KNOWN_ENCODINGS,
-    cache_path,
+    KnownTokenizer,
     find_encoding_file,
     known_encoding,
+    known_tokenizers,
     looks_like_tiktoken,
     read_tiktoken_file,
 )
@@ -57,34 +57,6 @@ def is_tiktoken_sidecar(path: str | os.PathLike) -> bool:
     except TokvizError:
         return False
     return isinstance(d, dict) and d.get("format") == SIDECAR_FORMAT
-
-
-@dataclass(frozen=True)
-class KnownTokenizer:
-    """A tokenizer that can be opened by name, and whether its file is already on this machine."""
-
-    name: str
-    description: str
-    cached: bool
-
-
-_DESCRIPTIONS = {
-    "gpt2": "GPT-2 (same ranks as r50k_base)",
-    "r50k_base": "GPT-3 davinci era, 50k tokens",
-    "p50k_base": "Codex / text-davinci-002/003, 50k tokens",
-    "p50k_edit": "p50k_base with fill-in-the-middle tokens",
-    "cl100k_base": "GPT-3.5 / GPT-4, 100k tokens",
-    "o200k_base": "GPT-4o, 200k tokens",
-}
-
-
-def known_tokenizers() -> list[KnownTokenizer]:
-    """The names `load_tokenizer` accepts, with whether tiktoken's cache already has the file."""
-    out = []
-    for name, enc in KNOWN_ENCODINGS.items():
-        p = cache_path(enc.url)
-        out.append(KnownTokenizer(name, _DESCRIPTIONS.get(name, name), bool(p and p.is_file())))
-    return out
 
 
 def load_tiktoken(

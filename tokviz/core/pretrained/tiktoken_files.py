@@ -262,3 +262,31 @@ def download_error(exc: BaseException) -> str:
         inner = nxt
     text = _CONNECTION_PREFIX.sub("", " ".join(str(inner).split()))
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+@dataclass(frozen=True)
+class KnownTokenizer:
+    """A tokenizer that can be opened by name, and whether its file is already on this machine."""
+
+    name: str
+    description: str
+    cached: bool
+
+
+_DESCRIPTIONS = {
+    "gpt2": "GPT-2 (same ranks as r50k_base)",
+    "r50k_base": "GPT-3 davinci era, 50k tokens",
+    "p50k_base": "Codex / text-davinci-002/003, 50k tokens",
+    "p50k_edit": "p50k_base with fill-in-the-middle tokens",
+    "cl100k_base": "GPT-3.5 / GPT-4, 100k tokens",
+    "o200k_base": "GPT-4o, 200k tokens",
+}
+
+
+def known_tokenizers() -> list[KnownTokenizer]:
+    """The names `load_tokenizer` accepts, with whether tiktoken's cache already has the file."""
+    out = []
+    for name, enc in KNOWN_ENCODINGS.items():
+        p = cache_path(enc.url)
+        out.append(KnownTokenizer(name, _DESCRIPTIONS.get(name, name), bool(p and p.is_file())))
+    return out

@@ -8,7 +8,6 @@ identical to counting serially. `count_word_table` does the same for word-freque
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from collections import Counter
@@ -121,6 +120,8 @@ def _count_range(text, start, end, splitter, processes, mp_context, should_stop)
             yield Counter(splitter.chunks(text[a:b])), b - a
         return
     jobs = ((splitter.spec, splitter.pattern, text[a:b]) for a, b in slices)
+    import multiprocessing  # only large corpora count in processes: not a start-up cost
+
     ctx = multiprocessing.get_context(mp_context or "fork")
     with ctx.Pool(min(nproc, len(slices))) as pool:
         for part, (a, b) in zip(pool.imap(_count_slice, jobs), slices):
