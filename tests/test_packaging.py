@@ -43,3 +43,14 @@ def test_ci_runs_the_readme_test_command_and_nothing_of_its_own():
                          text=True, cwd=ROOT, timeout=60)
     assert out.stdout == command
 
+
+
+def test_ci_installs_the_packages_the_readme_lists():
+    """.ci/run installs, for its real window, what the README tells Debian/Ubuntu users to install."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = re.search(r"Debian / Ubuntu: `sudo apt install ([^`]+)`", readme)[1].split()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    packages = re.search(r"window_packages=\(([^)]*)\)", ci)[1].split()
+    assert packages == ["xvfb", *listed]
