@@ -70,8 +70,10 @@ def test_token_view_and_its_html_export_show_the_code_point(window, qtbot, tmp_p
     assert window.start_training(TrainSettings(merges=3, units="chars", min_count=1))
     assert window.wait_for_training(60_000) == "finished"
     view = window.token_view_panel
-    with qtbot.waitSignal(view.result_shown, timeout=30_000):
-        view.set_text(f"ab 한 {NOWHERE[0]}")
+    text = f"ab 한 {NOWHERE[0]}"
+    view.set_text(text)
+    qtbot.waitUntil(lambda: view.result is not None and view.result.request.text == text
+                    and view.result.reference is not None, timeout=30_000)
     html_file = tmp_path / "tokens.html"
     view.save_html(html_file)
     text = html_file.read_text(encoding="utf-8")

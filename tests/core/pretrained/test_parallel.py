@@ -53,14 +53,22 @@ def test_child_failure_falls_back_to_this_process():
 
 
 def test_no_fork_from_a_worker_thread(small_parallel):
+    # files and libraries first, on this thread: a missing one skips here, not inside the worker
+    tok, text = load_ours("o200k_base"), corpus("taylorswift.txt", 120_000)
+    expected = load_reference("o200k_base").encode_ordinary(text)
     seen = {}
 
     def work():
-        seen["can_fork"] = parallel.can_fork()
-        seen["ids"] = load_ours("o200k_base").encode_ids(corpus("taylorswift.txt", 120_000))
+        try:
+            seen["can_fork"] = parallel.can_fork()
+            seen["ids"] = tok.encode_ids(text)
+        except BaseException as exc:  # noqa: BLE001 - reported on the test's thread below
+            seen["error"] = exc
 
     t = threading.Thread(target=work)
     t.start()
     t.join()
+    if "error" in seen:
+        raise seen["error"]
     assert seen["can_fork"] is False
-    assert seen["ids"] == load_reference("o200k_base").encode_ordinary(corpus("taylorswift.txt", 120_000))
+    assert seen["ids"] == expected

@@ -65,7 +65,7 @@ def _spy_on_pools(monkeypatch) -> list:
         used.append(method)
         return real(method)
 
-    monkeypatch.setattr(chunks.multiprocessing, "get_context", spy)
+    monkeypatch.setattr(multiprocessing, "get_context", spy)  # chunks imports it when it counts
     return used
 
 
