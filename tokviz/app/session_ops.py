@@ -130,6 +130,7 @@ class SessionController(QObject):
         self._digests: dict[tuple, CorpusRef] = {}  # (path, mtime, size) -> hashed corpus file
         self._settled: tuple = (None, "", 0)  # (timeline, source, step) of the last complete model
         self._pending = False  # an autosave was asked for while the previous one was being written
+        self._soon = False  # an autosave is due from the event loop (`_autosave_soon`)
 
     def watch(self) -> None:
         """Mark the session changed on edits, steps, models and view changes."""
@@ -159,13 +160,24 @@ class SessionController(QObject):
     @Slot()
     def _on_training_started(self) -> None:
         """A run can take minutes: save its corpus and settings (and the model before it) now."""
-        if not self._restoring:
-            self.autosave(force=True)
+        self._autosave_soon()
 
     @Slot(str)
     def _on_training_done(self, outcome: str) -> None:
-        if outcome == "finished" and not self._restoring:
-            self.autosave(force=True)
+        if outcome == "finished":
+            self._autosave_soon()
+
+    def _autosave_soon(self) -> None:
+        """Autosave from the event loop, not from inside the signal (gathering a big corpus file
+        runs the event loop while it is hashed)."""
+        if not self._restoring and not self._soon:
+            self._soon = True
+            QTimer.singleShot(0, self._on_soon)
+
+    @Slot()
+    def _on_soon(self) -> None:
+        self._soon = False
+        self.autosave(force=True)
 
     @Slot()
     def _on_changed(self, *_args) -> None:
@@ -433,7 +445,7 @@ class SessionController(QObject):
     @property
     def is_autosaving(self) -> bool:
         """An autosave is being written, or is due as soon as the one being written is done."""
-        return self.writer.is_running or self._pending
+        return self.writer.is_running or self._pending or self._soon
 
     def wait_autosaved(self, timeout_ms: int = 10_000) -> str:
         if not self.writer.is_running:
