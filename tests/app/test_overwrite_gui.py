@@ -11,17 +11,8 @@ import pytest
 from PySide6.QtWidgets import QDialog
 
 from tokviz.app.classroom.animation_dialog import AnimationDialog, run_export_dialog
-from tokviz.core import TrainSettings
 
-TEXT = "low lower lowest newer newest wider widest " * 30
-
-
-@pytest.fixture
-def trained(window):
-    window.set_corpus_text(TEXT, word_counts=False)
-    assert window.start_training(TrainSettings(merges=12, split="gpt2"))
-    assert window.wait_for_training(60_000) == "finished"
-    return window
+from .classroom.test_animation import trained  # noqa: F401 - the fixture: a window with a small trained BPE
 
 
 @pytest.fixture
