@@ -107,19 +107,20 @@ def _tables() -> tuple[_Table, _Table, _Table]:
 _HIDDEN_WS, _SHOWN_WS, _GLYPHS = _tables()
 
 
-def set_glyph_test(test: Callable[[int], bool] | None) -> None:
+def set_glyph_test(test: Callable[[int], bool] | None) -> Callable[[int], bool] | None:
     """Tell the labels which code points the screen can draw: ``test(cp)`` is False for a
     character no available font has (it is then shown as ``⟨U+XXXX⟩``); None draws everything.
-    `test` may be called from any thread, once per character.
+    `test` may be called from any thread, once per character. Returns the previous test.
 
-    >>> set_glyph_test(lambda cp: cp != 0x1F600)
+    >>> previous = set_glyph_test(lambda cp: cp != 0x1F600)
     >>> visible_token("a😀b".encode()), undrawn_marked("é😀")
     ('a⟨U+1F600⟩b', 'é⟨U+1F600⟩')
-    >>> set_glyph_test(None)
+    >>> _ = set_glyph_test(previous)
     """
     global _glyph_test, _HIDDEN_WS, _SHOWN_WS, _GLYPHS
-    _glyph_test = test
+    previous, _glyph_test = _glyph_test, test
     _HIDDEN_WS, _SHOWN_WS, _GLYPHS = _tables()  # forget what the previous test said
+    return previous
 
 
 def undrawn_marked(text: str) -> str:
