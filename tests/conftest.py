@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -16,19 +17,74 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
 pytest_plugins = ["tests.qt_fixtures"]
 
 
+SCRATCH_KEY = pytest.StashKey[Path]()
+CACHE_ENV_KEY = pytest.StashKey["str | None"]()
+
+
 def pytest_configure(config):
-    """Keep Hypothesis's files out of the working directory: its plugin writes ./.hypothesis while
-    collecting, before any fixture runs, so the home folder is moved here, at start-up."""
+    """Files the libraries keep between runs go to a folder of this run, removed at its end:
+    Hypothesis's home (its plugin writes ./.hypothesis while collecting, before any fixture runs;
+    no example database: a shared one is written by every checkout on the machine) and tiktoken's
+    download cache (tiktoken copies every file it reads into it: 42 MB after a few runs)."""
+    scratch = Path(tempfile.mkdtemp(prefix="tokviz-tests-"))
+    config.stash[SCRATCH_KEY] = scratch
+    config.stash[CACHE_ENV_KEY] = os.environ.get("TIKTOKEN_CACHE_DIR")
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(scratch / "tiktoken-cache")  # subprocesses inherit it
     try:
+        from hypothesis import settings
         from hypothesis.configuration import set_hypothesis_home_dir
     except ImportError:  # hypothesis is not installed: nothing to move
         return
-    set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "tokviz-tests-hypothesis")
+    set_hypothesis_home_dir(scratch / "hypothesis")
+    settings.register_profile("tokviz-tests", database=None)
+    settings.load_profile("tokviz-tests")  # --hypothesis-profile still wins (loaded after this)
+
+
+def pytest_unconfigure(config):
+    scratch = config.stash.get(SCRATCH_KEY, None)
+    if scratch is not None:
+        shutil.rmtree(scratch, ignore_errors=True)
+        previous = config.stash.get(CACHE_ENV_KEY, None)
+        if previous is None:
+            os.environ.pop("TIKTOKEN_CACHE_DIR", None)
+        else:
+            os.environ["TIKTOKEN_CACHE_DIR"] = previous
+
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 CORPORA = SHARED / "corpora"
 VOCAB = SHARED / "vocab"
+
+
+FONTS = ROOT / "resources" / "fonts"
+FONTCONFIG = """<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig>
+  <dir>{fonts}</dir>
+  <cachedir>{cache}</cachedir>
+  <alias><family>sans-serif</family><prefer><family>DejaVu Sans</family></prefer></alias>
+  <alias><family>Sans Serif</family><prefer><family>DejaVu Sans</family></prefer></alias>
+  <alias><family>monospace</family><prefer><family>DejaVu Sans Mono</family></prefer></alias>
+</fontconfig>
+"""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def machine_independent_fonts(tmp_path_factory):
+    """Qt (through fontconfig) sees the bundled fonts and no others, in this process and in the
+    processes tests start: no test passes or fails because of the machine's fonts, and
+    fontconfig's cache stays in the session's temporary folder."""
+    folder = tmp_path_factory.mktemp("fontconfig")
+    config = folder / "fonts.conf"
+    config.write_text(FONTCONFIG.format(fonts=FONTS, cache=folder / "cache"), encoding="utf-8")
+    previous = os.environ.get("FONTCONFIG_FILE")
+    os.environ["FONTCONFIG_FILE"] = str(config)
+    yield config
+    if previous is None:
+        os.environ.pop("FONTCONFIG_FILE", None)
+    else:
+        os.environ["FONTCONFIG_FILE"] = previous
 
 
 QT_MODULES = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6")

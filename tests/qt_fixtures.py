@@ -60,6 +60,8 @@ class FakeDialogs:
         self.save_path_answer: str | None = None  # path returned by the save dialog
         self.yes_no_answer = False  # answer to ask_yes_no (restore the autosave?)
         self.asked_yes_no: list[tuple[str, str]] = []
+        self.overwrite_answer = False  # answer to ask_overwrite (replace files the dialog did not confirm?)
+        self.asked_overwrite: list[list[str]] = []
         self.text_answer: str | None = None  # answer to ask_text (None: cancelled)
         self.asked_text: list[tuple[str, str]] = []
 
@@ -87,6 +89,10 @@ class FakeDialogs:
     def ask_yes_no(self, title, message):
         self.asked_yes_no.append((title, message))
         return self.yes_no_answer
+
+    def ask_overwrite(self, paths):
+        self.asked_overwrite.append([str(p) for p in paths])
+        return self.overwrite_answer
 
     def error(self, title, message):
         self.errors.append((title, message))

@@ -19,3 +19,38 @@ def test_every_package_is_listed_in_pyproject():
     }
     assert found <= listed, f"add to [tool.setuptools] packages: {sorted(found - listed)}"
     assert "tokviz.resources" in listed
+
+
+def _readme_block(title: str) -> list[str]:
+    """The lines of the first ```sh block under the README heading `title`."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    start = lines.index(title)
+    begin = next(i for i in range(start, len(lines)) if lines[i].startswith("```sh"))
+    end = next(i for i in range(begin + 1, len(lines)) if lines[i].startswith("```"))
+    return lines[begin + 1:end]
+
+
+def test_ci_runs_the_readme_test_command_and_nothing_of_its_own():
+    """.ci/run reads the command from the README; it installs and runs pytest no other way."""
+    import subprocess
+
+    (command,) = _readme_block("## Install and run the tests")
+    assert "QT_QPA_PLATFORM=offscreen" in command and "-m pytest" in command
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "pip install" not in ci and "-m pytest" not in ci
+    extract = ci[ci.index("test_command=$(awk"):ci.index("README.md)") + len("README.md)")]
+    out = subprocess.run(["bash", "-c", f"{extract}; printf '%s' \"$test_command\""], capture_output=True,
+                         text=True, cwd=ROOT, timeout=60)
+    assert out.stdout == command
+
+
+
+def test_ci_installs_the_packages_the_readme_lists():
+    """.ci/run installs, for its real window, what the README tells Debian/Ubuntu users to install."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = re.search(r"Debian / Ubuntu: `sudo apt install ([^`]+)`", readme)[1].split()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    packages = re.search(r"window_packages=\(([^)]*)\)", ci)[1].split()
+    assert packages == ["xvfb", *listed]

@@ -162,3 +162,28 @@ def test_baselines_fill_in_the_tokenizer_grid(make):
     decoded, offsets = tok.decode_with_offsets(enc.ids)
     assert decoded == tok.decode(enc.ids)
     assert [decoded[o:o + 1] for o in offsets] == [tok.decode([i])[:1] for i in enc.ids]
+
+
+def test_counting_in_slices_gives_the_counts_of_the_whole_text():
+    """`CorpusUnits` counts slice by slice (so a worker never holds the interpreter lock for long):
+    the same characters, words (and first-seen order), and bytes as counting the whole at once."""
+    from collections import Counter
+
+    import numpy as np
+
+    from tokviz.core.baselines import CorpusUnits, whitespace_slices
+
+    from importlib import resources
+
+    sample = resources.files("tokviz.resources").joinpath("corpora", "multilingual.txt").read_text(encoding="utf-8")
+    text = sample * (700_000 // len(sample)) + " tail" + "x" * 70_000 + "\u3000end\U0001f600 \ud800"
+    slices = list(whitespace_slices(text))
+    assert "".join(slices) == text and len(slices) > 10
+    units = CorpusUnits.count([text])
+    assert units.chars == Counter(text) and list(units.chars) == list(Counter(text))
+    assert units.words == Counter(text.split()) and list(units.words) == list(Counter(text.split()))
+    data = np.frombuffer(text.encode("utf-8", "surrogatepass"), np.uint8)
+    assert units.byte_counts == np.bincount(data, minlength=256).tolist()
+    stops = []
+    CorpusUnits.count([text], should_stop=lambda: stops.append(1))
+    assert len(stops) == len(slices)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import tokviz.engine.pretrained_tasks as pretrained_tasks
 import tokviz.panels.glitch_panel as glitch_panel
 from tokviz.core import Cancelled, TrainSettings
 
@@ -37,7 +38,7 @@ def test_a_running_search_is_cancelled_when_the_model_changes(window, qtbot, mon
             time.sleep(0.005)
         raise Cancelled()
 
-    monkeypatch.setattr(glitch_panel, "find_glitches", endless)
+    monkeypatch.setattr(pretrained_tasks, "find_glitches", endless)  # the panel imports it when it runs
     _train(window, "low lower lowest newer newest " * 20, 12)
     gp = window.script.panel("glitches")
     assert gp.run() and gp.is_running and not gp.run_button.isEnabled()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import platform
 import sys
-from importlib.metadata import PackageNotFoundError, version
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, qVersion
@@ -92,6 +91,16 @@ class Dialogs:
                                       QMessageBox.StandardButton.Yes)
         return answer == QMessageBox.StandardButton.Yes
 
+    def ask_overwrite(self, paths: list) -> bool:
+        """Replace files the file dialog did not ask about (a tiktoken sidecar, a name with the
+        suffix added, PNG frames already in a folder)? No is the default."""
+        names = "\n".join(str(p) for p in paths[:5]) + (f"\n… and {len(paths) - 5} more" if len(paths) > 5 else "")
+        answer = QMessageBox.question(
+            self.parent, "Replace existing files?",
+            f"{'This file exists' if len(paths) == 1 else 'These files exist'} and would be replaced:\n\n{names}",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
     def _show(self, icon: QMessageBox.Icon, title: str, message: str) -> QMessageBox:
         box = QMessageBox(icon, title, message, QMessageBox.StandardButton.Ok, self.parent)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -108,6 +117,8 @@ class Dialogs:
 
 
 def _version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version  # 25 ms: only for the About box
+
     try:
         return version(dist)
     except PackageNotFoundError:

@@ -4,13 +4,21 @@ A panel is registered with `add_panel(panel)`: it gets a `QDockWidget` named ``d
 (stable names make saved layouts restorable), a show/hide entry in View > Panels, and can be
 brought forward with `select(panel_id)`. Later panels (merge timeline, token view, heatmaps) only
 need an ``add_panel`` call; bump `tokviz.engine.settings.LAYOUT_VERSION` when the set changes.
+
+A panel the first screen does not need (the heatmaps, a tab behind the corpus) can be registered
+with `add_later(panel_id, title, build)`: its dock (and its place in the layout) exists at once,
+and `build()` makes the panel the first time anyone asks for it (`panel(panel_id)`, the dock shown)
+or when `build_pending()` runs, which the window does after its first paint. The window appears
+before those panels' modules are even imported.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
 from tokviz.panels.base import Panel
 
@@ -31,6 +39,7 @@ class DockManager(QObject):
         self.menu.setObjectName("panels_menu")
         self._panels: dict[str, Panel] = {}
         self._docks: dict[str, QDockWidget] = {}
+        self._pending: dict[str, Callable[[], list[Panel]]] = {}  # panel id -> builds it (and its siblings)
         self._goto: dict[str, QAction] = {}  # panel id -> "Go to" action (Alt+N): never hides
 
     def add_panel(
@@ -45,31 +54,70 @@ class DockManager(QObject):
         pid = panel.PANEL_ID
         if pid in self._panels:
             raise ValueError(f"a panel with id {pid!r} is already docked")
-        dock = QDockWidget(panel.TITLE, self.window)
-        dock.setObjectName(dock_name(pid))
+        dock = self._new_dock(pid, panel.TITLE, area if area is not None else panel.DEFAULT_AREA, tabify_with,
+                              shortcut)
         dock.setWidget(panel)
+        self._panels[pid] = panel
+        self.panel_added.emit(pid)
+        return dock
+
+    def add_later(self, panel_id: str, title: str, build: Callable[[], list[Panel]],
+                  area: Qt.DockWidgetArea = Qt.DockWidgetArea.RightDockWidgetArea, *,
+                  tabify_with: str | None = None, shortcut: str | None = None) -> QDockWidget:
+        """A dock for a panel made by `build()` when first needed; `build` returns the panels it
+        made (it may make several docks' panels at once, e.g. two that talk to each other)."""
+        dock = self._new_dock(panel_id, title, area, tabify_with, shortcut)
+        dock.setWidget(QWidget(objectName=f"{panel_id}_placeholder"))
+        self._pending[panel_id] = build
+        dock.visibilityChanged.connect(lambda shown, pid=panel_id: shown and self._build(pid))
+        return dock
+
+    def _build(self, panel_id: str) -> None:
+        build = self._pending.pop(panel_id, None)
+        if build is None:
+            return
+        for other in [p for p, b in self._pending.items() if b is build]:
+            del self._pending[other]
+        for panel in build():
+            pid = panel.PANEL_ID
+            placeholder = self._docks[pid].widget()
+            self._docks[pid].setWidget(panel)
+            if placeholder is not None:
+                placeholder.deleteLater()
+            self._panels[pid] = panel
+            self.panel_added.emit(pid)
+
+    def build_pending(self) -> None:
+        """Make every panel registered with `add_later` that nobody has asked for yet."""
+        for pid in list(self._pending):
+            self._build(pid)
+
+    def _new_dock(self, pid: str, title: str, area: Qt.DockWidgetArea, tabify_with: str | None,
+                  shortcut: str | None) -> QDockWidget:
+        if pid in self._docks:
+            raise ValueError(f"a panel with id {pid!r} is already docked")
+        dock = QDockWidget(title, self.window)
+        dock.setObjectName(dock_name(pid))
         dock.setFeatures(
             QDockWidget.DockWidgetFeature.DockWidgetMovable
             | QDockWidget.DockWidgetFeature.DockWidgetFloatable
             | QDockWidget.DockWidgetFeature.DockWidgetClosable
         )
-        self.window.addDockWidget(area if area is not None else panel.DEFAULT_AREA, dock)
+        self.window.addDockWidget(area, dock)
         if tabify_with is not None:
             self.window.tabifyDockWidget(self._docks[tabify_with], dock)
         action = dock.toggleViewAction()
-        action.setText(panel.TITLE)
-        action.setStatusTip(f"Show or hide the {panel.TITLE} panel")
+        action.setText(title)
+        action.setStatusTip(f"Show or hide the {title} panel")
         if shortcut:  # the key brings the panel forward; showing and hiding stay in the menu
-            go = QAction(f"Go to {panel.TITLE}", self.window, shortcut=shortcut,
+            go = QAction(f"Go to {title}", self.window, shortcut=shortcut,
                          objectName=f"goto_{pid}", triggered=lambda *_: self.select(pid))
-            go.setStatusTip(f"Show the {panel.TITLE} panel, bring it to the front and focus it")
+            go.setStatusTip(f"Show the {title} panel, bring it to the front and focus it")
             self.window.addAction(go)
             self._goto[pid] = go
             self._goto_menu().addAction(go)
         self.menu.addAction(action)
-        self._panels[pid] = panel
         self._docks[pid] = dock
-        self.panel_added.emit(pid)
         return dock
 
     def _goto_menu(self) -> QMenu:
@@ -88,30 +136,34 @@ class DockManager(QObject):
         return list(self._goto.values())
 
     def panel(self, panel_id: str) -> Panel:
+        self._build(panel_id)
         try:
             return self._panels[panel_id]
         except KeyError:
             raise KeyError(f"no panel {panel_id!r}; panels: {', '.join(self._panels)}") from None
 
     def dock(self, panel_id: str) -> QDockWidget:
-        self.panel(panel_id)
+        if panel_id not in self._docks:
+            self.panel(panel_id)  # the error names the panels there are
         return self._docks[panel_id]
 
     def panel_ids(self) -> list[str]:
-        return list(self._panels)
+        """Every docked panel, in docking order (including those not built yet)."""
+        return list(self._docks)
 
     def panels(self) -> list[Panel]:
-        return list(self._panels.values())
+        self.build_pending()
+        return [self._panels[pid] for pid in self._docks]
 
     def docks(self) -> list[QDockWidget]:
         return list(self._docks.values())
 
     def select(self, panel_id: str) -> Panel:
         """Show the panel's dock, bring its tab forward and focus it."""
-        dock = self.dock(panel_id)
+        panel = self.panel(panel_id)
+        dock = self._docks[panel_id]
         dock.show()
         dock.raise_()
-        panel = self._panels[panel_id]
         panel.setFocus(Qt.FocusReason.OtherFocusReason)
         return panel
 
@@ -140,7 +192,8 @@ class DockManager(QObject):
             w.resizeDocks(tops, [w.width() // len(tops)] * len(tops), Qt.Orientation.Horizontal)
         for docks in by_area.values():
             if len(docks) > 1:
-                w.resizeDocks(docks, [sizes.get(d.widget().PANEL_ID, 400) for d in docks], Qt.Orientation.Vertical)
+                heights = [sizes.get(d.objectName().removeprefix("dock_"), 400) for d in docks]
+                w.resizeDocks(docks, heights, Qt.Orientation.Vertical)
         for front, (_, _, tabs) in zip(fronts, columns):
             for t in tabs:
                 w.tabifyDockWidget(front, self.dock(t))

@@ -1,7 +1,8 @@
 """`ExportController`: File > Export Tokenizer ▸ for the main window.
 
 Writes the current BPE model as a Hugging Face ``tokenizer.json`` or as ``NAME.tiktoken`` plus
-``NAME.tiktoken.json`` (split pattern and special tokens), with all merges or only the first k
+``NAME.tiktoken.json`` (split pattern and special tokens; the file dialog asks about the first, this
+asks before replacing the second), with all merges or only the first k
 (the timeline's current step, when "At the Current Step Only" is checked). The core does the
 work (`tokviz.core.io.tokenizer_export`, atomic writes); this runs it on a background thread
 (`TaskEngine`: a 100k-merge model takes ~0.4 s) on a snapshot of the timeline, keeps the menu
@@ -16,12 +17,16 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from tokviz.core.io.tokenizer_export import ExportedFiles, export_problem, export_timeline
+from tokviz.core import TokvizError
+
+if TYPE_CHECKING:
+    from tokviz.core.io.tokenizer_export import ExportedFiles
 from tokviz.engine.tasks import TaskEngine
 
 from .services import WindowServices
@@ -43,6 +48,8 @@ FORMATS = {  # the keys are tokviz.core.pretrained.EXPORT_FORMATS
 
 
 def _write(timeline, path: Path, fmt: str, step: int | None, *, should_stop, progress) -> ExportedFiles:
+    from tokviz.core.io.tokenizer_export import export_timeline
+
     return export_timeline(timeline, path, fmt, step=step)  # one call: nothing to cancel between
 
 
@@ -88,6 +95,8 @@ class ExportController(QObject):
         timeline = self.step_model.timeline
         if timeline is None:
             return "No model yet: train a BPE tokenizer (or open a tokviz BPE model) first"
+        from tokviz.core.io.tokenizer_export import export_problem  # the formats load with the first model
+
         why = export_problem(timeline, fmt)
         return why[:1].upper() + why[1:] if why else None
 
@@ -119,6 +128,16 @@ class ExportController(QObject):
         path = self.services.dialogs.save_path(f"Export {f.label}", str(Path(store.last_dir()) / f.file_name),
                                              f.filters)
         if not path:
+            return False
+        from tokviz.core.io.tokenizer_export import check_export_targets
+
+        try:  # the dialog asked about `path`; the sidecar it did not show
+            files = check_export_targets(path, fmt)
+        except TokvizError as exc:
+            self.services.dialogs.error("Cannot export there", str(exc))
+            return False
+        others = [f for f in files[1:] if f.exists()]
+        if others and not self.services.dialogs.ask_overwrite(others):
             return False
         return self.export(path, fmt, step=self.chosen_step(), wait=False)
 

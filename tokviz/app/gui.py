@@ -29,7 +29,12 @@ def create_application(argv: list[str] | None = None):
     app.setApplicationName(APPLICATION)
     app.setApplicationDisplayName("tokviz")
     app.setApplicationVersion(__version__)
-    app.setDesktopFileName("tokviz")
+    app.setDesktopFileName("tokviz")  # matches tokviz.desktop (tokviz --install-desktop-entry)
+    from importlib import resources
+
+    from PySide6.QtGui import QIcon
+
+    app.setWindowIcon(QIcon(str(resources.files("tokviz.resources").joinpath("icons", "tokviz.svg"))))
     return app
 
 
@@ -39,7 +44,7 @@ def create_main_window(file: str | os.PathLike | None = None, *, settings=None, 
 
     from .main_window import MainWindow
 
-    window = MainWindow(settings, load_default_sample=file is None and lesson is None)
+    window = MainWindow(settings, load_default_sample=file is None and lesson is None, defer_panels=True)
     window.show()
     if file is not None:
         QTimer.singleShot(0, lambda: window.script.open_path(file))
@@ -53,21 +58,40 @@ def run_gui(file: str | None = None, *, lesson: str | None = None) -> int:
     if file is not None and not Path(file).exists():
         print(f"tokviz: {file}: no such file", file=sys.stderr)
         return 2
+    from .platform_check import launch_problem
+
+    problem = launch_problem()  # before Qt aborts the process with a message about the wrong package
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     from PySide6.QtCore import QTimer
 
     app = create_application()
-    window = create_main_window(file, lesson=lesson)
-    # Ctrl+C in the terminal closes the window (asking about unsaved changes) instead of hanging.
-    previous = signal.signal(signal.SIGINT, lambda *_: window.close())
+    # Ctrl+C in the terminal closes the window (asking about unsaved changes) instead of hanging;
+    # pressed while the window is still being built, it closes it as soon as it is up
+    windows: list = []
+    interrupted: list = []
+
+    def on_sigint(*_args) -> None:
+        if windows:
+            windows[0].close()
+        else:
+            interrupted.append(True)
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
     tick = QTimer(interval=250)
     tick.timeout.connect(lambda: None)  # lets Python run its signal handlers
-    tick.start()
     try:
+        windows.append(create_main_window(file, lesson=lesson))
+        if interrupted:
+            QTimer.singleShot(0, windows[0].close)
+        tick.start()
         return app.exec()
     finally:
         tick.stop()
         signal.signal(signal.SIGINT, previous)
-        window.shutdown()
+        if windows:
+            windows[0].shutdown()
 
 
 def run_screenshots(out_dir: Path, *, theme: str) -> int:

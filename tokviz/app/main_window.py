@@ -29,8 +29,6 @@ from tokviz.panels.compare.panel import ComparePanel
 from tokviz.panels.chat.panel import ChatPanel  # chat templates
 from tokviz.panels.corpus.panel import CorpusPanel
 from tokviz.panels.glitch_panel import GlitchPanel  # pretrained tokenizers
-from tokviz.panels.heatmaps.embedding_panel import EmbeddingPanel  # heatmaps
-from tokviz.panels.heatmaps.positional_panel import PositionalPanel  # heatmaps
 from tokviz.panels.lesson_panel import LessonPanel  # guided lessons
 from tokviz.panels.timeline.panel import TimelinePanel  # merge timeline
 from tokviz.panels.token_view.models_menu import install_model_rows  # earlier runs as rows
@@ -48,6 +46,7 @@ from .docks import DockManager
 from .export_ops import ExportController  # File > Export Tokenizer
 from .file_ops import FileController
 from .scripting import ScriptParts, Scripting
+from .lazy_panels import add_heatmap_docks
 from .services import WindowServices
 from .session_ops import SessionController, SessionViews  # classroom
 from .theme import Appearance
@@ -56,8 +55,6 @@ from .training_ops import TrainingController
 
 DEFAULT_SAMPLE = "english-prose"
 DEFAULT_SIZE = (1280, 800)
-
-
 # corpus column (timeline, heatmaps, token view behind it); training (+ lesson) above the vocabulary
 # (+ glitch finder); heights in pixels
 DEFAULT_LAYOUT = (
@@ -70,10 +67,14 @@ DEFAULT_LAYOUT = (
 
 
 class MainWindow(QMainWindow):
-    """The tokviz window. Pass `settings` (e.g. ``AppSettings.in_folder(tmp)``) to isolate it."""
+    """The tokviz window. Pass `settings` (e.g. ``AppSettings.in_folder(tmp)``) to isolate it;
+    `defer_panels` builds the panels no first screen shows after the first paint (a quick start)."""
+
+    embedding_panel = property(lambda self: self.docks.panel("embeddings"))  # built on first use
+    positional_panel = property(lambda self: self.docks.panel("positional"))
 
     def __init__(self, settings: AppSettings | None = None, *, dialogs: Dialogs | None = None,
-                 load_default_sample: bool = True) -> None:
+                 load_default_sample: bool = True, defer_panels: bool = False) -> None:
         super().__init__()
         self.setObjectName("main_window")
         self.settings_store = settings if settings is not None else AppSettings.open()
@@ -106,14 +107,7 @@ class MainWindow(QMainWindow):
         self.timeline_panel.set_corpus_source(self.corpus_panel.corpus_input)
         self.docks.add_panel(self.timeline_panel, tabify_with="corpus", shortcut="Alt+4")
         self.vocab_panel.table.selectionModel().selectionChanged.connect(self._on_vocab_selection_changed)
-        # heatmaps: embedding similarities + positional encodings, tabs beside the corpus
-        self.embedding_panel = EmbeddingPanel()
-        self.positional_panel = PositionalPanel()
-        self.embedding_panel.attach(self.workspace)
-        self.embedding_panel.text_tokens_changed.connect(self.positional_panel.set_text_tokens)
-        self.embedding_panel.positional_trained.connect(self.positional_panel.set_trained_table)
-        self.docks.add_panel(self.embedding_panel, tabify_with="corpus")
-        self.docks.add_panel(self.positional_panel, tabify_with="corpus")
+        add_heatmap_docks(self)  # embedding similarities + positional encodings, tabs beside the corpus
         # token view: follows the step model; a clicked token is selected in the vocabulary
         # the token view reads at most BASELINE_CORPUS_CHARS: never join a 30 MB file on the GUI thread
         self.token_view_panel = TokenViewPanel(
@@ -155,7 +149,8 @@ class MainWindow(QMainWindow):
         self.docks.add_panel(self.lesson_panel)
         self.lessons = parts.lessons = LessonRunner(
             self.script, self.lesson_panel,
-            LessonViews(self.corpus_panel, self.token_view_panel, self.embedding_panel, self.positional_panel),
+            LessonViews(self.corpus_panel, self.token_view_panel, partial(self.docks.panel, "embeddings"),
+                        partial(self.docks.panel, "positional")),  # heatmap panels: built on first use
             self.dialogs, self)
         self.presenter.follow_lessons(self.lessons)
         self.presenter.active_changed.connect(self.lesson_panel.set_presenting)
@@ -175,6 +170,11 @@ class MainWindow(QMainWindow):
         self._update_title()
         self.statusBar().showMessage("Ready", 3000)
         self.sessions.watch()  # classroom: autosave when something changed
+        self._deferred = defer_panels  # built after the first paint (paintEvent), or at the latest in 2 s
+        if defer_panels:
+            QTimer.singleShot(2000, self.docks.build_pending)
+        else:
+            self.docks.build_pending()
         if self.sessions.crashed:
             QTimer.singleShot(0, self.sessions.offer_recovery)
 
@@ -310,6 +310,12 @@ class MainWindow(QMainWindow):
         suffix = " (read-only)" if c.is_read_only else ""
         self.setWindowTitle(f"{c.title}[*]{suffix} — tokviz")
         self.setWindowModified(c.is_modified)
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        if self._deferred:  # the window is on screen: now the rest
+            self._deferred = False
+            QTimer.singleShot(0, self.docks.build_pending)
 
     def dragEnterEvent(self, event) -> None:
         if any(u.isLocalFile() for u in event.mimeData().urls()):

@@ -6,10 +6,13 @@ timeline, loaded tokenizers, the step, and the view: dock layout, raised panels,
 order a user would: corpus, settings, model, view, step. A file that does not parse leaves the
 window untouched; a big corpus file that is missing or changed is reported and the rest restored.
 
-Autosave: every ``AppSettings.autosave_seconds()`` (default 60) when something changed, to
-``<data dir>/autosave.tokviz``, written on a background thread. A ``clean-exit`` marker is written
-when the window closes normally; at start-up an autosave without the marker means the last run
-crashed, and the user is offered the autosaved session.
+Autosave: every ``AppSettings.autosave_seconds()`` (default 60) when something changed, and at
+once when a training run starts or finishes, to ``<data dir>/autosave.tokviz``, written on a
+background thread. While a run is training, the session holds the corpus, the settings being
+trained and the last complete model (the one on screen before the run), never a half-trained one,
+so a session killed mid-run (kill -9, power cut) comes back with all three. A ``clean-exit``
+marker is written when the window closes normally; at start-up an autosave without the marker
+means the last run crashed, and the user is offered the autosaved session.
 """
 
 from __future__ import annotations
@@ -81,6 +84,10 @@ def _write_autosave(session: Session, path: Path, *, should_stop=None, progress=
     return str(path)
 
 
+def _with_suffix(path: Path) -> Path:
+    """A session file name: ``.tokviz`` added when the name has no extension."""
+    return path.with_suffix(".tokviz") if path.suffix == "" else path
+
 
 def _hash_corpus(path, *, should_stop, progress) -> CorpusRef:
     return corpus_by_path(path)
@@ -136,13 +143,55 @@ class SessionController(QObject):
             pass
         self._compare_queue: list[str] = []
         self._digests: dict[tuple, CorpusRef] = {}  # (path, mtime, size) -> hashed corpus file
+        self._settled: tuple = (None, "", 0)  # (timeline, source, step) of the last complete model
+        self._pending = False  # an autosave was asked for while the previous one was being written
+        self._soon = False  # an autosave is due from the event loop (`_autosave_soon`)
 
     def watch(self) -> None:
         """Mark the session changed on edits, steps, models and view changes."""
         v, sm, look = self.views, self.script.step_model, self.script.parts.appearance
-        for sig in (v.corpus.document_changed, sm.timeline_changed, sm.step_changed,
-                    look.theme_changed, look.font_scale_changed, v.token_view.editor.textChanged):
+        for sig in (v.corpus.document_changed, v.corpus.editor.textChanged, v.training.settings_changed,
+                    sm.timeline_changed, sm.step_changed, look.theme_changed, look.font_scale_changed,
+                    v.token_view.editor.textChanged):
             sig.connect(self._on_changed)
+        for sig in (sm.timeline_changed, sm.step_changed, sm.finished_changed):
+            sig.connect(self._remember_settled)
+        self._remember_settled()
+        self.script.parts.training_engine.started.connect(self._on_training_started)
+        self.script.training_done.connect(self._on_training_done)
+
+    def _training_in_progress(self) -> bool:
+        sm = self.script.step_model
+        return sm.source == "training" and not sm.is_finished and self.script.is_training
+
+    @Slot()
+    def _remember_settled(self, *_args) -> None:
+        """Keep the model on screen, unless it is a run still training (its steps keep coming)."""
+        if not self._training_in_progress():
+            sm = self.script.step_model
+            self._settled = (sm.timeline, sm.source, sm.step)
+
+    @Slot()
+    def _on_training_started(self) -> None:
+        """A run can take minutes: save its corpus and settings (and the model before it) now."""
+        self._autosave_soon()
+
+    @Slot(str)
+    def _on_training_done(self, outcome: str) -> None:
+        if outcome == "finished":
+            self._autosave_soon()
+
+    def _autosave_soon(self) -> None:
+        """Autosave from the event loop, not from inside the signal (gathering a big corpus file
+        runs the event loop while it is hashed)."""
+        if not self._restoring and not self._soon:
+            self._soon = True
+            QTimer.singleShot(0, self._on_soon)
+
+    @Slot()
+    def _on_soon(self) -> None:
+        self._soon = False
+        self.autosave(force=True)
 
     @Slot()
     def _on_changed(self, *_args) -> None:
@@ -190,7 +239,7 @@ class SessionController(QObject):
             settings = v.training.settings(word_counts=c.word_counts)
         except TokvizError:
             settings = None
-        tl = sm.timeline
+        tl, source, step = self._settled if self._training_in_progress() else (sm.timeline, sm.source, sm.step)
         tokenizers, model, view_extra = [], None, {}
         if tl is not None and not tl.has_counts:  # a loaded tokenizer: saved by its path
             tokenizers.append(str(getattr(tl.settings, "source", "")))
@@ -216,8 +265,8 @@ class SessionController(QObject):
             "panels": panels,
             **view_extra,
         }
-        return Session(corpus, settings, model, sm.source if model is not None else "", tokenizers,
-                       v.token_view.compare_paths(), sm.step if tl is not None else None, view)
+        return Session(corpus, settings, model, source if model is not None else "", tokenizers,
+                       v.token_view.compare_paths(), step if tl is not None else None, view)
 
     def state_dict(self) -> dict:
         """The JSON of `gather()` (what tests compare between two windows)."""
@@ -230,8 +279,7 @@ class SessionController(QObject):
         target = Path(path) if path is not None else self.path
         if target is None:
             return self.save_as()
-        if target.suffix == "":
-            target = target.with_suffix(".tokviz")
+        target = _with_suffix(target)
         try:
             save_session(self.gather(), target)
         except (TokvizError, OSError) as exc:
@@ -250,8 +298,11 @@ class SessionController(QObject):
         path = self.services.dialogs.save_path("Save Session As", suggested, SESSION_FILTER)
         if not path:
             return False
-        store.set_last_dir(Path(path).parent)
-        return self.save(path)
+        target = _with_suffix(Path(path))  # the dialog asked about `path`, not the name with .tokviz added
+        if target != Path(path) and target.exists() and not self.services.dialogs.ask_overwrite([target]):
+            return False
+        store.set_last_dir(target.parent)
+        return self.save(target)
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -392,7 +443,10 @@ class SessionController(QObject):
     @Slot()
     def autosave(self, *, force: bool = False) -> bool:
         """Write the autosave (in the background) if something changed; True if started."""
-        if not (self.dirty or force) or self.writer.is_running:
+        if not (self.dirty or force):
+            return False
+        if self.writer.is_running:  # write again once this one is done
+            self._pending = True
             return False
         try:
             session = self.gather()
@@ -402,6 +456,11 @@ class SessionController(QObject):
         self.writer.start(_write_autosave, session, self.autosave_path)
         return True
 
+    @property
+    def is_autosaving(self) -> bool:
+        """An autosave is being written, or is due as soon as the one being written is done."""
+        return self.writer.is_running or self._pending or self._soon
+
     def wait_autosaved(self, timeout_ms: int = 10_000) -> str:
         if not self.writer.is_running:
             return "idle"
@@ -410,6 +469,9 @@ class SessionController(QObject):
     @Slot(object)
     def _on_writer_finished(self, path: str) -> None:
         self.autosaved.emit(path)
+        if self._pending:
+            self._pending = False
+            self.autosave(force=True)
 
     def offer_recovery(self) -> bool:
         """After a crash: ask to restore the autosaved session; True if it was restored."""

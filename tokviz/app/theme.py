@@ -17,6 +17,7 @@ from PySide6.QtGui import QColor, QFont, QGuiApplication, QPainter, QPalette, QP
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleFactory
 
 from tokviz.engine.settings import THEMES, AppSettings, clamp_font_scale
+from tokviz.panels.fonts import with_fallbacks
 
 ZOOM_STEP = 1.1
 Role = QPalette.ColorRole
@@ -230,7 +231,7 @@ class Appearance(QObject):
         self.set_font_scale(1.0)
 
     def _apply_font(self) -> None:
-        font = QFont(self._base_font)
+        font = with_fallbacks(self._base_font)  # emoji, CJK, other scripts: the bundled fonts
         if font.pointSizeF() > 0:
             font.setPointSizeF(self._base_font.pointSizeF() * self._scale)
         else:

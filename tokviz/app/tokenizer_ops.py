@@ -16,8 +16,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QMenu, QPushButton
 
-from tokviz.core.pretrained import PatternRequired, known_tokenizers
 from tokviz.core.pretrained.caches import HF_PREFIX, cached_tokenizers, hf_hub_cache
+from tokviz.core.pretrained.common import PatternRequired
+from tokviz.core.pretrained.tiktoken_files import known_tokenizers
 from tokviz.core.text.split import SPLIT_PRESETS
 from tokviz.engine.pretrained_tasks import load_any_timeline
 from tokviz.engine.tasks import TaskEngine

@@ -10,17 +10,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tokviz.core.pretrained import VocabIndex, open_timeline
-from tokviz.core.pretrained.glitch_report import GlitchReport, glitch_report
+from tokviz.core.pretrained.vocab_view import VocabIndex
+
+if TYPE_CHECKING:
+    from tokviz.core.pretrained.glitch_report import GlitchReport
 
 
 def load_any_timeline(source: str, *, pattern: str | None = None, should_stop=lambda: False,
                       progress=lambda *a: None):
     """A tokviz model file as its own timeline; any other tokenizer (file, folder or known name)
     as a `LoadedTimeline`. Raises `PatternRequired` for a `.tiktoken` of an unknown encoding."""
+    from tokviz.core.pretrained import open_timeline  # the readers: loaded when a tokenizer is opened
+
     progress(f"Loading {Path(source).name}…", 0.0)
     return open_timeline(source, pattern=pattern)
 
@@ -80,4 +85,6 @@ def run_query(indexed: IndexedVocab, query: VocabQuery, *, should_stop=lambda: F
 def find_glitches(tokenizer, corpus: str, *, should_stop=lambda: False,
                   progress=lambda *a: None) -> GlitchReport:
     """Unreachable tokens and tokens unused in `corpus` (see `glitch_report`)."""
+    from tokviz.core.pretrained.glitch_report import glitch_report
+
     return glitch_report(tokenizer, corpus, should_stop=should_stop, progress=progress)

@@ -15,8 +15,10 @@ from collections.abc import Callable
 from functools import partial
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
+from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
+
+from .fonts import token_font
 
 
 class Panel(QWidget):
@@ -95,16 +97,9 @@ class PresentingChanges:
 
 
 def monospace_font(reference: QFont, *, scale: float = 1.0) -> QFont:
-    """The system's fixed-width font at the size of `reference` (times `scale`)."""
-    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-    font.setStyleHint(QFont.StyleHint.Monospace)
-    font.setFixedPitch(True)
-    size = reference.pointSizeF()
-    if size > 0:
-        font.setPointSizeF(size * scale)
-    else:
-        font.setPixelSize(max(6, round(reference.pixelSize() * scale)))
-    return font
+    """The bundled monospace token font (with its fallbacks) at the size of `reference` (times
+    `scale`): the same on every machine (`tokviz.panels.fonts`)."""
+    return token_font(reference, scale=scale)
 
 
 HIGHLIGHT_WIDTH_PROPERTY = "tokviz_highlight_width"  # set by presenter mode

@@ -12,7 +12,6 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar, QPushButton, QTableView, QWidget
 
-from tokviz.engine.pretrained_tasks import find_glitches
 from tokviz.engine.tables.glitch_model import ID_ROLE, GlitchModel
 from tokviz.engine.tasks import TaskEngine
 
@@ -91,6 +90,8 @@ class GlitchPanel(Panel):
         self.progress.setValue(0)
         self.progress.show()
         self.label.setText("Checking tokens…")
+        from tokviz.engine.pretrained_tasks import find_glitches  # the readers load when first needed
+
         self.engine.start(find_glitches, tl.tokenizer(), corpus)
         return True
 

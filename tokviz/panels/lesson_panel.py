@@ -14,15 +14,14 @@ from __future__ import annotations
 import html
 from math import log10
 
-import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStackedWidget, QTextBrowser, QWidget
 
+from tokviz.core.display.tokens import undrawn_marked
 from tokviz.core.lessons.figures import Figure
 
 from .base import Panel, muted_color
-from .heatmaps.heatmap_view import style_plot
 from .widgets import STRETCH, hbox, vbox
 
 CAPTION_SCALE = 1.45  # captions are read from the back of a room
@@ -70,15 +69,10 @@ class LessonPanel(Panel):
 
         self.table = QTextBrowser(objectName="lesson_table")
         self.table.setOpenLinks(False)
-        self.plot = pg.PlotWidget(objectName="lesson_plot")
-        self.plot.setMenuEnabled(False)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.showGrid(x=False, y=True, alpha=0.25)
+        self._plot = None  # pyqtgraph: made for the first chart a lesson shows (`plot`)
         self.figure_title = QLabel("", objectName="lesson_figure_title", wordWrap=True)
         self.figure_stack = QStackedWidget(objectName="lesson_figure")
         self.figure_stack.addWidget(self.table)
-        self.figure_stack.addWidget(self.plot)
         self.figure_stack.setMinimumHeight(120)
 
         self._spacer = QWidget()  # takes the room when there is no figure (the caption stays on top)
@@ -87,8 +81,24 @@ class LessonPanel(Panel):
              (self.figure_stack, 1), (self._spacer, 1), margins=8)
         self.setMinimumSize(220, 160)
         self._update_fonts()
-        style_plot(self.plot, self.palette())
         self.show_lesson(None)
+
+    @property
+    def plot(self):
+        """The chart of bar and curve figures (a pyqtgraph `PlotWidget`, made on first use)."""
+        if self._plot is None:
+            import pyqtgraph as pg
+
+            from .heatmaps.heatmap_view import style_plot
+
+            self._plot = pg.PlotWidget(objectName="lesson_plot")
+            self._plot.setMenuEnabled(False)
+            self._plot.setMouseEnabled(x=False, y=False)
+            self._plot.hideButtons()
+            self._plot.showGrid(x=False, y=True, alpha=0.25)
+            style_plot(self._plot, self.palette())
+            self.figure_stack.addWidget(self._plot)
+        return self._plot
 
     # -- what the runner calls --------------------------------------------------------------
 
@@ -105,7 +115,7 @@ class LessonPanel(Panel):
 
     def show_step(self, index: int, n_steps: int, caption: str) -> None:
         self.counter.setText(f"Step {index + 1} / {n_steps}")
-        self.caption.setText(caption)
+        self.caption.setText(undrawn_marked(caption))  # no empty boxes where no font has the glyph
         self.prev_button.setEnabled(index > 0)
         self.next_button.setEnabled(index + 1 < n_steps)
         self.next_button.setText("Next ▶" if index + 1 < n_steps else "Done")
@@ -136,7 +146,7 @@ class LessonPanel(Panel):
         self.figure_title.setVisible(figure is not None)
         if figure is None:
             return
-        self.figure_title.setText(figure.title + (f" — {figure.note}" if figure.note else ""))
+        self.figure_title.setText(undrawn_marked(figure.title + (f" — {figure.note}" if figure.note else "")))
         if figure.kind == "table":
             self.table.setHtml(self._table_html(figure))
             self.figure_stack.setCurrentWidget(self.table)
@@ -150,11 +160,14 @@ class LessonPanel(Panel):
         muted = muted_color(self.palette()).name()
         head = "".join(f"<th align='left' style='color:{muted};padding:2px 10px 2px 0'>{html.escape(h)}</th>"
                        for h in f.labels)
-        rows = "".join("<tr>" + "".join(f"<td style='padding:2px 10px 2px 0' nowrap>{html.escape(c)}</td>" for c in r)
-                       + "</tr>" for r in f.rows)
+        cell = "<td style='padding:2px 10px 2px 0' nowrap>{}</td>"
+        rows = "".join("<tr>" + "".join(cell.format(html.escape(undrawn_marked(c))) for c in r) + "</tr>"
+                       for r in f.rows)
         return f"<table cellspacing='0'><tr>{head}</tr>{rows}</table>"
 
     def _draw_plot(self, f: Figure) -> None:
+        import pyqtgraph as pg
+
         p = self.plot
         p.clear()
         text = self.palette().color(QPalette.ColorRole.Text)
@@ -169,7 +182,7 @@ class LessonPanel(Panel):
         axis_l.setTicks(None)
 
         def add_label(words: str, x: float, y: float, anchor: tuple[float, float]) -> None:
-            label = pg.TextItem(words, color=text, anchor=anchor)
+            label = pg.TextItem(undrawn_marked(words), color=text, anchor=anchor)
             label.setFont(font)
             label.setPos(x, y)
             p.addItem(label)
@@ -222,8 +235,10 @@ class LessonPanel(Panel):
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "plot"):
-            style_plot(self.plot, self.palette())
+        if event.type() == QEvent.Type.PaletteChange and getattr(self, "_plot", None) is not None:
+            from .heatmaps.heatmap_view import style_plot
+
+            style_plot(self._plot, self.palette())
             if self.figure is not None:
                 self.show_figure(self.figure)
 

@@ -95,3 +95,68 @@ def test_errors_exit_2_with_one_line_and_no_file(cli, model, other_models, tmp_p
     assert code == 2 and out == ""
     assert err.startswith(message) and err.count("\n") == 1, err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+# -- nothing lost: no export writes onto its input or onto a file the command did not name ------------
+
+
+def test_tiktoken_without_the_suffix_keeps_the_model_beside_it(cli, tmp_path):
+    """``export m.json -o m --format tiktoken`` used to write its sidecar as m.json, over the model."""
+    save_model(train(TrainSettings(merges=20), texts=[CORPUS]), tmp_path / "m.json")
+    model_bytes = (tmp_path / "m.json").read_bytes()
+    code, out, err = cli("export", "m.json", "-o", "m", "--format", "tiktoken")
+    assert (code, err) == (0, "") and out.startswith("wrote m and m.tiktoken.json: ")
+    assert (tmp_path / "m.json").read_bytes() == model_bytes
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m", "m.json", "m.tiktoken.json"]
+    code, out, _ = cli("encode", "--ids", "m", "the lowest newer")  # the sidecar is found again
+    assert code == 0
+    assert out == cli("encode", "--ids", "m.json", "the lowest newer")[1]
+    code, out, _ = cli("export", "m.json", "-o", "m.tiktoken")  # same sidecar name with the suffix
+    assert code == 0 and out.startswith("wrote m.tiktoken and m.tiktoken.json: ")
+
+
+REFUSED = {
+    "hf onto the model": (["m.json", "-o", "m.json", "--format", "hf"], "m.json is the model being exported"),
+    "tiktoken onto the model": (["m.json", "-o", "m.json", "--format", "tiktoken"],
+                                "m.json is the model being exported"),
+    "through a symbolic link": (["link.json", "-o", "m.json"], "m.json is the model being exported"),
+    "onto a hard link of it": (["m.json", "-o", "hard.json"], "hard.json is the model being exported"),
+    "sidecar is the model": (["x.tiktoken.json", "-o", "x.tiktoken"], "x.tiktoken.json is the model being exported"),
+    "sidecar name taken": (["m.json", "-o", "notes", "--format", "tiktoken"],
+                           "notes.tiktoken.json exists and is not a tiktoken sidecar"),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_exports_never_overwrite_inputs_or_unnamed_files(cli, tmp_path, case):
+    save_model(train(TrainSettings(merges=20), texts=[CORPUS]), tmp_path / "m.json")
+    (tmp_path / "link.json").symlink_to(tmp_path / "m.json")
+    (tmp_path / "hard.json").hardlink_to(tmp_path / "m.json")
+    save_model(train(TrainSettings(merges=5), texts=[CORPUS]), tmp_path / "x.tiktoken.json")
+    (tmp_path / "notes.tiktoken.json").write_text('{"mine": "not a sidecar"}', encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    argv, message = REFUSED[case]
+    code, out, err = cli("export", *argv)
+    assert code == 2 and out == ""
+    assert err.startswith(f"tokviz: {message}") and err.count("\n") == 1, err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_an_older_sidecar_is_replaced(cli, tmp_path):
+    save_model(train(TrainSettings(merges=20, special_tokens=("<|x|>",)), texts=[CORPUS]), tmp_path / "m.json")
+    assert cli("export", "m.json", "-o", "out.tiktoken", "--step", "5")[0] == 0
+    assert cli("export", "m.json", "-o", "out.tiktoken")[0] == 0
+    side = json.loads((tmp_path / "out.tiktoken.json").read_text(encoding="utf-8"))
+    assert side["special_tokens"] == {"<|x|>": 276}  # 256 bytes + 20 merges, not 5
+
+
+def test_train_and_animate_refuse_to_write_onto_their_input(cli, tmp_path):
+    (tmp_path / "c.txt").write_bytes(CORPUS.encode("utf-8"))
+    code, out, err = cli("train", "c.txt", "--merges", "5", "--quiet", "-o", "c.txt")
+    assert code == 2 and err == "tokviz train: output c.txt is the input file c.txt; give another name\n"
+    assert (tmp_path / "c.txt").read_bytes() == CORPUS.encode("utf-8")
+    save_model(train(TrainSettings(merges=5), texts=[CORPUS]), tmp_path / "m.json")
+    before = (tmp_path / "m.json").read_bytes()
+    code, out, err = cli("animate", "m.json", "--out", "m.json")
+    assert code == 2 and err == "tokviz: --out m.json is the model file; give another name\n"
+    assert (tmp_path / "m.json").read_bytes() == before

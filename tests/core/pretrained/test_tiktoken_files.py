@@ -126,6 +126,38 @@ def test_by_name_download_failure_is_reported(tmp_cache, monkeypatch):
         load_tokenizer("p50k_base")
 
 
+def test_offline_error_is_whole_and_names_the_menu_item(tmp_cache, monkeypatch):
+    """requests wraps urllib3's retry error, which holds the real reason: the message keeps the
+    reason and every address whole (it used to be cut at 120 characters, mid-URL)."""
+    pytest.importorskip("tiktoken")
+    import tiktoken.load
+
+    class NameResolutionError(OSError):
+        pass
+
+    class MaxRetryError(Exception):
+        def __init__(self, message, reason):
+            super().__init__(message)
+            self.reason = reason
+
+    def offline(url, expected_hash=None):
+        host = "openaipublic.blob.core.windows.net"
+        reason = NameResolutionError(f"HTTPSConnection(host='{host}', port=443): Failed to resolve '{host}' "
+                                     f"([Errno -2] Name or service not known)")
+        raise ConnectionError(MaxRetryError(f"HTTPSConnectionPool(host='{host}', port=443): Max retries "
+                                            f"exceeded with url: /encodings/cl100k_base.tiktoken", reason))
+
+    monkeypatch.setattr(tiktoken.load, "read_file_cached", offline)
+    with pytest.raises(TokvizError) as err:
+        load_tokenizer("cl100k_base")
+    enc = KNOWN_ENCODINGS["cl100k_base"]
+    assert str(err.value) == (
+        "cannot find the cl100k_base encoding: it is not in tiktoken's cache and downloading it failed "
+        "(ConnectionError: Failed to resolve 'openaipublic.blob.core.windows.net' ([Errno -2] Name or service "
+        f"not known)). Download {enc.url} and open the file (File > Open Tokenizer…, or pass its path as MODEL) "
+        f"or copy it to {tmp_cache / hashlib.sha1(enc.url.encode()).hexdigest()}")
+
+
 def test_unknown_names():
     with pytest.raises(ModelFormatError, match="not a known tokenizer name"):
         load_tokenizer("cl200k_base")

@@ -301,7 +301,7 @@ def test_clicker_keys_work_window_wide_but_not_while_typing(make_window, qtbot):
 
 
 def test_chart_shows_as_many_plots_as_fit(panel, qtbot):
-    chart = panel.chart
+    chart = panel.chart.chart()  # the pyqtgraph chart behind the tab's stand-in
     panel.series_box.setCurrentIndex(panel.series_box.findData("count"))
     assert chart.shown == [2]
     panel.series_box.setCurrentIndex(panel.series_box.findData("all"))

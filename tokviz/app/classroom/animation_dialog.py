@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from .animation import TARGETS, AnimationSpec
+from .frames import frame_path
 
 
 class AnimationDialog(QDialog):
@@ -88,6 +89,10 @@ def run_export_dialog(window) -> bool:
     path = window.dialogs.save_path("Export Animation", suggested, filters)
     if not path:
         return False
+    if fmt != "gif":  # a folder: the dialog never saw the frame files it already holds
+        taken = [f for i in range(len(dialog.spec(path).steps())) if (f := frame_path(Path(path), i)).exists()]
+        if taken and not window.dialogs.ask_overwrite(taken):
+            return False
     store.set_last_dir(Path(path).parent)
     exporter = window.animation
     progress = QProgressDialog("Rendering frames…", "Cancel", 0, 1000, window)

@@ -96,6 +96,11 @@ def used_size(view, width: int, height: int) -> tuple[int, int]:
     return max(1, min(width, right)), max(1, min(height, view.content_height() + margin))
 
 
+def frame_path(folder: Path, i: int) -> Path:
+    """The file of frame `i` (from 0) of a PNG sequence: ``frame_0001.png`` ..."""
+    return folder / f"frame_{i + 1:04d}.png"
+
+
 def encode_frames(frames: list[np.ndarray], spec, *, should_stop, progress) -> str:
     """Worker: write the GIF or the PNG sequence of an `AnimationSpec`; returns the path written."""
     if spec.format == "gif":
@@ -110,6 +115,6 @@ def encode_frames(frames: list[np.ndarray], spec, *, should_stop, progress) -> s
     for i, frame in enumerate(frames):
         if should_stop():
             raise Cancelled()
-        write_atomic(folder / f"frame_{i + 1:04d}.png", write_png(frame))
+        write_atomic(frame_path(folder, i), write_png(frame))
         progress("Writing PNG files", (i + 1) / len(frames))
     return str(folder)

@@ -23,6 +23,7 @@ What this leaves out: the lesson files (``tokviz.core.lessons.files``), the math
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
@@ -53,8 +54,8 @@ class LessonViews:
 
     corpus: object  # tokviz.panels.corpus.panel.CorpusPanel
     token_view: object  # tokviz.panels.token_view.panel.TokenViewPanel
-    embedding: object  # tokviz.panels.heatmaps.embedding_panel.EmbeddingPanel
-    positional: object  # tokviz.panels.heatmaps.positional_panel.PositionalPanel
+    embedding: Callable[[], object]  # -> EmbeddingPanel (the heatmap panels are built on first use)
+    positional: Callable[[], object]  # -> PositionalPanel
 
 
 class LessonRunner(QObject):
@@ -330,7 +331,7 @@ class LessonRunner(QObject):
                 (tv.loader.failed, lambda message: f"cannot load {path.name}: {message}")]
 
     def _do_positional(self, a: Action):
-        p = self.views.positional
+        p = self.views.positional()
         if "d" in a.args:
             p.dim_spin.setValue(a.get("d"))
         if "positions" in a.args:
@@ -341,7 +342,7 @@ class LessonRunner(QObject):
         return [(p.view_shown, True)] if p.engine.is_busy else None
 
     def _do_embeddings(self, a: Action):
-        p = self.views.embedding
+        p = self.views.embedding()
         if "dim" in a.args and p.dim_spin.value() != a.get("dim"):
             p.dim_spin.setValue(a.get("dim"))
         tl, sm = self.script.timeline, self.script.step_model
@@ -366,7 +367,7 @@ class LessonRunner(QObject):
     def _do_settle(self, _a: Action):
         """Wait until the token view, the similarity heatmap and the positional view show their
         newest results."""
-        tv, emb, pos = self.views.token_view, self.views.embedding, self.views.positional
+        tv, emb, pos = self.views.token_view, self.views.embedding(), self.views.positional()
         for busy, waits in ((tv.engine.is_pending, [(tv.result_shown, True), (tv.engine.failed, True)]),
                             (emb.similarity_engine.is_busy, [(emb.heatmap_shown, True)]),
                             (pos.engine.is_busy, [(pos.view_shown, True)])):
@@ -379,7 +380,7 @@ class LessonRunner(QObject):
 
     def context(self) -> FigureContext:
         v, w = self.views, self.script
-        emb = v.embedding
+        emb = v.embedding()
         embedding = None
         if emb.table is not None and emb.corpus is not None and emb.table.n_vocab == emb.corpus.n_vocab:
             embedding = (emb.table.vectors, emb.corpus.labels, emb.corpus.counts)
@@ -410,8 +411,8 @@ class LessonRunner(QObject):
         self.panel.show_figure(figure)
         if figure is not None and lesson.figure.get("kind") == "neighbours" and ctx.timeline is not None:
             ids = ctx.timeline.tokenizer().encode_ordinary(lesson.figure.get("token", " the"), step=ctx.step).ids
-            if len(ids) == 1 and self.views.embedding.corpus is not None:
-                self.views.embedding.select_token(ids[0])  # its neighbours list matches the figure
+            if len(ids) == 1 and self.views.embedding().corpus is not None:
+                self.views.embedding().select_token(ids[0])  # its neighbours list matches the figure
         self.caption_changed.emit(caption)  # presenter mode shows it full screen
         self.step_shown.emit(i)
 

@@ -24,7 +24,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QToolBar, QWidget
 
 from tokviz.app.session_ops import raised_panel_ids
-from tokviz.core.display.tokens import visible_token
+from tokviz.core.display.tokens import undrawn_marked, visible_token
 from tokviz.engine.settings import LAYOUT_VERSION, PRESENTER_SCALE_MIN, clamp_presenter_scale
 from tokviz.panels.base import HIGHLIGHT_WIDTH_PROPERTY
 from tokviz.panels.timeline.transport import focus_is_typing
@@ -334,6 +334,7 @@ class Presenter(QObject):
         if not text:
             sm = self.parts.step_model
             text = step_caption(sm.timeline, sm.step, self._token_bytes(sm.timeline))
+        text = undrawn_marked(text)  # a lesson's emoji or script no font has: U+XXXX, not a box
         if text != self._label.text():
             self._label.setText(text)
             self.caption_changed.emit(text)

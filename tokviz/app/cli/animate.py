@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from tokviz.core import TokvizError
+from tokviz.core.io.safe_files import same_file
 
 PANELS = ("timeline", "corpus", "token_view")  # tokviz.app.classroom.animation.TARGETS (not imported: no Qt here)
 
@@ -63,6 +64,8 @@ def run_animate(args: argparse.Namespace) -> int:
     if not model.is_file():
         raise TokvizError(f"{model}: no such file")
     out = Path(args.out)
+    if same_file(out, model):
+        raise TokvizError(f"--out {out} is the model file; give another name")
     fmt = "gif" if out.suffix.lower() == ".gif" else "png"
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from tokviz.app.gui import create_application

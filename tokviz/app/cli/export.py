@@ -1,10 +1,12 @@
 """``tokviz export MODEL -o OUT [--format hf|tiktoken] [--step K]``.
 
 Writes a BPE model trained in tokviz as a Hugging Face ``tokenizer.json`` (``hf``) or as
-``OUT`` (``.tiktoken`` ranks) plus ``OUT.json`` (split pattern and special tokens) for
-``tiktoken.Encoding``; the format defaults from OUT's extension. The core refuses what has no
-exact form (WordPiece, Unigram, loaded tokenizers, end-of-word markers, character units for
-tiktoken) with a one-line message; writes are atomic, so an error leaves no file behind.
+``OUT`` (``.tiktoken`` ranks) plus ``NAME.tiktoken.json`` (split pattern and special tokens; NAME
+is OUT without ``.tiktoken``) for ``tiktoken.Encoding``; the format defaults from OUT's
+extension. The core refuses what has no exact form (WordPiece, Unigram, loaded tokenizers,
+end-of-word markers, character units for tiktoken) with a one-line message, and any export onto
+MODEL itself or over a file the command did not name; writes are atomic, so an error leaves no
+file behind.
 What this leaves out: the formats (`tokviz.core.io.tokenizer_export`), the rest of the CLI.
 """
 
@@ -14,7 +16,7 @@ import argparse
 from pathlib import Path
 
 from tokviz.core.algorithm.registry import step_noun
-from tokviz.core.io.tokenizer_export import EXPORT_FORMATS, export_timeline
+from tokviz.core.io.tokenizer_export import EXPORT_FORMATS, check_export_targets, export_timeline
 
 SUFFIX_FORMATS = {".json": "hf", ".tiktoken": "tiktoken"}
 
@@ -24,7 +26,7 @@ def add_export_parser(sub, positive) -> None:
     x.add_argument("model", metavar="MODEL")
     x.add_argument("-o", "--output", required=True, metavar="OUT")
     x.add_argument("--format", choices=EXPORT_FORMATS, dest="export_format",
-                   help="hf (tokenizer.json) or tiktoken (.tiktoken + OUT.json); default from OUT's extension")
+                   help="hf (tokenizer.json) or tiktoken (OUT + NAME.tiktoken.json); default from OUT's extension")
     x.add_argument("--step", type=positive, metavar="K", help="export only the first K merges")
 
 
@@ -41,11 +43,12 @@ def run_export(args: argparse.Namespace, read_model, usage_error: type[Exception
     if fmt is None:
         raise usage_error(f"tokviz export: cannot tell the format from {out.name!r}; "
                           f"give --format hf or --format tiktoken")
+    check_export_targets(out, fmt, inputs=(args.model,))  # before reading: a mistake costs nothing
     timeline = read_model(args.model)
     if args.step is not None and args.step > timeline.n_steps:
         noun = step_noun(timeline, 1)
         raise usage_error(f"tokviz export: --step {args.step} is past the last {noun} ({timeline.n_steps})")
-    done = export_timeline(timeline, out, fmt, step=args.step)  # TokvizError: one line, exit 2
+    done = export_timeline(timeline, out, fmt, step=args.step, inputs=(args.model,))  # TokvizError: one line, exit 2
     print(f"wrote {' and '.join(str(p) for p in done.files)}: {done.n_tokens:,} tokens, "
           f"{done.n_merges:,} merges")
     return 0

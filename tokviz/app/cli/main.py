@@ -21,6 +21,7 @@ from tokviz.core.algorithm.registry import make_training, step_noun
 from tokviz.core.bpe.timeline import TIE_BREAKS
 from tokviz.core.io.model_files import save_model
 from tokviz.core.special_tokens import encode_specials_as_text
+from tokviz.core.io.safe_files import same_file
 from tokviz.core.text.corpus import ENCODING_ERRORS
 from tokviz.core.text.split import SPLIT_CHOICES
 
@@ -57,6 +58,11 @@ def _positive(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="tokviz", description="See how tokenizers work.")
     p.add_argument("--version", action="version", version=f"tokviz {__version__}")
+    desktop = p.add_mutually_exclusive_group()
+    desktop.add_argument("--install-desktop-entry", action="store_true",
+                         help="add tokviz (with its icon) to the desktop's application menu, in $XDG_DATA_HOME")
+    desktop.add_argument("--uninstall-desktop-entry", action="store_true",
+                         help="remove what --install-desktop-entry wrote")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
     t = sub.add_parser("train", help="train a BPE, WordPiece or Unigram tokenizer and save its timeline")
@@ -134,6 +140,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UsageError(f"tokviz train: output {out} is a folder; give a file name")
     if not out.parent.exists() and str(out.parent):
         raise UsageError(f"tokviz train: output folder {out.parent} does not exist")
+    for f in args.files:
+        if Path(f).is_file() and same_file(f, out):
+            raise UsageError(f"tokviz train: output {out} is the input file {f}; give another name")
     _check_writable(out)  # fail now, not after a long training run
     texts = [read_text(f, errors=args.encoding_errors, hint=REPLACE_HINT) for f in args.files]
     if args.word_counts:
@@ -296,6 +305,22 @@ def cmd_gui(args: argparse.Namespace) -> int:
     return run_gui(getattr(args, "file", None))
 
 
+def cmd_desktop_entry(args: argparse.Namespace) -> int:
+    """``--install-desktop-entry`` / ``--uninstall-desktop-entry``: the menu entry and its icon."""
+    from tokviz.app.desktop_entry import install_desktop_entry, uninstall_desktop_entry
+
+    if args.install_desktop_entry:
+        for path in install_desktop_entry():
+            print(f"wrote {path}")
+        return 0
+    removed = uninstall_desktop_entry()
+    for path in removed:
+        print(f"removed {path}")
+    if not removed:
+        print("no tokviz desktop entry to remove")
+    return 0
+
+
 def cmd_screenshot(args: argparse.Namespace) -> int:
     from tokviz.app.gui import run_screenshots
 
@@ -355,6 +380,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         check_arguments(argv)
         args = build_parser().parse_args(argv)
+        if args.install_desktop_entry or args.uninstall_desktop_entry:
+            if args.command is not None:
+                raise UsageError("tokviz: --install-desktop-entry and --uninstall-desktop-entry take no command")
+            return cmd_desktop_entry(args)
         if args.command is None:
             return cmd_gui(argparse.Namespace(file=None))
         return HANDLERS[args.command](args)

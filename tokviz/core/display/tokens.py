@@ -10,6 +10,10 @@ invisible characters (zero-width joiner, BOM, no-break space, ...) are always vi
 newline and carriage return become ``␣ ⇥ ↵ ␍`` only when `show_whitespace` is on (a newline
 always ends the displayed line).
 
+A character no font on the screen can draw is shown as ``⟨U+XXXX⟩`` instead of an empty box: the
+window tells this module which code points it can draw (`set_glyph_test`; the core cannot ask Qt),
+and every label and caption below goes through the same translation tables.
+
 This is the one place that formats a token for the screen: tables, trees, captions (`visible_token`)
 and the token view (`token_labels`) all go through `token_label`. What this leaves out: colours
 (`tokviz.core.display.palette`) and diagnostics with their export (`tokviz.core.display.diagnostics`).
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import bisect
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tokviz.core.encoding import Encoding
@@ -81,9 +85,52 @@ def _base_table() -> dict[int, str]:
     return table
 
 
+_glyph_test: Callable[[int], bool] | None = None  # can the screen draw this code point?
+
+
+class _Table(dict):
+    """A `str.translate` table: the fixed marks, and ``⟨U+XXXX⟩`` for a character `_glyph_test`
+    says no font draws (looked up once per character, then kept)."""
+
+    def __missing__(self, cp: int) -> str:
+        test = _glyph_test
+        shown = "⟨U+%04X⟩" % cp if cp >= 0x80 and test is not None and not test(cp) else chr(cp)
+        self[cp] = shown
+        return shown
+
+
 _ALWAYS = _base_table()
-_HIDDEN_WS = {**_ALWAYS, 0x09: "    ", 0x0A: "", 0x0D: ""}
-_SHOWN_WS = {**_ALWAYS, 0x20: SPACE_MARK, 0x09: TAB_MARK, 0x0A: NEWLINE_MARK, 0x0D: CR_MARK}
+
+
+def _tables() -> tuple[_Table, _Table, _Table]:
+    """(whitespace hidden, whitespace shown, undrawable characters only)."""
+    return (_Table({**_ALWAYS, 0x09: "    ", 0x0A: "", 0x0D: ""}),
+            _Table({**_ALWAYS, 0x20: SPACE_MARK, 0x09: TAB_MARK, 0x0A: NEWLINE_MARK, 0x0D: CR_MARK}), _Table())
+
+
+_HIDDEN_WS, _SHOWN_WS, _GLYPHS = _tables()
+
+
+def set_glyph_test(test: Callable[[int], bool] | None) -> Callable[[int], bool] | None:
+    """Tell the labels which code points the screen can draw: ``test(cp)`` is False for a
+    character no available font has (it is then shown as ``⟨U+XXXX⟩``); None draws everything.
+    `test` may be called from any thread, once per character. Returns the previous test.
+
+    >>> previous = set_glyph_test(lambda cp: cp != 0x1F600)
+    >>> visible_token("a😀b".encode()), undrawn_marked("é😀")
+    ('a⟨U+1F600⟩b', 'é⟨U+1F600⟩')
+    >>> _ = set_glyph_test(previous)
+    """
+    global _glyph_test, _HIDDEN_WS, _SHOWN_WS, _GLYPHS
+    previous, _glyph_test = _glyph_test, test
+    _HIDDEN_WS, _SHOWN_WS, _GLYPHS = _tables()  # forget what the previous test said
+    return previous
+
+
+def undrawn_marked(text: str) -> str:
+    """`text` with only the characters no font can draw replaced by ``⟨U+XXXX⟩`` (captions,
+    lesson text: everything else as it is)."""
+    return text.translate(_GLYPHS)
 
 
 def escape_text(text: str, *, show_whitespace: bool = False) -> str:

@@ -175,6 +175,15 @@ def _umask() -> int:
     return 0o022
 
 
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether `a` and `b` name one file (through symbolic or hard links too); a path that does
+    not exist yet is compared by its resolved name."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
+
+
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     """`write_atomic` for UTF-8 text (exports: CSV, HTML, JSON)."""
     write_atomic(Path(path), text.encode("utf-8"))

@@ -7,11 +7,15 @@ order, leftmost first: tokviz's rule, so the ids are the same.
 
 ``.tiktoken``: one ``base64(token) id`` line per token (ids are ranks), plus the split pattern and
 special tokens, which the format does not hold: `export_tiktoken` writes them to
-``NAME.tiktoken.json`` next to it and returns them for ``tiktoken.Encoding(...)``. tiktoken joins
+``NAME.tiktoken.json`` next to it (for ranks written to ``NAME.tiktoken`` or to plain ``NAME``)
+and returns them for ``tiktoken.Encoding(...)``. tiktoken joins
 any two neighbours whose bytes form a token; the export checks that this gives each merge of the
 timeline (so the ids are the same) and refuses otherwise. Neither format has an end-of-word
 marker, so timelines trained with one are refused, as are character units for tiktoken. Only
 BPE timelines export; `export_problem` says why another one cannot (for menus and the CLI).
+
+Nothing is lost: `check_export_targets` refuses an export that would write onto one of its inputs,
+or replace a file nobody named (a sidecar's name taken by anything but an older sidecar).
 """
 
 from __future__ import annotations
@@ -29,10 +33,10 @@ from tokviz.core.bpe.units import UNK_TOKEN
 from tokviz.core.errors import TokvizError
 from tokviz.core.pretrained.common import python_pattern
 from tokviz.core.pretrained.hf.pretokenizers import BYTE_CHAR
-from tokviz.core.pretrained.loader import SIDECAR_FORMAT, SIDECAR_SUFFIX
+from tokviz.core.pretrained.loader import SIDECAR_FORMAT, is_tiktoken_sidecar, tiktoken_sidecar
 from tokviz.core.text.split import SPACE_CHARS, SPLIT_PRESETS, python_regex_pattern
 
-from .safe_files import write_atomic
+from .safe_files import same_file, write_atomic
 
 _WHOLE_TEXT = r"[\s\S]+"
 
@@ -221,16 +225,17 @@ def tiktoken_ranks(timeline: Timeline, *, step: int | None = None, name: str = "
 def export_tiktoken(
     timeline: Timeline, path: str | os.PathLike, *, step: int | None = None, name: str | None = None
 ) -> TiktokenExport:
-    """Write ``path`` (the .tiktoken ranks) and ``path.json`` (pattern and special tokens)."""
+    """Write ``path`` (the .tiktoken ranks) and its sidecar ``NAME.tiktoken.json`` (pattern and
+    special tokens; `tiktoken_sidecar`)."""
     path = Path(path)
-    exp = tiktoken_ranks(timeline, step=step, name=name or path.stem)
+    check_export_targets(path, "tiktoken")
+    exp = tiktoken_ranks(timeline, step=step, name=name or path.name.removesuffix(".tiktoken"))
     lines = b"".join(base64.b64encode(t) + b" %d\n" % r for t, r in sorted(exp.ranks.items(), key=lambda x: x[1]))
     side = {"format": SIDECAR_FORMAT, "version": 1, "name": exp.name, "pattern": exp.pattern,
             "special_tokens": exp.special_tokens}
     write_atomic(path, lines)
     try:
-        write_atomic(path.with_name(path.name + SIDECAR_SUFFIX),
-                     json.dumps(side, ensure_ascii=False, indent=1).encode("utf-8"))
+        write_atomic(tiktoken_sidecar(path), json.dumps(side, ensure_ascii=False, indent=1).encode("utf-8"))
     except TokvizError:
         path.unlink(missing_ok=True)  # both files or neither: ranks without their pattern mislead
         raise
@@ -238,6 +243,34 @@ def export_tiktoken(
 
 
 EXPORT_FORMATS = ("hf", "tiktoken")  # tokenizer.json, .tiktoken + sidecar
+
+
+def export_files(path: str | os.PathLike, fmt: str) -> tuple[Path, ...]:
+    """The files an export to `path` writes: the one named, then tiktoken's sidecar.
+
+    >>> [p.name for p in export_files("m", "tiktoken")], [p.name for p in export_files("m.json", "hf")]
+    (['m', 'm.tiktoken.json'], ['m.json'])
+    """
+    path = Path(path)
+    return (path, tiktoken_sidecar(path)) if fmt == "tiktoken" else (path,)
+
+
+def check_export_targets(path: str | os.PathLike, fmt: str, *,
+                         inputs: tuple[str | os.PathLike, ...] = ()) -> tuple[Path, ...]:
+    """The files an export to `path` would write (`export_files`); `TokvizError` if one of them
+    is one of `inputs` (the model being exported), or if a file the caller did not name (the
+    sidecar) exists and is not a sidecar an earlier export wrote."""
+    files = export_files(path, fmt)
+    for f in files:
+        for i in inputs:
+            if Path(i).is_file() and same_file(f, i):
+                raise TokvizError(f"{f} is the model being exported; tokviz does not write over its input: "
+                                  f"choose another output name")
+    for f in files[1:]:
+        if f.is_file() and not is_tiktoken_sidecar(f):
+            raise TokvizError(f"{f} exists and is not a tiktoken sidecar; the export would replace a file you "
+                              f"did not name: move it or choose another output name")
+    return files
 
 
 @dataclass(frozen=True)
@@ -251,14 +284,17 @@ class ExportedFiles:
 
 
 def export_timeline(timeline: Timeline, path: str | os.PathLike, fmt: str = "hf", *,
-                    step: int | None = None) -> ExportedFiles:
-    """Write `timeline` (its first `step` merges; all when None) as `fmt` ("hf" or "tiktoken")."""
+                    step: int | None = None, inputs: tuple[str | os.PathLike, ...] = ()) -> ExportedFiles:
+    """Write `timeline` (its first `step` merges; all when None) as `fmt` ("hf" or "tiktoken"),
+    never onto one of `inputs` (`check_export_targets`)."""
     path = Path(path)
+    if fmt in EXPORT_FORMATS:
+        check_export_targets(path, fmt, inputs=inputs)
     if fmt == "hf":
         d = export_tokenizer_json(timeline, path, step=step)
         return ExportedFiles((path,), fmt, len(d["model"]["vocab"]), len(d["model"]["merges"]))
     if fmt != "tiktoken":
         raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
     exp = export_tiktoken(timeline, path, step=step)
-    return ExportedFiles((path, path.with_name(path.name + SIDECAR_SUFFIX)), fmt,
+    return ExportedFiles(export_files(path, fmt), fmt,
                          len(exp.ranks) + len(exp.special_tokens), len(exp.ranks) - timeline.base_size)

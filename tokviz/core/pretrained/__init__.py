@@ -2,7 +2,8 @@
 
 `load_tokenizer(path_or_name)` opens tiktoken ``.tiktoken`` files and names (``cl100k_base``),
 GPT-2's ``encoder.json`` + ``vocab.bpe``, Hugging Face ``tokenizer.json`` (byte-level BPE,
-BPE with byte fallback and ``▁``, WordPiece), minbpe ``.model`` files and tokviz model files.
+BPE with byte fallback and ``▁``, WordPiece, Unigram, WordLevel), SentencePiece and minbpe
+``.model`` files, ``hf:ORG/NAME`` from the Hugging Face cache and tokviz model files.
 Every tokenizer is encoded by tokviz's own code (tiktoken and tokenizers are never needed) and
 shares `BpeTokenizer`'s grid: `encode`, `encode_ordinary`, `encode_ids`, `decode`,
 `decode_bytes`, `decode_tokens_bytes`, `decode_with_offsets`, `explain`, ``n_vocab``,
@@ -10,35 +11,64 @@ shares `BpeTokenizer`'s grid: `encode`, `encode_ordinary`, `encode_ids`, `decode
 
 Explaining: `merge_list` (the merge timeline), `merge_tree`, `find_unreachable`, `find_unused`,
 `VocabIndex`. Exporting a timeline trained in tokviz lives in `tokviz.core.io.tokenizer_export`.
+
+The names below are imported from their modules when first used (PEP 562): importing one
+submodule, or the package for one name, does not load every reader (the window starts faster).
 """
 
-from .common import LoadedMerge, PatternRequired
-from .data_gym import load_data_gym
-from .explain import (
-    GlitchToken,
-    MergeTree,
-    find_unreachable,
-    find_unused,
-    merge_list,
-    merge_of,
-    merge_tree,
-    token_counts,
-)
-from .hf.normalizers import UnsupportedComponent
-from .hf.tokenizer import HfTokenizer
-from .loaded_timeline import LazyMerges, LoadedSettings, LoadedTimeline, as_timeline, open_timeline
-from .loader import (
-    KnownTokenizer,
-    is_tokviz_model,
-    known_tokenizers,
-    load_by_name,
-    load_tiktoken,
-    load_tokenizer,
-    open_model,
-)
-from .minbpe import load_minbpe, parse_minbpe
-from .rank_bpe import RankBpeTokenizer
-from .tiktoken_files import KNOWN_ENCODINGS, KnownEncoding, find_encoding_file, read_tiktoken_file
-from .vocab_view import FILTERS, SORT_KEYS, VocabEntry, VocabIndex, token_flags
+from __future__ import annotations
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+import importlib
+
+_WHERE = {  # name -> the module that defines it
+    "LoadedMerge": ".common",
+    "PatternRequired": ".common",
+    "load_data_gym": ".data_gym",
+    "GlitchToken": ".explain",
+    "MergeTree": ".explain",
+    "find_unreachable": ".explain",
+    "find_unused": ".explain",
+    "merge_list": ".explain",
+    "merge_of": ".explain",
+    "merge_tree": ".explain",
+    "token_counts": ".explain",
+    "UnsupportedComponent": ".hf.normalizers",
+    "HfTokenizer": ".hf.tokenizer",
+    "LazyMerges": ".loaded_timeline",
+    "LoadedSettings": ".loaded_timeline",
+    "LoadedTimeline": ".loaded_timeline",
+    "as_timeline": ".loaded_timeline",
+    "is_tokviz_model": ".loader",
+    "open_model": ".loader",
+    "open_timeline": ".loaded_timeline",
+    "KnownTokenizer": ".tiktoken_files",
+    "known_tokenizers": ".tiktoken_files",
+    "load_by_name": ".loader",
+    "load_tiktoken": ".loader",
+    "load_tokenizer": ".loader",
+    "load_minbpe": ".minbpe",
+    "parse_minbpe": ".minbpe",
+    "RankBpeTokenizer": ".rank_bpe",
+    "KNOWN_ENCODINGS": ".tiktoken_files",
+    "KnownEncoding": ".tiktoken_files",
+    "find_encoding_file": ".tiktoken_files",
+    "read_tiktoken_file": ".tiktoken_files",
+    "FILTERS": ".vocab_view",
+    "SORT_KEYS": ".vocab_view",
+    "VocabEntry": ".vocab_view",
+    "VocabIndex": ".vocab_view",
+    "token_flags": ".vocab_view",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name], __name__), name)
+    globals()[name] = value  # once: later lookups are ordinary
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError, TokvizError
@@ -28,45 +27,39 @@ from .minbpe import HEADER as MINBPE_HEADER
 from .minbpe import load_minbpe
 from .rank_bpe import RankBpeTokenizer
 from .spm import SentencePieceTokenizer
-from .tiktoken_files import (
+from .tiktoken_files import (  # KnownTokenizer, known_tokenizers: also importable from here
     KNOWN_ENCODINGS,
-    cache_path,
+    KnownTokenizer,
     find_encoding_file,
     known_encoding,
+    known_tokenizers,
     looks_like_tiktoken,
     read_tiktoken_file,
 )
 
-SIDECAR_SUFFIX = ".json"  # name.tiktoken -> name.tiktoken.json: pattern and special tokens
 SIDECAR_FORMAT = "tokviz-tiktoken-info"
+SIDECAR_LIMIT = 16 << 20  # a sidecar holds a pattern and special tokens: kilobytes
 
 
-@dataclass(frozen=True)
-class KnownTokenizer:
-    """A tokenizer that can be opened by name, and whether its file is already on this machine."""
+def tiktoken_sidecar(path: str | os.PathLike) -> Path:
+    """Where the split pattern and special tokens of the ranks file `path` live: always a name
+    ending in ``.tiktoken.json``, so it can never be a model or ``tokenizer.json`` beside it.
 
-    name: str
-    description: str
-    cached: bool
-
-
-_DESCRIPTIONS = {
-    "gpt2": "GPT-2 (same ranks as r50k_base)",
-    "r50k_base": "GPT-3 davinci era, 50k tokens",
-    "p50k_base": "Codex / text-davinci-002/003, 50k tokens",
-    "p50k_edit": "p50k_base with fill-in-the-middle tokens",
-    "cl100k_base": "GPT-3.5 / GPT-4, 100k tokens",
-    "o200k_base": "GPT-4o, 200k tokens",
-}
+    >>> tiktoken_sidecar("out/mine.tiktoken").as_posix(), tiktoken_sidecar("out/mine").as_posix()
+    ('out/mine.tiktoken.json', 'out/mine.tiktoken.json')
+    """
+    path = Path(path)
+    stem = path.name[: -len(".tiktoken")] if path.name.endswith(".tiktoken") else path.name
+    return path.with_name(stem + ".tiktoken.json")
 
 
-def known_tokenizers() -> list[KnownTokenizer]:
-    """The names `load_tokenizer` accepts, with whether tiktoken's cache already has the file."""
-    out = []
-    for name, enc in KNOWN_ENCODINGS.items():
-        p = cache_path(enc.url)
-        out.append(KnownTokenizer(name, _DESCRIPTIONS.get(name, name), bool(p and p.is_file())))
-    return out
+def is_tiktoken_sidecar(path: str | os.PathLike) -> bool:
+    """Whether `path` is a sidecar tokviz wrote (an export may replace it; nothing else)."""
+    try:
+        d = parse_json(read_file_bytes(path, limit=SIDECAR_LIMIT), str(path))
+    except TokvizError:
+        return False
+    return isinstance(d, dict) and d.get("format") == SIDECAR_FORMAT
 
 
 def load_tiktoken(
@@ -98,7 +91,7 @@ def load_tiktoken(
     if pattern is None:
         raise PatternRequired(
             f"{path}: not one of OpenAI's encodings (unknown sha256 {f.sha256[:12]}...); give its "
-            f"split pattern (e.g. the cl100k pattern), or put it in {path.name}{SIDECAR_SUFFIX}"
+            f"split pattern (e.g. the cl100k pattern), or put it in {tiktoken_sidecar(path).name}"
         )
     tok = RankBpeTokenizer.from_token_list(
         f.tokens, f.ranks, pattern=pattern, special_tokens=special_tokens or {}, name=name or path.stem
@@ -108,7 +101,7 @@ def load_tiktoken(
 
 
 def _read_sidecar(path: Path) -> dict | None:
-    side = path.with_name(path.name + SIDECAR_SUFFIX)
+    side = tiktoken_sidecar(path)
     if not side.is_file():
         return None
     d = parse_json(read_file_bytes(side, limit=MAX_MODEL_BYTES, error=ModelFormatError), str(side), ModelFormatError)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import binascii
 import hashlib
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -227,7 +228,7 @@ def find_encoding_file(name: str, *, download: bool = True) -> Path:
             try:
                 read_file_cached(enc.url, enc.sha256)
             except Exception as exc:  # network errors come in many types
-                reason += f" and downloading it failed ({type(exc).__name__}: {str(exc)[:120]})"
+                reason += f" and downloading it failed ({download_error(exc)})"
             else:
                 if cached is not None and cached.is_file():
                     return cached
@@ -235,5 +236,57 @@ def find_encoding_file(name: str, *, download: bool = True) -> Path:
     where = f" or copy it to {cached}" if cached is not None else ""
     raise TokvizError(
         f"cannot find the {name} encoding: {reason}. Download {enc.url} and open the file "
-        f"(File > Open tokenizer, or pass its path as MODEL){where}"
+        f"(File > Open Tokenizer…, or pass its path as MODEL){where}"
     )
+
+
+_CONNECTION_PREFIX = re.compile(r"^\w+\(host=[^)]*\):\s*")
+
+
+def download_error(exc: BaseException) -> str:
+    """What went wrong with a download, whole but without the layers of wrappers around it:
+    requests -> urllib3's retry error -> the reason (``Failed to resolve 'host' (...)``).
+
+    >>> class Retry(Exception):
+    ...     reason = OSError("HTTPSConnection(host='h', port=443): Failed to resolve 'h'")
+    >>> download_error(ConnectionError(Retry("HTTPSConnectionPool(host='h', port=443): Max retries ...")))
+    "ConnectionError: Failed to resolve 'h'"
+    """
+    inner: object = exc
+    for _ in range(5):  # requests wraps urllib3's MaxRetryError, whose .reason is the real error
+        nxt = getattr(inner, "reason", None)
+        if nxt is None and getattr(inner, "args", None) and isinstance(inner.args[0], BaseException):
+            nxt = inner.args[0]
+        if not isinstance(nxt, BaseException):
+            break
+        inner = nxt
+    text = _CONNECTION_PREFIX.sub("", " ".join(str(inner).split()))
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+@dataclass(frozen=True)
+class KnownTokenizer:
+    """A tokenizer that can be opened by name, and whether its file is already on this machine."""
+
+    name: str
+    description: str
+    cached: bool
+
+
+_DESCRIPTIONS = {
+    "gpt2": "GPT-2 (same ranks as r50k_base)",
+    "r50k_base": "GPT-3 davinci era, 50k tokens",
+    "p50k_base": "Codex / text-davinci-002/003, 50k tokens",
+    "p50k_edit": "p50k_base with fill-in-the-middle tokens",
+    "cl100k_base": "GPT-3.5 / GPT-4, 100k tokens",
+    "o200k_base": "GPT-4o, 200k tokens",
+}
+
+
+def known_tokenizers() -> list[KnownTokenizer]:
+    """The names `load_tokenizer` accepts, with whether tiktoken's cache already has the file."""
+    out = []
+    for name, enc in KNOWN_ENCODINGS.items():
+        p = cache_path(enc.url)
+        out.append(KnownTokenizer(name, _DESCRIPTIONS.get(name, name), bool(p and p.is_file())))
+    return out

@@ -7,12 +7,16 @@ What this leaves out: running the finder (``pretrained_tasks.find_glitches``) an
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from tokviz.core.display.tokens import hex_bytes, visible_token
-from tokviz.core.pretrained.glitch_report import REASONS, GlitchReport, GlitchRow
 
 from .record_model import RIGHT, RecordModel
+
+if TYPE_CHECKING:
+    from tokviz.core.pretrained.glitch_report import GlitchReport, GlitchRow
 
 COLUMNS = ("ID", "Token", "Reason")
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -65,6 +69,8 @@ class GlitchModel(RecordModel):
                 return str(r.id)
             if c == 1:
                 return visible_token(r.token)
+            from tokviz.core.pretrained.glitch_report import REASONS  # there since a report exists
+
             return REASONS.get(r.reason, r.reason)
         if role == ID_ROLE:
             return r.id

@@ -1,8 +1,10 @@
-"""`TimelineChart`: pyqtgraph plots over all steps with a cursor at k; click to jump.
+"""`TimelineChart` and `UnigramChart`: pyqtgraph plots over all steps with a cursor at k; click to jump.
 
 Three stacked plots sharing the step axis: corpus length in tokens, vocabulary size, and the
 winning pair's count. Log scale (length and count) is a toggle. Data are set when merges arrive
-(throttled by the panel); moving the cursor only moves three `InfiniteLine`s.
+(throttled by the panel); moving the cursor only moves three `InfiniteLine`s. A Unigram timeline
+shows vocabulary size and corpus log-likelihood per round instead (`UnigramChart`). The panel
+imports this module only when a chart tab is first shown (`tokviz.panels.deferred`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QWidget
 
+from tokviz.core.unigram.replay import unigram_series
 from tokviz.panels.step_chart import StepChart
 from tokviz.panels.widgets import save_image
 
@@ -123,3 +126,33 @@ class TimelineChart(StepChart):
 
     def export_png(self, path: str) -> bool:
         return save_image(self.grab(), path)
+
+
+class UnigramChart(StepChart):
+    """Vocabulary size and corpus log-likelihood per round; `step_clicked(k)` (k a round)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        colors = (("#1a7f37", "#8250df"), ("#7ee787", "#d2a8ff"))  # light, dark
+        super().__init__("unigram_chart", 2, colors, axis_width=64, curve_options=dict(symbol="o", symbolSize=5),
+                         parent=parent)
+        for p, title in zip(self.plots, ("Vocabulary size", "Corpus log-likelihood")):
+            p.setTitle(title, size="9pt")
+        self.plots[-1].setLabel("bottom", "Round k")
+        self._apply_colors()
+
+    def set_timeline(self, tl) -> None:
+        vocab, ll, _ = unigram_series(tl) if tl is not None else ([], [], [])
+        x = np.arange(len(vocab), dtype=np.float64)
+        self._n = max(0, len(vocab) - 1)
+        self.curves[0].setData(x, np.asarray(vocab, dtype=np.float64))
+        self.curves[1].setData(x, np.asarray(ll, dtype=np.float64))
+        for p in self.plots:
+            p.setXRange(0, max(1, self._n), padding=0.04)
+
+    def _apply_colors(self):
+        colors, fg = super()._apply_colors()
+        for p, curve, c in zip(self.plots, self.curves, colors):
+            curve.setSymbolBrush(pg.mkBrush(c))
+            curve.setSymbolPen(pg.mkPen(c))
+            p.titleLabel.setText(p.titleLabel.text, color=fg)
+        return colors, fg

@@ -43,10 +43,10 @@ from tokviz.core.text.corpus import parse_word_counts
 from tokviz.engine.playback import Playback
 from tokviz.engine.tables.merge_model import MergeModel
 from tokviz.panels.base import Panel, monospace_font
+from tokviz.panels.deferred import DeferredChart
 from tokviz.panels.widgets import record_table, warn_export_failed
 
 from .candidates import CandidatesView
-from .chart import TimelineChart
 from .corpus_view import CorpusStepView
 from .merges import MergeParts
 from .presenting import present_timeline, size_for_font, splitter_sizes
@@ -60,6 +60,12 @@ MAX_WORDS = 400  # word-frequency rows shown
 LIVE_INTERVAL_MS = 120  # repaint interval while a training run fills the timeline
 CHART_INTERVAL_MS = 400  # chart data refresh while training
 WIDE_PX = 1000  # from this width the panel shows three columns, below it three rows
+
+
+def _timeline_chart():
+    from .chart import TimelineChart
+
+    return TimelineChart()
 
 
 class TimelinePanel(Panel):
@@ -104,7 +110,7 @@ class TimelinePanel(Panel):
         self.position_slider.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.position_slider.valueChanged.connect(self._on_position_slider_value_changed)
         # chart and provenance
-        self.chart = TimelineChart()
+        self.chart = DeferredChart(_timeline_chart)  # pyqtgraph: made when the Chart tab is first shown
         self.chart.step_clicked.connect(self._on_chart_step_clicked)
         self.series_box = QComboBox(objectName="timeline_series")
         self.series_box.setToolTip("Which curves to plot (Auto: as many as fit)")

@@ -6,7 +6,7 @@ table, candidates, chart and merge-tree parts of the panel are replaced by:
 - `UnigramRoundsView` (left column): one row per round (vocabulary size, corpus log-likelihood,
   pieces pruned, corpus length in tokens); below it the pieces round k pruned, each with its loss
   (how much log-likelihood removing it costs) and its best segmentation without it.
-- `UnigramChart` (a tab): vocabulary size and log-likelihood per round, a cursor at k; click to jump.
+- `UnigramChart` (a tab, in `chart`): vocabulary size and log-likelihood per round, a cursor at k; click to jump.
 - `SegmentationsView` (a tab): for a word, the n best segmentations at round k with their
   probabilities (``unbelievable`` -> ``▁un believ able`` 0.6, ...), and a Sample button drawing
   segmentations with probability ∝ p(segmentation)^alpha (subword regularization).
@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import random
 
-import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -36,7 +34,7 @@ from PySide6.QtWidgets import (
 from tokviz.core.pretrained.unigram_explain import loaded_unigram
 from tokviz.core.unigram.replay import unigram_series
 from tokviz.panels.base import monospace_font
-from tokviz.panels.step_chart import StepChart
+from tokviz.panels.deferred import DeferredChart
 from tokviz.panels.widgets import STRETCH, cell_table, hbox, set_cells, vbox
 
 ROUND_HEADERS = ["Round", "Vocabulary", "Log-likelihood", "Pruned", "Corpus tokens"]
@@ -141,36 +139,6 @@ class UnigramRoundsView(QWidget):
             self.round_selected.emit(row)
 
 
-class UnigramChart(StepChart):
-    """Vocabulary size and corpus log-likelihood per round; `step_clicked(k)` (k a round)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        colors = (("#1a7f37", "#8250df"), ("#7ee787", "#d2a8ff"))  # light, dark
-        super().__init__("unigram_chart", 2, colors, axis_width=64, curve_options=dict(symbol="o", symbolSize=5),
-                         parent=parent)
-        for p, title in zip(self.plots, ("Vocabulary size", "Corpus log-likelihood")):
-            p.setTitle(title, size="9pt")
-        self.plots[-1].setLabel("bottom", "Round k")
-        self._apply_colors()
-
-    def set_timeline(self, tl) -> None:
-        vocab, ll, _ = unigram_series(tl) if tl is not None else ([], [], [])
-        x = np.arange(len(vocab), dtype=np.float64)
-        self._n = max(0, len(vocab) - 1)
-        self.curves[0].setData(x, np.asarray(vocab, dtype=np.float64))
-        self.curves[1].setData(x, np.asarray(ll, dtype=np.float64))
-        for p in self.plots:
-            p.setXRange(0, max(1, self._n), padding=0.04)
-
-    def _apply_colors(self):
-        colors, fg = super()._apply_colors()
-        for p, curve, c in zip(self.plots, self.curves, colors):
-            curve.setSymbolBrush(pg.mkBrush(c))
-            curve.setSymbolPen(pg.mkPen(c))
-            p.titleLabel.setText(p.titleLabel.text, color=fg)
-        return colors, fg
-
-
 class SegmentationsView(QWidget):
     """The n best segmentations of a word at round k, and sampled ones (subword regularization)."""
 
@@ -267,6 +235,12 @@ class SegmentationsView(QWidget):
         return lines
 
 
+def _unigram_chart():
+    from .chart import UnigramChart
+
+    return UnigramChart()
+
+
 class UnigramParts(QObject):
     """The Unigram widgets of a `TimelinePanel`, and the switching between them and the merge
     parts (the rounds view replaces the merge table; Rounds and Segmentations tabs replace Chart
@@ -276,7 +250,7 @@ class UnigramParts(QObject):
         super().__init__(panel)
         self.panel = panel
         self.rounds = UnigramRoundsView()
-        self.chart = UnigramChart()
+        self.chart = DeferredChart(_unigram_chart)  # pyqtgraph: made when the Rounds tab is first shown
         self.segmentations = SegmentationsView()
         panel.tabs.addTab(self.chart, "Rounds")
         panel.tabs.addTab(self.segmentations, "Segmentations")

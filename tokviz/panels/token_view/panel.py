@@ -133,7 +133,6 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.add_button = QToolButton(objectName="token_add_tokenizer", text="Add…")
         self.add_button.setToolTip("Compare with a pretrained tokenizer (tiktoken, tokenizer.json, GPT-2, minbpe)")
         self.add_button.clicked.connect(self._on_add_button_clicked)
-        self.add_button.setVisible(_load_tokenizer() is not None)
         for w in (self.mode_box, self.whitespace_box, self.palette_box):
             bar.addWidget(w)
         bar.addStretch(1)

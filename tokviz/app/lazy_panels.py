@@ -1,0 +1,26 @@
+"""The panels a window makes only when first needed: embedding similarity and positional encodings.
+
+Both are tabs behind the corpus that no first screen shows, and both draw with pyqtgraph, whose
+import alone takes about a third of a second: their docks are there from the start (the layout and
+View > Panels know them), and the panels are built the first time one is shown or asked for, or
+right after the window's first paint (`tokviz.app.docks.DockManager.add_later`).
+"""
+
+from __future__ import annotations
+
+
+def add_heatmap_docks(window) -> None:
+    """Dock the two heatmap panels of `window` as tabs of the corpus, built on first need."""
+
+    def build() -> list:
+        from tokviz.panels.heatmaps.embedding_panel import EmbeddingPanel
+        from tokviz.panels.heatmaps.positional_panel import PositionalPanel
+
+        embeddings, positional = EmbeddingPanel(), PositionalPanel()
+        embeddings.attach(window.workspace)
+        embeddings.text_tokens_changed.connect(positional.set_text_tokens)
+        embeddings.positional_trained.connect(positional.set_trained_table)
+        return [embeddings, positional]
+
+    window.docks.add_later("embeddings", "Embedding similarity", build, tabify_with="corpus")
+    window.docks.add_later("positional", "Positional encodings", build, tabify_with="corpus")
