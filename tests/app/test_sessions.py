@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import shared_file
 from tests.qt_fixtures import drain_events
-from tokviz.app.session_ops import layout_summary
+from tokviz.app.docks import layout_summary
 from tokviz.core import TrainSettings
 
 TEXT = "low lower lowest newer newest wider widest " * 30

@@ -202,3 +202,23 @@ class DockManager(QObject):
     def shutdown(self) -> None:
         for panel in self._panels.values():
             panel.shutdown()
+
+
+def raised_panel_ids(docks) -> list[str]:
+    """Panels whose dock (in `docks`, a `DockManager`) is shown and in front of its tab group."""
+    return [pid for pid in docks.panel_ids()
+            if docks.dock(pid).isVisible() and not docks.dock(pid).visibleRegion().isEmpty()]
+
+
+def layout_summary(window) -> dict:
+    """What the dock layout looks like on screen, per panel: shown, floating, area, its tab group,
+    and the geometry of the docks in front (``saveState`` bytes also hold stale sizes of hidden
+    tabs, so they are not comparable between windows)."""
+    out = {}
+    for pid in window.docks.panel_ids():
+        d = window.docks.dock(pid)
+        front = d.isVisible() and not d.visibleRegion().isEmpty()
+        tabs = sorted(t.objectName() for t in window.tabifiedDockWidgets(d))
+        out[pid] = (d.isVisible(), d.isFloating(), window.dockWidgetArea(d).value, tabs,
+                    d.geometry().getRect() if front else None)
+    return out

@@ -40,6 +40,7 @@ from tokviz.engine.settings import LAYOUT_VERSION, THEMES
 from tokviz.engine.tasks import TaskEngine
 from tokviz.panels.view_state import restore_view_state, view_state
 
+from .docks import raised_panel_ids
 from .services import WindowServices
 from .waiting import wait_for_signals
 
@@ -56,26 +57,6 @@ def _b64(data: QByteArray) -> str:
 
 def _unb64(text: object) -> QByteArray | None:
     return QByteArray.fromBase64(text.encode("ascii")) if isinstance(text, str) and text else None
-
-
-def raised_panel_ids(docks) -> list[str]:
-    """Panels whose dock (in `docks`, a `DockManager`) is shown and in front of its tab group."""
-    return [pid for pid in docks.panel_ids()
-            if docks.dock(pid).isVisible() and not docks.dock(pid).visibleRegion().isEmpty()]
-
-
-def layout_summary(window) -> dict:
-    """What the dock layout looks like on screen, per panel: shown, floating, area, its tab group,
-    and the geometry of the docks in front (``saveState`` bytes also hold stale sizes of hidden
-    tabs, so they are not comparable between windows)."""
-    out = {}
-    for pid in window.docks.panel_ids():
-        d = window.docks.dock(pid)
-        front = d.isVisible() and not d.visibleRegion().isEmpty()
-        tabs = sorted(t.objectName() for t in window.tabifiedDockWidgets(d))
-        out[pid] = (d.isVisible(), d.isFloating(), window.dockWidgetArea(d).value, tabs,
-                    d.geometry().getRect() if front else None)
-    return out
 
 
 def _write_autosave(session: Session, path: Path, *, should_stop=None, progress=None) -> str:

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.qt_fixtures import drain_events
 from tokviz.app.classroom.presenter import step_caption
-from tokviz.app.session_ops import layout_summary
+from tokviz.app.docks import layout_summary
 from tokviz.core import TrainSettings
 from tokviz.panels.base import highlight_width
 

@@ -159,7 +159,7 @@ def test_a_lesson_and_its_panel_fit_a_projector(window, qtbot):
 
 
 def test_leaving_after_the_window_was_resized_restores_the_window(window, qtbot):
-    from tokviz.app.session_ops import layout_summary
+    from tokviz.app.docks import layout_summary
 
     drain_events()
     size, layout = window.size(), layout_summary(window)

@@ -23,7 +23,7 @@ from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QToolBar, QWidget
 
-from tokviz.app.session_ops import raised_panel_ids
+from tokviz.app.docks import raised_panel_ids
 from tokviz.core.display.tokens import undrawn_marked, visible_token
 from tokviz.engine.settings import LAYOUT_VERSION, PRESENTER_SCALE_MIN, clamp_presenter_scale
 from tokviz.panels.base import HIGHLIGHT_WIDTH_PROPERTY
