@@ -30,16 +30,16 @@ from tokviz.core import TrainSettings
 corpus = sys.argv[1]
 app = create_application()
 window = create_main_window()
-window.open_path(corpus)
-if window.wait_for_file() != "opened":
+window.script.open_path(corpus)
+if window.script.wait_for_file() != "opened":
     sys.exit("could not open the corpus")
-assert window.start_training(TrainSettings(merges=30)) and window.wait_for_training() == "finished"
+assert window.script.start_training(TrainSettings(merges=30)) and window.script.wait_for_training() == "finished"
 # nothing here saves by hand: the window autosaves when a run starts, and every second
-assert window.start_training(TrainSettings(merges=40_000, min_count=1, split="whitespace"))
+assert window.script.start_training(TrainSettings(merges=40_000, min_count=1, split="whitespace"))
 for _ in range(2):  # the one of the start, then the timer's while merges arrive
-    window.wait_for({"saved": [window.sessions.autosaved]}, 60_000)
+    window.script.wait_for({"saved": [window.sessions.autosaved]}, 60_000)
 while window.sessions.is_autosaving:
-    window.wait_for({"saved": [window.sessions.autosaved]}, 60_000)
+    window.script.wait_for({"saved": [window.sessions.autosaved]}, 60_000)
 print("training" if window.training_engine.is_running else "finished too soon", flush=True)
 QTimer.singleShot(120_000, app.quit)  # never outlive a test that died
 app.exec()

@@ -27,7 +27,7 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 def test_tiktoken_sidecar_is_replaced_only_after_asking(trained, qtbot, dialogs, out):
     w = trained
-    assert w.export_tokenizer(out / "mine", "tiktoken", step=3)
+    assert w.script.export_tokenizer(out / "mine", "tiktoken", step=3)
     assert sorted(_files(out)) == ["mine", "mine.tiktoken.json"]
     before = _files(out)
 
@@ -53,7 +53,7 @@ def test_a_file_that_is_not_a_sidecar_is_never_replaced(trained, dialogs, out):
     assert not trained.exporter.export_dialog("tiktoken")
     assert dialogs.asked_overwrite == []
     assert dialogs.errors[-1][0] == "Cannot export there" and "is not a tiktoken sidecar" in dialogs.errors[-1][1]
-    assert not trained.export_tokenizer(out / "mine.tiktoken", "tiktoken")  # scripts too
+    assert not trained.script.export_tokenizer(out / "mine.tiktoken", "tiktoken")  # scripts too
     assert _files(out) == {"mine.tiktoken.json": b"my notes, not a sidecar"}
 
 

@@ -66,9 +66,9 @@ def test_labels_mark_only_what_no_font_draws(qapp):
 def test_token_view_and_its_html_export_show_the_code_point(window, qtbot, tmp_path):
     from tokviz.core import TrainSettings
 
-    window.set_corpus_text("ab " * 40, word_counts=False)
-    assert window.start_training(TrainSettings(merges=3, units="chars", min_count=1))
-    assert window.wait_for_training(60_000) == "finished"
+    window.script.set_corpus_text("ab " * 40, word_counts=False)
+    assert window.script.start_training(TrainSettings(merges=3, units="chars", min_count=1))
+    assert window.script.wait_for_training(60_000) == "finished"
     view = window.token_view_panel
     text = f"ab 한 {NOWHERE[0]}"
     view.set_text(text)
@@ -89,7 +89,7 @@ def test_no_font_warnings_on_stderr(tmp_path):
         "from tokviz.app.gui import create_application, create_main_window\n"
         "app = create_application()\n"
         "w = create_main_window()\n"
-        "w.set_corpus_text(sys.argv[1], word_counts=False)\n"
+        "w.script.set_corpus_text(sys.argv[1], word_counts=False)\n"
         "w.token_view_panel.set_text(sys.argv[1])\n"
         "for _ in range(20):\n"
         "    app.processEvents()\n"
