@@ -1,6 +1,7 @@
-"""The panels a window makes only when first needed: embedding similarity and positional encodings.
+"""The panels a window makes only when first needed: embedding similarity, positional encodings and
+the Compare panel.
 
-Both are tabs behind the corpus that no first screen shows, and both draw with pyqtgraph, whose
+They are tabs behind the corpus that no first screen shows, and they draw with pyqtgraph, whose
 import alone takes about a third of a second: their docks are there from the start (the layout and
 View > Panels know them), and the panels are built the first time one is shown or asked for, or
 right after the window's first paint (`tokviz.app.docks.DockManager.add_later`).
@@ -24,3 +25,17 @@ def add_heatmap_docks(window) -> None:
 
     window.docks.add_later("embeddings", "Embedding similarity", build, tabify_with="corpus")
     window.docks.add_later("positional", "Positional encodings", build, tabify_with="corpus")
+
+
+def add_compare_dock(docks, step_model, workspace, on_token_selected) -> None:
+    """Dock the Compare panel as a tab of the corpus, built on first need; a token picked in it
+    goes to `on_token_selected(timeline, id)`."""
+
+    def build() -> list:
+        from tokviz.panels.compare.panel import ComparePanel
+
+        panel = ComparePanel(step_model, workspace)
+        panel.token_selected.connect(on_token_selected)
+        return [panel]
+
+    docks.add_later("compare", "Compare metrics", build, tabify_with="corpus")

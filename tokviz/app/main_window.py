@@ -25,7 +25,6 @@ from tokviz.engine.trained_models import TrainedModels
 from tokviz.engine.training.engine import TrainingEngine
 from tokviz.engine.workspace import Workspace
 from tokviz.panels.base import Panel
-from tokviz.panels.compare.panel import ComparePanel
 from tokviz.panels.chat.panel import ChatPanel  # chat templates
 from tokviz.panels.corpus.panel import CorpusPanel
 from tokviz.panels.glitch_panel import GlitchPanel  # pretrained tokenizers
@@ -46,7 +45,7 @@ from .docks import DockManager
 from .export_ops import ExportController  # File > Export Tokenizer
 from .file_ops import FileController
 from .scripting import ScriptParts, Scripting
-from .lazy_panels import add_heatmap_docks
+from .lazy_panels import add_compare_dock, add_heatmap_docks
 from .services import WindowServices
 from .session_ops import SessionController, SessionViews  # classroom
 from .theme import Appearance
@@ -72,6 +71,7 @@ class MainWindow(QMainWindow):
 
     embedding_panel = property(lambda self: self.docks.panel("embeddings"))  # built on first use
     positional_panel = property(lambda self: self.docks.panel("positional"))
+    compare_panel = property(lambda self: self.docks.panel("compare"))
 
     def __init__(self, settings: AppSettings | None = None, *, dialogs: Dialogs | None = None,
                  load_default_sample: bool = True, defer_panels: bool = False) -> None:
@@ -127,9 +127,7 @@ class MainWindow(QMainWindow):
         self.tokenizers = TokenizerController(self.step_model, self.training_engine, self.training_panel,
                                               self.training.show_model, self.services, self)  # pretrained tokenizers
         self.exporter = ExportController(self.step_model, self.services, self)
-        self.compare_panel = ComparePanel(self.step_model, self.workspace)  # efficiency metrics
-        self.docks.add_panel(self.compare_panel, tabify_with="corpus")
-        self.compare_panel.token_selected.connect(self._on_compare_token_selected)
+        add_compare_dock(self.docks, self.step_model, self.workspace, self._on_compare_token_selected)
         self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.workspace.corpus_sample)
         self.docks.add_panel(self.glitch_panel, tabify_with="vocabulary")
         self.glitch_panel.token_selected.connect(self._on_glitch_token_selected)
