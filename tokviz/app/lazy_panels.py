@@ -39,3 +39,14 @@ def add_compare_dock(docks, step_model, workspace, on_token_selected) -> None:
         return [panel]
 
     docks.add_later("compare", "Compare metrics", build, tabify_with="corpus")
+
+
+def add_chat_dock(docks, step_model) -> None:
+    """Dock the Chat view as a tab of the corpus (Alt+6), built on first need (Jinja's import)."""
+
+    def build() -> list:
+        from tokviz.panels.chat.panel import ChatPanel
+
+        return [ChatPanel(step_model)]  # follows a tokenizer whose folder has a chat template
+
+    docks.add_later("chat", "Chat", build, tabify_with="corpus", shortcut="Alt+6")

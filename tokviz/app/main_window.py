@@ -25,7 +25,6 @@ from tokviz.engine.trained_models import TrainedModels
 from tokviz.engine.training.engine import TrainingEngine
 from tokviz.engine.workspace import Workspace
 from tokviz.panels.base import Panel
-from tokviz.panels.chat.panel import ChatPanel  # chat templates
 from tokviz.panels.corpus.panel import CorpusPanel
 from tokviz.panels.glitch_panel import GlitchPanel  # pretrained tokenizers
 from tokviz.panels.lesson_panel import LessonPanel  # guided lessons
@@ -45,7 +44,7 @@ from .docks import DockManager
 from .export_ops import ExportController  # File > Export Tokenizer
 from .file_ops import FileController
 from .scripting import ScriptParts, Scripting
-from .lazy_panels import add_compare_dock, add_heatmap_docks
+from .lazy_panels import add_chat_dock, add_compare_dock, add_heatmap_docks
 from .services import WindowServices
 from .session_ops import SessionController, SessionViews  # classroom
 from .theme import Appearance
@@ -72,6 +71,7 @@ class MainWindow(QMainWindow):
     embedding_panel = property(lambda self: self.docks.panel("embeddings"))  # built on first use
     positional_panel = property(lambda self: self.docks.panel("positional"))
     compare_panel = property(lambda self: self.docks.panel("compare"))
+    chat_panel = property(lambda self: self.docks.panel("chat"))
 
     def __init__(self, settings: AppSettings | None = None, *, dialogs: Dialogs | None = None,
                  load_default_sample: bool = True, defer_panels: bool = False) -> None:
@@ -116,8 +116,7 @@ class MainWindow(QMainWindow):
         self.docks.add_panel(self.token_view_panel, tabify_with="corpus", shortcut="Alt+5")
         self.token_view_panel.token_selected.connect(self.vocab_panel.select_token)
         install_model_rows(self.token_view_panel, self.trained_models)
-        self.chat_panel = ChatPanel(self.step_model)  # follows a tokenizer whose folder has a chat template
-        self.docks.add_panel(self.chat_panel, tabify_with="corpus", shortcut="Alt+6")
+        add_chat_dock(self.docks, self.step_model)  # chat templates
         self.training_status = TrainingStatusPanel()
         self.services = WindowServices(self.dialogs, self.settings_store, self.statusBar())
         self.training = TrainingController(self.training_engine, self.workspace, self.corpus_panel,

@@ -91,9 +91,11 @@ class ChatPanel(Panel):
         self.engine.rendered.connect(self._on_engine_rendered)
         self.engine.render_failed.connect(self._on_engine_render_failed)
         self.step_model = step_model
+        self.messages_view.set_messages(SAMPLE_MESSAGES)
         if step_model is not None:
             step_model.timeline_changed.connect(self._on_step_model_timeline_changed)
-        self.messages_view.set_messages(SAMPLE_MESSAGES)
+            if step_model.timeline is not None:  # made after a tokenizer was opened: follow it now
+                self._on_step_model_timeline_changed()
 
     # -- building -------------------------------------------------------------------------------
 
