@@ -34,6 +34,7 @@ def models(tmp_path):
 def run_and_wait(qtbot, panel) -> str:
     with qtbot.waitSignal(panel.comparison_ready, timeout=120_000):
         assert panel.run()
+    drain_events()  # the chart is drawn on the next turn of the event loop
     return panel.outcome
 
 

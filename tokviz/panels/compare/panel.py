@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal, Slot
+from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -366,14 +366,18 @@ class ComparePanel(Panel):
         self.metrics_model.set_comparison(c)
         self.documents_model.set_comparison(c)
         self.scripts_model.set_comparison(c)
-        self.chart.set_comparison(c)
+        # the chart and the column widths on the next turns of the event loop: no one long stall
+        QTimer.singleShot(0, self, lambda: self.chart.set_comparison(self.comparison))
+        QTimer.singleShot(0, self, self._fit_columns)
+        if c is not None and c.documents and self.tabs.currentIndex() == 0:
+            self.tabs.setCurrentIndex(2)  # per language: the chart says it at a glance
+
+    def _fit_columns(self) -> None:
         for table in (self.metrics_table, self.documents_table, self.scripts_table):
             table.resizeColumnsToContents()
             cap = table.fontMetrics().horizontalAdvance("0") * MAX_COLUMN_CHARS
             for col in range(table.model().columnCount()):  # a long title never hides the figures
                 table.setColumnWidth(col, min(table.columnWidth(col), cap))
-        if c is not None and c.documents and self.tabs.currentIndex() == 0:
-            self.tabs.setCurrentIndex(2)  # per language: the chart says it at a glance
 
     def _update_buttons(self) -> None:
         for tab in self.job_tabs:
