@@ -24,7 +24,6 @@ from tokviz.engine.token_view.token_view_engine import BASELINE_CORPUS_CHARS
 from tokviz.engine.trained_models import TrainedModels
 from tokviz.engine.training.engine import TrainingEngine
 from tokviz.engine.workspace import Workspace
-from tokviz.panels.base import Panel
 from tokviz.panels.corpus.panel import CorpusPanel
 from tokviz.panels.glitch_panel import GlitchPanel  # pretrained tokenizers
 from tokviz.panels.lesson_panel import LessonPanel  # guided lessons

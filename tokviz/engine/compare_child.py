@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
-from tokviz.core.compare import Comparison, ModelSpec
+from tokviz.core.compare import ModelSpec
 from tokviz.core.processes.pipes import read_frame, write_event, write_frame
 from tokviz.core.processes.spawn import JOB_ERRORS, child_pipes, exit_child, run_child, watch_parent
 
