@@ -202,6 +202,12 @@ def test_rope_distance_and_dimension_curves(panel, qtbot):
     x, y = item.getData()
     dist, score = rope_score_by_distance(np.ones(64), np.ones(64), 127)
     assert np.array_equal(x, dist) and np.allclose(y, score)
+    assert y.min() > 5  # all-ones q, k: every score is positive...
+    (y_lo, y_hi) = panel.curves.getPlotItem().vb.viewRange()[1]
+    assert y_lo <= 0 < y.max() <= y_hi  # ...and the score axis still starts at 0, not at the smallest score
+    change(qtbot, panel, lambda: panel.set_kind("alibi"))
+    (item,) = panel.curves.getPlotItem().listDataItems()
+    assert item.getData()[1].max() == 0 and panel.curves.getPlotItem().vb.viewRange()[1][1] >= 0
     change(qtbot, panel, lambda: panel.set_kind("sinusoidal"))
     change(qtbot, panel, lambda: panel.set_view("dims"))
     change(qtbot, panel, lambda: panel.dims_edit.setText("0, 3"))

@@ -374,3 +374,85 @@ def test_trace_lowest_on_the_foundation_corpus(qtbot):
     assert lines[-1] == "lowe s t _"  # (lowe, r) and (lower, _) never fire on lowest
     t = p.provenance.trace_table
     assert [t.item(r, 0).text() for r in range(t.rowCount())] == ["", "0", "1", "3"]
+
+
+def test_step_zero_scrolls_the_merge_table_to_the_top(qtbot):
+    """At step 0 no merge is selected and the table shows its first rows, not the last ones."""
+    settings = TrainSettings(units="bytes", split="gpt2", merges=300)
+    timeline = train(settings, texts=[sample("english-prose").read()])
+    model = StepModel()
+    p = TimelinePanel(model)
+    qtbot.addWidget(p)
+    model.set_timeline(timeline, source="test")
+    p.resize(1200, 500)
+    p.show()
+    qtbot.waitExposed(p)
+    p.refresh()
+    bar = p.table.verticalScrollBar()
+    assert bar.maximum() > 0 and bar.value() == bar.maximum()  # the last merge is in view
+    model.set_step(0)
+    p.refresh()
+    assert p.table.selectionModel().selectedRows() == []
+    assert bar.value() == 0
+
+
+def test_merge_tree_leaves_keep_their_room_at_depth(qtbot):
+    """Every label of a deep merge tree ends well before the Id column, however deep it sits."""
+    from PySide6.QtGui import QFontMetrics
+
+    from tokviz.panels.timeline.provenance import ProvenanceView
+
+    timeline = train(TrainSettings(units="bytes", split="gpt2", merges=400), texts=[sample("english-prose").read()])
+    vocab = timeline.token_bytes()
+    deep = max(range(len(vocab)), key=lambda i: (timeline.merge_tree(i).depth(), len(vocab[i])))
+    assert timeline.merge_tree(deep).depth() >= 5
+    view = ProvenanceView()
+    qtbot.addWidget(view)
+    view.resize(420, 400)
+    view.show()
+    view.set_state(timeline, timeline.tokenizer(), vocab, timeline.n_steps)
+    view.show_token(deep)
+    tree = view.tree
+    fm = QFontMetrics(tree.font())
+
+    def ends(item, depth):
+        yield tree.indentation() * (depth + 1) + fm.horizontalAdvance(item.text(0))
+        for i in range(item.childCount()):
+            yield from ends(item.child(i), depth + 1)
+
+    assert max(ends(tree.topLevelItem(0), 0)) + 12 <= tree.columnWidth(0)
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_chart_captions_stay_clear_of_the_curves(qtbot, log):
+    """No point of a curve is drawn under its plot's caption (linear and log scale)."""
+    from PySide6.QtCore import QPointF
+
+    from tokviz.panels.timeline.chart import TimelineChart
+
+    timeline = train(TrainSettings(units="bytes", split="gpt2", merges=300), texts=[sample("english-prose").read()])
+    model = StepModel()
+    p = TimelinePanel(model)
+    qtbot.addWidget(p)
+    model.set_timeline(timeline, source="test")
+    p.resize(1000, 700)
+    p.show()
+    p.tabs.setCurrentWidget(p.chart.parentWidget())
+    p.refresh()
+    drain_events()
+    chart = p.chart.chart()
+    assert isinstance(chart, TimelineChart)
+    chart.set_mode("all")
+    chart.resize(700, 600)
+    chart.set_log_scale(log)
+    drain_events()
+    for i in chart.shown:
+        plot, caption = chart.plots[i], chart.captions[i]
+        x, y = chart.curves[i].getData()
+        assert len(x) > 10
+        box = caption.mapRectToItem(plot.vb.childGroup, caption.boundingRect())  # view coordinates
+        under = (x >= box.left()) & (x <= box.right())
+        assert under.any()
+        bottom = min(box.top(), box.bottom())  # y grows upwards in view coordinates
+        assert (y[under] < bottom).all(), f"plot {i}: the curve runs under its caption"
+        assert plot.vb.viewRect().contains(QPointF(float(x[-1]), float(y[-1])))

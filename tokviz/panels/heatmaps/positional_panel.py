@@ -346,10 +346,22 @@ class PositionalPanel(Panel):
                 self.curves.plot(x, y, pen=pg.mkPen(CURVE_COLORS[i % len(CURVE_COLORS)], width=2), name=name)
             self.curves.setLabel("bottom", view.x_title)
             self.curves.setLabel("left", view.y_title)
-            self.curves.enableAutoRange()
+            self._fit_curves(view.curves)
             self.status.setText(f"{KIND_LABELS[req.kind]}: {len(view.curves)} curve(s)"
                                 if view.curves else "Type dimensions to plot, e.g. 0, 1, 8-10")
         self.view_shown.emit()
+
+    def _fit_curves(self, curves) -> None:
+        """Range over every curve, the value axis from 0 (a score that never drops below 6 starts at 0)."""
+        ys = [np.asarray(y, dtype=np.float64) for _n, _x, y in curves if len(y)]
+        if not ys:
+            self.curves.enableAutoRange()
+            return
+        xs = np.concatenate([np.asarray(x, dtype=np.float64) for _n, x, y in curves if len(y)])
+        y = np.concatenate(ys)
+        lo, hi = min(0.0, float(np.nanmin(y))), max(0.0, float(np.nanmax(y)))
+        self.curves.setXRange(float(xs.min()), float(xs.max()), padding=0.02)
+        self.curves.setYRange(lo, hi if hi > lo else lo + 1.0, padding=0.05)
 
     def _readout(self, row: int, col: int, value: float) -> str:
         view = self._shown

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem, QWidget
 
 from tokviz.core.unigram.replay import unigram_series
@@ -22,6 +23,19 @@ AUTO_ALL_PX = 220  # "auto" shows all three plots from this height, two from AUT
 AUTO_TWO_PX = 130
 
 
+class Caption(QGraphicsSimpleTextItem):
+    """A plot's title on a backing of the chart's background colour: the step cursor passes behind it."""
+
+    backing = QColor(255, 255, 255, 220)
+
+    def boundingRect(self):
+        return super().boundingRect().adjusted(-3, -1, 3, 1)
+
+    def paint(self, painter, option, widget=None) -> None:
+        painter.fillRect(self.boundingRect(), self.backing)
+        super().paint(painter, option, widget)
+
+
 class TimelineChart(StepChart):
     """`step_clicked(k)` when the user clicks a plot."""
 
@@ -29,15 +43,15 @@ class TimelineChart(StepChart):
         colors = (("#0550ae", "#1a7f37", "#bc4c00"), ("#58a6ff", "#7ee787", "#ffa657"))  # light, dark
         super().__init__("timeline_chart", len(SERIES), colors, axis_width=52, parent=parent)
         self.ci.layout.setSpacing(2)
-        self.captions: list[QGraphicsSimpleTextItem] = []
+        self.captions: list[Caption] = []
         titles = ("Corpus length (tokens)", "Vocabulary size", "Winning pair count")
         for p, curve, title in zip(self.plots, self.curves, titles):
-            label = QGraphicsSimpleTextItem(title)  # a fixed caption inside the plot, top left:
+            label = Caption(title)  # a fixed caption inside the plot, top left:
             label.setParentItem(p.vb)  # no rotated axis label squeezed into a short plot
             label.setZValue(10)
             self.captions.append(label)
-            p.vb.sigResized.connect(lambda vb, label=label: label.setPos(
-                max(6.0, vb.width() - label.boundingRect().width() - 8), 2))  # top right: the curves fall
+            p.vb.sigResized.connect(lambda vb, i=len(self.captions) - 1: self._fit_y(i))
+            p.vb.sigResized.connect(lambda vb: self._place_captions())
             # no grid: it costs more than everything else when the cursor moves
             p.setClipToView(True)
             p.setDownsampling(auto=True, mode="peak")
@@ -64,6 +78,36 @@ class TimelineChart(StepChart):
             self.curves[2].setData([], [])
         for p in self.plots:
             p.setXRange(0, max(1, n), padding=0.02)
+        self._fit_all()
+
+    def set_cursor(self, k: int) -> None:
+        super().set_cursor(k)
+        self._place_captions()
+
+    def _place_captions(self) -> None:
+        """Captions in the top corner away from the cursor (top right while it is in the left half)."""
+        right = self.cursor_step <= self._n / 2
+        for p, label in zip(self.plots, self.captions):
+            x = p.vb.width() - label.boundingRect().width() - 8 if right else 8.0
+            label.setPos(max(6.0, x), 2)
+
+    def _fit_all(self) -> None:
+        for i in range(len(self.plots)):
+            self._fit_y(i)
+
+    def _fit_y(self, i: int) -> None:
+        """Y range of plot i with a band on top for its caption, so no curve runs under the caption."""
+        _x, y = self.curves[i].getData()  # display coordinates (log10 in log scale)
+        vb = self.plots[i].vb
+        if y is None or len(y) == 0 or vb.height() <= 0:
+            return
+        finite = y[np.isfinite(y)]
+        if len(finite) == 0:
+            return
+        lo, hi = float(finite.min()), float(finite.max())
+        span = hi - lo or max(1.0, abs(hi))
+        band = min(0.6, (self.captions[i].boundingRect().height() + 6) / vb.height())  # share of the height
+        vb.setYRange(lo - 0.03 * span, hi + span * (band + 0.03) / (1 - band), padding=0)
 
     # -- which plots: "auto" (as many as fit), "all", or one of SERIES -----------------------
 
@@ -113,6 +157,7 @@ class TimelineChart(StepChart):
         self._log = bool(on)
         self.plots[0].setLogMode(False, self._log)
         self.plots[2].setLogMode(False, self._log)
+        self._fit_all()
 
     @property
     def log_scale(self) -> bool:
@@ -120,8 +165,12 @@ class TimelineChart(StepChart):
 
     def _apply_colors(self):
         colors, fg = super()._apply_colors()
+        backing = QColor(self.backgroundBrush().color())
+        backing.setAlpha(220)
         for label, c in zip(getattr(self, "captions", ()), colors):
             label.setBrush(pg.mkColor(c))
+            label.backing = backing
+            label.update()
         return colors, fg
 
     def export_png(self, path: str) -> bool:

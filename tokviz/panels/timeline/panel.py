@@ -352,6 +352,8 @@ class TimelinePanel(Panel):
             if k <= 0 or k > self.merge_model.rowCount():
                 sel.clearSelection()
                 sel.setCurrentIndex(QModelIndex(), QItemSelectionModel.SelectionFlag.NoUpdate)
+                if k <= 0:  # before the first merge: the table starts at its first row
+                    self.table.scrollToTop()
             else:
                 idx = self.merge_model.index(k - 1, 0)
                 sel.setCurrentIndex(idx, QItemSelectionModel.SelectionFlag.ClearAndSelect

@@ -21,6 +21,8 @@ from tokviz.panels.widgets import cell_table, hbox, set_cells, vbox
 from .wordpiece import reset_trace_headers, show_wordpiece_trace
 
 TRACE_DELAY_MS = 150
+TREE_INDENT = 14
+LEAF_GAP = 16  # room between the deepest label and the Id column
 MAX_WORD = 200
 
 
@@ -37,6 +39,8 @@ class ProvenanceView(QWidget):
         self.tree = QTreeWidget(objectName="timeline_tree")
         self.tree.setHeaderLabels(["Token", "Id", "Merge rank"])
         self.tree.setUniformRowHeights(True)
+        self.tree.setIndentation(TREE_INDENT)  # deep trees (depth 6-10) stay readable in a narrow dock
+        self.tree.header().setStretchLastSection(False)
         self.tree.setMinimumHeight(40)
         self.tree.itemDoubleClicked.connect(self._on_tree_item_double_clicked)
         self.word_edit = QLineEdit(objectName="timeline_trace_edit")
@@ -102,6 +106,7 @@ class ProvenanceView(QWidget):
         self.tree.expandAll()
         for c in range(3):
             self.tree.resizeColumnToContents(c)
+        self.tree.setColumnWidth(0, self.tree.columnWidth(0) + LEAF_GAP)
         kind = "base unit" if root.rank is None else f"merge rank {root.rank} (step {root.rank + 1})"
         self.tree_label.setText(f"How “{self.token_label(token_id)}” (id {token_id}) was built: "
                                 f"{kind}, {len(root.leaves())} base units, depth {root.depth()}")
