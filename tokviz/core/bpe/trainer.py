@@ -33,6 +33,7 @@ import heapq
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
+from itertools import chain
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,6 +111,40 @@ class BpeTrainer:
         ranked `hf_order[i]` (a permutation of the base ids)."""
         if len(seqs) != len(weights):
             raise ValueError("seqs and weights differ in length")
+        lengths = [len(seq) for seq in seqs]
+        flat = np.fromiter(chain.from_iterable(seqs), dtype=np.int64, count=sum(lengths))
+        self._init(flat, lengths, weights, token_bytes, min_count=min_count,
+                   n_candidates=n_candidates, hf_order=hf_order)
+
+    @classmethod
+    def from_flat(
+        cls,
+        ids: np.ndarray,
+        lengths: Sequence[int] | np.ndarray,
+        weights: Sequence[int] | np.ndarray,
+        token_bytes: Sequence[bytes],
+        *,
+        min_count: int = 2,
+        n_candidates: int = N_CANDIDATES,
+        hf_order: Sequence[int] | None = None,
+    ) -> "BpeTrainer":
+        """The same trainer from the sequences laid end to end: `ids` (base ids), and each
+        sequence's length, so a large corpus never becomes a list of Python lists.
+
+        >>> t = BpeTrainer.from_flat(np.frombuffer(b"aaabdaaabac", np.uint8), [11], [1], [bytes([i]) for i in range(256)])
+        >>> [(s.pair, s.count) for s in t.steps(max_merges=3)]
+        [((97, 97), 4), ((256, 97), 2), ((257, 98), 2)]
+        """
+        if len(lengths) != len(weights):
+            raise ValueError("lengths and weights differ in length")
+        self = cls.__new__(cls)
+        self._init(np.asarray(ids, dtype=np.int64), lengths, weights, token_bytes, min_count=min_count,
+                   n_candidates=n_candidates, hf_order=hf_order)
+        return self
+
+    def _init(self, flat: np.ndarray, lengths, weights, token_bytes, *, min_count: int,
+              n_candidates: int, hf_order: Sequence[int] | None) -> None:
+        """Set up from the flat base ids of every sequence (int64) and the sequences' lengths."""
         self._hf = hf_order is not None
         self._tie_mask = 0 if self._hf else -1  # heap key: (-count, position & mask, pair)
         self._out: list[int] | None = None  # internal base id -> caller's id (hf only)
@@ -122,7 +157,7 @@ class BpeTrainer:
                 for i, r in enumerate(order):
                     out[r] = i
                 self._out = out
-                seqs = [[order[x] for x in seq] for seq in seqs]
+                flat = np.asarray(order, dtype=np.int64)[flat]
                 token_bytes = [token_bytes[i] for i in out]
         self.token_bytes = list(token_bytes)
         self.next_id = len(self.token_bytes)
@@ -130,28 +165,27 @@ class BpeTrainer:
         # A pair below min_count can never win (counts only fall after a pair appears), so it
         # keeps a count but gets no position list and no heap entry.
         self.min_count = max(1, min_count)
-        ids = array("q")
-        wts = array("q")
-        starts: list[int] = []
-        for seq, w in zip(seqs, weights):
-            starts.append(len(ids))
-            ids.extend(seq)
-            wts.extend(array("q", [w]) * len(seq))
-        n = len(ids)
-        nxt = array("q", range(1, n + 1))
-        prv = array("q", range(-1, n - 1))
-        ends = starts[1:] + [n]
-        for s, e in zip(starts, ends):
-            if e > s:
-                nxt[e - 1] = -1
-                prv[s] = -1
-        self.ids, self.nxt, self.prv, self.wts = ids, nxt, prv, wts
+        lens = np.asarray(lengths, dtype=np.int64).reshape(-1)
+        w = np.asarray(weights, dtype=np.int64).reshape(-1)
+        n = len(flat)
+        ends = np.cumsum(lens)
+        starts_np = ends - lens
+        nxt_np = np.arange(1, n + 1, dtype=np.int64)
+        prv_np = np.arange(-1, n - 1, dtype=np.int64)
+        full = lens > 0
+        nxt_np[ends[full] - 1] = -1
+        prv_np[starts_np[full]] = -1
+        arrays = []
+        for a in (flat, nxt_np, prv_np, np.repeat(w, lens)):
+            arr = array("q")
+            arr.frombytes(np.ascontiguousarray(a, dtype=np.int64).tobytes())
+            arrays.append(arr)
+        self.ids, self.nxt, self.prv, self.wts = arrays
         self._np = tuple(
-            np.frombuffer(a, dtype=np.int64) if n else np.zeros(0, np.int64)
-            for a in (ids, nxt, prv, wts)
+            np.frombuffer(a, dtype=np.int64) if n else np.zeros(0, np.int64) for a in arrays
         )
-        self.starts = starts
-        self.length = sum(len(s) * w for s, w in zip(seqs, weights))
+        self.starts = starts_np.tolist()
+        self.length = int(np.dot(lens, w)) if len(lens) else 0
         self.rank = 0
         self._count_initial_pairs()
 

@@ -10,7 +10,6 @@ serially. `count_word_table` does the same for word-frequency tables.
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import closing
 
@@ -113,10 +112,10 @@ def _count_range(text, start, end, splitter, processes, should_stop):
         for a, b in slices:
             if should_stop is not None and should_stop():
                 raise Cancelled()
-            yield Counter(splitter.chunks(text[a:b])), b - a
+            yield splitter.count(text[a:b]), b - a
         return
     # each child inherits the text and the splitter: nothing is pickled on the way in
-    parts = fork_map(lambda ab: Counter(splitter.chunks(text[ab[0]:ab[1]])), slices, processes=min(nproc, len(slices)))
+    parts = fork_map(lambda ab: splitter.count(text[ab[0]:ab[1]]), slices, processes=min(nproc, len(slices)))
     with closing(parts):
         for part, (a, b) in zip(parts, slices):
             if should_stop is not None and should_stop():
