@@ -34,9 +34,10 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import chain
-from dataclasses import dataclass
 
 import numpy as np
+
+from .trainer_records import Candidate, MergeStep
 
 _SHIFT = 32
 _MASK = (1 << _SHIFT) - 1
@@ -61,29 +62,6 @@ def _positions(raw: memoryview, a: int, b: int) -> array:
     out = array("q")
     out.frombytes(raw[8 * a : 8 * b])
     return out
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """A pair that could have been merged at a step, with its count and first occurrence."""
-
-    pair: tuple[int, int]
-    count: int
-    first_chunk: int  # index of the (deduplicated, first-appearance ordered) chunk
-    first_offset: int  # position of the pair's left symbol in that chunk, in base symbols
-
-
-@dataclass(frozen=True, slots=True)
-class MergeStep:
-    """One merge of the training timeline. Step k of the timeline = the first k merges."""
-
-    rank: int  # 0-based merge index
-    pair: tuple[int, int]  # (left id, right id)
-    id: int  # id of the new token
-    token: bytes  # bytes of the new token (UTF-8 for character units)
-    count: int  # weighted count of the pair when it won
-    length: int  # corpus length in tokens (weighted) after the merge
-    candidates: tuple[Candidate, ...] = ()  # best pairs at this step, winner first
 
 
 class BpeTrainer:
@@ -161,6 +139,7 @@ class BpeTrainer:
                 token_bytes = [token_bytes[i] for i in out]
         self.token_bytes = list(token_bytes)
         self.next_id = len(self.token_bytes)
+        self._seen: dict[int, tuple[int, int, Candidate]] = {}  # key -> (count, position, record)
         self.n_candidates = max(1, n_candidates)
         # A pair below min_count can never win (counts only fall after a pair appears), so it
         # keeps a count but gets no position list and no heap entry.
@@ -284,11 +263,18 @@ class BpeTrainer:
         return found
 
     def _candidate(self, count: int, pos: int, key: int) -> Candidate:
+        """The `Candidate` record of a live pair; the runners-up of one step are mostly those of
+        the step before, unchanged, so the record is reused while its count and position hold."""
         if self._hf:
             pos = self._first_valid(key)
+        seen = self._seen.get(key)
+        if seen is not None and seen[0] == count and seen[1] == pos:
+            return seen[2]
         chunk = bisect_right(self.starts, pos) - 1
         pair = (key >> _SHIFT, key & _MASK) if self._out is None else self._pair_out(key)
-        return Candidate(pair, count, chunk, pos - self.starts[chunk])
+        cand = Candidate(pair, count, chunk, pos - self.starts[chunk])
+        self._seen[key] = (count, pos, cand)
+        return cand
 
     def _pair_out(self, key: int) -> tuple[int, int]:
         """The pair of `key` in the caller's ids."""
@@ -457,12 +443,20 @@ class BpeTrainer:
     def steps(self, *, max_merges: int | None = None) -> Iterator[MergeStep]:
         """Yield merges until `max_merges` are done or no pair reaches `min_count`."""
         while max_merges is None or self.rank < max_merges:
-            best = self.candidates(self.n_candidates)
+            best = []
+            while len(best) < self.n_candidates:
+                entry = self._pop_valid()
+                if entry is None:
+                    break
+                best.append(entry)
             if not best:
                 return
-            count, pos, key = best[0]
-            self._pop_valid()  # remove the winner's heap entry (it is the top)
-            cands = tuple(self._candidate(*c) for c in best)  # before the merge moves positions
+            heap = self.heap
+            for c, p, k in best[1:]:  # the runners-up go back; the winner's entry is used up
+                heapq.heappush(heap, (-c, p, k))
+            count, _, key = best[0]
+            cands = tuple([self._candidate(*c) for c in best])  # before the merge moves positions
+            self._seen.pop(key, None)  # a merged pair never occurs again
             new = self.next_id
             token = self.token_bytes[key >> _SHIFT] + self.token_bytes[key & _MASK]
             self.token_bytes.append(token)
