@@ -237,19 +237,26 @@ class WordPieceTrainer:
 
     def _push_pair(self, k: int, pos: int) -> None:
         """Give pair `k` an entry with its true key in its group (unless its entry there is
-        already as good) and raise the group if needed."""
-        neg = -self._group_key(k)
+        already as good) and raise the group if needed (`_group_key`, `_seq` and
+        `_offer_group` written out: this runs for every pair next to every merge)."""
+        c, ca = self.pair_count[k], self.tok_count[k >> _SHIFT]
+        neg = -((c << self._k) // ca)
         old = self.pinned.get(k)
-        if old is not None and old[:2] <= (neg, pos):
+        if old is not None and (old[0] < neg or (old[0] == neg and old[1] <= pos)):
             return
-        entry = (neg, pos, self._seq())
-        self.pinned[k] = entry
+        self._n = n = self._n + 1
+        self.pinned[k] = (neg, pos, n)
         b = k & _MASK
         group = self.groups.get(b)
         if group is None:
             group = self.groups[b] = []
-        heapq.heappush(group, (*entry, k))
-        self._offer_group(b, (-self._score_key(k), pos))
+        heapq.heappush(group, (neg, pos, n, k))
+        gneg = -((c << self._k) // (ca * self.tok_count[b]))
+        old = self.group_pinned.get(b)
+        if old is None or gneg < old[0] or (gneg == old[0] and pos < old[1]):
+            self._n = n = n + 1
+            self.group_pinned[b] = (gneg, pos, n)
+            heapq.heappush(self.heap, (gneg, pos, n, b))
 
     def _offer_group(self, b: int, g: tuple[int, int]) -> None:
         """Give group `b` the global entry `g` if that is better than its current one."""
@@ -365,22 +372,32 @@ class WordPieceTrainer:
         counts = self.pair_count
         created: dict[int, None] = {}
         merged_total = 0
+        all_words = self.words
         for w in lst[start:]:
-            seq = self.words[w]
+            seq = all_words[w]
             n = len(seq)
-            out: list[int] = []
-            sites: list[int] = []  # old positions of the merged sites
-            i = 0
-            while i < n:
-                if seq[i] == a and i + 1 < n and seq[i + 1] == b:
+            sites: list[int] = []  # old positions of the merged sites, left to right
+            i = seq.index(a) if a in seq else n  # the list scans run in C
+            while i < n - 1:
+                if seq[i + 1] == b:
                     sites.append(i)
-                    out.append(new)
                     i += 2
                 else:
-                    out.append(seq[i])
                     i += 1
+                if i < n - 1:
+                    try:
+                        i = seq.index(a, i)
+                    except ValueError:
+                        break
             if not sites:
                 continue
+            out: list[int] = []
+            prev = 0
+            for i in sites:
+                out += seq[prev:i]
+                out.append(new)
+                prev = i + 2
+            out += seq[prev:]
             weight = self.weights[w]
             merged_total += len(sites) * weight
             # Only pairs touching a site change: old pairs i-1, i, i+1 of each site go, new
@@ -435,12 +452,14 @@ class WordPieceTrainer:
             if counts[x] >= self.min_count:
                 self._track(x, words)
                 self._push_pair(x, self._first_pos(x))
+        pinned, push, min_count = self.pinned, self._push_pair, self.min_count
         for t in {a, b}:
             if self.tok_count[t] > 0:
                 # count(t) fell: pairs (t, y) rise within their groups, group t rises as a whole
                 for x in self.by_left.get(t, ()):
-                    if x in self.pinned and counts[x] >= self.min_count:
-                        self._push_pair(x, self.pinned[x][1])
+                    entry = pinned.get(x)
+                    if entry is not None and counts[x] >= min_count:
+                        push(x, entry[1])
                 self._raise_group(t)
         return merged_total
 
