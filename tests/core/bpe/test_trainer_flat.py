@@ -27,7 +27,7 @@ def _run(trainer: BpeTrainer, merges: int = 60):
 def test_from_flat_equals_from_lists(chunks, hf, min_count):
     seqs = [list(c) for c, _ in chunks]
     weights = [w for _, w in chunks]
-    kw = dict(min_count=min_count, hf_order=HF_BYTE_ORDER if hf else None)
+    kw = {"min_count": min_count, "hf_order": HF_BYTE_ORDER if hf else None}
     listed = BpeTrainer(seqs, weights, BYTES, **kw)
     flat = np.array([x for s in seqs for x in s], dtype=np.int64)
     flat_trainer = BpeTrainer.from_flat(flat, [len(s) for s in seqs], np.array(weights), BYTES, **kw)

@@ -44,50 +44,13 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from fractions import Fraction
+
+from .trainer_records import WordPieceCandidate, WordPieceStep
 
 CONTINUATION = "##"
 N_CANDIDATES = 5
 _SHIFT = 32
 _MASK = (1 << _SHIFT) - 1
-
-
-@dataclass(frozen=True, slots=True)
-class WordPieceCandidate:
-    """A pair that could have been merged at a step, with its score and the raw counts."""
-
-    pair: tuple[int, int]
-    score: float  # count / (left_count * right_count)
-    count: int  # weighted count of the pair
-    left_count: int  # weighted count of the left token
-    right_count: int  # weighted count of the right token
-    first_chunk: int  # index of the word (in order of first appearance) of the first occurrence
-    first_offset: int  # character offset of the pair in that word
-
-
-@dataclass(frozen=True, slots=True)
-class WordPieceStep:
-    """One merge of a WordPiece timeline. Step k = the base vocabulary + the first k merges."""
-
-    rank: int  # 0-based merge index
-    pair: tuple[int, int]  # (left id, right id)
-    id: int  # id of the new token
-    token: bytes  # vocabulary form of the new token, UTF-8 (b"##ug" for a continuation)
-    score: float  # count / (left_count * right_count) when it won
-    count: int  # weighted count of the pair when it won
-    left_count: int
-    right_count: int
-    length: int  # corpus length in tokens (weighted) after the merge
-    candidates: tuple[WordPieceCandidate, ...] = ()  # best pairs at this step, winner first
-
-    @property
-    def text(self) -> str:
-        return self.token.decode("utf-8")
-
-    @property
-    def exact_score(self) -> Fraction:
-        return Fraction(self.count, self.left_count * self.right_count)
 
 
 def base_symbols(words: Sequence[str]) -> list[str]:
@@ -174,6 +137,7 @@ class WordPieceTrainer:
         self.group_pinned: dict[int, tuple[int, int, int]] = {}
         self.heap: list[tuple[int, int, int, int]] = []
         self._n = 0
+        self._seen: dict[int, tuple[tuple[int, int, int, int], WordPieceCandidate]] = {}  # key -> (state, record)
         self._count_initial_pairs()
 
     # -- state --------------------------------------------------------------------------------
@@ -356,11 +320,18 @@ class WordPieceTrainer:
         return found
 
     def _candidate(self, pos: int, k: int) -> WordPieceCandidate:
+        """The record of a live pair; an unchanged runner-up keeps the record of the step before."""
         a, b = k >> _SHIFT, k & _MASK
         c, ca, cb = self.pair_count[k], self.tok_count[a], self.tok_count[b]
+        state = (c, ca, cb, pos)
+        seen = self._seen.get(k)
+        if seen is not None and seen[0] == state:
+            return seen[1]
         w = bisect_right(self.starts, pos) - 1
         fid = self.first_id
-        return WordPieceCandidate((a + fid, b + fid), c / (ca * cb), c, ca, cb, w, pos - self.starts[w])
+        cand = WordPieceCandidate((a + fid, b + fid), c / (ca * cb), c, ca, cb, w, pos - self.starts[w])
+        self._seen[k] = (state, cand)
+        return cand
 
     # -- merging ------------------------------------------------------------------------------
 
@@ -469,8 +440,9 @@ class WordPieceTrainer:
             best = self.candidates(self.n_candidates)
             if not best:
                 return
-            cands = tuple(self._candidate(pos, k) for _, pos, k in best)
+            cands = tuple([self._candidate(pos, k) for _, pos, k in best])
             _, _, k = best[0]
+            self._seen.pop(k, None)  # merged: it never comes back
             a, b = k >> _SHIFT, k & _MASK
             new = len(self.forms)
             form = self.forms[a] + self.forms[b][len(CONTINUATION):]
