@@ -42,20 +42,49 @@ TARGET_RATIO = 1.0
 TARGET_MIB = 512
 
 
+# tiktoken's cl100k pattern and the cut tokviz's counting makes between a letter and a line break
+# followed by a letter, written out so the HF process does not import tokviz (checked against
+# tokviz's own in `check_constants`)
+GPT4_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+SAFE_CUT = r"(?<=\p{L})(?=\r?\n\p{L})"
+
+
+def check_constants() -> None:
+    from tokviz.core.text import chunks
+    from tokviz.core.text.split import GPT4_SPLIT_PATTERN
+
+    assert GPT4_PATTERN == GPT4_SPLIT_PATTERN and SAFE_CUT == chunks._SAFE_BOUNDARY.pattern
+
+
+def pieces_of(text: str, size: int = 1_000_000) -> list[str]:
+    """`text` in pieces of about `size` characters cut where the split pattern always cuts
+    (tokviz.core.text.chunks._slices)."""
+    import regex
+
+    cut, out, pos = regex.compile(SAFE_CUT), [], 0
+    while len(text) - pos > size * 1.5:
+        m = cut.search(text, pos + size, len(text) - size // 2)
+        if m is None:
+            break
+        out.append(text[pos:m.start()])
+        pos = m.start()
+    out.append(text[pos:])
+    return out
+
+
 def hf_worker(path: str, vocab: int, out: str) -> None:
     """Train HF's BpeTrainer as bench_core does (the same chunks as tokviz) and save tokenizer.json."""
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
-    from tokviz.core.text.chunks import _slices
-    from tokviz.core.text.split import SPLIT_PRESETS
-
     text = Path(path).read_text(encoding="utf-8")
     # ~1 MB pieces cut where the split pattern always cuts: HF can use all its threads and sees
     # exactly the chunks tokviz sees
-    pieces = [text[a:b] for a, b in _slices(text, 0, len(text), 1_000_000)]
+    pieces = pieces_of(text)
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(SPLIT_PRESETS["gpt4"]), behavior="isolated"),
+        pre_tokenizers.Split(Regex(GPT4_PATTERN), behavior="isolated"),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
     ])
     trainer = trainers.BpeTrainer(vocab_size=vocab, min_frequency=2, show_progress=False,
@@ -209,6 +238,7 @@ def main() -> int:
     if not GUTENBERG.exists():
         print(f"bench: needs {GUTENBERG} (the shared corpora)", file=sys.stderr)
         return 2
+    check_constants()
     sizes, reps = (([1, 4], 1) if opts.quick else (opts.sizes, opts.reps))
     load_before = Path("/proc/loadavg").read_text().strip()
     print(f"training gutenberg30 prefixes at vocab {VOCAB:,}, GPT-4 split, bytes; {reps} rep(s); "
