@@ -107,7 +107,9 @@ class Splitter:
             return Counter(text.split())
         pinned = self._compiled
         pattern = pinned.fast
-        if not text.isascii() and _has_new_unicode(text):
+        # the same choice as PinnedPattern.for_text: only property classes differ between the two
+        properties = "\\p{" in pinned.pattern or "\\P{" in pinned.pattern
+        if properties and not text.isascii() and _has_new_unicode(text):
             pattern = pinned.exact
         counts = Counter(pattern.findall(text, concurrent=True))
         counts.pop("", None)
