@@ -3,6 +3,8 @@ parallel counting identical to serial counting (key order included)."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import tokviz.core.text.chunks as chunks
@@ -55,17 +57,18 @@ def test_progress_reaches_the_total():
 
 
 def _spy_on_pools(monkeypatch) -> list:
-    """Record the forked counting runs count_chunks starts ("fork" each); skip where forking is unsafe."""
+    """Record the children count_chunks forks ("fork" each; with 2 processes one child counts
+beside this process); skip where forking is unsafe."""
     if not chunks.can_fork():
         pytest.skip("forking is not available here (not Linux, or another thread runs)")
     used = []
-    real = chunks.fork_map
+    real = chunks.fork_call
 
-    def spy(fn, jobs, *, processes):
+    def spy(fn):
         used.append("fork")
-        return real(fn, jobs, processes=processes)
+        return real(fn)
 
-    monkeypatch.setattr(chunks, "fork_map", spy)
+    monkeypatch.setattr(chunks, "fork_call", spy)
     return used
 
 
@@ -125,3 +128,30 @@ def test_word_table_counts_match_oracle(corpus_text):
         table[w] = table.get(w, 0) + 1
     for spec in ("gpt4", "none", "whitespace"):
         assert list(count_word_table(table, parse_split(spec)).items()) == list(oracle_table_counts(table, spec).items())
+
+
+def test_parallel_counting_cancels_and_reaps_its_child(monkeypatch, corpus_text):
+    text = corpus_text("tinyshakespeare.txt", 200_000)
+    monkeypatch.setattr(chunks, "PARALLEL_MIN_CHARS", 1000)
+    monkeypatch.setattr(chunks, "SLICE_CHARS", 5_000)
+    if not chunks.can_fork():
+        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+    children = []
+    real = chunks.fork_call
+
+    def spy(fn):
+        children.append(real(fn))
+        return children[-1]
+
+    monkeypatch.setattr(chunks, "fork_call", spy)
+    checks = []
+
+    def stop_on_third_check():
+        checks.append(1)
+        return len(checks) >= 3
+
+    with pytest.raises(Cancelled):
+        count_chunks([text], parse_split("gpt4"), processes=2, should_stop=stop_on_third_check)
+    assert len(checks) == 3 and len(children) == 1
+    with pytest.raises(ChildProcessError):  # killed and reaped: no zombie left behind
+        os.waitpid(children[0].pid, os.WNOHANG)

@@ -153,6 +153,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         training = make_training(settings, table=table)
     else:
         training = make_training(settings, texts=texts)
+    del texts  # the training releases its texts once counted; keep no copy here
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
     bar.unit = step_noun(settings)
     bar.stage("counting chunks")

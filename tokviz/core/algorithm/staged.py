@@ -94,6 +94,9 @@ class StagedTraining:
                 processes: int | None = None):
         """Count the corpus and set up the trainer; returns the (empty) timeline."""
         counts = self.count(should_stop=should_stop, progress=progress, processes=processes)
+        # The counts are all training needs: let the texts go (a 30 MB corpus with one character
+        # beyond U+FFFF is a 120 MB string) unless the caller keeps them.
+        self.texts = []
         self.timeline = self._setup(counts, should_stop)
         return self.timeline
 

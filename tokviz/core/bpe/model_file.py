@@ -23,8 +23,14 @@ STEP_COLUMNS = ["left", "right", "count", "length", "candidates"]
 def timeline_to_json(timeline: Timeline) -> dict:
     """The JSON-ready dict of a timeline."""
     rows = []
+    seen: dict[int, list] = {}  # id(candidate) -> its row: the trainer shares unchanged runners-up
     for s in timeline.steps:
-        cands = [[c.pair[0], c.pair[1], c.count, c.first_chunk, c.first_offset] for c in s.candidates]
+        cands = []
+        for c in s.candidates:
+            row = seen.get(id(c))
+            if row is None:
+                row = seen[id(c)] = [c.pair[0], c.pair[1], c.count, c.first_chunk, c.first_offset]
+            cands.append(row)
         rows.append([s.pair[0], s.pair[1], s.count, s.length, cands])
     return {
         "format": FORMAT_NAME,

@@ -9,8 +9,11 @@ corpus, `steps()` yields merges and appends them to the timeline.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+
+import numpy as np
 
 from tokviz.core.algorithm.merge_steps import MergeSteps
 from tokviz.core.algorithm.records import Segmentation, TreeNode
@@ -209,18 +212,37 @@ class Training(StagedTraining):
         s = self.settings
         base = BaseVocab.from_chunks(s.units, counts, s.end_of_word)
         self.budget = merge_budget(s, base.size)
-        index = base.index() if base.units == "chars" else None
-        seqs = [base.symbolize(c, index=index) for c in counts]
-        check_memory(sum(map(len, seqs)))
-        weights = list(counts.values())
+        flat, lengths = _base_ids(base, counts)
+        check_memory(len(flat))
+        weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
         # hf ranks bytes like Hugging Face's ByteLevel alphabet; characters already are in its
         # order (sorted by code point)
         hf_order = None if s.tie_break != "hf" else HF_BYTE_ORDER if base.units == "bytes" else range(base.size)
-        self._trainer = BpeTrainer(seqs, weights, base.token_bytes(), min_count=s.min_count, hf_order=hf_order)
+        self._trainer = BpeTrainer.from_flat(flat, lengths, weights, base.token_bytes(), min_count=s.min_count,
+                                             hf_order=hf_order)
         return Timeline(s, base, corpus_length=self._trainer.length, n_chunks=len(counts))
 
     def _trainer_steps(self) -> Iterator[MergeStep]:
         return self._trainer.steps(max_merges=self.budget)
+
+
+def _base_ids(base: BaseVocab, chunks: Iterable[str]) -> tuple[np.ndarray, list[int]]:
+    """The base ids of every chunk laid end to end, and each chunk's length in base units
+    (`BaseVocab.symbolize` of each chunk, concatenated).
+
+    >>> flat, lengths = _base_ids(BaseVocab("bytes", (), "_"), ["ab", "é"])
+    >>> flat.tolist(), lengths
+    ([97, 98, 95, 195, 169, 95], [3, 3])
+    """
+    if base.units == "bytes":
+        mark = base.end_of_word.encode("utf-8") if base.end_of_word is not None else b""
+        encoded = [c.encode("utf-8") + mark for c in chunks] if mark else [c.encode("utf-8") for c in chunks]
+        lengths = list(map(len, encoded))
+        return np.frombuffer(b"".join(encoded), dtype=np.uint8).astype(np.int64), lengths
+    index = base.index()
+    seqs = [base.symbolize(c, index=index) for c in chunks]
+    lengths = list(map(len, seqs))
+    return np.fromiter(chain.from_iterable(seqs), dtype=np.int64, count=sum(lengths)), lengths
 
 
 def train(

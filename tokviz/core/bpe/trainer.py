@@ -33,12 +33,21 @@ import heapq
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
+from .trainer_records import Candidate, MergeStep
+
 _SHIFT = 32
 _MASK = (1 << _SHIFT) - 1
+# A heap entry is one int, ordered as the tuple (-count, position, pair key) would be (ints
+# compare several times faster than tuples): (_CMAX - count) << _S1 | position << _S2 | key.
+_S2 = 2 * _SHIFT  # the pair key takes the low 64 bits
+_S1 = _S2 + 48  # positions below 2**48
+_KMASK = (1 << _S2) - 1
+_PMASK = (1 << 48) - 1
+_CMAX = 1 << 62
 N_CANDIDATES = 5
 VECTOR_MIN_SITES = 64  # merges with at least this many possible sites run vectorized in numpy
 # Hugging Face's ByteLevel alphabet sorted by code point: bytes GPT-2 shows as themselves
@@ -60,29 +69,6 @@ def _positions(raw: memoryview, a: int, b: int) -> array:
     out = array("q")
     out.frombytes(raw[8 * a : 8 * b])
     return out
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """A pair that could have been merged at a step, with its count and first occurrence."""
-
-    pair: tuple[int, int]
-    count: int
-    first_chunk: int  # index of the (deduplicated, first-appearance ordered) chunk
-    first_offset: int  # position of the pair's left symbol in that chunk, in base symbols
-
-
-@dataclass(frozen=True, slots=True)
-class MergeStep:
-    """One merge of the training timeline. Step k of the timeline = the first k merges."""
-
-    rank: int  # 0-based merge index
-    pair: tuple[int, int]  # (left id, right id)
-    id: int  # id of the new token
-    token: bytes  # bytes of the new token (UTF-8 for character units)
-    count: int  # weighted count of the pair when it won
-    length: int  # corpus length in tokens (weighted) after the merge
-    candidates: tuple[Candidate, ...] = ()  # best pairs at this step, winner first
 
 
 class BpeTrainer:
@@ -110,8 +96,42 @@ class BpeTrainer:
         ranked `hf_order[i]` (a permutation of the base ids)."""
         if len(seqs) != len(weights):
             raise ValueError("seqs and weights differ in length")
+        lengths = [len(seq) for seq in seqs]
+        flat = np.fromiter(chain.from_iterable(seqs), dtype=np.int64, count=sum(lengths))
+        self._init(flat, lengths, weights, token_bytes, min_count=min_count,
+                   n_candidates=n_candidates, hf_order=hf_order)
+
+    @classmethod
+    def from_flat(
+        cls,
+        ids: np.ndarray,
+        lengths: Sequence[int] | np.ndarray,
+        weights: Sequence[int] | np.ndarray,
+        token_bytes: Sequence[bytes],
+        *,
+        min_count: int = 2,
+        n_candidates: int = N_CANDIDATES,
+        hf_order: Sequence[int] | None = None,
+    ) -> "BpeTrainer":
+        """The same trainer from the sequences laid end to end: `ids` (base ids), and each
+        sequence's length, so a large corpus never becomes a list of Python lists.
+
+        >>> t = BpeTrainer.from_flat(np.frombuffer(b"aaabdaaabac", np.uint8), [11], [1], [bytes([i]) for i in range(256)])
+        >>> [(s.pair, s.count) for s in t.steps(max_merges=3)]
+        [((97, 97), 4), ((256, 97), 2), ((257, 98), 2)]
+        """
+        if len(lengths) != len(weights):
+            raise ValueError("lengths and weights differ in length")
+        self = cls.__new__(cls)
+        self._init(np.asarray(ids, dtype=np.int64), lengths, weights, token_bytes, min_count=min_count,
+                   n_candidates=n_candidates, hf_order=hf_order)
+        return self
+
+    def _init(self, flat: np.ndarray, lengths, weights, token_bytes, *, min_count: int,
+              n_candidates: int, hf_order: Sequence[int] | None) -> None:
+        """Set up from the flat base ids of every sequence (int64) and the sequences' lengths."""
         self._hf = hf_order is not None
-        self._tie_mask = 0 if self._hf else -1  # heap key: (-count, position & mask, pair)
+        self._tie_mask = 0 if self._hf else -1  # heap order: -count, position & mask, pair
         self._out: list[int] | None = None  # internal base id -> caller's id (hf only)
         if self._hf:
             order = list(hf_order)
@@ -122,36 +142,36 @@ class BpeTrainer:
                 for i, r in enumerate(order):
                     out[r] = i
                 self._out = out
-                seqs = [[order[x] for x in seq] for seq in seqs]
+                flat = np.asarray(order, dtype=np.int64)[flat]
                 token_bytes = [token_bytes[i] for i in out]
         self.token_bytes = list(token_bytes)
         self.next_id = len(self.token_bytes)
+        self._seen: dict[int, tuple[int, int, Candidate]] = {}  # key -> (count, position, record)
         self.n_candidates = max(1, n_candidates)
         # A pair below min_count can never win (counts only fall after a pair appears), so it
         # keeps a count but gets no position list and no heap entry.
         self.min_count = max(1, min_count)
-        ids = array("q")
-        wts = array("q")
-        starts: list[int] = []
-        for seq, w in zip(seqs, weights):
-            starts.append(len(ids))
-            ids.extend(seq)
-            wts.extend(array("q", [w]) * len(seq))
-        n = len(ids)
-        nxt = array("q", range(1, n + 1))
-        prv = array("q", range(-1, n - 1))
-        ends = starts[1:] + [n]
-        for s, e in zip(starts, ends):
-            if e > s:
-                nxt[e - 1] = -1
-                prv[s] = -1
-        self.ids, self.nxt, self.prv, self.wts = ids, nxt, prv, wts
+        lens = np.asarray(lengths, dtype=np.int64).reshape(-1)
+        w = np.asarray(weights, dtype=np.int64).reshape(-1)
+        n = len(flat)
+        ends = np.cumsum(lens)
+        starts_np = ends - lens
+        nxt_np = np.arange(1, n + 1, dtype=np.int64)
+        prv_np = np.arange(-1, n - 1, dtype=np.int64)
+        full = lens > 0
+        nxt_np[ends[full] - 1] = -1
+        prv_np[starts_np[full]] = -1
+        arrays = []
+        for a in (flat, nxt_np, prv_np, np.repeat(w, lens)):
+            arr = array("q")
+            arr.frombytes(np.ascontiguousarray(a, dtype=np.int64).tobytes())
+            arrays.append(arr)
+        self.ids, self.nxt, self.prv, self.wts = arrays
         self._np = tuple(
-            np.frombuffer(a, dtype=np.int64) if n else np.zeros(0, np.int64)
-            for a in (ids, nxt, prv, wts)
+            np.frombuffer(a, dtype=np.int64) if n else np.zeros(0, np.int64) for a in arrays
         )
-        self.starts = starts
-        self.length = sum(len(s) * w for s, w in zip(seqs, weights))
+        self.starts = starts_np.tolist()
+        self.length = int(np.dot(lens, w)) if len(lens) else 0
         self.rank = 0
         self._count_initial_pairs()
 
@@ -166,7 +186,7 @@ class BpeTrainer:
         self.counts, self.occ = counts, occ
         self.first = dict.fromkeys(occ, 0)  # key -> index of the first possibly valid position
         mask = self._tie_mask
-        heap = [(-counts[k], lst[0] & mask, k) for k, lst in occ.items()]
+        heap = [((_CMAX - counts[k]) << _S1) | ((lst[0] & mask) << _S2) | k for k, lst in occ.items()]
         heapq.heapify(heap)
         self.heap = heap
 
@@ -193,7 +213,7 @@ class BpeTrainer:
             occ[k] = _positions(raw, a, b)
             if push:
                 first[k] = 0
-                heapq.heappush(heap, (-c, p0 & mask, k))
+                heapq.heappush(heap, ((_CMAX - c) << _S1) | ((p0 & mask) << _S2) | k)
 
     # -- winner selection -------------------------------------------------------------------
 
@@ -216,7 +236,8 @@ class BpeTrainer:
         """Pop the best live heap entry as (count, first_position, key), refreshing stale keys."""
         heap, counts = self.heap, self.counts
         while heap:
-            negc, pos, key = heapq.heappop(heap)
+            e = heapq.heappop(heap)
+            key, pos, negc = e & _KMASK, (e >> _S2) & _PMASK, (e >> _S1) - _CMAX
             c = counts.get(key, 0)
             if c < self.min_count:  # can never win again: forget its positions
                 if key in self.occ:
@@ -225,13 +246,14 @@ class BpeTrainer:
                     counts.pop(key, None)
                 continue
             if c != -negc:
-                heapq.heappush(heap, (-c, 0 if self._hf else self._first_valid(key), key))
+                p = 0 if self._hf else self._first_valid(key)
+                heapq.heappush(heap, ((_CMAX - c) << _S1) | (p << _S2) | key)
                 continue
             if self._hf:  # the pair itself breaks ties: a fresh count is all it needs
                 return c, pos, key
             p = self._first_valid(key)
             if p != pos:
-                heapq.heappush(heap, (negc, p, key))
+                heapq.heappush(heap, ((_CMAX + negc) << _S1) | (p << _S2) | key)
                 continue
             return c, pos, key
         return None
@@ -246,15 +268,22 @@ class BpeTrainer:
                 break
             found.append(entry)
         for c, pos, key in found:
-            heapq.heappush(self.heap, (-c, pos, key))
+            heapq.heappush(self.heap, ((_CMAX - c) << _S1) | (pos << _S2) | key)
         return found
 
     def _candidate(self, count: int, pos: int, key: int) -> Candidate:
+        """The `Candidate` record of a live pair; the runners-up of one step are mostly those of
+        the step before, unchanged, so the record is reused while its count and position hold."""
         if self._hf:
             pos = self._first_valid(key)
+        seen = self._seen.get(key)
+        if seen is not None and seen[0] == count and seen[1] == pos:
+            return seen[2]
         chunk = bisect_right(self.starts, pos) - 1
         pair = (key >> _SHIFT, key & _MASK) if self._out is None else self._pair_out(key)
-        return Candidate(pair, count, chunk, pos - self.starts[chunk])
+        cand = Candidate(pair, count, chunk, pos - self.starts[chunk])
+        self._seen[key] = (count, pos, cand)
+        return cand
 
     def _pair_out(self, key: int) -> tuple[int, int]:
         """The pair of `key` in the caller's ids."""
@@ -361,7 +390,7 @@ class BpeTrainer:
                 continue
             occ[k] = _positions(raw, a, b)
             first[k] = 0
-            heapq.heappush(heap, (-c, p0 & mask, k))
+            heapq.heappush(heap, ((_CMAX - c) << _S1) | ((p0 & mask) << _S2) | k)
 
     def _merge_loop(self, key: int, new: int, positions: array, start: int) -> int:
         """Merge the live sites of `key` among `positions[start:]` one by one."""
@@ -415,7 +444,8 @@ class BpeTrainer:
             c = counts[k]
             if c >= min_count:
                 first[k] = 0
-                heapq.heappush(heap, (-c, 0 if hf else self._first_valid(k), k))
+                p = 0 if hf else self._first_valid(k)
+                heapq.heappush(heap, ((_CMAX - c) << _S1) | (p << _S2) | k)
             else:
                 del occ[k]
         return merged
@@ -423,12 +453,20 @@ class BpeTrainer:
     def steps(self, *, max_merges: int | None = None) -> Iterator[MergeStep]:
         """Yield merges until `max_merges` are done or no pair reaches `min_count`."""
         while max_merges is None or self.rank < max_merges:
-            best = self.candidates(self.n_candidates)
+            best = []
+            while len(best) < self.n_candidates:
+                entry = self._pop_valid()
+                if entry is None:
+                    break
+                best.append(entry)
             if not best:
                 return
-            count, pos, key = best[0]
-            self._pop_valid()  # remove the winner's heap entry (it is the top)
-            cands = tuple(self._candidate(*c) for c in best)  # before the merge moves positions
+            heap = self.heap
+            for c, p, k in best[1:]:  # the runners-up go back; the winner's entry is used up
+                heapq.heappush(heap, ((_CMAX - c) << _S1) | (p << _S2) | k)
+            count, _, key = best[0]
+            cands = tuple([self._candidate(*c) for c in best])  # before the merge moves positions
+            self._seen.pop(key, None)  # a merged pair never occurs again
             new = self.next_id
             token = self.token_bytes[key >> _SHIFT] + self.token_bytes[key & _MASK]
             self.token_bytes.append(token)

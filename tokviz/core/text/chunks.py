@@ -2,21 +2,19 @@
 
 `count_chunks` turns texts into an ordered ``{chunk: count}`` table (order = first appearance,
 which the tie-break rule relies on). Special-token strings are cut out first and never counted.
-Large texts are split at safe boundaries and counted in forked children
-(`tokviz.core.processes.fork`) where forking is safe; the result is identical to counting
-serially. `count_word_table` does the same for word-frequency tables.
+Large texts are split at safe boundaries and counted by this process and forked children
+together (`tokviz.core.processes.fork`) where forking is safe; the result is identical to
+counting serially. `count_word_table` does the same for word-frequency tables.
 """
 
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from contextlib import closing
 
 import regex
 
-from tokviz.core.processes.fork import can_fork, fork_map
+from tokviz.core.processes.fork import can_fork, fork_call
 
 from .split import Splitter, split_specials
 
@@ -100,7 +98,14 @@ def count_chunks(
 
 
 def _count_range(text, start, end, splitter, processes, should_stop):
-    """Yield (partial counter, characters it covers) for text[start:end], in order."""
+    """Yield (partial counts, characters they cover) for text[start:end], in text order.
+
+    In parallel, the range is shared out in contiguous runs of slices, one per process: forked
+    children count the later runs (each sends back one table, already merged in order) while
+    this process counts the first run slice by slice, so it checks `should_stop` and reports
+    progress as before, and every core works, this one included. Each child inherits the text
+    and the splitter: nothing is pickled on the way in.
+    """
     nproc = processes if processes is not None else (os.cpu_count() or 1)
     parallel = (
         nproc > 1
@@ -113,15 +118,42 @@ def _count_range(text, start, end, splitter, processes, should_stop):
         for a, b in slices:
             if should_stop is not None and should_stop():
                 raise Cancelled()
-            yield Counter(splitter.chunks(text[a:b])), b - a
+            yield splitter.count(text[a:b]), b - a
         return
-    # each child inherits the text and the splitter: nothing is pickled on the way in
-    parts = fork_map(lambda ab: Counter(splitter.chunks(text[ab[0]:ab[1]])), slices, processes=min(nproc, len(slices)))
-    with closing(parts):
-        for part, (a, b) in zip(parts, slices):
+    shares = _share_out(slices, min(nproc, len(slices)))
+    children = []
+    try:
+        for share in shares[1:]:
+            children.append(fork_call(lambda share=share: _count_share(text, share, splitter)))
+        for a, b in shares[0]:
             if should_stop is not None and should_stop():
                 raise Cancelled()
-            yield part, b - a
+            yield splitter.count(text[a:b]), b - a
+        for child, share in zip(children, shares[1:]):
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            yield child.result(), share[-1][1] - share[0][0]
+    finally:
+        for child in children:  # the ones still running when counting stops early
+            child.kill()
+
+
+def _share_out(slices: list[tuple[int, int]], n: int) -> list[list[tuple[int, int]]]:
+    """`slices` cut into `n` contiguous runs of (nearly) equal length.
+
+    >>> _share_out([(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)], 2)
+    [[(0, 1), (1, 2)], [(2, 3), (3, 4), (4, 5)]]
+    """
+    k = len(slices)
+    return [slices[i * k // n:(i + 1) * k // n] for i in range(n)]
+
+
+def _count_share(text: str, share: list[tuple[int, int]], splitter: Splitter) -> dict[str, int]:
+    """The counts of a run of slices, merged in text order (what a counting child sends back)."""
+    total: dict[str, int] = {}
+    for a, b in share:
+        _merge_into(total, splitter.count(text[a:b]))
+    return total
 
 
 def count_word_table(

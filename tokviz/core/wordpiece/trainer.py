@@ -44,50 +44,13 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from fractions import Fraction
+
+from .trainer_records import WordPieceCandidate, WordPieceStep
 
 CONTINUATION = "##"
 N_CANDIDATES = 5
 _SHIFT = 32
 _MASK = (1 << _SHIFT) - 1
-
-
-@dataclass(frozen=True, slots=True)
-class WordPieceCandidate:
-    """A pair that could have been merged at a step, with its score and the raw counts."""
-
-    pair: tuple[int, int]
-    score: float  # count / (left_count * right_count)
-    count: int  # weighted count of the pair
-    left_count: int  # weighted count of the left token
-    right_count: int  # weighted count of the right token
-    first_chunk: int  # index of the word (in order of first appearance) of the first occurrence
-    first_offset: int  # character offset of the pair in that word
-
-
-@dataclass(frozen=True, slots=True)
-class WordPieceStep:
-    """One merge of a WordPiece timeline. Step k = the base vocabulary + the first k merges."""
-
-    rank: int  # 0-based merge index
-    pair: tuple[int, int]  # (left id, right id)
-    id: int  # id of the new token
-    token: bytes  # vocabulary form of the new token, UTF-8 (b"##ug" for a continuation)
-    score: float  # count / (left_count * right_count) when it won
-    count: int  # weighted count of the pair when it won
-    left_count: int
-    right_count: int
-    length: int  # corpus length in tokens (weighted) after the merge
-    candidates: tuple[WordPieceCandidate, ...] = ()  # best pairs at this step, winner first
-
-    @property
-    def text(self) -> str:
-        return self.token.decode("utf-8")
-
-    @property
-    def exact_score(self) -> Fraction:
-        return Fraction(self.count, self.left_count * self.right_count)
 
 
 def base_symbols(words: Sequence[str]) -> list[str]:
@@ -174,6 +137,7 @@ class WordPieceTrainer:
         self.group_pinned: dict[int, tuple[int, int, int]] = {}
         self.heap: list[tuple[int, int, int, int]] = []
         self._n = 0
+        self._seen: dict[int, tuple[tuple[int, int, int, int], WordPieceCandidate]] = {}  # key -> (state, record)
         self._count_initial_pairs()
 
     # -- state --------------------------------------------------------------------------------
@@ -237,19 +201,26 @@ class WordPieceTrainer:
 
     def _push_pair(self, k: int, pos: int) -> None:
         """Give pair `k` an entry with its true key in its group (unless its entry there is
-        already as good) and raise the group if needed."""
-        neg = -self._group_key(k)
+        already as good) and raise the group if needed (`_group_key`, `_seq` and
+        `_offer_group` written out: this runs for every pair next to every merge)."""
+        c, ca = self.pair_count[k], self.tok_count[k >> _SHIFT]
+        neg = -((c << self._k) // ca)
         old = self.pinned.get(k)
-        if old is not None and old[:2] <= (neg, pos):
+        if old is not None and (old[0] < neg or (old[0] == neg and old[1] <= pos)):
             return
-        entry = (neg, pos, self._seq())
-        self.pinned[k] = entry
+        self._n = n = self._n + 1
+        self.pinned[k] = (neg, pos, n)
         b = k & _MASK
         group = self.groups.get(b)
         if group is None:
             group = self.groups[b] = []
-        heapq.heappush(group, (*entry, k))
-        self._offer_group(b, (-self._score_key(k), pos))
+        heapq.heappush(group, (neg, pos, n, k))
+        gneg = -((c << self._k) // (ca * self.tok_count[b]))
+        old = self.group_pinned.get(b)
+        if old is None or gneg < old[0] or (gneg == old[0] and pos < old[1]):
+            self._n = n = n + 1
+            self.group_pinned[b] = (gneg, pos, n)
+            heapq.heappush(self.heap, (gneg, pos, n, b))
 
     def _offer_group(self, b: int, g: tuple[int, int]) -> None:
         """Give group `b` the global entry `g` if that is better than its current one."""
@@ -349,11 +320,18 @@ class WordPieceTrainer:
         return found
 
     def _candidate(self, pos: int, k: int) -> WordPieceCandidate:
+        """The record of a live pair; an unchanged runner-up keeps the record of the step before."""
         a, b = k >> _SHIFT, k & _MASK
         c, ca, cb = self.pair_count[k], self.tok_count[a], self.tok_count[b]
+        state = (c, ca, cb, pos)
+        seen = self._seen.get(k)
+        if seen is not None and seen[0] == state:
+            return seen[1]
         w = bisect_right(self.starts, pos) - 1
         fid = self.first_id
-        return WordPieceCandidate((a + fid, b + fid), c / (ca * cb), c, ca, cb, w, pos - self.starts[w])
+        cand = WordPieceCandidate((a + fid, b + fid), c / (ca * cb), c, ca, cb, w, pos - self.starts[w])
+        self._seen[k] = (state, cand)
+        return cand
 
     # -- merging ------------------------------------------------------------------------------
 
@@ -365,22 +343,32 @@ class WordPieceTrainer:
         counts = self.pair_count
         created: dict[int, None] = {}
         merged_total = 0
+        all_words = self.words
         for w in lst[start:]:
-            seq = self.words[w]
+            seq = all_words[w]
             n = len(seq)
-            out: list[int] = []
-            sites: list[int] = []  # old positions of the merged sites
-            i = 0
-            while i < n:
-                if seq[i] == a and i + 1 < n and seq[i + 1] == b:
+            sites: list[int] = []  # old positions of the merged sites, left to right
+            i = seq.index(a) if a in seq else n  # the list scans run in C
+            while i < n - 1:
+                if seq[i + 1] == b:
                     sites.append(i)
-                    out.append(new)
                     i += 2
                 else:
-                    out.append(seq[i])
                     i += 1
+                if i < n - 1:
+                    try:
+                        i = seq.index(a, i)
+                    except ValueError:
+                        break
             if not sites:
                 continue
+            out: list[int] = []
+            prev = 0
+            for i in sites:
+                out += seq[prev:i]
+                out.append(new)
+                prev = i + 2
+            out += seq[prev:]
             weight = self.weights[w]
             merged_total += len(sites) * weight
             # Only pairs touching a site change: old pairs i-1, i, i+1 of each site go, new
@@ -435,12 +423,14 @@ class WordPieceTrainer:
             if counts[x] >= self.min_count:
                 self._track(x, words)
                 self._push_pair(x, self._first_pos(x))
+        pinned, push, min_count = self.pinned, self._push_pair, self.min_count
         for t in {a, b}:
             if self.tok_count[t] > 0:
                 # count(t) fell: pairs (t, y) rise within their groups, group t rises as a whole
                 for x in self.by_left.get(t, ()):
-                    if x in self.pinned and counts[x] >= self.min_count:
-                        self._push_pair(x, self.pinned[x][1])
+                    entry = pinned.get(x)
+                    if entry is not None and counts[x] >= min_count:
+                        push(x, entry[1])
                 self._raise_group(t)
         return merged_total
 
@@ -450,8 +440,9 @@ class WordPieceTrainer:
             best = self.candidates(self.n_candidates)
             if not best:
                 return
-            cands = tuple(self._candidate(pos, k) for _, pos, k in best)
+            cands = tuple([self._candidate(pos, k) for _, pos, k in best])
             _, _, k = best[0]
+            self._seen.pop(k, None)  # merged: it never comes back
             a, b = k >> _SHIFT, k & _MASK
             new = len(self.forms)
             form = self.forms[a] + self.forms[b][len(CONTINUATION):]

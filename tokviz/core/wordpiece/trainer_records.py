@@ -1,0 +1,49 @@
+"""The records a WordPiece training run yields: one `WordPieceStep` per merge, with the
+`WordPieceCandidate` pairs it beat (scores and the raw counts behind them).
+
+Frozen and shared: a runner-up that did not change between two steps is the same object in both.
+What this leaves out: the trainer (`tokviz.core.wordpiece.trainer`), the file format
+(`tokviz.core.wordpiece.timeline`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class WordPieceCandidate:
+    """A pair that could have been merged at a step, with its score and the raw counts."""
+
+    pair: tuple[int, int]
+    score: float  # count / (left_count * right_count)
+    count: int  # weighted count of the pair
+    left_count: int  # weighted count of the left token
+    right_count: int  # weighted count of the right token
+    first_chunk: int  # index of the word (in order of first appearance) of the first occurrence
+    first_offset: int  # character offset of the pair in that word
+
+
+@dataclass(frozen=True, slots=True)
+class WordPieceStep:
+    """One merge of a WordPiece timeline. Step k = the base vocabulary + the first k merges."""
+
+    rank: int  # 0-based merge index
+    pair: tuple[int, int]  # (left id, right id)
+    id: int  # id of the new token
+    token: bytes  # vocabulary form of the new token, UTF-8 (b"##ug" for a continuation)
+    score: float  # count / (left_count * right_count) when it won
+    count: int  # weighted count of the pair when it won
+    left_count: int
+    right_count: int
+    length: int  # corpus length in tokens (weighted) after the merge
+    candidates: tuple[WordPieceCandidate, ...] = ()  # best pairs at this step, winner first
+
+    @property
+    def text(self) -> str:
+        return self.token.decode("utf-8")
+
+    @property
+    def exact_score(self) -> Fraction:
+        return Fraction(self.count, self.left_count * self.right_count)
