@@ -44,8 +44,9 @@ def create_main_window(file: str | os.PathLike | None = None, *, settings=None, 
 
     from .main_window import MainWindow
 
-    window = MainWindow(settings, load_default_sample=file is None and lesson is None, defer_panels=True)
-    window.show()
+    start_blank = file is None and lesson is None
+    window = MainWindow(settings, load_default_sample=start_blank, defer_panels=True, offer_welcome=start_blank)
+    window.show_first()  # maximized the first time, else at its last geometry
     if file is not None:
         QTimer.singleShot(0, lambda: window.script.open_path(file))
     if lesson is not None:  # guided lessons
