@@ -144,3 +144,21 @@ def test_workspaces_fit_show_five_rows_and_clip_no_label(window, size):
                         problems.append(f"{key}/{pid}/{table.objectName()}: {rows} rows")
             problems += [f"{key}/{pid}/{c}" for c in _clipped_labels(dock)]
     assert not problems, problems
+
+
+def test_no_tab_bar_of_an_old_layout_stays_on_screen(window):
+    from PySide6.QtWidgets import QTabBar
+
+    for key in ("present", "learn", "inspect", "learn"):
+        window.workspaces.choose(key)
+        window.workspaces.reset()
+        drain_events()
+        groups = set()
+        for pid in window.docks.panel_ids():
+            dock = window.docks.dock(pid)
+            group = {dock.windowTitle()} | {d.windowTitle() for d in window.tabifiedDockWidgets(dock)}
+            if len(group) > 1:
+                groups.add(frozenset(group))
+        bars = [frozenset(b.tabText(i) for i in range(b.count())) for b in window.findChildren(QTabBar)
+                if b.parent() is window and b.isVisible()]
+        assert sorted(map(sorted, bars)) == sorted(map(sorted, groups)), key

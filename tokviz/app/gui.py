@@ -95,7 +95,7 @@ def run_gui(file: str | None = None, *, lesson: str | None = None) -> int:
             windows[0].shutdown()
 
 
-def run_screenshots(out_dir: Path, *, theme: str) -> int:
+def run_screenshots(out_dir: Path, *, theme: str, sizes=None) -> int:
     """Render the window and each panel to ``out_dir`` as PNGs (offscreen)."""
     from tokviz.core import TokvizError
 
@@ -112,7 +112,7 @@ def run_screenshots(out_dir: Path, *, theme: str) -> int:
     previous = qInstallMessageHandler(quiet)
 
     try:
-        paths = take_screenshots(Path(out_dir), theme=theme)
+        paths = take_screenshots(Path(out_dir), theme=theme, sizes=sizes)
     except (OSError, TokvizError, RuntimeError) as exc:
         print(f"tokviz: screenshots failed: {exc}", file=sys.stderr)
         return 2

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QToolBar
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QTabBar, QToolBar
 
 from tokviz.engine.settings import LAYOUT_VERSION
 
@@ -77,6 +77,24 @@ def arrange(frame: QMainWindow, docks, layout: WorkspaceLayout) -> None:
         dock(pid).raise_()
     QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # the new splits have their sizes
     fit_sizes(frame, docks, layout)
+    hide_stale_tab_bars(frame)
+
+
+def hide_stale_tab_bars(frame: QMainWindow) -> None:
+    """Hide the tab bars of tab groups that no longer exist (Qt leaves those of a rearranged layout
+    on screen, under the new ones): a tab bar in use lists only docks that are tabbed together now."""
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    groups = {}
+    for dock in frame.findChildren(QDockWidget):
+        if dock.parent() is frame and not dock.isFloating() and not dock.isHidden():
+            groups[dock.windowTitle()] = {d.windowTitle() for d in frame.tabifiedDockWidgets(dock)} | {
+                dock.windowTitle()}
+    for bar in frame.findChildren(QTabBar):
+        if bar.parent() is not frame or bar.isHidden():
+            continue
+        titles = {bar.tabText(i) for i in range(bar.count())}
+        if not titles or any(groups.get(t) != titles for t in titles):
+            bar.hide()
 
 
 def fit_sizes(frame: QMainWindow, docks, layout: WorkspaceLayout) -> None:
@@ -139,6 +157,8 @@ class WorkspaceController(QObject):
             state = self.settings.workspace_state(key)
             if state is None or not self.frame.restoreState(state, LAYOUT_VERSION):
                 self.arrange()
+            else:
+                hide_stale_tab_bars(self.frame)
         self.actions[key].setChecked(True)
         self.changed.emit(key)
 
