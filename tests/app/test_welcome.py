@@ -79,3 +79,26 @@ def test_closed_without_a_choice_it_is_offered_again(make_window):
 
 def test_tests_and_scripts_get_no_welcome_screen(window):
     assert not _screen(window).isVisible()
+
+
+def test_first_start_is_maximized_then_the_last_geometry(qtbot, settings_store, dialogs):
+    from tokviz.app.main_window import MainWindow
+
+    first = MainWindow(settings_store, dialogs=dialogs)
+    qtbot.addWidget(first)
+    first.show_first()
+    qtbot.waitUntil(first.isMaximized)
+    first.showNormal()
+    first.resize(1240, 790)
+    qtbot.waitUntil(lambda: first.size().toTuple() == (1240, 790))
+    first.close()
+    first.shutdown()
+    second = MainWindow(settings_store, dialogs=dialogs)
+    qtbot.addWidget(second)
+    second.show_first()
+    qtbot.waitExposed(second)
+    # the saved geometry, fitted by Qt onto the offscreen screen (800 x 800): not maximized, and not
+    # the default 1280 x 800 either
+    qtbot.waitUntil(lambda: second.width() < 1240)
+    assert not second.isMaximized() and second.settings_store.window_layout()[0] is not None
+    second.shutdown()

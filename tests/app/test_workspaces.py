@@ -162,3 +162,11 @@ def test_no_tab_bar_of_an_old_layout_stays_on_screen(window):
         bars = [frozenset(b.tabText(i) for i in range(b.count())) for b in window.findChildren(QTabBar)
                 if b.parent() is window and b.isVisible()]
         assert sorted(map(sorted, bars)) == sorted(map(sorted, groups)), key
+
+
+def test_choosing_a_workspace_leaves_presenter_mode(window):
+    window.script.enter_presenter(["timeline"])
+    assert window.script.presenter_active
+    window.workspaces.actions["inspect"].trigger()
+    drain_events()
+    assert not window.script.presenter_active and _front(window, "glitches") and window.menuBar().isVisible()

@@ -146,7 +146,8 @@ class MainWindow(QMainWindow):
         self.presenter.follow_lessons(self.lessons)
         self.presenter.active_changed.connect(self.lesson_panel.set_presenting)
 
-        self.workspaces = WorkspaceController(self, self.docks, self.settings_store, self)
+        self.workspaces = WorkspaceController(self, self.docks, self.settings_store, self,
+                                              before_change=self.presenter.leave_for_layout)
         self.welcome = WelcomeController(WelcomeScreen(self), self.settings_store, WelcomePaths(
             self._welcome_train_sample, self._welcome_open_tokenizer, self._welcome_start_lesson), self)
         self.commands = WindowActions(self)  # (not `actions`: that is QWidget.actions())

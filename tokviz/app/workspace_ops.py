@@ -115,9 +115,12 @@ class WorkspaceController(QObject):
 
     changed = Signal(str)
 
-    def __init__(self, frame: QMainWindow, docks, settings, parent: QObject | None = None) -> None:
+    def __init__(self, frame: QMainWindow, docks, settings, parent: QObject | None = None, *,
+                 before_change=None) -> None:
+        """`before_change()` runs before a workspace is changed or reset (leave presenter mode)."""
         super().__init__(parent)
         self.frame, self.docks, self.settings = frame, docks, settings
+        self._before = before_change or (lambda: None)
         saved = settings.workspace(DEFAULT_WORKSPACE)
         self.current = saved if saved in {w.key for w in WORKSPACES} else DEFAULT_WORKSPACE
         self.group = QActionGroup(self)
@@ -150,6 +153,7 @@ class WorkspaceController(QObject):
     def choose(self, key: str) -> None:
         """Keep the arrangement on screen for the current workspace, then show workspace `key`."""
         target = workspace(key)  # KeyError names the workspaces there are
+        self._before()
         if key != self.current:
             self.save()
             self.current = key
@@ -164,6 +168,7 @@ class WorkspaceController(QObject):
 
     def reset(self) -> None:
         """The current workspace's own layout, as in a fresh install."""
+        self._before()
         self.settings.save_workspace_state(self.current, None)
         self.arrange()
 

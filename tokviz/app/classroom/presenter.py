@@ -295,6 +295,14 @@ class Presenter(QObject):
             QTimer.singleShot(0, self, self._balance if self.active else self._settle)
         return False
 
+    def leave_for_layout(self) -> None:
+        """Leave presenter mode because another layout comes next (a workspace): the normal layout is
+        put back now, and not again as the window settles."""
+        self.leave()
+        if self._settling is not None:
+            self._settling = None
+            self.window.removeEventFilter(self)
+
     def _settle(self) -> None:
         """After leaving: the normal dock state again, now that the window has a new size; done
         once the window is back at its saved size (or maximized)."""

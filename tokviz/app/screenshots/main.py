@@ -29,7 +29,7 @@ def _settle(app: QApplication, rounds: int = 5) -> None:
 def take_screenshots(out_dir: Path, *, theme: str, sizes=None) -> list[Path]:
     """Render and save the screenshots (the workspaces at each of `sizes`, default 1280x800 and
     1920x1080); returns the files written."""
-    from .workspaces import DEFAULT_SIZES, take_workspace_screenshots
+    from .workspaces import DEFAULT_SIZES, take_welcome_screenshot, take_workspace_screenshots
 
     from tokviz.app.main_window import MainWindow
 
@@ -92,6 +92,7 @@ def take_screenshots(out_dir: Path, *, theme: str, sizes=None) -> list[Path]:
             # and Chat panels have something to show (below)
             written += take_workspace_screenshots(window, out_dir, theme, settle, keys=["learn", "present"],
                                                   sizes=sizes)
+            written += take_welcome_screenshot(window, out_dir, theme, settle)
             from .presenter import take_presenter_screenshots  # presenter mode
 
             written += take_presenter_screenshots(window, out_dir, theme, lambda: _settle(app, 10))

@@ -2,7 +2,7 @@
 
 ``workspace-<key>-<W>x<H>-<theme>.png`` for every workspace (`tokviz.app.workspaces`) and every
 size asked for (``--size``, default 1280x800 and 1920x1080), each workspace laid out afresh for that
-size. The window's size and workspace are put back afterwards.
+size; and ``welcome-<theme>.png``, the first-run screen. The window's size and workspace are put back afterwards.
 """
 
 from __future__ import annotations
@@ -38,11 +38,11 @@ def take_workspace_screenshots(window, out_dir: Path, theme: str, settle: Callab
                 ws.reset()  # this workspace's own layout, for this size
                 settle()
                 window.token_view_panel.prepare_screenshot()  # the text at this step, drawn
-                if key == "compare":  # the metrics of the comparison, if one ran
+                if key == "compare":  # the comparison's chart (it fills the room), if one ran
                     panel = window.compare_panel
-                    table = getattr(panel, "metrics_table", None)
-                    if table is not None and hasattr(panel, "tabs"):
-                        panel.tabs.setCurrentWidget(table)
+                    chart = getattr(panel, "chart", None)
+                    if chart is not None and hasattr(panel, "tabs"):
+                        panel.tabs.setCurrentWidget(chart.parentWidget())
                 settle()
                 path = out_dir / f"workspace-{key}-{width}x{height}-{theme}.png"
                 if not window.grab().save(str(path)):
@@ -54,3 +54,16 @@ def take_workspace_screenshots(window, out_dir: Path, theme: str, settle: Callab
         ws.reset()
         settle()
     return written
+
+
+def take_welcome_screenshot(window, out_dir: Path, theme: str, settle: Callable[[], None]) -> list[Path]:
+    """``welcome-<theme>.png``: the first-run screen over the window (Help > Welcome Screen)."""
+    window.welcome.show()
+    settle()
+    path = out_dir / f"welcome-{theme}.png"
+    ok = window.grab().save(str(path))
+    window.welcome.screen.hide()
+    settle()
+    if not ok:
+        raise OSError(f"cannot write {path}")
+    return [path]
