@@ -170,3 +170,31 @@ def test_choosing_a_workspace_leaves_presenter_mode(window):
     window.workspaces.actions["inspect"].trigger()
     drain_events()
     assert not window.script.presenter_active and _front(window, "glitches") and window.menuBar().isVisible()
+
+
+def test_a_window_made_narrow_gets_the_narrow_layout(window, qtbot):
+    window.resize(1920, 1080)
+    window.workspaces.reset()  # Learn's wide layout: timeline over token view
+    drain_events()
+    assert window.dockWidgetArea(window.docks.dock("token_view")) == window.dockWidgetArea(
+        window.docks.dock("timeline"))
+    window.resize(1280, 800)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (1280, 800))
+    drain_events()
+    assert window.dockWidgetArea(window.docks.dock("token_view")) == window.dockWidgetArea(
+        window.docks.dock("corpus"))  # the narrow one: the timeline has its column to itself
+
+
+def test_the_last_sessions_arrangement_is_kept_whatever_the_width(make_window):
+    first = make_window()
+    first.resize(1920, 1080)
+    first.workspaces.reset()
+    drain_events()
+    first.docks.dock("glitches").hide()  # the user's own change
+    first.close()
+    second = make_window()  # the saved geometry, fitted onto the small offscreen screen
+    drain_events()
+    assert second.width() < 1600 and second.docks.dock("glitches").isHidden()
+    second.resize(1920, 1080)  # wide again: still the user's arrangement, not the wide default
+    drain_events()
+    assert second.docks.dock("glitches").isHidden()

@@ -208,7 +208,7 @@ class MainWindow(QMainWindow):
             # three columns) may have held the window to a larger minimum for a moment
             QTimer.singleShot(0, self, partial(self._restore_geometry_again, geometry))
         if state is not None:
-            self.restoreState(state, LAYOUT_VERSION)
+            self.workspaces.restore(state)
 
     def _restore_geometry_again(self, geometry) -> None:
         QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)

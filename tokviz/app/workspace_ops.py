@@ -11,7 +11,7 @@ It works on the main window as a frame (`saveState`/`restoreState`, dock splits)
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QTabBar, QToolBar
 
@@ -135,7 +135,21 @@ class WorkspaceController(QObject):
             self.group.addAction(a)
             self.actions[w.key] = a
         self.actions[self.current].setChecked(True)
-        self._arranged_for = None  # the columns last laid out by `arrange`
+        self._arranged_for = None  # the columns last laid out by `arrange` (None: a restored state)
+        frame.installEventFilter(self)  # a window resized across WIDE_WINDOW_PX: the other variant
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.frame and event.type() == QEvent.Type.Resize and self._arranged_for is not None \
+                and not self.frame.isFullScreen():
+            if self.layout.columns_for(self.frame.width()) is not self._arranged_for:
+                QTimer.singleShot(0, self, self._follow_width)
+        return False
+
+    def _follow_width(self) -> None:
+        """The layout variant for the window's width now (a wide layout holds a narrow window too tall)."""
+        if self._arranged_for is not None and not self.frame.isFullScreen() \
+                and self.layout.columns_for(self.frame.width()) is not self._arranged_for:
+            self.arrange()
 
     @property
     def layout(self) -> WorkspaceLayout:
@@ -162,6 +176,7 @@ class WorkspaceController(QObject):
             if state is None or not self.frame.restoreState(state, LAYOUT_VERSION):
                 self.arrange()
             else:
+                self._arranged_for = None  # the user's own arrangement: kept whatever the width
                 hide_stale_tab_bars(self.frame)
         self.actions[key].setChecked(True)
         self.changed.emit(key)
@@ -176,6 +191,15 @@ class WorkspaceController(QObject):
         """Lay out the current workspace (a window without a saved arrangement)."""
         arrange(self.frame, self.docks, self.layout)
         self._arranged_for = self.layout.columns_for(self.frame.width())
+
+    def restore(self, state) -> bool:
+        """Put back a saved dock state (the last session's): the user's own arrangement, kept
+        whatever width the window gets."""
+        if not self.frame.restoreState(state, LAYOUT_VERSION):
+            return False
+        self._arranged_for = None
+        hide_stale_tab_bars(self.frame)
+        return True
 
     def fit_sizes(self) -> None:
         """The current workspace's column and row shares for the window's size now (laid out

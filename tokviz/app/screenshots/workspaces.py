@@ -49,9 +49,11 @@ def take_workspace_screenshots(window, out_dir: Path, theme: str, settle: Callab
                     raise OSError(f"cannot write {path}")
                 written.append(path)
     finally:
-        window.resize(before_size)
         ws.choose(before_key)
-        ws.reset()
+        window.resize(before_size)
+        settle()
+        ws.reset()  # laid out for this size again (a wide layout would have held the window taller)
+        window.resize(before_size)
         settle()
     return written
 
