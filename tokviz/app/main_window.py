@@ -49,9 +49,9 @@ from .services import WindowServices
 from .session_ops import SessionController, SessionViews  # classroom
 from .theme import Appearance
 from .tokenizer_ops import TokenizerController  # pretrained tokenizers
+from .training_ops import TrainingController
 from .welcome_ops import WelcomeController, WelcomePaths  # the first-run screen
 from .workspace_ops import WorkspaceController  # View > Workspace
-from .training_ops import TrainingController
 
 DEFAULT_SAMPLE = "english-prose"
 DEFAULT_SIZE = (1280, 800)  # a window that was never closed before: this, or maximized (`show_first`)
@@ -326,8 +326,8 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def show_shortcuts(self) -> ShortcutsDialog:
-        dialog = ShortcutsDialog(self.commands.all() + list(self.workspaces.actions.values()) + self.docks.goto_actions()
-                                 + self.docks.menu.actions(), self)
+        actions = self.commands.all() + list(self.workspaces.actions.values()) + self.docks.goto_actions()
+        dialog = ShortcutsDialog(actions + self.docks.menu.actions(), self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
