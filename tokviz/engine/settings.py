@@ -1,7 +1,8 @@
 """`AppSettings`: the one place that knows every persistent setting key (QSettings).
 
 Window geometry and dock layout (saved with a layout version; a different version is ignored, so a
-changed dock set never restores a broken layout), the last training settings, recent files, the
+changed dock set never restores a broken layout), the workspace on screen and each workspace's own
+dock state, whether the first-run screen was used, the last training settings, recent files, the
 last folder, theme and font scale. Values are checked on the way out: a corrupt or foreign value
 gives the default, never an exception.
 
@@ -125,10 +126,6 @@ class AppSettings:
 
     def set_welcome_done(self, done: bool = True) -> None:
         self.qsettings.setValue(KEY_WELCOME_DONE, "1" if done else "0")
-
-    def is_fresh(self) -> bool:
-        """No window was ever closed with these settings (no saved geometry): a first run."""
-        return self._bytes(KEY_GEOMETRY) is None
 
     # -- training ---------------------------------------------------------------------------
 
