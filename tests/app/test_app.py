@@ -47,6 +47,14 @@ def test_missing_file_is_a_message_not_a_crash(tmp_path, capsys):
     assert cli_main(["gui", str(tmp_path / "nope.txt")]) == 2
 
 
+def test_screenshot_sizes_are_checked(tmp_path, capsys):
+    assert cli_main(["screenshot", "--out", str(tmp_path), "--size", "1280by800"]) == 2
+    err = capsys.readouterr().err
+    assert "write WIDTHxHEIGHT" in err and len(err.strip().splitlines()) == 1
+    assert cli_main(["screenshot", "--out", str(tmp_path), "--size", "10x10"]) == 2
+    assert not list(tmp_path.glob("*.png"))
+
+
 def test_screenshots_of_window_and_panels(tmp_path, capsys):
     assert gui.run_screenshots(tmp_path, theme="dark") == 0
     names = sorted(p.name for p in tmp_path.glob("*.png"))
@@ -55,6 +63,10 @@ def test_screenshots_of_window_and_panels(tmp_path, capsys):
             "timeline-dark.png"} <= set(names)
     window = QImage(str(tmp_path / "window-dark.png"))
     assert (window.width(), window.height()) == (1280, 800)
+    for key in ("learn", "inspect", "compare", "chat", "present"):  # every workspace at both sizes
+        for w, h in ((1280, 800), (1920, 1080)):
+            shot = QImage(str(tmp_path / f"workspace-{key}-{w}x{h}-dark.png"))
+            assert (shot.width(), shot.height()) == (w, h), key
     assert window.pixelColor(640, 400).lightness() < 128  # dark theme
     printed = capsys.readouterr().out.split()
     assert printed[0].endswith("window-dark.png")

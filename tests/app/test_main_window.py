@@ -341,8 +341,9 @@ def test_font_scale_shortcuts(window, settings_store, qtbot):
 
 def test_layout_and_settings_are_restored(make_window, settings_store, qtbot):
     first = make_window()
-    first.resize(first.minimumSizeHint())  # the offscreen screen is small
-    qtbot.waitUntil(lambda: first.size() == first.minimumSizeHint())
+    # the offscreen screen is small; the minimum of a narrower window can be smaller again (panels
+    # that wrap), so shrink until it holds
+    qtbot.waitUntil(lambda: first.resize(first.minimumSizeHint()) or first.size() == first.minimumSizeHint())
     size = first.size()
     first.docks.dock("vocabulary").hide()
     first.training_panel.set_settings(TrainSettings(merges=77, units="chars"))
@@ -413,11 +414,15 @@ def test_alt_keys_bring_panels_forward_and_never_hide_them(window, qtbot):
     go = window.docks.goto_action("timeline")
     assert go.shortcut().toString() == "Alt+4"
     assert window.docks.dock("timeline").toggleViewAction().shortcut().isEmpty()  # show/hide: menu only
-    for _ in range(2):  # pressing it again keeps the panel in front
-        go.trigger()
+    assert window.docks.dock("timeline").toggleViewAction() in window.docks.menu.actions()
+    window.docks.goto_action("chat").trigger()  # Chat shares the timeline's tab group (Learn)
+    drain_events()
+    assert window.docks.dock("timeline").visibleRegion().isEmpty()
+    for _ in range(2):  # Alt+4, and again: the panel stays in front and keeps the focus
+        qtbot.keyClick(window, Qt.Key.Key_4, Qt.KeyboardModifier.AltModifier)
         drain_events()
         dock = window.docks.dock("timeline")
         assert dock.isVisible() and not dock.visibleRegion().isEmpty()
-    window.docks.goto_action("token_view").trigger()
-    drain_events()
-    assert window.docks.dock("token_view").isVisible() and window.docks.dock("timeline").visibleRegion().isEmpty()
+        assert window.docks.dock("chat").visibleRegion().isEmpty()
+        focus = window.focusWidget()
+        assert focus is not None and dock.isAncestorOf(focus), focus

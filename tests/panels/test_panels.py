@@ -210,3 +210,36 @@ def test_word_frequency_tables_are_detected(corpus):
     assert corpus.word_counts is False
     corpus.set_text("low 5\n", word_counts=False)  # an explicit choice wins
     assert corpus.word_counts is False
+
+
+def test_vocabulary_table_never_shows_fewer_than_five_rows(qtbot):
+    from tokviz.engine.tables.vocab_model import VocabModel
+    from tokviz.panels.vocab_panel import VocabPanel
+
+    panel = VocabPanel(VocabModel())
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.resize(500, 60)  # squeezed: the panel keeps the table's five rows
+    QApplication.processEvents()
+    table = panel.table
+    assert table.viewport().height() >= 5 * table.verticalHeader().defaultSectionSize()
+    font = QFont(panel.font())
+    font.setPointSizeF(font.pointSizeF() * 2)  # a larger font: still five (larger) rows
+    panel.setFont(font)
+    QApplication.processEvents()
+    assert table.minimumHeight() >= 5 * table.verticalHeader().defaultSectionSize()
+
+
+def test_training_form_scrolls_and_keeps_train_in_sight(qtbot):
+    panel = TrainingPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.resize(520, panel.minimumSizeHint().height())
+    QApplication.processEvents()
+    assert panel.minimumSizeHint().height() < panel.options_scroll.widget().sizeHint().height()
+    assert panel.train_button.isVisible() and panel.rect().contains(panel.train_button.geometry())
+    group = panel.summary.parentWidget()  # the result stands beside the form: a third of the width
+    assert group.geometry().left() > panel.options_scroll.geometry().right()
+    assert group.width() <= panel.width() // 2

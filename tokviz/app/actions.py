@@ -132,8 +132,8 @@ class WindowActions:
                             "zoom_out")
         self.zoom_reset = act("&Actual Size", w.appearance.reset_zoom, ["Ctrl+0"], "Normal text size", None,
                               "zoom_reset")
-        self.reset_layout = act("&Reset Layout", w.reset_layout, [], "Put every panel back in its place",
-                                None, "reset_layout")
+        self.reset_layout = act("&Reset Workspace Layout", w.reset_layout, [],
+                                "Put every panel of this workspace back in its place", None, "reset_layout")
         self.presenter = act("&Presenter Mode", w.presenter.toggle, ["F5"],
                              "Full screen, big fonts, high contrast, captions; Esc leaves", None, "presenter", True)
         self.presenter_leave = act("Leave Presenter Mode", w.presenter.leave, [], "Back to the normal window",
@@ -158,6 +158,8 @@ class WindowActions:
         self.shortcuts = act("&Keyboard Shortcuts", w.show_shortcuts, ["F1"],
                              "List every keyboard shortcut", None, "shortcuts")
         self.about = act("&About tokviz", w.show_about, [], "Versions and licence", None, "about")
+        self.welcome = act("&Welcome Screen", w.welcome.show, [], "The first-run screen: train on a sample, "
+                           "open a real tokenizer or start a lesson", None, "welcome")
 
     def all(self) -> list[QAction]:
         return [a for a in vars(self).values() if isinstance(a, QAction)] + list(self.themes.values())
@@ -203,6 +205,7 @@ def build_menus(window: QMainWindow, actions: WindowActions, panels_menu: QMenu)
     edit.addAction(a.word_counts)
 
     view = bar.addMenu("&View")
+    view.addMenu(window.workspaces.menu(view, a.reset_layout))
     view.addMenu(panels_menu)
     theme = view.addMenu("&Theme")
     theme.addActions(list(a.themes.values()))
@@ -212,7 +215,6 @@ def build_menus(window: QMainWindow, actions: WindowActions, panels_menu: QMenu)
     toolbar = window.findChild(QToolBar, "main_toolbar")
     if toolbar is not None:
         view.addAction(toolbar.toggleViewAction())
-    view.addAction(a.reset_layout)
     view.addSeparator()
     view.addAction(a.presenter)  # classroom
 
@@ -224,7 +226,7 @@ def build_menus(window: QMainWindow, actions: WindowActions, panels_menu: QMenu)
     lessons.setObjectName("lessons_menu")
     fill_lessons_menu(window, lessons)
     help_.addSeparator()
-    help_.addActions([a.shortcuts, a.about])
+    help_.addActions([a.welcome, a.shortcuts, a.about])
     return {"file": file, "edit": edit, "view": view, "train": train, "help": help_,
             "recent": recent, "samples": samples, "known": known, "lessons": lessons,
             "export": export}

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QScrollArea, QWidget
 
 from tokviz.panels.base import Panel
 
@@ -40,6 +40,7 @@ class DockManager(QObject):
         self._panels: dict[str, Panel] = {}
         self._docks: dict[str, QDockWidget] = {}
         self._pending: dict[str, Callable[[], list[Panel]]] = {}  # panel id -> builds it (and its siblings)
+        self._scrolled: set[str] = set()  # panels shown in a scroll area
         self._goto: dict[str, QAction] = {}  # panel id -> "Go to" action (Alt+N): never hides
 
     def add_panel(
@@ -63,10 +64,15 @@ class DockManager(QObject):
 
     def add_later(self, panel_id: str, title: str, build: Callable[[], list[Panel]],
                   area: Qt.DockWidgetArea = Qt.DockWidgetArea.RightDockWidgetArea, *,
-                  tabify_with: str | None = None, shortcut: str | None = None) -> QDockWidget:
+                  tabify_with: str | None = None, shortcut: str | None = None,
+                  scroll: bool = False) -> QDockWidget:
         """A dock for a panel made by `build()` when first needed; `build` returns the panels it
-        made (it may make several docks' panels at once, e.g. two that talk to each other)."""
+        made (it may make several docks' panels at once, e.g. two that talk to each other).
+        `scroll`: the panel sits in a scroll area, so a tall panel never makes the window taller
+        than the screen (it scrolls when its dock is shorter than it needs)."""
         dock = self._new_dock(panel_id, title, area, tabify_with, shortcut)
+        if scroll:
+            self._scrolled.add(panel_id)
         dock.setWidget(QWidget(objectName=f"{panel_id}_placeholder"))
         self._pending[panel_id] = build
         dock.visibilityChanged.connect(lambda shown, pid=panel_id: shown and self._build(pid))
@@ -81,7 +87,13 @@ class DockManager(QObject):
         for panel in build():
             pid = panel.PANEL_ID
             placeholder = self._docks[pid].widget()
-            self._docks[pid].setWidget(panel)
+            if pid in self._scrolled:
+                holder = QScrollArea(objectName=f"{pid}_scroll", widgetResizable=True)
+                holder.setFrameShape(QScrollArea.Shape.NoFrame)
+                holder.setWidget(panel)
+                self._docks[pid].setWidget(holder)
+            else:
+                self._docks[pid].setWidget(panel)
             if placeholder is not None:
                 placeholder.deleteLater()
             self._panels[pid] = panel
@@ -166,38 +178,6 @@ class DockManager(QObject):
         dock.raise_()
         panel.setFocus(Qt.FocusReason.OtherFocusReason)
         return panel
-
-    def apply_layout(self, columns: list[tuple[str, Qt.DockWidgetArea, tuple[str, ...]]],
-                     sizes: dict[str, int]) -> None:
-        """Put every listed dock back: one column per (front panel, area, tabs behind it); columns
-        in the same area are stacked top to bottom; `sizes` are heights (or widths) in pixels."""
-        w = self.window
-        previous: dict[Qt.DockWidgetArea, object] = {}
-        for front_id, area, tabs in columns:
-            front = self.dock(front_id)
-            for dock in (front, *(self.dock(t) for t in tabs)):
-                dock.setFloating(False)
-                dock.show()
-            if area in previous:
-                w.splitDockWidget(previous[area], front, Qt.Orientation.Vertical)
-            else:
-                w.addDockWidget(area, front)
-            previous[area] = front
-        fronts = [self.dock(f) for f, _, _ in columns]
-        by_area: dict[Qt.DockWidgetArea, list] = {}
-        for (f, area, _), dock in zip(columns, fronts):
-            by_area.setdefault(area, []).append(dock)
-        tops = [docks[0] for docks in by_area.values()]
-        if len(tops) > 1:
-            w.resizeDocks(tops, [w.width() // len(tops)] * len(tops), Qt.Orientation.Horizontal)
-        for docks in by_area.values():
-            if len(docks) > 1:
-                heights = [sizes.get(d.objectName().removeprefix("dock_"), 400) for d in docks]
-                w.resizeDocks(docks, heights, Qt.Orientation.Vertical)
-        for front, (_, _, tabs) in zip(fronts, columns):
-            for t in tabs:
-                w.tabifyDockWidget(front, self.dock(t))
-            front.raise_()
 
     def shutdown(self) -> None:
         for panel in self._panels.values():

@@ -44,8 +44,9 @@ def create_main_window(file: str | os.PathLike | None = None, *, settings=None, 
 
     from .main_window import MainWindow
 
-    window = MainWindow(settings, load_default_sample=file is None and lesson is None, defer_panels=True)
-    window.show()
+    start_blank = file is None and lesson is None
+    window = MainWindow(settings, load_default_sample=start_blank, defer_panels=True, offer_welcome=start_blank)
+    window.show_first()  # maximized the first time, else at its last geometry
     if file is not None:
         QTimer.singleShot(0, lambda: window.script.open_path(file))
     if lesson is not None:  # guided lessons
@@ -94,7 +95,7 @@ def run_gui(file: str | None = None, *, lesson: str | None = None) -> int:
             windows[0].shutdown()
 
 
-def run_screenshots(out_dir: Path, *, theme: str) -> int:
+def run_screenshots(out_dir: Path, *, theme: str, sizes=None) -> int:
     """Render the window and each panel to ``out_dir`` as PNGs (offscreen)."""
     from tokviz.core import TokvizError
 
@@ -111,7 +112,7 @@ def run_screenshots(out_dir: Path, *, theme: str) -> int:
     previous = qInstallMessageHandler(quiet)
 
     try:
-        paths = take_screenshots(Path(out_dir), theme=theme)
+        paths = take_screenshots(Path(out_dir), theme=theme, sizes=sizes)
     except (OSError, TokvizError, RuntimeError) as exc:
         print(f"tokviz: screenshots failed: {exc}", file=sys.stderr)
         return 2

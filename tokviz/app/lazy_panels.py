@@ -38,7 +38,7 @@ def add_compare_dock(docks, step_model, workspace, on_token_selected) -> None:
         panel.token_selected.connect(on_token_selected)
         return [panel]
 
-    docks.add_later("compare", "Compare metrics", build, tabify_with="corpus")
+    docks.add_later("compare", "Compare metrics", build, tabify_with="corpus", scroll=True)  # 500 px tall
 
 
 def add_chat_dock(docks, step_model) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtCore import QEvent, Qt, QTimer, Slot
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from tokviz.core import TokvizError
@@ -33,6 +33,7 @@ from tokviz.panels.token_view.panel import TokenViewPanel  # token view
 from tokviz.panels.training.panel import TrainingPanel
 from tokviz.panels.training.status import TrainingStatusPanel
 from tokviz.panels.vocab_panel import VocabPanel
+from tokviz.panels.welcome.screen import WelcomeScreen
 
 from .actions import WindowActions, build_menus, build_toolbar
 from .classroom.animation import AnimationExporter  # classroom
@@ -49,23 +50,17 @@ from .session_ops import SessionController, SessionViews  # classroom
 from .theme import Appearance
 from .tokenizer_ops import TokenizerController  # pretrained tokenizers
 from .training_ops import TrainingController
+from .welcome_ops import WelcomeController, WelcomePaths  # the first-run screen
+from .workspace_ops import WorkspaceController  # View > Workspace
 
 DEFAULT_SAMPLE = "english-prose"
-DEFAULT_SIZE = (1280, 800)
-# corpus column (timeline, heatmaps, token view behind it); training (+ lesson) above the vocabulary
-# (+ glitch finder); heights in pixels
-DEFAULT_LAYOUT = (
-    [("corpus", Qt.DockWidgetArea.LeftDockWidgetArea,
-      ("timeline", "embeddings", "positional", "token_view", "compare", "chat")),
-     ("training", Qt.DockWidgetArea.RightDockWidgetArea, ("lesson",)),
-     ("vocabulary", Qt.DockWidgetArea.RightDockWidgetArea, ("glitches",))],
-    {"training": 380, "vocabulary": 420},
-)
+DEFAULT_SIZE = (1280, 800)  # a window that was never closed before: this, or maximized (`show_first`)
 
 
 class MainWindow(QMainWindow):
     """The tokviz window. Pass `settings` (e.g. ``AppSettings.in_folder(tmp)``) to isolate it;
-    `defer_panels` builds the panels no first screen shows after the first paint (a quick start)."""
+    `defer_panels` builds the panels no first screen shows after the first paint (a quick start);
+    `offer_welcome` shows the first-run screen unless it was used or dismissed before."""
 
     embedding_panel = property(lambda self: self.docks.panel("embeddings"))  # built on first use
     positional_panel = property(lambda self: self.docks.panel("positional"))
@@ -73,7 +68,7 @@ class MainWindow(QMainWindow):
     chat_panel = property(lambda self: self.docks.panel("chat"))
 
     def __init__(self, settings: AppSettings | None = None, *, dialogs: Dialogs | None = None,
-                 load_default_sample: bool = True, defer_panels: bool = False) -> None:
+                 load_default_sample: bool = True, defer_panels: bool = False, offer_welcome: bool = False) -> None:
         super().__init__()
         self.setObjectName("main_window")
         self.settings_store = settings if settings is not None else AppSettings.open()
@@ -151,12 +146,17 @@ class MainWindow(QMainWindow):
         self.presenter.follow_lessons(self.lessons)
         self.presenter.active_changed.connect(self.lesson_panel.set_presenting)
 
+        self.workspaces = WorkspaceController(self, self.docks, self.settings_store, self,
+                                              before_change=self.presenter.leave_for_layout)
+        self.welcome = WelcomeController(WelcomeScreen(self), self.settings_store, WelcomePaths(
+            self._welcome_train_sample, self._welcome_open_tokenizer, self._welcome_start_lesson), self)
         self.commands = WindowActions(self)  # (not `actions`: that is QWidget.actions())
         self.presenter.bind_actions(cancel=self.commands.cancel, toggle=self.commands.presenter,
                                     leave=self.commands.presenter_leave)
         self.toolbar = build_toolbar(self, self.commands)
         self.menus = build_menus(self, self.commands, self.docks.menu)
         self.toolbar.findChild(QWidget, "samples_button").setMenu(self.menus["samples"])
+        self.welcome.screen.cover(self, self._dock_area)
         self.statusBar().addPermanentWidget(self.training_status)
         self.setAcceptDrops(True)
         self._wire()
@@ -173,6 +173,8 @@ class MainWindow(QMainWindow):
             self.docks.build_pending()
         if self.sessions.crashed:
             QTimer.singleShot(0, self.sessions.offer_recovery)
+        elif offer_welcome:
+            self.welcome.offer()
 
     # -- wiring -----------------------------------------------------------------------------
 
@@ -198,15 +200,29 @@ class MainWindow(QMainWindow):
         if saved is not None:
             self.training_panel.set_settings(saved)
         self.resize(*DEFAULT_SIZE)
-        self._apply_default_layout()
+        self.workspaces.arrange()
         geometry, state = self.settings_store.window_layout()
         if geometry is not None:
             self.restoreGeometry(geometry)
+            # again once shown: panels laid out for another width on the way (the merge timeline's
+            # three columns) may have held the window to a larger minimum for a moment
+            QTimer.singleShot(0, self, partial(self._restore_geometry_again, geometry))
         if state is not None:
-            self.restoreState(state, LAYOUT_VERSION)
+            self.workspaces.restore(state)
 
-    def _apply_default_layout(self) -> None:
-        self.docks.apply_layout(*DEFAULT_LAYOUT)
+    def _restore_geometry_again(self, geometry) -> None:
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        self.layout().activate()  # the window's minimum size of now
+        self.restoreGeometry(geometry)
+
+    def show_first(self) -> None:
+        """Show the window: at its last geometry, or maximized the first time (then the workspace's
+        panels get their shares of the whole screen)."""
+        if self.settings_store.window_layout()[0] is not None:
+            self.show()
+            return
+        self.showMaximized()
+        QTimer.singleShot(0, self, self.workspaces.fit_sizes)  # for the screen's size (a wide layout?)
 
     @Slot()
     def _on_vocab_selection_changed(self, *_args) -> None:
@@ -230,7 +246,28 @@ class MainWindow(QMainWindow):
     @Slot()
     def reset_layout(self) -> None:
         self.toolbar.show()
-        self._apply_default_layout()
+        self.workspaces.reset()
+
+    # -- the first-run screen's paths ------------------------------------------------------
+
+    def _dock_area(self):
+        """The part of the window the panels share (below the bars, above the status bar)."""
+        top = max(self.menuBar().geometry().bottom(),
+                  self.toolbar.geometry().bottom() if self.toolbar.isVisible() else 0) + 1
+        bottom = self.statusBar().geometry().top() if self.statusBar().isVisible() else self.height()
+        return self.rect().adjusted(0, top, 0, bottom - self.height())
+
+    def _welcome_train_sample(self) -> bool:
+        return self.script.load_sample(DEFAULT_SAMPLE) and self.script.start_training()
+
+    def _welcome_open_tokenizer(self) -> None:
+        self.workspaces.choose("inspect")
+        self.tokenizers.open_dialog()
+
+    def _welcome_start_lesson(self) -> bool:
+        from tokviz.core.lessons.files import builtin_lessons
+
+        return self.script.start_lesson(builtin_lessons()[0].name)
 
     # -- menu commands ----------------------------------------------------------------------
 
@@ -289,7 +326,8 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def show_shortcuts(self) -> ShortcutsDialog:
-        dialog = ShortcutsDialog(self.commands.all() + self.docks.goto_actions() + self.docks.menu.actions(), self)
+        actions = self.commands.all() + list(self.workspaces.actions.values()) + self.docks.goto_actions()
+        dialog = ShortcutsDialog(actions + self.docks.menu.actions(), self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
@@ -349,5 +387,6 @@ class MainWindow(QMainWindow):
         except TokvizError:
             pass
         self.settings_store.save_window_layout(self.saveGeometry(), self.saveState(LAYOUT_VERSION))
+        self.workspaces.save()
         self.settings_store.sync()
         event.accept()

@@ -1,7 +1,8 @@
 """`AppSettings`: the one place that knows every persistent setting key (QSettings).
 
 Window geometry and dock layout (saved with a layout version; a different version is ignored, so a
-changed dock set never restores a broken layout), the last training settings, recent files, the
+changed dock set never restores a broken layout), the workspace on screen and each workspace's own
+dock state, whether the first-run screen was used, the last training settings, recent files, the
 last folder, theme and font scale. Values are checked on the way out: a corrupt or foreign value
 gives the default, never an exception.
 
@@ -25,7 +26,7 @@ from tokviz.core.algorithm.registry import settings_from_json, settings_to_json
 ORGANIZATION = "tokviz"
 APPLICATION = "tokviz"
 SETTINGS_FILE_ENV = "TOKVIZ_SETTINGS_FILE"
-LAYOUT_VERSION = 4  # bump when docks are added, removed or renamed
+LAYOUT_VERSION = 5  # bump when docks are added, removed or renamed
 MAX_RECENT = 10
 THEMES = ("system", "light", "dark")
 FONT_SCALE_MIN, FONT_SCALE_MAX = 0.6, 3.0
@@ -33,6 +34,10 @@ FONT_SCALE_MIN, FONT_SCALE_MAX = 0.6, 3.0
 KEY_GEOMETRY = "window/geometry"
 KEY_STATE = "window/state"
 KEY_LAYOUT_VERSION = "window/layout_version"
+KEY_WORKSPACE = "window/workspace"  # the workspace on screen
+KEY_WORKSPACE_STATE = "workspaces/{}/state"  # each workspace's own dock arrangement
+KEY_WORKSPACE_VERSION = "workspaces/{}/layout_version"
+KEY_WELCOME_DONE = "welcome/done"  # the first-run screen was used or dismissed
 KEY_TRAINING = "training/settings"
 KEY_RECENT = "files/recent"
 KEY_LAST_DIR = "files/last_dir"
@@ -92,6 +97,35 @@ class AppSettings:
         self.qsettings.setValue(KEY_GEOMETRY, geometry)
         self.qsettings.setValue(KEY_STATE, state)
         self.qsettings.setValue(KEY_LAYOUT_VERSION, str(LAYOUT_VERSION))
+
+    def workspace(self, default: str) -> str:
+        """The key of the workspace last on screen (`default` when none was saved)."""
+        return self._str(KEY_WORKSPACE, default) or default
+
+    def set_workspace(self, key: str) -> None:
+        self.qsettings.setValue(KEY_WORKSPACE, key)
+
+    def workspace_state(self, key: str) -> QByteArray | None:
+        """The dock state saved for workspace `key` by this layout version, else None."""
+        if self._str(KEY_WORKSPACE_VERSION.format(key)) != str(LAYOUT_VERSION):
+            return None
+        return self._bytes(KEY_WORKSPACE_STATE.format(key))
+
+    def save_workspace_state(self, key: str, state: QByteArray | None) -> None:
+        """Keep `state` for workspace `key` (None forgets it: the workspace's default layout)."""
+        if state is None:
+            self.qsettings.remove(KEY_WORKSPACE_STATE.format(key))
+            self.qsettings.remove(KEY_WORKSPACE_VERSION.format(key))
+            return
+        self.qsettings.setValue(KEY_WORKSPACE_STATE.format(key), state)
+        self.qsettings.setValue(KEY_WORKSPACE_VERSION.format(key), str(LAYOUT_VERSION))
+
+    def welcome_done(self) -> bool:
+        """Whether the first-run screen was used or dismissed (it then stays away)."""
+        return self._str(KEY_WELCOME_DONE) == "1"
+
+    def set_welcome_done(self, done: bool = True) -> None:
+        self.qsettings.setValue(KEY_WELCOME_DONE, "1" if done else "0")
 
     # -- training ---------------------------------------------------------------------------
 

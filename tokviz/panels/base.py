@@ -103,6 +103,15 @@ def monospace_font(reference: QFont, *, scale: float = 1.0) -> QFont:
 
 
 HIGHLIGHT_WIDTH_PROPERTY = "tokviz_highlight_width"  # set by presenter mode
+SMALL_PRINT_PROPERTY = "tokviz_small_print_px"  # presenter mode: the least pixel size of small print
+
+
+def small_print_px() -> int:
+    """The least pixel size small print (captions under byte groups, ids under tokens) may have: 0
+    normally, in presenter mode what reads from the back row (24 px on a 1080-line screen)."""
+    app = QApplication.instance()
+    value = app.property(SMALL_PRINT_PROPERTY) if app is not None else None
+    return int(value) if isinstance(value, (int, float)) and value > 0 else 0
 
 
 def highlight_width() -> float:

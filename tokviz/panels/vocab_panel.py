@@ -54,13 +54,14 @@ from tokviz.engine.tables.vocab_model import (
 from tokviz.engine.tasks import TaskEngine
 
 from .base import Panel, is_dark, monospace_font
-from .widgets import select_row
+from .widgets import select_row, show_rows
 
 FILTER_LABELS = {"partial_utf8": "Partial UTF-8", "whitespace": "Whitespace only", "digits": "Digits",
                  "non_latin": "Non-Latin script", "special": "Special tokens"}
 SORT_LABELS = (("Sort by id", "id"), ("Sort by length", "length"), ("Sort by bytes", "bytes"))
 
 FILTER_DELAY_MS = 150
+MIN_ROWS = 5  # the table never shows fewer tokens than this
 
 
 class _TokenDelegate(QStyledItemDelegate):
@@ -183,6 +184,7 @@ class VocabPanel(Panel):
         self.mono_italic_font.setItalic(True)
         fm = self.fontMetrics()
         self.table.verticalHeader().setDefaultSectionSize(fm.height() + 6)
+        show_rows(self.table, MIN_ROWS)  # a short dock still shows a handful of tokens
         digit = fm.horizontalAdvance("0")
         widths = {COL_ID: 8, COL_TOKEN: 16, COL_BYTES: 18, COL_LENGTH: 8, COL_RANK: 11, COL_COUNT: 11, COL_FLAGS: 22}
         for col, chars in widths.items():

@@ -44,6 +44,18 @@ def record_table(table: QTableView) -> QTableView:
     return table
 
 
+def rows_height(table: QTableView, rows: int) -> int:
+    """The height `table` needs to show its header and `rows` whole rows (and a horizontal scroll bar)."""
+    header = 0 if table.horizontalHeader().isHidden() else table.horizontalHeader().sizeHint().height()
+    bar = table.horizontalScrollBar().sizeHint().height()
+    return header + rows * table.verticalHeader().defaultSectionSize() + 2 * table.frameWidth() + bar
+
+
+def show_rows(table: QTableView, rows: int = 5) -> None:
+    """Never let a dock squeeze `table` below `rows` visible rows (call again after a font change)."""
+    table.setMinimumHeight(rows_height(table, rows))
+
+
 def cell_table(name: str, headers: list[str], *, selectable: bool = True) -> QTableWidget:
     """A read-only `QTableWidget` of records (see `record_table`) with these column headers, at
     least 48 px high; one that is not `selectable` takes no selection."""

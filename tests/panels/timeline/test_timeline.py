@@ -456,3 +456,19 @@ def test_chart_captions_stay_clear_of_the_curves(qtbot, log):
         bottom = min(box.top(), box.bottom())  # y grows upwards in view coordinates
         assert (y[under] < bottom).all(), f"plot {i}: the curve runs under its caption"
         assert plot.vb.viewRect().contains(QPointF(float(x[-1]), float(y[-1])))
+
+
+def test_a_tie_lists_every_tied_pair_and_five_rows_show(panel):
+    panel.step_model.set_step(1)
+    panel.refresh()
+    t = panel.candidates
+    tied = [t.item(r, 1).text() for r in range(t.rowCount()) if t.item(r, 0).text() == "= tie"]
+    assert tied  # "tie with n other pairs": the winner's tooltip names them all
+    tip = t.item(0, 0).toolTip()
+    assert tip.startswith("Tied with: ") and tip.removeprefix("Tied with: ").split(", ") == tied
+    assert all(t.item(0, c).toolTip() == tip for c in range(t.columnCount()))
+    assert t.item(1, 0).toolTip() == ""  # only the winner's row explains
+    panel.resize(1200, 260)  # a short dock: the merge table and the candidates keep five rows
+    drain_events()
+    for table in (t, panel.table):
+        assert table.viewport().height() >= 5 * table.verticalHeader().defaultSectionSize(), table.objectName()

@@ -26,10 +26,11 @@ from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QToolBar, QWidg
 from tokviz.app.docks import raised_panel_ids
 from tokviz.core.display.tokens import undrawn_marked, visible_token
 from tokviz.engine.settings import LAYOUT_VERSION, PRESENTER_SCALE_MIN, clamp_presenter_scale
-from tokviz.panels.base import HIGHLIGHT_WIDTH_PROPERTY
+from tokviz.panels.base import HIGHLIGHT_WIDTH_PROPERTY, SMALL_PRINT_PROPERTY
 from tokviz.panels.timeline.transport import focus_is_typing
 
 PRESENTER_HIGHLIGHT = 3.0  # pen width multiplier while presenting
+SMALL_PRINT_PX_1080 = 24  # the least pixel size of any small print (byte-group captions) on a 1080-line screen
 FIT_STEP = 0.25  # the font scale goes down by this until the panels fit the screen
 SIDE_PANELS = ("training", "vocabulary")  # never the "central" panel picked by default
 
@@ -123,6 +124,7 @@ class Presenter(QObject):
         self.scale = 1.0  # the scale in use: the one asked for, or less when the panels did not fit
         self.screen_size: QSize | None = None  # what to fit into (None: the window's screen)
         self._saved: dict | None = None
+        self._settling: dict | None = None  # the normal layout, put back again as the window settles
         self._keys: PresenterKeys | None = None
         self._bar: QToolBar | None = None
         self._label: QLabel | None = None
@@ -156,12 +158,17 @@ class Presenter(QObject):
         if self._lesson_running() and self.lessons.panel_ids:
             return [p for p in self.lessons.panel_ids if p in docks.panel_ids()][:2]
         raised = [p for p in raised_panel_ids(docks) if p not in SIDE_PANELS]
-        return raised[:1] or ["timeline"]
+        focus = self.window.focusWidget()  # the panel the user is in (a workspace shows several)
+        mine = [p for p in raised if focus is not None and docks.dock(p).isAncestorOf(focus)]
+        return (mine or raised)[:1] or ["timeline"]
 
     def enter(self, panel_ids: list[str] | None = None, scale: float | None = None) -> None:
         w, P, A = self.window, self.parts, self._actions
         if self.active:
             self.leave()
+        if self._settling is not None:
+            self._settling = None
+            w.removeEventFilter(self)
         ids = [p for p in (panel_ids or self.default_panels()) if p in P.docks.panel_ids()][:2] or ["timeline"]
         scale = clamp_presenter_scale(scale if scale is not None else P.settings.presenter_scale())
         tv = P.token_view
@@ -173,6 +180,7 @@ class Presenter(QObject):
             "cancel_keys": A["cancel"].shortcuts(),
         }
         self.panel_ids, self.scale = ids, scale
+        QApplication.instance().setProperty(SMALL_PRINT_PROPERTY, self._small_print_px())
         for pid in ids:  # each panel lays itself out for the back row (first: it keeps its layout as is)
             P.docks.panel(pid).set_presenting(True)
         A["cancel"].setShortcuts([])  # Esc leaves presenter mode instead
@@ -235,6 +243,7 @@ class Presenter(QObject):
                 dock.setTitleBarWidget(None)
                 old.deleteLater()
         app.setProperty(HIGHLIGHT_WIDTH_PROPERTY, None)
+        app.setProperty(SMALL_PRINT_PROPERTY, None)
         P.appearance.set_high_contrast(False)
         P.appearance.set_font_scale(saved["font_scale"], save=False)
         P.token_view.set_palette_key(saved["token_palette"])
@@ -247,18 +256,30 @@ class Presenter(QObject):
         w.restoreState(saved["state"], LAYOUT_VERSION)
         for pid in self.panel_ids:  # last: the panels' own layouts as they were
             P.docks.panel(pid).set_presenting(False)
-        # once more after the window has its size again: dock splits are kept to the pixel
-        QTimer.singleShot(0, w, lambda: self.active or w.restoreState(saved["state"], LAYOUT_VERSION))
+        # once more after the window has its size again: dock splits are kept to the pixel (and
+        # again at each resize the window manager still delivers, until the size is the saved one)
+        self._settling = saved
+        w.installEventFilter(self)
+        QTimer.singleShot(0, w, self._settle)
         A["cancel"].setShortcuts(saved["cancel_keys"])
         A["leave"].setEnabled(False)
         A["toggle"].setChecked(False)
         self.active_changed.emit(False)
 
+    def _screen(self) -> QSize | None:
+        w = self.window
+        return self.screen_size or (w.screen().geometry().size() if w.screen() is not None else None)
+
+    def _small_print_px(self) -> int:
+        """Small print as readable as `SMALL_PRINT_PX_1080` on a 1080-line screen, on this screen."""
+        screen = self._screen()
+        return round(SMALL_PRINT_PX_1080 * (screen.height() if screen is not None else 1080) / 1080)
+
     def _fit_scale(self, scale: float) -> float:
         """The largest font scale <= `scale` (in `FIT_STEP`s, at least the minimum) at which the
         window's minimum size fits the screen: two panels never push the window off a projector."""
         w = self.window
-        screen = self.screen_size or (w.screen().geometry().size() if w.screen() is not None else None)
+        screen = self._screen()
         while screen is not None and scale > PRESENTER_SCALE_MIN:
             QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # sizes after hiding parts
             need = w.minimumSizeHint()
@@ -270,8 +291,29 @@ class Presenter(QObject):
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if obj is self.window and event.type() == QEvent.Type.Resize:
-            QTimer.singleShot(0, self, self._balance)  # once the window's layout has the new size
+            # once the window's layout has the new size
+            QTimer.singleShot(0, self, self._balance if self.active else self._settle)
         return False
+
+    def leave_for_layout(self) -> None:
+        """Leave presenter mode because another layout comes next (a workspace): the normal layout is
+        put back now, and not again as the window settles."""
+        self.leave()
+        if self._settling is not None:
+            self._settling = None
+            self.window.removeEventFilter(self)
+
+    def _settle(self) -> None:
+        """After leaving: the normal dock state again, now that the window has a new size; done
+        once the window is back at its saved size (or maximized)."""
+        saved, w = self._settling, self.window
+        if saved is None or self.active:
+            return
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # minimum sizes at the normal fonts
+        w.restoreState(saved["state"], LAYOUT_VERSION)
+        if w.size() == saved["size"] or w.isMaximized() or w.isFullScreen():
+            self._settling = None
+            w.removeEventFilter(self)
 
     def _balance(self) -> None:
         """Two panels get half of the width each (or as near as their minimum widths allow)."""

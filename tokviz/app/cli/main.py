@@ -123,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("screenshot", help="render the app offscreen to PNG files")
     s.add_argument("--out", required=True, metavar="DIR")
     s.add_argument("--theme", choices=("light", "dark"), default="light")
+    s.add_argument("--size", action="append", metavar="WxH",
+                   help="window size of the workspace pictures (repeatable; default 1280x800 and 1920x1080)")
 
     lesson = sub.add_parser("lesson", help="open the app on a guided lesson (--list: the lessons)")
     lesson.add_argument("name", nargs="?", metavar="NAME", help="a lesson name or number")
@@ -323,9 +325,16 @@ def cmd_desktop_entry(args: argparse.Namespace) -> int:
 
 
 def cmd_screenshot(args: argparse.Namespace) -> int:
+    from tokviz.app.screenshots.workspaces import parse_size
+
+    try:
+        sizes = [parse_size(t) for t in args.size] if args.size else None
+    except ValueError as exc:
+        print(f"tokviz screenshot: {exc}", file=sys.stderr)
+        return 2
     from tokviz.app.gui import run_screenshots
 
-    return run_screenshots(Path(args.out), theme=args.theme)
+    return run_screenshots(Path(args.out), theme=args.theme, sizes=sizes)
 
 
 def cmd_animate(args: argparse.Namespace) -> int:

@@ -26,15 +26,20 @@ def _settle(app: QApplication, rounds: int = 5) -> None:
         app.processEvents()
 
 
-def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
-    """Render and save the screenshots; returns the files written."""
+def take_screenshots(out_dir: Path, *, theme: str, sizes=None) -> list[Path]:
+    """Render and save the screenshots (the workspaces at each of `sizes`, default 1280x800 and
+    1920x1080); returns the files written."""
+    from .workspaces import DEFAULT_SIZES, take_welcome_screenshot, take_workspace_screenshots
+
     from tokviz.app.main_window import MainWindow
 
     app = QApplication.instance()
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     with tempfile.TemporaryDirectory(prefix="tokviz-shots-") as tmp:
-        window = MainWindow(AppSettings.in_folder(tmp), load_default_sample=False)
+        window = MainWindow(AppSettings.in_folder(tmp), load_default_sample=False)  # no first-run screen
+        sizes = tuple(sizes or DEFAULT_SIZES)
+        settle = lambda: _settle(app, 10)  # noqa: E731
         try:
             window.script.set_theme(theme)
             window.resize(*SIZE)
@@ -83,6 +88,11 @@ def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
                     if not window.docks.dock(pid).grab().save(str(path)):
                         raise OSError(f"cannot write {path}")
                     written.append(path)
+            # the workspaces on a trained model: Learn and Present now, the others once the Compare
+            # and Chat panels have something to show (below)
+            written += take_workspace_screenshots(window, out_dir, theme, settle, keys=["learn", "present"],
+                                                  sizes=sizes)
+            written += take_welcome_screenshot(window, out_dir, theme, settle)
             from .presenter import take_presenter_screenshots  # presenter mode
 
             written += take_presenter_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
@@ -95,6 +105,8 @@ def take_screenshots(out_dir: Path, *, theme: str) -> list[Path]:
             from .chat import take_chat_screenshots  # chat templates (DeepSeek V3)
 
             written += take_chat_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
+            written += take_workspace_screenshots(window, out_dir, theme, settle,
+                                                  keys=["inspect", "compare", "chat"], sizes=sizes)
             from .algorithms import take_algorithm_screenshots  # WordPiece, Unigram
 
             written += take_algorithm_screenshots(window, out_dir, theme, lambda: _settle(app, 10))

@@ -14,13 +14,17 @@ from PySide6.QtWidgets import QLabel, QWidget
 from tokviz.core import Timeline
 from tokviz.core.bpe.replay import decision_at
 from tokviz.core.display.tokens import visible_token
-from tokviz.panels.widgets import cell_table, set_cells, vbox
+from tokviz.panels.widgets import cell_table, set_cells, show_rows, vbox
 
 from .wordpiece import BPE_CANDIDATE_HEADERS, paint_candidate, reset_candidate_headers, show_wordpiece_candidates
 
 
+MIN_ROWS = 5  # the winner and four rivals at least, whatever the dock's height
+
+
 class CandidatesView(QWidget):
-    """A caption (the merge) and a small table of its candidates."""
+    """A caption (the merge) and a small table of its candidates (at least `MIN_ROWS` rows high);
+    the winner's "tie with n other pairs" lists them all in its tooltip."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -31,6 +35,15 @@ class CandidatesView(QWidget):
         for col, width in enumerate((80, 130, 70, 150)):
             t.setColumnWidth(col, width)
         vbox(self, self.label, (t, 1), margins=0, spacing=2)
+        t.verticalHeader().setDefaultSectionSize(t.fontMetrics().height() + 6)
+        show_rows(t, MIN_ROWS)
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == event.Type.FontChange:
+            t = self.table
+            t.verticalHeader().setDefaultSectionSize(t.fontMetrics().height() + 6)
+            show_rows(t, MIN_ROWS)
 
     def show_step(self, tl: Timeline | None, k: int, vocab: list[bytes]) -> None:
         """Show the decision that led to step k of `tl` (tokens printed from `vocab`)."""
@@ -61,10 +74,16 @@ class CandidatesView(QWidget):
                            f"{visible_token(vocab[step.pair[1]])} → "
                            f"{visible_token(step.token)}, count {step.count:,}")
         t.setRowCount(len(d.candidates))
+        tied = [f"{visible_token(vocab[c.pair[0]])} + {visible_token(vocab[c.pair[1]])}"
+                for c in d.candidates if c.tied and not c.winner]
         for r, c in enumerate(d.candidates):
             a, b = c.pair
             first = "" if c.first_chunk < 0 else f"chunk {c.first_chunk:,}, unit {c.first_offset}"
             mark = "★ winner" if c.winner else ("= tie" if c.tied else "")
             cells = (mark, f"{visible_token(vocab[a])} + {visible_token(vocab[b])}",
                      f"{c.count:,}", first, c.reason)
-            paint_candidate(self, set_cells(t, r, cells, right=(2,)), c.winner, c.tied)
+            items = set_cells(t, r, cells, right=(2,))
+            tip = "Tied with: " + ", ".join(tied) if c.winner and tied else ""
+            for item in items:
+                item.setToolTip(tip)
+            paint_candidate(self, items, c.winner, c.tied)

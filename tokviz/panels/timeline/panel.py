@@ -44,7 +44,7 @@ from tokviz.engine.playback import Playback
 from tokviz.engine.tables.merge_model import MergeModel
 from tokviz.panels.base import Panel, monospace_font
 from tokviz.panels.deferred import DeferredChart
-from tokviz.panels.widgets import record_table, warn_export_failed
+from tokviz.panels.widgets import record_table, show_rows, warn_export_failed
 
 from .candidates import CandidatesView
 from .corpus_view import CorpusStepView
@@ -95,7 +95,6 @@ class TimelinePanel(Panel):
         # merge table
         self.table = record_table(QTableView(objectName="timeline_merge_table"))
         self.table.setModel(self.merge_model)
-        self.table.setMinimumHeight(48)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
         # candidates of the merge that led to step k
         self.candidates_view = CandidatesView()
@@ -449,6 +448,7 @@ class TimelinePanel(Panel):
         self.table.setFont(self.mono_font)
         fm = self.table.fontMetrics()
         self.table.verticalHeader().setDefaultSectionSize(fm.height() + 6)
+        show_rows(self.table, 2 if self.presenting else 5)  # never squeezed to a row by the parts below
         size_for_font(self)  # column widths (and presenter mode's sizes)
         self.corpus_view.setFont(monospace_font(self.font(), scale=1.1))
         if hasattr(self, "unigram"):

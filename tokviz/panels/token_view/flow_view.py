@@ -20,12 +20,12 @@ import time
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
+from PySide6.QtGui import QColor, QFont, QFontInfo, QFontMetrics, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QAbstractScrollArea, QToolTip, QWidget
 
 from tokviz.core.display.palette import TokenPalette, token_palette
 from tokviz.core.display.tokens import EMPTY, INSERTED, SPECIAL, UNKNOWN
-from tokviz.panels.base import highlight_width, monospace_font
+from tokviz.panels.base import highlight_width, monospace_font, small_print_px
 
 MODES = ("text", "ids", "both")
 PAD_X, GAP, PAD_Y, MARGIN = 3, 2, 3, 6
@@ -128,7 +128,10 @@ class TokenFlowView(QAbstractScrollArea):
     def _update_fonts(self) -> None:
         self._font = monospace_font(self.font())
         self._small = QFont(self._font)
-        if self._font.pointSizeF() > 0:
+        floor = small_print_px()  # presenter mode: as large as the tokens, and at least this
+        if floor:
+            self._small.setPixelSize(max(floor, QFontInfo(self._font).pixelSize()))
+        elif self._font.pointSizeF() > 0:
             self._small.setPointSizeF(self._font.pointSizeF() * 0.72)
         else:
             self._small.setPixelSize(max(6, round(self._font.pixelSize() * 0.72)))
@@ -136,6 +139,15 @@ class TokenFlowView(QAbstractScrollArea):
         self._sfm = QFontMetrics(self._small)
         self._width_cache = {}
         self._qcolors = [QColor(c) for c in self._palette.backgrounds]
+
+    def caption_font(self) -> QFont:
+        """The font of the small print: characters under byte groups, ids under tokens."""
+        return QFont(self._small)
+
+    def refresh_fonts(self) -> None:
+        """Fonts again (presenter mode's small-print floor came or went), and the layout with them."""
+        self._update_fonts()
+        self._reset_layout()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.FontChange:

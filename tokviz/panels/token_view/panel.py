@@ -226,6 +226,8 @@ class TokenViewPanel(TokenViewExports, Panel):
     def _update_fonts(self) -> None:
         if hasattr(self, "editor"):
             self.editor.setFont(monospace_font(self.font()))
+        for view in self.findChildren(TokenFlowView):  # presenter mode's small print (captions)
+            view.refresh_fonts()
 
     def changeEvent(self, event) -> None:
         from PySide6.QtCore import QEvent

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QStyle,
     QVBoxLayout,
@@ -50,10 +51,13 @@ BUDGET_CHOICES = (
 DEFAULT_SETTINGS = TrainSettings(vocab_size=512)
 DEFAULT_CUSTOM_REGEX = r"\w+|[^\w\s]+|\s+"
 MAX_BUDGET = 10_000_000
+COMBO_CHARS = 12  # a choice box is at least this many characters wide, and grows with its column
 
 
 def _combo(choices: tuple[tuple[str, str], ...], name: str) -> QComboBox:
     box = QComboBox(objectName=name)
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(COMBO_CHARS)  # long labels elide in a narrow dock, not widen it
     for key, label in choices:
         box.addItem(label, key)
     return box
@@ -167,13 +171,26 @@ class TrainingPanel(Panel):
         rl = QVBoxLayout(result)
         rl.addWidget(self.summary)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 8)
-        layout.addLayout(form)
-        layout.addWidget(self.message)
-        layout.addLayout(buttons)
-        layout.addWidget(result)
-        layout.addStretch(1)
+        # the options scroll when the dock is short, Train and Cancel right under them, the result beside
+        # (a third of the width: the form never spreads over a wide dock, and a short dock still shows it)
+        options = QWidget(objectName="training_options")
+        ol = QVBoxLayout(options)
+        ol.setContentsMargins(0, 0, 4, 0)
+        ol.addLayout(form)
+        ol.addWidget(self.message)
+        ol.addStretch(1)
+        self.options_scroll = QScrollArea(objectName="training_scroll", widgetResizable=True)
+        self.options_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.options_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.options_scroll.setWidget(options)
+        left = QVBoxLayout()
+        left.addWidget(self.options_scroll)  # as tall as the form, or less (it scrolls) in a short dock
+        left.addLayout(buttons)
+        left.addStretch(1)
+        columns = QHBoxLayout(self)
+        columns.setContentsMargins(8, 8, 8, 8)
+        columns.addLayout(left, 2)
+        columns.addWidget(result, 1)
         self.setFocusProxy(self.units_box)
 
         for box in (self.units_box, self.budget_box, self.tie_break_box):

@@ -1,0 +1,58 @@
+"""`WelcomeController`: when the first-run screen shows, and what its three paths do.
+
+It shows over the window's panels when the settings have never seen the screen used or dismissed
+(a first run), and from Help > Welcome Screen at any time. Train on a sample loads the default
+sample and trains it; Open a real tokenizer opens File > Open Tokenizer's dialog; Start a lesson
+starts the first built-in lesson. Choosing or dismissing hides the screen for good (settings).
+Its dependencies come in explicitly: the screen, the settings and the commands it runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject
+
+
+@dataclass(frozen=True)
+class WelcomePaths:
+    """What each path runs (each returns whether it started)."""
+
+    train_sample: Callable[[], object]
+    open_tokenizer: Callable[[], object]
+    start_lesson: Callable[[], object]
+
+
+class WelcomeController(QObject):
+    def __init__(self, screen, settings, paths: WelcomePaths, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.screen, self.settings, self.paths = screen, settings, paths
+        screen.chosen.connect(self._on_screen_chosen)
+        screen.dismissed.connect(self._on_screen_dismissed)
+
+    @property
+    def showing(self) -> bool:
+        return not self.screen.isHidden()
+
+    def offer(self) -> bool:
+        """Show the screen if it was never used or dismissed; returns whether it shows."""
+        if not self.settings.welcome_done():
+            self.show()
+        return self.showing
+
+    def show(self) -> None:
+        self.screen.show()
+        self.screen.raise_()
+
+    def _done(self) -> None:
+        self.settings.set_welcome_done(True)
+        self.screen.hide()
+
+    def _on_screen_dismissed(self) -> None:
+        self._done()
+
+    def _on_screen_chosen(self, key: str) -> None:
+        self._done()
+        {"sample": self.paths.train_sample, "tokenizer": self.paths.open_tokenizer,
+         "lesson": self.paths.start_lesson}[key]()
