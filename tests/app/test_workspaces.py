@@ -5,6 +5,7 @@ workspace fits with tables showing at least five rows and no clipped label."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QMenu, QTableView
 
 from tests.qt_fixtures import drain_events
@@ -143,7 +144,23 @@ def test_workspaces_fit_show_five_rows_and_clip_no_label(window, size):
                     if rows < 5:
                         problems.append(f"{key}/{pid}/{table.objectName()}: {rows} rows")
             problems += [f"{key}/{pid}/{c}" for c in _clipped_labels(dock)]
+        problems += [f"{key}/{t}" for t in _elided_tabs(window)]
     assert not problems, problems
+
+
+def _elided_tabs(window) -> list[str]:
+    """Dock tab titles drawn shorter than their text ("Compare ..." for "Compare metrics")."""
+    from PySide6.QtWidgets import QTabBar
+
+    out = []
+    for bar in window.findChildren(QTabBar):
+        if bar.parent() is window and bar.isVisible():
+            for i in range(bar.count()):
+                text = bar.tabText(i)
+                if bar.elideMode() != Qt.TextElideMode.ElideNone and \
+                        bar.tabRect(i).width() < bar.fontMetrics().horizontalAdvance(text) + 8:
+                    out.append(f"tab {text!r}: {bar.tabRect(i).width()} px")
+    return out
 
 
 def test_no_tab_bar_of_an_old_layout_stays_on_screen(window):

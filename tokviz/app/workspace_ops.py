@@ -95,6 +95,14 @@ def hide_stale_tab_bars(frame: QMainWindow) -> None:
         titles = {bar.tabText(i) for i in range(bar.count())}
         if not titles or any(groups.get(t) != titles for t in titles):
             bar.hide()
+        else:
+            whole_titles(bar)
+
+
+def whole_titles(bar: QTabBar) -> None:
+    """Dock tabs show whole titles, scrolled when the group is narrow ("C..." names no panel)."""
+    bar.setElideMode(Qt.TextElideMode.ElideNone)
+    bar.setUsesScrollButtons(True)
 
 
 def fit_sizes(frame: QMainWindow, docks, layout: WorkspaceLayout) -> None:
@@ -139,6 +147,9 @@ class WorkspaceController(QObject):
         frame.installEventFilter(self)  # a window resized across WIDE_WINDOW_PX: the other variant
 
     def eventFilter(self, obj, event) -> bool:
+        if obj is self.frame and event.type() == QEvent.Type.ChildPolished \
+                and isinstance(event.child(), QTabBar):  # a tab group Qt has just made
+            whole_titles(event.child())
         if obj is self.frame and event.type() == QEvent.Type.Resize and self._arranged_for is not None \
                 and not self.frame.isFullScreen():
             if self.layout.columns_for(self.frame.width()) is not self._arranged_for:
