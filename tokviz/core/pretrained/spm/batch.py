@@ -32,7 +32,7 @@ def _code_points(strings: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     """(code points + 1 as uint64, start of each string, length of each string)."""
     joined = "".join(strings)
     cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64) + np.uint64(1)
-    lengths = np.fromiter((len(s) for s in strings), dtype=np.int64, count=len(strings))
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
     starts = np.zeros(len(strings), dtype=np.int64)
     np.cumsum(lengths[:-1], out=starts[1:])
     return cps, starts, lengths
