@@ -95,7 +95,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.engine.finished.connect(self._on_engine_finished)
         self.engine.failed.connect(self._on_engine_failed)
         step_model.step_changed.connect(self._on_step_model_step_changed)
-        step_model.timeline_changed.connect(self._on_step_model_timeline_changed)
+        step_model.timeline_changed.connect(self._on_corpus_or_timeline_changed)
         self.editor.setPlainText(SAMPLE_TEXT)
 
     # -- building -------------------------------------------------------------------------------
@@ -240,6 +240,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         """Be the workspace's current text: read when needed, announced as it is edited."""
         workspace.set_current_text_reader(self.text)
         self.editor.textChanged.connect(workspace.notify_current_text_changed)
+        workspace.corpus_changed.connect(self._on_corpus_or_timeline_changed)
 
     def set_text(self, text: str) -> None:
         self.editor.setPlainText(text)
@@ -374,8 +375,8 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.refresh(delay_ms=TYPING_DELAY_MS if training else QUICK_DELAY_MS)
 
     @Slot()
-    def _on_step_model_timeline_changed(self) -> None:
-        self._corpus = None  # the corpus may have changed with the timeline
+    def _on_corpus_or_timeline_changed(self) -> None:
+        self._corpus = None  # read again: a new document, or the corpus changed with the timeline
         self.refresh()
 
     def wait_idle(self, qtbot=None, timeout_ms: int = 10_000) -> bool:
