@@ -54,6 +54,7 @@ from tokviz.panels.base import Panel, is_dark, monospace_font
 
 from .compare_view import TokenBatchView, TokenCompareView
 from .diagnostics import diagnostics_html, token_tooltip_html
+from .lattice_action import LatticeAction
 from .export import TokenViewExports
 from .flow_view import MODES, TokenFlowView
 from .models_menu import PieceRows
@@ -146,6 +147,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.view.setObjectName("token_flow")
         self.view.set_tooltip_provider(self.tooltip_for)
         self.view.token_clicked.connect(self._on_view_token_clicked)
+        self.lattice = LatticeAction(self)  # right-click: "Show lattice" (word_requested)
         self.compare = TokenCompareView()
         self.compare.setObjectName("token_compare")
         self.compare.set_tooltip_provider(self._compare_tooltip)
