@@ -70,7 +70,12 @@ def test_the_forked_half_equals_one_process(lattice, monkeypatch):
     segs = _segments(lattice)
     lattice._hashes = PieceHashes(lattice.ids, lattice.score_of)
     monkeypatch.setattr(lattice_module, "_PARALLEL_MIN", 10)
+    monkeypatch.setattr(lattice_module, "_idle_core", lambda: True)  # fork whatever the machine's load
+    forks = []
+    real_fork = lattice_module.fork_call
+    monkeypatch.setattr(lattice_module, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
     assert lattice._batch(segs) == batch_relative(lattice._hashes, segs, lattice.unk_score)
+    assert forks == [1]
 
 
 def test_chain_in_python_equals_chain_in_numpy(lattice, monkeypatch):
