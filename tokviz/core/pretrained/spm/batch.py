@@ -32,7 +32,7 @@ def _code_points(strings: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray
     """(code points + 1 as uint64, start of each string, length of each string)."""
     joined = "".join(strings)
     cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64) + np.uint64(1)
-    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+    lengths = np.fromiter((len(s) for s in strings), dtype=np.int64, count=len(strings))
     starts = np.zeros(len(strings), dtype=np.int64)
     np.cumsum(lengths[:-1], out=starts[1:])
     return cps, starts, lengths
@@ -103,29 +103,21 @@ def batch_relative(table: PieceHashes, segs: list[str], unk_score: float) -> lis
         hit = table.heads[k] == hh
         lmax[two[hit]] = np.minimum(table.head_len[k[hit]], remain[two[hit]])
     e_pos, e_len, e_row = [], [], []
-    # positions by decreasing longest candidate: those still extending at length L are a prefix
-    by_len = np.argsort(-lmax, kind="stable")
-    neg_sorted = -lmax[by_len]
-    h1 = np.zeros(len(cps), dtype=np.uint64)  # hashes of s[p:p+L] for p = by_len[i]
+    active = pos
+    h1 = np.zeros(len(cps), dtype=np.uint64)
     h2 = np.zeros(len(cps), dtype=np.uint64)
     L = 1
-    while True:
-        k = int(np.searchsorted(neg_sorted, -L, side="right"))
-        if not k:
-            break
-        active = by_len[:k]
-        c = cps[active + (L - 1)]
-        a1, a2 = h1[:k], h2[:k]
-        a1 *= _B1
-        a1 += c
-        a2 *= _B2
-        a2 += c
-        row = table.find(a1, a2)
+    while len(active):
+        c = cps[active + L - 1]
+        h1[active] = h1[active] * _B1 + c
+        h2[active] = h2[active] * _B2 + c
+        row = table.find(h1[active], h2[active])
         m = row >= 0
         e_pos.append(active[m])
         e_len.append(np.full(int(m.sum()), L, dtype=np.int64))
         e_row.append(row[m])
         L += 1
+        active = active[lmax[active] >= L]
     e_pos = np.concatenate(e_pos)
     e_len = np.concatenate(e_len)
     e_row = np.concatenate(e_row)
