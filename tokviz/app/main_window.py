@@ -44,6 +44,7 @@ from .docks import DockManager
 from .export_ops import ExportController  # File > Export Tokenizer
 from .file_ops import FileController
 from .scripting import ScriptParts, Scripting
+from .lattice_window import LatticeController
 from .lazy_panels import add_chat_dock, add_compare_dock, add_heatmap_docks
 from .services import WindowServices
 from .session_ops import SessionController, SessionViews  # classroom
@@ -110,6 +111,7 @@ class MainWindow(QMainWindow):
         self.docks.add_panel(self.token_view_panel, tabify_with="corpus", shortcut="Alt+5")
         self.token_view_panel.token_selected.connect(self.vocab_panel.select_token)
         install_model_rows(self.token_view_panel, self.trained_models)
+        self.lattice = LatticeController(self.token_view_panel, self.step_model, self)  # "Show lattice"
         add_chat_dock(self.docks, self.step_model)  # chat templates
         self.training_status = TrainingStatusPanel()
         self.services = WindowServices(self.dialogs, self.settings_store, self.statusBar())

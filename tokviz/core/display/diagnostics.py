@@ -6,7 +6,9 @@ Diagnostics (each a small function of the text and its `Encoding`):
 * `digit_runs`: how runs of digits were cut (``2024`` -> ``20|24``);
 * `trailing_whitespace`: lines ending in spaces or tabs (they become tokens of their own);
 * `script_counts`: characters and tokens per writing system (tokens per character by script);
-* `unseen_tokens`: tokens whose count in the training corpus is zero.
+* `unseen_tokens`: tokens whose count in the training corpus is zero;
+* `unknown_words`: what became an unknown token (``[UNK]``), how often, and the share of tokens
+  it is (a WordLevel model's out-of-vocabulary rate).
 
 Export: `export_json` (ids, tokens, spans), `export_html` (a self-contained coloured page).
 
@@ -163,6 +165,46 @@ def unseen_tokens(enc: Encoding, counts: Mapping[int, int], *, limit: int = 50) 
             if len(out) >= limit:
                 break
     return out
+
+
+@dataclass(frozen=True)
+class UnknownWords:
+    """The unknown tokens of a text: `tokens` in all (those a post-processor inserted, such as
+    ``[CLS]``, left out), `unknown` of them unknown, the texts they
+    stand for (`words`, most frequent first, at most a limit) and how many distinct ones
+    (`distinct`), over the first `chars` characters of the text (`complete`: all of it)."""
+
+    tokens: int
+    unknown: int
+    words: tuple[tuple[str, int], ...]
+    distinct: int
+    chars: int
+    complete: bool = True
+
+    @property
+    def rate(self) -> float:
+        """Share of the tokens that are unknown (0 for no tokens)."""
+        return self.unknown / self.tokens if self.tokens else 0.0
+
+
+def unknown_words(text: str, enc: Encoding, *, limit: int = 50, complete: bool = True) -> UnknownWords:
+    """`UnknownWords` of `enc`, the encoding of `text`.
+
+    >>> enc = Encoding([5, 0, 7, 0, 2], [b"a", b"?", b"b", b"?", b"[SEP]"], [(0, 1), (2, 5), (6, 7), (8, 11),
+    ...                (11, 11)], unknown=[1, 3])
+    >>> u = unknown_words("a xyz b xyz", enc)
+    >>> u.words, u.unknown, u.tokens, u.rate, u.distinct
+    ((('xyz', 2),), 2, 4, 0.5, 1)
+    """
+    counts: dict[str, int] = {}
+    spans = enc.spans
+    for i in enc.unknown:
+        a, b = spans[i]
+        w = text[a:b]
+        counts[w] = counts.get(w, 0) + 1
+    top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    tokens = len(enc.ids) - sum(1 for a, b in spans if a == b)
+    return UnknownWords(tokens, len(enc.unknown), tuple(top), len(counts), len(text), complete)
 
 
 # -- export -----------------------------------------------------------------------------------

@@ -51,6 +51,22 @@ def loaded_unigram(timeline) -> "UnigramExplainer | None":
     return UnigramExplainer(tok) if is_unigram(tok) else None
 
 
+def lattice_source(timeline, step: int) -> tuple[object, int] | None:
+    """What explains a word of the timeline's Unigram model, and at which step: a model trained
+    here (its tokenizer, at the round shown) or a loaded one (its `UnigramExplainer`); None for
+    any other model. Both have ``explain(word, step=, n=)`` and ``sample(word, alpha=, step=, rng=)``."""
+    from tokviz.core.unigram.timeline import UnigramTimeline
+
+    if timeline is None:
+        return None
+    if isinstance(timeline, UnigramTimeline):
+        if not timeline.n_rounds:
+            return None
+        return timeline.tokenizer(), max(0, min(step, timeline.n_rounds - 1))
+    explainer = loaded_unigram(timeline)
+    return (explainer, 0) if explainer is not None else None
+
+
 def piece_scores(tok) -> list[float] | None:
     """Each id's score (log-probability) for a Unigram model, else None."""
     if isinstance(tok, SentencePieceTokenizer) and tok.lattice is not None:

@@ -35,7 +35,9 @@ from tokviz.core.display.diagnostics import (
     digit_runs,
     leading_space_twins,
     script_counts,
+    UnknownWords,
     trailing_whitespace,
+    unknown_words,
     unseen_tokens,
 )
 from tokviz.core.display.tokens import (
@@ -56,6 +58,7 @@ FIRST_SCREEN_CHARS = 12_000  # texts longer than this get a quick first pass
 COMPARE_CHARS = 4_000  # comparison rows label (and draw) this much of the text
 BATCH_ROWS = 64
 BASELINE_CORPUS_CHARS = 5_000_000  # baselines and unit counts read at most this much corpus
+OOV_CORPUS_CHARS = 1_000_000  # a loaded tokenizer's unknown-token rate reads at most this much corpus
 TYPING_DELAY_MS = 120
 QUICK_DELAY_MS = 10
 
@@ -117,6 +120,8 @@ class Diagnostics:
     trailing: list[int]
     scripts: list[ScriptCount]
     unseen: list[tuple[int, int]]
+    unknown: UnknownWords | None = None  # what became [UNK] in the text (tokenizers with an unknown token)
+    corpus_unknown: UnknownWords | None = None  # the same on the corpus (loaded tokenizers)
 
 
 @dataclass
@@ -163,13 +168,15 @@ class TokenViewWorker(BackgroundWorker):
     """Encodes one `TokenViewRequest` (see the module docstring for the stages)."""
 
     partial_ready = Signal(int, object)  # run id, TokenViewResult with partial=True
-    built = Signal(int, object)  # run id, {"trained": (key, tok, counts), "corpus": (version, dict)}
+    built = Signal(int, object)  # run id, {"trained": (key, tok, counts), "corpus": (version, dict), "oov": ...}
 
-    def __init__(self, run_id: int, request: TokenViewRequest, trained: tuple | None, baselines: tuple | None) -> None:
+    def __init__(self, run_id: int, request: TokenViewRequest, trained: tuple | None, baselines: tuple | None,
+                 oov: tuple | None = None) -> None:
         super().__init__(run_id)
         self.request = request
         self._trained = trained  # (key, tokenizer, counts) from the engine's cache, or None
         self._baselines = baselines  # (version, {"chars": tok, "words": tok, "units": Counter})
+        self._oov = oov  # (corpus version, tokenizer, UnknownWords) from the engine's cache, or None
 
     # -- building -----------------------------------------------------------------------------
 
@@ -286,6 +293,8 @@ class TokenViewWorker(BackgroundWorker):
 
     def _diagnostics(self, text: str, ref: RowResult, counts: dict[int, int]) -> Diagnostics:
         tok, enc = ref.tokenizer, ref.encoding
+        has_unk = getattr(tok, "unk_id", None) is not None
+        loaded = ref.spec.tokenizer is not None and ref.spec.key in ("step", "final")
         index = getattr(tok, "_token_index", None)
         if index is None and not isinstance(tok, BpeTokenizer) and hasattr(tok, "vocab"):
             index = {}  # one pass over a loaded tokenizer's (200k) vocabulary
@@ -307,7 +316,23 @@ class TokenViewWorker(BackgroundWorker):
             trailing=trailing_whitespace(text)[:200],
             scripts=script_counts(text, enc),
             unseen=unseen_tokens(enc, counts) if counts else [(i, enc.ids[i]) for i in enc.unknown[:50]],
+            unknown=unknown_words(text, enc) if enc.unknown or has_unk else None,
+            corpus_unknown=self._corpus_unknown(tok) if has_unk and loaded else None,
         )
+
+    def _corpus_unknown(self, tok) -> UnknownWords | None:
+        """`unknown_words` of the first `OOV_CORPUS_CHARS` of the corpus with the whole model (cached
+        by the engine: once per corpus and tokenizer, whatever the step)."""
+        if self.request.corpus is None:
+            return None
+        version, corpus = self.request.corpus
+        hit = self._oov
+        if hit is not None and hit[0] == version and hit[1] is tok:
+            return hit[2]
+        sample = corpus[:OOV_CORPUS_CHARS]
+        report = unknown_words(sample, self._encode(tok, sample, None), complete=len(sample) == len(corpus))
+        self.built.emit(self.run_id, {"oov": (version, tok, report)})
+        return report
 
     def _batch(self, text: str, ref: RowResult) -> BatchResult:
         req = self.request
@@ -337,6 +362,7 @@ class TokenViewEngine(BackgroundEngine):
         self._timer.timeout.connect(self._on_timer_timeout)
         self._trained_cache: tuple | None = None
         self._baseline_cache: tuple | None = None
+        self._oov_cache: tuple | None = None
         self.last_result: TokenViewResult | None = None
 
     @property
@@ -356,7 +382,7 @@ class TokenViewEngine(BackgroundEngine):
         req, self._pending = self._pending, None
         if req is None or self._closed:
             return
-        worker = TokenViewWorker(self._new_run_id(), req, self._trained_cache, self._baseline_cache)
+        worker = TokenViewWorker(self._new_run_id(), req, self._trained_cache, self._baseline_cache, self._oov_cache)
         worker.partial_ready.connect(self._on_worker_partial_ready)
         worker.built.connect(self._on_worker_built)
         self._launch(worker)
@@ -372,6 +398,8 @@ class TokenViewEngine(BackgroundEngine):
             self._trained_cache = built["trained"]
         if "corpus" in built:
             self._baseline_cache = built["corpus"]
+        if "oov" in built:
+            self._oov_cache = built["oov"]
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
         self._timer.stop()

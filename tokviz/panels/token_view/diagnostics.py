@@ -72,6 +72,7 @@ def diagnostics_html(result, palette: QPalette) -> str:
         out.append(f"<tr><td>{html.escape(s.script)}</td><td align='right'>{s.chars:,}</td>"
                    f"<td align='right'>{s.tokens:,}</td><td align='right'>{s.tokens_per_char:.2f}</td></tr>")
     out.append("</table>")
+    _unknown_html(out, d, bad, muted)
     out.append("<h4>Tokens never seen in training</h4>")
     if d.unseen:
         enc = ref.encoding
@@ -84,6 +85,26 @@ def diagnostics_html(result, palette: QPalette) -> str:
     else:
         out.append(f"<p style='color:{muted}'>Every token of this text occurs in the training corpus.</p>")
     return "".join(out)
+
+
+def _unknown_html(out: list[str], d, bad: str, muted: str) -> None:
+    """The unknown words of the text and the out-of-vocabulary rate on the corpus (tokenizers
+    with an unknown token: WordLevel, WordPiece, Unigram)."""
+    u, c = d.unknown, d.corpus_unknown
+    if u is None and c is None:
+        return
+    out.append("<h4>Unknown words ([UNK])</h4>")
+    if c is not None:
+        where = "the corpus" if c.complete else f"the first {c.chars:,} characters of the corpus"
+        out.append(f"<p><b>Out-of-vocabulary rate on {where}: {100 * c.rate:.2f}%</b> "
+                   f"({c.unknown:,} of {c.tokens:,} tokens unknown, {c.distinct:,} distinct words)</p>")
+    if u is not None and u.unknown:
+        items = ", ".join(f"{_code(w)} ×{n}" if n > 1 else _code(w) for w, n in u.words)
+        more = " …" if u.distinct > len(u.words) else ""
+        out.append(f"<p style='color:{bad}'>In this text {u.unknown:,} of {u.tokens:,} tokens "
+                   f"({100 * u.rate:.1f}%) are unknown: {items}{more}</p>")
+    elif u is not None:
+        out.append(f"<p style='color:{muted}'>Every word of this text is in the vocabulary.</p>")
 
 
 def token_tooltip_html(result, row: int, index: int) -> str:

@@ -113,6 +113,10 @@ class TokenFlowView(QAbstractScrollArea):
     def selected(self) -> int:
         return self._selected
 
+    def token_kind(self, index: int) -> int:
+        """How token `index` is drawn (`tokviz.core.display.tokens` kinds: UNKNOWN is highlighted)."""
+        return self._kinds[index]
+
     def select(self, index: int) -> None:
         self._selected = index if 0 <= index < len(self._labels) else -1
         if self._selected >= 0:

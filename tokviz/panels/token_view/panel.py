@@ -54,6 +54,7 @@ from tokviz.panels.base import Panel, is_dark, monospace_font
 
 from .compare_view import TokenBatchView, TokenCompareView
 from .diagnostics import diagnostics_html, token_tooltip_html
+from .lattice_action import LatticeAction
 from .export import TokenViewExports
 from .flow_view import MODES, TokenFlowView
 from .models_menu import PieceRows
@@ -95,7 +96,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.engine.finished.connect(self._on_engine_finished)
         self.engine.failed.connect(self._on_engine_failed)
         step_model.step_changed.connect(self._on_step_model_step_changed)
-        step_model.timeline_changed.connect(self._on_step_model_timeline_changed)
+        step_model.timeline_changed.connect(self._on_corpus_or_timeline_changed)
         self.editor.setPlainText(SAMPLE_TEXT)
 
     # -- building -------------------------------------------------------------------------------
@@ -146,6 +147,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.view.setObjectName("token_flow")
         self.view.set_tooltip_provider(self.tooltip_for)
         self.view.token_clicked.connect(self._on_view_token_clicked)
+        self.lattice = LatticeAction(self)  # right-click: "Show lattice" (word_requested)
         self.compare = TokenCompareView()
         self.compare.setObjectName("token_compare")
         self.compare.set_tooltip_provider(self._compare_tooltip)
@@ -242,6 +244,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         """Be the workspace's current text: read when needed, announced as it is edited."""
         workspace.set_current_text_reader(self.text)
         self.editor.textChanged.connect(workspace.notify_current_text_changed)
+        workspace.corpus_changed.connect(self._on_corpus_or_timeline_changed)
 
     def set_text(self, text: str) -> None:
         self.editor.setPlainText(text)
@@ -376,8 +379,8 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.refresh(delay_ms=TYPING_DELAY_MS if training else QUICK_DELAY_MS)
 
     @Slot()
-    def _on_step_model_timeline_changed(self) -> None:
-        self._corpus = None  # the corpus may have changed with the timeline
+    def _on_corpus_or_timeline_changed(self) -> None:
+        self._corpus = None  # read again: a new document, or the corpus changed with the timeline
         self.refresh()
 
     def wait_idle(self, qtbot=None, timeout_ms: int = 10_000) -> bool:

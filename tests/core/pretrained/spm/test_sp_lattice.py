@@ -39,8 +39,53 @@ def test_batch_equals_one_by_one(lattice):
 def test_exact_replay_agrees_where_decisions_are_safe(lattice):
     """Where a segment's margin says rounding cannot matter, the exact float32 run from a large
     accumulated score takes the same path."""
+    checked = 0
     for seg in _segments(lattice)[:3000]:
         ids, ends, _, margin, wmax = lattice._relative(seg)
-        for x in (0.0, -5000.25, -RESET * 0.9):
-            if margin > 2 * 2.0 ** -24 * (abs(x) + wmax) * 1.01:
+        # scores just inside a binade (largest ulp for their size) and in the middle of one
+        for x in (0.0, -5000.25, -RESET * 0.9, -65535.99609375, -32767.998046875, -98304.0):
+            m = abs(x) + wmax
+            if m < RESET * 0.999 and not lattice.needs_exact(margin, m):
+                checked += 1
                 assert lattice._exact(seg, x)[:2] == (ids, ends), (seg, x)
+    assert checked > 10_000
+
+
+def test_the_bound_is_tight_enough_to_matter(lattice):
+    """A margin just above half an ulp of the accumulated score's binade needs no replay; one
+    below it does (the bound is the binade's half ulp, not twice the relative error)."""
+    m = 70000.0  # binade [2**16, 2**17): ulp 2**-7
+    assert lattice.needs_exact(2.0 ** -8, m)
+    assert not lattice.needs_exact(2.0 ** -8 * 1.001, m)
+    assert lattice.needs_exact(2.0 ** -9, 40000.0 * 0.99)
+
+
+def test_the_forked_half_equals_one_process(lattice, monkeypatch):
+    """`_batch` with half of the segments in a forked child gives what one process gives."""
+    from tokviz.core.pretrained.spm import lattice as lattice_module
+    from tokviz.core.processes.fork import can_fork
+
+    if not can_fork():
+        pytest.skip("forking is not safe here")
+    segs = _segments(lattice)
+    lattice._hashes = PieceHashes(lattice.ids, lattice.score_of)
+    monkeypatch.setattr(lattice_module, "_PARALLEL_MIN", 10)
+    monkeypatch.setattr(lattice_module, "_idle_core", lambda: True)  # fork whatever the machine's load
+    forks = []
+    real_fork = lattice_module.fork_call
+    monkeypatch.setattr(lattice_module, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
+    assert lattice._batch(segs) == batch_relative(lattice._hashes, segs, lattice.unk_score)
+    assert forks == [1]
+
+
+def test_chain_in_python_equals_chain_in_numpy(lattice, monkeypatch):
+    """The accumulated float32 score after many segments, resets included, is the same whether
+    `_chain` adds in a Python loop or with numpy."""
+    from tokviz.core.pretrained.spm import lattice as lattice_module
+
+    paths = [lattice._relative(seg)[0] for seg in _segments(lattice)[:2000]]
+    for x in (0.0, -99_990.5, -RESET * 0.5, 12.25):
+        monkeypatch.setattr(lattice_module, "_CHAIN_LOOP", 0)
+        by_numpy = lattice._chain(x, paths)
+        monkeypatch.setattr(lattice_module, "_CHAIN_LOOP", 10**9)
+        assert lattice._chain(x, paths) == by_numpy

@@ -187,6 +187,11 @@ class HfTokenizer:
         return len(self._strings)
 
     @property
+    def unk_id(self) -> int | None:
+        """The id the model gives what it does not know (``[UNK]``), or None when it has none."""
+        return self._unk_id
+
+    @property
     def n_merges(self) -> int:
         return self.model.n_merges
 

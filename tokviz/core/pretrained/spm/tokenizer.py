@@ -291,7 +291,8 @@ class SentencePieceTokenizer:
             ids, seg_ends = self.lattice.best_segments(norm)
             if -1 not in ids and self.unknown_ids.isdisjoint(ids):
                 return ids
-            ends = absolute_ends(seg_ends)
+            # the ends are only needed to cut unknown pieces into bytes
+            ends = absolute_ends(seg_ends) if self._byte_ids is not None else ()
         else:
             raw = self.bpe.encode(norm, self._allowed(step))  # type: ignore[union-attr]
             ids, ends = [i for _, _, i in raw], [b for _, b, _ in raw]

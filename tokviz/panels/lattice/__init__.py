@@ -1,0 +1,1 @@
+"""The Unigram lattice of a word, drawn (`LatticePanel`)."""
