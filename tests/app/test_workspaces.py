@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QMenu, QTableView
 
 from tests.qt_fixtures import drain_events
-from tokviz.app.workspaces import WORKSPACES, check_covers, pixel_sizes, workspace
+from tokviz.app.workspaces.layouts import WORKSPACES, check_covers, pixel_sizes, workspace
 from tokviz.core import TrainSettings
 
 KEYS = [w.key for w in WORKSPACES]

@@ -51,8 +51,8 @@ from .session_ops import SessionController, SessionViews  # classroom
 from .theme import Appearance
 from .tokenizer_ops import TokenizerController  # pretrained tokenizers
 from .training_ops import TrainingController
-from .welcome_ops import WelcomeController, WelcomePaths  # the first-run screen
-from .workspace_ops import WorkspaceController  # View > Workspace
+from .workspaces.welcome import WelcomeController, WelcomePaths  # the first-run screen
+from .workspaces.ops import WorkspaceController  # View > Workspace
 
 DEFAULT_SAMPLE = "english-prose"
 DEFAULT_SIZE = (1280, 800)  # a window that was never closed before: this, or maximized (`show_first`)

@@ -1,6 +1,6 @@
 """Workspace pictures for ``tokviz screenshot``: the whole window in each workspace, at each size.
 
-``workspace-<key>-<W>x<H>-<theme>.png`` for every workspace (`tokviz.app.workspaces`) and every
+``workspace-<key>-<W>x<H>-<theme>.png`` for every workspace (`tokviz.app.workspaces.layouts`) and every
 size asked for (``--size``, default 1280x800 and 1920x1080), each workspace laid out afresh for that
 size; and ``welcome-<theme>.png``, the first-run screen. The window's size and workspace are put back afterwards.
 """

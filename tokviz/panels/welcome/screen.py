@@ -3,7 +3,7 @@
 Three large buttons, one per way to start: train on a sample corpus, open a real tokenizer, start
 the first lesson; and "Not now". It only says what was chosen (`chosen(path)` with one of `PATHS`,
 or `dismissed()`): the window carries the choice out and decides when the screen shows
-(`tokviz.app.welcome_ops`). It covers the widget it is laid over (`cover`) and follows its size.
+(`tokviz.app.workspaces.welcome`). It covers the widget it is laid over (`cover`) and follows its size.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Pure layout data, no widgets: a `WorkspaceLayout` is a row of columns, left to r
 width ratio; a column is a stack of `Slot`s, top to bottom, each with a height ratio, a panel in
 front and the panels tabbed behind it. Every panel of the window is in every workspace exactly once
 (`check_covers`), so nothing gets lost when switching: the main view of the task is in front and
-big, the rest wait in tabs. `tokviz.app.workspace_ops.WorkspaceController` applies a layout to the
+big, the rest wait in tabs. `tokviz.app.workspaces.ops.WorkspaceController` applies a layout to the
 window's docks and keeps each workspace's own arrangement (saved per workspace in the settings).
 """
 

@@ -2,7 +2,7 @@
 
 Choosing a workspace keeps the dock arrangement of the one on screen (in the settings, per
 workspace) and puts back the chosen one's: as the user left it, or else its layout from
-`tokviz.app.workspaces` (the task's main view in front and big, every other panel a tab). "Reset
+`tokviz.app.workspaces.layouts` (the task's main view in front and big, every other panel a tab). "Reset
 Workspace Layout" forgets the saved arrangement of the workspace on screen and lays it out afresh.
 
 It works on the main window as a frame (`saveState`/`restoreState`, dock splits) and gets the docks
@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QTa
 
 from tokviz.engine.settings import LAYOUT_VERSION
 
-from .workspaces import (
+from .layouts import (
     DEFAULT_WORKSPACE,
     WORKSPACES,
     WorkspaceLayout,
