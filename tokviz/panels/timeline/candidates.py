@@ -44,7 +44,7 @@ class CandidatesView(QWidget):
             t.setRowCount(0)
             rank = k - 1 if k > 0 else 0
             step = tl.steps[rank]
-            what = "Next merge" if k == 0 else f"Merge {rank:,} (to step {rank + 1:,})"
+            what = "Next merge" if k == 0 else f"Merge {rank + 1:,} (step {rank + 1:,})"
             parts = (f"{visible_token(vocab[step.pair[0]])} + {visible_token(vocab[step.pair[1]])}"
                      if step.pair is not None else "(no single merge forms it)")
             self.label.setText(f"{what}: {parts} → {visible_token(step.token)}. Counts and competing "
@@ -56,7 +56,7 @@ class CandidatesView(QWidget):
         reset_candidate_headers(t)
         d = decision_at(tl, k)
         step = tl.steps[d.rank]
-        what = "Next merge" if d.upcoming else f"Merge {d.rank} (to step {d.rank + 1})"
+        what = "Next merge" if d.upcoming else f"Merge {d.rank + 1:,} (step {d.rank + 1:,})"
         self.label.setText(f"{what}: {visible_token(vocab[step.pair[0]])} + "
                            f"{visible_token(vocab[step.pair[1]])} → "
                            f"{visible_token(step.token)}, count {step.count:,}")
