@@ -97,7 +97,9 @@ def test_solidgoldmagikarp_ranks_high_for_gpt2_on_the_shared_corpora():
     texts = [shared_file("corpora", name).read_text(encoding="utf-8") for name in CORPORA]
     report = glitch_report(tok, texts)
     place = next(k for k, r in enumerate(report.rows) if r.id == 43453)
-    # Measured 2026-11-26: place 48 of 50,256 (the issue asks for the top 20; see the README).
-    assert place < 60, place
-    top = {r.token for r in report.rows[:60]}
-    assert {b" guiActiveUnfocused", b"TPPStreamerBot", b"rawdownloadcloneembedreportprint"} <= top
+    # Measured 2026-11-26: 21st of 50,256 on the four corpora, 20th on gutenberg30 alone.
+    assert place < 25, place
+    top = {r.token for r in report.rows[:20]}  # GPT-2's best-known glitch tokens lead the ranking
+    assert {b" guiActiveUnfocused", b"TPPStreamerBot", b"rawdownloadcloneembedreportprint", b"PsyNetMessage",
+            b"ForgeModLoader", b" RandomRedditorWithNo", b"BuyableInstoreAndOnline"} <= top
+    assert "Too small" not in report.coverage.note()

@@ -111,13 +111,25 @@ class GlitchScan:
         n_corpus = int(counts.sum())
         self.expected = expected_counts(self.graph, n_corpus)
         self.seen = seen_counts(self.graph, counts)
-        self.rarity = rarity(self.expected, self.seen).tolist()  # python floats: summed per token
+        self.users = self._users(n_vocab)
+        self.rarity = (rarity(self.expected, self.seen) / np.maximum(1, self.users)).tolist()  # summed per token
         self.vocab = tok.vocab()
         self._unigram_reasons = self._unigram_unreachable()
         ordinary = np.asarray(self.ordinary, np.int64)
         self.coverage = Coverage(sum(map(len, self.texts)), n_corpus, len(ordinary),
                                  int(np.count_nonzero(counts[ordinary])) if ordinary.size else 0)
         return self.coverage
+
+    def _users(self, n_vocab: int) -> np.ndarray:
+        """How many tokens hold each id in their merge trees (itself included): a piece's rarity
+        is shared among them, so a run like ``====`` that sits in every longer run of ``=`` does
+        not count in full for each of them."""
+        users = np.zeros(n_vocab, np.int64)
+        if not self.graph.n_merges:
+            return users + 1
+        for i in self.ordinary:
+            users[self.graph.pieces(i)] += 1
+        return users
 
     def _unigram_unreachable(self) -> dict[int, tuple[str, tuple[int, ...]]] | None:
         from tokviz.core.pretrained.unigram_explain import is_unigram

@@ -6,9 +6,11 @@
   can never produce it as one token), 1.0 when its bytes are not text on their own
   (undecodable: a decode/re-encode round trip cannot give it back), else 0.
 - `rarity`: the sum, over the distinct merged pieces of its merge tree (itself included), of how
-  much rarer the corpus holds each piece than its merge rank predicts (`evidence.rarity`). A
-  token built from pieces that only ever served it (GPT-2's `` SolidGoldMagikarp`` from
-  ``GoldMagikarp``, ``Magikarp``, ``ikarp``) collects the rarity of the whole chain.
+  much rarer the corpus holds each piece than its merge rank predicts (`evidence.rarity`),
+  each piece's share divided among the tokens whose trees hold it. A token built from pieces
+  that only ever served it (GPT-2's `` SolidGoldMagikarp`` from ``GoldMagikarp``, ``Magikarp``,
+  ``ikarp``) collects the rarity of the whole chain; a run like ``====`` shared by every longer
+  run of ``=`` counts a little for each.
 - `familiarity`: ``log(1 + count)`` of the token in the corpus, the supporting evidence that a
   model saw it.
 
