@@ -64,3 +64,17 @@ def test_merge_captions_number_merges_as_steps(window, qtbot):
     texts = [w.text() for w in window.timeline_panel.findChildren(QLabel)]
     assert any("Merge 5 (step 5)" in t for t in texts), texts
     assert not any("to step" in t for t in texts)
+
+
+def test_the_candidates_area_of_a_loaded_tokenizer_is_a_caption_not_an_empty_band(window, qtbot):
+    _open_gpt2(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.timeline_panel.refresh()
+    view = window.timeline_panel.candidates_view
+    assert not view.table.isVisibleTo(view)
+    assert "loaded, not trained here" in view.label.text()
+    assert view.maximumHeight() <= view.fontMetrics().lineSpacing() * 4 + 8
+    _train(window)
+    window.timeline_panel.refresh()
+    assert view.table.isVisibleTo(view) and view.maximumHeight() > 10_000

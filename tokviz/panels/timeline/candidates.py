@@ -35,7 +35,10 @@ class CandidatesView(QWidget):
     def show_step(self, tl: Timeline | None, k: int, vocab: list[bytes]) -> None:
         """Show the decision that led to step k of `tl` (tokens printed from `vocab`)."""
         t = self.table
-        t.setVisible(tl is None or tl.has_counts)  # a loaded tokenizer has no candidates to list
+        listed = tl is None or tl.has_counts  # a loaded tokenizer has no candidates to list
+        t.setVisible(listed)
+        # without the table the caption is all there is: no empty band, the merge table gets the room
+        self.setMaximumHeight(16_777_215 if listed else self.fontMetrics().lineSpacing() * 4 + 8)
         if tl is None or tl.n_merges == 0:
             t.setRowCount(0)
             self.label.setText("Candidates: train or open a model to replay its merges.")
