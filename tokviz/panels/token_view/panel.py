@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMenu,
     QPlainTextEdit,
-    QScrollArea,
     QSplitter,
     QTabWidget,
     QTextBrowser,
@@ -52,7 +51,7 @@ from tokviz.engine.token_view.token_view_engine import (
 )
 from tokviz.panels.base import Panel, is_dark, monospace_font
 
-from .compare_view import TokenBatchView, TokenCompareView
+from .compare_view import BatchBox, TokenCompareView
 from .diagnostics import diagnostics_html, token_tooltip_html
 from .export import TokenViewExports
 from .flow_view import MODES, TokenFlowView
@@ -151,27 +150,9 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.compare.set_tooltip_provider(self._compare_tooltip)
         self.compare.token_clicked.connect(self._on_compare_token_clicked)
 
-        batch_box = QWidget()
-        bl = QVBoxLayout(batch_box)
-        bl.setContentsMargins(4, 4, 4, 4)
-        row = QHBoxLayout()
-        self.bos_box = QCheckBox("BOS", objectName="batch_bos")
-        self.eos_box = QCheckBox("EOS", objectName="batch_eos")
-        self.pad_box = QComboBox(objectName="batch_pad")
-        self.pad_box.addItem("Pad right", "right")
-        self.pad_box.addItem("Pad left", "left")
-        for w in (self.bos_box, self.eos_box, self.pad_box):
-            row.addWidget(w)
-        row.addStretch(1)
-        bl.addLayout(row)
-        self.batch_view = TokenBatchView()
-        scroll = QScrollArea()
-        scroll.setWidget(self.batch_view)
-        scroll.setWidgetResizable(False)
-        bl.addWidget(scroll, 1)
-        self.batch_note = QLabel(wordWrap=True)
-        self.batch_note.setMinimumWidth(50)
-        bl.addWidget(self.batch_note)
+        batch_box = BatchBox()
+        self.bos_box, self.eos_box, self.pad_box = batch_box.bos_box, batch_box.eos_box, batch_box.pad_box
+        self.batch_view, self.batch_note = batch_box.batch_view, batch_box.batch_note
 
         self.diagnostics = QTextBrowser(objectName="token_diagnostics")
         self.diagnostics.setOpenLinks(False)
@@ -445,6 +426,11 @@ class TokenViewPanel(TokenViewExports, Panel):
             self.compare.set_rows([], text_length=0)
             self.diagnostics.setHtml("")
             return
+        if len(result.rows) > 1 and len(self.compare.titles) <= 1:  # a comparison begins: give it the room
+            sizes = self.splitter.sizes()
+            view = max(80, sum(sizes) // 5)
+            self.splitter.setSizes([min(sizes[0], 90), view, max(0, sum(sizes) - min(sizes[0], 90) - view)])
+            self.tabs.setCurrentWidget(self.compare)
         self.compare.set_rows(result.rows, text_length=len(result.request.text))
         if result.batch is not None:
             self.batch_view.set_batch(result.batch)
