@@ -54,7 +54,6 @@ def test_a_new_row_is_scrolled_into_view_and_flashed(panel, qtbot):
         panel.add_tokenizer(WordTokenizer.from_texts(["the lowest newer widest"]))
     panel.wait_idle()
     assert flashed.args == [n] and compare.flashing == n
-    header = compare.findChild(type(compare.views[0].parent()), "") if False else None  # noqa: F841
     view = compare.views[n]
     top = view.mapTo(compare.widget(), view.rect().topLeft()).y()
     shown = compare.verticalScrollBar().value()

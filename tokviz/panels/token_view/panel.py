@@ -85,6 +85,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self._palette_key = DEFAULT_PALETTE
         self.result: TokenViewResult | None = None
         self.engine = TokenViewEngine(self)
+        self._snap: tuple = (None, None)  # (TrainedSnapshot, the timeline it copies)
         self.loader = TokenizerLoadEngine(self)
         self._loading_name = ""
         self.loader.loaded.connect(self._on_loader_loaded)
@@ -305,8 +306,13 @@ class TokenViewPanel(TokenViewExports, Panel):
         tl = self.step_model.timeline
         if not isinstance(tl, Timeline):  # other models' rows carry their tokenizer
             return None
-        return TrainedSnapshot((id(tl), tl.n_merges), tl.base, tuple(s.pair for s in tl.steps), tl.settings.split,
-                               dict(tl.special_ids), tl.unk_id, tuple(s.count for s in tl.steps))
+        key = (id(tl), tl.n_merges)
+        snap, of = self._snap
+        if snap is None or of is not tl or snap.key != key:  # copying every merge on each step would stall
+            snap = TrainedSnapshot(key, tl.base, tuple(s.pair for s in tl.steps), tl.settings.split,
+                                   dict(tl.special_ids), tl.unk_id, tuple(s.count for s in tl.steps))
+            self._snap = (snap, tl)
+        return snap
 
     def _rows(self) -> tuple[RowSpec, ...]:
         rows = []
