@@ -76,3 +76,21 @@ def test_a_comparison_gets_the_room(panel):
     sizes = panel.splitter.sizes()
     assert panel.tabs.currentWidget() is panel.compare
     assert sizes[2] >= sum(sizes) // 2  # the compare tabs hold at least half the height
+
+
+def test_a_large_paste_goes_in_piece_by_piece_as_one_undo_step(panel, qtbot):
+    from PySide6.QtGui import QGuiApplication
+
+    from tokviz.panels.token_view.editor import CHUNK_CHARS
+
+    text = ("To be, or not to be, that is the question:\n" * 6000)[: 8 * CHUNK_CHARS + 123]
+    panel.set_text("")
+    panel.wait_idle()
+    QGuiApplication.clipboard().setText(text)
+    with qtbot.waitSignal(panel.editor.paste_finished, timeout=WAIT):
+        panel.editor.paste()
+        assert panel.editor.is_pasting and len(panel.editor.toPlainText()) == CHUNK_CHARS  # the rest follows
+    assert panel.editor.toPlainText() == text and not panel.editor.is_pasting
+    qtbot.waitUntil(lambda: panel.result is not None and len(panel.result.request.text) == len(text), timeout=WAIT)
+    panel.editor.undo()
+    assert panel.editor.toPlainText() == ""  # the whole paste was one step

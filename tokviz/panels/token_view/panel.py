@@ -53,6 +53,7 @@ from tokviz.panels.base import Panel, is_dark, monospace_font
 
 from .compare_view import BatchBox, TokenCompareView
 from .diagnostics import diagnostics_html, token_tooltip_html
+from .editor import TokenTextEdit
 from .export import TokenViewExports
 from .flow_view import MODES, TokenFlowView
 from .models_menu import PieceRows
@@ -139,7 +140,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         bar.addWidget(self.add_button)
         bar.addWidget(self.export_button)
 
-        self.editor = QPlainTextEdit(objectName="token_text")
+        self.editor = TokenTextEdit(objectName="token_text")  # a big paste goes in piece by piece
         self.editor.setPlaceholderText("Type or paste any text to see how it is tokenized…")
         self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.view = TokenFlowView()
@@ -353,7 +354,8 @@ class TokenViewPanel(TokenViewExports, Panel):
 
     @Slot()
     def _on_editor_text_changed(self) -> None:
-        self.refresh(delay_ms=TYPING_DELAY_MS)
+        if not self.editor.is_pasting:  # a big paste is encoded once, when its last piece is in
+            self.refresh(delay_ms=TYPING_DELAY_MS)
 
     @Slot(int)
     def _on_step_model_step_changed(self, _step: int) -> None:
