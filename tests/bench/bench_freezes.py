@@ -174,14 +174,15 @@ class StallWatch:
     def _run(self) -> None:
         import traceback
 
-        reported = None
+        sampled = 0.0  # when the current gap was last sampled
         while not self._stop.wait(0.01):
             last = self.meter._last
-            if self.meter.timer.isActive() and time.perf_counter() - last > self.threshold and reported != last:
-                reported = last
+            now = time.perf_counter()
+            if self.meter.timer.isActive() and now - last > self.threshold and now - max(sampled, last) > 0.05:
+                sampled = now  # a long gap is sampled every 50 ms: where the time goes, not only where it began
                 frame = sys._current_frames().get(self.main)
                 stack = "".join(traceback.format_stack(frame, limit=14)) if frame is not None else "?"
-                self.samples.append((self.meter.phase, stack))
+                self.samples.append((f"{self.meter.phase} at {1000 * (now - last):.0f} ms", stack))
 
     def stop(self) -> None:
         self._stop.set()

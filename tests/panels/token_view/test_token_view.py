@@ -86,7 +86,7 @@ def test_hover_tooltip_shows_id_bytes_merge_and_count(make_panel, qtbot, timelin
     tip = panel.tooltip_for(i)
     rank = tid - 256
     assert f"id {tid}" in tip and enc.tokens[i].hex(" ").upper() in tip
-    assert f"merge rank {rank}" in tip and str(timeline.steps[rank].pair[0]) in tip
+    assert f"merge {rank + 1} (step {rank + 1})" in tip  # merge k = step k and str(timeline.steps[rank].pair[0]) in tip
     assert f"pair count when merged: {timeline.steps[rank].count:,}" in tip
     rect = panel.view.token_rect(i)
     hovered = []

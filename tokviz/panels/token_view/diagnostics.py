@@ -119,7 +119,7 @@ def token_tooltip_html(result, row: int, index: int) -> str:
             left = html.escape(token_label(tok.token_bytes(pair[0]), show_whitespace=True)[0])
             right = html.escape(token_label(tok.token_bytes(pair[1]), show_whitespace=True)[0])
             rank = tid - tok.base_size
-            lines.append(f"merge rank {rank:,} (step {rank + 1:,}): ({pair[0]}, {pair[1]}) "
+            lines.append(f"merge {rank + 1:,} (step {rank + 1:,}): ({pair[0]}, {pair[1]}) "
                          f"<code>{left}</code> + <code>{right}</code>")
         elif tid < tok.base_size:
             lines.append("base unit (no merge)")
