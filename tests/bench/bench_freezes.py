@@ -253,7 +253,8 @@ def main(argv=None) -> int:
     flows = {"idle": ["idle"], "open": ["open"], "train": ["train"]}
     for name in ("paste", "switch", "scrub"):
         flows[name] = [f"{name}-{r}" for r in range(args.runs)]
-    labels = {"idle": "idle window (the noise floor)", "open": "open gutenberg30 (31.8 MB)", "train": f"train it (vocabulary {args.vocab_size:,})",
+    labels = {"idle": "idle window (the noise floor)", "open": "open gutenberg30 (31.8 MB)",
+              "train": f"train it (vocabulary {args.vocab_size:,})",
               "paste": "paste 1 MB into the token view", "switch": "switch tokenizers while typing",
               "scrub": "scrub the timeline"}
     rows = []

@@ -21,7 +21,8 @@ from .base import Panel, monospace_font
 from .widgets import STRETCH, hbox, record_table, select_row, vbox
 
 MAX_CORPUS_CHARS = 2_000_000
-IDLE_TEXT = "Open a tokenizer (File > Open Tokenizer…) or train one, then rank its tokens by how likely a model never learned them."
+IDLE_TEXT = ("Open a tokenizer (File > Open Tokenizer…) or train one, then rank its tokens by how likely a model "
+             "never learned them.")
 
 
 class GlitchPanel(Panel):

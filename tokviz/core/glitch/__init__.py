@@ -11,5 +11,5 @@ from .evidence import CATEGORIES, MergeGraph, round_trip_category
 from .report import Coverage, GlitchReport, GlitchScan, find_glitches, glitch_report
 from .score import GlitchRow, why_text
 
-__all__ = ["CATEGORIES", "Coverage", "GlitchReport", "GlitchRow", "GlitchScan", "MergeGraph", "find_glitches", "glitch_report",
-           "round_trip_category", "why_text"]
+__all__ = ["CATEGORIES", "Coverage", "GlitchReport", "GlitchRow", "GlitchScan", "MergeGraph", "find_glitches",
+           "glitch_report", "round_trip_category", "why_text"]

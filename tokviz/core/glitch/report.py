@@ -26,6 +26,7 @@ from .score import REASONS, GlitchRow, score_parts
 __all__ = ["REASONS", "Coverage", "GlitchReport", "GlitchScan", "find_glitches", "glitch_report"]
 
 CHUNK = 2048  # tokens scored per chunk
+PIECE_CHARS = 20_000  # corpus characters per encode call: a worker holds the GIL only briefly per call
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ class GlitchScan:
     (raising `Cancelled`), `progress(what, fraction)` reports the stage."""
 
     def __init__(self, tok, corpus: str | Sequence[str], *, should_stop: Callable[[], bool] = lambda: False,
-                 progress: Callable[[str, float], None] = lambda what, f: None, piece_chars: int = 100_000) -> None:
+                 progress: Callable[[str, float], None] = lambda what, f: None, piece_chars: int = PIECE_CHARS) -> None:
         self.tok = tok
         self.texts = [corpus] if isinstance(corpus, str) else list(corpus)
         self.should_stop, self.progress, self.piece_chars = should_stop, progress, piece_chars
