@@ -11,7 +11,7 @@ selects it in the vocabulary. What it leaves out: the scoring (``tokviz.core.gli
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar, QPushButton, QTableView, QWidget
 
 from tokviz.engine.glitch_finder import GlitchEngine
@@ -21,6 +21,7 @@ from .base import Panel, monospace_font
 from .widgets import STRETCH, hbox, record_table, select_row, vbox
 
 MAX_CORPUS_CHARS = 2_000_000
+FLUSH_MS = 250  # streamed rows reach the table at most this often: each re-ranking repaints it
 IDLE_TEXT = ("Open a tokenizer (File > Open Tokenizer…) or train one, then rank its tokens by how likely a model "
              "never learned them.")
 
@@ -69,6 +70,9 @@ class GlitchPanel(Panel):
         self.table.horizontalHeader().setStretchLastSection(True)
         vbox(self, hbox(self.run_button, self.cancel_button, STRETCH, self.kind_box), self.progress, self.label,
              self.coverage_label, (self.table, 1), margins=6, spacing=4)
+        self._incoming: list = []  # streamed rows not yet in the table
+        self._flush_timer = QTimer(self, singleShot=True, interval=FLUSH_MS)
+        self._flush_timer.timeout.connect(self._flush)
         self.engine = GlitchEngine(self)
         self.engine.coverage_ready.connect(self._on_engine_coverage_ready)
         self.engine.rows_ready.connect(self._on_engine_rows_ready)
@@ -104,6 +108,8 @@ class GlitchPanel(Panel):
         self.progress.setValue(0)
         self.progress.show()
         self.label.setText("Encoding the corpus…")
+        self._incoming = []
+        self._flush_timer.stop()
         self.model.clear()
         self.coverage = None
         self.coverage_label.hide()
@@ -147,11 +153,24 @@ class GlitchPanel(Panel):
 
     @Slot(object)
     def _on_engine_rows_ready(self, rows) -> None:
-        self.model.add_rows(rows)
-        self.rows_added.emit(self.model.rowCount())
+        first = self.model.rowCount() == 0 and not self._incoming
+        self._incoming.extend(rows)
+        if first:
+            self._flush()  # the first rows at once
+        elif not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    @Slot()
+    def _flush(self) -> None:
+        self._flush_timer.stop()
+        rows, self._incoming = self._incoming, []
+        if rows:
+            self.model.add_rows(rows)
+            self.rows_added.emit(self.model.rowCount())
 
     @Slot(object)
     def _on_engine_finished(self, report) -> None:
+        self._flush()
         self.report = report
         corpus = f"{report.corpus_chars:,} corpus characters" if report.corpus_chars else "no corpus text"
         self._done("finished", f"{self._name}: {report.n_tokens:,} tokens ranked on {corpus}; "
@@ -172,6 +191,8 @@ class GlitchPanel(Panel):
         if not self.engine.cancel():  # a running search reports `cancelled` at once
             self.outcome = ""
         self.report = None
+        self._incoming = []
+        self._flush_timer.stop()
         self.model.clear()
         self.coverage = None
         self.coverage_label.hide()
