@@ -175,7 +175,7 @@ def test_wordpiece_run_replays_with_scores(window, qtbot):
     vm = window.vocab_model
     assert vm.data(vm.index(0, 1)) == "[UNK]"
     row = vm.row_of_id(tl.steps[0].id)
-    assert vm.data(vm.index(row, 1)) == "##gs" and vm.data(vm.index(row, COL_RANK)) == "0"
+    assert vm.data(vm.index(row, 1)) == "##gs" and vm.data(vm.index(row, COL_RANK)) == "1"  # merge k = step k
 
 
 # -- Unigram on the timeline ----------------------------------------------------------------

@@ -129,9 +129,10 @@ def test_glitch_finder_finds_solidgoldmagikarp(gpt2_window, qtbot):
         assert gp.run()
     assert gp.outcome == "finished"
     assert gp.report.n_unreachable > 0
+    assert "Too small to call a token unused" in gp.coverage_label.text()  # 900 characters
     assert gp.select_id(43453)
     row = gp.model.row_of_id(43453)
-    assert gp.model.index(row, 2).data().startswith("unused")
+    assert gp.model.finding(row).reason == "unused" and "never in the corpus" in gp.model.index(row, 6).data()
     # selecting it shows its merge tree and selects it in the vocabulary
     assert w.timeline_panel.provenance.token == 43453
     assert w.vocab_panel.selected_ids() == [43453]

@@ -81,7 +81,7 @@ def test_rows_columns_and_roles(models, timeline):
     n = 256 + 20 + 1
     assert vm.rowCount() == n == timeline.vocab_size
     row = [vm.index(256, c).data() for c in range(6)]
-    assert row == ["256", "lo", "6C 6F", "2", "0", "30"]  # 'lo': 5 × (3 low + 2 lower + 1 lowest)
+    assert row == ["256", "lo", "6C 6F", "2", "1", "30"]  # 'lo' by merge 1: 5 × (3 low + 2 lower + 1 lowest)
     assert vm.index(32, COL_TOKEN).data() == "␣"
     assert vm.index(256 + 20, COL_TOKEN).data() == "<|end|>"
     assert vm.index(256 + 20, COL_TOKEN).data(KIND_ROLE) == "special"

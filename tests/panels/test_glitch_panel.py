@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import time
 
-import tokviz.engine.pretrained_tasks as pretrained_tasks
+from PySide6.QtCore import Qt
+
+import tokviz.engine.glitch_finder as glitch_finder
 import tokviz.panels.glitch_panel as glitch_panel
 from tokviz.core import Cancelled, TrainSettings
 
@@ -23,6 +25,7 @@ def test_the_summary_is_cleared_when_another_model_becomes_current(window, qtbot
         assert gp.run()
     assert gp.outcome == "finished" and gp.model.rowCount() > 0
     assert "unreachable" in gp.label.text() and "unused" in gp.label.text()
+    assert gp.coverage is not None and "Too small" in gp.coverage_label.text()  # 600 characters
     _train(window, "a completely different corpus " * 20, 8)
     assert gp.report is None and gp.model.rowCount() == 0 and gp.outcome == ""
     assert "unreachable" not in gp.label.text()
@@ -37,8 +40,9 @@ def test_a_running_search_is_cancelled_when_the_model_changes(window, qtbot, mon
         while not should_stop():
             time.sleep(0.005)
         raise Cancelled()
+        yield  # a generator, as the real one
 
-    monkeypatch.setattr(pretrained_tasks, "find_glitches", endless)  # the panel imports it when it runs
+    monkeypatch.setattr(glitch_finder, "find_glitches", endless)
     _train(window, "low lower lowest newer newest " * 20, 12)
     gp = window.script.panel("glitches")
     assert gp.run() and gp.is_running and not gp.run_button.isEnabled()
@@ -48,3 +52,37 @@ def test_a_running_search_is_cancelled_when_the_model_changes(window, qtbot, mon
     assert gp.run_button.isEnabled() and not gp.cancel_button.isEnabled() and gp.progress.isHidden()
     assert gp.label.text() == glitch_panel.IDLE_TEXT
     assert gp.engine.wait_idle(10_000)
+
+
+def test_rows_stream_into_the_ranked_table_while_the_finder_runs(window, qtbot, qtmodeltester, monkeypatch):
+    import tokviz.core.glitch.report as report
+
+    _train(window, "low lower lowest newer newest " * 20, 12)
+    gp = window.script.panel("glitches")
+    counts = []
+    gp.rows_added.connect(counts.append)
+    monkeypatch.setattr(report, "CHUNK", 64)  # the 268 tokens come in chunks
+    with qtbot.waitSignal(gp.report_ready, timeout=60_000):
+        assert gp.run()
+    assert gp.outcome == "finished" and counts and counts[-1] == gp.model.rowCount() == gp.report.n_tokens
+    scores = [float(gp.model.index(r, 0).data()) for r in range(gp.model.rowCount())]
+    assert scores == sorted(scores, reverse=True)  # ranked, highest first
+    assert gp.model.index(0, 6).data()  # a "why" for every row
+    assert gp.model.headerData(6, Qt.Orientation.Horizontal) == "Why"
+    qtmodeltester.check(gp.model, force_py=True)
+
+
+def test_streamed_chunks_keep_the_selection_on_its_token(window, qtbot):
+    from tokviz.core.glitch import GlitchScan
+
+    _train(window, "low lower lowest newer newest " * 20, 12)
+    gp = window.script.panel("glitches")
+    tok = window.script.timeline.tokenizer()
+    chunks = list(GlitchScan(tok, "low lower").chunks(50))
+    gp.model.add_rows(chunks[0])
+    gp.table.selectRow(3)
+    chosen = gp.model.finding(3).id
+    for chunk in chunks[1:]:
+        gp.model.add_rows(chunk)
+    row = gp.table.selectionModel().currentIndex().row()
+    assert gp.model.finding(row).id == chosen

@@ -183,6 +183,7 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         a, c = self.commands, self.corpus_panel
         c.document_changed.connect(self._update_title)
+        self.step_model.timeline_changed.connect(self._update_title)
         c.files_dropped.connect(self._on_files_dropped)
         c.word_counts_changed.connect(self._on_corpus_word_counts_changed)
         a.word_counts.toggled.connect(c.set_word_counts)
@@ -344,7 +345,11 @@ class MainWindow(QMainWindow):
     def _update_title(self) -> None:
         c = self.corpus_panel
         suffix = " (read-only)" if c.is_read_only else ""
-        self.setWindowTitle(f"{c.title}[*]{suffix} — tokviz")
+        tl = self.step_model.timeline
+        if tl is not None and not tl.has_counts:  # a loaded tokenizer is what the window shows
+            self.setWindowTitle(f"{tl.settings.name} ({tl.vocab_size:,} tokens) · corpus {c.title}[*]{suffix} — tokviz")
+        else:
+            self.setWindowTitle(f"{c.title}[*]{suffix} — tokviz")
         self.setWindowModified(c.is_modified)
 
     def paintEvent(self, event) -> None:

@@ -33,6 +33,7 @@ class TrainingController(QObject):
         e = engine
         e.started.connect(self._on_engine_started)
         e.progress_changed.connect(training_status.show_progress)
+        workspace.step_model.timeline_changed.connect(self._on_step_model_timeline_changed)
         e.finished.connect(self._on_engine_finished)
         e.cancelled.connect(self._on_engine_cancelled)
         e.failed.connect(self._on_engine_failed)
@@ -72,6 +73,14 @@ class TrainingController(QObject):
         self.training_panel.set_settings(timeline.settings)
         self.training_panel.show_summary(timeline, status=f"Model {path.name}")
         self.workspace.trained_models.add(timeline, name=f"{path.name}")  # a comparison row candidate
+
+    @Slot()
+    def _on_step_model_timeline_changed(self) -> None:
+        """The status bar describes the current model: a loaded tokenizer replaces the last
+        training's outcome (training reports its own when it ends)."""
+        tl = self.workspace.step_model.timeline
+        if tl is not None and not tl.has_counts and not self.engine.is_running:
+            self.training_status.show_outcome(f"Opened {tl.settings.name} ({tl.vocab_size:,} tokens)")
 
     @Slot()
     def _on_engine_started(self) -> None:

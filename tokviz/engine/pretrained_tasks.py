@@ -1,7 +1,7 @@
 """Background jobs for pretrained tokenizers: loading one as a timeline, indexing a vocabulary,
-querying the index, finding glitch tokens. Plain functions for `TaskEngine` (called with
+querying the index (the glitch finder streams: `glitch_finder`). Plain functions for `TaskEngine` (called with
 ``should_stop`` and ``progress``); the engines that run them live with their owners (main
-window, vocabulary panel, glitch finder panel).
+window, vocabulary panel).
 
 What this leaves out: Qt objects and dialogs (asking for a split pattern is the window's job).
 """
@@ -10,15 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tokviz.core.pretrained.vocab_view import VocabIndex
-
-if TYPE_CHECKING:
-    from tokviz.core.pretrained.glitch_report import GlitchReport
-
 
 def load_any_timeline(source: str, *, pattern: str | None = None, should_stop=lambda: False,
                       progress=lambda *a: None):
@@ -80,11 +75,3 @@ def run_query(indexed: IndexedVocab, query: VocabQuery, *, should_stop=lambda: F
     ids = indexed.index.query(query.search, use_regex=query.regex, filters=query.filters, sort=query.sort,
                               descending=query.descending)
     return query, ids
-
-
-def find_glitches(tokenizer, corpus: str, *, should_stop=lambda: False,
-                  progress=lambda *a: None) -> GlitchReport:
-    """Unreachable tokens and tokens unused in `corpus` (see `glitch_report`)."""
-    from tokviz.core.pretrained.glitch_report import glitch_report
-
-    return glitch_report(tokenizer, corpus, should_stop=should_stop, progress=progress)

@@ -1,25 +1,29 @@
-"""`GlitchPanel`: the glitch-token finder: tokens a tokenizer cannot produce from their own
-text (unreachable), and tokens that never occur when encoding the corpus (unused).
+"""`GlitchPanel`: the glitch-token finder: every token of the current model ranked by how
+likely a model never learned it (unreachable or undecodable, rarer in the corpus than its merge
+rank predicts, unused), with the score's parts and a "why" per row; rows stream in while it runs,
+and a note says when the corpus is too small to call a token unused.
 
 Runs on the current model's tokenizer (a loaded one, or a trained one at its last step) and the
 corpus panel's text (its first `MAX_CORPUS_CHARS`), on a background thread with progress and
 Cancel. Clicking a finding emits `token_selected(id)`: the window shows its merge tree and
-selects it in the vocabulary. What it leaves out: the algorithms (``core.pretrained.explain``).
+selects it in the vocabulary. What it leaves out: the scoring (``tokviz.core.glitch``).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar, QPushButton, QTableView, QWidget
 
+from tokviz.engine.glitch_finder import GlitchEngine
 from tokviz.engine.tables.glitch_model import ID_ROLE, GlitchModel
-from tokviz.engine.tasks import TaskEngine
 
 from .base import Panel, monospace_font
 from .widgets import STRETCH, hbox, record_table, select_row, vbox
 
 MAX_CORPUS_CHARS = 2_000_000
-IDLE_TEXT = "Open a tokenizer (File > Open Tokenizer…) or train one, then look for tokens it never produces."
+FLUSH_MS = 250  # streamed rows reach the table at most this often: each re-ranking repaints it
+IDLE_TEXT = ("Open a tokenizer (File > Open Tokenizer…) or train one, then rank its tokens by how likely a model "
+             "never learned them.")
 
 
 class GlitchPanel(Panel):
@@ -29,6 +33,7 @@ class GlitchPanel(Panel):
 
     token_selected = Signal(int)
     report_ready = Signal()  # a run ended (finished, cancelled or failed): read `outcome`
+    rows_added = Signal(int)  # rows streamed in so far
 
     def __init__(self, step_model, *, corpus_text=None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -37,12 +42,14 @@ class GlitchPanel(Panel):
         self.report = None
         self.outcome = ""
         self.run_button = QPushButton("Find glitch tokens", objectName="glitch_run")
-        self.run_button.setToolTip("Check every token of the current model, and encode the corpus")
+        self.run_button.setToolTip("Score every token of the current model against the corpus: the most likely "
+                                   "glitch tokens first")
         self.run_button.clicked.connect(self.run)
         self.cancel_button = QPushButton("Cancel", objectName="glitch_cancel", enabled=False)
         self.cancel_button.clicked.connect(self.cancel)
         self.kind_box = QComboBox(objectName="glitch_kind")
-        for text, key in (("All findings", "all"), ("Unreachable", "unreachable"), ("Unused in corpus", "unused")):
+        for text, key in (("All tokens, ranked", "all"), ("Unreachable or undecodable", "unreachable"),
+                          ("Unused in corpus", "unused")):
             self.kind_box.addItem(text, key)
         self.kind_box.currentIndexChanged.connect(lambda _i: self.model.set_kind(self.kind_box.currentData()))
         self.progress = QProgressBar(objectName="glitch_progress")
@@ -52,13 +59,23 @@ class GlitchPanel(Panel):
         self.progress.hide()
         self.label = QLabel(IDLE_TEXT, objectName="glitch_label")
         self.label.setWordWrap(True)
+        self.coverage_label = QLabel(objectName="glitch_coverage")  # is the corpus big enough?
+        self.coverage_label.setWordWrap(True)
+        self.coverage_label.hide()
+        self.coverage = None
         self.model = GlitchModel(self)
         self.table = record_table(QTableView(objectName="glitch_table"))
         self.table.setModel(self.model)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
+        self.table.horizontalHeader().setStretchLastSection(True)
         vbox(self, hbox(self.run_button, self.cancel_button, STRETCH, self.kind_box), self.progress, self.label,
-             (self.table, 1), margins=6, spacing=4)
-        self.engine = TaskEngine("glitch-finder", self)
+             self.coverage_label, (self.table, 1), margins=6, spacing=4)
+        self._incoming: list = []  # streamed rows not yet in the table
+        self._flush_timer = QTimer(self, singleShot=True, interval=FLUSH_MS)
+        self._flush_timer.timeout.connect(self._flush)
+        self.engine = GlitchEngine(self)
+        self.engine.coverage_ready.connect(self._on_engine_coverage_ready)
+        self.engine.rows_ready.connect(self._on_engine_rows_ready)
         self.engine.progress_changed.connect(self._on_engine_progress_changed)
         self.engine.finished.connect(self._on_engine_finished)
         self.engine.cancelled.connect(self._on_engine_cancelled)
@@ -70,8 +87,9 @@ class GlitchPanel(Panel):
         self.table.setFont(monospace_font(self.font()))
         fm = self.table.fontMetrics()
         self.table.verticalHeader().setDefaultSectionSize(fm.height() + 6)
-        self.table.setColumnWidth(0, fm.horizontalAdvance("0") * 9)
-        self.table.setColumnWidth(1, fm.horizontalAdvance("0") * 24)
+        digit = fm.horizontalAdvance("0")
+        for col, width in enumerate((7, 8, 24, 6, 7, 9)):
+            self.table.setColumnWidth(col, digit * width)
 
     # -- running ----------------------------------------------------------------------------
 
@@ -89,10 +107,13 @@ class GlitchPanel(Panel):
         self.cancel_button.setEnabled(True)
         self.progress.setValue(0)
         self.progress.show()
-        self.label.setText("Checking tokens…")
-        from tokviz.engine.pretrained_tasks import find_glitches  # the readers load when first needed
-
-        self.engine.start(find_glitches, tl.tokenizer(), corpus)
+        self.label.setText("Encoding the corpus…")
+        self._incoming = []
+        self._flush_timer.stop()
+        self.model.clear()
+        self.coverage = None
+        self.coverage_label.hide()
+        self.engine.find(tl.tokenizer(), corpus)
         return True
 
     @Slot()
@@ -123,12 +144,38 @@ class GlitchPanel(Panel):
         self.progress.setValue(int(fraction * 1000))
 
     @Slot(object)
+    def _on_engine_coverage_ready(self, coverage) -> None:
+        self.coverage = coverage
+        self.coverage_label.setText(coverage.note())
+        self.coverage_label.setStyleSheet("font-weight: bold;" if coverage.too_small or not coverage.corpus_tokens
+                                          else "")
+        self.coverage_label.show()
+
+    @Slot(object)
+    def _on_engine_rows_ready(self, rows) -> None:
+        first = self.model.rowCount() == 0 and not self._incoming
+        self._incoming.extend(rows)
+        if first:
+            self._flush()  # the first rows at once
+        elif not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    @Slot()
+    def _flush(self) -> None:
+        self._flush_timer.stop()
+        rows, self._incoming = self._incoming, []
+        if rows:
+            self.model.add_rows(rows)
+            self.rows_added.emit(self.model.rowCount())
+
+    @Slot(object)
     def _on_engine_finished(self, report) -> None:
+        self._flush()
         self.report = report
-        self.model.set_report(report)
         corpus = f"{report.corpus_chars:,} corpus characters" if report.corpus_chars else "no corpus text"
-        self._done("finished", f"{self._name}: {report.n_unreachable:,} unreachable and {report.n_unused:,} "
-                               f"unused ({corpus}) of {report.n_tokens:,} tokens. Click one for its merge tree.")
+        self._done("finished", f"{self._name}: {report.n_tokens:,} tokens ranked on {corpus}; "
+                               f"{report.n_unreachable:,} unreachable or undecodable, {report.n_unused:,} unused. "
+                               "The most likely glitch tokens come first: click one for its merge tree.")
 
     @Slot()
     def _on_engine_cancelled(self) -> None:
@@ -144,10 +191,14 @@ class GlitchPanel(Panel):
         if not self.engine.cancel():  # a running search reports `cancelled` at once
             self.outcome = ""
         self.report = None
-        self.model.set_report(None)
+        self._incoming = []
+        self._flush_timer.stop()
+        self.model.clear()
+        self.coverage = None
+        self.coverage_label.hide()
         tl = self.step_model.timeline
         name = (getattr(tl.settings, "name", "") or "the trained model") if tl is not None else ""
-        self.label.setText(f"Current model: {name}. “Find glitch tokens” lists the tokens it never produces."
+        self.label.setText(f"Current model: {name}. “Find glitch tokens” ranks its tokens."
                            if name else IDLE_TEXT)
 
     @Slot(QModelIndex, QModelIndex)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tokviz.core import TrainSettings
 from tokviz.core.bpe.replay import WindowSegmenter, decision_at, segment_text, series
 from tokviz.core.bpe.timeline import train
@@ -24,6 +27,17 @@ def test_window_segmenter_matches_segment_text_on_any_walk():
         got, want = seg.at(k), segment_text(tok, window, k)
         assert (got.ids, got.spans, got.fresh) == (want.ids, want.spans, want.fresh), k
     assert seg.at(k + 1 if k < tl.n_merges else k).step <= tl.n_merges
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=st.text(alphabet="aab c\u00e9\u6771\U0001f642", min_size=1, max_size=80),
+       units=st.sampled_from(["bytes", "chars"]), k=st.integers(0, 60))
+def test_unmerging_the_final_encoding_equals_encoding_at_the_step(text, units, k):
+    tl = train(TrainSettings(units=units, merges=60, min_count=1), texts=[text * 3])
+    tok = tl.tokenizer()
+    for chunk in tok.chunks(text):
+        final = tok.encode_chunk(chunk)[0]
+        assert tok.unmerge_chunk(chunk, final, k) == tok.encode_chunk(chunk, step=k, cached=False)
 
 
 def test_one_step_forward_reencodes_only_chunks_with_the_pair():

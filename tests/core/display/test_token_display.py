@@ -26,7 +26,6 @@ from tokviz.core.display.tokens import (
     TEXT,
     UNKNOWN,
     byte_groups,
-    differing_tokens,
     escape_text,
     round_trip,
     token_label,
@@ -115,7 +114,6 @@ def test_stats_and_differences(byte_tok):
     assert (st.tokens, st.chars, st.bytes) == (len(enc.ids), 5, 6)
     assert st.bytes_per_token == pytest.approx(6 / len(enc.ids))
     assert "tokens" in st.summary()
-    assert differing_tokens([(0, 2), (2, 3)], [(0, 1), (1, 2), (2, 3)]) == [True, False]
 
 
 def test_diagnostics(byte_tok):

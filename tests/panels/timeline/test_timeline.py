@@ -164,7 +164,7 @@ def test_jump_updates_every_view(panel):
     assert panel.transport.slider.value() == 4 and panel.transport.spin.value() == 4
     rows = panel.table.selectionModel().selectedRows()
     assert [r.row() for r in rows] == [3]
-    assert "merge 3 made “lo”" in panel.corpus_label.text()
+    assert "merge 4 made “lo”: 10× in the text shown" in panel.corpus_label.text()  # merge k = step k
     assert panel.corpus_view.fresh_count == 10  # low ×5 + lower ×2 + lowest ×3
     assert panel.candidates.item(0, 0).text() == "★ winner"
     assert panel.chart.cursor_step == 4
@@ -222,7 +222,7 @@ def test_trace_word_in_panel(panel):
     assert lines[0] == "l o w e s t _"
     assert lines[-3:] == ["lo w est_", "low est_", "lowest_"]
     t = panel.provenance.trace_table
-    assert [t.item(r, 0).text() for r in range(t.rowCount())] == ["", "0", "1", "2", "3", "4", "9"]
+    assert [t.item(r, 0).text() for r in range(t.rowCount())] == ["", "1", "2", "3", "4", "5", "10"]  # merge k = step k
     panel.step_model.set_step(4)  # the trace follows the step
     panel.refresh()
     assert panel.provenance.trace_lines()[-1] == "lo w est_"
@@ -373,7 +373,7 @@ def test_trace_lowest_on_the_foundation_corpus(qtbot):
     assert lines[:3] == ["l o w e s t _", "lo w e s t _", "low e s t _"]
     assert lines[-1] == "lowe s t _"  # (lowe, r) and (lower, _) never fire on lowest
     t = p.provenance.trace_table
-    assert [t.item(r, 0).text() for r in range(t.rowCount())] == ["", "0", "1", "3"]
+    assert [t.item(r, 0).text() for r in range(t.rowCount())] == ["", "1", "2", "4"]  # merge k = step k
 
 
 def test_step_zero_scrolls_the_merge_table_to_the_top(qtbot):

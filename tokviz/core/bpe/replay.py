@@ -79,6 +79,7 @@ class WindowSegmenter:
         self._chunk_spans = tokenizer.splitter.spans(text)  # [(start, end)]
         self._k: int | None = None
         self._hits: list[tuple] = []  # per chunk: (ids, spans relative to the chunk)
+        self._final: list[tuple[int, ...]] | None = None  # per chunk: its ids after every merge
         self.reencoded = 0  # chunks re-encoded by the last `at` (for tests and benchmarks)
 
     def at(self, k: int) -> Segmentation:
@@ -97,8 +98,10 @@ class WindowSegmenter:
                         n += 1
                     step_hits.append(hit)
                 hits = step_hits
-        else:
-            hits = [tok.encode_chunk(text[s:e], step=limit) for s, e in spans]
+        else:  # a jump: split the final encoding back (`unmerge_chunk`), no merging from scratch
+            if self._final is None:
+                self._final = [tok.encode_chunk(text[s:e])[0] for s, e in spans]
+            hits = [tok.unmerge_chunk(text[s:e], ids, limit) for (s, e), ids in zip(spans, self._final)]
             n = len(hits)
         self._k, self._hits, self.reencoded = limit, hits, n
         ids: list[int] = []

@@ -236,6 +236,31 @@ class BpeTokenizer:
         """(ids, spans relative to the chunk start) for one chunk, not cached."""
         unk = -1 if self.unk_id is None else self.unk_id
         ids = self._bpe(self.base.symbolize(chunk, index=self._index, unk_id=unk), limit)
+        return tuple(ids), self._chunk_spans(chunk, ids)
+
+    def unmerge_chunk(self, chunk: str, ids: Sequence[int], limit: int
+                      ) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+        """`encode_chunk(chunk, step=limit)` from the chunk's ids at a later step: every token of
+        merge rank >= `limit` is split back into its two parts. Exact because encoding applies
+        merges in increasing rank order (a merge using a new token always ranks after the merge
+        that made it), so the encoding at `limit` is the encoding at any later step stopped
+        before its first merge of rank >= `limit`."""
+        base, merges, n = self.base_size, self.merges, len(self.merges)
+        out: list[int] = []
+        stack = list(reversed(ids))
+        while stack:
+            t = stack.pop()
+            r = t - base
+            if limit <= r < n:
+                a, b = merges[r]
+                stack.append(b)
+                stack.append(a)
+            else:
+                out.append(t)
+        return tuple(out), self._chunk_spans(chunk, out)
+
+    def _chunk_spans(self, chunk: str, ids: Sequence[int]) -> tuple[tuple[int, int], ...]:
+        """Chunk-relative character spans of `ids`, the tokens of `chunk` in order."""
         unit_len = self._unit_len
         n_chars = len(chunk)
         spans = []
@@ -256,7 +281,7 @@ class BpeTokenizer:
                 end_c = char_of_byte[end - 1] + 1 if end - 1 < n_bytes else n_chars
                 spans.append((start_c, max(start_c, end_c)))
                 pos = end
-        return tuple(ids), tuple(spans)
+        return tuple(spans)
 
     def _encode_text(self, text: str, offset: int, limit: int, out: Encoding) -> None:
         """Append the tokens of ordinary text (no specials) starting at `offset` to `out`."""

@@ -12,7 +12,7 @@ corpus), ``crosses pre-tokens`` (the tokenizer's own pre-tokenizer cuts its text
 a pre-token boundary, which ordinary text never produces).
 
 `health_csv` and `health_markdown` write the findings. What this leaves out: the glitch panel's
-unused-token scan (`tokviz.core.pretrained.glitch_report`), drawing.
+ranked scan (`tokviz.core.glitch`, whose round trip this shares), drawing.
 """
 
 from __future__ import annotations
@@ -24,14 +24,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tokviz.core.glitch.evidence import CATEGORIES, round_trip_category
 from tokviz.core.text.chunks import Cancelled
 
-CATEGORIES = {
-    "ok": "decodes and re-encodes to itself",
-    "unreachable": "its text encodes to other tokens",
-    "undecodable": "its bytes are not text on their own (partial UTF-8)",
-    "special": "a special token",
-}
 FLAGS = {
     "mostly inside": "on the corpus it almost only occurs inside longer tokens (IoS >= 0.9)",
     "early but unseen": "made in the first half of the merges, never seen on the corpus",
@@ -63,17 +58,6 @@ class HealthReport:
     totals: dict[str, int] = field(default_factory=dict)  # category -> tokens
     n_tokens: int = 0
     corpus_chars: int = 0
-
-
-def _category(tok, i: int, data: bytes, special: set[int]) -> tuple[str, str | None]:
-    """(category, text or None)."""
-    if i in special:
-        return "special", None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return "undecodable", None
-    return ("ok" if tok.encode_ids(text) == [i] else "unreachable"), text
 
 
 def _inside_counts(timeline, counts: np.ndarray) -> np.ndarray:
@@ -115,7 +99,7 @@ def vocabulary_health(
             progress("Checking tokens…", 0.1 + 0.9 * i / max(1, len(vocab)))
         if not data:
             continue
-        category, text = _category(tok, i, data, special)
+        category, text = round_trip_category(tok, i, data, special)
         totals[category] += 1
         rank = timeline.step_of(i)
         row = HealthRow(i, data, category, rank, int(counts[i]), int(inside[i]))

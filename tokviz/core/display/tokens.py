@@ -21,7 +21,6 @@ and the token view (`token_labels`) all go through `token_label`. What this leav
 
 from __future__ import annotations
 
-import bisect
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -328,20 +327,6 @@ class TokenStats:
 
 def token_stats(text: str, enc: Encoding) -> TokenStats:
     return TokenStats(len(enc.ids), len(text), len(text.encode("utf-8", "surrogatepass")))
-
-
-def differing_tokens(spans: Sequence[tuple[int, int]], reference: Sequence[tuple[int, int]]) -> list[bool]:
-    """Per token of `spans`: True when the reference row has no token with the same span.
-
-    >>> differing_tokens([(0, 2), (2, 3)], [(0, 1), (1, 2), (2, 3)])
-    [True, False]
-    """
-    if not spans:
-        return []
-    end = max(b for _, b in spans)
-    k = bisect.bisect_left(reference, (end + 1,))  # reference spans are sorted: skip the rest
-    ref = set(reference[:k])
-    return [s not in ref for s in spans]
 
 
 # -- round trip -------------------------------------------------------------------------------

@@ -1,83 +1,138 @@
-"""`GlitchModel`: the findings of the glitch-token finder as a virtual table.
+"""`GlitchModel`: the glitch finder's rows as a virtual table, ranked by score as they stream in.
 
-Columns: id, token (visible), reason. GPT-2 has ~44k tokens unused by a small corpus, so rows
-are read from the report on demand. A reason filter ("all", "unreachable", "unused") picks rows.
-What this leaves out: running the finder (``pretrained_tasks.find_glitches``) and widgets.
+Columns: score, id, token (visible), the score's parts (reach: unreachable/undecodable;
+rarity: the merge tree's pieces rarer than their ranks predict; count in the corpus) and the
+"why" text. Rows arrive in chunks (`add_rows`); each chunk is merged into the ranking with numpy
+(one argsort, a layout change), so 50k rows stream without rebuilding Python lists per row.
+A filter ("all", "unreachable", "unused") picks rows.
+What this leaves out: running the finder (`tokviz.engine.glitch_finder`) and widgets.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from tokviz.core.display.tokens import hex_bytes, visible_token
+from tokviz.core.glitch.score import why_text
 
 from .record_model import RIGHT, RecordModel
 
 if TYPE_CHECKING:
-    from tokviz.core.pretrained.glitch_report import GlitchReport, GlitchRow
+    from tokviz.core.glitch import GlitchReport, GlitchRow
 
-COLUMNS = ("ID", "Token", "Reason")
+COLUMNS = ("Score", "ID", "Token", "Reach", "Rarity", "Count", "Why")
+COLUMN_TIPS = (
+    "reach + rarity − log(1 + count): higher is more likely a token a model never learned",
+    "token id",
+    "the token (␣ marks a space)",
+    "1.5 when its own text encodes to other tokens (unreachable), 1.0 when its bytes are not text",
+    "how much rarer the corpus holds its merge tree's pieces than their merge ranks predict",
+    "how often it occurs when encoding the corpus",
+    "the evidence behind the score",
+)
+COL_SCORE, COL_ID, COL_TOKEN, COL_REACH, COL_RARITY, COL_COUNT, COL_WHY = range(7)
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 class GlitchModel(RecordModel):
     COLUMNS = COLUMNS
+    COLUMN_TIPS = COLUMN_TIPS
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._all: list[GlitchRow] = []
-        self._rows: list[GlitchRow] = []
+        self._scores = np.zeros(0)
+        self._reach = np.zeros(0, bool)
+        self._unused = np.zeros(0, bool)
+        self._ids = np.zeros(0, np.int64)
+        self._order = np.zeros(0, np.int64)  # row -> index into _all
         self._kind = "all"
 
-    def set_report(self, report: GlitchReport | None) -> None:
+    def clear(self) -> None:
         self.beginResetModel()
-        self._all = list(report.rows) if report is not None else []
-        self._rows = self._select(self._kind)
+        self._all = []
+        self._scores, self._reach = np.zeros(0), np.zeros(0, bool)
+        self._unused, self._ids = np.zeros(0, bool), np.zeros(0, np.int64)
+        self._order = np.zeros(0, np.int64)
         self.endResetModel()
+
+    def set_report(self, report: GlitchReport | None) -> None:
+        self.clear()
+        if report is not None:
+            self.add_rows(report.rows)
+
+    def add_rows(self, rows: list[GlitchRow]) -> None:
+        """Merge a chunk of rows into the ranking."""
+        if not rows:
+            return
+        self._all.extend(rows)
+        self._scores = np.concatenate([self._scores, [r.score for r in rows]])
+        self._reach = np.concatenate([self._reach, [r.reach > 0 for r in rows]])
+        self._unused = np.concatenate([self._unused, [r.count == 0 for r in rows]])
+        self._ids = np.concatenate([self._ids, np.fromiter((r.id for r in rows), np.int64, len(rows))])
+        self._relayout()
+
+    def _relayout(self) -> None:
+        was_empty = len(self._order) == 0
+        order = self._select(self._kind)
+        if was_empty or len(order) == 0:
+            self.beginResetModel()
+            self._order = order
+            self.endResetModel()
+            return
+        self.layoutAboutToBeChanged.emit()
+        old = self.persistentIndexList()
+        old_items = [int(self._order[i.row()]) if i.row() < len(self._order) else -1 for i in old]
+        self._order = order
+        where = np.empty(len(self._all), np.int64)
+        where.fill(-1)
+        where[order] = np.arange(len(order))
+        for idx, item in zip(old, old_items):
+            row = int(where[item]) if item >= 0 else -1
+            self.changePersistentIndex(idx, self.index(row, idx.column()) if row >= 0 else QModelIndex())
+        self.layoutChanged.emit()
 
     def set_kind(self, kind: str) -> None:
-        """``"all"``, ``"unreachable"`` or ``"unused"``."""
+        """``"all"``, ``"unreachable"`` (unreachable or undecodable) or ``"unused"``."""
         self.beginResetModel()
         self._kind = kind
-        self._rows = self._select(kind)
+        self._order = self._select(kind)
         self.endResetModel()
 
-    def _select(self, kind: str) -> list[GlitchRow]:
+    def _select(self, kind: str) -> np.ndarray:
+        keys = np.lexsort((self._ids, -self._scores))  # highest score first, ties by id
         if kind == "unused":
-            return [r for r in self._all if r.reason == "unused"]
+            return keys[self._unused[keys]]
         if kind == "unreachable":
-            return [r for r in self._all if r.reason != "unused"]
-        return self._all
+            return keys[self._reach[keys]]
+        return keys
 
     def row_of_id(self, token_id: int) -> int | None:
-        return next((i for i, r in enumerate(self._rows) if r.id == token_id), None)
+        hits = np.flatnonzero(self._ids[self._order] == token_id) if len(self._order) else []
+        return int(hits[0]) if len(hits) else None
 
     def finding(self, row: int) -> GlitchRow:
-        return self._rows[row]
+        return self._all[int(self._order[row])]
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
+        return 0 if parent.isValid() else len(self._order)
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+        if not index.isValid() or not 0 <= index.row() < len(self._order):
             return None
-        r, c = self._rows[index.row()], index.column()
+        r, c = self.finding(index.row()), index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            if c == 0:
-                return str(r.id)
-            if c == 1:
-                return visible_token(r.token)
-            from tokviz.core.pretrained.glitch_report import REASONS  # there since a report exists
-
-            return REASONS.get(r.reason, r.reason)
+            return (f"{r.score:.2f}", str(r.id), visible_token(r.token), f"{r.reach:.1f}", f"{r.rarity:.2f}",
+                    f"{r.count:,}", why_text(r))[c]
         if role == ID_ROLE:
             return r.id
-        if role == Qt.ItemDataRole.TextAlignmentRole and c == 0:
+        if role == Qt.ItemDataRole.TextAlignmentRole and c in (COL_SCORE, COL_ID, COL_REACH, COL_RARITY, COL_COUNT):
             return RIGHT
         if role == Qt.ItemDataRole.ToolTipRole:
-            tip = f"id {r.id}: {hex_bytes(r.token)}"
+            tip = f"id {r.id}: {hex_bytes(r.token)}\n{why_text(r)}"
             if r.ids:
                 tip += f"\nits text encodes to {list(r.ids)}"
             return tip

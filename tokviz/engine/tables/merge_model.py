@@ -1,6 +1,7 @@
 """`MergeModel`: the merges of the current timeline as a virtual table, filled live.
 
-One row per merge (row r = merge rank r = the merge that leads to step r + 1). Columns: rank,
+One row per merge (row r = merge r + 1 = the merge that leads to step r + 1: merges are numbered as
+steps are, from 1). Columns: merge number,
 left token, right token, new token, new id, pair count when it won, corpus length after the merge.
 Cells are computed on demand from the timeline (no per-row objects), so 100k rows cost only the
 token byte list. Rows are appended with `beginInsertRows` as `StepModel.steps_added` reports them.
@@ -23,7 +24,7 @@ from tokviz.core.io.safe_files import write_text_atomic
 COLUMNS = ("Rank", "Left", "Right", "New token", "Id", "Count", "Length after")
 COL_RANK, COL_LEFT, COL_RIGHT, COL_TOKEN, COL_ID, COL_COUNT, COL_LENGTH = range(len(COLUMNS))
 COLUMN_TIPS = (
-    "Merge rank (0 = first merge); the merge of rank r leads to step r + 1",
+    "Rank k: merge k (1 = the first merge), the one that leads to step k",
     "Left token of the merged pair",
     "Right token of the merged pair",
     "The new token (left + right); ␣ space, ↵ newline, \\xNN a partial UTF-8 byte",
@@ -103,7 +104,7 @@ class MergeModel(QAbstractTableModel):
             return self._loaded_cell(step, c, role)  # pair may be None, counts unknown
         if role == Qt.ItemDataRole.DisplayRole:
             if c == COL_RANK:
-                return f"{r:,}"
+                return f"{r + 1:,}"  # merge k = step k
             if c == COL_LEFT:
                 return self.token_text(step.pair[0])
             if c == COL_RIGHT:
@@ -139,7 +140,7 @@ class MergeModel(QAbstractTableModel):
                 return f"id {i}: {self._vocab[i].hex(' ').upper()}"
             return "No single merge forms this token" if c in TOKEN_COLUMNS else None
         if c == COL_RANK:
-            return f"{step.index:,}"
+            return f"{step.index + 1:,}"  # merge k = step k
         if c in (COL_LEFT, COL_RIGHT):
             return "—" if pair is None else self.token_text(pair[0] if c == COL_LEFT else pair[1])
         if c == COL_TOKEN:

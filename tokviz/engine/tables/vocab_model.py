@@ -29,14 +29,14 @@ from tokviz.core.special_tokens import AddedToken, added_token_map
 from .record_model import RIGHT as _RIGHT
 from .record_model import RecordModel
 
-COLUMNS = ("ID", "Token", "Bytes (hex)", "Length", "Merge rank", "Pair count", "Flags")
+COLUMNS = ("ID", "Token", "Bytes (hex)", "Length", "Merge", "Pair count", "Flags")
 COL_ID, COL_TOKEN, COL_BYTES, COL_LENGTH, COL_RANK, COL_COUNT, COL_FLAGS = range(len(COLUMNS))
 COLUMN_TIPS = (
     "Token id",
     "The token's text; ␣ space, ↵ newline, ⇥ tab, \\xNN a byte that is not a whole character",
     "The token's bytes in hexadecimal",
     "Length of the token in bytes",
-    "Which merge created the token (0 = first); empty for base units and special tokens",
+    "Merge k created the token, on the way to step k (1 = the first); empty for base units and special tokens",
     "How often the merged pair occurred in the corpus when it won",
     ("Added and special tokens: special (a control token), lstrip / rstrip (swallows the whitespace on its "
      "left / right), normalized (matched in normalized text), single_word (only as a whole word)"),
@@ -467,7 +467,7 @@ class VocabModel(RecordModel):
             return "" if v == -1 else (str(v) if col == COL_RANK else f"{v:.3f}")
         if col == COL_RANK:
             rank = self._rank(key)
-            return str(rank) if rank >= 0 else ""
+            return str(rank + 1) if rank >= 0 else ""  # merge k = step k
         count = self._count(key)
         if self._scored:
             return f"{count:.4f}"

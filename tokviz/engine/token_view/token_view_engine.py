@@ -28,6 +28,7 @@ from tokviz.core import BaseVocab, Encoding
 from tokviz.core.baselines import CorpusUnits
 from tokviz.core.batch import Batch, make_batch
 from tokviz.core.bpe.tokenizer import BpeTokenizer
+from tokviz.core.display.alignment import differing_cuts
 from tokviz.core.display.diagnostics import (
     DigitRun,
     ScriptCount,
@@ -44,7 +45,6 @@ from tokviz.core.display.tokens import (
     RoundTrip,
     TokenLabels,
     TokenStats,
-    differing_tokens,
     round_trip,
     token_display,
     token_labels,
@@ -278,7 +278,7 @@ class TokenViewWorker(BackgroundWorker):
         ref = rows[0]
         ref_spans = ref.encoding.spans
         for row in rows[1:]:
-            row.differs = differing_tokens(row.encoding.spans[: row.shown], ref_spans)
+            row.differs = differing_cuts(text, row.encoding.spans[: row.shown], ref_spans)
         result = TokenViewResult(req, rows, counts=counts)
         result.diagnostics = self._diagnostics(text, ref, counts if ref.spec.key in ("step", "final") else {})
         self.check_cancelled()

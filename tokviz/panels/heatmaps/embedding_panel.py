@@ -220,6 +220,7 @@ class EmbeddingPanel(Panel):
         else:
             self._update_token_box()
             self._request_similarity()
+        self._update_buttons()
         self.corpus_tokenized.emit(corpus)
         self.text_tokens_changed.emit([corpus.labels[i] for i in corpus.text_ids])
         if not self.training_engine.is_running:
@@ -385,7 +386,10 @@ class EmbeddingPanel(Panel):
     @Slot()
     def _update_buttons(self) -> None:
         running = self.training_engine.is_running
-        self.train_button.setEnabled(not running)
+        why_not = ("" if self.corpus is not None and self.corpus.n_tokens else  # a tokenized corpus to train on
+                   "Nothing to train on yet: train a tokenizer or open one, with a corpus to tokenize")
+        self.train_button.setEnabled(not running and not why_not)
+        self.train_button.setToolTip(why_not or "Train a small next-token model on the tokenized corpus")
         self.cancel_button.setEnabled(running)
         self.save_button.setEnabled(self.table is not None and not running)
         for w in (self.dim_spin, self.epochs_spin, self.lr_spin, self.context_spin, self.load_button,

@@ -48,7 +48,10 @@ class CandidatesView(QWidget):
     def show_step(self, tl: Timeline | None, k: int, vocab: list[bytes]) -> None:
         """Show the decision that led to step k of `tl` (tokens printed from `vocab`)."""
         t = self.table
-        t.setVisible(tl is None or tl.has_counts)  # a loaded tokenizer has no candidates to list
+        listed = tl is None or tl.has_counts  # a loaded tokenizer has no candidates to list
+        t.setVisible(listed)
+        # without the table the caption is all there is: no empty band, the merge table gets the room
+        self.setMaximumHeight(16_777_215 if listed else self.fontMetrics().lineSpacing() * 4 + 8)
         if tl is None or tl.n_merges == 0:
             t.setRowCount(0)
             self.label.setText("Candidates: train or open a model to replay its merges.")
@@ -57,7 +60,7 @@ class CandidatesView(QWidget):
             t.setRowCount(0)
             rank = k - 1 if k > 0 else 0
             step = tl.steps[rank]
-            what = "Next merge" if k == 0 else f"Merge {rank:,} (to step {rank + 1:,})"
+            what = "Next merge" if k == 0 else f"Merge {rank + 1:,} (step {rank + 1:,})"
             parts = (f"{visible_token(vocab[step.pair[0]])} + {visible_token(vocab[step.pair[1]])}"
                      if step.pair is not None else "(no single merge forms it)")
             self.label.setText(f"{what}: {parts} → {visible_token(step.token)}. Counts and competing "
@@ -69,7 +72,7 @@ class CandidatesView(QWidget):
         reset_candidate_headers(t)
         d = decision_at(tl, k)
         step = tl.steps[d.rank]
-        what = "Next merge" if d.upcoming else f"Merge {d.rank} (to step {d.rank + 1})"
+        what = "Next merge" if d.upcoming else f"Merge {d.rank + 1:,} (step {d.rank + 1:,})"
         self.label.setText(f"{what}: {visible_token(vocab[step.pair[0]])} + "
                            f"{visible_token(vocab[step.pair[1]])} → "
                            f"{visible_token(step.token)}, count {step.count:,}")

@@ -69,7 +69,9 @@ class MergeParts(QObject):
         if k > 0:
             st = self.panel.step_model.timeline.steps[k - 1]
             fresh = self.panel.corpus_view.fresh_count
-            merge = f"; merge {k - 1} made “{visible_token(st.token)}” {fresh:,}× here (highlighted)"
+            made = f"; merge {k:,} made “{visible_token(st.token)}”"  # merge k leads to step k
+            merge = (f"{made}: {fresh:,}× in the text shown (highlighted)" if fresh
+                     else f"{made}: not in the text shown")
         return f"Step {k:,}: {where} → {n_tokens:,} tokens{merge}"
 
     def update_chart(self) -> None:

@@ -37,7 +37,7 @@ class ProvenanceView(QWidget):
                                  objectName="timeline_tree_label")
         self.tree_label.setWordWrap(True)
         self.tree = QTreeWidget(objectName="timeline_tree")
-        self.tree.setHeaderLabels(["Token", "Id", "Merge rank"])
+        self.tree.setHeaderLabels(["Token", "Id", "Merge"])
         self.tree.setUniformRowHeights(True)
         self.tree.setIndentation(TREE_INDENT)  # deep trees (depth 6-10) stay readable in a narrow dock
         self.tree.header().setStretchLastSection(False)
@@ -107,13 +107,13 @@ class ProvenanceView(QWidget):
         for c in range(3):
             self.tree.resizeColumnToContents(c)
         self.tree.setColumnWidth(0, self.tree.columnWidth(0) + LEAF_GAP)
-        kind = "base unit" if root.rank is None else f"merge rank {root.rank} (step {root.rank + 1})"
+        kind = "base unit" if root.rank is None else f"merge {root.rank + 1:,} (step {root.rank + 1:,})"
         self.tree_label.setText(f"How “{self.token_label(token_id)}” (id {token_id}) was built: "
                                 f"{kind}, {len(root.leaves())} base units, depth {root.depth()}")
 
     def _item(self, node: TreeNode) -> QTreeWidgetItem:
         item = QTreeWidgetItem([self.token_label(node.id), str(node.id),
-                                "" if node.rank is None else str(node.rank)])
+                                "" if node.rank is None else str(node.rank + 1)])  # merge k = step k
         item.setData(0, Qt.ItemDataRole.UserRole, node.rank)
         item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
         item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight)
@@ -161,7 +161,7 @@ class ProvenanceView(QWidget):
             merge = "start" if s.pair is None else (
                 f"{self.token_label(s.pair[0])} + {self.token_label(s.pair[1])}")
             seg = " · ".join(self.token_label(i) for i in s.ids)
-            items = set_cells(t, r, ("" if s.rank is None else str(s.rank), merge, seg), right=(0,))
+            items = set_cells(t, r, ("" if s.rank is None else str(s.rank + 1), merge, seg), right=(0,))
             items[0].setData(Qt.ItemDataRole.UserRole, s.rank)
         if not word:
             self.trace_label.setText("")

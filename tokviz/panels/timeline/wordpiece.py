@@ -57,7 +57,7 @@ def show_wordpiece_candidates(view, tl, k: int, vocab: list[bytes]) -> None:
         view.label.setText("Candidates: train or open a model to replay its merges.")
         return
     step = tl.steps[d.rank]
-    what = "Next merge" if d.upcoming else f"Merge {d.rank} (to step {d.rank + 1})"
+    what = "Next merge" if d.upcoming else f"Merge {d.rank + 1:,} (step {d.rank + 1:,})"
     view.label.setText(
         f"{what}: {visible_token(vocab[step.pair[0]])} + {visible_token(vocab[step.pair[1]])} → "
         f"{visible_token(step.token)}, score {step.count:,} / ({step.left_count:,} · {step.right_count:,}) "

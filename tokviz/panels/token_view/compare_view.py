@@ -1,8 +1,11 @@
 """`TokenCompareView`: the same text cut by several tokenizers, one row each, differences outlined.
 
-Each row has a header (tokenizer, token count, chars/token, difference from the first row, round
-trip) and a `TokenFlowView` of the start of the text; tokens whose span the first row does not have
-are outlined in the palette's difference colour. `TokenBatchView` draws a padded batch: the id
+Each row has a header (tokenizer, token count, chars/token, how many tokens differ from the first
+row, round trip) and a `TokenFlowView` of the start of the text drawn at its full height: the rows
+stack under one scroll bar (the view's own), never a scroll area inside a scroll area. Tokens whose
+cut points differ from the first row's (`tokviz.core.display.alignment`) are outlined in the
+palette's difference colour. A row added since the last `set_rows` is scrolled into view and its
+header flashes briefly. `TokenBatchView` draws a padded batch: the id
 matrix and its attention mask as two grids.
 
 What this leaves out: encoding (`tokviz.engine.token_view.token_view_engine`).
@@ -10,27 +13,41 @@ What this leaves out: encoding (`tokviz.engine.token_view.token_view_engine`).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from tokviz.core.display.palette import TokenPalette, assign_colors, token_palette
 from tokviz.panels.base import error_color, monospace_font, muted_color, ok_color
 
 from .flow_view import TokenFlowView
 
-ROW_LINES = 5
+ROW_LINES = 20  # a row shows at most this many lines of the text's start
+FLASH_MS = 900
 
 
 class TokenCompareView(QScrollArea):
     """Rows of tokenizations; feed with `set_rows(rows, ...)` (`RowResult`s, first = reference)."""
 
     token_clicked = Signal(int, int)  # row, token index
+    row_flashed = Signal(int)  # a newly added row was scrolled into view and flashed
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # always there: a scroll bar coming and going would change the rows' width and layout
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self._box = QWidget()
         self._layout = QVBoxLayout(self._box)
@@ -43,6 +60,10 @@ class TokenCompareView(QScrollArea):
         self._palette = token_palette()
         self._mode = "text"
         self._tooltip = None
+        self.titles: list[str] = []  # the rows of the last `set_rows`, to spot a new one
+        self.flashing = -1  # the row whose header is lit, -1 when none
+        self._flash_timer = QTimer(self, singleShot=True, interval=FLASH_MS)
+        self._flash_timer.timeout.connect(self._on_flash_timer_timeout)
 
     def set_token_palette(self, palette: TokenPalette) -> None:
         self._palette = palette
@@ -71,14 +92,15 @@ class TokenCompareView(QScrollArea):
             header.setTextFormat(Qt.TextFormat.RichText)
             header.setWordWrap(True)  # never wider than the view
             header.setObjectName(f"compare_header_{r}")
-            view = TokenFlowView(max_lines=ROW_LINES * 4)
+            view = TokenFlowView(max_lines=ROW_LINES)
             view.setObjectName(f"compare_row_{r}")
+            view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # one scroll: the view's
             view.set_token_palette(self._palette)
             view.set_mode(self._mode)
             view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             view.set_tooltip_provider(self._row_tooltip(r))
             view.token_clicked.connect(lambda i, r=r: self.token_clicked.emit(r, i))
-            view.laid_out.connect(lambda v=view: self._fit(v))
+            view.laid_out.connect(lambda v=view: QTimer.singleShot(0, lambda: self._fit(v)))  # never from a resize
             self._layout.insertWidget(self._layout.count() - 1, header)
             self._layout.insertWidget(self._layout.count() - 1, view)
             self._headers.append(header)
@@ -88,9 +110,12 @@ class TokenCompareView(QScrollArea):
             v.setVisible(i < n)
 
     def _fit(self, view: TokenFlowView) -> None:
+        """The row's full height: its lines are capped by the view itself (`ROW_LINES`)."""
         fm = QFontMetrics(view.font())
         one = fm.height() * (2 if self._mode == "both" else 1) + 14
-        view.setFixedHeight(max(one + 4, min(view.content_height() + 4, one * ROW_LINES)))
+        height = max(one + 4, min(view.content_height() + 4, one * ROW_LINES + 8))  # an estimate may run over
+        if abs(view.height() - height) > 1:  # a row laid out lazily grows once more: no resize loop
+            view.setFixedHeight(height)
 
     def header_text(self, row: int) -> str:
         return self._headers[row].text() if row < len(self._headers) else ""
@@ -102,12 +127,12 @@ class TokenCompareView(QScrollArea):
         ref_count = rows[0].stats.tokens if rows else 0
         for r, row in enumerate(rows):
             st = row.stats
-            diff = ""
+            diff = " · the reference" if len(rows) > 1 and r == 0 else ""
             if r > 0:
                 n_diff = sum(row.differs)
                 delta = st.tokens - ref_count
-                diff = (f" · <span style='color:{bad if n_diff else ok}'>{n_diff} differ</span>"
-                        f" · {delta:+,} vs first row")
+                diff = (f" · <span style='color:{bad if n_diff else ok}'>{n_diff:,} of {len(row.differs):,} shown "
+                        f"tokens cut differently</span> from the first row · {delta:+,} tokens")
             rt = row.round_trip
             rt_html = ""
             if rt is not None:
@@ -122,6 +147,58 @@ class TokenCompareView(QScrollArea):
             view = self.views[r]
             view.set_tokens(labels.labels, ids, labels.kinds, labels.breaks, row.slots, differs=row.differs)
             self._fit(view)
+        titles = [row.spec.title for row in rows]
+        new = [r for r, t in enumerate(titles) if t not in self.titles]
+        if self.titles and new:
+            self.flash_row(new[-1])
+        self.titles = titles
+
+    def flash_row(self, row: int) -> None:
+        """Scroll `row` into view and light its header for a moment."""
+        if not 0 <= row < len(self.views):
+            return
+        self._on_flash_timer_timeout()
+        self.flashing = row
+        pal = self.palette()
+        self._headers[row].setStyleSheet(f"background: {pal.color(QPalette.ColorRole.Highlight).name()};"
+                                         f"color: {pal.color(QPalette.ColorRole.HighlightedText).name()};")
+        self._layout.activate()  # the new row's geometry, before scrolling to it
+        self.ensureWidgetVisible(self.views[row], 0, 0)
+        self.ensureWidgetVisible(self._headers[row], 0, 0)
+        self._flash_timer.start()
+        self.row_flashed.emit(row)
+
+    def _on_flash_timer_timeout(self) -> None:
+        if 0 <= self.flashing < len(self._headers):
+            self._headers[self.flashing].setStyleSheet("")
+        self.flashing = -1
+
+
+class BatchBox(QWidget):
+    """The Batch tab: BOS/EOS/padding choices over a `TokenBatchView`, and a note."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        bl = QVBoxLayout(self)
+        bl.setContentsMargins(4, 4, 4, 4)
+        row = QHBoxLayout()
+        self.bos_box = QCheckBox("BOS", objectName="batch_bos")
+        self.eos_box = QCheckBox("EOS", objectName="batch_eos")
+        self.pad_box = QComboBox(objectName="batch_pad")
+        self.pad_box.addItem("Pad right", "right")
+        self.pad_box.addItem("Pad left", "left")
+        for w in (self.bos_box, self.eos_box, self.pad_box):
+            row.addWidget(w)
+        row.addStretch(1)
+        bl.addLayout(row)
+        self.batch_view = TokenBatchView()
+        scroll = QScrollArea()
+        scroll.setWidget(self.batch_view)
+        scroll.setWidgetResizable(False)
+        bl.addWidget(scroll, 1)
+        self.batch_note = QLabel(wordWrap=True)
+        self.batch_note.setMinimumWidth(50)
+        bl.addWidget(self.batch_note)
 
 
 class TokenBatchView(QWidget):

@@ -41,7 +41,7 @@ def diagnostics_html(result, palette: QPalette) -> str:
     for row in result.rows[1:]:
         r = row.round_trip
         if r is not None and not r.ok:
-            lost = sorted({text[a:b] for a, b in r.lossy})
+            lost = sorted({text[a:b] for a, b in r.lossy[:5000]})  # a 1 MB paste can lose 100k positions
             what = ", ".join(_code(s) for s in lost[:20]) if lost else html.escape(r.note)
             out.append(f"<p style='color:{muted}'>{html.escape(row.spec.title)}: round trip ✗ ({what})</p>")
     if d is None:
@@ -140,7 +140,7 @@ def token_tooltip_html(result, row: int, index: int) -> str:
             left = html.escape(token_label(tok.token_bytes(pair[0]), show_whitespace=True)[0])
             right = html.escape(token_label(tok.token_bytes(pair[1]), show_whitespace=True)[0])
             rank = tid - tok.base_size
-            lines.append(f"merge rank {rank:,} (step {rank + 1:,}): ({pair[0]}, {pair[1]}) "
+            lines.append(f"merge {rank + 1:,} (step {rank + 1:,}): ({pair[0]}, {pair[1]}) "
                          f"<code>{left}</code> + <code>{right}</code>")
         elif tid < tok.base_size:
             lines.append("base unit (no merge)")

@@ -314,6 +314,7 @@ class TokenFlowView(QAbstractScrollArea):
             return -1
         first = self._line_first[line]
         end = self._line_first[line + 1] if line + 1 < len(self._line_first) else self._done
+        end = min(end, len(self._xs))  # past `max_lines` tokens are not placed
         if first >= end:
             return -1
         i = bisect.bisect_right(self._xs, pos.x(), first, end) - 1
@@ -351,7 +352,7 @@ class TokenFlowView(QAbstractScrollArea):
             return
         start = self._line_first[first_line]
         end = self._line_first[last_line] if last_line < len(self._line_first) else self._done
-        self._paint_tokens(p, start, min(end, self._done), top)
+        self._paint_tokens(p, start, min(end, self._done, len(self._xs)), top)  # past `max_lines`: not placed
 
     def placeholder(self) -> str:
         return "No tokens yet: type or paste text above."

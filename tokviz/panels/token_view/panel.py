@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMenu,
     QPlainTextEdit,
-    QScrollArea,
     QSplitter,
     QTabWidget,
     QTextBrowser,
@@ -52,8 +51,9 @@ from tokviz.engine.token_view.token_view_engine import (
 )
 from tokviz.panels.base import Panel, is_dark, monospace_font
 
-from .compare_view import TokenBatchView, TokenCompareView
+from .compare_view import BatchBox, TokenCompareView
 from .diagnostics import diagnostics_html, token_tooltip_html
+from .editor import TokenTextEdit
 from .lattice_action import LatticeAction
 from .export import TokenViewExports
 from .flow_view import MODES, TokenFlowView
@@ -87,6 +87,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self._palette_key = DEFAULT_PALETTE
         self.result: TokenViewResult | None = None
         self.engine = TokenViewEngine(self)
+        self._snap: tuple = (None, None)  # (TrainedSnapshot, the timeline it copies)
         self.loader = TokenizerLoadEngine(self)
         self._loading_name = ""
         self.loader.loaded.connect(self._on_loader_loaded)
@@ -140,7 +141,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         bar.addWidget(self.add_button)
         bar.addWidget(self.export_button)
 
-        self.editor = QPlainTextEdit(objectName="token_text")
+        self.editor = TokenTextEdit(objectName="token_text")  # a big paste goes in piece by piece
         self.editor.setPlaceholderText("Type or paste any text to see how it is tokenized…")
         self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.view = TokenFlowView()
@@ -153,27 +154,9 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.compare.set_tooltip_provider(self._compare_tooltip)
         self.compare.token_clicked.connect(self._on_compare_token_clicked)
 
-        batch_box = QWidget()
-        bl = QVBoxLayout(batch_box)
-        bl.setContentsMargins(4, 4, 4, 4)
-        row = QHBoxLayout()
-        self.bos_box = QCheckBox("BOS", objectName="batch_bos")
-        self.eos_box = QCheckBox("EOS", objectName="batch_eos")
-        self.pad_box = QComboBox(objectName="batch_pad")
-        self.pad_box.addItem("Pad right", "right")
-        self.pad_box.addItem("Pad left", "left")
-        for w in (self.bos_box, self.eos_box, self.pad_box):
-            row.addWidget(w)
-        row.addStretch(1)
-        bl.addLayout(row)
-        self.batch_view = TokenBatchView()
-        scroll = QScrollArea()
-        scroll.setWidget(self.batch_view)
-        scroll.setWidgetResizable(False)
-        bl.addWidget(scroll, 1)
-        self.batch_note = QLabel(wordWrap=True)
-        self.batch_note.setMinimumWidth(50)
-        bl.addWidget(self.batch_note)
+        batch_box = BatchBox()
+        self.bos_box, self.eos_box, self.pad_box = batch_box.bos_box, batch_box.eos_box, batch_box.pad_box
+        self.batch_view, self.batch_note = batch_box.batch_view, batch_box.batch_note
 
         self.diagnostics = QTextBrowser(objectName="token_diagnostics")
         self.diagnostics.setOpenLinks(False)
@@ -329,8 +312,13 @@ class TokenViewPanel(TokenViewExports, Panel):
         tl = self.step_model.timeline
         if not isinstance(tl, Timeline):  # other models' rows carry their tokenizer
             return None
-        return TrainedSnapshot((id(tl), tl.n_merges), tl.base, tuple(s.pair for s in tl.steps), tl.settings.split,
-                               dict(tl.special_ids), tl.unk_id, tuple(s.count for s in tl.steps))
+        key = (id(tl), tl.n_merges)
+        snap, of = self._snap
+        if snap is None or of is not tl or snap.key != key:  # copying every merge on each step would stall
+            snap = TrainedSnapshot(key, tl.base, tuple(s.pair for s in tl.steps), tl.settings.split,
+                                   dict(tl.special_ids), tl.unk_id, tuple(s.count for s in tl.steps))
+            self._snap = (snap, tl)
+        return snap
 
     def _rows(self) -> tuple[RowSpec, ...]:
         rows = []
@@ -371,7 +359,8 @@ class TokenViewPanel(TokenViewExports, Panel):
 
     @Slot()
     def _on_editor_text_changed(self) -> None:
-        self.refresh(delay_ms=TYPING_DELAY_MS)
+        if not self.editor.is_pasting:  # a big paste is encoded once, when its last piece is in
+            self.refresh(delay_ms=TYPING_DELAY_MS)
 
     @Slot(int)
     def _on_step_model_step_changed(self, _step: int) -> None:
@@ -450,6 +439,11 @@ class TokenViewPanel(TokenViewExports, Panel):
             self.compare.set_rows([], text_length=0)
             self.diagnostics.setHtml("")
             return
+        if len(result.rows) > 1 and len(self.compare.titles) <= 1:  # a comparison begins: give it the room
+            sizes = self.splitter.sizes()
+            view = max(80, sum(sizes) // 5)
+            self.splitter.setSizes([min(sizes[0], 90), view, max(0, sum(sizes) - min(sizes[0], 90) - view)])
+            self.tabs.setCurrentWidget(self.compare)
         self.compare.set_rows(result.rows, text_length=len(result.request.text))
         if result.batch is not None:
             self.batch_view.set_batch(result.batch)

@@ -171,12 +171,23 @@ class TrainingPanel(Panel):
         rl = QVBoxLayout(result)
         rl.addWidget(self.summary)
 
+        self.form_box = QWidget(objectName="training_form")  # disabled as a whole for a loaded tokenizer
+        self.form_box.setLayout(form)
+        form.setContentsMargins(0, 0, 0, 0)
+        self.loaded_note = QLabel(objectName="loaded_note", wordWrap=True)
+        self.edit_settings_button = QPushButton("Edit settings to train a new tokenizer",
+                                                objectName="edit_settings_button")
+        self.edit_settings_button.clicked.connect(lambda: self.show_loaded(None))
+        self.loaded_note.hide()
+        self.edit_settings_button.hide()
         # the options scroll when the dock is short, Train and Cancel right under them, the result beside
         # (a third of the width: the form never spreads over a wide dock, and a short dock still shows it)
         options = QWidget(objectName="training_options")
         ol = QVBoxLayout(options)
         ol.setContentsMargins(0, 0, 4, 0)
-        ol.addLayout(form)
+        ol.addWidget(self.loaded_note)
+        ol.addWidget(self.edit_settings_button)
+        ol.addWidget(self.form_box)
         ol.addWidget(self.message)
         ol.addStretch(1)
         self.options_scroll = QScrollArea(objectName="training_scroll", widgetResizable=True)
@@ -415,8 +426,21 @@ class TrainingPanel(Panel):
         self.train_button.setText("Restart" if self._running else "Train")
         self.cancel_button.setEnabled(self._running)
 
+    def show_loaded(self, name: str | None) -> None:
+        """A loaded tokenizer `name` is current: its settings did not come from this form, so the
+        form is disabled with a note saying so (None: the form applies again)."""
+        loaded = name is not None
+        self.loaded_note.setText(f"{name} is a loaded tokenizer: these training settings do not apply to it. "
+                                 "They are kept for training a new tokenizer on the corpus." if loaded else "")
+        self.loaded_note.setVisible(loaded)
+        self.edit_settings_button.setVisible(loaded)
+        self.form_box.setEnabled(not loaded)
+        self.form_box.setToolTip("A loaded tokenizer: training settings do not apply (press “Edit settings to "
+                                 "train a new tokenizer”)" if loaded else "")
+
     def show_summary(self, timeline: Timeline | None, *, status: str = "") -> None:
         """Describe a trained (or partly trained) timeline."""
+        self.show_loaded(timeline.settings.name if timeline is not None and not timeline.has_counts else None)
         if timeline is None:
             self.summary.setText(status or "Not trained yet. Choose options and press Train.")
             return

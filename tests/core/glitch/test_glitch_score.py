@@ -1,0 +1,105 @@
+"""The glitch finder's ranking: known answers on tiny tokenizers, chunking that never changes the
+result, the coverage note, agreement with the Compare view's round-trip categories, and GPT-2."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import shared_file
+from tokviz.core import TrainSettings, train
+from tokviz.core.compare.health import vocabulary_health
+from tokviz.core.glitch import Coverage, GlitchScan, glitch_report, why_text
+from tokviz.core.glitch.evidence import MergeGraph, expected_counts, rarity, seen_counts
+from tokviz.core.glitch.score import score_parts
+from tokviz.core.pretrained import RankBpeTokenizer
+
+
+def _tiny() -> RankBpeTokenizer:
+    """256 = "ab" (reachable); 257 = "x " (merged, but the split pattern cuts "x" from " ": unreachable)."""
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks.update({b"ab": 256, b"x ": 257})
+    return RankBpeTokenizer(ranks, pattern=r"\S+|\s+")
+
+
+def test_an_unreachable_merged_token_ranks_first_and_says_why():
+    tok = _tiny()
+    assert tok.encode_ids("x ") == [120, 32]
+    report = glitch_report(tok, "ab ab ab")
+    top = report.rows[0]
+    assert top.id == 257 and top.reason == "split" and top.reach == 1.5 and top.count == 0
+    assert top.ids == (120, 32)
+    assert "unreachable" in why_text(top) and "[120, 32]" in why_text(top)
+    ab = next(r for r in report.rows if r.id == 256)
+    assert ab.count == 3 and ab.reason == "" and ab.familiarity == pytest.approx(np.log1p(3))
+    assert ab.score < top.score
+    assert [r.score for r in report.rows] == sorted((r.score for r in report.rows), reverse=True)
+    assert report.n_tokens == 258 and report.n_unreachable >= 1
+
+
+def test_score_parts_add_up():
+    assert score_parts("merge", 2.0, 0) == (3.5, 1.5, 2.0, 0.0)
+    assert score_parts("partial_utf8", 0.0, 0) == (1.0, 1.0, 0.0, 0.0)
+    score, reach, rar, fam = score_parts("", 0.5, 9)
+    assert reach == 0 and fam == pytest.approx(np.log(10)) and score == pytest.approx(0.5 - np.log(10))
+
+
+def test_seen_counts_follow_the_merge_trees():
+    g = MergeGraph(np.array([-1, -1, 0, 1]), np.array([-1, -1, 0, 2]), np.array([-1, -1, 1, 1]),
+                   np.zeros(4, np.int64), 2)  # 2 = 0+1, 3 = 2+1
+    assert seen_counts(g, np.array([0, 0, 1, 2])).tolist() == [3, 5, 3, 2]
+    assert g.pieces(3) == [3, 2]
+    exp = expected_counts(g, 1000)
+    assert exp[0] == exp[1] == 0.0  # base tokens have no merge rank to predict from
+    assert exp[2] == pytest.approx(0.1 * 1000 / 3) and exp[3] == pytest.approx(0.1 * 1000 / 4)
+    assert rarity(np.array([10.0, 10.0]), np.array([0, 100])).tolist() == [pytest.approx(np.log(11)), 0.0]
+
+
+def test_the_coverage_note_says_when_the_corpus_is_too_small():
+    small = Coverage(corpus_chars=11_000, corpus_tokens=2_500, n_tokens=50_256, n_seen=900)
+    assert small.too_small and small.needed_tokens == 502_560
+    assert "Too small to call a token unused" in small.note() and "900 of the 50,256" in small.note()
+    big = Coverage(corpus_chars=40_000_000, corpus_tokens=9_000_000, n_tokens=50_256, n_seen=40_000)
+    assert not big.too_small and "Too small" not in big.note()
+    assert "No corpus text" in Coverage(0, 0, 100, 0).note()
+
+
+@settings(max_examples=25, deadline=None)
+@given(size=st.integers(1, 300), text=st.text(alphabet="abx \xe9", max_size=60))
+def test_chunking_never_changes_the_rows(size, text):
+    tok = _tiny()
+    whole = list(GlitchScan(tok, text).chunks(10_000))[0]
+    parts = [r for chunk in GlitchScan(tok, text).chunks(size) for r in chunk]
+    assert parts == whole
+
+
+def test_round_trip_agrees_with_the_vocabulary_health_of_compare():
+    text = "low lower lowest newer newest wider " * 30
+    tl = train(TrainSettings(units="bytes", split="gpt4", merges=20, min_count=2), texts=[text])
+    tok = tl.tokenizer()
+    health = {r.id: r.category for r in vocabulary_health(tl, text).rows}
+    report = glitch_report(tok, text)
+    for r in report.rows:
+        expected = {"merge": "unreachable", "split": "unreachable", "partial_utf8": "undecodable"}.get(r.reason, "ok")
+        assert health.get(r.id, "ok") == expected, r
+
+
+CORPORA = ("tinyshakespeare.txt", "taylorswift.txt", "udhr2_all.txt", "gutenberg30.txt")
+
+
+@pytest.mark.slow
+def test_solidgoldmagikarp_ranks_high_for_gpt2_on_the_shared_corpora():
+    from tokviz.core.pretrained import open_timeline
+
+    tok = open_timeline(str(shared_file("vocab", "gpt2-data-gym", "vocab.bpe"))).tokenizer()
+    texts = [shared_file("corpora", name).read_text(encoding="utf-8") for name in CORPORA]
+    report = glitch_report(tok, texts)
+    place = next(k for k, r in enumerate(report.rows) if r.id == 43453)
+    # Measured 2026-11-26: 21st of 50,256 on the four corpora, 20th on gutenberg30 alone.
+    assert place < 25, place
+    top = {r.token for r in report.rows[:20]}  # GPT-2's best-known glitch tokens lead the ranking
+    assert {b" guiActiveUnfocused", b"TPPStreamerBot", b"rawdownloadcloneembedreportprint", b"PsyNetMessage",
+            b"ForgeModLoader", b" RandomRedditorWithNo", b"BuyableInstoreAndOnline"} <= top
+    assert "Too small" not in report.coverage.note()

@@ -1,0 +1,131 @@
+"""The evidence the glitch finder weighs, from a tokenizer and a corpus (no model weights).
+
+- The round trip (shared with the Compare view's vocabulary health): does decoding a token and
+  encoding the text give that token back (`round_trip_category`)?
+- The merge graph (`MergeGraph`): for each token its merge rank, the two parts a merge joined and
+  how many later merges use it as a part. Tokenizers without merges (WordPiece, Unigram) have no
+  graph: each token is its own only piece and its id order stands in for the merge order.
+- How often each token occurs in the corpus, as a token or inside a longer token's merge tree
+  (`seen_counts`), against how often its merge rank predicts (`expected_counts`): BPE merges the
+  most frequent pair first, so on text like the tokenizer's own training text the k-th merge is
+  roughly Zipf-distributed, about ``0.1 * N / (k + base)`` times in N tokens. A piece the corpus
+  holds far less often than that (`rarity`) was frequent only in the tokenizer's training data.
+
+What this leaves out: weighing the evidence (`score`) and running over a whole vocabulary (`report`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+CATEGORIES = {
+    "ok": "decodes and re-encodes to itself",
+    "unreachable": "its text encodes to other tokens",
+    "undecodable": "its bytes are not text on their own (partial UTF-8)",
+    "special": "a special token",
+}
+ZIPF = 0.1  # share of the most frequent word: the k-th most frequent type occurs ~ZIPF * N / k times
+
+
+def round_trip_category(tok, i: int, data: bytes, special: set[int]) -> tuple[str, str | None]:
+    """(category, text or None): a key of `CATEGORIES` for token `i` with bytes `data`: a
+    byte-level BPE whose only merge makes "aa" gives ``("ok", "aa")`` for it, and
+    ``("undecodable", None)`` for the lone byte 0xC3."""
+    if i in special:
+        return "special", None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "undecodable", None
+    return ("ok" if tok.encode_ids(text) == [i] else "unreachable"), text
+
+
+@dataclass(frozen=True)
+class MergeGraph:
+    """Arrays over token ids: `rank` (the merge that made the token, -1 for base tokens),
+    `left`/`right` (its parts, -1 when none), `parents` (how many merges use it as a part)."""
+
+    rank: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    parents: np.ndarray
+    n_merges: int
+
+    @classmethod
+    def of(cls, tok, n_vocab: int) -> MergeGraph:
+        """The graph of any tokenizer (`merge_list` where it has one; none for WordPiece/Unigram)."""
+        from tokviz.core.pretrained.explain import merge_list
+
+        try:
+            merges = merge_list(tok)
+        except AttributeError:  # a tokenizer without merges
+            merges = []
+        rank = np.full(n_vocab, -1, np.int64)
+        left = np.full(n_vocab, -1, np.int64)
+        right = np.full(n_vocab, -1, np.int64)
+        for m in merges:
+            if 0 <= m.id < n_vocab:
+                rank[m.id], left[m.id], right[m.id] = m.index, m.pair[0], m.pair[1]
+        parents = np.zeros(n_vocab, np.int64)
+        ok = left >= 0
+        for side in (left[ok], right[ok]):
+            parents += np.bincount(side[side < n_vocab], minlength=n_vocab)[:n_vocab]
+        return cls(rank, left, right, parents, len(merges))
+
+    def pieces(self, i: int) -> list[int]:
+        """The distinct merged tokens of `i`'s merge tree, `i` first (just ``[i]`` without merges)."""
+        out, seen, stack = [], set(), [i]
+        while stack:
+            j = stack.pop()
+            if j < 0 or j in seen:
+                continue
+            seen.add(j)
+            if j != i and self.rank[j] < 0:
+                continue  # a base token: not a merge of its own
+            out.append(j)
+            stack.extend((int(self.right[j]), int(self.left[j])))
+        return out
+
+    def order(self) -> np.ndarray:
+        """The rank each token stands at: its merge rank, else its position among the ids."""
+        return np.where(self.rank >= 0, self.rank + self.base, np.arange(len(self.rank)))
+
+    @property
+    def base(self) -> int:
+        """How many tokens come before the first merge (256 for byte-level BPE)."""
+        merged = self.rank >= 0
+        return int(np.flatnonzero(merged).min()) if merged.any() else 0
+
+
+def seen_counts(graph: MergeGraph, counts: np.ndarray) -> np.ndarray:
+    """How often each id occurs in the corpus as a token or inside a token's merge tree.
+
+    >>> g = MergeGraph(np.array([-1, -1, 0, 1]), np.array([-1, -1, 0, 2]), np.array([-1, -1, 1, 1]),
+    ...                np.zeros(4, np.int64), 2)  # 2 = 0+1, 3 = 2+1
+    >>> seen_counts(g, np.array([0, 0, 1, 2])).tolist()  # "3" twice holds "2" twice, "1" three times
+    [3, 5, 3, 2]
+    """
+    seen = counts.astype(np.int64).copy()
+    merged = np.flatnonzero(graph.rank >= 0)
+    for i in merged[np.argsort(-graph.rank[merged], kind="stable")]:  # the latest merge first
+        if seen[i]:
+            seen[graph.left[i]] += seen[i]
+            seen[graph.right[i]] += seen[i]
+    return seen
+
+
+def expected_counts(graph: MergeGraph, n_corpus_tokens: int) -> np.ndarray:
+    """How often each token's merge rank predicts it in `n_corpus_tokens` tokens (see module doc).
+    Base tokens (bytes) of a tokenizer with merges have no rank to go by: 0."""
+    expected = ZIPF * n_corpus_tokens / (graph.order() + 1.0)
+    if graph.n_merges:
+        expected[graph.rank < 0] = 0.0
+    return expected
+
+
+def rarity(expected: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """``max(0, log(1 + expected) - log(1 + seen))``: 0 when the corpus holds a piece as often
+    as its rank predicts, about ``log(expected)`` when it never does."""
+    return np.maximum(0.0, np.log1p(expected) - np.log1p(seen))

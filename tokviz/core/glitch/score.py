@@ -1,0 +1,89 @@
+"""One glitch score per token, with its parts and a "why" text.
+
+``score = reach + rarity - familiarity``:
+
+- `reach`: 1.5 when the token's own text encodes to other tokens (unreachable: ordinary text
+  can never produce it as one token), 1.0 when its bytes are not text on their own
+  (undecodable: a decode/re-encode round trip cannot give it back), else 0.
+- `rarity`: the sum, over the distinct merged pieces of its merge tree (itself included), of how
+  much rarer the corpus holds each piece than its merge rank predicts (`evidence.rarity`),
+  each piece's share divided among the tokens whose trees hold it. A token built from pieces
+  that only ever served it (GPT-2's `` SolidGoldMagikarp`` from ``GoldMagikarp``, ``Magikarp``,
+  ``ikarp``) collects the rarity of the whole chain; a run like ``====`` shared by every longer
+  run of ``=`` counts a little for each.
+- `familiarity`: ``log(1 + count)`` of the token in the corpus, the supporting evidence that a
+  model saw it.
+
+What this leaves out: running over a vocabulary (`report`) and drawing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tokviz.core.display.tokens import visible_token
+
+REACH = {"split": 1.5, "merge": 1.5, "normalized": 1.5, "viterbi": 1.5, "partial_utf8": 1.0}
+REASONS = {
+    "split": "unreachable: the split pattern cuts its text",
+    "merge": "unreachable: BPE ends in other tokens",
+    "partial_utf8": "undecodable: its bytes are not text on their own",
+    "normalized": "unreachable: the normalizer changes its text",
+    "viterbi": "unreachable: the Unigram model's best path through its text is another segmentation",
+    "unused": "unused: never occurs in the corpus",
+    "": "occurs in the corpus",
+}
+
+
+@dataclass(frozen=True)
+class GlitchRow:
+    """One token's findings. `reason` is a key of `REASONS` (the round trip's failure, else
+    ``"unused"`` or ``""``); `ids` what its text encodes to; `rank` its merge (1-based, as
+    steps are; None without one); `expected` how often its rank predicts it in the corpus;
+    `rare_pieces` the merged pieces of its tree the corpus never holds (itself excluded)."""
+
+    id: int
+    token: bytes
+    reason: str
+    score: float = 0.0
+    reach: float = 0.0
+    rarity: float = 0.0
+    familiarity: float = 0.0
+    count: int = 0
+    rank: int | None = None
+    expected: float = 0.0
+    n_pieces: int = 1
+    rare_pieces: tuple[bytes, ...] = ()
+    ids: tuple[int, ...] = ()
+
+
+def score_parts(reason: str, rarity: float, count: int) -> tuple[float, float, float, float]:
+    """(score, reach, rarity, familiarity) of one token.
+
+    >>> score_parts("merge", 2.0, 0)
+    (3.5, 1.5, 2.0, 0.0)
+    """
+    import math
+
+    reach = REACH.get(reason, 0.0)
+    familiarity = math.log1p(count)
+    return reach + rarity - familiarity, reach, rarity, familiarity
+
+
+def why_text(r: GlitchRow) -> str:
+    """The reasons behind a row's score, most telling first."""
+    parts = []
+    if r.reason in REACH:
+        parts.append(REASONS[r.reason] + (f" (its text encodes to {list(r.ids)})" if r.ids else ""))
+    if r.count == 0:
+        if r.expected >= 1 and r.rank is not None:
+            parts.append(f"never in the corpus, though merge {r.rank:,} predicts about {r.expected:,.0f}×")
+        else:
+            parts.append("never in the corpus")
+    else:
+        parts.append(f"{r.count:,}× in the corpus" + (f" (merge {r.rank:,} predicts about {r.expected:,.0f}×)"
+                                                       if r.rank is not None and r.expected >= 1 else ""))
+    if r.rare_pieces:
+        shown = ", ".join(visible_token(p) for p in r.rare_pieces[:3]) + ("…" if len(r.rare_pieces) > 3 else "")
+        parts.append(f"{len(r.rare_pieces)} of its {r.n_pieces - 1} merged pieces never occur either ({shown})")
+    return "; ".join(parts)
