@@ -48,31 +48,6 @@ def _groups(sorted_nodes: np.ndarray, positions: np.ndarray, max_pos: int) -> li
     return out
 
 
-def _filter_groups(plan: list, keep: np.ndarray) -> list:
-    """`_groups` of the edges where `keep` (in plan order) is true, from the plan of all edges:
-    a group loses its dropped edges and disappears when none is left."""
-    out = []
-    a_new = 0
-    for g in plan:
-        if g is None:
-            out.append(None)
-            continue
-        a, b, rel, sizes, nodes = g
-        k = keep[a:b]
-        new_sizes = np.add.reduceat(k.astype(np.int64), rel)
-        n = int(new_sizes.sum())
-        if not n:
-            out.append(None)
-            continue
-        if not new_sizes.all():
-            live = new_sizes > 0
-            new_sizes, nodes = new_sizes[live], nodes[live]
-        new_rel = np.concatenate(([0], np.cumsum(new_sizes)[:-1]))
-        out.append((a_new, a_new + n, new_rel, new_sizes, nodes))
-        a_new += n
-    return out
-
-
 def _logsumexp_groups(v: np.ndarray, rel: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """log(sum(exp(v))) over each group of consecutive entries (`v` is overwritten)."""
     m = np.maximum.reduceat(v, rel)
@@ -109,16 +84,6 @@ class Lattices:
         out = Lattices(self.lengths, self.lat[keep], self.start[keep], self.end[keep], self.piece[keep])
         remap = np.cumsum(keep) - 1
         out._orders = [None if o is None else remap[o[keep[o]]] for o in self._orders]
-        # The plans keep their edge order too: filter them instead of gathering and grouping
-        # again (same edges, same order, same groups, so the same sums).
-        if self._fwd is not None:
-            k = keep[self._orders[0]]
-            src, dst, piece, plan = self._fwd
-            out._fwd = (src[k], dst[k], piece[k], _filter_groups(plan, k))
-        if self._bwd is not None:
-            k = keep[self._orders[1]]
-            src, dst, piece, lat, plan = self._bwd
-            out._bwd = (src[k], dst[k], piece[k], lat[k], _filter_groups(plan, k))
         return out
 
     def _order(self, which: int, keys: np.ndarray) -> np.ndarray:
