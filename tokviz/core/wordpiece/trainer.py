@@ -222,6 +222,35 @@ class WordPieceTrainer:
             self.group_pinned[b] = (gneg, pos, n)
             heapq.heappush(self.heap, (gneg, pos, n, b))
 
+    def _raise_left(self, t: int) -> None:
+        """After count(t) fell: `_push_pair` for every tracked live pair (t, y) at its first
+        position, written out with count(t) hoisted (the hottest loop of training)."""
+        ct, shift, counts, tok_count = self.tok_count[t], self._k, self.pair_count, self.tok_count
+        pinned, groups, group_pinned, push = self.pinned, self.groups, self.group_pinned, heapq.heappush
+        n, min_count = self._n, self.min_count
+        for x in self.by_left.get(t, ()):
+            entry = pinned.get(x)
+            if entry is None or counts[x] < min_count:
+                continue
+            c, pos = counts[x], entry[1]
+            neg = -((c << shift) // ct)
+            if entry[0] <= neg:
+                continue  # its entry (at the same position) is already as good
+            n += 1
+            pinned[x] = (neg, pos, n)
+            b = x & _MASK
+            group = groups.get(b)
+            if group is None:
+                group = groups[b] = []
+            push(group, (neg, pos, n, x))
+            gneg = -((c << shift) // (ct * tok_count[b]))
+            old = group_pinned.get(b)
+            if old is None or gneg < old[0] or (gneg == old[0] and pos < old[1]):
+                n += 1
+                group_pinned[b] = (gneg, pos, n)
+                push(self.heap, (gneg, pos, n, b))
+        self._n = n
+
     def _offer_group(self, b: int, g: tuple[int, int]) -> None:
         """Give group `b` the global entry `g` if that is better than its current one."""
         old = self.group_pinned.get(b)
@@ -423,14 +452,10 @@ class WordPieceTrainer:
             if counts[x] >= self.min_count:
                 self._track(x, words)
                 self._push_pair(x, self._first_pos(x))
-        pinned, push, min_count = self.pinned, self._push_pair, self.min_count
         for t in {a, b}:
             if self.tok_count[t] > 0:
                 # count(t) fell: pairs (t, y) rise within their groups, group t rises as a whole
-                for x in self.by_left.get(t, ()):
-                    entry = pinned.get(x)
-                    if entry is not None and counts[x] >= min_count:
-                        push(x, entry[1])
+                self._raise_left(t)
                 self._raise_group(t)
         return merged_total
 
