@@ -131,6 +131,31 @@ def encode_with_specials(
     return out
 
 
+def ids_with_specials(
+    text: str,
+    special_tokens: Mapping[str, int],
+    encode_ids: Callable[[str], list[int]],
+    *,
+    allowed_special: Collection[str] | str = (),
+    disallowed_special: Collection[str] | str = (),
+) -> list[int]:
+    """The ids `encode_with_specials` gives, without tokens or spans: the ids path.
+
+    `encode_ids(part)` returns the ids of ordinary text. The defaults encode every special-token
+    string as text (``encode_ordinary``); tiktoken's rules apply as in `encode_with_specials`.
+    """
+    allowed = allowed_specials(text, special_tokens, allowed_special, disallowed_special)
+    if not allowed:
+        return encode_ids(text)
+    out: list[int] = []
+    for a, b, is_special in split_specials(text, tuple(allowed)):
+        if is_special:
+            out.append(special_tokens[text[a:b]])
+        else:
+            out.extend(encode_ids(text[a:b]))
+    return out
+
+
 def offsets_of(tokens: Sequence[bytes]) -> tuple[str, list[int]]:
     """Decoded text and each token's start offset in characters (tiktoken's rule: a token that
     starts inside a character points at that character)."""

@@ -21,12 +21,12 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Mapping, Sequence
-from itertools import islice
+from itertools import chain, islice
 
 import regex
 
 from tokviz.core.bpe.tokenizer import ExplainStep
-from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
+from tokviz.core.encoding import Encoding, encode_with_specials, ids_with_specials, offsets_of, uncovered
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.processes import halves
 from tokviz.core.text.surrogates import surrogate_safe
@@ -249,11 +249,23 @@ class RankBpeTokenizer:
         ids = cache[chunk] = self._encode_piece(chunk.encode("utf-8"), thr)
         return ids
 
-    def encode_ids(self, text: str, *, step: int | None = None) -> list[int]:
-        """Ids of `text` with special-token strings as plain text (= tiktoken's
-        `encode_ordinary`). The fast path: no spans, no token bytes; texts of a million
-        characters or more are encoded in two processes where that is safe (`halves`)."""
+    def encode_ids(
+        self,
+        text: str,
+        *,
+        step: int | None = None,
+        allowed_special: Collection[str] | str = (),
+        disallowed_special: Collection[str] | str = (),
+    ) -> list[int]:
+        """The ids of `encode` with the same special-token arguments; by default those of
+        `encode_ordinary` (= tiktoken's `encode_ordinary`). The fast path: no spans, no token
+        bytes; texts of a million characters or more are encoded in two processes where that is
+        safe (`halves`)."""
         thr = self._threshold(step)
+        return ids_with_specials(text, self.special_tokens, lambda part: self._text_ids(part, thr),
+                                 allowed_special=allowed_special, disallowed_special=disallowed_special)
+
+    def _text_ids(self, text: str, thr: int) -> list[int]:
         cache = self._cache(thr)
         if len(text) >= halves.PARALLEL_MIN_CHARS and self._split.ascii is not None and halves.can_fork():
             cut = cut_points(text, len(text) // 2)[1]
@@ -274,16 +286,21 @@ class RankBpeTokenizer:
         return self._ids(text, thr, cache)
 
     def _ids(self, text: str, thr: int, cache: dict[str, tuple[int, ...]]) -> list[int]:
+        """Chunk by chunk through the cache: the new chunks of a run are encoded first, then the
+        run's ids are gathered in C (``map`` over the cache, ``chain``), no Python loop per chunk."""
         out: list[int] = []
         extend = out.extend
-        get = cache.get
-        miss = self._chunk_ids
+        lookup = cache.__getitem__
+        piece_ids = self._encode_piece
         for chunks in self._split.chunk_lists(text):
-            for c in chunks:
-                t = get(c)
-                if t is None:
-                    t = miss(c, thr, cache)
-                extend(t)
+            new = set(chunks).difference(cache)
+            if new:
+                if len(cache) + len(new) > _CACHE_SIZE:  # bounded memory: start over
+                    cache.clear()
+                    new = set(chunks)
+                for c in new:
+                    cache[c] = piece_ids(c.encode("utf-8"), thr)
+            extend(chain.from_iterable(map(lookup, chunks)))
         return out
 
     def _encode_text(self, text: str, offset: int, thr: int, out: Encoding) -> None:

@@ -88,6 +88,7 @@ class HfTokenizer:
         self.added = list(added_tokens)
         self.name = name
         self.special_tokens = {t.content: t.id for t in self.added}
+        self._all_specials = frozenset(self.special_tokens)  # one object: its hash is kept
         self._special_ids = frozenset(t.id for t in self.added if t.special) | frozenset(
             (post_processor.before + post_processor.after) if post_processor else ()
         )
@@ -384,7 +385,10 @@ class HfTokenizer:
         tokens when `add_special_tokens`. Special tokens lying inside one of the character ranges
         `literal_spans` are ordinary text (a chat message a user typed, inside a template's own
         control tokens)."""
-        allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
+        if allowed_special == "all":  # then nothing is disallowed
+            allowed: Collection[str] = self._all_specials
+        else:
+            allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
         return self._run(text, limit=self._limit(step), allowed=allowed, post=add_special_tokens, aligned=True,
                          literal=literal_spans)
 
@@ -392,10 +396,17 @@ class HfTokenizer:
         """Encode `text` alone: added-token strings as plain text, no BOS/CLS/SEP."""
         return self._run(text, limit=self._limit(step), allowed=(), post=False, aligned=True)
 
-    def encode_ids(self, text: str, *, step: int | None = None, add_special_tokens: bool = False) -> list[int]:
+    def encode_ids(self, text: str, *, step: int | None = None, add_special_tokens: bool = False,
+                   allowed_special: Collection[str] | str | None = None,
+                   disallowed_special: Collection[str] | str = ()) -> list[int]:
         """Ids only (the fast path). By default those of `encode_ordinary`; with
-        ``add_special_tokens=True`` those of `encode` (= tokenizers' ``encode(text).ids``)."""
-        allowed = set(self.special_tokens) if add_special_tokens else ()
+        ``add_special_tokens=True`` those of `encode` (= tokenizers' ``encode(text).ids``). Given
+        `allowed_special` / `disallowed_special`, the added tokens are recognised as `encode`
+        does with them."""
+        if allowed_special is None:
+            allowed = self._all_specials if add_special_tokens else ()
+        else:
+            allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
         return self._run(text, limit=self._limit(step), allowed=allowed, post=add_special_tokens, aligned=False).ids
 
     def _token_strings(self, ids: Sequence[int], skip_special_tokens: bool) -> list[str]:
