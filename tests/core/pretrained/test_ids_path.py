@@ -97,3 +97,53 @@ def test_ids_text_for_many_ids():
     ids = list(range(1000)) * 3
     assert ids_text(ids, 1000) == " ".join(map(str, ids))
     assert ids_text(ids + [5000], 1000) == " ".join(map(str, ids + [5000]))
+
+
+@pytest.mark.parametrize("name", TIKTOKEN_NAMES)
+def test_spans_from_ids_equal_the_chunk_by_chunk_spans(name):
+    """`encode` derives tokens and spans from the ids path; the old chunk-by-chunk path (per-chunk
+    byte spans) gives the same Encoding, on generated text and on corpora (numpy above 4096 tokens)."""
+    from tokviz.core.encoding import Encoding
+    from tokviz.core.pretrained.common import INF_RANK
+
+    tok = load_ours(name)
+
+    def old(text):
+        out = Encoding([], [], [], [], [], [])
+        tok._encode_chunks(text, 0, INF_RANK, out)
+        return out
+
+    @settings(max_examples=150, deadline=None)
+    @given(text=unicode_text())
+    def check(text):
+        assert tok.encode_ordinary(text) == old(text)
+
+    check()
+    for corpus_name in ("gutenberg30.txt", "udhr2_all.txt"):
+        text = corpus(corpus_name, 80_000)
+        assert tok.encode_ordinary(text) == old(text)
+
+
+def test_a_pattern_leaving_text_out_keeps_the_chunk_path():
+    """Spans come from the ids only when the tokens cover the text; a pattern that drops text
+    (here: everything but letters) still reports what it dropped."""
+    from tokviz.core.pretrained import RankBpeTokenizer
+
+    base = load_ours("cl100k_base")
+    tok = RankBpeTokenizer(base.mergeable_ranks, pattern=r"\p{L}+", name="letters")
+    text = "héllo, wörld! 日本語 42"
+    enc = tok.encode_ordinary(text)
+    assert enc.dropped == [(5, 7), (12, 14), (17, 20)]
+    assert enc.spans and all(text[a:b].isalpha() for a, b in enc.spans)
+    assert enc.ids == tok.encode_ids(text)
+
+
+@given(ids=st.lists(st.integers(0, 10**6)), spans=st.lists(st.tuples(st.integers(0, 99), st.integers(0, 99))),
+       tokens=st.lists(st.binary(max_size=5)))
+def test_json_text_equals_json_dumps(ids, spans, tokens):
+    import json
+
+    from tokviz.core.encoding import Encoding
+
+    enc = Encoding(ids, tokens, spans)
+    assert enc.json_text() == json.dumps(enc.to_json())

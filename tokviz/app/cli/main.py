@@ -258,7 +258,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
     else:
         enc = tok.encode(text, step=args.step, allowed_special="all")
     if fmt == "json":
-        print(json.dumps(enc.to_json()))
+        sys.stdout.write(enc.json_text())  # = json.dumps(enc.to_json()), without the dict
+        sys.stdout.write("\n")
     else:
         for i, (tid, tok) in enumerate(zip(enc.ids, enc.tokens)):
             print(f"{tid}\t{_format_token(tok)}")

@@ -126,9 +126,12 @@ class FastSplitter:
             for a, b in zip(cuts, cuts[1:]):
                 yield self.ascii.findall(text, a, b)  # a slice end: the scan sees text[a:b]
             return
-        unclean = _unclean().search
         fast, slow = self.ascii.findall, self.pinned.findall
-        cuts = cut_points(text) if n > 2 * SEGMENT_CHARS else [0, n]
+        if n <= 2 * SEGMENT_CHARS:  # a short text: one scan, no test of its characters
+            yield slow(text)
+            return
+        unclean = _unclean().search
+        cuts = cut_points(text)
         start, kind = 0, None
         for a, b in zip(cuts, cuts[1:]):
             seg_fast = unclean(text, a, b) is None

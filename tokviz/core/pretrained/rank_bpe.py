@@ -21,7 +21,8 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Mapping, Sequence
-from itertools import chain, islice
+from itertools import accumulate, chain, islice
+from operator import sub
 
 import regex
 
@@ -167,6 +168,8 @@ class RankBpeTokenizer:
         self._split = FastSplitter(pattern, self._regex)
         self._caches: dict[int, dict[str, tuple[int, ...]]] = {}
         self._merges: list[LoadedMerge] | None = None
+        self._begun: list[int] | None = None  # characters beginning in each token (spans from ids)
+        self._inside: list[int] = []  # 1 where a token's first byte continues a character
 
     @classmethod
     def from_token_list(cls, tokens: Sequence[bytes], ranks: Sequence[int], **kw) -> "RankBpeTokenizer":
@@ -304,6 +307,31 @@ class RankBpeTokenizer:
         return out
 
     def _encode_text(self, text: str, offset: int, thr: int, out: Encoding) -> None:
+        """Tokens and spans derived from the ids path's ids when the tokens cover the text (every
+        known pattern does); chunk by chunk otherwise (a pattern that leaves text out)."""
+        ids = self._text_ids(text, thr)
+        spans = self._spans_of(ids, offset, len(text))
+        if spans is not None:
+            out.ids.extend(ids)
+            out.tokens.extend(map(self._vocab.__getitem__, ids))  # type: ignore[arg-type]
+            out.spans.extend(spans)
+            return
+        self._encode_chunks(text, offset, thr, out)
+
+    def _spans_of(self, ids: list[int], offset: int, n_chars: int) -> list[tuple[int, int]] | None:
+        """`byte_char_spans` of the whole text, from the ids alone: each token adds the number of
+        characters that begin in it, and starts inside the previous character when its first
+        byte continues one. None when the tokens do not cover the `n_chars` characters."""
+        if self._begun is None:  # once (a worker thread may race here: both build the same lists)
+            cont = bytes(range(0x80, 0xC0))
+            self._inside = [int(bool(t) and 0x80 <= t[0] < 0xC0) for t in self._vocab]  # type: ignore[index]
+            self._begun = [len(t.translate(None, cont)) if t is not None else 0 for t in self._vocab]
+        ends = list(accumulate(map(self._begun.__getitem__, ids), initial=offset))
+        if ends[-1] - offset != n_chars:
+            return None
+        return list(zip(map(sub, ends, map(self._inside.__getitem__, ids)), ends[1:]))
+
+    def _encode_chunks(self, text: str, offset: int, thr: int, out: Encoding) -> None:
         cache = self._cache(thr)
         vocab = self._vocab
         chunk_spans = []
