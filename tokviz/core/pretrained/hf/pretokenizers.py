@@ -155,8 +155,8 @@ class ByteLevelPre(PreTokenizer):
 
 
 def byte_level(p: NormStr) -> NormStr:
-    if p.spans is None:
-        return NormStr(to_byte_chars(p.text), None, p.first)
+    if p.spans is None or p.text.isascii():  # ASCII: one byte-level character per character
+        return NormStr(to_byte_chars(p.text), p.spans, p.first)
     return p.map_chars(to_byte_chars)
 
 

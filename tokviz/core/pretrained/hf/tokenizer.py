@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping, Sequence
+from operator import itemgetter
 from pathlib import Path
 
 import regex
@@ -336,7 +337,7 @@ class HfTokenizer:
             spans = word.spans
             for tid, s, e in self._model_tokens(word.text, limit):
                 sub = spans[s:e]  # type: ignore[index]
-                span = (min(x for x, _ in sub), max(y for _, y in sub)) if sub else (a, a)
+                span = (min(sub)[0], max(map(itemgetter(1), sub))) if sub else (a, a)
                 if tid == self._unk_id:
                     out.unknown.append(len(out.ids))
                 out.ids.append(tid)
