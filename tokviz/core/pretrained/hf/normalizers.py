@@ -54,9 +54,10 @@ class NormStr:
 
     def replace_matches(self, pattern: PinnedPattern, content: str) -> "NormStr":
         """Replace each match by `content`; its characters get the span of the whole match."""
-        if self.spans is None:
+        if self.spans is None or (pattern.literal is not None and len(pattern.literal) == len(content) == 1):
+            # (one character for one: every character keeps its own span)
             if pattern.literal is not None:
-                return NormStr(self.text.replace(pattern.literal, content), None, self.first)
+                return NormStr(self.text.replace(pattern.literal, content), self.spans, self.first)
             return NormStr(pattern.sub(lambda m: content, self.text), None, self.first)
         out, spans, pos = [], [], 0
         for m in pattern.finditer(self.text):

@@ -47,6 +47,7 @@ from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, to_byte_chars
 _BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
 _MARKER = "\u2581"
 _LONG_WORD = 256  # longer words are cut at word markers when the merges allow it
+_END = itemgetter(1)
 
 
 def _walk(component, kinds: tuple[type, ...]) -> bool:
@@ -335,15 +336,18 @@ class HfTokenizer:
                 self._push_special(out, w_added, (sp[0][0], sp[-1][1]) if sp else (a, a), vocab)
                 continue
             spans = word.spans
-            for tid, s, e in self._model_tokens(word.text, limit):
-                sub = spans[s:e]  # type: ignore[index]
-                span = (min(sub)[0], max(map(itemgetter(1), sub))) if sub else (a, a)
-                if tid == self._unk_id:
-                    out.unknown.append(len(out.ids))
-                out.ids.append(tid)
-                out.tokens.append(vocab[tid])  # type: ignore[index]
-                out.spans.append(span)
-                covered.append(span)
+            toks = self._model_tokens(word.text, limit)
+            ids = [t[0] for t in toks]
+            new = [(min(sub)[0], max(map(_END, sub))) if sub else (a, a)
+                   for sub in [spans[s:e] for _, s, e in toks]]  # type: ignore[index]
+            unk = self._unk_id
+            if unk is not None and unk in ids:
+                base = len(out.ids)
+                out.unknown.extend(base + k for k, t in enumerate(ids) if t == unk)
+            out.ids.extend(ids)
+            out.tokens.extend(map(vocab.__getitem__, ids))  # type: ignore[arg-type]
+            out.spans.extend(new)
+            covered.extend(new)
 
     def _byte_level_spans(self, seg: str, offset: int, limit: int, out: Encoding, covered: list) -> None:
         """GPT-2 style (no normalizer, ByteLevel split): spans straight from byte lengths."""
