@@ -106,6 +106,11 @@ class _PerCharMemo(dict):
         return value
 
 
+def per_char_memo(fn: Callable[[str], object]) -> Callable[[str], object]:
+    """`fn` of one character, its answers kept (`fn` must depend on the character alone)."""
+    return _PerCharMemo(fn).__getitem__
+
+
 _BERT_CLEAN = _PerCharMemo(ut.bert_clean).__getitem__
 _CHINESE_SPACED = _PerCharMemo(lambda c: f" {c} " if ut.is_chinese_char(c) else c).__getitem__
 _LOWER = _PerCharMemo(_lower).__getitem__

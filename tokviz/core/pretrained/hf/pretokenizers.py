@@ -10,6 +10,7 @@ split behaviours (``Removed``, ``Isolated``, ``MergedWithPrevious``, ``MergedWit
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from itertools import compress
 
 import regex
 
@@ -17,7 +18,7 @@ from tokviz.core.pretrained import unicode_tables as ut
 from tokviz.core.pretrained.fastsplit import HF_GPT2_PATTERN, FastSplitter
 from tokviz.core.pretrained.unicode_tables import PinnedPattern
 
-from .normalizers import NormStr, UnsupportedComponent, hf_pattern
+from .normalizers import NormStr, UnsupportedComponent, hf_pattern, per_char_memo
 
 BEHAVIOURS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
 
@@ -62,7 +63,7 @@ def find_spans(text: str, pattern: PinnedPattern | Callable[[str], bool]) -> lis
     if isinstance(pattern, PinnedPattern):
         it = (m.span() for m in pattern.finditer(text))
     else:
-        it = ((i, i + 1) for i, c in enumerate(text) if pattern(c))
+        it = ((i, i + 1) for i in compress(range(len(text)), map(pattern, text)))
     for a, b in it:
         if prev != a:
             out.append((prev, a, False))
@@ -109,6 +110,8 @@ class PreTokenizer:
 
 class SplitPre(PreTokenizer):
     def __init__(self, pattern, behaviour: str, invert: bool = False) -> None:
+        if not isinstance(pattern, PinnedPattern):  # a test of one character: answers kept
+            pattern = per_char_memo(pattern)
         self.pattern, self.behaviour, self.invert = pattern, behaviour, invert
 
     def __call__(self, pieces: list[NormStr]) -> list[NormStr]:
