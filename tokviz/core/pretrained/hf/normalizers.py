@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from itertools import chain, repeat
 
 import regex
 
@@ -47,9 +48,7 @@ class NormStr:
         lengths = list(map(len, mapped))
         if lengths.count(1) == len(lengths):  # one character for one: the spans stay as they are
             return NormStr("".join(mapped), self.spans, self.first)
-        spans: list[tuple[int, int]] = []
-        for sp, n in zip(self.spans, lengths):
-            spans.extend([sp] * n)
+        spans = list(chain.from_iterable(map(repeat, self.spans, lengths)))  # each span `n` times
         return NormStr("".join(mapped), spans, self.first)
 
     def replace_matches(self, pattern: PinnedPattern, content: str) -> "NormStr":

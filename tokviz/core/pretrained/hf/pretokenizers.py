@@ -52,6 +52,7 @@ def to_byte_chars(s: str) -> str:
 
 
 _ASCII_TABLE = {b: BYTE_CHAR[b] for b in range(128)}
+_BYTE_CHARS = per_char_memo(to_byte_chars)  # one character's byte-level characters, kept
 
 
 def find_spans(text: str, pattern: PinnedPattern | Callable[[str], bool]) -> list[tuple[int, int, bool]]:
@@ -160,7 +161,7 @@ class ByteLevelPre(PreTokenizer):
 def byte_level(p: NormStr) -> NormStr:
     if p.spans is None or p.text.isascii():  # ASCII: one byte-level character per character
         return NormStr(to_byte_chars(p.text), p.spans, p.first)
-    return p.map_chars(to_byte_chars)
+    return p.map_chars(_BYTE_CHARS)
 
 
 class MetaspacePre(PreTokenizer):
