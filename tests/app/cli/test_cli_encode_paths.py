@@ -40,3 +40,23 @@ def test_encode_errors_stay_one_line(cli):
     assert code == 2 and out == "" and err.count("\n") == 1
     code, out, err = cli("encode", "--bogus")
     assert code == 2 and err.count("\n") == 1
+
+
+def test_encode_with_a_tiktoken_file_starts_without_numpy_or_trainers(tmp_path):
+    """The start-up of ``tokviz encode`` loads what encoding needs: no numpy, no trainer, no
+    tokenizer.json or SentencePiece code (they cost a third of a second before the first id)."""
+    import subprocess
+    import sys
+
+    path = str(shared_file("vocab", "tiktoken", "cl100k_base.tiktoken"))
+    code = (
+        "import sys\n"
+        "from tokviz.app.cli.main import main\n"
+        f"rc = main(['encode', {path!r}, 'hello world', '--ids'])\n"
+        "heavy = [m for m in ('numpy', 'tokviz.core.bpe.trainer', 'tokviz.core.pretrained.hf.tokenizer',\n"
+        "                     'tokviz.core.pretrained.spm', 'jinja2') if m in sys.modules]\n"
+        "print(rc, heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["15339 1917", "0 []"]
