@@ -2,66 +2,66 @@
 
 Training (`Training`, `train`, a generator of `MergeStep`), encoding with offsets
 (`BpeTokenizer`, `Encoding`), baselines, batches and model files. Panels and the CLI sit on top.
+
+The names are imported from their modules when first used (PEP 562): a command that needs one
+submodule (``tokviz encode`` reads a file and a tokenizer) does not load numpy and every trainer.
 """
 
-from .baselines import CharTokenizer, WordTokenizer
-from .batch import Batch, make_batch
-from .bpe.timeline import Timeline, Training, TrainSettings, merge_budget, train
-from .bpe.tokenizer import BpeTokenizer, ExplainStep
-from .bpe.trainer import BpeTrainer, Candidate, MergeStep
-from .bpe.units import UNITS, UNK_TOKEN, BaseVocab
-from .encoding import Encoding
-from .errors import CorpusError, EncodeError, ModelFormatError, SettingsError, SplitError, TokvizError
-from .io.model_files import load_timeline, save_timeline
-from .text.chunks import Cancelled, count_chunks, count_word_table
-from .text.corpus import decode_utf8, looks_like_word_counts, parse_word_counts, read_text
-from .text.split import (
-    GPT2_SPLIT_PATTERN,
-    GPT4_SPLIT_PATTERN,
-    O200K_SPLIT_PATTERN,
-    SPLIT_PRESETS,
-    Splitter,
-    parse_split,
-)
+from __future__ import annotations
 
-__all__ = [
-    "BaseVocab",
-    "Batch",
-    "BpeTokenizer",
-    "BpeTrainer",
-    "Cancelled",
-    "Candidate",
-    "CharTokenizer",
-    "CorpusError",
-    "EncodeError",
-    "Encoding",
-    "ExplainStep",
-    "GPT2_SPLIT_PATTERN",
-    "GPT4_SPLIT_PATTERN",
-    "MergeStep",
-    "ModelFormatError",
-    "O200K_SPLIT_PATTERN",
-    "SPLIT_PRESETS",
-    "SettingsError",
-    "SplitError",
-    "Splitter",
-    "Timeline",
-    "TokvizError",
-    "TrainSettings",
-    "Training",
-    "UNITS",
-    "UNK_TOKEN",
-    "WordTokenizer",
-    "count_chunks",
-    "count_word_table",
-    "decode_utf8",
-    "load_timeline",
-    "looks_like_word_counts",
-    "make_batch",
-    "merge_budget",
-    "parse_split",
-    "parse_word_counts",
-    "read_text",
-    "save_timeline",
-    "train",
-]
+import importlib
+
+_WHERE = {  # name -> the module that defines it
+    "CharTokenizer": ".baselines",
+    "WordTokenizer": ".baselines",
+    "Batch": ".batch",
+    "make_batch": ".batch",
+    "Timeline": ".bpe.timeline",
+    "TrainSettings": ".bpe.timeline",
+    "Training": ".bpe.timeline",
+    "merge_budget": ".bpe.timeline",
+    "train": ".bpe.timeline",
+    "BpeTokenizer": ".bpe.tokenizer",
+    "ExplainStep": ".bpe.tokenizer",
+    "BpeTrainer": ".bpe.trainer",
+    "Candidate": ".bpe.trainer",
+    "MergeStep": ".bpe.trainer",
+    "BaseVocab": ".bpe.units",
+    "UNITS": ".bpe.units",
+    "UNK_TOKEN": ".bpe.units",
+    "Encoding": ".encoding",
+    "CorpusError": ".errors",
+    "EncodeError": ".errors",
+    "ModelFormatError": ".errors",
+    "SettingsError": ".errors",
+    "SplitError": ".errors",
+    "TokvizError": ".errors",
+    "load_timeline": ".io.model_files",
+    "save_timeline": ".io.model_files",
+    "Cancelled": ".text.chunks",
+    "count_chunks": ".text.chunks",
+    "count_word_table": ".text.chunks",
+    "decode_utf8": ".text.corpus",
+    "looks_like_word_counts": ".text.corpus",
+    "parse_word_counts": ".text.corpus",
+    "read_text": ".text.corpus",
+    "GPT2_SPLIT_PATTERN": ".text.split",
+    "GPT4_SPLIT_PATTERN": ".text.split",
+    "O200K_SPLIT_PATTERN": ".text.split",
+    "SPLIT_PRESETS": ".text.split",
+    "Splitter": ".text.split",
+    "parse_split": ".text.split",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name], __name__), name)
+    globals()[name] = value  # once: later lookups are ordinary
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))

@@ -183,10 +183,18 @@ def test_ascii_patterns_equal_the_unicode_ones(pattern, text):
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base"])
-def test_segmented_split_equals_one_scan(name):
+@pytest.mark.parametrize("run_chars", [fastsplit.RUN_CHARS, 2_000, 1])
+def test_segmented_split_equals_one_scan(name, run_chars, monkeypatch):
+    """Runs of segments (ASCII pattern or Unicode one, at most RUN_CHARS each) give the chunks
+    of one scan; small RUN_CHARS cut the text at nearly every segment."""
+    monkeypatch.setattr(fastsplit, "RUN_CHARS", run_chars)
     tok = load_ours(name)
     for corpus_name in ("gutenberg30.txt", "udhr2_all.txt"):
         text = corpus(corpus_name, 300_000)
         parts = list(tok._split.chunk_lists(text))
-        assert len(parts) > 100
+        assert len(parts) > (100 if run_chars <= 2_000 else 1)
         assert [c for p in parts for c in p] == tok._regex.findall(text)
+        ascii_text = text.encode("ascii", "replace").decode()
+        parts = list(tok._split.chunk_lists(ascii_text))
+        assert len(parts) > (100 if run_chars <= 2_000 else 0)
+        assert [c for p in parts for c in p] == tok._regex.findall(ascii_text)

@@ -16,19 +16,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tokviz import __version__
-from tokviz.core import Encoding, Timeline, TokvizError, parse_word_counts, read_text
-from tokviz.core.algorithm.registry import make_training, step_noun
-from tokviz.core.bpe.timeline import TIE_BREAKS
-from tokviz.core.io.model_files import save_model
-from tokviz.core.special_tokens import encode_specials_as_text
-from tokviz.core.io.safe_files import same_file
-from tokviz.core.text.corpus import ENCODING_ERRORS
-from tokviz.core.text.split import SPLIT_CHOICES
+from tokviz.core.errors import TokvizError
+from tokviz.core.text.corpus import ENCODING_ERRORS, read_text
 
-from .algorithms import add_algorithm_options, train_settings, write_steps
 from .arguments import check_arguments, utf8_argument
 from .messages import one_line
-from .progress import ProgressBar
 
 EXIT_USAGE = 2
 REPLACE_HINT = "use --encoding-errors replace to read it anyway"  # train's option; encode has none
@@ -55,7 +47,10 @@ def _positive(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or with `only` the parser of that command alone (what
+    `main` builds for ``encode``, ``decode`` and ``merges``: their start-up imports no trainer,
+    exporter or chat code)."""
     p = _Parser(prog="tokviz", description="See how tokenizers work.")
     p.add_argument("--version", action="version", version=f"tokviz {__version__}")
     desktop = p.add_mutually_exclusive_group()
@@ -65,45 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
                          help="remove what --install-desktop-entry wrote")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
-    t = sub.add_parser("train", help="train a BPE, WordPiece or Unigram tokenizer and save its timeline")
-    t.add_argument("files", nargs="+", metavar="FILE")
-    t.add_argument("-o", "--output", required=True, metavar="MODEL.json")
-    budget = t.add_mutually_exclusive_group()
-    budget.add_argument("--vocab-size", type=_positive, metavar="N")
-    budget.add_argument("--merges", type=_positive, metavar="N")
-    t.add_argument("--units", choices=("bytes", "chars"))  # default bytes (BPE only)
-    t.add_argument("--split", metavar=SPLIT_CHOICES)  # default gpt4 (BPE), whitespace (WordPiece, Unigram)
-    t.add_argument("--end-of-word", metavar="MARK")
-    t.add_argument("--word-counts", action="store_true", help="FILEs are 'word count' tables")
-    t.add_argument("--min-count", type=_positive, metavar="N")  # default: the algorithm's
-    t.add_argument("--special", action="append", default=[], metavar="TOKEN")
-    t.add_argument("--tie-break", choices=TIE_BREAKS,  # default first (BPE only)
-                   help="equal counts: first (pair seen first) or hf (Hugging Face's BpeTrainer order)")
-    t.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict")
-    t.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_algorithm_options(t, _positive)  # --algorithm and its own options
-
-    e = sub.add_parser("encode", help="encode text with a saved model")
-    e.add_argument("model", metavar="MODEL")
-    e.add_argument("text", nargs="?", metavar="TEXT")
-    e.add_argument("-f", "--file", metavar="FILE")
-    e.add_argument("--step", type=_positive, metavar="K", help="use only the first K merges")
-    e.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
-    fmt = e.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_const", const="json", dest="format")
-    fmt.add_argument("--ids", action="store_const", const="ids", dest="format")
-    fmt.add_argument("--tokens", action="store_const", const="tokens", dest="format")
-    e.add_argument("--specials-as-text", action="store_true", help="encode special-token text as ordinary text")
-
-    d = sub.add_parser("decode", help="decode ids with a saved model")
-    d.add_argument("model", metavar="MODEL")
-    d.add_argument("ids", nargs="+", metavar="ID")
-    d.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
-
-    m = sub.add_parser("merges", help="list the merges of a saved model")
-    m.add_argument("model", metavar="MODEL")
-    m.add_argument("--json", action="store_true")
-    m.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
+    if only is None or only == "train":
+        _add_train_parser(sub)
+    if only is None or only == "encode":
+        _add_encode_parser(sub)
+    if only is None or only == "decode":
+        _add_decode_parser(sub)
+    if only is None or only == "merges":
+        _add_merges_parser(sub)
+    if only is not None:
+        return p
 
     from .export import add_export_parser  # tokenizer.json, .tiktoken
 
@@ -132,10 +98,74 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+LEAN_COMMANDS = ("encode", "decode", "merges")  # `main` builds only their own parser
+
+
+def _add_train_parser(sub) -> None:
+    from tokviz.core.bpe.timeline import TIE_BREAKS
+    from tokviz.core.text.split import SPLIT_CHOICES
+
+    from .algorithms import add_algorithm_options
+
+    t = sub.add_parser("train", help="train a BPE, WordPiece or Unigram tokenizer and save its timeline")
+    t.add_argument("files", nargs="+", metavar="FILE")
+    t.add_argument("-o", "--output", required=True, metavar="MODEL.json")
+    budget = t.add_mutually_exclusive_group()
+    budget.add_argument("--vocab-size", type=_positive, metavar="N")
+    budget.add_argument("--merges", type=_positive, metavar="N")
+    t.add_argument("--units", choices=("bytes", "chars"))  # default bytes (BPE only)
+    t.add_argument("--split", metavar=SPLIT_CHOICES)  # default gpt4 (BPE), whitespace (WordPiece, Unigram)
+    t.add_argument("--end-of-word", metavar="MARK")
+    t.add_argument("--word-counts", action="store_true", help="FILEs are 'word count' tables")
+    t.add_argument("--min-count", type=_positive, metavar="N")  # default: the algorithm's
+    t.add_argument("--special", action="append", default=[], metavar="TOKEN")
+    t.add_argument("--tie-break", choices=TIE_BREAKS,  # default first (BPE only)
+                   help="equal counts: first (pair seen first) or hf (Hugging Face's BpeTrainer order)")
+    t.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict")
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_algorithm_options(t, _positive)  # --algorithm and its own options
+
+
+def _add_encode_parser(sub) -> None:
+    e = sub.add_parser("encode", help="encode text with a saved model")
+    e.add_argument("model", metavar="MODEL")
+    e.add_argument("text", nargs="?", metavar="TEXT")
+    e.add_argument("-f", "--file", metavar="FILE")
+    e.add_argument("--step", type=_positive, metavar="K", help="use only the first K merges")
+    e.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
+    fmt = e.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_const", const="json", dest="format")
+    fmt.add_argument("--ids", action="store_const", const="ids", dest="format")
+    fmt.add_argument("--tokens", action="store_const", const="tokens", dest="format")
+    e.add_argument("--specials-as-text", action="store_true", help="encode special-token text as ordinary text")
+
+
+def _add_decode_parser(sub) -> None:
+    d = sub.add_parser("decode", help="decode ids with a saved model")
+    d.add_argument("model", metavar="MODEL")
+    d.add_argument("ids", nargs="+", metavar="ID")
+    d.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
+
+
+def _add_merges_parser(sub) -> None:
+    m = sub.add_parser("merges", help="list the merges of a saved model")
+    m.add_argument("model", metavar="MODEL")
+    m.add_argument("--json", action="store_true")
+    m.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
+
+
 # -- commands ---------------------------------------------------------------------------------
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    from tokviz.core.algorithm.registry import make_training, step_noun
+    from tokviz.core.io.model_files import save_model
+    from tokviz.core.io.safe_files import same_file
+    from tokviz.core.text.corpus import parse_word_counts
+
+    from .algorithms import train_settings
+    from .progress import ProgressBar
+
     settings = train_settings(args, UsageError)  # BPE, WordPiece or Unigram settings
     out = Path(args.output)
     if out.is_dir():
@@ -211,18 +241,28 @@ def cmd_encode(args: argparse.Namespace) -> int:
         text = decode_utf8(data, name="<stdin>")
     timeline = _read_model(args.model, args.pattern)
     if args.step is not None and args.step > timeline.n_steps:
+        from tokviz.core.algorithm.registry import step_noun
+
         noun = step_noun(timeline, 1)
         raise UsageError(f"tokviz encode: --step {args.step} is past the last {noun} ({timeline.n_steps})")
     tok = timeline.tokenizer()
+    fmt = args.format or "tokens"
+    if fmt == "ids":  # the ids path: no tokens, no spans are computed
+        from tokviz.core.pretrained.ids_path import encode_ids_like, ids_text
+
+        ids = encode_ids_like(tok, text, step=args.step, specials_as_text=args.specials_as_text)
+        sys.stdout.write(ids_text(ids, tok.n_vocab))
+        sys.stdout.write("\n")
+        return 0
     if args.specials_as_text:
-        enc: Encoding = encode_specials_as_text(tok, text, step=args.step)
+        from tokviz.core.special_tokens import encode_specials_as_text
+
+        enc = encode_specials_as_text(tok, text, step=args.step)
     else:
         enc = tok.encode(text, step=args.step, allowed_special="all")
-    fmt = args.format or "tokens"
     if fmt == "json":
-        print(json.dumps(enc.to_json()))
-    elif fmt == "ids":
-        print(" ".join(map(str, enc.ids)))
+        sys.stdout.write(enc.json_text())  # = json.dumps(enc.to_json()), without the dict
+        sys.stdout.write("\n")
     else:
         for i, (tid, tok) in enumerate(zip(enc.ids, enc.tokens)):
             print(f"{tid}\t{_format_token(tok)}")
@@ -250,6 +290,10 @@ def cmd_merges(args: argparse.Namespace) -> int:
     if not timeline.has_counts:  # a loaded tokenizer: rank order, counts unknown
         _write_loaded_merges(timeline, sys.stdout, as_json=args.json)
         return 0
+    from tokviz.core.bpe.timeline import Timeline
+
+    from .algorithms import write_steps
+
     if not isinstance(timeline, Timeline):  # WordPiece scores, Unigram rounds
         write_steps(timeline, sys.stdout, as_json=args.json, format_token=_format_token)
         return 0
@@ -389,7 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"tokviz: unknown command or file {argv[0]!r} (commands: {', '.join(COMMANDS)})"
             )
         check_arguments(argv)
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv[0] if argv[0] in LEAN_COMMANDS else None).parse_args(argv)
         if args.install_desktop_entry or args.uninstall_desktop_entry:
             if args.command is not None:
                 raise UsageError("tokviz: --install-desktop-entry and --uninstall-desktop-entry take no command")

@@ -21,7 +21,6 @@ from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError
 
-from .spm.proto import peek_model_type
 from .tiktoken_files import KNOWN_ENCODINGS, cache_path
 
 HF_PREFIX = "hf:"
@@ -130,6 +129,8 @@ def file_kind(path: Path) -> str:
                     tail = chunk[-256:]
                 kind = f"tokenizer.json {found.group(1).decode()}" if found else "tokenizer.json"
             else:
+                from .spm.proto import peek_model_type  # here: opening a tokenizer does not load spm
+
                 kind = f"SentencePiece {peek_model_type(f.read())}"
     except (OSError, ValueError, ModelFormatError):
         pass

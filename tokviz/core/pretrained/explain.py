@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-import numpy as np
 
 from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.text.chunks import Cancelled
@@ -205,8 +204,10 @@ def token_counts(
     texts: Iterable[str],
     *,
     should_stop: ShouldStop | None = None,
-) -> np.ndarray:
+) -> "np.ndarray":
     """How often each id occurs when encoding `texts` (ordinary encoding, no special tokens)."""
+    import numpy as np  # here: opening a tokenizer does not need numpy
+
     counts = np.zeros(tok.n_vocab, dtype=np.int64)
     for text in texts:
         if should_stop is not None and should_stop():

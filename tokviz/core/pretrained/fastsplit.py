@@ -49,6 +49,7 @@ ASCII_PATTERNS = {
     ]),
 }
 SEGMENT_CHARS = 512  # big texts are cut about this often
+RUN_CHARS = 1 << 20  # at most this many characters are scanned at once (bounds the chunk lists)
 _CUT = re.compile(r"[A-Za-z](?= [A-Za-z])")
 
 
@@ -110,16 +111,34 @@ class FastSplitter:
         return out
 
     def chunk_lists(self, text: str) -> Iterator[list[str]]:
-        """Lists of chunks whose concatenation is ``findall(text)``, segment by segment."""
+        """Lists of chunks whose concatenation is ``findall(text)``, run by run: neighbouring
+        segments that take the same pattern are scanned together, at most `RUN_CHARS` at a time
+        (a cut point is a place where both scans restart as the scan of the whole text does)."""
         if self.ascii is None:
             yield self.pinned.findall(text)
             return
+        n = len(text)
         if text.isascii():
-            yield self.ascii.findall(text)
+            if n <= RUN_CHARS:
+                yield self.ascii.findall(text)
+                return
+            cuts = cut_points(text, RUN_CHARS)
+            for a, b in zip(cuts, cuts[1:]):
+                yield self.ascii.findall(text, a, b)  # a slice end: the scan sees text[a:b]
+            return
+        fast, slow = self.ascii.findall, self.pinned.findall
+        if n <= 2 * SEGMENT_CHARS:  # a short text: one scan, no test of its characters
+            yield slow(text)
             return
         unclean = _unclean().search
-        fast, slow = self.ascii.findall, self.pinned.findall
-        cuts = cut_points(text) if len(text) > 2 * SEGMENT_CHARS else [0, len(text)]
+        cuts = cut_points(text)
+        start, kind = 0, None
         for a, b in zip(cuts, cuts[1:]):
-            seg = text[a:b]
-            yield fast(seg) if seg.isascii() or unclean(seg) is None else slow(seg)
+            seg_fast = unclean(text, a, b) is None
+            if kind is None:
+                kind = seg_fast
+            elif seg_fast != kind or a - start >= RUN_CHARS:
+                yield fast(text[start:a]) if kind else slow(text[start:a])
+                start, kind = a, seg_fast
+        if start < n:
+            yield fast(text[start:]) if kind else slow(text[start:])

@@ -22,11 +22,9 @@ from tokviz.core.text.split import SPLIT_PRESETS
 from .caches import HF_PREFIX, resolve_hf
 from .common import PatternRequired
 from .data_gym import load_data_gym
-from .hf.tokenizer import HfTokenizer
 from .minbpe import HEADER as MINBPE_HEADER
 from .minbpe import load_minbpe
 from .rank_bpe import RankBpeTokenizer
-from .spm import SentencePieceTokenizer
 from .tiktoken_files import (  # KnownTokenizer, known_tokenizers: also importable from here
     KNOWN_ENCODINGS,
     KnownTokenizer,
@@ -184,6 +182,8 @@ def open_model(source: str | os.PathLike, *, pattern: str | None = None, downloa
     if looks_like_tiktoken(head):
         return load_tiktoken(path, pattern=pattern)
     if head[:1] == b"\x0a" or b"\x12" in head[:8]:
+        from .spm import SentencePieceTokenizer  # here: numpy and the lattice load only for a .model file
+
         return SentencePieceTokenizer.from_file(path)
     raise ModelFormatError(
         f"{path}: not a tokenizer file tokviz knows (tokviz model, minbpe .model, tokenizer.json, "
@@ -193,6 +193,8 @@ def open_model(source: str | os.PathLike, *, pattern: str | None = None, downloa
 
 def is_timeline(found: object) -> bool:
     """True for what `open_model` returns for a tokviz model file (a trained timeline)."""
+    if not callable(getattr(found, "tokenizer", None)):  # a tokenizer: no need to load every trainer
+        return False
     from tokviz.core.algorithm.registry import spec_of
 
     return spec_of(found) is not None
@@ -223,6 +225,8 @@ def _load_json(path: Path, pattern: str | None):
             raise ModelFormatError(f"{path}: {exc}") from None
     if isinstance(d, dict) and isinstance(d.get("model"), dict):
         try:
+            from .hf.tokenizer import HfTokenizer  # here: a .tiktoken file loads no tokenizer.json code
+
             tok = HfTokenizer.from_json(d, name=path.parent.name or path.stem)
         except ModelFormatError as exc:
             raise type(exc)(f"{path}: {exc}") from None

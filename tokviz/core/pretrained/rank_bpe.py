@@ -21,12 +21,13 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Mapping, Sequence
-from itertools import islice
+from itertools import accumulate, chain, islice
+from operator import sub
 
 import regex
 
 from tokviz.core.bpe.tokenizer import ExplainStep
-from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
+from tokviz.core.encoding import Encoding, encode_with_specials, ids_with_specials, offsets_of, uncovered
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.processes import halves
 from tokviz.core.text.surrogates import surrogate_safe
@@ -167,6 +168,8 @@ class RankBpeTokenizer:
         self._split = FastSplitter(pattern, self._regex)
         self._caches: dict[int, dict[str, tuple[int, ...]]] = {}
         self._merges: list[LoadedMerge] | None = None
+        self._begun: list[int] | None = None  # characters beginning in each token (spans from ids)
+        self._inside: list[int] = []  # 1 where a token's first byte continues a character
 
     @classmethod
     def from_token_list(cls, tokens: Sequence[bytes], ranks: Sequence[int], **kw) -> "RankBpeTokenizer":
@@ -249,11 +252,23 @@ class RankBpeTokenizer:
         ids = cache[chunk] = self._encode_piece(chunk.encode("utf-8"), thr)
         return ids
 
-    def encode_ids(self, text: str, *, step: int | None = None) -> list[int]:
-        """Ids of `text` with special-token strings as plain text (= tiktoken's
-        `encode_ordinary`). The fast path: no spans, no token bytes; texts of a million
-        characters or more are encoded in two processes where that is safe (`halves`)."""
+    def encode_ids(
+        self,
+        text: str,
+        *,
+        step: int | None = None,
+        allowed_special: Collection[str] | str = (),
+        disallowed_special: Collection[str] | str = (),
+    ) -> list[int]:
+        """The ids of `encode` with the same special-token arguments; by default those of
+        `encode_ordinary` (= tiktoken's `encode_ordinary`). The fast path: no spans, no token
+        bytes; texts of a million characters or more are encoded in two processes where that is
+        safe (`halves`)."""
         thr = self._threshold(step)
+        return ids_with_specials(text, self.special_tokens, lambda part: self._text_ids(part, thr),
+                                 allowed_special=allowed_special, disallowed_special=disallowed_special)
+
+    def _text_ids(self, text: str, thr: int) -> list[int]:
         cache = self._cache(thr)
         if len(text) >= halves.PARALLEL_MIN_CHARS and self._split.ascii is not None and halves.can_fork():
             cut = cut_points(text, len(text) // 2)[1]
@@ -274,19 +289,49 @@ class RankBpeTokenizer:
         return self._ids(text, thr, cache)
 
     def _ids(self, text: str, thr: int, cache: dict[str, tuple[int, ...]]) -> list[int]:
+        """Chunk by chunk through the cache: the new chunks of a run are encoded first, then the
+        run's ids are gathered in C (``map`` over the cache, ``chain``), no Python loop per chunk."""
         out: list[int] = []
         extend = out.extend
-        get = cache.get
-        miss = self._chunk_ids
+        lookup = cache.__getitem__
+        piece_ids = self._encode_piece
         for chunks in self._split.chunk_lists(text):
-            for c in chunks:
-                t = get(c)
-                if t is None:
-                    t = miss(c, thr, cache)
-                extend(t)
+            new = set(chunks).difference(cache)
+            if new:
+                if len(cache) + len(new) > _CACHE_SIZE:  # bounded memory: start over
+                    cache.clear()
+                    new = set(chunks)
+                for c in new:
+                    cache[c] = piece_ids(c.encode("utf-8"), thr)
+            extend(chain.from_iterable(map(lookup, chunks)))
         return out
 
     def _encode_text(self, text: str, offset: int, thr: int, out: Encoding) -> None:
+        """Tokens and spans derived from the ids path's ids when the tokens cover the text (every
+        known pattern does); chunk by chunk otherwise (a pattern that leaves text out)."""
+        ids = self._text_ids(text, thr)
+        spans = self._spans_of(ids, offset, len(text))
+        if spans is not None:
+            out.ids.extend(ids)
+            out.tokens.extend(map(self._vocab.__getitem__, ids))  # type: ignore[arg-type]
+            out.spans.extend(spans)
+            return
+        self._encode_chunks(text, offset, thr, out)
+
+    def _spans_of(self, ids: list[int], offset: int, n_chars: int) -> list[tuple[int, int]] | None:
+        """`byte_char_spans` of the whole text, from the ids alone: each token adds the number of
+        characters that begin in it, and starts inside the previous character when its first
+        byte continues one. None when the tokens do not cover the `n_chars` characters."""
+        if self._begun is None:  # once (a worker thread may race here: both build the same lists)
+            cont = bytes(range(0x80, 0xC0))
+            self._inside = [int(bool(t) and 0x80 <= t[0] < 0xC0) for t in self._vocab]  # type: ignore[index]
+            self._begun = [len(t.translate(None, cont)) if t is not None else 0 for t in self._vocab]
+        ends = list(accumulate(map(self._begun.__getitem__, ids), initial=offset))
+        if ends[-1] - offset != n_chars:
+            return None
+        return list(zip(map(sub, ends, map(self._inside.__getitem__, ids)), ends[1:]))
+
+    def _encode_chunks(self, text: str, offset: int, thr: int, out: Encoding) -> None:
         cache = self._cache(thr)
         vocab = self._vocab
         chunk_spans = []

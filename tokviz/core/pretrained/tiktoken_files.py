@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError, TokvizError
-from tokviz.core.io.model_files import read_file
+from tokviz.core.io.safe_files import MAX_MODEL_BYTES, read_file_bytes
 from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
 
 ENDOFTEXT = "<|endoftext|>"
@@ -158,7 +158,7 @@ def _first_bad_line(data: bytes) -> str:
 
 def read_tiktoken_file(path: str | os.PathLike) -> TiktokenFile:
     path = Path(path)
-    return parse_tiktoken(read_file(path), source=str(path))
+    return parse_tiktoken(read_file_bytes(path, limit=MAX_MODEL_BYTES, error=ModelFormatError), source=str(path))
 
 
 def looks_like_tiktoken(head: bytes) -> bool:

@@ -12,8 +12,10 @@ from __future__ import annotations
 import os
 import pickle
 import struct
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where an array is sent: a fork that sends none starts without it
+    import numpy as np
 
 
 def write_all(fd: int, data) -> None:
@@ -55,6 +57,8 @@ def write_event(fd: int, kind: str, payload: object = None, array: np.ndarray | 
     if array is None:
         write_frame(fd, (kind, payload, None))
         return
+    import numpy as np
+
     a = np.ascontiguousarray(array)
     write_frame(fd, (kind, payload, (a.shape, a.dtype.str)))
     write_all(fd, a)
@@ -65,6 +69,8 @@ def read_event(fd: int) -> tuple[str, object, np.ndarray | None]:
     kind, payload, spec = read_frame(fd)
     if spec is None:
         return kind, payload, None
+    import numpy as np
+
     array = np.empty(spec[0], dtype=np.dtype(spec[1]))
     view, done = memoryview(array).cast("B"), 0
     while done < len(view):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import regex
 
@@ -152,6 +152,13 @@ def parse_split(spec: str) -> Splitter:
     raise SplitError(f"unknown split {spec!r}; choose one of {SPLIT_CHOICES}")
 
 
+@lru_cache(maxsize=64)
+def _specials_pattern(specials: tuple[str, ...]) -> regex.Pattern:
+    """The alternation of the special-token strings, longest first (built once per set: encoding
+    many short texts asks for the same set again and again)."""
+    return regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
+
+
 def split_specials(text: str, specials: tuple[str, ...] | list[str]) -> list[tuple[int, int, bool]]:
     """Cut `text` around occurrences of the special-token strings.
 
@@ -163,10 +170,9 @@ def split_specials(text: str, specials: tuple[str, ...] | list[str]) -> list[tup
     """
     if not specials or not text:
         return [(0, len(text), False)] if text else []
-    alternation = "|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True))
     pieces: list[tuple[int, int, bool]] = []
     pos = 0
-    for m in regex.finditer(alternation, text):
+    for m in _specials_pattern(tuple(sorted(specials))).finditer(text):
         if m.start() > pos:
             pieces.append((pos, m.start(), False))
         pieces.append((m.start(), m.end(), True))

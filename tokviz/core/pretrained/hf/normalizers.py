@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from itertools import chain, repeat
 
 import regex
 
@@ -43,18 +44,19 @@ class NormStr:
         """Replace every character by ``fn(c)`` (any length); new characters keep c's span."""
         if self.spans is None:
             return NormStr("".join(map(fn, self.text)), None, self.first)
-        out, spans = [], []
-        for c, sp in zip(self.text, self.spans):
-            r = fn(c)
-            out.append(r)
-            spans.extend([sp] * len(r))
-        return NormStr("".join(out), spans, self.first)
+        mapped = list(map(fn, self.text))
+        lengths = list(map(len, mapped))
+        if lengths.count(1) == len(lengths):  # one character for one: the spans stay as they are
+            return NormStr("".join(mapped), self.spans, self.first)
+        spans = list(chain.from_iterable(map(repeat, self.spans, lengths)))  # each span `n` times
+        return NormStr("".join(mapped), spans, self.first)
 
     def replace_matches(self, pattern: PinnedPattern, content: str) -> "NormStr":
         """Replace each match by `content`; its characters get the span of the whole match."""
-        if self.spans is None:
+        if self.spans is None or (pattern.literal is not None and len(pattern.literal) == len(content) == 1):
+            # (one character for one: every character keeps its own span)
             if pattern.literal is not None:
-                return NormStr(self.text.replace(pattern.literal, content), None, self.first)
+                return NormStr(self.text.replace(pattern.literal, content), self.spans, self.first)
             return NormStr(pattern.sub(lambda m: content, self.text), None, self.first)
         out, spans, pos = [], [], 0
         for m in pattern.finditer(self.text):
@@ -88,6 +90,31 @@ class NormStr:
 
 def _lower(c: str) -> str:
     return cm.lower_char(c)  # per character: no final-sigma context, as Rust's char::to_lowercase
+
+
+class _PerCharMemo(dict):
+    """A function of one character with its answers kept: a text's characters are mapped by
+    C-level dict lookups once seen (encoding many short texts meets the same characters again)."""
+
+    def __init__(self, fn: Callable[[str], str]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def __missing__(self, c: str) -> str:
+        value = self[c] = self.fn(c)
+        return value
+
+
+def per_char_memo(fn: Callable[[str], object]) -> Callable[[str], object]:
+    """`fn` of one character, its answers kept (`fn` must depend on the character alone)."""
+    return _PerCharMemo(fn).__getitem__
+
+
+_BERT_CLEAN = _PerCharMemo(ut.bert_clean).__getitem__
+_CHINESE_SPACED = _PerCharMemo(lambda c: f" {c} " if ut.is_chinese_char(c) else c).__getitem__
+_LOWER = _PerCharMemo(_lower).__getitem__
+_NO_NONSPACING = _PerCharMemo(lambda c: "" if ut.is_nonspacing_mark(c) else c).__getitem__
+_NO_MARK = _PerCharMemo(lambda c: "" if ut.is_mark(c) else c).__getitem__
 
 
 def decompose(ns: NormStr, compat: bool) -> NormStr:
@@ -174,9 +201,9 @@ class BertNormalizer(Normalizer):
 
     def __call__(self, ns: NormStr) -> NormStr:
         if self.clean_text:
-            ns = ns.map_chars(ut.bert_clean)
+            ns = ns.map_chars(_BERT_CLEAN)
         if self.handle_chinese_chars:
-            ns = ns.map_chars(lambda c: f" {c} " if ut.is_chinese_char(c) else c)
+            ns = ns.map_chars(_CHINESE_SPACED)
         if self.strip_accents:
             ns = StripAccents(nonspacing_only=True)(decompose(ns, False))
         if self.lowercase:
@@ -188,7 +215,7 @@ class Lowercase(Normalizer):
     def __call__(self, ns: NormStr) -> NormStr:
         if ns.spans is None and "\u03a3" not in ns.text:
             return NormStr(cm.lower_text(ns.text), None, ns.first)  # per character but for the final-sigma rule
-        return ns.map_chars(_lower)
+        return ns.map_chars(_LOWER)
 
 
 class StripAccents(Normalizer):
@@ -196,13 +223,12 @@ class StripAccents(Normalizer):
     only non-spacing marks (Mn); the StripAccents normalizer every mark (M)."""
 
     def __init__(self, nonspacing_only: bool = False) -> None:
-        self.test = ut.is_nonspacing_mark if nonspacing_only else ut.is_mark
+        self.strip = _NO_NONSPACING if nonspacing_only else _NO_MARK
 
     def __call__(self, ns: NormStr) -> NormStr:
         if ns.text.isascii():
             return ns
-        test = self.test
-        return ns.map_chars(lambda c: "" if test(c) else c)
+        return ns.map_chars(self.strip)
 
 
 class UnicodeForm(Normalizer):

@@ -10,6 +10,7 @@ split behaviours (``Removed``, ``Isolated``, ``MergedWithPrevious``, ``MergedWit
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from itertools import compress
 
 import regex
 
@@ -17,7 +18,7 @@ from tokviz.core.pretrained import unicode_tables as ut
 from tokviz.core.pretrained.fastsplit import HF_GPT2_PATTERN, FastSplitter
 from tokviz.core.pretrained.unicode_tables import PinnedPattern
 
-from .normalizers import NormStr, UnsupportedComponent, hf_pattern
+from .normalizers import NormStr, UnsupportedComponent, hf_pattern, per_char_memo
 
 BEHAVIOURS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
 
@@ -51,6 +52,7 @@ def to_byte_chars(s: str) -> str:
 
 
 _ASCII_TABLE = {b: BYTE_CHAR[b] for b in range(128)}
+_BYTE_CHARS = per_char_memo(to_byte_chars)  # one character's byte-level characters, kept
 
 
 def find_spans(text: str, pattern: PinnedPattern | Callable[[str], bool]) -> list[tuple[int, int, bool]]:
@@ -62,7 +64,7 @@ def find_spans(text: str, pattern: PinnedPattern | Callable[[str], bool]) -> lis
     if isinstance(pattern, PinnedPattern):
         it = (m.span() for m in pattern.finditer(text))
     else:
-        it = ((i, i + 1) for i, c in enumerate(text) if pattern(c))
+        it = ((i, i + 1) for i in compress(range(len(text)), map(pattern, text)))
     for a, b in it:
         if prev != a:
             out.append((prev, a, False))
@@ -109,6 +111,8 @@ class PreTokenizer:
 
 class SplitPre(PreTokenizer):
     def __init__(self, pattern, behaviour: str, invert: bool = False) -> None:
+        if not isinstance(pattern, PinnedPattern):  # a test of one character: answers kept
+            pattern = per_char_memo(pattern)
         self.pattern, self.behaviour, self.invert = pattern, behaviour, invert
 
     def __call__(self, pieces: list[NormStr]) -> list[NormStr]:
@@ -155,9 +159,9 @@ class ByteLevelPre(PreTokenizer):
 
 
 def byte_level(p: NormStr) -> NormStr:
-    if p.spans is None:
-        return NormStr(to_byte_chars(p.text), None, p.first)
-    return p.map_chars(to_byte_chars)
+    if p.spans is None or p.text.isascii():  # ASCII: one byte-level character per character
+        return NormStr(to_byte_chars(p.text), p.spans, p.first)
+    return p.map_chars(_BYTE_CHARS)
 
 
 class MetaspacePre(PreTokenizer):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping, Sequence
+from operator import itemgetter
 from pathlib import Path
 
 import regex
@@ -46,6 +47,7 @@ from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, to_byte_chars
 _BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
 _MARKER = "\u2581"
 _LONG_WORD = 256  # longer words are cut at word markers when the merges allow it
+_END = itemgetter(1)
 
 
 def _walk(component, kinds: tuple[type, ...]) -> bool:
@@ -88,6 +90,7 @@ class HfTokenizer:
         self.added = list(added_tokens)
         self.name = name
         self.special_tokens = {t.content: t.id for t in self.added}
+        self._all_specials = frozenset(self.special_tokens)  # one object: its hash is kept
         self._special_ids = frozenset(t.id for t in self.added if t.special) | frozenset(
             (post_processor.before + post_processor.after) if post_processor else ()
         )
@@ -338,15 +341,18 @@ class HfTokenizer:
                 self._push_special(out, w_added, (sp[0][0], sp[-1][1]) if sp else (a, a), vocab)
                 continue
             spans = word.spans
-            for tid, s, e in self._model_tokens(word.text, limit):
-                sub = spans[s:e]  # type: ignore[index]
-                span = (min(x for x, _ in sub), max(y for _, y in sub)) if sub else (a, a)
-                if tid == self._unk_id:
-                    out.unknown.append(len(out.ids))
-                out.ids.append(tid)
-                out.tokens.append(vocab[tid])  # type: ignore[index]
-                out.spans.append(span)
-                covered.append(span)
+            toks = self._model_tokens(word.text, limit)
+            ids = [t[0] for t in toks]
+            new = [(min(sub)[0], max(map(_END, sub))) if sub else (a, a)
+                   for sub in [spans[s:e] for _, s, e in toks]]  # type: ignore[index]
+            unk = self._unk_id
+            if unk is not None and unk in ids:
+                base = len(out.ids)
+                out.unknown.extend(base + k for k, t in enumerate(ids) if t == unk)
+            out.ids.extend(ids)
+            out.tokens.extend(map(vocab.__getitem__, ids))  # type: ignore[arg-type]
+            out.spans.extend(new)
+            covered.extend(new)
 
     def _byte_level_spans(self, seg: str, offset: int, limit: int, out: Encoding, covered: list) -> None:
         """GPT-2 style (no normalizer, ByteLevel split): spans straight from byte lengths."""
@@ -389,7 +395,10 @@ class HfTokenizer:
         tokens when `add_special_tokens`. Special tokens lying inside one of the character ranges
         `literal_spans` are ordinary text (a chat message a user typed, inside a template's own
         control tokens)."""
-        allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
+        if allowed_special == "all":  # then nothing is disallowed
+            allowed: Collection[str] = self._all_specials
+        else:
+            allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
         return self._run(text, limit=self._limit(step), allowed=allowed, post=add_special_tokens, aligned=True,
                          literal=literal_spans)
 
@@ -397,10 +406,17 @@ class HfTokenizer:
         """Encode `text` alone: added-token strings as plain text, no BOS/CLS/SEP."""
         return self._run(text, limit=self._limit(step), allowed=(), post=False, aligned=True)
 
-    def encode_ids(self, text: str, *, step: int | None = None, add_special_tokens: bool = False) -> list[int]:
+    def encode_ids(self, text: str, *, step: int | None = None, add_special_tokens: bool = False,
+                   allowed_special: Collection[str] | str | None = None,
+                   disallowed_special: Collection[str] | str = ()) -> list[int]:
         """Ids only (the fast path). By default those of `encode_ordinary`; with
-        ``add_special_tokens=True`` those of `encode` (= tokenizers' ``encode(text).ids``)."""
-        allowed = set(self.special_tokens) if add_special_tokens else ()
+        ``add_special_tokens=True`` those of `encode` (= tokenizers' ``encode(text).ids``). Given
+        `allowed_special` / `disallowed_special`, the added tokens are recognised as `encode`
+        does with them."""
+        if allowed_special is None:
+            allowed = self._all_specials if add_special_tokens else ()
+        else:
+            allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
         return self._run(text, limit=self._limit(step), allowed=allowed, post=add_special_tokens, aligned=False).ids
 
     def _token_strings(self, ids: Sequence[int], skip_special_tokens: bool) -> list[str]:

@@ -27,15 +27,22 @@ tables come from Rust's standard library, not from this crate.
 from __future__ import annotations
 
 import unicodedata
-
-import numpy as np
+from functools import lru_cache
 
 from tokviz.core.pretrained.unicode9_assigned import ASSIGNED, UNICODE_VERSION
 from tokviz.core.pretrained.unicode_tables import CharTable
 
 KNOWN = CharTable("".join(ASSIGNED))  # what Unicode 9.0 assigns
-_STARTS = np.array(KNOWN.starts, dtype=np.uint32)
-_ENDS = np.array(KNOWN.ends, dtype=np.uint32)
+
+
+@lru_cache(maxsize=1)
+def _bounds():
+    """numpy and the range arrays, made on the first long text (opening a tokenizer needs neither)."""
+    import numpy as np
+
+    return np, np.array(KNOWN.starts, dtype=np.uint32), np.array(KNOWN.ends, dtype=np.uint32)
+
+
 _FIRST_GAP = chr(KNOWN.ends[0] + 1)  # every code point below it is assigned (U+0378)
 _SHORT = 64  # shorter texts are checked character by character
 
@@ -50,9 +57,10 @@ def _unknown_runs(text: str) -> list[tuple[int, int]]:
             return []
         where = [i for i, f in enumerate(flags) if f]
     else:
+        np, starts, ends = _bounds()
         cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        i = np.searchsorted(_STARTS, cps, side="right") - 1  # starts[0] == 0: never -1
-        where = np.flatnonzero(cps > _ENDS[i]).tolist()
+        i = np.searchsorted(starts, cps, side="right") - 1  # starts[0] == 0: never -1
+        where = np.flatnonzero(cps > ends[i]).tolist()
         if not where:
             return []
     runs = [(where[0], where[0] + 1)]

@@ -1,0 +1,62 @@
+"""``tokviz encode --ids`` takes the ids path and ``--json`` writes its text directly; both print
+exactly what the full encoding gives (``json.dumps(tok.encode(...).to_json())``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import shared_file
+
+from tokviz.core.pretrained import load_tokenizer
+from tokviz.core.special_tokens import encode_specials_as_text
+
+MODELS = [("tiktoken", "cl100k_base.tiktoken"), ("tiktoken", "o200k_base.tiktoken"), ("hf", "gpt2/tokenizer.json"),
+          ("hf", "bert-base-uncased/tokenizer.json"), ("hf", "mistral-7b-v0.1/tokenizer.json")]
+
+
+@pytest.mark.parametrize(("folder", "name"), MODELS)
+@pytest.mark.parametrize("specials_as_text", [False, True])
+def test_ids_and_json_equal_the_full_encoding(cli, tmp_path, corpus_text, folder, name, specials_as_text):
+    path = str(shared_file("vocab", folder, name))
+    tok = load_tokenizer(path)
+    special = sorted(tok.special_tokens)[0]
+    text = corpus_text("udhr2_all.txt", 30_000) + special + corpus_text("gutenberg30.txt", 30_000) + "\n"
+    f = tmp_path / "text.txt"
+    f.write_text(text, encoding="utf-8")
+    extra = ["--specials-as-text"] if specials_as_text else []
+    enc = encode_specials_as_text(tok, text) if specials_as_text else tok.encode(text, allowed_special="all")
+    code, out, err = cli("encode", path, "-f", str(f), "--ids", *extra)
+    assert (code, err) == (0, "")
+    assert out == " ".join(map(str, enc.ids)) + "\n"
+    code, out, err = cli("encode", path, "-f", str(f), "--json", *extra)
+    assert (code, err) == (0, "")
+    assert out == json.dumps(enc.to_json()) + "\n"
+
+
+def test_encode_errors_stay_one_line(cli):
+    code, out, err = cli("encode", "no-such-model.tiktoken", "hi", "--ids")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    code, out, err = cli("encode", "--bogus")
+    assert code == 2 and err.count("\n") == 1
+
+
+def test_encode_with_a_tiktoken_file_starts_without_numpy_or_trainers(tmp_path):
+    """The start-up of ``tokviz encode`` loads what encoding needs: no numpy, no trainer, no
+    tokenizer.json or SentencePiece code (they cost a third of a second before the first id)."""
+    import subprocess
+    import sys
+
+    path = str(shared_file("vocab", "tiktoken", "cl100k_base.tiktoken"))
+    code = (
+        "import sys\n"
+        "from tokviz.app.cli.main import main\n"
+        f"rc = main(['encode', {path!r}, 'hello world', '--ids'])\n"
+        "heavy = [m for m in ('numpy', 'tokviz.core.bpe.trainer', 'tokviz.core.pretrained.hf.tokenizer',\n"
+        "                     'tokviz.core.pretrained.spm', 'jinja2') if m in sys.modules]\n"
+        "print(rc, heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["15339 1917", "0 []"]

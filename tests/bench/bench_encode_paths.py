@@ -1,0 +1,314 @@
+"""Encoding as users meet it: whole ``tokviz encode`` processes against tiktoken's, and many short texts.
+
+Run from the repository root (after ``pip install -e '.[test,bench]'``)::
+
+    python tests/bench/bench_encode_paths.py            # every row, 3 repetitions (~3 minutes)
+    python tests/bench/bench_encode_paths.py --quick    # fewer lines, 1 MB texts, 2 repetitions
+    python tests/bench/bench_encode_paths.py --only ids_en,lines --reps 5
+
+Rows (issue #19):
+
+- ``ids_en``: ``tokviz encode cl100k_base.tiktoken -f 10MB.txt --ids`` (the first 10,000,000
+  characters of gutenberg30) against a Python script that reads the file (``utf-8-sig``, no newline
+  translation), calls tiktoken's ``encode_ordinary`` and prints the ids space-separated. Both are
+  whole processes (start-up, loading the ``.tiktoken`` file, reading, encoding, printing), their
+  outputs must be byte-identical; time and peak memory of each process tree.
+- ``ids_udhr``: the same with o200k_base over all of udhr2_all.txt (~380 languages).
+- ``json``: ``tokviz encode --json`` (ids, tokens, spans) over udhr2 against ``--ids`` (the ratio
+  asked for is json / ids).
+- ``lines``: every k-th line of udhr2 encoded one call per line, for every shared tokenizer.json
+  and ``.tiktoken`` file: tokviz's ``encode`` against tokenizers' / tiktoken's ``encode`` (per-line
+  microseconds, the same ids required).
+
+The children run without ``PYTHONDONTWRITEBYTECODE`` (an installed tokviz has its bytecode) after
+one untimed warm-up run; sides alternate; figures are medians. Peak memory is the largest sum of
+VmRSS over the process tree (polled every 5 ms from /proc, so a forked helper counts in full) and
+``ru_maxrss`` of the process. Writes ``tests/bench/results/encode_paths.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared"
+GUTENBERG = SHARED / "corpora" / "gutenberg30.txt"
+UDHR = SHARED / "corpora" / "udhr2_all.txt"
+TIKTOKEN_DIR = SHARED / "vocab" / "tiktoken"
+HF_DIR = SHARED / "vocab" / "hf"
+RESULTS = ROOT / "tests" / "bench" / "results"
+BLOB = "https://openaipublic.blob.core.windows.net/encodings/"
+ENCODE_CHARS = 10_000_000
+
+TIKTOKEN_SCRIPT = """\
+import sys
+import tiktoken
+enc = tiktoken.get_encoding(sys.argv[1])
+with open(sys.argv[2], encoding="utf-8-sig", newline="") as f:
+    text = f.read()
+print(" ".join(map(str, enc.encode_ordinary(text))))
+"""
+
+
+def loadavg() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().strip()
+    except OSError:
+        return "n/a"
+
+
+# -- whole processes ------------------------------------------------------------------------------
+
+
+def _tree_rss_kb(pid: int) -> int:
+    """VmRSS of `pid` and all its descendants (kB)."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+                        break
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                todo.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def run_process(cmd: list[str], out_path: Path, env: dict) -> dict:
+    """Run `cmd` with stdout to `out_path`: wall seconds, peak tree RSS (MiB), ru_maxrss (MiB)."""
+    with open(out_path, "wb") as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env)
+        peak = 0
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            peak = max(peak, _tree_rss_kb(proc.pid))
+            time.sleep(0.005)
+        seconds = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {err[-2000:]}")
+    return {"seconds": seconds, "peak_mb": peak / 1024, "maxrss_mb": usage.ru_maxrss / 1024}
+
+
+def _child_env(cache_dir: Path) -> dict:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed tokviz has its bytecode
+    env["TIKTOKEN_CACHE_DIR"] = str(cache_dir)
+    return env
+
+
+def _tiktoken_cache(folder: Path) -> None:
+    """tiktoken's cache layout (sha1 of the download address) over the shared files: offline."""
+    for name in ("r50k_base", "cl100k_base", "o200k_base"):
+        src = TIKTOKEN_DIR / f"{name}.tiktoken"
+        dst = folder / hashlib.sha1((BLOB + f"{name}.tiktoken").encode()).hexdigest()
+        if not dst.exists():
+            dst.symlink_to(src)
+
+
+def compare_processes(label: str, sides: dict[str, list[str]], reps: int, tmp: Path, env: dict,
+                      same_output: tuple[str, str] | None) -> dict:
+    """Run each side `reps` times (alternating, after a warm-up), medians per side."""
+    outs = {name: tmp / f"{label}-{name}.out" for name in sides}
+    for name, cmd in sides.items():  # warm-up: bytecode, page cache
+        run_process(cmd, outs[name], env)
+    if same_output is not None:
+        a, b = (outs[n].read_bytes() for n in same_output)
+        if a != b:
+            raise SystemExit(f"{label}: the outputs of {same_output[0]} and {same_output[1]} differ")
+    runs: dict[str, list[dict]] = {name: [] for name in sides}
+    for rep in range(reps):
+        order = list(sides) if rep % 2 == 0 else list(reversed(sides))
+        for name in order:
+            runs[name].append(run_process(sides[name], outs[name], env))
+    row = {"row": label, "loadavg": loadavg()}
+    for name, rs in runs.items():
+        row[name] = {
+            "seconds": statistics.median(r["seconds"] for r in rs),
+            "peak_mb": statistics.median(r["peak_mb"] for r in rs),
+            "maxrss_mb": statistics.median(r["maxrss_mb"] for r in rs),
+            "all_seconds": [round(r["seconds"], 3) for r in rs],
+        }
+    return row
+
+
+# -- many short texts (worker: one tokenizer, one side) -------------------------------------------
+
+
+def w_lines(side: str, kind: str, path: str, stride: int) -> dict:
+    lines = [ln for ln in UDHR.read_text(encoding="utf-8").splitlines()[::stride] if ln]
+    if side == "tokviz":
+        from tokviz.core.pretrained import load_tokenizer
+
+        tok = load_tokenizer(path)
+        if kind == "tiktoken":
+            def encode(s):
+                return tok.encode(s, allowed_special="all").ids
+        else:
+            def encode(s):
+                return tok.encode(s).ids
+    elif kind == "tiktoken":
+        import tiktoken
+
+        enc = tiktoken.get_encoding(Path(path).stem)
+
+        def encode(s):
+            return enc.encode(s, allowed_special="all")
+    else:
+        from tokenizers import Tokenizer
+
+        hf = Tokenizer.from_file(path)
+
+        def encode(s):
+            return hf.encode(s).ids
+    digest = hashlib.sha256()
+    t0 = time.perf_counter()
+    results = [encode(s) for s in lines]
+    seconds = time.perf_counter() - t0
+    for ids in results:
+        digest.update(json.dumps(ids).encode())
+    return {"per_line_us": seconds / len(lines) * 1e6, "lines": len(lines), "ids_sha256": digest.hexdigest()}
+
+
+def tokenizers_shared() -> list[tuple[str, str, Path]]:
+    out = [(name, "tiktoken", TIKTOKEN_DIR / f"{name}.tiktoken") for name in ("r50k_base", "cl100k_base", "o200k_base")]
+    for folder in sorted(HF_DIR.iterdir()) if HF_DIR.is_dir() else []:
+        if (folder / "tokenizer.json").is_file():
+            out.append((folder.name, "hf", folder / "tokenizer.json"))
+    return [t for t in out if t[2].is_file()]
+
+
+def run_worker(env: dict, *args: str) -> dict:
+    cmd = [sys.executable, __file__, "--worker", *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise SystemExit(f"worker {args} failed: {proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def lines_table(reps: int, stride: int, env: dict) -> list[dict]:
+    rows = []
+    for name, kind, path in tokenizers_shared():
+        ref = "tiktoken" if kind == "tiktoken" else "tokenizers"
+        runs: dict[str, list[dict]] = {"tokviz": [], ref: []}
+        for rep in range(reps):
+            order = ["tokviz", ref] if rep % 2 == 0 else [ref, "tokviz"]
+            for side in order:
+                runs[side].append(run_worker(env, "lines", side, kind, str(path), str(stride)))
+        same = len({r["ids_sha256"] for rs in runs.values() for r in rs}) == 1
+        tv = statistics.median(r["per_line_us"] for r in runs["tokviz"])
+        rf = statistics.median(r["per_line_us"] for r in runs[ref])
+        rows.append({"tokenizer": name, "reference": ref, "lines": runs["tokviz"][0]["lines"],
+                     "tokviz_us": tv, "reference_us": rf, "ratio": tv / rf, "same_ids": same,
+                     "loadavg": loadavg()})
+        print(f"  {name:22s} tokviz {tv:8.1f} us/line   {ref:10s} {rf:7.1f} us/line   "
+              f"ratio {tv / rf:5.2f}x   same ids: {same}   load {loadavg().split()[0]}", flush=True)
+    return rows
+
+
+# -- main ---------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="1 MB texts, every 40th line, 2 repetitions")
+    ap.add_argument("--reps", type=int, default=None)
+    ap.add_argument("--only", default="ids_en,ids_udhr,json,lines")
+    ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        name, *rest = args.worker
+        assert name == "lines"
+        print(json.dumps(w_lines(rest[0], rest[1], rest[2], int(rest[3]))))
+        return 0
+    if not GUTENBERG.is_file() or not UDHR.is_file():
+        print(f"needs ../shared (looked in {SHARED})", file=sys.stderr)
+        return 1
+    reps = args.reps or (2 if args.quick else 3)
+    stride = 40 if args.quick else 10
+    only = set(args.only.split(","))
+    print(f"bench_encode_paths: {platform.python_version()}, {os.cpu_count()} cores, reps {reps}, "
+          f"load {loadavg()}", flush=True)
+    result: dict = {"date": time.strftime("%Y-%m-%d %H:%M"), "python": platform.python_version(),
+                    "cpus": os.cpu_count(), "reps": reps, "quick": args.quick, "loadavg_start": loadavg(),
+                    "rows": []}
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        cache = tmp / "tiktoken-cache"
+        cache.mkdir()
+        _tiktoken_cache(cache)
+        env = _child_env(cache)
+        chars = 1_000_000 if args.quick else ENCODE_CHARS
+        en = tmp / "gutenberg.txt"
+        with open(GUTENBERG, encoding="utf-8-sig", newline="") as f:
+            en.write_text(f.read(chars), encoding="utf-8", newline="")
+        udhr = tmp / "udhr2.txt"
+        with open(UDHR, encoding="utf-8-sig", newline="") as f:
+            text = f.read()
+        udhr.write_text(text[:chars] if args.quick else text, encoding="utf-8", newline="")
+        script = tmp / "tiktoken_ids.py"
+        script.write_text(TIKTOKEN_SCRIPT)
+        py = sys.executable
+        cl100k, o200k = str(TIKTOKEN_DIR / "cl100k_base.tiktoken"), str(TIKTOKEN_DIR / "o200k_base.tiktoken")
+        whole = [
+            ("ids_en", f"encode --ids, {chars:,} chars of gutenberg30, cl100k_base", {
+                "tokviz": [py, "-m", "tokviz", "encode", cl100k, "-f", str(en), "--ids"],
+                "tiktoken": [py, str(script), "cl100k_base", str(en)],
+            }, ("tokviz", "tiktoken")),
+            ("ids_udhr", f"encode --ids, udhr2_all{' (1 MB)' if args.quick else ''}, o200k_base", {
+                "tokviz": [py, "-m", "tokviz", "encode", o200k, "-f", str(udhr), "--ids"],
+                "tiktoken": [py, str(script), "o200k_base", str(udhr)],
+            }, ("tokviz", "tiktoken")),
+            ("json", f"encode --json against --ids, udhr2_all{' (1 MB)' if args.quick else ''}, o200k_base", {
+                "json": [py, "-m", "tokviz", "encode", o200k, "-f", str(udhr), "--json"],
+                "ids": [py, "-m", "tokviz", "encode", o200k, "-f", str(udhr), "--ids"],
+            }, None),
+        ]
+        for label, title, sides, same in whole:
+            if label not in only:
+                continue
+            print(f"{label}: {title}", flush=True)
+            row = compare_processes(label, sides, reps, tmp, env, same)
+            row["title"] = title
+            a, b = list(sides)
+            row["ratio"] = row[a]["seconds"] / row[b]["seconds"]
+            row["peak_ratio"] = row[a]["peak_mb"] / row[b]["peak_mb"]
+            for name in sides:
+                r = row[name]
+                print(f"  {name:9s} {r['seconds']:6.2f} s  (runs {r['all_seconds']})  peak tree RSS "
+                      f"{r['peak_mb']:6.0f} MiB  ru_maxrss {r['maxrss_mb']:6.0f} MiB", flush=True)
+            print(f"  ratio {a}/{b}: time {row['ratio']:.2f}x, peak memory {row['peak_ratio']:.2f}x   "
+                  f"load {loadavg()}", flush=True)
+            result["rows"].append(row)
+        if "lines" in only:
+            print(f"lines: every {stride}th line of udhr2, one encode call per line", flush=True)
+            result["lines"] = lines_table(reps, stride, env)
+    result["loadavg_end"] = loadavg()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / "encode_paths.json"
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {out.relative_to(ROOT)}   load {loadavg()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,49 @@
+"""The ids of an encoding without the encoding: what ``tokviz encode --ids`` prints.
+
+``encode_ids_like(tok, text)`` equals ``tok.encode(text, allowed_special="all").ids`` (and with
+``specials_as_text=True`` the ids of `encode_specials_as_text`), but the tokenizers that have an
+ids path take it: no token bytes, no spans, no per-chunk byte offsets, and a big text may be
+encoded in two processes (`tokviz.core.processes.halves`). Tokens and spans can be derived from
+the ids afterwards when they are wanted. What this leaves out: the encoders themselves
+(`rank_bpe`, `hf.tokenizer`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from tokviz.core.special_tokens import added_tokens
+
+from .rank_bpe import RankBpeTokenizer
+
+_HF_MODULE = "tokviz.core.pretrained.hf.tokenizer"
+
+
+def encode_ids_like(tok, text: str, *, step: int | None = None, specials_as_text: bool = False) -> list[int]:
+    """``tok.encode(text, step=step, allowed_special="all").ids`` by the cheapest exact path;
+    with `specials_as_text`, the ids of ``encode_specials_as_text(tok, text, step=step)``."""
+    if specials_as_text:
+        allowed: list[str] | str = [t.content for t in added_tokens(tok) if not t.special]
+        disallowed: tuple | str = ()
+    else:
+        allowed, disallowed = "all", ()
+    if isinstance(tok, RankBpeTokenizer):
+        return tok.encode_ids(text, step=step, allowed_special=allowed, disallowed_special=disallowed)
+    hf = sys.modules.get(_HF_MODULE)  # not loaded: `tok` is no tokenizer.json (and it stays unloaded)
+    if hf is not None and isinstance(tok, hf.HfTokenizer):
+        return tok.encode_ids(text, step=step, add_special_tokens=True, allowed_special=allowed,
+                              disallowed_special=disallowed)
+    return tok.encode(text, step=step, allowed_special=allowed, disallowed_special=disallowed).ids
+
+
+def ids_text(ids: Sequence[int], n_vocab: int) -> str:
+    """The ids written as decimal numbers separated by spaces (one string; for many ids the
+    numbers are looked up in a table of the vocabulary's names instead of formatted one by one)."""
+    if len(ids) < n_vocab // 4:
+        return " ".join(map(str, ids))
+    names = [str(i) for i in range(n_vocab)]
+    try:
+        return " ".join(map(names.__getitem__, ids))
+    except (IndexError, TypeError):  # an id beyond the table (or not an index): format each one
+        return " ".join(map(str, ids))
