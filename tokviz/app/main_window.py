@@ -381,6 +381,7 @@ class MainWindow(QMainWindow):
         self.animation.shutdown()
         self.sessions.shutdown()
         self.docks.shutdown()
+        self.workspaces.shutdown()
 
     def closeEvent(self, event) -> None:
         if not self.files.maybe_save():

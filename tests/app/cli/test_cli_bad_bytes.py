@@ -27,6 +27,7 @@ def workdir(tmp_path_factory):
     (d / "ok.json").write_text('[{"role": "user", "content": "hi"}]', encoding="utf-8")
     (d / "badmsg.json").write_bytes(b'[{"role": "user", "content": "caf\xe9"}]')
     (d / "bad.txt").write_bytes(b"caf\xe9 ol\xff\n")
+    (d / "latin1.json").write_bytes(b'{"caf\xe9": 1}')  # not UTF-8 at all: the window would ask
     (d / "bad.json").write_bytes(b'{"format": "tokviz-model", "version": 1, "settings": {"split": "\xff"}}')
     (d / os.fsdecode(b"caf\xe9.txt")).write_text("low\n", encoding="utf-8")  # a Latin-1 file name
     return d
@@ -78,6 +79,8 @@ TABLE = {
     "animate": {
         "text": (["animate", "model.json", "--out", "a.gif", "--text", b"a\xffb"], b"", "argument 6"),
         "model file": (["animate", "bad.json", "--out", "a.gif"], b"", "bad.json"),
+        "model file not UTF-8": (["animate", "latin1.json", "--out", "a.gif"], b"",
+                                 "latin1.json is not valid UTF-8 (first bad byte 0xE9"),
     },
     "gui": {  # a readable file opens the window, which reports a bad file itself
         "file name": (["gui", b"\xff.txt"], b"", "argument 2 (\\xff.txt)"),

@@ -338,3 +338,26 @@ def test_baselines_of_a_big_corpus_are_counted_a_slice_at_a_time(make_panel, qtb
     assert max(sizes) <= baselines.SLICE_CHARS + len("mat,")
     words = next(r for r in panel.result.rows if r.spec.key == "words")
     assert words.stats.tokens == 2 and words.encoding.unknown == []  # both words in its vocabulary
+
+
+def test_scrubbing_a_long_text_runs_one_encoder_at_a_time(make_panel, qtbot, timeline, monkeypatch):
+    """Steps changing faster than a long text encodes: a new encoding starts only once the one it
+    replaces has stopped (threads piling up would fight the window for the interpreter)."""
+    panel, sm = make_panel(timeline, text="hello world, the lowest newest " * 8_000)
+    engine = panel.engine
+    alive_at_launch = []
+    launch = engine._launch
+
+    def counting_launch(worker):
+        alive_at_launch.append(engine.thread_count)
+        return launch(worker)
+
+    monkeypatch.setattr(engine, "_launch", counting_launch)
+    for k in range(sm.n_steps - 1, 3, -max(1, sm.n_steps // 8)):
+        launches = len(alive_at_launch)
+        sm.set_step(k)
+        qtbot.waitUntil(lambda: len(alive_at_launch) > launches, timeout=WAIT)
+    sm.set_step(3)
+    qtbot.waitUntil(lambda: not engine.is_pending, timeout=WAIT)
+    assert len(alive_at_launch) >= 2 and max(alive_at_launch) == 0, alive_at_launch
+    assert panel.result.request.rows[0].step == 3 or "step 3/" in panel.status.text()

@@ -53,6 +53,10 @@ class _Collect:
     def ask_yes_no(self, title: str, message: str) -> bool:
         return False
 
+    def ask_open_replacing(self, message: str) -> bool:
+        self.errors.append(message)  # a file that is not UTF-8: the command's error, never a question
+        return False
+
 
 def run_animate(args: argparse.Namespace) -> int:
     m = re.fullmatch(r"(\d+)[xX](\d+)", args.size)
@@ -68,7 +72,7 @@ def run_animate(args: argparse.Namespace) -> int:
         raise TokvizError(f"--out {out} is the model file; give another name")
     fmt = "gif" if out.suffix.lower() == ".gif" else "png"
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from tokviz.app.gui import create_application
+    from tokviz.app.gui import create_application, dispose_window
 
     create_application()
     from PySide6.QtCore import qInstallMessageHandler
@@ -102,8 +106,7 @@ def run_animate(args: argparse.Namespace) -> int:
                 if outcome != "finished":
                     raise TokvizError(dialogs.errors[-1] if dialogs.errors else "the export did not finish")
             finally:
-                window.shutdown()
-                window.deleteLater()
+                dispose_window(window)
     finally:
         qInstallMessageHandler(previous)
     print(out, file=sys.stdout)

@@ -146,6 +146,10 @@ class WorkspaceController(QObject):
         self._arranged_for = None  # the columns last laid out by `arrange` (None: a restored state)
         frame.installEventFilter(self)  # a window resized across WIDE_WINDOW_PX: the other variant
 
+    def shutdown(self) -> None:
+        """Stop watching the window (its teardown must not call back into Python)."""
+        self.frame.removeEventFilter(self)
+
     def eventFilter(self, obj, event) -> bool:
         if obj is self.frame and event.type() == QEvent.Type.ChildPolished \
                 and isinstance(event.child(), QTabBar):  # a tab group Qt has just made

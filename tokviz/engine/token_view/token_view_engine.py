@@ -61,6 +61,7 @@ BASELINE_CORPUS_CHARS = 5_000_000  # baselines and unit counts read at most this
 OOV_CORPUS_CHARS = 1_000_000  # a loaded tokenizer's unknown-token rate reads at most this much corpus
 TYPING_DELAY_MS = 120
 QUICK_DELAY_MS = 10
+RETRY_MS = 15  # a request waiting for the encoder it replaces to stop looks again after this
 
 
 @dataclass(frozen=True)
@@ -368,7 +369,7 @@ class TokenViewEngine(BackgroundEngine):
     @property
     def is_pending(self) -> bool:
         """True while a request waits for its debounce delay or runs."""
-        return self._timer.isActive() or self.is_running
+        return self._timer.isActive() or self.is_running or self._pending is not None
 
     def request(self, request: TokenViewRequest, *, delay_ms: int = QUICK_DELAY_MS) -> None:
         """Encode `request` after `delay_ms` (a newer request before then replaces it)."""
@@ -379,9 +380,13 @@ class TokenViewEngine(BackgroundEngine):
 
     @Slot()
     def _on_timer_timeout(self) -> None:
-        req, self._pending = self._pending, None
-        if req is None or self._closed:
+        if self._pending is None or self._closed:
             return
+        if self.thread_count:  # one encoder at a time: threads piling up (steps scrubbed faster than
+            self._retire_current()  # a long text encodes) would fight the window for the interpreter
+            self._timer.start(RETRY_MS)  # the newest request starts once that thread is done
+            return
+        req, self._pending = self._pending, None
         worker = TokenViewWorker(self._new_run_id(), req, self._trained_cache, self._baseline_cache, self._oov_cache)
         worker.partial_ready.connect(self._on_worker_partial_ready)
         worker.built.connect(self._on_worker_built)
