@@ -122,14 +122,3 @@ def run_screenshots(out_dir: Path, *, theme: str, sizes=None) -> int:
         print(p)
     return 0
 
-
-def dispose_window(window) -> None:
-    """Stop a scripted window's threads and delete it now (the CLI's animate and screenshot runs):
-    left to the interpreter's exit, its pyqtgraph items would lay themselves out while Python is
-    finalizing and crash the process after its work is done."""
-    from PySide6.QtCore import QCoreApplication, QEvent
-
-    window.shutdown()
-    window.hide()
-    window.deleteLater()
-    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

@@ -383,6 +383,15 @@ class MainWindow(QMainWindow):
         self.docks.shutdown()
         self.workspaces.shutdown()
 
+    def dispose(self) -> None:
+        """Stop the threads and delete the window now (scripted runs: animate, screenshot). Left to the
+        interpreter's exit, its pyqtgraph items would lay themselves out while Python is finalizing
+        and crash the process after its work is done."""
+        self.shutdown()
+        self.hide()
+        self.deleteLater()
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
     def closeEvent(self, event) -> None:
         if not self.files.maybe_save():
             event.ignore()

@@ -72,7 +72,7 @@ def run_animate(args: argparse.Namespace) -> int:
         raise TokvizError(f"--out {out} is the model file; give another name")
     fmt = "gif" if out.suffix.lower() == ".gif" else "png"
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from tokviz.app.gui import create_application, dispose_window
+    from tokviz.app.gui import create_application
 
     create_application()
     from PySide6.QtCore import qInstallMessageHandler
@@ -106,7 +106,7 @@ def run_animate(args: argparse.Namespace) -> int:
                 if outcome != "finished":
                     raise TokvizError(dialogs.errors[-1] if dialogs.errors else "the export did not finish")
             finally:
-                dispose_window(window)
+                window.dispose()
     finally:
         qInstallMessageHandler(previous)
     print(out, file=sys.stdout)

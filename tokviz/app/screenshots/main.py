@@ -31,7 +31,6 @@ def take_screenshots(out_dir: Path, *, theme: str, sizes=None) -> list[Path]:
     1920x1080); returns the files written."""
     from .workspaces import DEFAULT_SIZES, take_welcome_screenshot, take_workspace_screenshots
 
-    from tokviz.app.gui import dispose_window
     from tokviz.app.main_window import MainWindow
 
     app = QApplication.instance()
@@ -116,6 +115,6 @@ def take_screenshots(out_dir: Path, *, theme: str, sizes=None) -> list[Path]:
             written += take_lesson_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
         finally:
             window.close()
-            dispose_window(window)
+            window.dispose()
             _settle(app)
     return written
