@@ -94,3 +94,28 @@ def test_a_large_paste_goes_in_piece_by_piece_as_one_undo_step(panel, qtbot):
     qtbot.waitUntil(lambda: panel.result is not None and len(panel.result.request.text) == len(text), timeout=WAIT)
     panel.editor.undo()
     assert panel.editor.toPlainText() == ""  # the whole paste was one step
+
+
+def test_the_editors_text_is_read_once_per_change_and_never_stale(qtbot):
+    from tokviz.panels.token_view.editor import TokenTextEdit
+
+    edit = TokenTextEdit()
+    qtbot.addWidget(edit)
+    reads = []
+    real = edit.toPlainText
+
+    def counting():
+        reads.append(1)
+        return real()
+
+    edit.toPlainText = counting  # the text() cache asks the document only after a change
+    edit.setPlainText("low lower")
+    assert edit.text() == edit.text() == "low lower" and len(reads) == 1
+    edit.moveCursor(edit.textCursor().MoveOperation.End)
+    qtbot.keyClicks(edit, " lowest")
+    assert edit.text() == real() == "low lower lowest"
+    edit.undo()
+    assert edit.text() == real()
+    edit.selectAll()
+    edit.cut()
+    assert edit.text() == "" == real()

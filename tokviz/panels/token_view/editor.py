@@ -5,6 +5,8 @@ thread (half a second on a busy laptop). A large paste is inserted here `CHUNK_C
 piece per turn of the event loop, every piece joined to the first one's undo step, so Ctrl+Z still
 removes the whole paste. `paste_finished` says when the last piece is in.
 
+`text()` is the plain text, kept between edits (every step change of the timeline asks for it).
+
 What this leaves out: encoding the text (the panel's engine, debounced on `textChanged`).
 """
 
@@ -25,6 +27,17 @@ class TokenTextEdit(QPlainTextEdit):
         self._pending: list[str] = []
         self._timer = QTimer(self, singleShot=True, interval=0)
         self._timer.timeout.connect(self._on_timer_timeout)
+        self._text: str | None = None  # toPlainText() of a megabyte costs milliseconds: read once per edit
+        self.document().contentsChange.connect(self._forget_text)
+
+    def text(self) -> str:
+        """The plain text, read from the document once after each change."""
+        if self._text is None:
+            self._text = self.toPlainText()
+        return self._text
+
+    def _forget_text(self, *_args) -> None:
+        self._text = None
 
     @property
     def is_pasting(self) -> bool:

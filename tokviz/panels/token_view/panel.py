@@ -40,6 +40,7 @@ from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.display.palette import DEFAULT_PALETTE, PALETTE_LABELS, token_palette
 from tokviz.engine.step_model import StepModel
 from tokviz.engine.token_view.token_view_engine import (
+    FIRST_SCREEN_CHARS,
     QUICK_DELAY_MS,
     TYPING_DELAY_MS,
     RowSpec,
@@ -233,7 +234,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.editor.setPlainText(text)
 
     def text(self) -> str:
-        return self.editor.toPlainText()
+        return self.editor.text()
 
     def set_mode(self, mode: str) -> None:
         self.mode_box.setCurrentIndex(MODES.index(mode))
@@ -365,7 +366,8 @@ class TokenViewPanel(TokenViewExports, Panel):
     @Slot(int)
     def _on_step_model_step_changed(self, _step: int) -> None:
         training = self.step_model.timeline is not None and not self.step_model.is_finished
-        self.refresh(delay_ms=TYPING_DELAY_MS if training else QUICK_DELAY_MS)
+        long = len(self.text()) > 1.5 * FIRST_SCREEN_CHARS  # scrubbing: encode where the slider rests
+        self.refresh(delay_ms=TYPING_DELAY_MS if training or long else QUICK_DELAY_MS)
 
     @Slot()
     def _on_corpus_or_timeline_changed(self) -> None:
