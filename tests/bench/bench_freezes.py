@@ -159,7 +159,8 @@ def _profile(meter_cls, flow: str) -> None:
 
 class StallWatch:
     """A watchdog thread: when the GUI thread has not ticked the meter for `threshold_ms`, it records
-    the GUI thread's Python stack (what the window was busy with). ``--watch`` prints them."""
+    the GUI thread's Python stack (what the window was busy with) and the innermost frames of the
+    other threads (a worker holding the GIL in one long C call). ``--watch`` prints them."""
 
     def __init__(self, meter, threshold_ms: float = 60.0) -> None:
         import threading
@@ -180,8 +181,12 @@ class StallWatch:
             now = time.perf_counter()
             if self.meter.timer.isActive() and now - last > self.threshold and now - max(sampled, last) > 0.05:
                 sampled = now  # a long gap is sampled every 50 ms: where the time goes, not only where it began
-                frame = sys._current_frames().get(self.main)
+                frames = sys._current_frames()
+                frame = frames.get(self.main)
                 stack = "".join(traceback.format_stack(frame, limit=14)) if frame is not None else "?"
+                for ident, other in frames.items():  # a worker holding the GIL in one long C call
+                    if ident not in (self.main, self._thread.ident):
+                        stack += f"  [thread {ident}]\n" + "".join(traceback.format_stack(other)[-4:])
                 self.samples.append((f"{self.meter.phase} at {1000 * (now - last):.0f} ms", stack))
 
     def stop(self) -> None:

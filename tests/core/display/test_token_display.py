@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tokviz.core import TrainSettings, train
 from tokviz.core.baselines import CharTokenizer, WordTokenizer
@@ -151,3 +153,32 @@ def test_export_json_and_html(byte_tok):
     assert "<b>" not in page and "&lt;<span class=\"id\">60</span>" in page
     assert "&lt;E6&gt;" in page  # byte tokens as <E6>, escaped
     assert ids_text([1, 2, 3]) == "[1, 2, 3]"
+
+
+def _digit_runs_slow(text, enc):
+    """The obvious version: every token boundary, sorted, cut into each run of digits."""
+    import re
+
+    bounds = sorted({b for _, b in enc.spans} | {a for a, _ in enc.spans})
+    out = []
+    for m in re.finditer(r"\d+", text):
+        a, b = m.span()
+        cuts = [a, *(x for x in bounds if a < x < b), b]
+        out.append((a, m.group(), tuple(text[x:y] for x, y in zip(cuts, cuts[1:]))))
+    return out[:50]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet="ab 1234567890\t\n٣٤", max_size=80))
+def test_digit_runs_and_trailing_whitespace_equal_the_obvious_versions(text):
+    import re
+
+    tok = _DIGIT_TOKENIZER.tokenizer()
+    enc = tok.encode(text)
+    assert [(r.start, r.digits, r.pieces) for r in digit_runs(text, enc)] == _digit_runs_slow(text, enc)
+    slow = [text.count("\n", 0, m.start()) + 1 for m in re.finditer(r"[ \t]+(?=\r?\n|\Z)", text)]
+    assert trailing_whitespace(text) == slow
+
+
+_DIGIT_TOKENIZER = train(  # digits merged into pairs and triples: runs are cut inside
+TrainSettings(vocab_size=300), texts=["1234 5678 12 345 6789 101 2024 " * 20])

@@ -18,11 +18,14 @@ thread) and where counts come from (the caller passes them).
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+
+import regex
 
 from tokviz.core.encoding import Encoding
 
@@ -30,8 +33,10 @@ from .palette import TokenPalette, token_colors
 from .tokens import BYTES, INSERTED, SPECIAL, UNKNOWN, hex_bytes, token_labels, token_stats
 
 _WORD = re.compile(r"\w+")
-_DIGITS = re.compile(r"\d+")
-_TRAILING = re.compile(r"[ \t]+(?=\r?\n|\Z)")
+# scanned with concurrent=True: a megabyte with few matches is one long search, which must not hold
+# the GIL from the window while the token view's worker runs it
+_DIGITS = regex.compile(r"\d+")
+_TRAILING = regex.compile(r"[ \t]+(?=\r?\n|\Z)")
 
 
 @dataclass(frozen=True)
@@ -73,18 +78,15 @@ class DigitRun:
 
 def digit_runs(text: str, enc: Encoding, *, limit: int = 50) -> list[DigitRun]:
     """How each run of digits (first `limit`) is cut by the tokens of `enc`."""
-    bounds = sorted({b for _, b in enc.spans} | {a for a, _ in enc.spans})
-    import bisect
-
+    starts = ends = None
     out = []
-    for m in _DIGITS.finditer(text):
+    for m in _DIGITS.finditer(text, concurrent=True):
         a, b = m.span()
-        i = bisect.bisect_right(bounds, a)
-        cuts = [a]
-        while i < len(bounds) and bounds[i] < b:
-            cuts.append(bounds[i])
-            i += 1
-        cuts.append(b)
+        if starts is None:  # token starts and ends, each in text order (no sort of a megabyte's spans)
+            starts, ends = [x for x, _ in enc.spans], [y for _, y in enc.spans]
+        inside = {x for bounds in (starts, ends)
+                  for x in bounds[bisect.bisect_right(bounds, a):bisect.bisect_left(bounds, b)]}
+        cuts = [a, *sorted(inside), b]
         out.append(DigitRun(a, m.group(), tuple(text[x:y] for x, y in zip(cuts, cuts[1:], strict=False))))
         if len(out) >= limit:
             break
@@ -93,7 +95,13 @@ def digit_runs(text: str, enc: Encoding, *, limit: int = 50) -> list[DigitRun]:
 
 def trailing_whitespace(text: str) -> list[int]:
     """1-based numbers of the lines that end in spaces or tabs."""
-    return [text.count("\n", 0, m.start()) + 1 for m in _TRAILING.finditer(text) if m.end() > m.start()]
+    out, line, pos = [], 1, 0
+    for m in _TRAILING.finditer(text, concurrent=True):
+        if m.end() > m.start():
+            line += text.count("\n", pos, m.start())  # counted from the last match: linear, not quadratic
+            pos = m.start()
+            out.append(line)
+    return out
 
 
 def script_of(c: str) -> str:

@@ -49,7 +49,8 @@ ASCII_PATTERNS = {
     ]),
 }
 SEGMENT_CHARS = 512  # big texts are cut about this often
-RUN_CHARS = 1 << 20  # at most this many characters are scanned at once (bounds the chunk lists)
+RUN_CHARS = 1 << 16  # at most this many characters are scanned at once: bounds the chunk lists, and the
+# time one C call (stdlib re, a map over the chunks) holds the GIL from the window (about 3 ms)
 _CUT = re.compile(r"[A-Za-z](?= [A-Za-z])")
 
 
