@@ -2,7 +2,7 @@
 
 The merge timeline's Chart and Rounds tabs draw with pyqtgraph, whose import alone takes about a
 third of a second at start-up, while neither tab is on the first screen. The panel puts this
-placeholder in the tab instead: until it is first painted it only remembers the last value
+placeholder in the tab instead: until the turn of the event loop after its first paint it only remembers the last value
 given to each of the chart's setters (`set_series`, `set_cursor`, ...) and hands them to the chart
 when it is made, in the order they came; anything else asked of it makes the chart at once.
 `step_clicked` is relayed from the chart.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 SETTERS = ("set_series", "set_cursor", "set_mode", "set_log_scale", "set_timeline")
@@ -30,6 +30,7 @@ class DeferredChart(QWidget):
         self._factory = factory
         self._chart: QWidget | None = None
         self._calls: dict[str, tuple] = {}  # setter -> its last arguments, in the order of the calls
+        self._scheduled = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
 
@@ -50,8 +51,9 @@ class DeferredChart(QWidget):
         return self._chart
 
     def paintEvent(self, event) -> None:  # on screen (a tab behind another one is "shown" too)
-        if self._chart is None:
-            self.chart()
+        if self._chart is None and not self._scheduled:  # made right after this paint, not during it:
+            self._scheduled = True  # on the first screen (the Learn workspace shows the Chart tab)
+            QTimer.singleShot(0, self, self.chart)  # the window appears before pyqtgraph loads
         super().paintEvent(event)
 
     def __getattr__(self, name: str):
