@@ -9,7 +9,7 @@ submodule (``tokviz encode`` reads a file and a tokenizer) does not load numpy a
 
 from __future__ import annotations
 
-import importlib
+from tokviz.core.lazy_names import lazy_names
 
 _WHERE = {  # name -> the module that defines it
     "CharTokenizer": ".baselines",
@@ -54,14 +54,4 @@ _WHERE = {  # name -> the module that defines it
 }
 __all__ = sorted(_WHERE)
 
-
-def __getattr__(name: str):
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_WHERE[name], __name__), name)
-    globals()[name] = value  # once: later lookups are ordinary
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)

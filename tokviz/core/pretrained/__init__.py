@@ -18,7 +18,7 @@ submodule, or the package for one name, does not load every reader (the window s
 
 from __future__ import annotations
 
-import importlib
+from tokviz.core.lazy_names import lazy_names
 
 _WHERE = {  # name -> the module that defines it
     "LoadedMerge": ".common",
@@ -61,14 +61,4 @@ _WHERE = {  # name -> the module that defines it
 }
 __all__ = sorted(_WHERE)
 
-
-def __getattr__(name: str):
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_WHERE[name], __name__), name)
-    globals()[name] = value  # once: later lookups are ordinary
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
