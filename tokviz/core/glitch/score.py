@@ -19,6 +19,7 @@ What this leaves out: running over a vocabulary (`report`) and drawing.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from tokviz.core.display.tokens import visible_token
@@ -63,8 +64,6 @@ def score_parts(reason: str, rarity: float, count: int) -> tuple[float, float, f
     >>> score_parts("merge", 2.0, 0)
     (3.5, 1.5, 2.0, 0.0)
     """
-    import math
-
     reach = REACH.get(reason, 0.0)
     familiarity = math.log1p(count)
     return reach + rarity - familiarity, reach, rarity, familiarity
