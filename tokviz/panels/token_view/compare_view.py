@@ -100,7 +100,8 @@ class TokenCompareView(QScrollArea):
             view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             view.set_tooltip_provider(self._row_tooltip(r))
             view.token_clicked.connect(lambda i, r=r: self.token_clicked.emit(r, i))
-            view.laid_out.connect(lambda v=view: QTimer.singleShot(0, lambda: self._fit(v)))  # never from a resize
+            view.laid_out.connect(  # never from a resize; skipped when the row was deleted meanwhile
+                lambda v=view: QTimer.singleShot(0, v, lambda: self._fit(v)))
             self._layout.insertWidget(self._layout.count() - 1, header)
             self._layout.insertWidget(self._layout.count() - 1, view)
             self._headers.append(header)
