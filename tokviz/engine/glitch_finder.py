@@ -16,25 +16,17 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from tokviz.core.glitch.report import Coverage, find_glitches, report_of
 
-from .tasks import TaskEngine
-from .workers import BATCH_SECONDS, BackgroundWorker, background_mode
+from .tasks import ProgressWorker, TaskEngine
+from .workers import BATCH_SECONDS, background_mode
 
 
-class GlitchWorker(BackgroundWorker):
-    progress = Signal(int, str, float)  # run id, what, fraction
+class GlitchWorker(ProgressWorker):
     coverage_ready = Signal(int, object)  # run id, Coverage
     rows_ready = Signal(int, object)  # run id, list[GlitchRow]
 
     def __init__(self, run_id: int, tokenizer, corpus: str) -> None:
         super().__init__(run_id)
         self.tokenizer, self.corpus = tokenizer, corpus
-        self._last = 0.0
-
-    def _on_progress(self, what: str, fraction: float) -> None:
-        now = time.monotonic()
-        if now - self._last >= BATCH_SECONDS:
-            self._last = now
-            self.progress.emit(self.run_id, what, float(fraction))
 
     def work(self) -> object:
         rows, batch, coverage = [], [], None

@@ -22,14 +22,14 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from .workers import BATCH_SECONDS, BackgroundEngine, BackgroundWorker, background_mode
 
 
-class TaskWorker(BackgroundWorker):
-    """Calls one function on its thread."""
+class ProgressWorker(BackgroundWorker):
+    """A worker whose job reports ``progress(what, fraction)``; `progress` is emitted at most every
+    `BATCH_SECONDS` (pass `self._on_progress` to the job)."""
 
     progress = Signal(int, str, float)  # run id, what, fraction
 
-    def __init__(self, run_id: int, fn: Callable, args: tuple, kwargs: dict) -> None:
+    def __init__(self, run_id: int) -> None:
         super().__init__(run_id)
-        self.fn, self.args, self.kwargs = fn, args, kwargs
         self._last = 0.0
 
     def _on_progress(self, what: str, fraction: float) -> None:
@@ -37,6 +37,14 @@ class TaskWorker(BackgroundWorker):
         if now - self._last >= BATCH_SECONDS:
             self._last = now
             self.progress.emit(self.run_id, what, float(fraction))
+
+
+class TaskWorker(ProgressWorker):
+    """Calls one function on its thread."""
+
+    def __init__(self, run_id: int, fn: Callable, args: tuple, kwargs: dict) -> None:
+        super().__init__(run_id)
+        self.fn, self.args, self.kwargs = fn, args, kwargs
 
     def work(self) -> object:
         with background_mode():

@@ -12,12 +12,15 @@ from PySide6.QtCore import QBuffer, QIODevice, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QBoxLayout,
+    QDoubleSpinBox,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLayout,
+    QLineEdit,
     QMessageBox,
+    QSpinBox,
     QTableView,
     QTableWidget,
     QTableWidgetItem,
@@ -156,3 +159,23 @@ def save_image(image, path: str | Path, fmt: str = "PNG") -> bool:
 def warn_export_failed(parent: QWidget, what: str, exc: Exception) -> None:
     """Tell the user an export could not be written (the panel keeps its state)."""
     QMessageBox.warning(parent, f"Could not export {what}", str(exc)[:1].upper() + str(exc)[1:])
+
+
+def segmentation_controls(prefix: str, word: str = "", n_best: int = 5) -> tuple[QLineEdit, QSpinBox, QDoubleSpinBox]:
+    """The word box, the n-best count and the sampling alpha of a Unigram segmentation view
+    (`prefix` names them: ``<prefix>_word_edit``, ``<prefix>_nbest_spin``, ``<prefix>_alpha_spin``)."""
+    word_edit = QLineEdit(word, objectName=f"{prefix}_word_edit")
+    word_edit.setPlaceholderText("A word, e.g. unbelievable")
+    word_edit.setClearButtonEnabled(True)
+    n_spin = QSpinBox(objectName=f"{prefix}_nbest_spin")
+    n_spin.setRange(1, 50)
+    n_spin.setValue(n_best)
+    n_spin.setPrefix("top ")
+    alpha_spin = QDoubleSpinBox(objectName=f"{prefix}_alpha_spin")
+    alpha_spin.setRange(0.01, 10.0)
+    alpha_spin.setSingleStep(0.1)
+    alpha_spin.setValue(0.1)  # SentencePiece's usual setting
+    alpha_spin.setPrefix("alpha ")
+    alpha_spin.setToolTip("Sampling weight p(segmentation)^alpha: 1 samples from the model, "
+                          "smaller values flatten towards all segmentations alike")
+    return word_edit, n_spin, alpha_spin

@@ -15,11 +15,11 @@ from __future__ import annotations
 import random
 
 from PySide6.QtCore import Qt, QTimer, Slot
-from PySide6.QtWidgets import QDoubleSpinBox, QLabel, QLineEdit, QPushButton, QScrollArea, QSpinBox, QWidget
+from PySide6.QtWidgets import QLabel, QPushButton, QScrollArea, QWidget
 
 from tokviz.core.unigram.lattice_layout import LatticeLayout, layout_lattice
 from tokviz.panels.base import Panel, monospace_font
-from tokviz.panels.widgets import STRETCH, cell_table, hbox, set_cells, vbox
+from tokviz.panels.widgets import STRETCH, cell_table, hbox, segmentation_controls, set_cells, vbox
 
 from .canvas import LatticeCanvas
 
@@ -35,13 +35,7 @@ class LatticePanel(Panel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.word_edit = QLineEdit(objectName="lattice_word_edit")
-        self.word_edit.setPlaceholderText("A word, e.g. unbelievable")
-        self.word_edit.setClearButtonEnabled(True)
-        self.n_spin = QSpinBox(objectName="lattice_nbest_spin")
-        self.n_spin.setRange(1, 50)
-        self.n_spin.setValue(N_BEST)
-        self.n_spin.setPrefix("top ")
+        self.word_edit, self.n_spin, self.alpha_spin = segmentation_controls("lattice", n_best=N_BEST)
         self.caption = QLabel(objectName="lattice_caption", wordWrap=True)
         self.canvas = LatticeCanvas()
         self.canvas.setObjectName("lattice_canvas")
@@ -51,13 +45,6 @@ class LatticePanel(Panel):
         scroll.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.table = cell_table("lattice_nbest_table", NBEST_HEADERS)
         self.table.currentCellChanged.connect(self._on_table_current_cell_changed)
-        self.alpha_spin = QDoubleSpinBox(objectName="lattice_alpha_spin")
-        self.alpha_spin.setRange(0.01, 10.0)
-        self.alpha_spin.setSingleStep(0.1)
-        self.alpha_spin.setValue(0.1)
-        self.alpha_spin.setPrefix("alpha ")
-        self.alpha_spin.setToolTip("Sampling weight p(segmentation)^alpha: 1 samples from the model, "
-                                   "smaller values flatten towards all segmentations alike")
         self.sample_button = QPushButton("Sample", objectName="lattice_sample_button")
         self.sample_button.clicked.connect(self.sample)
         self.samples = QLabel(objectName="lattice_samples", wordWrap=True)

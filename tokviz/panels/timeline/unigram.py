@@ -21,11 +21,8 @@ import random
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDoubleSpinBox,
     QLabel,
-    QLineEdit,
     QPushButton,
-    QSpinBox,
     QSplitter,
     QStackedWidget,
     QWidget,
@@ -35,7 +32,7 @@ from tokviz.core.pretrained.unigram_explain import loaded_unigram
 from tokviz.core.unigram.replay import unigram_series
 from tokviz.panels.base import monospace_font
 from tokviz.panels.deferred import DeferredChart
-from tokviz.panels.widgets import STRETCH, cell_table, hbox, set_cells, vbox
+from tokviz.panels.widgets import STRETCH, cell_table, hbox, segmentation_controls, set_cells, vbox
 
 ROUND_HEADERS = ["Round", "Vocabulary", "Log-likelihood", "Pruned", "Corpus tokens"]
 PRUNED_HEADERS = ["Piece", "Loss", "Uses", "Best segmentation without it"]
@@ -144,22 +141,9 @@ class SegmentationsView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.word_edit = QLineEdit(DEFAULT_WORD, objectName="unigram_word_edit")
-        self.word_edit.setPlaceholderText("A word, e.g. unbelievable")
-        self.word_edit.setClearButtonEnabled(True)
-        self.n_spin = QSpinBox(objectName="unigram_nbest_spin")
-        self.n_spin.setRange(1, 50)
-        self.n_spin.setValue(N_BEST)
-        self.n_spin.setPrefix("top ")
+        self.word_edit, self.n_spin, self.alpha_spin = segmentation_controls("unigram", DEFAULT_WORD, N_BEST)
         self.label = QLabel(objectName="unigram_segment_label", wordWrap=True)
         self.table = cell_table("unigram_nbest_table", NBEST_HEADERS, selectable=False)
-        self.alpha_spin = QDoubleSpinBox(objectName="unigram_alpha_spin")
-        self.alpha_spin.setRange(0.01, 10.0)
-        self.alpha_spin.setSingleStep(0.1)
-        self.alpha_spin.setValue(0.1)  # SentencePiece's usual setting
-        self.alpha_spin.setPrefix("alpha ")
-        self.alpha_spin.setToolTip("Sampling weight p(segmentation)^alpha: 1 samples from the model, "
-                                   "smaller values flatten towards all segmentations alike")
         self.sample_button = QPushButton("Sample", objectName="unigram_sample_button")
         self.sample_button.setToolTip(f"Draw {N_SAMPLES} segmentations (subword regularization)")
         self.samples = QLabel(objectName="unigram_samples", wordWrap=True)
