@@ -13,7 +13,7 @@ from tokviz.core import TrainSettings, train
 from tokviz.core.compare.health import vocabulary_health
 from tokviz.core.glitch import Coverage, GlitchScan, glitch_report, why_text
 from tokviz.core.glitch.evidence import MergeGraph, expected_counts, rarity, seen_counts
-from tokviz.core.glitch.score import score_parts
+from tokviz.core.glitch.score import RUN_FAMILIARITY, is_run, score_parts
 from tokviz.core.pretrained import RankBpeTokenizer
 
 
@@ -44,6 +44,21 @@ def test_score_parts_add_up():
     assert score_parts("partial_utf8", 0.0, 0) == (1.0, 1.0, 0.0, 0.0)
     score, reach, rar, fam = score_parts("", 0.5, 9)
     assert reach == 0 and fam == pytest.approx(np.log(10)) and score == pytest.approx(0.5 - np.log(10))
+
+
+def test_a_run_of_one_character_counts_as_familiar():
+    """Two unused merged tokens of the same rank evidence: the run ``"===="`` scores
+    `RUN_FAMILIARITY` below the name ``"abcd"``, and says why."""
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks.update({b"==": 256, b"====": 257, b"ab": 258, b"cd": 259, b"abcd": 260})
+    tok = RankBpeTokenizer(ranks, pattern=r"\S+|\s+")
+    rows = {r.token: r for r in glitch_report(tok, "x y z " * 50).rows}
+    run, name = rows[b"===="], rows[b"abcd"]
+    assert run.count == name.count == 0 and run.familiarity == RUN_FAMILIARITY and name.familiarity == 0
+    assert run.score == pytest.approx(run.rarity - RUN_FAMILIARITY)
+    assert "a run of one character" in why_text(run) and "a run" not in why_text(name)
+    assert [is_run(t) for t in (b"###", b" ===", b"\xe2\x94\x80" * 3, b"==", b"=-=", b"\xff\xff\xff")] == [
+        True, True, True, False, False, False]
 
 
 def test_seen_counts_follow_the_merge_trees():
@@ -97,9 +112,18 @@ def test_solidgoldmagikarp_ranks_high_for_gpt2_on_the_shared_corpora():
     texts = [shared_file("corpora", name).read_text(encoding="utf-8") for name in CORPORA]
     report = glitch_report(tok, texts)
     place = next(k for k, r in enumerate(report.rows) if r.id == 43453)
-    # Measured 2026-11-26: 21st of 50,256 on the four corpora, 20th on gutenberg30 alone.
-    assert place < 25, place
+    # Measured 2026-11-26: 18th of 50,256 on the four corpora, 17th on gutenberg30 alone.
+    assert place < 20, place
     top = {r.token for r in report.rows[:20]}  # GPT-2's best-known glitch tokens lead the ranking
     assert {b" guiActiveUnfocused", b"TPPStreamerBot", b"rawdownloadcloneembedreportprint", b"PsyNetMessage",
             b"ForgeModLoader", b" RandomRedditorWithNo", b"BuyableInstoreAndOnline"} <= top
     assert "Too small" not in report.coverage.note()
+
+
+def test_a_rank_no_two_lower_ranks_make_is_scored_without_parts():
+    """tiktoken files hold such ranks (a token whose parts come later): no merge tree, no crash."""
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks.update({b"abcd": 256, b"ab": 257, b"cd": 258})
+    tok = RankBpeTokenizer(ranks, pattern=r"\S+|\s+")
+    rows = {r.token: r for r in glitch_report(tok, "ab cd ab").rows}
+    assert rows[b"abcd"].n_pieces == 1 and rows[b"abcd"].count == 0 and rows[b"ab"].count == 2

@@ -66,7 +66,7 @@ class MergeGraph:
         left = np.full(n_vocab, -1, np.int64)
         right = np.full(n_vocab, -1, np.int64)
         for m in merges:
-            if 0 <= m.id < n_vocab:
+            if 0 <= m.id < n_vocab and m.pair is not None:  # a rank no two lower ranks make: no parts
                 rank[m.id], left[m.id], right[m.id] = m.index, m.pair[0], m.pair[1]
         parents = np.zeros(n_vocab, np.int64)
         ok = left >= 0

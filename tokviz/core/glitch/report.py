@@ -21,7 +21,7 @@ import numpy as np
 from tokviz.core.text.chunks import Cancelled
 
 from .evidence import ZIPF, MergeGraph, expected_counts, rarity, seen_counts
-from .score import REASONS, GlitchRow, score_parts
+from .score import REASONS, GlitchRow, is_run, score_parts
 
 __all__ = ["REASONS", "Coverage", "GlitchReport", "GlitchScan", "find_glitches", "glitch_report"]
 
@@ -168,10 +168,11 @@ class GlitchScan:
         count = int(self.counts[i])
         if not reason and count == 0:
             reason = "unused"
-        score, reach, rar, fam = score_parts(reason, rar, count)
+        token = self.vocab[i] or b""
+        score, reach, rar, fam = score_parts(reason, rar, count, is_run(token))
         rare = tuple(self.vocab[j] or b"" for j in pieces[1:] if self.seen[j] == 0)
         rank = int(g.rank[i]) + 1 if g.rank[i] >= 0 else None
-        return GlitchRow(i, self.vocab[i] or b"", reason, round(score, 6), reach, round(rar, 6), round(fam, 6),
+        return GlitchRow(i, token, reason, round(score, 6), reach, round(rar, 6), round(fam, 6),
                          count, rank, float(self.expected[i]), len(pieces), rare, tuple(ids))
 
 

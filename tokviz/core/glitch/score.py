@@ -12,7 +12,10 @@
   ``ikarp``) collects the rarity of the whole chain; a run like ``====`` shared by every longer
   run of ``=`` counts a little for each.
 - `familiarity`: ``log(1 + count)`` of the token in the corpus, the supporting evidence that a
-  model saw it.
+  model saw it, plus `RUN_FAMILIARITY` when the token is a run of one character (``####``,
+  `` ====``, ``~~~~``; `is_run`): separators and ASCII art repeat a character at every length, so
+  BPE learns runs by doubling and one length missing from the corpus says little, whereas a name
+  like `` SolidGoldMagikarp`` is a single string that either occurs or does not.
 
 What this leaves out: running over a vocabulary (`report`) and drawing.
 """
@@ -34,6 +37,7 @@ REASONS = {
     "unused": "unused: never occurs in the corpus",
     "": "occurs in the corpus",
 }
+RUN_FAMILIARITY = 1.0  # a run of one character: a familiar form at any length (module doc)
 
 
 @dataclass(frozen=True)
@@ -58,14 +62,32 @@ class GlitchRow:
     ids: tuple[int, ...] = ()
 
 
-def score_parts(reason: str, rarity: float, count: int) -> tuple[float, float, float, float]:
-    """(score, reach, rarity, familiarity) of one token.
+def is_run(token: bytes) -> bool:
+    """Whether a token's text is one character repeated at least 3 times, after an optional
+    leading space: ``b"####"`` and ``b" ===="`` are runs, ``b"ÃÂÃÂ"`` and ``b"##"`` are not.
+
+    >>> is_run(b" ===="), is_run("ÃÂÃÂ".encode()), is_run(b"##")
+    (True, False, False)
+    """
+    try:
+        text = token.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if text.startswith(" "):
+        text = text[1:]
+    return len(text) >= 3 and text.count(text[0]) == len(text)
+
+
+def score_parts(reason: str, rarity: float, count: int, run: bool = False) -> tuple[float, float, float, float]:
+    """(score, reach, rarity, familiarity) of one token; `run`: whether it `is_run`.
 
     >>> score_parts("merge", 2.0, 0)
     (3.5, 1.5, 2.0, 0.0)
+    >>> score_parts("unused", 2.0, 0, run=True)
+    (1.0, 0.0, 2.0, 1.0)
     """
     reach = REACH.get(reason, 0.0)
-    familiarity = math.log1p(count)
+    familiarity = math.log1p(count) + (RUN_FAMILIARITY if run else 0.0)
     return reach + rarity - familiarity, reach, rarity, familiarity
 
 
@@ -85,4 +107,6 @@ def why_text(r: GlitchRow) -> str:
     if r.rare_pieces:
         shown = ", ".join(visible_token(p) for p in r.rare_pieces[:3]) + ("…" if len(r.rare_pieces) > 3 else "")
         parts.append(f"{len(r.rare_pieces)} of its {r.n_pieces - 1} merged pieces never occur either ({shown})")
+    if is_run(r.token):
+        parts.append(f"a run of one character, a familiar form at any length (counts {RUN_FAMILIARITY:g} less)")
     return "; ".join(parts)
