@@ -151,10 +151,49 @@ def _profile(meter_cls, flow: str) -> None:
         if getattr(self, "_profiling", False):
             prof.disable()
             self._profiling = False
-            pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+            stats = pstats.Stats(prof)
+            stats.sort_stats("tottime").print_stats(25)
+            stats.sort_stats("cumtime").print_stats(45)
         stop(self)
 
     meter_cls.start, meter_cls.stop = start_, stop_
+
+
+def timed_application():
+    """A `QApplication` whose `notify` times every event delivered on the GUI thread, for finding
+    which widget's paint, layout or timer a stall is spent in (Qt's C++ work has no Python stack)."""
+    from collections import defaultdict
+
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication
+
+    class Timed(QApplication):
+        def __init__(self, argv):
+            super().__init__(argv)
+            self.meter = None
+            self.slow = defaultdict(list)  # phase -> [(ms, depth, what)]
+            self.depth = 0
+
+        def notify(self, receiver, event):
+            t0 = time.perf_counter()
+            self.depth += 1
+            try:
+                return super().notify(receiver, event)
+            finally:
+                self.depth -= 1
+                ms = 1000 * (time.perf_counter() - t0)
+                if ms > 15 and self.meter is not None and self.meter.phase:
+                    name = f"{type(receiver).__name__}({receiver.objectName()})" if receiver is not None else "?"
+                    self.slow[self.meter.phase].append((ms, self.depth, f"{name} {QEvent.Type(event.type()).name}"))
+
+        def report(self):
+            for phase, rows in self.slow.items():
+                print(f"--- slow event deliveries in {phase} (ms, nesting depth, receiver, event):")
+                for ms, depth, what in sorted(rows, reverse=True)[:25]:
+                    print(f"  {ms:7.1f} {depth} {what}")
+
+    app = Timed(sys.argv[:1])
+    return app
 
 
 class StallWatch:
@@ -199,6 +238,8 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--vocab-size", type=int, default=5000)
     ap.add_argument("--watch", action="store_true", help="print the GUI thread's stack during each stall")
+    ap.add_argument("--events", action="store_true", help="print the slowest event deliveries on the GUI thread "
+                                                          "(receiver, event type, milliseconds) per flow")
     ap.add_argument("--profile", help="print a cProfile of the GUI thread during this flow (open, train, paste, "
                                       "switch, scrub)")
     args = ap.parse_args(argv)
@@ -210,6 +251,7 @@ def main(argv=None) -> int:
             return 1
     from tokviz.app.gui import create_application
 
+    timed = timed_application() if args.events else None
     app = create_application()
     from tokviz.app.main_window import MainWindow
     from tokviz.core import TrainSettings
@@ -218,6 +260,8 @@ def main(argv=None) -> int:
 
     child = busy_child()
     meter = StallMeter()
+    if timed is not None:
+        timed.meter = meter
     watch = StallWatch(meter) if args.watch else None
     seconds = {}
     try:
@@ -254,6 +298,8 @@ def main(argv=None) -> int:
             watch.stop()
             for phase, stack in watch.samples:
                 print(f"--- stall in {phase}:\n{stack}")
+        if timed is not None:
+            timed.report()
     load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"] * 3
     flows = {"idle": ["idle"], "open": ["open"], "train": ["train"]}
     for name in ("paste", "switch", "scrub"):

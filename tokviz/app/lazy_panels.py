@@ -18,7 +18,7 @@ def add_heatmap_docks(window) -> None:
         from tokviz.panels.heatmaps.positional_panel import PositionalPanel
 
         embeddings, positional = EmbeddingPanel(), PositionalPanel()
-        embeddings.attach(window.workspace)
+        embeddings.attach(window.workspace, followers=(positional,))  # it shows the same tokens
         embeddings.text_tokens_changed.connect(positional.set_text_tokens)
         embeddings.positional_trained.connect(positional.set_trained_table)
         return [embeddings, positional]

@@ -129,6 +129,14 @@ def error_color(palette: QPalette) -> QColor:
     return QColor("#ff7b72") if is_dark(palette) else QColor("#b3261e")
 
 
+def show_error_text(label, text: str, palette: QPalette) -> None:
+    """Show `text` in `label` in the error colour of `palette` (the panel's)."""
+    pal = label.palette()
+    pal.setColor(label.foregroundRole(), error_color(palette))
+    label.setPalette(pal)
+    label.setText(text)
+
+
 def ok_color(palette: QPalette) -> QColor:
     return QColor("#7ee787") if is_dark(palette) else QColor("#1a7f37")
 

@@ -12,13 +12,13 @@ selects it in the vocabulary. What it leaves out: the scoring (``tokviz.core.gli
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar, QPushButton, QTableView, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QTableView, QWidget
 
 from tokviz.engine.glitch_finder import GlitchEngine
 from tokviz.engine.tables.glitch_model import ID_ROLE, GlitchModel
 
 from .base import Panel, monospace_font
-from .widgets import STRETCH, hbox, record_table, select_row, vbox
+from .widgets import STRETCH, ProgressBar, hbox, record_table, select_row, vbox
 
 MAX_CORPUS_CHARS = 2_000_000
 FLUSH_MS = 250  # streamed rows reach the table at most this often: each re-ranking repaints it
@@ -52,7 +52,7 @@ class GlitchPanel(Panel):
                           ("Unused in corpus", "unused")):
             self.kind_box.addItem(text, key)
         self.kind_box.currentIndexChanged.connect(lambda _i: self.model.set_kind(self.kind_box.currentData()))
-        self.progress = QProgressBar(objectName="glitch_progress")
+        self.progress = ProgressBar(objectName="glitch_progress")
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(8)

@@ -55,3 +55,31 @@ def test_series_and_decisions_line_up_with_the_timeline():
     assert length[0] == tl.corpus_length and length[-1] == tl.steps[-1].length
     assert vocab == list(range(tl.base_size, tl.base_size + tl.n_merges + 1))
     assert decision_at(tl, 1).candidates[0].pair == tl.steps[0].pair
+
+
+def test_a_segmenter_follows_a_training_run_that_moves_on():
+    """The live view's case: tokenizers of the same run with more merges each time; the segmenter
+    keeps its place and re-encodes only the chunks the new merges change, exactly."""
+    tl = train(TrainSettings(vocab_size=420, min_count=1), texts=[TEXT])
+    window = TEXT[11:700]
+    seg = WindowSegmenter(_prefix(tl, 20), window)
+    seg.at(20)
+    assert tl.n_merges == 91
+    for n in (20, 45, 46, 70, 91):
+        tok = _prefix(tl, n)
+        assert seg.follow(tok) and seg.tokenizer is tok
+        got, want = seg.at(n), segment_text(tok, window, n)
+        assert (got.ids, got.spans, got.fresh) == (want.ids, want.spans, want.fresh), n
+    assert 0 < seg.reencoded < len(tok.chunks(window))  # 70 -> 91: only the chunks that changed
+    other = train(TrainSettings(vocab_size=300, min_count=1, split="whitespace"), texts=[TEXT]).tokenizer()
+    assert not seg.follow(other) and seg.tokenizer is tok  # another run's tokenizer is not adopted
+    assert not seg.follow(_prefix(tl, 10))  # nor one with fewer merges
+
+
+def _prefix(tl, n: int):
+    """The tokenizer of the first `n` merges of `tl`, as a live training run hands it out."""
+    from tokviz.core.bpe.tokenizer import BpeTokenizer
+
+    full = tl.tokenizer()
+    return BpeTokenizer(full.base, full.merges[:n], full.splitter, special_tokens=full.special_tokens,
+                        unk_id=full.unk_id, name="trained")

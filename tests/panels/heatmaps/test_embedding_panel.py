@@ -229,8 +229,9 @@ def test_main_window_docks_heatmap_panels(window, qtbot):
     assert window.script.start_training(TrainSettings(vocab_size=300))
     assert window.script.wait_for_training(60_000) == "finished"
     emb = window.script.panel("embeddings")
-    qtbot.waitUntil(lambda: emb.corpus is not None and emb.corpus.n_vocab == 300, timeout=TIMEOUT)
     pos = window.script.panel("positional")
+    assert window.script.select_panel("positional") is pos  # on screen, it catches up (behind a tab it waits)
+    qtbot.waitUntil(lambda: emb.corpus is not None and emb.corpus.n_vocab == 300, timeout=TIMEOUT)
     qtbot.waitUntil(lambda: " " in pos.heatmap.label_of_row(0), timeout=TIMEOUT)
     first = emb.corpus.labels[emb.corpus.text_ids[0]]
     assert pos.heatmap.label_of_row(0) == f"0 {first}"

@@ -56,15 +56,18 @@ def segment_text(tokenizer: BpeTokenizer, text: str, k: int) -> Segmentation:
     return Segmentation(text, tuple(enc.ids), tuple(enc.spans), fresh, k)
 
 
-MAX_INCREMENT = 16  # forward jumps up to this many merges are applied one by one
+MAX_FORWARD = 4096  # forward jumps up to this many merges re-encode only the chunks they change
 
 
 class WindowSegmenter:
-    """Segments one fixed text at any step; stepping forward by one re-encodes only the chunks
-    where the new merge's pair occurs (what playback does 60 times a second).
+    """Segments one fixed text at any step; stepping forward re-encodes only the chunks where one
+    of the merges stepped over finds its pair (what playback does 60 times a second, and what a
+    training run's live view does as merges stream in: see `follow`).
 
-    Exact: after the first k - 1 merges are applied exhaustively, merge k can only fire where its
-    pair is adjacent, and no earlier merge becomes applicable again (new ids have later ranks).
+    Exact: after the first r merges are applied exhaustively, merge r + 1 can only fire where its
+    pair is adjacent, and no earlier merge becomes applicable again (new ids have later ranks). So
+    a chunk in which no merge from step k to step m finds its pair (checked in order, on ids that
+    did not change) has the same ids at m as at k; the others are encoded afresh at m.
 
     >>> from tokviz.core.bpe.timeline import train, TrainSettings
     >>> tl = train(TrainSettings(units="chars", split="whitespace", merges=3), texts=["abc abc ab"])
@@ -82,22 +85,35 @@ class WindowSegmenter:
         self._final: list[tuple[int, ...]] | None = None  # per chunk: its ids after every merge
         self.reencoded = 0  # chunks re-encoded by the last `at` (for tests and benchmarks)
 
+    def follow(self, tokenizer: BpeTokenizer) -> bool:
+        """Adopt `tokenizer` when it extends the current one (the same units, split and specials,
+        the same merges and more: a training run that moved on), keeping the segmentation reached
+        so far, so the next `at` steps forward over the new merges only. False (nothing changed)
+        when it does not extend it."""
+        old = self.tokenizer
+        if tokenizer is old:
+            return True
+        n = len(old.merges)
+        if (tokenizer.base is not old.base or tokenizer.splitter != old.splitter or tokenizer.unk_id != old.unk_id
+                or tokenizer.special_tokens != old.special_tokens or len(tokenizer.merges) < n
+                or tokenizer.merges[:n] != old.merges):
+            return False
+        self.tokenizer, self._final = tokenizer, None  # the final encodings change with new merges
+        return True
+
     def at(self, k: int) -> Segmentation:
         tok, text = self.tokenizer, self.text
         limit = tok.clamp_step(k)
         spans = self._chunk_spans
-        if self._k is not None and 0 < limit - self._k <= MAX_INCREMENT:
+        if self._k is not None and 0 < limit - self._k <= MAX_FORWARD:
+            hits = list(self._hits)
+            changed = self._changed_chunks(hits, self._k, limit)
+            for c in changed:
+                s, e = spans[c]
+                hits[c] = tok.encode_chunk(text[s:e], step=limit, cached=False)
+            n = len(changed)
+        elif self._k == limit:
             hits, n = self._hits, 0
-            for r in range(self._k, limit):  # merge r leads from step r to step r + 1
-                a, b = tok.merges[r]
-                step_hits = []
-                for (s, e), hit in zip(spans, hits):
-                    ids = hit[0]
-                    if a in ids and any(x == a and y == b for x, y in zip(ids, ids[1:])):
-                        hit = tok.encode_chunk(text[s:e], step=r + 1, cached=False)
-                        n += 1
-                    step_hits.append(hit)
-                hits = step_hits
         else:  # a jump: split the final encoding back (`unmerge_chunk`), no merging from scratch
             if self._final is None:
                 self._final = [tok.encode_chunk(text[s:e])[0] for s, e in spans]
@@ -112,6 +128,22 @@ class WindowSegmenter:
         new = new_id_at(tok, limit)
         fresh = tuple(i for i, t in enumerate(ids) if t == new) if new is not None else ()
         return Segmentation(text, tuple(ids), tuple(out_spans), fresh, limit)
+
+    def _changed_chunks(self, hits: list[tuple], start: int, limit: int) -> list[int]:
+        """The chunks some merge of rank start..limit-1 applies to (see the class doc)."""
+        holding: dict[int, list[int]] = {}  # id -> the chunks holding it
+        for c, (ids, _rel) in enumerate(hits):
+            for t in set(ids):
+                holding.setdefault(t, []).append(c)
+        merges, changed = self.tokenizer.merges, set()
+        for r in range(start, limit):
+            a, b = merges[r]
+            for c in holding.get(a, ()):
+                if c not in changed:
+                    ids = hits[c][0]
+                    if any(x == a and y == b for x, y in zip(ids, ids[1:])):
+                        changed.add(c)
+        return sorted(changed)
 
 
 def segment_words(tokenizer: BpeTokenizer, table: Mapping[str, int], k: int,

@@ -2,7 +2,8 @@
 
 It follows the shared `StepModel` (a new timeline or step re-tokenizes the corpus, debounced) and
 the current text (re-encoded alone when it changes). Both run on `TaskEngine` workers; the newest
-request wins. ``corpus_ready(TokenizedCorpus)`` brings a new tokenization, ``text_ready`` the
+request wins. While the view is not `wanted` (a tab behind another panel) changes are only noted,
+and `catch_up` tokenizes once when it is back: a hidden view costs nothing while a run trains. ``corpus_ready(TokenizedCorpus)`` brings a new tokenization, ``text_ready`` the
 same one with new current-text ids.
 
 What this leaves out: where the texts come from (callables given to `attach`) and training.
@@ -44,12 +45,15 @@ class EmbeddingSources(QObject):
         self._text_timer.timeout.connect(self._on_text_timer_timeout)
         self._corpus: TokenizedCorpus | None = None  # the last one handed out (for text updates)
         self.corpus_ready.connect(self._remember)
+        self._wanted: Callable[[], bool] = lambda: True
+        self._stale = False  # something changed while the view was not wanted
 
-    def attach(self, step_model, corpus_text: Callable[[int], str], current_text: Callable[[], str]) -> None:
+    def attach(self, step_model, corpus_text: Callable[[int], str], current_text: Callable[[], str],
+               wanted: Callable[[], bool] = lambda: True) -> None:
         """`corpus_text(n)`: the first n characters of the corpus; `current_text()`: the text whose
-        tokens the views show."""
+        tokens the views show; `wanted()`: whether the view shows them now."""
         self.step_model = step_model
-        self._corpus_text, self._current_text = corpus_text, current_text
+        self._corpus_text, self._current_text, self._wanted = corpus_text, current_text, wanted
         step_model.timeline_changed.connect(self.schedule)
         step_model.step_changed.connect(self.schedule)
         step_model.finished_changed.connect(self.schedule)
@@ -60,18 +64,33 @@ class EmbeddingSources(QObject):
 
     @Slot()
     def schedule(self, *_args) -> None:
-        """Re-tokenize after a pause."""
+        """Re-tokenize after a pause (once the view is wanted again, if it is not now)."""
+        if not self._wanted():
+            self._stale = True
+            return
         self._retokenize_timer.start()
 
     @Slot()
     def text_changed(self, *_args) -> None:
-        """The current text changed: re-encode it after a pause."""
+        """The current text changed: re-encode it after a pause (a re-tokenization when the view
+        is wanted again, if it is not now)."""
+        if not self._wanted():
+            self._stale = True
+            return
         self._text_timer.start()
+
+    @Slot()
+    def catch_up(self) -> None:
+        """The view is wanted again: re-tokenize if anything changed meanwhile."""
+        if self._stale and self._wanted():
+            self._stale = False
+            self.schedule()
 
     @Slot()
     def retokenize(self) -> bool:
         """Tokenize now; False when there is no tokenizer yet."""
         self._retokenize_timer.stop()
+        self._stale = False  # (asked for now: up to date once this one is done)
         sm = self.step_model
         if sm is None or sm.timeline is None:
             return False

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMenu,
-    QProgressBar,
     QPushButton,
     QTableView,
     QTabWidget,
@@ -43,7 +42,7 @@ from tokviz.engine.compare_engine import CompareEngine
 from tokviz.engine.tables.compare_models import SORT_ROLE, DocumentsModel, MetricsModel, ScriptsModel
 
 from ..base import Panel
-from ..widgets import STRETCH, hbox, record_table, vbox, warn_export_failed
+from ..widgets import STRETCH, ProgressBar, hbox, record_table, vbox, warn_export_failed
 from .chart import PremiumChart, model_color
 from .growth_tab import GrowthTab
 from .health_tab import HealthTab
@@ -107,7 +106,7 @@ class ComparePanel(Panel):
         self.run_button.clicked.connect(self.run)
         self.cancel_button = QPushButton("Cancel", objectName="compare_cancel", enabled=False)
         self.cancel_button.clicked.connect(self.cancel)
-        self.progress = QProgressBar(objectName="compare_progress")
+        self.progress = ProgressBar(objectName="compare_progress")
         self.progress.setRange(0, 1000)
         self.progress.setMaximumHeight(8)
         self.progress.setTextVisible(False)

@@ -9,13 +9,13 @@ Cancel button, a progress bar and a status line, and a `TaskEngine`. Subclasses 
 from __future__ import annotations
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QLabel, QProgressBar, QPushButton, QTableView, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QTableView, QWidget
 
 from tokviz.core import TokvizError
 from tokviz.engine.tables.compare_models import SORT_ROLE
 from tokviz.engine.tasks import TaskEngine
 
-from ..widgets import hbox, record_table
+from ..widgets import ProgressBar, hbox, record_table
 
 
 class CompareTab(QWidget):
@@ -40,7 +40,7 @@ class CompareTab(QWidget):
         self.run_button.clicked.connect(self.run)
         self.cancel_button = QPushButton("Cancel", objectName=f"{name}_cancel", enabled=False)
         self.cancel_button.clicked.connect(self.cancel)
-        self.progress = QProgressBar(objectName=f"{name}_progress")
+        self.progress = ProgressBar(objectName=f"{name}_progress")
         self.progress.setRange(0, 1000)
         self.progress.setMaximumHeight(8)
         self.progress.setTextVisible(False)

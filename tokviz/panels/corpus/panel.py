@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QCheckBox, QLabel, QProgressBar, QStackedWidget, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QStackedWidget, QWidget
 
 from tokviz.core import looks_like_word_counts
 from tokviz.engine.corpus_files import (
@@ -30,7 +30,7 @@ from tokviz.engine.large_text import LargeText
 from tokviz.engine.tasks import TaskEngine
 from tokviz.engine.training.child import CorpusInput
 from tokviz.panels.base import Panel, error_color, monospace_font, notice_colors
-from tokviz.panels.widgets import hbox, vbox
+from tokviz.panels.widgets import ProgressBar, hbox, vbox
 
 from .code_editor import CodeEditor
 from .large_text_view import LargeTextView
@@ -106,7 +106,7 @@ class CorpusPanel(Panel):
         self.banner.setContentsMargins(8, 5, 8, 5)
         self.banner.setAutoFillBackground(True)
         self.banner.hide()
-        self.progress = QProgressBar(objectName="corpus_progress", textVisible=True)
+        self.progress = ProgressBar(objectName="corpus_progress", textVisible=True)
         self.progress.setRange(0, 1000)
         self.progress.setMaximumHeight(self.fontMetrics().height() + 6)
         self.progress.hide()

@@ -1,14 +1,13 @@
 """`EmbeddingPanel`: token-embedding similarities for the current tokenizer, random or trained.
 
-The table is vocabulary x D (D adjustable): a random start, a table trained here (a small
-next-token model on the tokenized corpus, in a training process, with a live loss curve and
-heatmap; optionally with a learned position table, handed to the positional panel through
-``positional_trained``) or a ``.npy`` file whose row count matches the vocabulary. While training,
-the process sends the heatmap ready to draw: live updates do no maths on the GUI thread. The heatmap shows the cosine similarity
-between a set of tokens (the current text's, or the N most frequent), optionally reordered so
-similar tokens sit together; hovering shows the pair and value; picking a token (the box, or a
-click on a row) lists its nearest neighbours (`NeighboursModel`). Also shown: the parameter count
-V x D and its share of a chosen reference model.
+The table is vocabulary x D (D adjustable): a random start, a table trained here (a small next-token model on
+the tokenized corpus, in a training process, with a live loss curve and heatmap; optionally with a learned
+position table, handed to the positional panel through ``positional_trained``) or a ``.npy`` file whose row
+count matches the vocabulary. While training, the process sends the heatmap ready to draw (no maths on the GUI
+thread). The heatmap shows the cosine similarity between a set of tokens (the current text's, or the N most
+frequent), optionally reordered so similar tokens sit together; hovering shows the pair and value; picking a
+token (the box, or a click on a row) lists its nearest neighbours (`NeighboursModel`). Also shown: the
+parameter count V x D and its share of a chosen reference model. Behind another tab it waits (`attach`).
 
 What this leaves out: the maths (``tokviz.core.embeddings``), threads (``tokviz.engine``).
 """
@@ -35,7 +34,8 @@ from tokviz.engine.heatmaps.embedding_sources import EmbeddingSources
 from tokviz.engine.heatmaps.heatmap_engine import HeatmapEngine
 from tokviz.engine.tasks import TaskEngine
 from tokviz.engine.workspace import Workspace
-from tokviz.panels.base import Panel, error_color
+from tokviz.panels.base import Panel, show_error_text
+from tokviz.panels.widgets import watch_on_screen
 
 from .embedding_widgets import (
     CURRENT_TEXT_CHARS,
@@ -178,12 +178,13 @@ class EmbeddingPanel(Panel):
 
     # -- sources ----------------------------------------------------------------------------
 
-    def attach(self, workspace: Workspace) -> None:
-        """Follow the workspace: its step model's tokenizer, its corpus and its current text."""
+    def attach(self, workspace: Workspace, followers: tuple[QWidget, ...] = ()) -> None:
+        """Follow the workspace's tokenizer, corpus and current text while this or a follower is on screen."""
         self._workspace = workspace
         workspace.corpus_changed.connect(self.sources.schedule)
         workspace.current_text_changed.connect(self.sources.text_changed)
-        self.sources.attach(workspace.step_model, workspace.corpus_sample, self.current_text)
+        on_screen = watch_on_screen((self, *followers), self.sources.catch_up)  # followers: panels with its tokens
+        self.sources.attach(workspace.step_model, workspace.corpus_sample, self.current_text, on_screen)
 
     def current_text(self) -> str:
         return self._workspace.current_text(CURRENT_TEXT_CHARS) if self._workspace is not None else ""
@@ -488,10 +489,7 @@ class EmbeddingPanel(Panel):
 
     @Slot(str)
     def _show_error(self, text: str) -> None:
-        pal = self.status.palette()
-        pal.setColor(self.status.foregroundRole(), error_color(self.palette()))
-        self.status.setPalette(pal)
-        self.status.setText(text)
+        show_error_text(self.status, text, self.palette())
 
     def shutdown(self) -> None:
         self.sources.shutdown()

@@ -40,7 +40,7 @@ from tokviz.engine.heatmaps.heatmap_engine import (
     PositionalView,
     compute_positional_view,
 )
-from tokviz.panels.base import Panel, error_color
+from tokviz.panels.base import Panel, show_error_text
 from tokviz.panels.widgets import form_grid
 
 from .heatmap_view import HeatmapView, style_plot, wrapping_label
@@ -302,10 +302,7 @@ class PositionalPanel(Panel):
 
     @Slot(str)
     def _on_engine_failed(self, message: str) -> None:
-        pal = self.status.palette()
-        pal.setColor(self.status.foregroundRole(), error_color(self.palette()))
-        self.status.setPalette(pal)
-        self.status.setText(f"Cannot compute: {message}")
+        show_error_text(self.status, f"Cannot compute: {message}", self.palette())
 
     def _row_labels(self, view: PositionalView) -> list[str] | None:
         if view.rows is None:

@@ -390,7 +390,7 @@ class TimelinePanel(Panel):
                 pieces.append((0, self.step_model.timeline.segment(window, k, tok)))
             else:  # BPE: replay the window merge by merge, incrementally
                 seg = self._segmenter
-                if seg is None or seg.tokenizer is not tok or seg.text != window:
+                if seg is None or seg.text != window or not seg.follow(tok):  # follow: a run moving on
                     seg = self._segmenter = WindowSegmenter(tok, window)
                 pieces.append((0, seg.at(k)))
             where = f"characters {start:,}–{start + len(window):,}"

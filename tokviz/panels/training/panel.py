@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core import SPLIT_PRESETS, Timeline, TokvizError, TrainSettings, merge_budget, parse_split
-from tokviz.panels.base import Panel, error_color, monospace_font
+from tokviz.panels.base import Panel, monospace_font, show_error_text
 
 from .algorithms import GPT_SPLITS, NON_BPE_SPLIT, AlgorithmOptions
 
@@ -398,10 +398,7 @@ class TrainingPanel(Panel):
     def _set_error_label(self, label: QLabel, text: str | None) -> None:
         label.setVisible(bool(text))
         if text:
-            label.setText(text[:1].upper() + text[1:])
-            pal = label.palette()
-            pal.setColor(label.foregroundRole(), error_color(self.palette()))
-            label.setPalette(pal)
+            show_error_text(label, text[:1].upper() + text[1:], self.palette())
 
     @property
     def is_valid(self) -> bool:

@@ -7,9 +7,10 @@ and the time left, with a progress bar; afterwards a one-line outcome. It only d
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from tokviz.engine.training.engine import STAGE_TRAINING, TrainingProgress
+from tokviz.panels.widgets import ProgressBar
 
 
 def format_duration(seconds: float) -> str:
@@ -47,7 +48,7 @@ class TrainingStatusPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("training_status")
         self.label = QLabel(objectName="training_status_label")
-        self.bar = QProgressBar(objectName="training_status_bar", textVisible=False)
+        self.bar = ProgressBar(objectName="training_status_bar", textVisible=False)
         self.bar.setRange(0, 1000)
         self.bar.setFixedWidth(160)
         self.bar.setMaximumHeight(14)

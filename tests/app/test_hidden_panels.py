@@ -1,0 +1,46 @@
+"""Panels in a tab behind another do no work while a run trains; brought to the front, they catch up."""
+
+from __future__ import annotations
+
+from tokviz.core import TrainSettings
+
+
+def test_the_embedding_view_behind_a_tab_waits_until_it_is_in_front(window, qtbot, monkeypatch):
+    window.workspaces.choose("learn")  # embeddings: a tab behind the corpus
+    window.docks.build_pending()
+    panel = window.embedding_panel
+    window.docks.select("corpus")
+    qtbot.waitUntil(lambda: panel.visibleRegion().isEmpty())
+    starts = []
+    engine = panel.sources.tokenizer_engine
+    real_start = engine.start
+    monkeypatch.setattr(engine, "start", lambda *a, **k: (starts.append(a[1]), real_start(*a, **k)))
+    window.script.load_sample("english-prose")
+    with qtbot.waitSignal(window.script.training_done, timeout=60_000):
+        window.script.start_training(TrainSettings(vocab_size=400))
+    window.step_model.set_step(10)
+    qtbot.wait(10)  # (no timer of the view may be pending: nothing was scheduled)
+    assert starts == [] and not panel.sources._retokenize_timer.isActive()
+    with qtbot.waitSignal(panel.corpus_tokenized, timeout=30_000) as got:
+        window.docks.select("embeddings")
+    assert len(starts) == 1 and got.args[0].step == 10 and got.args[0].n_vocab == 400
+
+
+def test_a_panel_built_alone_keeps_up_as_before(qtbot):
+    """Outside a shown window (scripts, tests, screenshots) the view follows every change."""
+    from PySide6.QtWidgets import QWidget
+
+    from tokviz.panels.widgets import wanted
+
+    alone = QWidget()
+    qtbot.addWidget(alone)
+    assert wanted(alone)
+    host = QWidget()
+    qtbot.addWidget(host)
+    child = QWidget(host)
+    host.show()
+    qtbot.waitExposed(host)
+    assert wanted(child)
+    child.hide()
+    assert not wanted(child)
+
