@@ -159,6 +159,17 @@ def _profile(meter_cls, flow: str) -> None:
     meter_cls.start, meter_cls.stop = start_, stop_
 
 
+def _describe(obj) -> str:
+    """``Class(objectName)``, with the nearest named parent for unnamed ones (viewports)."""
+    if obj is None:
+        return "?"
+    name = f"{type(obj).__name__}({obj.objectName()})"
+    parent = obj.parent() if hasattr(obj, "parent") else None
+    while not obj.objectName() and parent is not None and not parent.objectName():
+        parent = parent.parent()
+    return name + (f" in {parent.objectName()}" if not obj.objectName() and parent is not None else "")
+
+
 def timed_application():
     """A `QApplication` whose `notify` times every event delivered on the GUI thread, for finding
     which widget's paint, layout or timer a stall is spent in (Qt's C++ work has no Python stack)."""
@@ -172,6 +183,7 @@ def timed_application():
             super().__init__(argv)
             self.meter = None
             self.slow = defaultdict(list)  # phase -> [(ms, depth, what)]
+            self.threshold_ms = float(os.environ.get("TOKVIZ_EVENT_MS", "15"))
             self.depth = 0
 
         def notify(self, receiver, event):
@@ -182,8 +194,8 @@ def timed_application():
             finally:
                 self.depth -= 1
                 ms = 1000 * (time.perf_counter() - t0)
-                if ms > 15 and self.meter is not None and self.meter.phase:
-                    name = f"{type(receiver).__name__}({receiver.objectName()})" if receiver is not None else "?"
+                if ms > self.threshold_ms and self.meter is not None and self.meter.phase:
+                    name = _describe(receiver)
                     self.slow[self.meter.phase].append((ms, self.depth, f"{name} {QEvent.Type(event.type()).name}"))
 
         def report(self):

@@ -1,5 +1,6 @@
 """Small builders the panels share: record tables, cell tables, box layouts, labelled grids,
-selecting a table row, a progress bar that never repaints on the spot, whether a panel is on screen.
+selecting a table row, a progress bar that never repaints on the spot, whether a panel is on screen, an
+editor's text read once per change.
 
 What this leaves out: fonts and colours (``tokviz.panels.base``) and anything with state.
 """
@@ -199,6 +200,25 @@ class ProgressBar(QProgressBar):
             super().setValue(value)
         finally:
             self.setUpdatesEnabled(True)
+
+
+class PlainTextCache(QObject):
+    """The plain text of a `QPlainTextEdit`, read from its document once per change: `toPlainText()`
+    of a megabyte costs milliseconds, and views ask for it on every step or tokenizer change."""
+
+    def __init__(self, editor) -> None:
+        super().__init__(editor)
+        self._editor = editor
+        self._text: str | None = None
+        editor.document().contentsChange.connect(self._forget)
+
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self._editor.toPlainText()
+        return self._text
+
+    def _forget(self, *_args) -> None:
+        self._text = None
 
 
 def wanted(widget: QWidget) -> bool:

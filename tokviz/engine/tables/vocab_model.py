@@ -87,7 +87,7 @@ class VocabModel(RecordModel):
         super().__init__(parent)
         # base + merge tokens, index = id
         self._tokens: list[bytes] = []
-        self._display: list[str] = []
+        self._display: list[str | None] = []  # visible texts, None until first used
         self._ranks: list[int] = []  # -1 for base units
         self._counts: list[int] = []  # -1 for base units
         self._base_size = 0
@@ -190,7 +190,7 @@ class VocabModel(RecordModel):
 
     def _append_entries(self, tokens: Sequence[bytes], ranks: Sequence[int], counts: Sequence[int]) -> None:
         self._tokens.extend(tokens)
-        self._display.extend(visible_token(t) for t in tokens)
+        self._display.extend([None] * len(tokens))  # made visible on first use (`_text`)
         self._ranks.extend(ranks)
         self._counts.extend(counts)
 
@@ -263,7 +263,7 @@ class VocabModel(RecordModel):
         if key >= EXTRA_KEY:
             return self._extras[key - EXTRA_KEY][0].decode()
         text = self._display[key]
-        if text is None:  # loaded tokenizers: made visible on first use
+        if text is None:  # made visible on first use
             text = self._display[key] = visible_token(self._tokens[key])
         return text
 

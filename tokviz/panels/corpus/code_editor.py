@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QPainter, QPalette, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 from tokviz.panels.base import is_dark
+from tokviz.panels.widgets import PlainTextCache
 
 
 class _LineNumberArea(QWidget):
@@ -40,6 +41,11 @@ class CodeEditor(QPlainTextEdit):
         self.cursorPositionChanged.connect(self._highlight_current_line)
         self._update_gutter_width()
         self._highlight_current_line()
+        self._text = PlainTextCache(self)
+
+    def text(self) -> str:
+        """The plain text, read from the document once after each change."""
+        return self._text.text()
 
     # -- gutter -----------------------------------------------------------------------------
 

@@ -177,7 +177,7 @@ class CorpusPanel(Panel):
             return self._large.text()
         if self._feed is not None:
             return self._feed[0]
-        return self.editor.toPlainText()
+        return self.editor.text()
 
     def bind_workspace(self, workspace) -> None:
         """Be the workspace's corpus: it reads `text_prefix` and hears when a document is loaded."""
@@ -190,7 +190,7 @@ class CorpusPanel(Panel):
             return self._large.prefix(n_chars)
         if self._feed is not None:
             return self._feed[0][:n_chars]
-        return self.editor.toPlainText()[:n_chars]
+        return self.editor.text()[:n_chars]
 
     def corpus_input(self, *, word_counts: bool | None = None) -> CorpusInput:
         """The corpus as training input (a large file stays in pieces)."""

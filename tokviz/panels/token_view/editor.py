@@ -15,6 +15,8 @@ from __future__ import annotations
 from PySide6.QtCore import QMimeData, QTimer, Signal
 from PySide6.QtWidgets import QPlainTextEdit
 
+from tokviz.panels.widgets import PlainTextCache
+
 CHUNK_CHARS = 32_768
 LARGE_PASTE = 4 * CHUNK_CHARS
 
@@ -27,17 +29,11 @@ class TokenTextEdit(QPlainTextEdit):
         self._pending: list[str] = []
         self._timer = QTimer(self, singleShot=True, interval=0)
         self._timer.timeout.connect(self._on_timer_timeout)
-        self._text: str | None = None  # toPlainText() of a megabyte costs milliseconds: read once per edit
-        self.document().contentsChange.connect(self._forget_text)
+        self._text = PlainTextCache(self)
 
     def text(self) -> str:
         """The plain text, read from the document once after each change."""
-        if self._text is None:
-            self._text = self.toPlainText()
-        return self._text
-
-    def _forget_text(self, *_args) -> None:
-        self._text = None
+        return self._text.text()
 
     @property
     def is_pasting(self) -> bool:
