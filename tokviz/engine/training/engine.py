@@ -45,6 +45,8 @@ RATE_WINDOW_SECONDS = 2.0
 TICK_MS = 250  # progress refresh while counting (the elapsed time keeps moving)
 PROCESS_MIN_CHARS = 1_500_000  # corpora at least this long train in a separate process
 PIECE_CHARS = 1 << 20  # the text goes to the training process in pieces of this many characters
+CHILD_NICENESS = 10  # the training process yields the CPU to the window (POSIX nice): on a busy machine the
+# window stays responsive and training takes what is left; on an idle one it changes nothing
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,7 @@ class TrainingWorker(ChildWorkerMixin, BackgroundWorker):
             yield from self._process_events_unpaused()
 
     def _process_events_unpaused(self) -> Iterator[Event]:
-        child = self._child = ChildProcess("tokviz.engine.training.child")
+        child = self._child = ChildProcess("tokviz.engine.training.child", niceness=CHILD_NICENESS)
 
         def write_job(fd: int) -> None:
             pieces = list(self.corpus.iter_pieces(PIECE_CHARS))
