@@ -57,6 +57,11 @@ def one_run(app, panel) -> dict:
 
 
 def main() -> int:
+    timed = None
+    if "--events" in sys.argv:  # the slowest event deliveries (receiver, event, ms) per run
+        from bench_freezes import timed_application
+
+        timed = timed_application()
     app = QApplication.instance() or QApplication(sys.argv)
     if not (CORPUS.exists() and GPT2.exists()):
         print(f"needs {CORPUS} and {GPT2}")
@@ -71,7 +76,16 @@ def main() -> int:
     beat.start()
     run_until(app, lambda: False, timeout_s=2.0)
     idle = beat.stop()
-    runs = [one_run(app, panel) for _ in range(RUNS)]
+    meter = type("Phase", (), {"phase": None})
+    if timed is not None:
+        timed.meter = meter
+    runs = []
+    for k in range(RUNS):
+        meter.phase = f"run-{k}"
+        runs.append(one_run(app, panel))
+    meter.phase = None
+    if timed is not None:
+        timed.report()
     load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else ["?"] * 3
     med = {k: statistics.median(r[k] for r in runs) for k in ("first_rows_s", "total_s", "max_stall_ms")}
     rows = [("first rows in the table", f"{med['first_rows_s']:.2f} s", "-", True),

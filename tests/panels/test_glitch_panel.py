@@ -3,8 +3,10 @@ search still running is cancelled, when another model becomes current."""
 
 from __future__ import annotations
 
+import os
 import time
 
+import pytest
 from PySide6.QtCore import Qt
 
 import tokviz.engine.glitch_finder as glitch_finder
@@ -86,3 +88,74 @@ def test_streamed_chunks_keep_the_selection_on_its_token(window, qtbot):
         gp.model.add_rows(chunk)
     row = gp.table.selectionModel().currentIndex().row()
     assert gp.model.finding(row).id == chosen
+
+
+def _standalone_panel(qtbot, text: str):
+    """A glitch panel on its own (as the benchmark runs it), on a small trained model."""
+    from tokviz.core import train
+    from tokviz.engine.step_model import StepModel
+
+    steps = StepModel()
+    steps.set_timeline(train(TrainSettings(merges=30, split="gpt2", min_count=1), texts=[text]))
+    panel = glitch_panel.GlitchPanel(steps, corpus_text=lambda n: text[:n])
+    qtbot.addWidget(panel)
+    return panel, steps
+
+
+def test_the_scan_runs_in_a_forked_child_and_ranks_as_in_process(qtbot, monkeypatch):
+    """The window's thread never waits for a scoring worker: where forking is possible, the scan
+    runs in a child process, and its ranking is the in-process one, row for row."""
+    from tokviz.core.glitch import glitch_report
+    from tokviz.core.processes.fork import can_fork
+
+    text = "low lower lowest newer newest wider " * 30
+    panel, steps = _standalone_panel(qtbot, text)
+    if not can_fork():
+        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+    parent, real = os.getpid(), glitch_finder.find_glitches
+
+    def only_in_a_child(*args, **kwargs):
+        assert os.getpid() != parent, "scored in the window's process"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(glitch_finder, "find_glitches", only_in_a_child)
+    with qtbot.waitSignal(panel.report_ready, timeout=60_000):
+        assert panel.run()
+    assert panel.outcome == "finished"
+    want = glitch_report(steps.timeline.tokenizer(), text[:len(text)])
+    assert [(r.id, r.score, r.reason) for r in panel.report.rows] == [(r.id, r.score, r.reason) for r in want.rows]
+    panel.shutdown()
+
+
+def test_without_fork_the_scan_runs_on_the_worker_thread(qtbot, monkeypatch):
+    monkeypatch.setattr(glitch_finder, "can_fork", lambda: False)
+    panel, steps = _standalone_panel(qtbot, "low lower lowest newer newest " * 30)
+    with qtbot.waitSignal(panel.report_ready, timeout=60_000):
+        assert panel.run()
+    assert panel.outcome == "finished" and panel.report.n_tokens == steps.timeline.vocab_size
+    panel.shutdown()
+
+
+def test_cancelling_a_forked_scan_ends_its_child(qtbot, monkeypatch):
+    from tokviz.core.processes.fork import can_fork
+
+    def endless(tokenizer, corpus, *, should_stop, progress):  # only a kill ends it
+        while True:
+            time.sleep(0.01)
+        yield
+
+    monkeypatch.setattr(glitch_finder, "find_glitches", endless)
+    panel, _steps = _standalone_panel(qtbot, "low lower " * 30)
+    if not can_fork():
+        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+    children = []
+    real = glitch_finder.scan_in_child
+    monkeypatch.setattr(glitch_finder, "scan_in_child", lambda *a: children.append(real(*a)) or children[-1])
+    assert panel.run() and children and children[0] is not None
+    with qtbot.waitSignal(panel.report_ready, timeout=10_000):
+        panel.cancel()
+    assert panel.outcome == "cancelled" and panel.engine.wait_idle(10_000)
+    qtbot.waitUntil(lambda: children[0]._done, timeout=10_000)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(children[0].pid, os.WNOHANG)  # killed and reaped
+    panel.shutdown()

@@ -1,9 +1,13 @@
-"""`GlitchEngine`: the glitch finder on a background thread, its rows streaming to the GUI.
+"""`GlitchEngine`: the glitch finder off the GUI thread, its rows streaming to the GUI.
 
-The worker drains `tokviz.core.glitch.find_glitches` (the coverage, then rows a chunk at a
-time) and emits what it has at most every `BATCH_SECONDS`: `coverage_ready(coverage)` once,
-then `rows_ready(rows)` per batch, and ends with ``finished(report)`` (every row, ranked),
-``cancelled()`` or ``failed(message)``. Only the current run's signals arrive.
+The scan (`tokviz.core.glitch.find_glitches`: the coverage, then rows a chunk at a time) runs in a
+forked child process where the system allows one (`can_fork`: the child inherits the loaded
+tokenizer and the corpus as they are), else on the worker thread. In a child it never competes
+with the window for the interpreter's lock: a table repainting while a worker thread scored
+tokens waited for that lock at every cell (over 100 ms a repaint). The worker emits what it has at
+most every `BATCH_SECONDS`: `coverage_ready(coverage)` once, then `rows_ready(rows)` per batch,
+and ends with ``finished(report)`` (every row, ranked), ``cancelled()`` or ``failed(message)``.
+Only the current run's signals arrive.
 
 What this leaves out: the scoring (core) and the table (`tables.glitch_model`).
 """
@@ -11,29 +15,53 @@ What this leaves out: the scoring (core) and the table (`tables.glitch_model`).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from tokviz.core.errors import TokvizError
 from tokviz.core.glitch.report import Coverage, find_glitches, report_of
+from tokviz.core.processes.fork import ChildFailed, ForkedStream, can_fork, fork_stream
 
 from .tasks import ProgressWorker, TaskEngine
 from .workers import BATCH_SECONDS, background_mode
+
+
+def scan_in_child(tokenizer, corpus: str) -> ForkedStream | None:
+    """The scan in a forked child, its items tagged ``("progress", (what, fraction))`` or
+    ``("item", coverage or rows)``; None where forking is not possible now."""
+    if not can_fork():
+        return None
+
+    def run(send: Callable[[object], None]) -> None:
+        for item in find_glitches(tokenizer, corpus, should_stop=lambda: False,  # (a cancelled run kills it)
+                                  progress=lambda what, f: send(("progress", (what, f)))):
+            send(("item", item))
+
+    try:
+        return fork_stream(run)
+    except OSError:
+        return None
 
 
 class GlitchWorker(ProgressWorker):
     coverage_ready = Signal(int, object)  # run id, Coverage
     rows_ready = Signal(int, object)  # run id, list[GlitchRow]
 
-    def __init__(self, run_id: int, tokenizer, corpus: str) -> None:
+    def __init__(self, run_id: int, tokenizer, corpus: str, child: ForkedStream | None = None) -> None:
         super().__init__(run_id)
-        self.tokenizer, self.corpus = tokenizer, corpus
+        self.tokenizer, self.corpus, self.child = tokenizer, corpus, child
+
+    def cancel(self) -> None:
+        super().cancel()
+        if self.child is not None:
+            self.child.stop()  # its pipe ends: the worker stops waiting for it
 
     def work(self) -> object:
         rows, batch, coverage = [], [], None
         last = time.monotonic()
         with background_mode():
-            for item in find_glitches(self.tokenizer, self.corpus, should_stop=self.should_stop,
-                                      progress=self._on_progress):
+            for item in self._items():
                 if isinstance(item, Coverage):
                     coverage = item
                     self.coverage_ready.emit(self.run_id, item)
@@ -49,6 +77,26 @@ class GlitchWorker(ProgressWorker):
         assert coverage is not None
         return report_of(rows, coverage)
 
+    def _items(self) -> Iterator[object]:
+        if self.child is None:
+            yield from find_glitches(self.tokenizer, self.corpus, should_stop=self.should_stop,
+                                     progress=self._on_progress)
+            return
+        stream = iter(self.child)
+        try:
+            for kind, value in stream:
+                self.check_cancelled()
+                if kind == "progress":
+                    self._on_progress(*value)
+                else:
+                    yield value
+        except ChildFailed as exc:
+            self.check_cancelled()  # killed because the run was cancelled
+            raise TokvizError(f"the glitch scan failed: {exc}") from None
+        finally:
+            self.child.kill()  # (a run left early: the child is ended and reaped)
+            stream.close()
+
 
 class GlitchEngine(TaskEngine):
     """A `TaskEngine` whose runs stream glitch rows: `coverage_ready`, `rows_ready`."""
@@ -60,7 +108,7 @@ class GlitchEngine(TaskEngine):
         super().__init__("glitch-finder", parent)
 
     def find(self, tokenizer, corpus: str) -> int:
-        worker = GlitchWorker(self._new_run_id(), tokenizer, corpus)
+        worker = GlitchWorker(self._new_run_id(), tokenizer, corpus, scan_in_child(tokenizer, corpus))
         worker.coverage_ready.connect(self._on_worker_coverage_ready)
         worker.rows_ready.connect(self._on_worker_rows_ready)
         return self.launch(worker)

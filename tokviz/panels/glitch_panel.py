@@ -171,11 +171,18 @@ class GlitchPanel(Panel):
     @Slot(object)
     def _on_engine_finished(self, report) -> None:
         self._flush()
+        self._drop_report()
         self.report = report
         corpus = f"{report.corpus_chars:,} corpus characters" if report.corpus_chars else "no corpus text"
         self._done("finished", f"{self._name}: {report.n_tokens:,} tokens ranked on {corpus}; "
                                f"{report.n_unreachable:,} unreachable or undecodable, {report.n_unused:,} unused. "
                                "The most likely glitch tokens come first: click one for its merge tree.")
+
+    def _drop_report(self) -> None:
+        """Let go of the last report, its rows freed over the next turns of the event loop."""
+        old, self.report = self.report, None
+        if old is not None:
+            self.model.release.drop(old.rows)
 
     @Slot()
     def _on_engine_cancelled(self) -> None:
@@ -190,7 +197,7 @@ class GlitchPanel(Panel):
         """Another model is current: the findings (and a search still running) were about the old one."""
         if not self.engine.cancel():  # a running search reports `cancelled` at once
             self.outcome = ""
-        self.report = None
+        self._drop_report()
         self._incoming = []
         self._flush_timer.stop()
         self.model.clear()

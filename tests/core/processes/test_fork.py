@@ -133,3 +133,51 @@ def test_threads_that_ended_but_left_an_entry_do_not_count():
     finally:
         release.set()
         threading._active.pop(dummy.ident, None)  # noqa: SLF001 - tidy the stdlib's table
+
+
+def test_a_stream_brings_each_item_as_it_is_made_and_reaps_the_child():
+    needs_fork()
+    here = os.getpid()
+
+    def produce(send):
+        for k in range(3):
+            send((k, os.getpid()))
+
+    stream = fork.fork_stream(produce)
+    items = list(stream)
+    assert [k for k, _ in items] == [0, 1, 2] and {pid for _, pid in items} == {stream.pid} != {here}
+    with pytest.raises(ChildProcessError):
+        os.waitpid(stream.pid, os.WNOHANG)  # reaped
+
+
+def test_a_stream_reports_the_childs_error_after_its_items():
+    needs_fork()
+
+    def produce(send):
+        send("first")
+        raise ValueError("broken corpus")
+
+    got = []
+    with pytest.raises(ChildFailed, match="ValueError: broken corpus"):
+        for item in fork.fork_stream(produce):
+            got.append(item)
+    assert got == ["first"]
+
+
+def test_stopping_a_stream_from_another_thread_ends_a_waiting_read():
+    needs_fork()
+
+    def produce(send):
+        send("started")
+        time.sleep(60)
+
+    stream = fork.fork_stream(produce)
+    it = iter(stream)
+    assert next(it) == "started"
+    threading.Timer(0.05, stream.stop).start()
+    t0 = time.monotonic()
+    with pytest.raises(ChildFailed):
+        next(it)  # waits for the next item until the child is killed
+    assert time.monotonic() - t0 < 30
+    with pytest.raises(ChildProcessError):
+        os.waitpid(stream.pid, os.WNOHANG)

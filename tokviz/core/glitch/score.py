@@ -40,7 +40,7 @@ REASONS = {
 RUN_FAMILIARITY = 1.0  # a run of one character: a familiar form at any length (module doc)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: 50,000 rows are dropped at each new run, a third as many objects
 class GlitchRow:
     """One token's findings. `reason` is a key of `REASONS` (the round trip's failure, else
     ``"unused"`` or ``""``); `ids` what its text encodes to; `rank` its merge (1-based, as

@@ -3,7 +3,8 @@
 A forked child inherits the loaded tokenizer or the corpus as it is (copy-on-write), runs one
 function, sends its result back as one frame (`pipes`) and leaves with ``os._exit``, running
 none of the parent's clean-up. `fork_call` starts one such child; `fork_map` runs a function
-over many jobs, at most `processes` children at a time, and yields the results in job order.
+over many jobs, at most `processes` children at a time, and yields the results in job order;
+`fork_stream` runs a producer whose items reach the parent as they are made.
 
 Forking is only done where it is safe (`can_fork`): on Linux, from the main thread, while no
 other Python thread runs, except the helper threads started by `fork_safe_thread`, which only
@@ -70,59 +71,61 @@ def can_fork() -> bool:
     return all(t is main or t.ident in _SAFE_THREADS or not _alive(t) for t in threading.enumerate())
 
 
-class Forked:
-    """One forked child computing ``fn()``; `result()` waits for it, `kill()` ends it early."""
-
-    def __init__(self, fn: Callable[[], object]) -> None:
-        read_fd, write_fd = os.pipe()
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                pid = os.fork()
-        except OSError:
-            os.close(read_fd)
-            os.close(write_fd)
-            raise
-        if pid == 0:  # the child: compute, send, leave without running the parent's clean-up
-            status = 0
-            try:
-                os.close(read_fd)
-                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the parent's to handle
-                try:
-                    reply = ("ok", fn())
-                except BaseException as exc:  # noqa: BLE001 - reported to the parent
-                    reply, status = ("error", f"{type(exc).__name__}: {exc}"), 1
-                write_frame(write_fd, reply)
-            except BaseException:  # noqa: BLE001 - nothing to report to: the parent sees EOF
-                status = 1
-            finally:
-                os._exit(status)
+def _fork(body: Callable[[int], None]) -> tuple[int, int]:
+    """Fork a child that runs ``body(write_fd)`` and leaves without running the parent's clean-up;
+    an exception in `body` is sent as an ``("error", message)`` frame. Returns (pid, read_fd)."""
+    read_fd, write_fd = os.pipe()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:
+        os.close(read_fd)
         os.close(write_fd)
-        self.pid = pid
-        self._fd = read_fd
-        self._done = False
-
-    def result(self) -> object:
-        """The child's return value; `ChildFailed` if it raised or died."""
+        raise
+    if pid == 0:  # the child
+        status = 0
         try:
-            kind, value = read_frame(self._fd)
+            os.close(read_fd)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the parent's to handle
+            try:
+                body(write_fd)
+            except BaseException as exc:  # noqa: BLE001 - reported to the parent
+                status = 1
+                write_frame(write_fd, ("error", f"{type(exc).__name__}: {exc}"))
+        except BaseException:  # noqa: BLE001 - nothing to report to: the parent sees EOF
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    return pid, read_fd
+
+
+class _Child:
+    """The parent's handle on a forked child: `kill` ends it, `_reap` collects it once."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid, self._fd, self._done = pid, fd, False
+
+    def _read(self) -> tuple[str, object]:
+        try:
+            return read_frame(self._fd)
         except (EOFError, OSError, ValueError) as exc:
             raise ChildFailed(f"the child process ended without a result ({exc})") from None
         except Exception as exc:  # noqa: BLE001 - an unreadable frame
             raise ChildFailed(f"the child process sent an unreadable result ({exc})") from None
-        finally:
-            self._reap()
-        if kind != "ok":
-            raise ChildFailed(value)
-        return value
+
+    def stop(self) -> None:
+        """Kill the child without reaping it (any thread): a read waiting on it then ends."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
     def kill(self) -> None:
         """End the child now (it may be computing) and reap it."""
         if not self._done:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            self.stop()
             self._reap()
 
     def _reap(self) -> None:
@@ -136,9 +139,56 @@ class Forked:
             pass
 
 
+class Forked(_Child):
+    """One forked child computing ``fn()``; `result()` waits for it, `kill()` ends it early."""
+
+    def __init__(self, fn: Callable[[], object]) -> None:
+        super().__init__(*_fork(lambda fd: write_frame(fd, ("ok", fn()))))
+
+    def result(self) -> object:
+        """The child's return value; `ChildFailed` if it raised or died."""
+        try:
+            kind, value = self._read()
+        finally:
+            self._reap()
+        if kind != "ok":
+            raise ChildFailed(value)
+        return value
+
+
+class ForkedStream(_Child):
+    """A forked child running ``fn(send)``, where ``send(item)`` hands an item to the parent at
+    once; iterating yields the items as they come (`ChildFailed` if the child raised or died) and
+    reaps the child at the end. `stop()` from another thread ends a read waiting on it."""
+
+    def __init__(self, fn: Callable[[Callable[[object], None]], None]) -> None:
+        def body(fd: int) -> None:
+            fn(lambda item: write_frame(fd, ("item", item)))
+            write_frame(fd, ("end", None))
+
+        super().__init__(*_fork(body))
+
+    def __iter__(self) -> Iterator[object]:
+        try:
+            while True:
+                kind, value = self._read()
+                if kind == "end":
+                    return
+                if kind != "item":
+                    raise ChildFailed(value)
+                yield value
+        finally:
+            self._reap()
+
+
 def fork_call(fn: Callable[[], object]) -> Forked:
     """Start ``fn()`` in a forked child (`OSError` when the system refuses the fork)."""
     return Forked(fn)
+
+
+def fork_stream(fn: Callable[[Callable[[object], None]], None]) -> ForkedStream:
+    """Start ``fn(send)`` in a forked child whose items stream back (see `ForkedStream`)."""
+    return ForkedStream(fn)
 
 
 def fork_map(

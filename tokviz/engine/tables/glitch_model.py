@@ -18,6 +18,7 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 from tokviz.core.display.tokens import hex_bytes, visible_token
 from tokviz.core.glitch.score import why_text
 
+from ..release import GradualRelease
 from .record_model import RIGHT, RecordModel
 
 if TYPE_CHECKING:
@@ -50,9 +51,11 @@ class GlitchModel(RecordModel):
         self._ids = np.zeros(0, np.int64)
         self._order = np.zeros(0, np.int64)  # row -> index into _all
         self._kind = "all"
+        self.release = GradualRelease(self)  # old rows are freed a slice per turn of the event loop
 
     def clear(self) -> None:
         self.beginResetModel()
+        self.release.drop(self._all)
         self._all = []
         self._scores, self._reach = np.zeros(0), np.zeros(0, bool)
         self._unused, self._ids = np.zeros(0, bool), np.zeros(0, np.int64)
