@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.qt_fixtures import drain_events
 from tokviz.core import TrainSettings
 
 
@@ -19,7 +20,7 @@ def test_the_embedding_view_behind_a_tab_waits_until_it_is_in_front(window, qtbo
     with qtbot.waitSignal(window.script.training_done, timeout=60_000):
         window.script.start_training(TrainSettings(vocab_size=400))
     window.step_model.set_step(10)
-    qtbot.wait(10)  # (no timer of the view may be pending: nothing was scheduled)
+    drain_events()  # (no timer of the view may be pending: nothing was scheduled)
     assert starts == [] and not panel.sources._retokenize_timer.isActive()
     with qtbot.waitSignal(panel.corpus_tokenized, timeout=30_000) as got:
         window.docks.select("embeddings")
