@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from tokviz.core.algorithm.merge_steps import MergeSteps
 from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
 from tokviz.core.algorithm.records import Segmentation, TreeNode, segment_pieces
+from tokviz.core.algorithm.gc_pause import paused_gc
 from tokviz.core.algorithm.staged import JsonSettings, StagedTraining, check_budget
 from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
 from tokviz.core.io.checks import is_count
@@ -178,7 +179,7 @@ class WordPieceTraining(StagedTraining):
         return WordPieceTimeline(s, tuple(symbols), corpus_length=self._trainer.length, n_chunks=len(counts))
 
     def _trainer_steps(self) -> Iterator[WordPieceStep]:
-        return self._trainer.steps(max_merges=self.budget)
+        return paused_gc(self._trainer.steps(max_merges=self.budget))
 
 
 def train_wordpiece(

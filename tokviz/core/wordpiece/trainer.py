@@ -31,9 +31,10 @@ falls the group keeps its order and only its one entry in the global heap moves.
 falls, the pairs (a, y) move up inside their groups (a left token has few distinct right
 neighbours). Entries are otherwise lazy: a pair's count only falls after the step that creates
 it and its first occurrence only moves later, so a stale entry is never worse than the truth.
-Keys are exact integers, ``count(ab) * 2**K // (count(a) * count(b))`` (and ``... // count(a)``
-inside a group), with ``2**K`` above the square of any denominator, so distinct fractions never
-share a key and equal fractions always do.
+Keys are exact integers, ``count(ab) * 2**K // (count(a) * count(b))`` (and ``count(ab) * 2**G //
+count(a)`` inside a group), with ``2**K`` (``2**G``) above the square of any denominator, so
+distinct fractions never share a key and equal fractions always do. A pair's first position is
+cached with the version of the word it is in: it can only move when that word is merged.
 
 What this leaves out: counting the corpus (`tokviz.core.text.chunks`), settings, timelines and ids of
 special tokens (`tokviz.core.wordpiece.timeline`), encoding (`tokviz.core.wordpiece.tokenizer`).
@@ -120,14 +121,18 @@ class WordPieceTrainer:
             for t in seq:
                 self.tok_count[t] += w
         self.length = sum(len(s) * w for s, w in zip(self.words, self.weights))
-        # exact integer score keys: 2**K exceeds the square of any count(a) * count(b)
-        self._k = 4 * max(1, self.length).bit_length() + 2
+        # exact integer keys: 2**K exceeds the square of any count(a) * count(b) (scores), 2**G
+        # the square of any count(a) (the smaller keys inside a group are faster to compute)
+        bits = max(1, self.length).bit_length()
+        self._k, self._g = 4 * bits + 2, 2 * bits + 2
         self.rank = 0
         self.pair_count: dict[int, int] = {}
         self.pair_words: dict[int, list[int]] = {}  # tracked pairs only: words (ascending)
         self.first_idx: dict[int, int] = {}  # lazy pointer into pair_words[key]
+        self.version = [0] * len(self.words)  # word -> how many merges changed it
+        self.first_seen: dict[int, tuple[int, int, int]] = {}  # key -> (word, its version, position)
         self.by_left: dict[int, set[int]] = {}  # token -> tracked pairs with it on the left
-        # Pairs are grouped by their right token b: groups[b] is a heap of (-count(ab) * 2**K //
+        # Pairs are grouped by their right token b: groups[b] is a heap of (-count(ab) * 2**G //
         # count(a), first position, key); pinned[key] is the pair's current entry there. The
         # global heap holds one entry per group, (-score key, first position, b) of its best
         # pair; group_pinned[b] is the current one.
@@ -169,10 +174,11 @@ class WordPieceTrainer:
             del self.first_idx[k]
             self.by_left[k >> _SHIFT].discard(k)
         self.pinned.pop(k, None)
+        self.first_seen.pop(k, None)
 
     def _group_key(self, k: int) -> int:
-        """count(ab) * 2**K // count(a): the order of the scores among pairs with the same b."""
-        return (self.pair_count[k] << self._k) // self.tok_count[k >> _SHIFT]
+        """count(ab) * 2**G // count(a): the order of the scores among pairs with the same b."""
+        return (self.pair_count[k] << self._g) // self.tok_count[k >> _SHIFT]
 
     def _score_key(self, k: int) -> int:
         """count(ab) * 2**K // (count(a) * count(b)): the exact order of the scores."""
@@ -180,9 +186,12 @@ class WordPieceTrainer:
 
     def _first_pos(self, k: int) -> int:
         """Global character position of the first live occurrence of pair `k`."""
-        a, b = k >> _SHIFT, k & _MASK
         lst = self.pair_words[k]
         i = self.first_idx[k]
+        seen = self.first_seen.get(k)
+        if seen is not None and seen[0] == lst[i] and seen[1] == self.version[seen[0]]:
+            return seen[2]  # its word has not changed since
+        a, b = k >> _SHIFT, k & _MASK
         tok_len = self.tok_len
         while True:
             w = lst[i]
@@ -191,7 +200,9 @@ class WordPieceTrainer:
             for j in range(len(seq) - 1):
                 if seq[j] == a and seq[j + 1] == b:
                     self.first_idx[k] = i
-                    return self.starts[w] + off
+                    pos = self.starts[w] + off
+                    self.first_seen[k] = (w, self.version[w], pos)
+                    return pos
                 off += tok_len[seq[j]]
             i += 1
 
@@ -204,7 +215,7 @@ class WordPieceTrainer:
         already as good) and raise the group if needed (`_group_key`, `_seq` and
         `_offer_group` written out: this runs for every pair next to every merge)."""
         c, ca = self.pair_count[k], self.tok_count[k >> _SHIFT]
-        neg = -((c << self._k) // ca)
+        neg = -((c << self._g) // ca)
         old = self.pinned.get(k)
         if old is not None and (old[0] < neg or (old[0] == neg and old[1] <= pos)):
             return
@@ -225,7 +236,7 @@ class WordPieceTrainer:
     def _raise_left(self, t: int) -> None:
         """After count(t) fell: `_push_pair` for every tracked live pair (t, y) at its first
         position, written out with count(t) hoisted (the hottest loop of training)."""
-        ct, shift, counts, tok_count = self.tok_count[t], self._k, self.pair_count, self.tok_count
+        ct, shift, gshift, counts, tok_count = self.tok_count[t], self._k, self._g, self.pair_count, self.tok_count
         pinned, groups, group_pinned, push = self.pinned, self.groups, self.group_pinned, heapq.heappush
         n, min_count = self._n, self.min_count
         for x in self.by_left.get(t, ()):
@@ -233,7 +244,7 @@ class WordPieceTrainer:
             if entry is None or counts[x] < min_count:
                 continue
             c, pos = counts[x], entry[1]
-            neg = -((c << shift) // ct)
+            neg = -((c << gshift) // ct)
             if entry[0] <= neg:
                 continue  # its entry (at the same position) is already as good
             n += 1
@@ -420,6 +431,7 @@ class WordPieceTrainer:
                         delta[x] = delta.get(x, 0) + 1
                         last = q
             self.words[w] = out
+            self.version[w] += 1
             for x, d in delta.items():
                 if not d:
                     continue
