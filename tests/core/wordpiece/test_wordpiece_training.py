@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import tokviz.core.wordpiece.timeline as wordpiece_module
 import tokviz.core.wordpiece.trainer as wordpiece_train_module
+from tokviz.core.wordpiece.corpus import base_symbols, initial_counts, initial_counts_slow
 from tokviz.core import CorpusError, ModelFormatError, SettingsError, Training, TrainSettings, count_chunks, parse_split
 from tokviz.core.wordpiece.timeline import (
     WordPieceSettings,
@@ -225,6 +226,43 @@ def test_integer_score_keys_order_exactly(c1, x1, y1, c2, x2, y2):
     key1, key2 = (c1 << k) // (x1 * y1), (c2 << k) // (x2 * y2)
     f1, f2 = Fraction(c1, x1 * y1), Fraction(c2, x2 * y2)
     assert (key1 < key2) == (f1 < f2) and (key1 == key2) == (f1 == f2)
+
+
+@HYPOTHESIS
+@given(st.integers(1, 10**6), st.integers(1, 10**6), st.integers(1, 10**6), st.integers(1, 10**6))
+def test_integer_group_keys_order_exactly(c1, x1, c2, x2):
+    """The keys inside a group, c * 2**G // x with the smaller shift G, order c / x exactly."""
+    trainer = WordPieceTrainer(["ab"], [10**6])
+    g = trainer._g
+    assert g < trainer._k
+    key1, key2 = (c1 << g) // x1, (c2 << g) // x2
+    f1, f2 = Fraction(c1, x1), Fraction(c2, x2)
+    assert (key1 < key2) == (f1 < f2) and (key1 == key2) == (f1 == f2)
+
+
+@HYPOTHESIS
+@given(words=st.lists(st.text(alphabet="ab\u00e9\U0001f600", min_size=1, max_size=6), min_size=1, max_size=10, unique=True),
+       weights=st.lists(st.integers(1, 2**40), min_size=10, max_size=10), drop=st.booleans())
+def test_initial_counts_equal_the_plain_loop(words, weights, drop):
+    """The numpy counting of the unmerged corpus equals the loop over every character: ids,
+    symbol counts, pair counts in order of first occurrence, the words of each pair; and the
+    same error for a character missing from the symbols."""
+    weights = weights[: len(words)]
+    symbols = base_symbols(words)
+    if drop:
+        symbols = symbols[1:]
+    index = {s: i for i, s in enumerate(symbols)}
+    try:
+        slow = initial_counts_slow(words, weights, index)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match="missing from the base symbols") as fast:
+            initial_counts(words, weights, index)
+        assert str(fast.value) == str(exc)
+        return
+    fast = initial_counts(words, weights, index)
+    assert fast.words == slow.words and fast.tok_count == slow.tok_count
+    assert list(fast.pair_count.items()) == list(slow.pair_count.items())
+    assert list(fast.pair_words.items()) == list(slow.pair_words.items())
 
 
 # -- budgets, stages, input kinds ----------------------------------------------------------------

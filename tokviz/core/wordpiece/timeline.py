@@ -35,7 +35,8 @@ from tokviz.core.text.split import parse_split
 
 from .replay import wordpiece_tree
 from .tokenizer import MAX_WORD_CHARS, WordPieceMatch, WordPieceTokenizer, split_form
-from .trainer import CONTINUATION, WordPieceCandidate, WordPieceStep, WordPieceTrainer, base_symbols
+from .corpus import CONTINUATION, base_symbols
+from .trainer import WordPieceCandidate, WordPieceStep, WordPieceTrainer
 
 FORMAT_NAME = "tokviz-wordpiece"
 FORMAT_VERSION = 1

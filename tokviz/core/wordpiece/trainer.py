@@ -46,33 +46,14 @@ import heapq
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
+from .corpus import CONTINUATION, SHIFT, base_symbols, initial_counts
 from .trainer_records import WordPieceCandidate, WordPieceStep
 
-CONTINUATION = "##"
+__all__ = ["CONTINUATION", "N_CANDIDATES", "WordPieceCandidate", "WordPieceStep", "WordPieceTrainer", "base_symbols"]
+
 N_CANDIDATES = 5
-_SHIFT = 32
+_SHIFT = SHIFT
 _MASK = (1 << _SHIFT) - 1
-
-
-def base_symbols(words: Sequence[str]) -> list[str]:
-    """The base vocabulary of `words`: plain first characters, then ``##`` characters.
-
-    >>> base_symbols(["hug", "bun"])
-    ['b', 'h', '##g', '##n', '##u']
-    """
-    first, rest = set(), set()
-    for w in words:
-        if w:
-            first.add(w[0])
-            rest.update(w[1:])
-    return sorted(first) + [CONTINUATION + c for c in sorted(rest)]
-
-
-def symbolize(word: str, index: dict[str, int]) -> list[int]:
-    """Base ids of `word` (``index`` maps vocabulary forms to ids); unknown characters -> -1."""
-    if not word:
-        return []
-    return [index.get(word[0], -1)] + [index.get(CONTINUATION + c, -1) for c in word[1:]]
 
 
 class WordPieceTrainer:
@@ -106,20 +87,15 @@ class WordPieceTrainer:
         index = {s: i for i, s in enumerate(self.symbols)}
         self.forms = list(self.symbols)  # internal id -> vocabulary form
         self.tok_len = [1] * len(self.symbols)  # internal id -> characters covered
-        self.tok_count = [0] * len(self.symbols)  # internal id -> weighted occurrences
-        self.words: list[list[int]] = []
         self.weights = [int(w) for w in weights]
+        counts = initial_counts(words, self.weights, index)
+        self.tok_count = counts.tok_count  # internal id -> weighted occurrences
+        self.words: list[list[int]] = counts.words
         self.starts: list[int] = []  # global character position of each word's start
         pos = 0
-        for word, w in zip(words, self.weights):
-            seq = symbolize(word, index)
-            if -1 in seq:
-                raise ValueError(f"word {word!r} has characters missing from the base symbols")
-            self.words.append(seq)
+        for word in words:
             self.starts.append(pos)
             pos += len(word)
-            for t in seq:
-                self.tok_count[t] += w
         self.length = sum(len(s) * w for s, w in zip(self.words, self.weights))
         # exact integer keys: 2**K exceeds the square of any count(a) * count(b) (scores), 2**G
         # the square of any count(a) (the smaller keys inside a group are faster to compute)
@@ -143,26 +119,13 @@ class WordPieceTrainer:
         self.heap: list[tuple[int, int, int, int]] = []
         self._n = 0
         self._seen: dict[int, tuple[tuple[int, int, int, int], WordPieceCandidate]] = {}  # key -> (state, record)
-        self._count_initial_pairs()
-
-    # -- state --------------------------------------------------------------------------------
-
-    def _count_initial_pairs(self) -> None:
-        counts = self.pair_count
-        words_of: dict[int, list[int]] = {}
-        for wi, (seq, w) in enumerate(zip(self.words, self.weights)):
-            for i in range(len(seq) - 1):
-                k = (seq[i] << _SHIFT) | seq[i + 1]
-                counts[k] = counts.get(k, 0) + w
-                lst = words_of.get(k)
-                if lst is None:
-                    words_of[k] = [wi]
-                elif lst[-1] != wi:
-                    lst.append(wi)
-        for k, lst in words_of.items():
-            if counts[k] >= self.min_count:
+        self.pair_count.update(counts.pair_count)
+        for k, lst in counts.pair_words.items():
+            if self.pair_count[k] >= self.min_count:
                 self._track(k, lst)
                 self._push_pair(k, self._first_pos(k))
+
+    # -- state --------------------------------------------------------------------------------
 
     def _track(self, k: int, words: list[int]) -> None:
         self.pair_words[k] = words
