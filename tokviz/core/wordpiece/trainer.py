@@ -264,9 +264,10 @@ class WordPieceTrainer:
 
     # -- winner selection ---------------------------------------------------------------------
 
-    def _pop_group(self) -> tuple[int, tuple[int, int, int, int]] | None:
-        """Pop the group holding the best live pair: (b, its best entry). The group's global
-        entry leaves the heap (put it back with `_restore_group`); the pair entry stays."""
+    def _pop_group(self) -> tuple[int, tuple[int, int, int, int], tuple[int, int]] | None:
+        """Pop the group holding the best live pair: (b, its best entry, (-its score key, its
+        position)). The group's global entry leaves the heap (put it back with
+        `_restore_group`); the pair entry stays."""
         heap, gp = self.heap, self.group_pinned
         while heap:
             neg, pos, seq, b = heap[0]
@@ -284,7 +285,7 @@ class WordPieceTrainer:
                 heapq.heapreplace(heap, (*entry, b))
                 continue
             heapq.heappop(heap)
-            return b, top
+            return b, top, g
         return None
 
     def _restore_group(self, b: int) -> None:
@@ -300,11 +301,11 @@ class WordPieceTrainer:
         merge: list[tuple[int, int, int, int]] = []  # (-score key, pos, key, b)
         nxt = self._pop_group()
         while len(found) < n:
-            while nxt is not None and (not merge or (-self._score_key(nxt[1][3]), nxt[1][1]) < merge[0][:2]):
-                b, entry = nxt
+            while nxt is not None and (not merge or nxt[2] < merge[0][:2]):
+                b, entry, (neg, pos) = nxt
                 taken_groups.append(b)
                 taken_pairs.append((b, heapq.heappop(self.groups[b])))
-                heapq.heappush(merge, (-self._score_key(entry[3]), entry[1], entry[3], b))
+                heapq.heappush(merge, (neg, pos, entry[3], b))
                 nxt = self._pop_group()
             if not merge:
                 break
@@ -351,18 +352,18 @@ class WordPieceTrainer:
             seq = all_words[w]
             n = len(seq)
             sites: list[int] = []  # old positions of the merged sites, left to right
-            i = seq.index(a) if a in seq else n  # the list scans run in C
-            while i < n - 1:
-                if seq[i + 1] == b:
-                    sites.append(i)
-                    i += 2
-                else:
-                    i += 1
-                if i < n - 1:
-                    try:
+            try:
+                i = seq.index(a)  # the list scans run in C
+                while i < n - 1:
+                    if seq[i + 1] == b:
+                        sites.append(i)
+                        i += 2
+                    else:
+                        i += 1
+                    if i < n - 1:
                         i = seq.index(a, i)
-                    except ValueError:
-                        break
+            except ValueError:
+                pass
             if not sites:
                 continue
             out: list[int] = []
