@@ -196,9 +196,13 @@ class WordPieceTrainer:
             self.group_pinned[b] = (gneg, pos, n)
             heapq.heappush(self.heap, (gneg, pos, n, b))
 
-    def _raise_left(self, t: int) -> None:
+    def _raise_left(self, t: int, pending: set[int]) -> None:
         """After count(t) fell: `_push_pair` for every tracked live pair (t, y) at its first
-        position, written out with count(t) hoisted (the hottest loop of training)."""
+        position, written out with count(t) hoisted (the hottest loop of training).
+
+        A group's global entry is never worse than any entry in the group, except for the
+        groups in `pending`, whose count fell and which are not raised yet: so a pair that does
+        not become the top of its group needs no global score (most do not)."""
         ct, shift, gshift, counts, tok_count = self.tok_count[t], self._k, self._g, self.pair_count, self.tok_count
         pinned, groups, group_pinned, push = self.pinned, self.groups, self.group_pinned, heapq.heappush
         n, min_count = self._n, self.min_count
@@ -217,6 +221,8 @@ class WordPieceTrainer:
             if group is None:
                 group = groups[b] = []
             push(group, (neg, pos, n, x))
+            if group[0][2] != n and b not in pending:
+                continue
             gneg = -((c << shift) // (ct * tok_count[b]))
             old = group_pinned.get(b)
             if old is None or gneg < old[0] or (gneg == old[0] and pos < old[1]):
@@ -428,11 +434,12 @@ class WordPieceTrainer:
             if counts[x] >= self.min_count:
                 self._track(x, words)
                 self._push_pair(x, self._first_pos(x))
-        for t in {a, b}:
-            if self.tok_count[t] > 0:
-                # count(t) fell: pairs (t, y) rise within their groups, group t rises as a whole
-                self._raise_left(t)
-                self._raise_group(t)
+        pending = {t for t in (a, b) if self.tok_count[t] > 0}
+        for t in list(pending):
+            # count(t) fell: pairs (t, y) rise within their groups, group t rises as a whole
+            self._raise_left(t, pending)
+            self._raise_group(t)
+            pending.discard(t)
         return merged_total
 
     def steps(self, *, max_merges: int | None = None) -> Iterator[WordPieceStep]:
