@@ -265,6 +265,19 @@ def test_initial_counts_equal_the_plain_loop(words, weights, drop):
     assert list(fast.pair_words.items()) == list(slow.pair_words.items())
 
 
+@HYPOTHESIS
+@given(seq=st.lists(st.integers(0, 3), min_size=2, max_size=8), data=st.data())
+def test_merging_one_site_equals_the_general_merge(seq, data):
+    """The one-site merge (the usual case, written out) gives the general merge's word and
+    count changes (zero changes left out)."""
+    i = data.draw(st.integers(0, len(seq) - 2))
+    k = (seq[i] << 32) | seq[i + 1]
+    out, delta = wordpiece_train_module._merge_one(seq, i, k, 9)
+    ref_out, ref_delta = wordpiece_train_module._merge_many(seq, [i], 9)
+    assert out == ref_out == seq[:i] + [9] + seq[i + 2:]
+    assert {x: d for x, d in delta.items() if d} == {x: d for x, d in ref_delta.items() if d}
+
+
 # -- budgets, stages, input kinds ----------------------------------------------------------------
 
 
