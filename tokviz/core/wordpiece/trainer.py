@@ -259,18 +259,19 @@ class WordPieceTrainer:
         n, min_count = self._n, self.min_count
         for x in self.by_left.get(t, ()):
             entry = pinned.get(x)
-            if entry is None or counts[x] < min_count:
+            if entry is None:
                 continue
-            c, pos = counts[x], entry[1]
+            c = counts[x]
+            if c < min_count:
+                continue
             neg = -((c << gshift) // ct)
             if entry[0] <= neg:
                 continue  # its entry (at the same position) is already as good
             n += 1
+            pos = entry[1]
             pinned[x] = (neg, pos, n)
             b = x & _MASK
-            group = groups.get(b)
-            if group is None:
-                group = groups[b] = []
+            group = groups[b]  # a pinned pair has its group
             push(group, (neg, pos, n, x))
             if group[0][2] != n and b not in pending:
                 continue
@@ -294,17 +295,20 @@ class WordPieceTrainer:
         """The best live entry (-group key, pos, seq, key) of group `b`, refreshing stale
         entries; it is left in place."""
         h = self.groups.get(b)
-        pinned, counts = self.pinned, self.pair_count
+        pinned, counts, tok_count, shift = self.pinned, self.pair_count, self.tok_count, self._g
         while h:
-            neg, pos, seq, k = h[0]
-            if pinned.get(k) != (neg, pos, seq):
+            top = h[0]
+            neg, pos, seq, k = top
+            entry = pinned.get(k)
+            if entry is None or entry[2] != seq:  # (seq numbers are unique)
                 heapq.heappop(h)  # superseded, or the pair is gone
                 continue
-            if counts[k] < self.min_count:
+            c = counts[k]
+            if c < self.min_count:
                 heapq.heappop(h)
                 self._untrack(k)
                 continue
-            true_neg = -self._group_key(k)
+            true_neg = -((c << shift) // tok_count[k >> _SHIFT])  # `_group_key`
             p = self._first_pos(k) if true_neg == neg else pos
             if true_neg != neg or p != pos:
                 entry = pinned[k] = (true_neg, p, self._seq())
