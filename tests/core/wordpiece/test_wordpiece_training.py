@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import tokviz.core.wordpiece.timeline as wordpiece_module
 import tokviz.core.wordpiece.trainer as wordpiece_train_module
 from tokviz.core.wordpiece.corpus import base_symbols, initial_counts, initial_counts_slow
+from tokviz.core.wordpiece.word_merge import merge_many, merge_one
 from tokviz.core import CorpusError, ModelFormatError, SettingsError, Training, TrainSettings, count_chunks, parse_split
 from tokviz.core.wordpiece.timeline import (
     WordPieceSettings,
@@ -272,8 +273,8 @@ def test_merging_one_site_equals_the_general_merge(seq, data):
     count changes (zero changes left out)."""
     i = data.draw(st.integers(0, len(seq) - 2))
     k = (seq[i] << 32) | seq[i + 1]
-    out, delta = wordpiece_train_module._merge_one(seq, i, k, 9)
-    ref_out, ref_delta = wordpiece_train_module._merge_many(seq, [i], 9)
+    out, delta = merge_one(seq, i, k, 9)
+    ref_out, ref_delta = merge_many(seq, [i], 9)
     assert out == ref_out == seq[:i] + [9] + seq[i + 2:]
     assert {x: d for x, d in delta.items() if d} == {x: d for x, d in ref_delta.items() if d}
 

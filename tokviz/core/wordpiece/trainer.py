@@ -48,63 +48,13 @@ from collections.abc import Iterator, Sequence
 
 from .corpus import CONTINUATION, SHIFT, base_symbols, initial_counts
 from .trainer_records import WordPieceCandidate, WordPieceStep
+from .word_merge import merge_many, merge_one
 
 __all__ = ["CONTINUATION", "N_CANDIDATES", "WordPieceCandidate", "WordPieceStep", "WordPieceTrainer", "base_symbols"]
 
 N_CANDIDATES = 5
 _SHIFT = SHIFT
 _MASK = (1 << _SHIFT) - 1
-
-
-def _merge_one(seq: list[int], i: int, k: int, new: int) -> tuple[list[int], dict[int, int]]:
-    """`seq` with the pair `k` at `i` merged into `new`, and the change of each pair's count."""
-    out = seq[:i]
-    out.append(new)
-    out += seq[i + 2:]
-    delta = {k: -1}
-    if i:
-        x = seq[i - 1] << _SHIFT
-        left = x | (k >> _SHIFT)
-        delta[left] = delta.get(left, 0) - 1
-        delta[x | new] = 1
-    if i + 2 < len(seq):
-        y = seq[i + 2]
-        right = ((k & _MASK) << _SHIFT) | y
-        delta[right] = delta.get(right, 0) - 1
-        delta[(new << _SHIFT) | y] = 1
-    return out, delta
-
-
-def _merge_many(seq: list[int], sites: list[int], new: int) -> tuple[list[int], dict[int, int]]:
-    """`seq` with the pairs at `sites` (ascending, not overlapping) merged into `new`, and the
-    change of each pair's count. Only pairs touching a site change: old pairs i-1, i, i+1 of
-    each site go, new pairs j-1, j of each new token j come (each index once)."""
-    out: list[int] = []
-    prev = 0
-    for i in sites:
-        out += seq[prev:i]
-        out.append(new)
-        prev = i + 2
-    out += seq[prev:]
-    n = len(seq)
-    delta: dict[int, int] = {}
-    last = -1
-    for i in sites:
-        for p in (i - 1, i, i + 1):
-            if p > last and 0 <= p < n - 1:
-                x = (seq[p] << _SHIFT) | seq[p + 1]
-                delta[x] = delta.get(x, 0) - 1
-                last = p
-    last = -1
-    m = len(out)
-    for j, i in enumerate(sites):
-        j = i - j  # position of the new token in `out`
-        for q in (j - 1, j):
-            if q > last and 0 <= q < m - 1:
-                x = (out[q] << _SHIFT) | out[q + 1]
-                delta[x] = delta.get(x, 0) + 1
-                last = q
-    return out, delta
 
 
 class WordPieceTrainer:
@@ -430,9 +380,9 @@ class WordPieceTrainer:
             weight = self.weights[w]
             merged_total += len(sites) * weight
             if len(sites) == 1:  # the usual case, written out
-                out, delta = _merge_one(seq, sites[0], k, new)
+                out, delta = merge_one(seq, sites[0], k, new)
             else:
-                out, delta = _merge_many(seq, sites, new)
+                out, delta = merge_many(seq, sites, new)
             self.words[w] = out
             self.version[w] += 1
             for x, d in delta.items():
