@@ -85,9 +85,10 @@ def initial_counts_slow(words: Sequence[str], weights: Sequence[int], index: Map
     return out
 
 
-def _sums(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(order, group starts in that order, exact sums of `values` per key) of a stable sort by key."""
-    order = np.argsort(keys, kind="stable")
+def _sums(keys: np.ndarray, values: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(order, group starts in that order, exact sums of `values` per key) of a stable sort by
+    key (`keys` below `n_keys`: a radix sort when they fit in 16 bits)."""
+    order = np.argsort(keys.astype(np.int16) if n_keys <= 1 << 15 else keys, kind="stable")
     sk = keys[order]
     starts = np.flatnonzero(np.concatenate(([True], sk[1:] != sk[:-1])))
     return order, starts, np.add.reduceat(values[order], starts)
@@ -101,21 +102,22 @@ def initial_counts(words: Sequence[str], weights: Sequence[int], index: Mapping[
     if not n or max(weights) * n >= _SUM_LIMIT:
         return initial_counts_slow(words, weights, index)
     codes = np.frombuffer("".join(words).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    alphabet, inv = np.unique(codes, return_inverse=True)
+    alphabet = np.unique(codes)
+    inv = np.searchsorted(alphabet, codes)
     chars = list(map(chr, alphabet.tolist()))
     plain = np.array([index.get(c, -1) for c in chars], dtype=np.int64)
     cont = np.array([index.get(CONTINUATION + c, -1) for c in chars], dtype=np.int64)
     starts = np.cumsum(lengths) - lengths
     first = np.zeros(n, dtype=bool)
     first[starts[lengths > 0]] = True
-    inv = inv.ravel()
     ids = np.where(first, plain[inv], cont[inv])
     word_of = np.repeat(np.arange(len(words)), lengths)
     if (ids < 0).any():
         raise _missing(words[int(word_of[np.argmax(ids < 0)])])
     wt = np.asarray(weights, dtype=np.int64)[word_of]
-    tok_count = [0] * _n_ids(index)
-    order, at, sums = _sums(ids, wt)
+    n_ids = _n_ids(index)
+    tok_count = [0] * n_ids
+    order, at, sums = _sums(ids, wt, n_ids)
     for t, c in zip(ids[order[at]].tolist(), sums.tolist()):
         tok_count[t] = c
     flat = ids.tolist()
@@ -123,14 +125,15 @@ def initial_counts(words: Sequence[str], weights: Sequence[int], index: Mapping[
     inner = np.flatnonzero(~first[1:])  # positions i with i + 1 in the same word
     if not len(inner):
         return InitialCounts(out_words, tok_count, {}, {})
-    keys = (ids[inner] << SHIFT) | ids[inner + 1]
-    order, at, sums = _sums(keys, wt[inner])
-    sk, wo = keys[order], word_of[inner][order]  # words ascending within a key (stable sort)
+    dense = ids[inner] * n_ids + ids[inner + 1]  # the pair (a, b) as a * n_ids + b
+    order, at, sums = _sums(dense, wt[inner], n_ids * n_ids)
+    sk, wo = dense[order], word_of[inner][order]  # words ascending within a key (stable sort)
     keep = np.concatenate(([True], (sk[1:] != sk[:-1]) | (wo[1:] != wo[:-1])))
     word_lists = wo[keep].tolist()
     bounds = np.searchsorted(np.flatnonzero(keep), at).tolist() + [len(word_lists)]
     by_first = np.argsort(order[at], kind="stable").tolist()  # pairs in order of first occurrence
-    key_list, sum_list = sk[at].tolist(), sums.tolist()
+    pairs = sk[at]
+    key_list, sum_list = ((pairs // n_ids << SHIFT) | (pairs % n_ids)).tolist(), sums.tolist()
     pair_count = {key_list[g]: sum_list[g] for g in by_first}
     pair_words = {key_list[g]: word_lists[bounds[g]:bounds[g + 1]] for g in by_first}
     return InitialCounts(out_words, tok_count, pair_count, pair_words)
