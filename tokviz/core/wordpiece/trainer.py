@@ -113,10 +113,11 @@ class WordPieceTrainer:
         # count(a), first position, key); pinned[key] is the pair's current entry there. The
         # global heap holds one entry per group, (-score key, first position, b) of its best
         # pair; group_pinned[b] is the current one.
-        # (A sequence number in every entry tells a pinned entry from an equal stale copy.)
+        # A pinned entry is the very tuple in the heap (a copy left behind is stale); a sequence
+        # number in every entry keeps equal keys apart.
         self.groups: dict[int, list[tuple[int, int, int, int]]] = {}
-        self.pinned: dict[int, tuple[int, int, int]] = {}
-        self.group_pinned: dict[int, tuple[int, int, int]] = {}
+        self.pinned: dict[int, tuple[int, int, int, int]] = {}
+        self.group_pinned: dict[int, tuple[int, int, int, int]] = {}
         self.heap: list[tuple[int, int, int, int]] = []
         self._n = 0
         self._seen: dict[int, tuple[tuple[int, int, int, int], WordPieceCandidate]] = {}  # key -> (state, record)
@@ -184,18 +185,18 @@ class WordPieceTrainer:
         if old is not None and (old[0] < neg or (old[0] == neg and old[1] <= pos)):
             return
         self._n = n = self._n + 1
-        self.pinned[k] = (neg, pos, n)
+        entry = self.pinned[k] = (neg, pos, n, k)
         b = k & _MASK
         group = self.groups.get(b)
         if group is None:
             group = self.groups[b] = []
-        heapq.heappush(group, (neg, pos, n, k))
+        heapq.heappush(group, entry)
         gneg = -((c << self._k) // (ca * self.tok_count[b]))
         old = self.group_pinned.get(b)
         if old is None or gneg < old[0] or (gneg == old[0] and pos < old[1]):
             self._n = n = n + 1
-            self.group_pinned[b] = (gneg, pos, n)
-            heapq.heappush(self.heap, (gneg, pos, n, b))
+            entry = self.group_pinned[b] = (gneg, pos, n, b)
+            heapq.heappush(self.heap, entry)
 
     def _raise_left(self, t: int, pending: set[int]) -> None:
         """After count(t) fell: `_push_pair` for every tracked live pair (t, y) at its first
@@ -219,27 +220,26 @@ class WordPieceTrainer:
                 continue  # its entry (at the same position) is already as good
             n += 1
             pos = entry[1]
-            pinned[x] = (neg, pos, n)
+            entry = pinned[x] = (neg, pos, n, x)
             b = x & _MASK
             group = groups[b]  # a pinned pair has its group
-            push(group, (neg, pos, n, x))
-            if group[0][2] != n and b not in pending:
+            push(group, entry)
+            if group[0] is not entry and b not in pending:
                 continue
             gneg = -((c << shift) // (ct * tok_count[b]))
             old = group_pinned.get(b)
             if old is None or gneg < old[0] or (gneg == old[0] and pos < old[1]):
                 n += 1
-                group_pinned[b] = (gneg, pos, n)
-                push(self.heap, (gneg, pos, n, b))
+                entry = group_pinned[b] = (gneg, pos, n, b)
+                push(self.heap, entry)
         self._n = n
 
     def _offer_group(self, b: int, g: tuple[int, int]) -> None:
         """Give group `b` the global entry `g` if that is better than its current one."""
         old = self.group_pinned.get(b)
         if old is None or g < old[:2]:
-            entry = (*g, self._seq())
-            self.group_pinned[b] = entry
-            heapq.heappush(self.heap, (*entry, b))
+            entry = self.group_pinned[b] = (*g, self._seq(), b)
+            heapq.heappush(self.heap, entry)
 
     def _group_top(self, b: int) -> tuple[int, int, int, int] | None:
         """The best live entry (-group key, pos, seq, key) of group `b`, refreshing stale
@@ -248,9 +248,8 @@ class WordPieceTrainer:
         pinned, counts, tok_count, shift = self.pinned, self.pair_count, self.tok_count, self._g
         while h:
             top = h[0]
-            neg, pos, seq, k = top
-            entry = pinned.get(k)
-            if entry is None or entry[2] != seq:  # (seq numbers are unique)
+            neg, pos, _, k = top
+            if pinned.get(k) is not top:
                 heapq.heappop(h)  # superseded, or the pair is gone
                 continue
             c = counts[k]
@@ -261,10 +260,10 @@ class WordPieceTrainer:
             true_neg = -((c << shift) // tok_count[k >> _SHIFT])  # `_group_key`
             p = self._first_pos(k) if true_neg == neg else pos
             if true_neg != neg or p != pos:
-                entry = pinned[k] = (true_neg, p, self._seq())
-                heapq.heapreplace(h, (*entry, k))
+                entry = pinned[k] = (true_neg, p, self._seq(), k)
+                heapq.heapreplace(h, entry)
                 continue
-            return h[0]
+            return top
         return None
 
     def _raise_group(self, b: int) -> None:
@@ -281,8 +280,9 @@ class WordPieceTrainer:
         `_restore_group`); the pair entry stays."""
         heap, gp = self.heap, self.group_pinned
         while heap:
-            neg, pos, seq, b = heap[0]
-            if gp.get(b) != (neg, pos, seq):
+            first = heap[0]
+            neg, pos, _, b = first
+            if gp.get(b) is not first:
                 heapq.heappop(heap)
                 continue
             top = self._group_top(b)
@@ -292,15 +292,15 @@ class WordPieceTrainer:
                 continue
             g = (-self._score_key(top[3]), top[1])
             if g != (neg, pos):
-                entry = gp[b] = (*g, self._seq())
-                heapq.heapreplace(heap, (*entry, b))
+                entry = gp[b] = (*g, self._seq(), b)
+                heapq.heapreplace(heap, entry)
                 continue
             heapq.heappop(heap)
             return b, top, g
         return None
 
     def _restore_group(self, b: int) -> None:
-        heapq.heappush(self.heap, (*self.group_pinned[b], b))
+        heapq.heappush(self.heap, self.group_pinned[b])
 
     def candidates(self, n: int) -> list[tuple[int, int, int]]:
         """The `n` best live pairs as (-score key, first position, key), best first; the state
