@@ -246,6 +246,7 @@ class WordPieceTrainer:
         entries; it is left in place."""
         h = self.groups.get(b)
         pinned, counts, tok_count, shift = self.pinned, self.pair_count, self.tok_count, self._g
+        first_seen, version = self.first_seen, self.version
         while h:
             top = h[0]
             neg, pos, _, k = top
@@ -258,7 +259,11 @@ class WordPieceTrainer:
                 self._untrack(k)
                 continue
             true_neg = -((c << shift) // tok_count[k >> _SHIFT])  # `_group_key`
-            p = self._first_pos(k) if true_neg == neg else pos
+            if true_neg == neg:
+                seen = first_seen.get(k)  # `_first_pos`'s cache (set with first_idx, so its word)
+                p = seen[2] if seen is not None and seen[1] == version[seen[0]] else self._first_pos(k)
+            else:
+                p = pos
             if true_neg != neg or p != pos:
                 entry = pinned[k] = (true_neg, p, self._seq(), k)
                 heapq.heapreplace(h, entry)
