@@ -242,7 +242,8 @@ def test_integer_group_keys_order_exactly(c1, x1, c2, x2):
 
 
 @HYPOTHESIS
-@given(words=st.lists(st.text(alphabet="ab\u00e9\U0001f600", min_size=1, max_size=6), min_size=1, max_size=10, unique=True),
+@given(words=st.lists(st.text(alphabet="ab\u00e9\U0001f600", min_size=1, max_size=6), min_size=1, max_size=10,
+                     unique=True),
        weights=st.lists(st.integers(1, 2**40), min_size=10, max_size=10), drop=st.booleans())
 def test_initial_counts_equal_the_plain_loop(words, weights, drop):
     """The numpy counting of the unmerged corpus equals the loop over every character: ids,

@@ -4,8 +4,10 @@ A lattice over a string of length n has nodes 0..n (positions between characters
 ``start -> end`` for every vocabulary piece equal to ``string[start:end]``. A batch holds many
 lattices (every distinct word of a corpus, or every piece of a vocabulary) as flat arrays; the
 dynamic programmes run position by position, each position handling the edges ending (or
-starting) there in every lattice at once (`tokviz.core.unigram.columns`). This is what makes EM over a corpus
-fast in Python; `tokviz.core.unigram.tokenizer` has the plain per-word versions the tokenizer uses.
+starting) there in every lattice at once, column by column (`tokviz.core.unigram.columns`). This
+is what makes EM over a corpus fast in Python; `tokviz.core.unigram.tokenizer` has the plain
+per-word versions the tokenizer uses. The edges sorted by end and by start (with their column
+layouts) are made once per batch and filtered, not re-sorted, when pruning removes pieces.
 
 Viterbi ties, exactly: at each node, among incoming edges with the same best score, the one with
 the smallest start (the longest piece) wins, so among equal-scoring segmentations the one whose

@@ -36,8 +36,10 @@ count(a)`` inside a group), with ``2**K`` (``2**G``) above the square of any den
 distinct fractions never share a key and equal fractions always do. A pair's first position is
 cached with the version of the word it is in: it can only move when that word is merged.
 
-What this leaves out: counting the corpus (`tokviz.core.text.chunks`), settings, timelines and ids of
-special tokens (`tokviz.core.wordpiece.timeline`), encoding (`tokviz.core.wordpiece.tokenizer`).
+What this leaves out: counting the corpus (`tokviz.core.text.chunks`), the counts before any merge
+(`tokviz.core.wordpiece.corpus`), merging inside one word (`tokviz.core.wordpiece.word_merge`),
+settings, timelines and ids of special tokens (`tokviz.core.wordpiece.timeline`), encoding
+(`tokviz.core.wordpiece.tokenizer`).
 """
 
 from __future__ import annotations
@@ -48,13 +50,10 @@ from collections.abc import Iterator, Sequence
 
 from .corpus import CONTINUATION, SHIFT, base_symbols, initial_counts
 from .trainer_records import WordPieceCandidate, WordPieceStep
-from .word_merge import merge_many, merge_one
-
-__all__ = ["CONTINUATION", "N_CANDIDATES", "WordPieceCandidate", "WordPieceStep", "WordPieceTrainer", "base_symbols"]
+from .word_merge import MASK, merge_many, merge_one
 
 N_CANDIDATES = 5
-_SHIFT = SHIFT
-_MASK = (1 << _SHIFT) - 1
+_SHIFT, _MASK = SHIFT, MASK
 
 
 class WordPieceTrainer:
