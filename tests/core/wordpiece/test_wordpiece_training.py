@@ -218,6 +218,35 @@ def test_matches_slow_reference_random(words, weights, min_count):
 
 
 @HYPOTHESIS
+@given(words=words, weights=st.lists(st.integers(1, 5), min_size=12, max_size=12))
+def test_compacting_every_heap_all_the_time_changes_nothing(words, weights):
+    """Dropping stale heap entries (normally once a heap doubles past 64) at every push still
+    gives the slow reference's merges and candidates."""
+    counts: dict[str, int] = {}
+    for w, n in zip(words, weights):
+        counts[w] = counts.get(w, 0) + n
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wordpiece_train_module, "_MIN_COMPACT", 0)
+        assert_matches_oracle(counts, 60)
+
+
+def test_compaction_runs_and_drops_only_stale_entries(corpus_text):
+    counts = count_chunks([corpus_text("tinyshakespeare.txt", 20_000)], parse_split("whitespace"))
+    trainer = WordPieceTrainer(list(counts), list(counts.values()))
+    steps = list(trainer.steps(max_merges=400))
+    assert trainer._heap_limit > wordpiece_train_module._MIN_COMPACT and trainer._limit  # it ran
+    live = {id(e) for e in trainer.pinned.values()}
+    for group in trainer.groups.values():
+        assert len(group) <= max(trainer._limit.values()) and all(isinstance(e, tuple) for e in group)
+    assert sum(id(e) in live for g in trainer.groups.values() for e in g) == len(trainer.pinned)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wordpiece_train_module, "_MIN_COMPACT", 10**9)  # never compact
+        ref = WordPieceTrainer(list(counts), list(counts.values()))
+        assert [(s.pair, s.count, s.candidates) for s in ref.steps(max_merges=400)] == [
+            (s.pair, s.count, s.candidates) for s in steps]
+
+
+@HYPOTHESIS
 @given(st.integers(1, 10**6), st.integers(1, 10**6), st.integers(1, 10**6),
        st.integers(1, 10**6), st.integers(1, 10**6), st.integers(1, 10**6))
 def test_integer_score_keys_order_exactly(c1, x1, y1, c2, x2, y2):

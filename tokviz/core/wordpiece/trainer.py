@@ -53,6 +53,15 @@ from .trainer_records import WordPieceCandidate, WordPieceStep
 from .word_merge import MASK, merge_many, merge_one
 
 N_CANDIDATES = 5
+_MIN_COMPACT = 64  # heaps shorter than this are never compacted
+
+
+def _drop_stale(heap: list[tuple[int, int, int, int]], pinned: dict[int, tuple[int, int, int, int]]) -> int:
+    """Keep (in place) the entries of `heap` that are still pinned (entry[3] is the pinned key);
+    return how many are left."""
+    heap[:] = [e for e in heap if pinned.get(e[3]) is e]
+    heapq.heapify(heap)
+    return len(heap)
 _SHIFT, _MASK = SHIFT, MASK
 
 
@@ -118,6 +127,10 @@ class WordPieceTrainer:
         self.pinned: dict[int, tuple[int, int, int, int]] = {}
         self.group_pinned: dict[int, tuple[int, int, int, int]] = {}
         self.heap: list[tuple[int, int, int, int]] = []
+        # A heap is compacted (its stale entries dropped) once it is twice as long as after the
+        # last compaction: dropping them in bulk is cheaper than popping each past the top.
+        self._limit: dict[int, int] = {}  # group -> length that triggers its compaction
+        self._heap_limit = _MIN_COMPACT
         self._n = 0
         self._seen: dict[int, tuple[tuple[int, int, int, int], WordPieceCandidate]] = {}  # key -> (state, record)
         self.pair_count.update(counts.pair_count)
@@ -190,12 +203,16 @@ class WordPieceTrainer:
         if group is None:
             group = self.groups[b] = []
         heapq.heappush(group, entry)
+        if len(group) > self._limit.get(b, _MIN_COMPACT):
+            self._compact_group(b)
         gneg = -((c << self._k) // (ca * self.tok_count[b]))
         old = self.group_pinned.get(b)
         if old is None or gneg < old[0] or (gneg == old[0] and pos < old[1]):
             self._n = n = n + 1
             entry = self.group_pinned[b] = (gneg, pos, n, b)
             heapq.heappush(self.heap, entry)
+            if len(self.heap) > self._heap_limit:
+                self._compact_heap()
 
     def _raise_left(self, t: int, pending: set[int]) -> None:
         """After count(t) fell: `_push_pair` for every tracked live pair (t, y) at its first
@@ -206,7 +223,7 @@ class WordPieceTrainer:
         not become the top of its group needs no global score (most do not)."""
         ct, shift, gshift, counts, tok_count = self.tok_count[t], self._k, self._g, self.pair_count, self.tok_count
         pinned, groups, group_pinned, push = self.pinned, self.groups, self.group_pinned, heapq.heappush
-        n, min_count = self._n, self.min_count
+        n, min_count, limit = self._n, self.min_count, self._limit
         for x in self.by_left.get(t, ()):
             entry = pinned.get(x)
             if entry is None:
@@ -223,6 +240,8 @@ class WordPieceTrainer:
             b = x & _MASK
             group = groups[b]  # a pinned pair has its group
             push(group, entry)
+            if len(group) > limit.get(b, _MIN_COMPACT):
+                self._compact_group(b)
             if group[0] is not entry and b not in pending:
                 continue
             gneg = -((c << shift) // (ct * tok_count[b]))
@@ -231,6 +250,8 @@ class WordPieceTrainer:
                 n += 1
                 entry = group_pinned[b] = (gneg, pos, n, b)
                 push(self.heap, entry)
+                if len(self.heap) > self._heap_limit:
+                    self._compact_heap()
         self._n = n
 
     def _offer_group(self, b: int, g: tuple[int, int]) -> None:
@@ -239,6 +260,16 @@ class WordPieceTrainer:
         if old is None or g < old[:2]:
             entry = self.group_pinned[b] = (*g, self._seq(), b)
             heapq.heappush(self.heap, entry)
+            if len(self.heap) > self._heap_limit:
+                self._compact_heap()
+
+    def _compact_group(self, b: int) -> None:
+        """Drop the stale entries of group `b` (never while `candidates` has entries out)."""
+        self._limit[b] = 2 * _drop_stale(self.groups[b], self.pinned) + _MIN_COMPACT
+
+    def _compact_heap(self) -> None:
+        """Drop the stale entries of the global heap (never while `candidates` has groups out)."""
+        self._heap_limit = 2 * _drop_stale(self.heap, self.group_pinned) + _MIN_COMPACT
 
     def _group_top(self, b: int) -> tuple[int, int, int, int] | None:
         """The best live entry (-group key, pos, seq, key) of group `b`, refreshing stale
