@@ -28,10 +28,10 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from tokviz.core.algorithm.gc_pause import paused_gc
 from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
 from tokviz.core.algorithm.records import Segmentation as StepSegmentation
 from tokviz.core.algorithm.records import TreeNode, segment_pieces
-from tokviz.core.algorithm.gc_pause import paused_gc
 from tokviz.core.algorithm.staged import JsonSettings, StagedTraining
 from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
 from tokviz.core.io.checks import MAX_COUNT, is_count

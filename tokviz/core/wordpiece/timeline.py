@@ -24,18 +24,18 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from tokviz.core.algorithm.gc_pause import paused_gc
 from tokviz.core.algorithm.merge_steps import MergeSteps
 from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
 from tokviz.core.algorithm.records import Segmentation, TreeNode, segment_pieces
-from tokviz.core.algorithm.gc_pause import paused_gc
 from tokviz.core.algorithm.staged import JsonSettings, StagedTraining, check_budget
 from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
 from tokviz.core.io.checks import is_count
 from tokviz.core.text.split import parse_split
 
+from .corpus import CONTINUATION, base_symbols
 from .replay import wordpiece_tree
 from .tokenizer import MAX_WORD_CHARS, WordPieceMatch, WordPieceTokenizer, split_form
-from .corpus import CONTINUATION, base_symbols
 from .trainer import WordPieceCandidate, WordPieceStep, WordPieceTrainer
 
 FORMAT_NAME = "tokviz-wordpiece"
