@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import random
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -259,15 +260,32 @@ def test_integer_score_keys_order_exactly(c1, x1, y1, c2, x2, y2):
 
 
 @HYPOTHESIS
-@given(st.integers(1, 10**6), st.integers(1, 10**6), st.integers(1, 10**6), st.integers(1, 10**6))
-def test_integer_group_keys_order_exactly(c1, x1, c2, x2):
-    """The keys inside a group, c * 2**G // x with the smaller shift G, order c / x exactly."""
-    trainer = WordPieceTrainer(["ab"], [10**6])
-    g = trainer._g
-    assert g < trainer._k
-    key1, key2 = (c1 << g) // x1, (c2 << g) // x2
+@given(st.integers(1, 2**26 - 1), st.integers(1, 2**26 - 1), st.integers(1, 2**26 - 1), st.integers(1, 2**26 - 1),
+       st.booleans())
+def test_group_keys_order_exactly(c1, x1, c2, x2, small):
+    """The keys inside a group order count(ab) / count(a) exactly (equal iff equal): floats below
+    a corpus length of 2**26 (counts at most that, count(ab) <= count(a)), shifted integers
+    beyond (a longer corpus)."""
+    if small:
+        c1, x1, c2, x2 = (v % 1000 + 1 for v in (c1, x1, c2, x2))  # near fractions, many equal
+    (c1, x1), (c2, x2) = sorted((c1, x1)), sorted((c2, x2))
     f1, f2 = Fraction(c1, x1), Fraction(c2, x2)
-    assert (key1 < key2) == (f1 < f2) and (key1 == key2) == (f1 == f2)
+    for length in (2**26 - 1, 2**26):
+        key = WordPieceTrainer(["ab"], [length // 2])._group_key
+        assert isinstance(key(1, 3), float) == (length < 2**26)
+        key1, key2 = key(c1, x1), key(c2, x2)
+        assert (key1 < key2) == (f1 < f2) and (key1 == key2) == (f1 == f2)
+
+
+def test_float_group_keys_keep_the_nearest_fractions_apart():
+    """Fractions with denominators just under 2**26 rounded to floats keep their exact order."""
+    rng = random.Random(1)
+    key = WordPieceTrainer(["ab"], [2**25 - 1])._group_key
+    for _ in range(5000):
+        (q1, q2), t = (rng.randint(2**26 - 3000, 2**26 - 1) for _ in range(2)), rng.random()
+        p1, p2 = max(1, round(t * q1)), max(1, round(t * q2))
+        f1, f2 = Fraction(p1, q1), Fraction(p2, q2)
+        assert (key(p1, q1) < key(p2, q2)) == (f1 < f2) and (key(p1, q1) == key(p2, q2)) == (f1 == f2)
 
 
 @HYPOTHESIS

@@ -31,13 +31,16 @@ falls the group keeps its order and only its one entry in the global heap moves.
 falls, the pairs (a, y) move up inside their groups (a left token has few distinct right
 neighbours). Entries are otherwise lazy: a pair's count only falls after the step that creates
 it and its first occurrence only moves later, so a stale entry is never worse than the truth.
-Keys are exact integers, ``count(ab) * 2**K // (count(a) * count(b))`` (and ``count(ab) * 2**G //
-count(a)`` inside a group), with ``2**K`` (``2**G``) above the square of any denominator, so
-distinct fractions never share a key and equal fractions always do. A pair's first position is
+Keys are exact: ``count(ab) * 2**K // (count(a) * count(b))`` with ``2**K`` above the square of
+any denominator, so distinct fractions never share a key and equal fractions always do; inside a
+group, ``count(ab) / count(a)`` as a float while the corpus is shorter than 2**26 (a fraction of
+at most 1, distinct ones at least 2**-52 apart: rounding keeps their order and equal ones equal),
+else ``count(ab) * 2**G // count(a)`` the same way. A pair's first position is
 cached with the version of the word it is in: it can only move when that word is merged.
 
 What this leaves out: counting the corpus (`tokviz.core.text.chunks`), the counts before any merge
-(`tokviz.core.wordpiece.corpus`), merging inside one word (`tokviz.core.wordpiece.word_merge`),
+(`tokviz.core.wordpiece.corpus`), merging inside one word (`tokviz.core.wordpiece.word_merge`), the
+group keys and stale-entry dropping (`tokviz.core.wordpiece.lazy_heaps`),
 settings, timelines and ids of special tokens (`tokviz.core.wordpiece.timeline`), encoding
 (`tokviz.core.wordpiece.tokenizer`).
 """
@@ -49,19 +52,12 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from .corpus import CONTINUATION, SHIFT, base_symbols, initial_counts
+from .lazy_heaps import drop_stale, group_key_for
 from .trainer_records import WordPieceCandidate, WordPieceStep
 from .word_merge import MASK, merge_many, merge_one
 
 N_CANDIDATES = 5
 _MIN_COMPACT = 64  # heaps shorter than this are never compacted
-
-
-def _drop_stale(heap: list[tuple[int, int, int, int]], pinned: dict[int, tuple[int, int, int, int]]) -> int:
-    """Keep (in place) the entries of `heap` that are still pinned (entry[3] is the pinned key);
-    return how many are left."""
-    heap[:] = [e for e in heap if pinned.get(e[3]) is e]
-    heapq.heapify(heap)
-    return len(heap)
 _SHIFT, _MASK = SHIFT, MASK
 
 
@@ -106,10 +102,10 @@ class WordPieceTrainer:
             self.starts.append(pos)
             pos += len(word)
         self.length = sum(len(s) * w for s, w in zip(self.words, self.weights))
-        # exact integer keys: 2**K exceeds the square of any count(a) * count(b) (scores), 2**G
-        # the square of any count(a) (the smaller keys inside a group are faster to compute)
-        bits = max(1, self.length).bit_length()
-        self._k, self._g = 4 * bits + 2, 2 * bits + 2
+        # exact keys: 2**K exceeds the square of any count(a) * count(b) (scores); inside a group
+        # the key of count(ab) / count(a) (`tokviz.core.wordpiece.lazy_heaps`)
+        self._k = 4 * max(1, self.length).bit_length() + 2
+        self._group_key = group_key_for(self.length)
         self.rank = 0
         self.pair_count: dict[int, int] = {}
         self.pair_words: dict[int, list[int]] = {}  # tracked pairs only: words (ascending)
@@ -153,10 +149,6 @@ class WordPieceTrainer:
         self.pinned.pop(k, None)
         self.first_seen.pop(k, None)
 
-    def _group_key(self, k: int) -> int:
-        """count(ab) * 2**G // count(a): the order of the scores among pairs with the same b."""
-        return (self.pair_count[k] << self._g) // self.tok_count[k >> _SHIFT]
-
     def _score_key(self, k: int) -> int:
         """count(ab) * 2**K // (count(a) * count(b)): the exact order of the scores."""
         return (self.pair_count[k] << self._k) // (self.tok_count[k >> _SHIFT] * self.tok_count[k & _MASK])
@@ -192,7 +184,7 @@ class WordPieceTrainer:
         already as good) and raise the group if needed (`_group_key`, `_seq` and
         `_offer_group` written out: this runs for every pair next to every merge)."""
         c, ca = self.pair_count[k], self.tok_count[k >> _SHIFT]
-        neg = -((c << self._g) // ca)
+        neg = -self._group_key(c, ca)
         old = self.pinned.get(k)
         if old is not None and (old[0] < neg or (old[0] == neg and old[1] <= pos)):
             return
@@ -221,7 +213,8 @@ class WordPieceTrainer:
         A group's global entry is never worse than any entry in the group, except for the
         groups in `pending`, whose count fell and which are not raised yet: so a pair that does
         not become the top of its group needs no global score (most do not)."""
-        ct, shift, gshift, counts, tok_count = self.tok_count[t], self._k, self._g, self.pair_count, self.tok_count
+        ct, shift, group_key = self.tok_count[t], self._k, self._group_key
+        counts, tok_count = self.pair_count, self.tok_count
         pinned, groups, group_pinned, push = self.pinned, self.groups, self.group_pinned, heapq.heappush
         n, min_count, limit = self._n, self.min_count, self._limit
         for x in self.by_left.get(t, ()):
@@ -231,7 +224,7 @@ class WordPieceTrainer:
             c = counts[x]
             if c < min_count:
                 continue
-            neg = -((c << gshift) // ct)
+            neg = -group_key(c, ct)
             if entry[0] <= neg:
                 continue  # its entry (at the same position) is already as good
             n += 1
@@ -265,17 +258,17 @@ class WordPieceTrainer:
 
     def _compact_group(self, b: int) -> None:
         """Drop the stale entries of group `b` (never while `candidates` has entries out)."""
-        self._limit[b] = 2 * _drop_stale(self.groups[b], self.pinned) + _MIN_COMPACT
+        self._limit[b] = 2 * drop_stale(self.groups[b], self.pinned) + _MIN_COMPACT
 
     def _compact_heap(self) -> None:
         """Drop the stale entries of the global heap (never while `candidates` has groups out)."""
-        self._heap_limit = 2 * _drop_stale(self.heap, self.group_pinned) + _MIN_COMPACT
+        self._heap_limit = 2 * drop_stale(self.heap, self.group_pinned) + _MIN_COMPACT
 
     def _group_top(self, b: int) -> tuple[int, int, int, int] | None:
         """The best live entry (-group key, pos, seq, key) of group `b`, refreshing stale
         entries; it is left in place."""
         h = self.groups.get(b)
-        pinned, counts, tok_count, shift = self.pinned, self.pair_count, self.tok_count, self._g
+        pinned, counts, tok_count, group_key = self.pinned, self.pair_count, self.tok_count, self._group_key
         first_seen, version = self.first_seen, self.version
         while h:
             top = h[0]
@@ -288,7 +281,7 @@ class WordPieceTrainer:
                 heapq.heappop(h)
                 self._untrack(k)
                 continue
-            true_neg = -((c << shift) // tok_count[k >> _SHIFT])  # `_group_key`
+            true_neg = -group_key(c, tok_count[k >> _SHIFT])
             if true_neg == neg:
                 seen = first_seen.get(k)  # `_first_pos`'s cache (set with first_idx, so its word)
                 p = seen[2] if seen is not None and seen[1] == version[seen[0]] else self._first_pos(k)
