@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import random
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -14,6 +15,8 @@ from hypothesis import strategies as st
 
 import tokviz.core.wordpiece.timeline as wordpiece_module
 import tokviz.core.wordpiece.trainer as wordpiece_train_module
+from tokviz.core.wordpiece.corpus import base_symbols, initial_counts, initial_counts_slow
+from tokviz.core.wordpiece.word_merge import merge_many, merge_one
 from tokviz.core import CorpusError, ModelFormatError, SettingsError, Training, TrainSettings, count_chunks, parse_split
 from tokviz.core.wordpiece.timeline import (
     WordPieceSettings,
@@ -216,6 +219,35 @@ def test_matches_slow_reference_random(words, weights, min_count):
 
 
 @HYPOTHESIS
+@given(words=words, weights=st.lists(st.integers(1, 5), min_size=12, max_size=12))
+def test_compacting_every_heap_all_the_time_changes_nothing(words, weights):
+    """Dropping stale heap entries (normally once a heap doubles past 64) at every push still
+    gives the slow reference's merges and candidates."""
+    counts: dict[str, int] = {}
+    for w, n in zip(words, weights):
+        counts[w] = counts.get(w, 0) + n
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wordpiece_train_module, "_MIN_COMPACT", 0)
+        assert_matches_oracle(counts, 60)
+
+
+def test_compaction_runs_and_drops_only_stale_entries(corpus_text):
+    counts = count_chunks([corpus_text("tinyshakespeare.txt", 20_000)], parse_split("whitespace"))
+    trainer = WordPieceTrainer(list(counts), list(counts.values()))
+    steps = list(trainer.steps(max_merges=400))
+    assert trainer._heap_limit > wordpiece_train_module._MIN_COMPACT and trainer._limit  # it ran
+    live = {id(e) for e in trainer.pinned.values()}
+    for group in trainer.groups.values():
+        assert len(group) <= max(trainer._limit.values()) and all(isinstance(e, tuple) for e in group)
+    assert sum(id(e) in live for g in trainer.groups.values() for e in g) == len(trainer.pinned)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wordpiece_train_module, "_MIN_COMPACT", 10**9)  # never compact
+        ref = WordPieceTrainer(list(counts), list(counts.values()))
+        assert [(s.pair, s.count, s.candidates) for s in ref.steps(max_merges=400)] == [
+            (s.pair, s.count, s.candidates) for s in steps]
+
+
+@HYPOTHESIS
 @given(st.integers(1, 10**6), st.integers(1, 10**6), st.integers(1, 10**6),
        st.integers(1, 10**6), st.integers(1, 10**6), st.integers(1, 10**6))
 def test_integer_score_keys_order_exactly(c1, x1, y1, c2, x2, y2):
@@ -225,6 +257,74 @@ def test_integer_score_keys_order_exactly(c1, x1, y1, c2, x2, y2):
     key1, key2 = (c1 << k) // (x1 * y1), (c2 << k) // (x2 * y2)
     f1, f2 = Fraction(c1, x1 * y1), Fraction(c2, x2 * y2)
     assert (key1 < key2) == (f1 < f2) and (key1 == key2) == (f1 == f2)
+
+
+@HYPOTHESIS
+@given(st.integers(1, 2**26 - 1), st.integers(1, 2**26 - 1), st.integers(1, 2**26 - 1), st.integers(1, 2**26 - 1),
+       st.booleans())
+def test_group_keys_order_exactly(c1, x1, c2, x2, small):
+    """The keys inside a group order count(ab) / count(a) exactly (equal iff equal): floats below
+    a corpus length of 2**26 (counts at most that, count(ab) <= count(a)), shifted integers
+    beyond (a longer corpus)."""
+    if small:
+        c1, x1, c2, x2 = (v % 1000 + 1 for v in (c1, x1, c2, x2))  # near fractions, many equal
+    (c1, x1), (c2, x2) = sorted((c1, x1)), sorted((c2, x2))
+    f1, f2 = Fraction(c1, x1), Fraction(c2, x2)
+    for length in (2**26 - 1, 2**26):
+        key = WordPieceTrainer(["ab"], [length // 2])._group_key
+        assert isinstance(key(1, 3), float) == (length < 2**26)
+        key1, key2 = key(c1, x1), key(c2, x2)
+        assert (key1 < key2) == (f1 < f2) and (key1 == key2) == (f1 == f2)
+
+
+def test_float_group_keys_keep_the_nearest_fractions_apart():
+    """Fractions with denominators just under 2**26 rounded to floats keep their exact order."""
+    rng = random.Random(1)
+    key = WordPieceTrainer(["ab"], [2**25 - 1])._group_key
+    for _ in range(5000):
+        (q1, q2), t = (rng.randint(2**26 - 3000, 2**26 - 1) for _ in range(2)), rng.random()
+        p1, p2 = max(1, round(t * q1)), max(1, round(t * q2))
+        f1, f2 = Fraction(p1, q1), Fraction(p2, q2)
+        assert (key(p1, q1) < key(p2, q2)) == (f1 < f2) and (key(p1, q1) == key(p2, q2)) == (f1 == f2)
+
+
+@HYPOTHESIS
+@given(words=st.lists(st.text(alphabet="ab\u00e9\U0001f600", min_size=1, max_size=6), min_size=1, max_size=10,
+                     unique=True),
+       weights=st.lists(st.integers(1, 2**40), min_size=10, max_size=10), drop=st.booleans())
+def test_initial_counts_equal_the_plain_loop(words, weights, drop):
+    """The numpy counting of the unmerged corpus equals the loop over every character: ids,
+    symbol counts, pair counts in order of first occurrence, the words of each pair; and the
+    same error for a character missing from the symbols."""
+    weights = weights[: len(words)]
+    symbols = base_symbols(words)
+    if drop:
+        symbols = symbols[1:]
+    index = {s: i for i, s in enumerate(symbols)}
+    try:
+        slow = initial_counts_slow(words, weights, index)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match="missing from the base symbols") as fast:
+            initial_counts(words, weights, index)
+        assert str(fast.value) == str(exc)
+        return
+    fast = initial_counts(words, weights, index)
+    assert fast.words == slow.words and fast.tok_count == slow.tok_count
+    assert list(fast.pair_count.items()) == list(slow.pair_count.items())
+    assert list(fast.pair_words.items()) == list(slow.pair_words.items())
+
+
+@HYPOTHESIS
+@given(seq=st.lists(st.integers(0, 3), min_size=2, max_size=8), data=st.data())
+def test_merging_one_site_equals_the_general_merge(seq, data):
+    """The one-site merge (the usual case, written out) gives the general merge's word and
+    count changes (zero changes left out)."""
+    i = data.draw(st.integers(0, len(seq) - 2))
+    k = (seq[i] << 32) | seq[i + 1]
+    out, delta = merge_one(seq, i, k, 9)
+    ref_out, ref_delta = merge_many(seq, [i], 9)
+    assert out == ref_out == seq[:i] + [9] + seq[i + 2:]
+    assert {x: d for x, d in delta.items() if d} == {x: d for x, d in ref_delta.items() if d}
 
 
 # -- budgets, stages, input kinds ----------------------------------------------------------------

@@ -4,8 +4,10 @@ A lattice over a string of length n has nodes 0..n (positions between characters
 ``start -> end`` for every vocabulary piece equal to ``string[start:end]``. A batch holds many
 lattices (every distinct word of a corpus, or every piece of a vocabulary) as flat arrays; the
 dynamic programmes run position by position, each position handling the edges ending (or
-starting) there in every lattice at once with ``reduceat``. This is what makes EM over a corpus
-fast in Python; `tokviz.core.unigram.tokenizer` has the plain per-word versions the tokenizer uses.
+starting) there in every lattice at once, column by column (`tokviz.core.unigram.columns`). This
+is what makes EM over a corpus fast in Python; `tokviz.core.unigram.tokenizer` has the plain
+per-word versions the tokenizer uses. The edges sorted by end and by start (with their column
+layouts) are made once per batch and filtered, not re-sorted, when pruning removes pieces.
 
 Viterbi ties, exactly: at each node, among incoming edges with the same best score, the one with
 the smallest start (the longest piece) wins, so among equal-scoring segmentations the one whose
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .columns import Columns, row_argmax_first, row_logsumexp
+
 
 def _stable_order(keys: np.ndarray) -> np.ndarray:
     """Stable argsort of small non-negative integers (radix sort for 16-bit keys)."""
@@ -26,37 +30,20 @@ def _stable_order(keys: np.ndarray) -> np.ndarray:
     return np.argsort(keys, kind="stable")
 
 
-def _groups(sorted_nodes: np.ndarray, positions: np.ndarray, max_pos: int) -> list:
-    """Per position t: (a, b, group starts relative to a, group sizes, group node ids) for the
-    edges ``a:b`` at position t, grouped by node (consecutive equal `sorted_nodes`)."""
-    n = len(sorted_nodes)
-    bounds = np.searchsorted(positions, np.arange(max_pos + 2)).tolist()
-    is_start = np.ones(n, dtype=bool)
-    is_start[1:] = sorted_nodes[1:] != sorted_nodes[:-1]
-    is_start[[b for b in bounds if b < n]] = True  # a position always starts a group
-    starts = np.flatnonzero(is_start)
-    out = []
-    for t in range(max_pos + 1):
-        a, b = bounds[t], bounds[t + 1]
-        if a == b:
-            out.append(None)
-            continue
-        lo, hi = np.searchsorted(starts, [a, b])
-        g = starts[lo:hi]
-        sizes = np.diff(np.append(g, b))
-        out.append((a, b, g - a, sizes, sorted_nodes[g]))
-    return out
+class _Sorted:
+    """The edges of a batch in one sort order (by end node or by start node), as the arrays a
+    dynamic programme reads, and their column layout (`tokviz.core.unigram.columns`)."""
 
+    def __init__(self, arrays: dict[str, np.ndarray], key: str, node: str, other: str) -> None:
+        self.arrays = arrays  # name -> array, in this order
+        self.cols = Columns(arrays[node], arrays[key])
+        at = self.cols.order
+        self.column = {name: arrays[name][at] for name in (other, "piece")}  # column layout
+        self._names = (key, node, other)
 
-def _logsumexp_groups(v: np.ndarray, rel: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """log(sum(exp(v))) over each group of consecutive entries (`v` is overwritten)."""
-    m = np.maximum.reduceat(v, rel)
-    v -= np.repeat(m, sizes)
-    np.exp(v, out=v)
-    s = np.add.reduceat(v, rel)
-    np.log(s, out=s)
-    s += m
-    return s
+    def subset(self, keep_piece: np.ndarray) -> "_Sorted":
+        keep = keep_piece[self.arrays["piece"]]
+        return _Sorted({name: x[keep] for name, x in self.arrays.items()}, *self._names)
 
 
 class Lattices:
@@ -75,72 +62,64 @@ class Lattices:
         self.dst = self.node_off[self.lat] + self.end
         self.max_len = int(self.lengths.max()) if len(self.lengths) else 0
         self.end_nodes = self.node_off + self.lengths
-        self._fwd = None
-        self._bwd = None
-        self._orders: list[np.ndarray | None] = [None, None]  # edge orders of the two plans
+        self._fwd: _Sorted | None = None  # by (end, lattice, start)
+        self._bwd: _Sorted | None = None  # by (start, lattice, end)
 
-    def subset(self, keep: np.ndarray) -> "Lattices":
-        """The same lattices with only the edges where `keep` is true (sort orders carry over)."""
+    def subset(self, keep_piece: np.ndarray) -> "Lattices":
+        """The same lattices with only the edges of the pieces where `keep_piece` is true (the
+        sorted arrays carry over: filtering keeps their order)."""
+        keep = keep_piece[self.piece]
         out = Lattices(self.lengths, self.lat[keep], self.start[keep], self.end[keep], self.piece[keep])
-        remap = np.cumsum(keep) - 1
-        out._orders = [None if o is None else remap[o[keep[o]]] for o in self._orders]
+        if self._fwd is not None:
+            out._fwd = self._fwd.subset(keep_piece)
+        if self._bwd is not None:
+            out._bwd = self._bwd.subset(keep_piece)
         return out
 
-    def _order(self, which: int, keys: np.ndarray) -> np.ndarray:
-        if self._orders[which] is None:
-            self._orders[which] = _stable_order(keys)
-        return self._orders[which]
-
-    def _forward_plan(self):
+    def _forward_plan(self) -> _Sorted:
         if self._fwd is None:
-            order = self._order(0, self.end)  # -> (end, lattice, start)
-            src, dst, piece = self.src[order], self.dst[order], self.piece[order]
-            self._fwd = (src, dst, piece, _groups(dst, self.end[order], self.max_len))
+            order = _stable_order(self.end)  # (lattice, start, end) -> (end, lattice, start)
+            self._fwd = _Sorted({"src": self.src[order], "dst": self.dst[order], "end": self.end[order],
+                                 "piece": self.piece[order]}, "end", "dst", "src")
         return self._fwd
 
-    def _backward_plan(self):
-        if self._bwd is None:  # edges are already in (lattice, start, end) order
-            order = self._order(1, self.start)  # -> (start, lattice, end)
-            src, dst, piece, lat = self.src[order], self.dst[order], self.piece[order], self.lat[order]
-            self._bwd = (src, dst, piece, lat, _groups(src, self.start[order], self.max_len))
+    def _backward_plan(self) -> _Sorted:
+        if self._bwd is None:
+            order = _stable_order(self.start)  # -> (start, lattice, end)
+            self._bwd = _Sorted({"src": self.src[order], "dst": self.dst[order], "start": self.start[order],
+                                 "piece": self.piece[order], "lat": self.lat[order]}, "start", "src", "dst")
         return self._bwd
 
     # -- sums over all segmentations ---------------------------------------------------------
 
     def forward(self, logp: np.ndarray) -> np.ndarray:
         """alpha[node]: log of the summed probability of all segmentations of the prefix."""
-        src, _, piece, plan = self._forward_plan()
+        plan = self._forward_plan()
+        src, piece = plan.column["src"], plan.column["piece"]
         alpha = np.full(self.n_nodes, -np.inf)
         alpha[self.node_off] = 0.0
         lp = logp.take(piece)
-        for g in plan[1:]:
-            if g is None:
+        for step in plan.cols.steps:
+            if step.position == 0:
                 continue
-            a, b, rel, sizes, nodes = g
+            a, b = step.lo, step.hi
             v = alpha.take(src[a:b])
             v += lp[a:b]
-            alpha[nodes] = _logsumexp_groups(v, rel, sizes)
+            alpha[step.nodes] = row_logsumexp(v, step)
         return alpha
 
-    def backward(self, logp: np.ndarray, *, post: np.ndarray | None = None) -> np.ndarray:
-        """beta[node]: log of the summed probability of all segmentations of the suffix.
-
-        With `post` (one entry per edge, in backward-plan order), ``logp + beta[dst]`` of each
-        edge is added to it on the way (the E-step's posteriors need exactly that).
-        """
-        _, dst, piece, _, plan = self._backward_plan()
+    def backward(self, logp: np.ndarray) -> np.ndarray:
+        """beta[node]: log of the summed probability of all segmentations of the suffix."""
+        plan = self._backward_plan()
+        dst, piece = plan.column["dst"], plan.column["piece"]
         beta = np.full(self.n_nodes, -np.inf)
         beta[self.end_nodes] = 0.0
         lp = logp.take(piece)
-        for g in reversed(plan):
-            if g is None:
-                continue
-            a, b, rel, sizes, nodes = g
+        for step in reversed(plan.cols.steps):
+            a, b = step.lo, step.hi
             v = beta.take(dst[a:b])
             v += lp[a:b]
-            if post is not None:
-                post[a:b] += v
-            beta[nodes] = _logsumexp_groups(v, rel, sizes)
+            beta[step.nodes] = row_logsumexp(v, step)
         return beta
 
     def log_z(self, logp: np.ndarray) -> np.ndarray:
@@ -154,10 +133,14 @@ class Lattices:
         """
         alpha = self.forward(logp)
         z = alpha[self.end_nodes]
-        src, _, piece, lat, _ = self._backward_plan()
+        beta = self.backward(logp)
+        e = self._backward_plan().arrays  # the E-step sums in (start, lattice, end) order
+        src, dst, piece, lat = e["src"], e["dst"], e["piece"], e["lat"]
         post = alpha.take(src)
         post -= z.take(lat)
-        self.backward(logp, post=post)  # adds logp + beta[dst]
+        v = beta.take(dst)
+        v += logp.take(piece)
+        post += v
         np.exp(post, out=post)
         post *= weights.take(lat)
         counts = np.bincount(piece, weights=post, minlength=n_pieces)
@@ -168,23 +151,22 @@ class Lattices:
     def viterbi(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Best segmentation of every lattice: (lattice, start, end, piece) of each token,
         in no particular order (sort by (lattice, start) to read them)."""
-        src, _, piece, plan = self._forward_plan()
+        plan = self._forward_plan()
+        src_c, piece_c, ids = plan.column["src"], plan.column["piece"], plan.cols.order
         best = np.full(self.n_nodes, -np.inf)
         best[self.node_off] = 0.0
         back = np.full(self.n_nodes, -1, dtype=np.int64)
-        sc = scores[piece]
-        big = np.iinfo(np.int64).max
-        edge_ids = np.arange(len(piece), dtype=np.int64)
-        for g in plan[1:]:
-            if g is None:
+        sc = scores[piece_c]
+        for step in plan.cols.steps:
+            if step.position == 0:
                 continue
-            a, b, rel, sizes, nodes = g
-            v = best.take(src[a:b])
+            a, b = step.lo, step.hi
+            v = best.take(src_c[a:b])
             v += sc[a:b]
-            m = np.maximum.reduceat(v, rel)
-            idx = np.where(v == np.repeat(m, sizes), edge_ids[a:b], big)
-            back[nodes] = np.minimum.reduceat(idx, rel)  # first = smallest start
-            best[nodes] = m
+            m, first = row_argmax_first(v, step, ids[a:b])  # first = smallest start
+            back[step.nodes] = first
+            best[step.nodes] = m
+        src, piece = plan.arrays["src"], plan.arrays["piece"]  # `back` holds indexes in this order
         lats = np.flatnonzero(self.lengths > 0)
         cur = self.end_nodes[lats]
         out_lat, out_src, out_dst, out_piece = [], [], [], []

@@ -28,6 +28,7 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from tokviz.core.algorithm.gc_pause import paused_gc
 from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
 from tokviz.core.algorithm.records import Segmentation as StepSegmentation
 from tokviz.core.algorithm.records import TreeNode, segment_pieces
@@ -254,7 +255,7 @@ class UnigramTraining(StagedTraining):
         return UnigramTimeline(s, corpus_length=t.corpus_length, n_chunks=len(counts), seed_size=len(t.pieces))
 
     def _trainer_steps(self) -> Iterator[UnigramRound]:
-        return self._trainer.rounds()
+        return paused_gc(self._trainer.rounds())
 
 
 def train_unigram(

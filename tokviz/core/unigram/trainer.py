@@ -323,7 +323,7 @@ class UnigramTrainer:
             [alts.get(x, ()) for x in ch],
         ))
         self.alive[chosen] = False
-        self.lattice = self.lattice.subset(self.alive[self.lattice.piece])
+        self.lattice = self.lattice.subset(self.alive)
         live = self.logp[self.alive]
         top = live.max()
         self.logp = np.where(self.alive, self.logp - (top + np.log(np.exp(live - top).sum())), -np.inf)

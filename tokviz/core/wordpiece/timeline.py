@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from tokviz.core.algorithm.gc_pause import paused_gc
 from tokviz.core.algorithm.merge_steps import MergeSteps
 from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
 from tokviz.core.algorithm.records import Segmentation, TreeNode, segment_pieces
@@ -32,9 +33,10 @@ from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, Tok
 from tokviz.core.io.checks import is_count
 from tokviz.core.text.split import parse_split
 
+from .corpus import CONTINUATION, base_symbols
 from .replay import wordpiece_tree
 from .tokenizer import MAX_WORD_CHARS, WordPieceMatch, WordPieceTokenizer, split_form
-from .trainer import CONTINUATION, WordPieceCandidate, WordPieceStep, WordPieceTrainer, base_symbols
+from .trainer import WordPieceCandidate, WordPieceStep, WordPieceTrainer
 
 FORMAT_NAME = "tokviz-wordpiece"
 FORMAT_VERSION = 1
@@ -178,7 +180,7 @@ class WordPieceTraining(StagedTraining):
         return WordPieceTimeline(s, tuple(symbols), corpus_length=self._trainer.length, n_chunks=len(counts))
 
     def _trainer_steps(self) -> Iterator[WordPieceStep]:
-        return self._trainer.steps(max_merges=self.budget)
+        return paused_gc(self._trainer.steps(max_merges=self.budget))
 
 
 def train_wordpiece(

@@ -24,7 +24,7 @@ from tokviz.core.bpe.units import UNK_TOKEN
 from tokviz.core.errors import EncodeError
 from tokviz.core.text.split import Splitter, parse_split
 
-from .trainer import CONTINUATION
+from .corpus import CONTINUATION
 
 MAX_WORD_CHARS = 100
 _N_VOCABS = 4  # how many step vocabularies stay built

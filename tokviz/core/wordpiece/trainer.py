@@ -31,12 +31,18 @@ falls the group keeps its order and only its one entry in the global heap moves.
 falls, the pairs (a, y) move up inside their groups (a left token has few distinct right
 neighbours). Entries are otherwise lazy: a pair's count only falls after the step that creates
 it and its first occurrence only moves later, so a stale entry is never worse than the truth.
-Keys are exact integers, ``count(ab) * 2**K // (count(a) * count(b))`` (and ``... // count(a)``
-inside a group), with ``2**K`` above the square of any denominator, so distinct fractions never
-share a key and equal fractions always do.
+Keys are exact: ``count(ab) * 2**K // (count(a) * count(b))`` with ``2**K`` above the square of
+any denominator, so distinct fractions never share a key and equal fractions always do; inside a
+group, ``count(ab) / count(a)`` as a float while the corpus is shorter than 2**26 (a fraction of
+at most 1, distinct ones at least 2**-52 apart: rounding keeps their order and equal ones equal),
+else ``count(ab) * 2**G // count(a)`` the same way. A pair's first position is
+cached with the version of the word it is in: it can only move when that word is merged.
 
-What this leaves out: counting the corpus (`tokviz.core.text.chunks`), settings, timelines and ids of
-special tokens (`tokviz.core.wordpiece.timeline`), encoding (`tokviz.core.wordpiece.tokenizer`).
+What this leaves out: counting the corpus (`tokviz.core.text.chunks`), the counts before any merge
+(`tokviz.core.wordpiece.corpus`), merging inside one word (`tokviz.core.wordpiece.word_merge`), the
+group keys and stale-entry dropping (`tokviz.core.wordpiece.lazy_heaps`),
+settings, timelines and ids of special tokens (`tokviz.core.wordpiece.timeline`), encoding
+(`tokviz.core.wordpiece.tokenizer`).
 """
 
 from __future__ import annotations
@@ -45,33 +51,14 @@ import heapq
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
+from .corpus import CONTINUATION, SHIFT, base_symbols, initial_counts
+from .lazy_heaps import drop_stale, group_key_for
 from .trainer_records import WordPieceCandidate, WordPieceStep
+from .word_merge import MASK, merge_many, merge_one
 
-CONTINUATION = "##"
 N_CANDIDATES = 5
-_SHIFT = 32
-_MASK = (1 << _SHIFT) - 1
-
-
-def base_symbols(words: Sequence[str]) -> list[str]:
-    """The base vocabulary of `words`: plain first characters, then ``##`` characters.
-
-    >>> base_symbols(["hug", "bun"])
-    ['b', 'h', '##g', '##n', '##u']
-    """
-    first, rest = set(), set()
-    for w in words:
-        if w:
-            first.add(w[0])
-            rest.update(w[1:])
-    return sorted(first) + [CONTINUATION + c for c in sorted(rest)]
-
-
-def symbolize(word: str, index: dict[str, int]) -> list[int]:
-    """Base ids of `word` (``index`` maps vocabulary forms to ids); unknown characters -> -1."""
-    if not word:
-        return []
-    return [index.get(word[0], -1)] + [index.get(CONTINUATION + c, -1) for c in word[1:]]
+_MIN_COMPACT = 64  # heaps shorter than this are never compacted
+_SHIFT, _MASK = SHIFT, MASK
 
 
 class WordPieceTrainer:
@@ -105,59 +92,50 @@ class WordPieceTrainer:
         index = {s: i for i, s in enumerate(self.symbols)}
         self.forms = list(self.symbols)  # internal id -> vocabulary form
         self.tok_len = [1] * len(self.symbols)  # internal id -> characters covered
-        self.tok_count = [0] * len(self.symbols)  # internal id -> weighted occurrences
-        self.words: list[list[int]] = []
         self.weights = [int(w) for w in weights]
+        counts = initial_counts(words, self.weights, index)
+        self.tok_count = counts.tok_count  # internal id -> weighted occurrences
+        self.words: list[list[int]] = counts.words
         self.starts: list[int] = []  # global character position of each word's start
         pos = 0
-        for word, w in zip(words, self.weights):
-            seq = symbolize(word, index)
-            if -1 in seq:
-                raise ValueError(f"word {word!r} has characters missing from the base symbols")
-            self.words.append(seq)
+        for word in words:
             self.starts.append(pos)
             pos += len(word)
-            for t in seq:
-                self.tok_count[t] += w
         self.length = sum(len(s) * w for s, w in zip(self.words, self.weights))
-        # exact integer score keys: 2**K exceeds the square of any count(a) * count(b)
+        # exact keys: 2**K exceeds the square of any count(a) * count(b) (scores); inside a group
+        # the key of count(ab) / count(a) (`tokviz.core.wordpiece.lazy_heaps`)
         self._k = 4 * max(1, self.length).bit_length() + 2
+        self._group_key = group_key_for(self.length)
         self.rank = 0
         self.pair_count: dict[int, int] = {}
         self.pair_words: dict[int, list[int]] = {}  # tracked pairs only: words (ascending)
         self.first_idx: dict[int, int] = {}  # lazy pointer into pair_words[key]
+        self.version = [0] * len(self.words)  # word -> how many merges changed it
+        self.first_seen: dict[int, tuple[int, int, int]] = {}  # key -> (word, its version, position)
         self.by_left: dict[int, set[int]] = {}  # token -> tracked pairs with it on the left
-        # Pairs are grouped by their right token b: groups[b] is a heap of (-count(ab) * 2**K //
+        # Pairs are grouped by their right token b: groups[b] is a heap of (-count(ab) * 2**G //
         # count(a), first position, key); pinned[key] is the pair's current entry there. The
         # global heap holds one entry per group, (-score key, first position, b) of its best
         # pair; group_pinned[b] is the current one.
-        # (A sequence number in every entry tells a pinned entry from an equal stale copy.)
+        # A pinned entry is the very tuple in the heap (a copy left behind is stale); a sequence
+        # number in every entry keeps equal keys apart.
         self.groups: dict[int, list[tuple[int, int, int, int]]] = {}
-        self.pinned: dict[int, tuple[int, int, int]] = {}
-        self.group_pinned: dict[int, tuple[int, int, int]] = {}
+        self.pinned: dict[int, tuple[int, int, int, int]] = {}
+        self.group_pinned: dict[int, tuple[int, int, int, int]] = {}
         self.heap: list[tuple[int, int, int, int]] = []
+        # A heap is compacted (its stale entries dropped) once it is twice as long as after the
+        # last compaction: dropping them in bulk is cheaper than popping each past the top.
+        self._limit: dict[int, int] = {}  # group -> length that triggers its compaction
+        self._heap_limit = _MIN_COMPACT
         self._n = 0
         self._seen: dict[int, tuple[tuple[int, int, int, int], WordPieceCandidate]] = {}  # key -> (state, record)
-        self._count_initial_pairs()
-
-    # -- state --------------------------------------------------------------------------------
-
-    def _count_initial_pairs(self) -> None:
-        counts = self.pair_count
-        words_of: dict[int, list[int]] = {}
-        for wi, (seq, w) in enumerate(zip(self.words, self.weights)):
-            for i in range(len(seq) - 1):
-                k = (seq[i] << _SHIFT) | seq[i + 1]
-                counts[k] = counts.get(k, 0) + w
-                lst = words_of.get(k)
-                if lst is None:
-                    words_of[k] = [wi]
-                elif lst[-1] != wi:
-                    lst.append(wi)
-        for k, lst in words_of.items():
-            if counts[k] >= self.min_count:
+        self.pair_count.update(counts.pair_count)
+        for k, lst in counts.pair_words.items():
+            if self.pair_count[k] >= self.min_count:
                 self._track(k, lst)
                 self._push_pair(k, self._first_pos(k))
+
+    # -- state --------------------------------------------------------------------------------
 
     def _track(self, k: int, words: list[int]) -> None:
         self.pair_words[k] = words
@@ -169,10 +147,7 @@ class WordPieceTrainer:
             del self.first_idx[k]
             self.by_left[k >> _SHIFT].discard(k)
         self.pinned.pop(k, None)
-
-    def _group_key(self, k: int) -> int:
-        """count(ab) * 2**K // count(a): the order of the scores among pairs with the same b."""
-        return (self.pair_count[k] << self._k) // self.tok_count[k >> _SHIFT]
+        self.first_seen.pop(k, None)
 
     def _score_key(self, k: int) -> int:
         """count(ab) * 2**K // (count(a) * count(b)): the exact order of the scores."""
@@ -180,9 +155,12 @@ class WordPieceTrainer:
 
     def _first_pos(self, k: int) -> int:
         """Global character position of the first live occurrence of pair `k`."""
-        a, b = k >> _SHIFT, k & _MASK
         lst = self.pair_words[k]
         i = self.first_idx[k]
+        seen = self.first_seen.get(k)
+        if seen is not None and seen[0] == lst[i] and seen[1] == self.version[seen[0]]:
+            return seen[2]  # its word has not changed since
+        a, b = k >> _SHIFT, k & _MASK
         tok_len = self.tok_len
         while True:
             w = lst[i]
@@ -191,7 +169,9 @@ class WordPieceTrainer:
             for j in range(len(seq) - 1):
                 if seq[j] == a and seq[j + 1] == b:
                     self.first_idx[k] = i
-                    return self.starts[w] + off
+                    pos = self.starts[w] + off
+                    self.first_seen[k] = (w, self.version[w], pos)
+                    return pos
                 off += tok_len[seq[j]]
             i += 1
 
@@ -204,82 +184,114 @@ class WordPieceTrainer:
         already as good) and raise the group if needed (`_group_key`, `_seq` and
         `_offer_group` written out: this runs for every pair next to every merge)."""
         c, ca = self.pair_count[k], self.tok_count[k >> _SHIFT]
-        neg = -((c << self._k) // ca)
+        neg = -self._group_key(c, ca)
         old = self.pinned.get(k)
         if old is not None and (old[0] < neg or (old[0] == neg and old[1] <= pos)):
             return
         self._n = n = self._n + 1
-        self.pinned[k] = (neg, pos, n)
+        entry = self.pinned[k] = (neg, pos, n, k)
         b = k & _MASK
         group = self.groups.get(b)
         if group is None:
             group = self.groups[b] = []
-        heapq.heappush(group, (neg, pos, n, k))
+        heapq.heappush(group, entry)
+        if len(group) > self._limit.get(b, _MIN_COMPACT):
+            self._compact_group(b)
         gneg = -((c << self._k) // (ca * self.tok_count[b]))
         old = self.group_pinned.get(b)
         if old is None or gneg < old[0] or (gneg == old[0] and pos < old[1]):
             self._n = n = n + 1
-            self.group_pinned[b] = (gneg, pos, n)
-            heapq.heappush(self.heap, (gneg, pos, n, b))
+            entry = self.group_pinned[b] = (gneg, pos, n, b)
+            heapq.heappush(self.heap, entry)
+            if len(self.heap) > self._heap_limit:
+                self._compact_heap()
 
-    def _raise_left(self, t: int) -> None:
+    def _raise_left(self, t: int, pending: set[int]) -> None:
         """After count(t) fell: `_push_pair` for every tracked live pair (t, y) at its first
-        position, written out with count(t) hoisted (the hottest loop of training)."""
-        ct, shift, counts, tok_count = self.tok_count[t], self._k, self.pair_count, self.tok_count
+        position, written out with count(t) hoisted (the hottest loop of training).
+
+        A group's global entry is never worse than any entry in the group, except for the
+        groups in `pending`, whose count fell and which are not raised yet: so a pair that does
+        not become the top of its group needs no global score (most do not)."""
+        ct, shift, group_key = self.tok_count[t], self._k, self._group_key
+        counts, tok_count = self.pair_count, self.tok_count
         pinned, groups, group_pinned, push = self.pinned, self.groups, self.group_pinned, heapq.heappush
-        n, min_count = self._n, self.min_count
+        n, min_count, limit = self._n, self.min_count, self._limit
         for x in self.by_left.get(t, ()):
             entry = pinned.get(x)
-            if entry is None or counts[x] < min_count:
+            if entry is None:
                 continue
-            c, pos = counts[x], entry[1]
-            neg = -((c << shift) // ct)
+            c = counts[x]
+            if c < min_count:
+                continue
+            neg = -group_key(c, ct)
             if entry[0] <= neg:
                 continue  # its entry (at the same position) is already as good
             n += 1
-            pinned[x] = (neg, pos, n)
+            pos = entry[1]
+            entry = pinned[x] = (neg, pos, n, x)
             b = x & _MASK
-            group = groups.get(b)
-            if group is None:
-                group = groups[b] = []
-            push(group, (neg, pos, n, x))
+            group = groups[b]  # a pinned pair has its group
+            push(group, entry)
+            if len(group) > limit.get(b, _MIN_COMPACT):
+                self._compact_group(b)
+            if group[0] is not entry and b not in pending:
+                continue
             gneg = -((c << shift) // (ct * tok_count[b]))
             old = group_pinned.get(b)
             if old is None or gneg < old[0] or (gneg == old[0] and pos < old[1]):
                 n += 1
-                group_pinned[b] = (gneg, pos, n)
-                push(self.heap, (gneg, pos, n, b))
+                entry = group_pinned[b] = (gneg, pos, n, b)
+                push(self.heap, entry)
+                if len(self.heap) > self._heap_limit:
+                    self._compact_heap()
         self._n = n
 
     def _offer_group(self, b: int, g: tuple[int, int]) -> None:
         """Give group `b` the global entry `g` if that is better than its current one."""
         old = self.group_pinned.get(b)
         if old is None or g < old[:2]:
-            entry = (*g, self._seq())
-            self.group_pinned[b] = entry
-            heapq.heappush(self.heap, (*entry, b))
+            entry = self.group_pinned[b] = (*g, self._seq(), b)
+            heapq.heappush(self.heap, entry)
+            if len(self.heap) > self._heap_limit:
+                self._compact_heap()
+
+    def _compact_group(self, b: int) -> None:
+        """Drop the stale entries of group `b` (never while `candidates` has entries out)."""
+        self._limit[b] = 2 * drop_stale(self.groups[b], self.pinned) + _MIN_COMPACT
+
+    def _compact_heap(self) -> None:
+        """Drop the stale entries of the global heap (never while `candidates` has groups out)."""
+        self._heap_limit = 2 * drop_stale(self.heap, self.group_pinned) + _MIN_COMPACT
 
     def _group_top(self, b: int) -> tuple[int, int, int, int] | None:
         """The best live entry (-group key, pos, seq, key) of group `b`, refreshing stale
         entries; it is left in place."""
         h = self.groups.get(b)
-        pinned, counts = self.pinned, self.pair_count
+        pinned, counts, tok_count, group_key = self.pinned, self.pair_count, self.tok_count, self._group_key
+        first_seen, version = self.first_seen, self.version
         while h:
-            neg, pos, seq, k = h[0]
-            if pinned.get(k) != (neg, pos, seq):
+            top = h[0]
+            neg, pos, _, k = top
+            if pinned.get(k) is not top:
                 heapq.heappop(h)  # superseded, or the pair is gone
                 continue
-            if counts[k] < self.min_count:
+            c = counts[k]
+            if c < self.min_count:
                 heapq.heappop(h)
                 self._untrack(k)
                 continue
-            true_neg = -self._group_key(k)
-            p = self._first_pos(k) if true_neg == neg else pos
+            true_neg = -group_key(c, tok_count[k >> _SHIFT])
+            if true_neg == neg:
+                seen = first_seen.get(k)  # `_first_pos`'s cache (set with first_idx, so its word)
+                p = seen[2] if seen is not None and seen[1] == version[seen[0]] else self._first_pos(k)
+            else:
+                p = pos
             if true_neg != neg or p != pos:
-                entry = pinned[k] = (true_neg, p, self._seq())
-                heapq.heapreplace(h, (*entry, k))
+                entry = pinned[k] = (true_neg, p, self._seq(), k)
+                heapq.heapreplace(h, entry)
                 continue
-            return h[0]
+            return top
         return None
 
     def _raise_group(self, b: int) -> None:
@@ -290,13 +302,15 @@ class WordPieceTrainer:
 
     # -- winner selection ---------------------------------------------------------------------
 
-    def _pop_group(self) -> tuple[int, tuple[int, int, int, int]] | None:
-        """Pop the group holding the best live pair: (b, its best entry). The group's global
-        entry leaves the heap (put it back with `_restore_group`); the pair entry stays."""
+    def _pop_group(self) -> tuple[int, tuple[int, int, int, int], tuple[int, int]] | None:
+        """Pop the group holding the best live pair: (b, its best entry, (-its score key, its
+        position)). The group's global entry leaves the heap (put it back with
+        `_restore_group`); the pair entry stays."""
         heap, gp = self.heap, self.group_pinned
         while heap:
-            neg, pos, seq, b = heap[0]
-            if gp.get(b) != (neg, pos, seq):
+            first = heap[0]
+            neg, pos, _, b = first
+            if gp.get(b) is not first:
                 heapq.heappop(heap)
                 continue
             top = self._group_top(b)
@@ -306,15 +320,15 @@ class WordPieceTrainer:
                 continue
             g = (-self._score_key(top[3]), top[1])
             if g != (neg, pos):
-                entry = gp[b] = (*g, self._seq())
-                heapq.heapreplace(heap, (*entry, b))
+                entry = gp[b] = (*g, self._seq(), b)
+                heapq.heapreplace(heap, entry)
                 continue
             heapq.heappop(heap)
-            return b, top
+            return b, top, g
         return None
 
     def _restore_group(self, b: int) -> None:
-        heapq.heappush(self.heap, (*self.group_pinned[b], b))
+        heapq.heappush(self.heap, self.group_pinned[b])
 
     def candidates(self, n: int) -> list[tuple[int, int, int]]:
         """The `n` best live pairs as (-score key, first position, key), best first; the state
@@ -326,11 +340,11 @@ class WordPieceTrainer:
         merge: list[tuple[int, int, int, int]] = []  # (-score key, pos, key, b)
         nxt = self._pop_group()
         while len(found) < n:
-            while nxt is not None and (not merge or (-self._score_key(nxt[1][3]), nxt[1][1]) < merge[0][:2]):
-                b, entry = nxt
+            while nxt is not None and (not merge or nxt[2] < merge[0][:2]):
+                b, entry, (neg, pos) = nxt
                 taken_groups.append(b)
                 taken_pairs.append((b, heapq.heappop(self.groups[b])))
-                heapq.heappush(merge, (-self._score_key(entry[3]), entry[1], entry[3], b))
+                heapq.heappush(merge, (neg, pos, entry[3], b))
                 nxt = self._pop_group()
             if not merge:
                 break
@@ -377,49 +391,28 @@ class WordPieceTrainer:
             seq = all_words[w]
             n = len(seq)
             sites: list[int] = []  # old positions of the merged sites, left to right
-            i = seq.index(a) if a in seq else n  # the list scans run in C
-            while i < n - 1:
-                if seq[i + 1] == b:
-                    sites.append(i)
-                    i += 2
-                else:
-                    i += 1
-                if i < n - 1:
-                    try:
+            try:
+                i = seq.index(a)  # the list scans run in C
+                while i < n - 1:
+                    if seq[i + 1] == b:
+                        sites.append(i)
+                        i += 2
+                    else:
+                        i += 1
+                    if i < n - 1:
                         i = seq.index(a, i)
-                    except ValueError:
-                        break
+            except ValueError:
+                pass
             if not sites:
                 continue
-            out: list[int] = []
-            prev = 0
-            for i in sites:
-                out += seq[prev:i]
-                out.append(new)
-                prev = i + 2
-            out += seq[prev:]
             weight = self.weights[w]
             merged_total += len(sites) * weight
-            # Only pairs touching a site change: old pairs i-1, i, i+1 of each site go, new
-            # pairs j-1, j of each new token j come (each index once; sites are ascending).
-            delta: dict[int, int] = {}
-            last = -1
-            for i in sites:
-                for p in (i - 1, i, i + 1):
-                    if p > last and 0 <= p < n - 1:
-                        x = (seq[p] << _SHIFT) | seq[p + 1]
-                        delta[x] = delta.get(x, 0) - 1
-                        last = p
-            last = -1
-            m = len(out)
-            for j, i in enumerate(sites):
-                j = i - j  # position of the new token in `out`
-                for q in (j - 1, j):
-                    if q > last and 0 <= q < m - 1:
-                        x = (out[q] << _SHIFT) | out[q + 1]
-                        delta[x] = delta.get(x, 0) + 1
-                        last = q
+            if len(sites) == 1:  # the usual case, written out
+                out, delta = merge_one(seq, sites[0], k, new)
+            else:
+                out, delta = merge_many(seq, sites, new)
             self.words[w] = out
+            self.version[w] += 1
             for x, d in delta.items():
                 if not d:
                     continue
@@ -452,11 +445,12 @@ class WordPieceTrainer:
             if counts[x] >= self.min_count:
                 self._track(x, words)
                 self._push_pair(x, self._first_pos(x))
-        for t in {a, b}:
-            if self.tok_count[t] > 0:
-                # count(t) fell: pairs (t, y) rise within their groups, group t rises as a whole
-                self._raise_left(t)
-                self._raise_group(t)
+        pending = {t for t in (a, b) if self.tok_count[t] > 0}
+        for t in list(pending):
+            # count(t) fell: pairs (t, y) rise within their groups, group t rises as a whole
+            self._raise_left(t, pending)
+            self._raise_group(t)
+            pending.discard(t)
         return merged_total
 
     def steps(self, *, max_merges: int | None = None) -> Iterator[WordPieceStep]:
