@@ -39,6 +39,9 @@ from .unicode_tables import PinnedPattern
 _LONG_PIECE = 96  # pieces longer than this (bytes) use the heap loop
 _CACHE_LIMITS = 6  # how many step limits keep a chunk cache
 _CACHE_SIZE = 500_000  # entries per chunk cache before it is cleared
+_BATCH_MIN = 256  # fewer new chunks than this are merged one by one (numpy costs more than it saves)
+_BATCH_NEW = 32_768  # new chunks merged in one `batch_merge` call (bounds its arrays)
+_HELD_CHUNKS = 1 << 18  # chunks of the runs waiting for their new chunks' batch (bounds memory)
 
 
 def _bpe_parts(enc: dict[bytes, int], piece: bytes, thr: int) -> list[int]:
@@ -168,6 +171,7 @@ class RankBpeTokenizer:
         self._split = FastSplitter(pattern, self._regex)
         self._caches: dict[int, dict[str, tuple[int, ...]]] = {}
         self._merges: list[LoadedMerge] | None = None
+        self._batch = None  # a `batch_merge.BatchMerger`, made on first use
         self._begun: list[int] | None = None  # characters beginning in each token (spans from ids)
         self._inside: list[int] = []  # 1 where a token's first byte continues a character
 
@@ -259,16 +263,18 @@ class RankBpeTokenizer:
         step: int | None = None,
         allowed_special: Collection[str] | str = (),
         disallowed_special: Collection[str] | str = (),
+        share_cache: bool = True,
     ) -> list[int]:
         """The ids of `encode` with the same special-token arguments; by default those of
         `encode_ordinary` (= tiktoken's `encode_ordinary`). The fast path: no spans, no token
         bytes; texts of a million characters or more are encoded in two processes where that is
-        safe (`halves`)."""
+        safe (`halves`), the forked half's new chunks sent back to the cache unless `share_cache`
+        is False (a one-off encode: the command line)."""
         thr = self._threshold(step)
-        return ids_with_specials(text, self.special_tokens, lambda part: self._text_ids(part, thr),
+        return ids_with_specials(text, self.special_tokens, lambda part: self._text_ids(part, thr, share_cache),
                                  allowed_special=allowed_special, disallowed_special=disallowed_special)
 
-    def _text_ids(self, text: str, thr: int) -> list[int]:
+    def _text_ids(self, text: str, thr: int, share_cache: bool = True) -> list[int]:
         cache = self._cache(thr)
         if len(text) >= halves.PARALLEL_MIN_CHARS and self._split.ascii is not None and halves.can_fork():
             cut = cut_points(text, len(text) // 2)[1]
@@ -281,7 +287,7 @@ class RankBpeTokenizer:
 
                 return halves.run_halves(
                     encode,
-                    lambda: dict(islice(cache.items(), mark[0], None)),
+                    lambda: dict(islice(cache.items(), mark[0], None)) if share_cache else {},
                     cache.update,
                     text,
                     cut,
@@ -289,22 +295,56 @@ class RankBpeTokenizer:
         return self._ids(text, thr, cache)
 
     def _ids(self, text: str, thr: int, cache: dict[str, tuple[int, ...]]) -> list[int]:
-        """Chunk by chunk through the cache: the new chunks of a run are encoded first, then the
-        run's ids are gathered in C (``map`` over the cache, ``chain``), no Python loop per chunk."""
+        """Chunk by chunk through the cache: the new chunks of some runs are encoded first (many
+        at once by `batch_merge`), then each run's ids are gathered in C (``map`` over the cache,
+        ``chain``), no Python loop per chunk."""
         out: list[int] = []
         extend = out.extend
         lookup = cache.__getitem__
-        piece_ids = self._encode_piece
-        for chunks in self._split.chunk_lists(text):
-            new = set(chunks).difference(cache)
-            if new:
-                if len(cache) + len(new) > _CACHE_SIZE:  # bounded memory: start over
-                    cache.clear()
-                    new = set(chunks)
-                for c in new:
-                    cache[c] = piece_ids(c.encode("utf-8"), thr)
-            extend(chain.from_iterable(map(lookup, chunks)))
+        runs: list[list[str]] = []
+        new: set[str] = set()
+        held = 0  # chunks in `runs`
+        for chunks in chain(self._split.chunk_lists(text), [None]):
+            if chunks is not None:
+                runs.append(chunks)
+                held += len(chunks)
+                new.update(set(chunks).difference(cache))
+                if len(new) < _BATCH_NEW and held < _HELD_CHUNKS:
+                    continue
+            if len(cache) + len(new) > _CACHE_SIZE:  # bounded memory: start over
+                cache.clear()
+                new = set(chain.from_iterable(runs))
+            self._encode_new(new, thr, cache)
+            for run in runs:
+                extend(chain.from_iterable(map(lookup, run)))
+            runs, new, held = [], set(), 0
         return out
+
+    def _encode_new(self, chunks: Collection[str], thr: int, cache: dict[str, tuple[int, ...]]) -> None:
+        """Put the ids of `chunks` in the cache; many at once through `batch_merge` (numpy)."""
+        piece_ids = self._encode_piece
+        if len(chunks) < _BATCH_MIN:
+            for c in chunks:
+                cache[c] = piece_ids(c.encode("utf-8"), thr)
+            return
+        get = self._enc.get
+        names, pieces = [], []
+        for c in chunks:
+            b = c.encode("utf-8")
+            r = get(b)
+            if r is not None and (r < thr or len(b) == 1):
+                cache[c] = (r,)
+            elif len(b) > _LONG_PIECE:
+                cache[c] = piece_ids(b, thr)
+            else:
+                names.append(c)
+                pieces.append(b)
+        if pieces:
+            if self._batch is None:
+                from .batch_merge import BatchMerger
+
+                self._batch = BatchMerger(self._enc, self._vocab, INF_RANK)
+            cache.update(zip(names, self._batch.merge_all(pieces, thr)))
 
     def _encode_text(self, text: str, offset: int, thr: int, out: Encoding) -> None:
         """Tokens and spans derived from the ids path's ids when the tokens cover the text (every

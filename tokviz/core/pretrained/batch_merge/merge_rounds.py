@@ -1,0 +1,92 @@
+"""`BatchMerger`: tiktoken's merge loop over many chunks at once, one join per chunk per round.
+
+The parts of every chunk of a batch lie in flat arrays (id, chunk number, rank of joining the part
+with the next one; `big` where it cannot join or the next part belongs to another chunk). A round
+finds each chunk's lowest rank (leftmost of equals), joins that pair, drops the finished chunks and
+looks up the ranks of the (at most two) new pairs of every chunk in one `PairTable` call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import repeat
+from operator import add
+
+import numpy as np
+
+from .pair_table import PairTable
+
+_SLICE = 4096  # pairs looked up per C call
+
+
+class BatchMerger:
+    """``merge_all(pieces, thr)``: the ids of each piece as `rank_bpe`'s one-piece loop gives them."""
+
+    def __init__(self, enc: Mapping[bytes, int], vocab: Sequence[bytes | None], big: int) -> None:
+        self._big = big
+        n = self._n = len(vocab)
+        get = enc.get
+        at = vocab.__getitem__
+
+        def missing(keys: np.ndarray) -> list[int]:
+            out: list[int] = []
+            left, right = np.divmod(keys, n)
+            left, right = left.tolist(), right.tolist()
+            for i in range(0, len(left), _SLICE):  # one C call holds the GIL: keep each short
+                joined = map(add, map(at, left[i : i + _SLICE]), map(at, right[i : i + _SLICE]))
+                out.extend(map(get, joined, repeat(big)))
+            return out
+
+        self._pairs = PairTable(missing)
+        self._byte_ids = np.array([enc[bytes((b,))] for b in range(256)], np.int64)
+        self._byte_pairs = np.array([get(bytes((a, b)), big) for a in range(256) for b in range(256)], np.int64)
+
+    def _ranks(self, left: np.ndarray, right: np.ndarray, thr: int) -> np.ndarray:
+        r = self._pairs.lookup(left * self._n + right)
+        return r if thr >= self._big else np.where(r < thr, r, self._big)
+
+    def merge_all(self, pieces: Sequence[bytes], thr: int) -> list[tuple[int, ...]]:
+        """The ids of each piece (each at least 2 bytes), joining only tokens of rank < `thr`."""
+        big = self._big
+        lens = np.fromiter(map(len, pieces), np.int64, len(pieces))
+        data = np.frombuffer(b"".join(pieces), np.uint8)
+        ids = self._byte_ids[data]
+        pid = np.repeat(np.arange(len(pieces)), lens)
+        size = len(ids)
+        pr = self._byte_pairs[data[:-1].astype(np.int64) * 256 + data[1:]]
+        if thr < big:
+            pr = np.where(pr < thr, pr, big)
+        pr = np.append(pr, big)
+        pr[np.cumsum(lens) - 1] = big  # the last part of a piece joins nothing
+        done_ids, done_pid = [], []
+        while size:
+            start = np.flatnonzero(np.r_[True, pid[1:] != pid[:-1]])
+            lowest = np.repeat(np.minimum.reduceat(pr, start), np.diff(np.r_[start, size]))
+            finished = lowest == big
+            if finished.any():
+                done_ids.append(ids[finished])
+                done_pid.append(pid[finished])
+            at = np.flatnonzero((pr == lowest) & ~finished)
+            if not len(at):
+                break
+            cp = pid[at]
+            at = at[np.r_[True, cp[1:] != cp[:-1]]]  # the leftmost lowest pair of each piece
+            ids[at] = pr[at]
+            keep = ~finished
+            keep[at + 1] = False
+            at = np.cumsum(keep)[at] - 1  # where the joined parts are once the rest is dropped
+            ids, pid, pr = ids[keep], pid[keep], pr[keep]
+            size = len(ids)
+            pr[at] = big
+            nxt = at[at + 1 < size]
+            nxt = nxt[pid[nxt + 1] == pid[nxt]]
+            pr[nxt] = self._ranks(ids[nxt], ids[nxt + 1], thr)
+            prv = at[at > 0] - 1
+            prv = prv[pid[prv] == pid[prv + 1]]
+            pr[prv] = self._ranks(ids[prv], ids[prv + 1], thr)
+        all_ids = np.concatenate(done_ids)
+        all_pid = np.concatenate(done_pid)
+        order = np.argsort(all_pid, kind="stable")
+        flat = all_ids[order].tolist()
+        ends = np.cumsum(np.bincount(all_pid, minlength=len(pieces))).tolist()
+        return [tuple(flat[a:b]) for a, b in zip([0, *ends], ends)]
