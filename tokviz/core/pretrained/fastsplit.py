@@ -101,6 +101,11 @@ class FastSplitter:
         ascii_pattern = ASCII_PATTERNS.get(pattern)
         self.ascii = re.compile(ascii_pattern) if ascii_pattern is not None else None
 
+    def warm_up(self) -> None:
+        """Build now what the first split of a long non-ASCII text would build."""
+        if self.ascii is not None:
+            _unclean()
+
     def findall(self, text: str) -> list[str]:
         """The chunks of `text` (as the Unicode pattern's ``findall``)."""
         if self.ascii is None:

@@ -1,5 +1,5 @@
-"""`batch_merge`: the numpy merge loop over many chunks equals the one-chunk loop of `rank_bpe` (the
-oracle) on arbitrary Unicode, arbitrary bytes and arbitrary vocabularies; its pair table."""
+"""`merging`: the numpy merge loop over many chunks equals the one-chunk loop (the oracle) on
+arbitrary Unicode, arbitrary bytes and arbitrary vocabularies; its pair table."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokviz.core.pretrained import RankBpeTokenizer
-from tokviz.core.pretrained.batch_merge import BatchMerger
-from tokviz.core.pretrained.batch_merge.pair_table import PairTable
+from tokviz.core.pretrained.merging import BatchMerger
+from tokviz.core.pretrained.merging.pair_table import PairTable
 from tokviz.core.pretrained.common import INF_RANK
 from tokviz.core.text.split import GPT2_SPLIT_PATTERN
 

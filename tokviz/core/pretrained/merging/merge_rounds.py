@@ -8,6 +8,7 @@ looks up the ranks of the (at most two) new pairs of every chunk in one `PairTab
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from itertools import repeat
 from operator import add
@@ -20,7 +21,9 @@ _SLICE = 4096  # pairs looked up per C call
 
 
 class BatchMerger:
-    """``merge_all(pieces, thr)``: the ids of each piece as `rank_bpe`'s one-piece loop gives them."""
+    """``merge_all(pieces, thr)``: the ids of each piece as `rank_bpe`'s one-piece loop gives them.
+
+    Threads may share one: calls run one at a time (the pair table grows in place)."""
 
     def __init__(self, enc: Mapping[bytes, int], vocab: Sequence[bytes | None], big: int) -> None:
         self._big = big
@@ -37,6 +40,7 @@ class BatchMerger:
                 out.extend(map(get, joined, repeat(big)))
             return out
 
+        self._lock = threading.Lock()
         self._pairs = PairTable(missing)
         self._byte_ids = np.array([enc[bytes((b,))] for b in range(256)], np.int64)
         self._byte_pairs = np.array([get(bytes((a, b)), big) for a in range(256) for b in range(256)], np.int64)
@@ -47,6 +51,10 @@ class BatchMerger:
 
     def merge_all(self, pieces: Sequence[bytes], thr: int) -> list[tuple[int, ...]]:
         """The ids of each piece (each at least 2 bytes), joining only tokens of rank < `thr`."""
+        with self._lock:
+            return self._merge_all(pieces, thr)
+
+    def _merge_all(self, pieces: Sequence[bytes], thr: int) -> list[tuple[int, ...]]:
         big = self._big
         lens = np.fromiter(map(len, pieces), np.int64, len(pieces))
         data = np.frombuffer(b"".join(pieces), np.uint8)
