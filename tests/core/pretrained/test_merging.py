@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokviz.core.pretrained import RankBpeTokenizer
-from tokviz.core.pretrained.merging import BatchMerger
+from tokviz.core.pretrained.merging.merge_rounds import BatchMerger
 from tokviz.core.pretrained.merging.pair_table import PairTable
 from tokviz.core.pretrained.common import INF_RANK
 from tokviz.core.text.split import GPT2_SPLIT_PATTERN
@@ -114,3 +114,25 @@ def test_pair_table_asks_once_per_key_and_grows():
         seen.update(keys.tolist())
     assert sorted(asked) == sorted(seen)  # each key asked for exactly once
     assert table.lookup(np.empty(0, np.int64)).tolist() == []
+
+
+def test_token_hashes_never_rule_a_token_out():
+    """Every split of a token into two tokens may be a token; most other pairs are ruled out."""
+    from tokviz.core.pretrained.merging.token_hashes import TokenHashes
+
+    tok = load_ours("cl100k_base")
+    enc = tok._enc
+    hashes = TokenHashes(enc, tok._vocab)
+    left, right = [], []
+    for t in list(enc)[:20_000]:
+        for k in range(1, len(t)):
+            if t[:k] in enc and t[k:] in enc:
+                left.append(enc[t[:k]])
+                right.append(enc[t[k:]])
+    assert hashes.may_be_token(np.array(left), np.array(right)).all()
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 100_000, 5000), rng.integers(0, 100_000, 5000)
+    joined = [tok._vocab[x] + tok._vocab[y] for x, y in zip(a.tolist(), b.tolist())]
+    maybe = hashes.may_be_token(a, b)
+    assert all(maybe[i] for i, j in enumerate(joined) if j in enc)
+    assert maybe.sum() <= sum(j in enc for j in joined) + 5  # collisions are rare

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Mapping, Sequence
-from itertools import accumulate, chain, islice
-from operator import sub
+from itertools import accumulate, chain, compress, islice, repeat
+from operator import gt, is_not, not_, sub
 
 import regex
 
@@ -66,7 +66,8 @@ class RankBpeTokenizer:
         self.pattern = pattern
         self.special_tokens = dict(special_tokens or {})
         enc = dict(mergeable_ranks)
-        if len(set(enc.values())) != len(enc):
+        used = set(enc.values())
+        if len(used) != len(enc):
             raise ModelFormatError(f"{name}: two tokens share a rank; ranks must be distinct")
         missing = [b for b in range(256) if bytes([b]) not in enc]
         if missing:
@@ -74,8 +75,7 @@ class RankBpeTokenizer:
                 f"{name}: the vocabulary lacks {len(missing)} single-byte tokens (first: "
                 f"0x{missing[0]:02x}); byte-level BPE needs all 256 bytes"
             )
-        size = max(enc.values()) + 1
-        used = set(enc.values())
+        size = max(used) + 1
         for s, i in self.special_tokens.items():
             if i in used:
                 raise ModelFormatError(f"{name}: special token {s!r} reuses the id {i} of a token")
@@ -88,7 +88,7 @@ class RankBpeTokenizer:
         self._enc = enc
         self._vocab = vocab
         self._special_ids = frozenset(self.special_tokens.values())
-        self._merge_ranks = sorted(r for t, r in enc.items() if len(t) > 1)
+        self._merge_ranks_list: list[int] | None = None  # made on first use (not needed to encode)
         try:
             self._regex = PinnedPattern(python_pattern(pattern))
         except (regex.error, OverflowError, RecursionError) as exc:
@@ -121,6 +121,13 @@ class RankBpeTokenizer:
     @property
     def n_merges(self) -> int:
         return len(self._merge_ranks)
+
+    @property
+    def _merge_ranks(self) -> list[int]:
+        if self._merge_ranks_list is None:
+            single = {self._enc[bytes([b])] for b in range(256)}
+            self._merge_ranks_list = [r for r in sorted(self._enc.values()) if r not in single]
+        return self._merge_ranks_list
 
     @property
     def merge_ranks(self) -> list[int]:
@@ -252,24 +259,28 @@ class RankBpeTokenizer:
             for c in chunks:
                 cache[c] = piece_ids(c.encode("utf-8"), thr)
             return
-        get = self._enc.get
-        names, pieces = [], []
-        for c in chunks:
-            b = c.encode("utf-8")
-            r = get(b)
-            if r is not None and (r < thr or len(b) == 1):
-                cache[c] = (r,)
-            elif len(b) > LONG_PIECE:
+        names = list(chunks)
+        pieces = list(map(str.encode, names))  # UTF-8
+        ranks = list(map(self._enc.get, pieces))
+        if thr >= INF_RANK:  # a chunk that is a token is that token (every single byte is one)
+            whole = list(map(is_not, ranks, repeat(None)))
+        else:
+            whole = [r is not None and (r < thr or len(b) == 1) for r, b in zip(ranks, pieces)]
+        cache.update(zip(compress(names, whole), zip(compress(ranks, whole))))  # zip(x): 1-tuples
+        rest = list(map(not_, whole))
+        names, pieces = list(compress(names, rest)), list(compress(pieces, rest))
+        long = list(map(gt, map(len, pieces), repeat(LONG_PIECE)))
+        if any(long):  # many rounds for a few chunks: the heap loop is quicker
+            for c, b in zip(compress(names, long), compress(pieces, long)):
                 cache[c] = piece_ids(b, thr)
-            else:
-                names.append(c)
-                pieces.append(b)
+            short = list(map(not_, long))
+            names, pieces = list(compress(names, short)), list(compress(pieces, short))
         if pieces:
             cache.update(zip(names, self._batch_merger().merge_all(pieces, thr)))
 
     def _batch_merger(self):
         if self._batch is None:
-            from .merging import BatchMerger
+            from .merging.merge_rounds import BatchMerger
 
             self._batch = BatchMerger(self._enc, self._vocab, INF_RANK)
         return self._batch

@@ -16,6 +16,7 @@ from operator import add
 import numpy as np
 
 from .pair_table import PairTable
+from .token_hashes import TokenHashes
 
 _SLICE = 4096  # pairs looked up per C call
 
@@ -31,19 +32,24 @@ class BatchMerger:
         get = enc.get
         at = vocab.__getitem__
 
-        def missing(keys: np.ndarray) -> list[int]:
-            out: list[int] = []
+        hashes = TokenHashes(enc, vocab)
+
+        def missing(keys: np.ndarray) -> np.ndarray:
+            out = np.full(len(keys), big, np.int64)
             left, right = np.divmod(keys, n)
-            left, right = left.tolist(), right.tolist()
+            maybe = np.flatnonzero(hashes.may_be_token(left, right))  # the others are no token
+            left, right = left[maybe].tolist(), right[maybe].tolist()
+            ranks: list[int] = []
             for i in range(0, len(left), _SLICE):  # one C call holds the GIL: keep each short
                 joined = map(add, map(at, left[i : i + _SLICE]), map(at, right[i : i + _SLICE]))
-                out.extend(map(get, joined, repeat(big)))
+                ranks.extend(map(get, joined, repeat(big)))
+            out[maybe] = ranks
             return out
 
         self._lock = threading.Lock()
         self._pairs = PairTable(missing)
-        self._byte_ids = np.array([enc[bytes((b,))] for b in range(256)], np.int64)
-        self._byte_pairs = np.array([get(bytes((a, b)), big) for a in range(256) for b in range(256)], np.int64)
+        byte_ids = self._byte_ids = np.array([enc[bytes((b,))] for b in range(256)], np.int64)
+        self._byte_pairs = missing(np.repeat(byte_ids, 256) * n + np.tile(byte_ids, 256))  # [a * 256 + b]
 
     def _ranks(self, left: np.ndarray, right: np.ndarray, thr: int) -> np.ndarray:
         r = self._pairs.lookup(left * self._n + right)

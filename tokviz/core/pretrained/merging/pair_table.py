@@ -7,7 +7,7 @@ round of probes over every still unresolved key at once (linear probing, half fu
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -17,9 +17,9 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
 
 class PairTable:
     """``lookup(keys) -> ranks`` for int64 keys ``a * n + b``; `missing(keys)` gives the ranks of
-    keys never seen (a list of ints, one per key)."""
+    keys never seen (ints, one per key)."""
 
-    def __init__(self, missing: Callable[[np.ndarray], list[int]], *, bits: int = 18) -> None:
+    def __init__(self, missing: Callable[[np.ndarray], Sequence[int]], *, bits: int = 18) -> None:
         self._missing = missing
         self._alloc(bits)
         self._count = 0
@@ -73,13 +73,10 @@ class PairTable:
         h = self._slots(keys)
         tab_keys, tab_vals, mask = self._keys, self._vals, self._mask
         while len(keys):
-            free = tab_keys[h] == _EMPTY
-            # of the keys aiming at one free slot, the first takes it
-            slots, first = np.unique(h[free], return_index=True)
-            at = np.flatnonzero(free)[first]
-            tab_keys[slots] = keys[at]
-            tab_vals[slots] = vals[at]
+            free = np.flatnonzero(tab_keys[h] == _EMPTY)
+            tab_keys[h[free]] = keys[free]  # of keys aiming at one free slot, one lands (the last)
+            landed = free[tab_keys[h[free]] == keys[free]]
+            tab_vals[h[landed]] = vals[landed]
             rest = np.ones(len(keys), bool)
-            rest[at] = False
-            keys, vals, h = keys[rest], vals[rest], h[rest]
-            h = np.where(tab_keys[h] == _EMPTY, h, (h + 1) & mask)
+            rest[landed] = False
+            keys, vals, h = keys[rest], vals[rest], (h[rest] + 1) & mask
