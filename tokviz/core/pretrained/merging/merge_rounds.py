@@ -19,6 +19,7 @@ from .pair_table import PairTable
 from .token_hashes import TokenHashes
 
 _SLICE = 4096  # pairs looked up per C call
+_NONE = np.iinfo(np.int32).max  # "cannot join" in the int32 arrays of a batch (ids stay below it)
 
 
 class BatchMerger:
@@ -27,7 +28,6 @@ class BatchMerger:
     Threads may share one: calls run one at a time (the pair table grows in place)."""
 
     def __init__(self, enc: Mapping[bytes, int], vocab: Sequence[bytes | None], big: int) -> None:
-        self._big = big
         n = self._n = len(vocab)
         get = enc.get
         at = vocab.__getitem__
@@ -46,14 +46,23 @@ class BatchMerger:
             out[maybe] = ranks
             return out
 
+        shared: list[int] = list(range(n))  # the dict's own int objects, so the cached tuples
+        for r in enc.values():  # hold no new copy of each id (509 000 ids were 16 MB)
+            shared[r] = r
+        self._shared = shared
         self._lock = threading.Lock()
         self._pairs = PairTable(missing)
-        byte_ids = self._byte_ids = np.array([enc[bytes((b,))] for b in range(256)], np.int64)
-        self._byte_pairs = missing(np.repeat(byte_ids, 256) * n + np.tile(byte_ids, 256))  # [a * 256 + b]
+        if n >= _NONE:
+            raise ValueError(f"a vocabulary of {n} ids is too big for int32 arrays")
+        byte_ids = np.array([enc[bytes((b,))] for b in range(256)], np.int64)
+        pairs = missing(np.repeat(byte_ids, 256) * n + np.tile(byte_ids, 256))  # [a * 256 + b]
+        self._byte_ids = byte_ids.astype(np.int32)
+        self._byte_pairs = np.minimum(pairs, _NONE).astype(np.int32)
 
-    def _ranks(self, left: np.ndarray, right: np.ndarray, thr: int) -> np.ndarray:
-        r = self._pairs.lookup(left * self._n + right)
-        return r if thr >= self._big else np.where(r < thr, r, self._big)
+    def _ranks(self, left: np.ndarray, right: np.ndarray, limit: int) -> np.ndarray:
+        """Ranks of joining `left` and `right` (int32; `_NONE` where they do not join below `limit`)."""
+        r = self._pairs.lookup(left.astype(np.int64) * self._n + right)
+        return np.where(r < limit, r, _NONE).astype(np.int32)
 
     def merge_all(self, pieces: Sequence[bytes], thr: int) -> list[tuple[int, ...]]:
         """The ids of each piece (each at least 2 bytes), joining only tokens of rank < `thr`."""
@@ -61,16 +70,17 @@ class BatchMerger:
             return self._merge_all(pieces, thr)
 
     def _merge_all(self, pieces: Sequence[bytes], thr: int) -> list[tuple[int, ...]]:
-        big = self._big
+        big = _NONE
+        limit = min(thr, big)
         lens = np.fromiter(map(len, pieces), np.int64, len(pieces))
         data = np.frombuffer(b"".join(pieces), np.uint8)
         ids = self._byte_ids[data]
-        pid = np.repeat(np.arange(len(pieces)), lens)
+        pid = np.repeat(np.arange(len(pieces), dtype=np.int32), lens)
         size = len(ids)
-        pr = self._byte_pairs[data[:-1].astype(np.int64) * 256 + data[1:]]
-        if thr < big:
-            pr = np.where(pr < thr, pr, big)
-        pr = np.append(pr, big)
+        pr = self._byte_pairs[data[:-1].astype(np.int32) * 256 + data[1:]]
+        if limit < big:
+            pr = np.where(pr < limit, pr, big).astype(np.int32)
+        pr = np.append(pr, np.int32(big))
         pr[np.cumsum(lens) - 1] = big  # the last part of a piece joins nothing
         done_ids, done_pid = [], []
         while size:
@@ -94,13 +104,13 @@ class BatchMerger:
             pr[at] = big
             nxt = at[at + 1 < size]
             nxt = nxt[pid[nxt + 1] == pid[nxt]]
-            pr[nxt] = self._ranks(ids[nxt], ids[nxt + 1], thr)
+            pr[nxt] = self._ranks(ids[nxt], ids[nxt + 1], limit)
             prv = at[at > 0] - 1
             prv = prv[pid[prv] == pid[prv + 1]]
-            pr[prv] = self._ranks(ids[prv], ids[prv + 1], thr)
+            pr[prv] = self._ranks(ids[prv], ids[prv + 1], limit)
         all_ids = np.concatenate(done_ids)
         all_pid = np.concatenate(done_pid)
         order = np.argsort(all_pid, kind="stable")
-        flat = all_ids[order].tolist()
+        flat = list(map(self._shared.__getitem__, all_ids[order].tolist()))
         ends = np.cumsum(np.bincount(all_pid, minlength=len(pieces))).tolist()
         return [tuple(flat[a:b]) for a, b in zip([0, *ends], ends)]
