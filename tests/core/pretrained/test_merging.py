@@ -116,6 +116,18 @@ def test_pair_table_asks_once_per_key_and_grows():
     assert table.lookup(np.empty(0, np.int64)).tolist() == []
 
 
+def test_a_full_pair_table_starts_over(monkeypatch):
+    import tokviz.core.pretrained.merging.pair_table as pt
+
+    monkeypatch.setattr(pt, "MAX_KEYS", 1000)
+    table = PairTable(lambda keys: (keys * 2).tolist(), bits=4)
+    for start in range(0, 5000, 700):
+        keys = np.arange(start, start + 700)
+        assert table.lookup(keys).tolist() == (keys * 2).tolist()
+        assert table._count <= 1000
+        assert table.lookup(keys).tolist() == (keys * 2).tolist()  # the newest keys are kept
+
+
 def test_token_hashes_never_rule_a_token_out():
     """Every split of a token into two tokens may be a token; most other pairs are ruled out."""
     from tokviz.core.pretrained.merging.token_hashes import TokenHashes

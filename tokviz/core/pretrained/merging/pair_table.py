@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 _EMPTY = -1
+MAX_KEYS = 1 << 20  # a fuller table starts over (bounded memory: 2**21 slots, 32 MB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
 
 
@@ -60,6 +61,9 @@ class PairTable:
 
     def _insert(self, keys: np.ndarray, vals: np.ndarray) -> None:
         """Add distinct keys that are not in the table."""
+        if self._count + len(keys) > MAX_KEYS:
+            self._alloc(self._bits)
+            self._count = 0
         if 2 * (self._count + len(keys)) > len(self._keys):
             old_keys, old_vals = self._keys, self._vals
             used = old_keys != _EMPTY
