@@ -60,3 +60,19 @@ def test_encode_with_a_tiktoken_file_starts_without_numpy_or_trainers(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["15339 1917", "0 []"]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_encode_ids_leaves_the_garbage_collector_as_it_found_it(cli, enabled):
+    """``--ids`` pauses the collector while it encodes; a caller in the same process (a script, a
+    test) gets it back as it was."""
+    import gc
+
+    path = str(shared_file("vocab", "tiktoken", "cl100k_base.tiktoken"))
+    (gc.enable if enabled else gc.disable)()
+    try:
+        code, out, _ = cli("encode", path, "hello world", "--ids")
+        assert (code, out) == (0, "15339 1917\n")
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()

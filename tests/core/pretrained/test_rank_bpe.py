@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tokviz.core import EncodeError
 from tokviz.core.pretrained import RankBpeTokenizer, fastsplit
 from tokviz.core.pretrained.common import python_pattern
-from tokviz.core.pretrained.rank_bpe import _bpe_parts, _bpe_parts_heap
+from tokviz.core.pretrained.merging.one_chunk import bpe_parts, bpe_parts_heap
 from tokviz.core.pretrained.unicode_tables import PinnedPattern
 from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
 
@@ -134,17 +134,17 @@ def test_partial_utf8_tokens_share_the_character_span():
 def test_heap_loop_equals_linear_loop(data):
     tok = load_ours("cl100k_base")
     enc = tok._enc
-    import tokviz.core.pretrained.rank_bpe as rb
+    import tokviz.core.pretrained.merging.one_chunk as rb
 
-    old = rb._LONG_PIECE
+    old = rb.LONG_PIECE
     try:
-        rb._LONG_PIECE = 10**9
-        linear = _bpe_parts(enc, data, 1 << 62)
-        limited = _bpe_parts(enc, data, 5000)
+        rb.LONG_PIECE = 10**9
+        linear = bpe_parts(enc, data, 1 << 62)
+        limited = bpe_parts(enc, data, 5000)
     finally:
-        rb._LONG_PIECE = old
-    assert _bpe_parts_heap(enc, data, 1 << 62) == linear
-    assert _bpe_parts_heap(enc, data, 5000) == limited
+        rb.LONG_PIECE = old
+    assert bpe_parts_heap(enc, data, 1 << 62) == linear
+    assert bpe_parts_heap(enc, data, 5000) == limited
 
 
 def test_long_whitespace_and_digit_runs():

@@ -8,6 +8,7 @@ commands start fast and work without a display.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -250,7 +251,14 @@ def cmd_encode(args: argparse.Namespace) -> int:
     if fmt == "ids":  # the ids path: no tokens, no spans are computed
         from tokviz.core.pretrained.ids_path import encode_ids_like, ids_text
 
-        ids = encode_ids_like(tok, text, step=args.step, specials_as_text=args.specials_as_text)
+        was_enabled = gc.isenabled()
+        gc.disable()  # collections only slow the filling of the chunk cache down (nothing here is cyclic)
+        try:
+            ids = encode_ids_like(tok, text, step=args.step, specials_as_text=args.specials_as_text,
+                                  share_cache=False)
+        finally:
+            if was_enabled:
+                gc.enable()
         sys.stdout.write(ids_text(ids, tok.n_vocab))
         sys.stdout.write("\n")
         return 0

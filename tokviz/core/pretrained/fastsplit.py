@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
+from itertools import chain
 
 import regex
 
@@ -57,12 +58,12 @@ _CUT = re.compile(r"[A-Za-z](?= [A-Za-z])")
 @lru_cache(maxsize=1)
 def _unclean() -> re.Pattern:
     """A non-ASCII character that is not punctuation, symbol or control (or is a space)."""
-    ok = regex.compile(r"[\p{P}\p{S}\p{C}]")
+    bmp = "".join(map(chr, chain(range(0x80, 0xD800), range(0xE000, 0x10000))))
     ranges: list[list[int]] = []
-    for c in range(0x80, 0x10000):
-        ch = chr(c)
-        if 0xD800 <= c <= 0xDFFF or ch in WHITE_SPACE or not ok.match(ch):
+    for ch in regex.findall(r"[\p{P}\p{S}\p{C}]", bmp):  # one scan, in code point order
+        if ch in WHITE_SPACE:
             continue
+        c = ord(ch)
         if ranges and ranges[-1][1] == c - 1:
             ranges[-1][1] = c
         else:
@@ -99,6 +100,11 @@ class FastSplitter:
         self.pinned = pinned or PinnedPattern(python_pattern(pattern))
         ascii_pattern = ASCII_PATTERNS.get(pattern)
         self.ascii = re.compile(ascii_pattern) if ascii_pattern is not None else None
+
+    def warm_up(self) -> None:
+        """Build now what the first split of a long non-ASCII text would build."""
+        if self.ascii is not None:
+            _unclean()
 
     def findall(self, text: str) -> list[str]:
         """The chunks of `text` (as the Unicode pattern's ``findall``)."""

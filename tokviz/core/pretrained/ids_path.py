@@ -20,16 +20,19 @@ from .rank_bpe import RankBpeTokenizer
 _HF_MODULE = "tokviz.core.pretrained.hf.tokenizer"
 
 
-def encode_ids_like(tok, text: str, *, step: int | None = None, specials_as_text: bool = False) -> list[int]:
+def encode_ids_like(tok, text: str, *, step: int | None = None, specials_as_text: bool = False,
+                    share_cache: bool = True) -> list[int]:
     """``tok.encode(text, step=step, allowed_special="all").ids`` by the cheapest exact path;
-    with `specials_as_text`, the ids of ``encode_specials_as_text(tok, text, step=step)``."""
+    with `specials_as_text`, the ids of ``encode_specials_as_text(tok, text, step=step)``.
+    ``share_cache=False``: a one-off encode, whose caches need not be kept warm."""
     if specials_as_text:
         allowed: list[str] | str = [t.content for t in added_tokens(tok) if not t.special]
         disallowed: tuple | str = ()
     else:
         allowed, disallowed = "all", ()
     if isinstance(tok, RankBpeTokenizer):
-        return tok.encode_ids(text, step=step, allowed_special=allowed, disallowed_special=disallowed)
+        return tok.encode_ids(text, step=step, allowed_special=allowed, disallowed_special=disallowed,
+                              share_cache=share_cache)
     hf = sys.modules.get(_HF_MODULE)  # not loaded: `tok` is no tokenizer.json (and it stays unloaded)
     if hf is not None and isinstance(tok, hf.HfTokenizer):
         return tok.encode_ids(text, step=step, add_special_tokens=True, allowed_special=allowed,

@@ -11,18 +11,18 @@ own rule produces on the token's bytes with only lower ranks allowed; a token fo
 ends in more than two parts has no merge (tiktoken still produces it for a chunk equal to it).
 
 The id path (`encode_ids`) works on ints and bytes only, caches each distinct chunk, splits
-with `fastsplit` (ASCII patterns on Python's `re` where the text allows) and runs big texts in
-two processes (`tokviz.core.processes.halves`). What this leaves out: reading files (`tiktoken_files`,
-`data_gym`), vocabulary views and glitch tokens (`vocab_view`, `explain`).
+with `fastsplit` (ASCII patterns on Python's `re` where the text allows), merges many new chunks
+at once (`merging.BatchMerger`) and runs big texts in two processes (`tokviz.core.processes.halves`).
+What this leaves out: the merge loops (`merging`), reading files (`tiktoken_files`, `data_gym`),
+vocabulary views and glitch tokens (`vocab_view`, `explain`).
 """
 
 from __future__ import annotations
 
-import heapq
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Mapping, Sequence
-from itertools import accumulate, chain, islice
-from operator import sub
+from itertools import accumulate, chain, compress, islice, repeat
+from operator import gt, is_not, not_, sub
 
 import regex
 
@@ -34,86 +34,14 @@ from tokviz.core.text.surrogates import surrogate_safe
 
 from .common import INF_RANK, LoadedMerge, byte_char_spans, check_ids, python_pattern
 from .fastsplit import FastSplitter, cut_points
+from .merging.one_chunk import LONG_PIECE, bpe_parts
 from .unicode_tables import PinnedPattern
 
-_LONG_PIECE = 96  # pieces longer than this (bytes) use the heap loop
 _CACHE_LIMITS = 6  # how many step limits keep a chunk cache
 _CACHE_SIZE = 500_000  # entries per chunk cache before it is cleared
-
-
-def _bpe_parts(enc: dict[bytes, int], piece: bytes, thr: int) -> list[int]:
-    """Boundaries of the parts tiktoken's merge loop leaves in `piece`, joining only tokens of
-    rank < `thr`. Leftmost of equal ranks first.
-
-    ``[0, 2, 3]`` means parts ``piece[0:2]`` and ``piece[2:3]``.
-    """
-    n = len(piece)
-    if n > _LONG_PIECE:
-        return _bpe_parts_heap(enc, piece, thr)
-    big = INF_RANK
-    bounds = list(range(n + 1))
-    ranks = []  # ranks[j]: rank of joining part j and part j + 1
-    for i in range(n - 1):
-        r = enc.get(piece[i : i + 2], big)
-        ranks.append(r if r < thr else big)
-    while ranks:
-        m = min(ranks)
-        if m == big:
-            break
-        i = ranks.index(m)
-        del bounds[i + 1]
-        del ranks[i]
-        if i < len(ranks):
-            r = enc.get(piece[bounds[i] : bounds[i + 2]], big)
-            ranks[i] = r if r < thr else big
-        if i:
-            r = enc.get(piece[bounds[i - 1] : bounds[i + 1]], big)
-            ranks[i - 1] = r if r < thr else big
-    return bounds
-
-
-def _bpe_parts_heap(enc: dict[bytes, int], piece: bytes, thr: int) -> list[int]:
-    """`_bpe_parts` for long pieces: a heap of (rank, start) with lazy invalidation, O(n log n)."""
-    n = len(piece)
-    big = INF_RANK
-    nxt = list(range(1, n + 1))  # start of the next part, n at the end
-    prv = list(range(-1, n - 1))
-    cur = [big] * n  # rank of joining the part starting here with the next one; -1: gone
-    heap = []
-    for i in range(n - 1):
-        r = enc.get(piece[i : i + 2], big)
-        if r < thr:
-            cur[i] = r
-            heap.append((r, i))
-    heapq.heapify(heap)
-    while heap:
-        r, s = heapq.heappop(heap)
-        if cur[s] != r:
-            continue  # stale entry
-        t = nxt[s]
-        u = nxt[t]
-        nxt[s] = u
-        cur[t] = -1
-        if u < n:
-            prv[u] = s
-            r2 = enc.get(piece[s : nxt[u]], big)
-            cur[s] = r2 if r2 < thr else big
-            if r2 < thr:
-                heapq.heappush(heap, (r2, s))
-        else:
-            cur[s] = big
-        p = prv[s]
-        if p >= 0:
-            r2 = enc.get(piece[p:u], big)
-            cur[p] = r2 if r2 < thr else big
-            if r2 < thr:
-                heapq.heappush(heap, (r2, p))
-    bounds = [0]
-    s = 0
-    while s < n:
-        s = nxt[s]
-        bounds.append(s)
-    return bounds
+_BATCH_MIN = 256  # fewer new chunks than this are merged one by one (numpy costs more than it saves)
+_BATCH_NEW = 32_768  # new chunks merged in one `merging` call (bounds its arrays)
+_HELD_CHUNKS = 1 << 18  # chunks of the runs waiting for their new chunks' batch (bounds memory)
 
 
 @surrogate_safe
@@ -138,7 +66,8 @@ class RankBpeTokenizer:
         self.pattern = pattern
         self.special_tokens = dict(special_tokens or {})
         enc = dict(mergeable_ranks)
-        if len(set(enc.values())) != len(enc):
+        used = set(enc.values())
+        if len(used) != len(enc):
             raise ModelFormatError(f"{name}: two tokens share a rank; ranks must be distinct")
         missing = [b for b in range(256) if bytes([b]) not in enc]
         if missing:
@@ -146,8 +75,7 @@ class RankBpeTokenizer:
                 f"{name}: the vocabulary lacks {len(missing)} single-byte tokens (first: "
                 f"0x{missing[0]:02x}); byte-level BPE needs all 256 bytes"
             )
-        size = max(enc.values()) + 1
-        used = set(enc.values())
+        size = max(used) + 1
         for s, i in self.special_tokens.items():
             if i in used:
                 raise ModelFormatError(f"{name}: special token {s!r} reuses the id {i} of a token")
@@ -160,7 +88,7 @@ class RankBpeTokenizer:
         self._enc = enc
         self._vocab = vocab
         self._special_ids = frozenset(self.special_tokens.values())
-        self._merge_ranks = sorted(r for t, r in enc.items() if len(t) > 1)
+        self._merge_ranks_list: list[int] | None = None  # made on first use (not needed to encode)
         try:
             self._regex = PinnedPattern(python_pattern(pattern))
         except (regex.error, OverflowError, RecursionError) as exc:
@@ -168,6 +96,7 @@ class RankBpeTokenizer:
         self._split = FastSplitter(pattern, self._regex)
         self._caches: dict[int, dict[str, tuple[int, ...]]] = {}
         self._merges: list[LoadedMerge] | None = None
+        self._batch = None  # a `merging.BatchMerger`, made on first use
         self._begun: list[int] | None = None  # characters beginning in each token (spans from ids)
         self._inside: list[int] = []  # 1 where a token's first byte continues a character
 
@@ -192,6 +121,13 @@ class RankBpeTokenizer:
     @property
     def n_merges(self) -> int:
         return len(self._merge_ranks)
+
+    @property
+    def _merge_ranks(self) -> list[int]:
+        if self._merge_ranks_list is None:
+            single = {self._enc[bytes([b])] for b in range(256)}
+            self._merge_ranks_list = [r for r in sorted(self._enc.values()) if r not in single]
+        return self._merge_ranks_list
 
     @property
     def merge_ranks(self) -> list[int]:
@@ -235,7 +171,7 @@ class RankBpeTokenizer:
         r = enc.get(piece)
         if r is not None and (r < thr or len(piece) == 1):
             return (r,)
-        b = _bpe_parts(enc, piece, thr)
+        b = bpe_parts(enc, piece, thr)
         return tuple([enc[piece[b[i] : b[i + 1]]] for i in range(len(b) - 1)])
 
     def _cache(self, thr: int) -> dict[str, tuple[int, ...]]:
@@ -259,16 +195,18 @@ class RankBpeTokenizer:
         step: int | None = None,
         allowed_special: Collection[str] | str = (),
         disallowed_special: Collection[str] | str = (),
+        share_cache: bool = True,
     ) -> list[int]:
         """The ids of `encode` with the same special-token arguments; by default those of
         `encode_ordinary` (= tiktoken's `encode_ordinary`). The fast path: no spans, no token
         bytes; texts of a million characters or more are encoded in two processes where that is
-        safe (`halves`)."""
+        safe (`halves`), the forked half's new chunks sent back to the cache unless `share_cache`
+        is False (a one-off encode: the command line)."""
         thr = self._threshold(step)
-        return ids_with_specials(text, self.special_tokens, lambda part: self._text_ids(part, thr),
+        return ids_with_specials(text, self.special_tokens, lambda part: self._text_ids(part, thr, share_cache),
                                  allowed_special=allowed_special, disallowed_special=disallowed_special)
 
-    def _text_ids(self, text: str, thr: int) -> list[int]:
+    def _text_ids(self, text: str, thr: int, share_cache: bool = True) -> list[int]:
         cache = self._cache(thr)
         if len(text) >= halves.PARALLEL_MIN_CHARS and self._split.ascii is not None and halves.can_fork():
             cut = cut_points(text, len(text) // 2)[1]
@@ -281,7 +219,7 @@ class RankBpeTokenizer:
 
                 return halves.run_halves(
                     encode,
-                    lambda: dict(islice(cache.items(), mark[0], None)),
+                    lambda: dict(islice(cache.items(), mark[0], None)) if share_cache else {},
                     cache.update,
                     text,
                     cut,
@@ -289,22 +227,70 @@ class RankBpeTokenizer:
         return self._ids(text, thr, cache)
 
     def _ids(self, text: str, thr: int, cache: dict[str, tuple[int, ...]]) -> list[int]:
-        """Chunk by chunk through the cache: the new chunks of a run are encoded first, then the
-        run's ids are gathered in C (``map`` over the cache, ``chain``), no Python loop per chunk."""
+        """Chunk by chunk through the cache: the new chunks of some runs are encoded first (many
+        at once by `merging`), then each run's ids are gathered in C (``map`` over the cache,
+        ``chain``), no Python loop per chunk."""
         out: list[int] = []
         extend = out.extend
         lookup = cache.__getitem__
-        piece_ids = self._encode_piece
-        for chunks in self._split.chunk_lists(text):
-            new = set(chunks).difference(cache)
-            if new:
-                if len(cache) + len(new) > _CACHE_SIZE:  # bounded memory: start over
-                    cache.clear()
-                    new = set(chunks)
-                for c in new:
-                    cache[c] = piece_ids(c.encode("utf-8"), thr)
-            extend(chain.from_iterable(map(lookup, chunks)))
+        runs: list[list[str]] = []
+        new: set[str] = set()
+        held = 0  # chunks in `runs`
+        for chunks in chain(self._split.chunk_lists(text), [None]):
+            if chunks is not None:
+                runs.append(chunks)
+                held += len(chunks)
+                new.update(set(chunks).difference(cache))
+                if len(new) < _BATCH_NEW and held < _HELD_CHUNKS:
+                    continue
+            if len(cache) + len(new) > _CACHE_SIZE:  # bounded memory: start over
+                cache.clear()
+                new = set(chain.from_iterable(runs))
+            self._encode_new(new, thr, cache)
+            for run in runs:
+                extend(chain.from_iterable(map(lookup, run)))
+            runs, new, held = [], set(), 0
         return out
+
+    def _encode_new(self, chunks: Collection[str], thr: int, cache: dict[str, tuple[int, ...]]) -> None:
+        """Put the ids of `chunks` in the cache; many at once through `merging` (numpy)."""
+        piece_ids = self._encode_piece
+        if len(chunks) < _BATCH_MIN:
+            for c in chunks:
+                cache[c] = piece_ids(c.encode("utf-8"), thr)
+            return
+        names = list(chunks)
+        pieces = list(map(str.encode, names))  # UTF-8
+        ranks = list(map(self._enc.get, pieces))
+        if thr >= INF_RANK:  # a chunk that is a token is that token (every single byte is one)
+            whole = list(map(is_not, ranks, repeat(None)))
+        else:
+            whole = [r is not None and (r < thr or len(b) == 1) for r, b in zip(ranks, pieces)]
+        cache.update(zip(compress(names, whole), zip(compress(ranks, whole))))  # zip(x): 1-tuples
+        rest = list(map(not_, whole))
+        names, pieces = list(compress(names, rest)), list(compress(pieces, rest))
+        long = list(map(gt, map(len, pieces), repeat(LONG_PIECE)))
+        if any(long):  # many rounds for a few chunks: the heap loop is quicker
+            for c, b in zip(compress(names, long), compress(pieces, long)):
+                cache[c] = piece_ids(b, thr)
+            short = list(map(not_, long))
+            names, pieces = list(compress(names, short)), list(compress(pieces, short))
+        if pieces:
+            cache.update(zip(names, self._batch_merger().merge_all(pieces, thr)))
+
+    def _batch_merger(self):
+        if self._batch is None:
+            from .merging.merge_rounds import BatchMerger
+
+            self._batch = BatchMerger(self._enc, self._vocab, INF_RANK)
+        return self._batch
+
+    def warm_up(self) -> None:
+        """Build now the tables the first encode of a long text would build (the spans from ids,
+        the batch merger, the splitter's), so that a window pays for them while idle."""
+        self._span_tables()
+        self._split.warm_up()
+        self._batch_merger()
 
     def _encode_text(self, text: str, offset: int, thr: int, out: Encoding) -> None:
         """Tokens and spans derived from the ids path's ids when the tokens cover the text (every
@@ -322,14 +308,19 @@ class RankBpeTokenizer:
         """`byte_char_spans` of the whole text, from the ids alone: each token adds the number of
         characters that begin in it, and starts inside the previous character when its first
         byte continues one. None when the tokens do not cover the `n_chars` characters."""
+        begun, inside = self._span_tables()
+        ends = list(accumulate(map(begun.__getitem__, ids), initial=offset))
+        if ends[-1] - offset != n_chars:
+            return None
+        return list(zip(map(sub, ends, map(inside.__getitem__, ids)), ends[1:]))
+
+    def _span_tables(self) -> tuple[list[int], list[int]]:
+        """Per id: the characters beginning in the token, 1 if its first byte continues one."""
         if self._begun is None:  # once (a worker thread may race here: both build the same lists)
             cont = bytes(range(0x80, 0xC0))
             self._inside = [int(bool(t) and 0x80 <= t[0] < 0xC0) for t in self._vocab]  # type: ignore[index]
             self._begun = [len(t.translate(None, cont)) if t is not None else 0 for t in self._vocab]
-        ends = list(accumulate(map(self._begun.__getitem__, ids), initial=offset))
-        if ends[-1] - offset != n_chars:
-            return None
-        return list(zip(map(sub, ends, map(self._inside.__getitem__, ids)), ends[1:]))
+        return self._begun, self._inside
 
     def _encode_chunks(self, text: str, offset: int, thr: int, out: Encoding) -> None:
         cache = self._cache(thr)
@@ -395,7 +386,7 @@ class RankBpeTokenizer:
         data = self.token_bytes(token_id)
         if token_id in self._special_ids or len(data) < 2:
             return [token_id]
-        b = _bpe_parts(self._enc, data, token_id)
+        b = bpe_parts(self._enc, data, token_id)
         return [self._enc[data[b[i] : b[i + 1]]] for i in range(len(b) - 1)]
 
     def merge_of(self, token_id: int) -> tuple[int, int] | None:

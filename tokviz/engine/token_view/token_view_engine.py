@@ -160,6 +160,14 @@ def first_screen_cut(text: str, limit: int = FIRST_SCREEN_CHARS) -> int:
     return limit
 
 
+def warm_up(tok) -> None:
+    """Build the one-time tables of `tok`'s first long encode now, on this worker thread (for the
+    tokenizers that have them: ``warm_up()``)."""
+    method = getattr(tok, "warm_up", None)
+    if method is not None:
+        method()
+
+
 def trained_tokenizer(snap: TrainedSnapshot) -> BpeTokenizer:
     return BpeTokenizer(snap.base, snap.merges, parse_split(snap.split), special_tokens=snap.special_tokens,
                         unk_id=snap.unk_id, name="trained")
@@ -251,6 +259,8 @@ class TokenViewWorker(BackgroundWorker):
         text, ws = req.text, req.show_whitespace
         if not specs:
             return TokenViewResult(req, [], counts=counts, seconds=time.perf_counter() - t0)
+        for _, tok in specs:  # on the first request (an empty text too): the first long paste
+            warm_up(tok)  # is not the one to wait for the tables
         ref_spec, ref_tok = specs[0]
         if len(text) > FIRST_SCREEN_CHARS * 1.5:
             head = text[: first_screen_cut(text)]
@@ -431,7 +441,9 @@ class TokenizerLoadWorker(BackgroundWorker):
 
     def work(self) -> object:
         with background_mode():
-            return self._load(self.path)
+            tok = self._load(self.path)
+            warm_up(tok)
+            return tok
 
 
 class TokenizerLoadEngine(BackgroundEngine):

@@ -189,6 +189,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         layout.addLayout(foot)
 
         self.editor.textChanged.connect(self._on_editor_text_changed)
+        self.editor.paste_finished.connect(self.refresh)  # a paste is no typing: no debounce wait
         self.mode_box.currentIndexChanged.connect(self._on_mode_box_changed)
         self.whitespace_box.toggled.connect(lambda _on: self.refresh())
         self.specials_box.toggled.connect(lambda _on: self.refresh())
@@ -232,6 +233,7 @@ class TokenViewPanel(TokenViewExports, Panel):
 
     def set_text(self, text: str) -> None:
         self.editor.setPlainText(text)
+        self.refresh()  # not typing: no debounce wait
 
     def text(self) -> str:
         return self.editor.text()

@@ -1,0 +1,150 @@
+"""`merging`: the numpy merge loop over many chunks equals the one-chunk loop (the oracle) on
+arbitrary Unicode, arbitrary bytes and arbitrary vocabularies; its pair table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokviz.core.pretrained import RankBpeTokenizer
+from tokviz.core.pretrained.merging.merge_rounds import BatchMerger
+from tokviz.core.pretrained.merging.pair_table import PairTable
+from tokviz.core.pretrained.common import INF_RANK
+from tokviz.core.text.split import GPT2_SPLIT_PATTERN
+
+from .pretrained_helpers import corpus, load_ours, unicode_text
+
+
+def _oracle(tok: RankBpeTokenizer, pieces: list[bytes], thr: int) -> list[tuple[int, ...]]:
+    return [tuple(tok._encode_piece(p, thr)) for p in pieces]
+
+
+def _batch(tok: RankBpeTokenizer, pieces: list[bytes], thr: int) -> list[tuple[int, ...]]:
+    """What `merge_all` gives for the pieces it is meant for (2 bytes or more, not a whole token)."""
+    merger = BatchMerger(tok._enc, tok._vocab, INF_RANK)
+    out = merger.merge_all(pieces, thr)
+    assert merger.merge_all(pieces, thr) == out  # a warm pair table changes nothing
+    return out
+
+
+def _pieces(tok: RankBpeTokenizer, pieces, thr: int) -> list[bytes]:
+    """The pieces `merge_all` is for: 2 bytes or more, not a token of rank below `thr`."""
+    return [p for p in pieces if len(p) > 1 and tok._enc.get(p, INF_RANK) >= thr]
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(unicode_text(), min_size=1, max_size=20), step=st.sampled_from([None, 0, 1, 300, 20_000]))
+def test_batch_equals_the_one_chunk_loop_on_unicode(name, texts, step):
+    tok = load_ours(name)
+    thr = tok._threshold(step)
+    pieces = _pieces(tok, (c.encode("utf-8") for t in texts for c in tok.chunks(t)), thr)
+    if pieces:
+        assert _batch(tok, pieces, thr) == _oracle(tok, pieces, thr)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pieces=st.lists(st.binary(min_size=2, max_size=40), min_size=1, max_size=30))
+def test_batch_equals_the_one_chunk_loop_on_bytes(pieces):
+    tok = load_ours("cl100k_base")
+    for thr in (INF_RANK, 3000):
+        some = _pieces(tok, pieces, thr)
+        if some:
+            assert _batch(tok, some, thr) == _oracle(tok, some, thr)
+
+
+@st.composite
+def vocab_and_pieces(draw):
+    """Bytes plus random tokens over a small alphabet with random ranks: a join may rank below
+    its parts, a token may be unreachable, runs like ``aaaa`` tie."""
+    tokens = draw(st.sets(st.text("abcd", min_size=2, max_size=5).map(str.encode), max_size=40))
+    ranks = draw(st.permutations(range(256, 256 + len(tokens))))
+    vocab = {bytes([b]): b for b in range(256)}
+    vocab.update(zip(sorted(tokens), ranks))
+    pieces = draw(st.lists(st.text("abcd", min_size=2, max_size=24).map(str.encode), min_size=1, max_size=30))
+    return vocab, pieces
+
+
+@settings(max_examples=200, deadline=None)
+@given(case=vocab_and_pieces(), cut=st.integers(256, 300))
+def test_batch_equals_the_one_chunk_loop_on_random_vocabularies(case, cut):
+    vocab, pieces = case
+    tok = RankBpeTokenizer(vocab, pattern=GPT2_SPLIT_PATTERN, name="random")
+    for thr in (INF_RANK, cut):
+        some = _pieces(tok, pieces, thr)
+        if some:
+            assert _batch(tok, some, thr) == _oracle(tok, some, thr)
+
+
+def test_encode_ids_through_batches_equals_one_by_one(monkeypatch):
+    """A text with thousands of new chunks takes the batch path; the ids are those of the loop
+    run chunk by chunk (and of `encode_ordinary`), also when batches are small."""
+    import tokviz.core.pretrained.rank_bpe as rb
+
+    tok = load_ours("o200k_base")
+    text = corpus("udhr2_all.txt", 300_000)
+    tok._caches.clear()
+    monkeypatch.setattr(rb, "_BATCH_MIN", 10**9)
+    one_by_one = tok.encode_ids(text)
+    monkeypatch.undo()
+    for batch_new in (rb._BATCH_NEW, 500):
+        monkeypatch.setattr(rb, "_BATCH_NEW", batch_new)
+        tok._caches.clear()
+        assert tok.encode_ids(text) == one_by_one
+        assert tok._batch is not None
+    tok._caches.clear()
+    assert tok.encode_ordinary(text).ids == one_by_one
+
+
+def test_pair_table_asks_once_per_key_and_grows():
+    asked: list[int] = []
+
+    def missing(keys):
+        asked.extend(keys.tolist())
+        return [k * 3 + 1 for k in keys.tolist()]
+
+    table = PairTable(missing, bits=4)
+    rng = np.random.default_rng(7)
+    seen: set[int] = set()
+    for _ in range(20):
+        keys = rng.integers(0, 5000, 300)
+        assert table.lookup(keys).tolist() == [k * 3 + 1 for k in keys.tolist()]
+        seen.update(keys.tolist())
+    assert sorted(asked) == sorted(seen)  # each key asked for exactly once
+    assert table.lookup(np.empty(0, np.int64)).tolist() == []
+
+
+def test_a_full_pair_table_starts_over(monkeypatch):
+    import tokviz.core.pretrained.merging.pair_table as pt
+
+    monkeypatch.setattr(pt, "MAX_KEYS", 1000)
+    table = PairTable(lambda keys: (keys * 2).tolist(), bits=4)
+    for start in range(0, 5000, 700):
+        keys = np.arange(start, start + 700)
+        assert table.lookup(keys).tolist() == (keys * 2).tolist()
+        assert table._count <= 1000
+        assert table.lookup(keys).tolist() == (keys * 2).tolist()  # the newest keys are kept
+
+
+def test_token_hashes_never_rule_a_token_out():
+    """Every split of a token into two tokens may be a token; most other pairs are ruled out."""
+    from tokviz.core.pretrained.merging.token_hashes import TokenHashes
+
+    tok = load_ours("cl100k_base")
+    enc = tok._enc
+    hashes = TokenHashes(enc, tok._vocab)
+    left, right = [], []
+    for t in list(enc)[:20_000]:
+        for k in range(1, len(t)):
+            if t[:k] in enc and t[k:] in enc:
+                left.append(enc[t[:k]])
+                right.append(enc[t[k:]])
+    assert hashes.may_be_token(np.array(left), np.array(right)).all()
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 100_000, 5000), rng.integers(0, 100_000, 5000)
+    joined = [tok._vocab[x] + tok._vocab[y] for x, y in zip(a.tolist(), b.tolist())]
+    maybe = hashes.may_be_token(a, b)
+    assert all(maybe[i] for i, j in enumerate(joined) if j in enc)
+    assert maybe.sum() <= sum(j in enc for j in joined) + 5  # collisions are rare

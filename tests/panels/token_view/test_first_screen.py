@@ -1,0 +1,72 @@
+"""What stands between a paste and the first screen: no typing debounce for a paste or `set_text`,
+and a loaded tiktoken tokenizer's one-time tables built by an earlier request, not by the paste."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokviz.core.pretrained import RankBpeTokenizer
+from tokviz.core.text.split import O200K_SPLIT_PATTERN
+from tokviz.engine.step_model import StepModel
+from tokviz.engine.token_view.token_view_engine import QUICK_DELAY_MS, TYPING_DELAY_MS
+from tokviz.panels.token_view.panel import TokenViewPanel
+
+WAIT = 30_000
+
+
+@pytest.fixture
+def panel(qtbot):
+    p = TokenViewPanel(StepModel(), corpus_text=lambda: "")
+    qtbot.addWidget(p)
+    p.resize(900, 700)
+    p.show()
+    yield p
+    p.shutdown()
+
+
+def _delays(panel, monkeypatch) -> list[int]:
+    """The delay of every request the panel makes from now on."""
+    seen: list[int] = []
+    request = panel.engine.request
+
+    def spy(req, *, delay_ms=QUICK_DELAY_MS):
+        seen.append(delay_ms)
+        request(req, delay_ms=delay_ms)
+
+    monkeypatch.setattr(panel.engine, "request", spy)
+    return seen
+
+
+def test_set_text_is_encoded_without_the_typing_delay(panel, monkeypatch):
+    delays = _delays(panel, monkeypatch)
+    panel.set_text("hello there")
+    assert delays and delays[-1] == QUICK_DELAY_MS  # the last request wins
+    delays.clear()
+    panel.editor.insertPlainText("!")  # typing still waits for a pause
+    assert delays == [TYPING_DELAY_MS]
+
+
+def test_a_paste_is_encoded_without_the_typing_delay(panel, qtbot, monkeypatch):
+    from PySide6.QtGui import QGuiApplication
+
+    from tokviz.panels.token_view.editor import CHUNK_CHARS
+
+    delays = _delays(panel, monkeypatch)
+    for text in ("a small paste", "x y z\n" * CHUNK_CHARS):
+        delays.clear()
+        QGuiApplication.clipboard().setText(text)
+        with qtbot.waitSignal(panel.editor.paste_finished, timeout=WAIT):
+            panel.editor.paste()
+        assert delays and delays[-1] == QUICK_DELAY_MS
+
+
+def test_the_first_request_warms_a_loaded_tiktoken_tokenizer_up(panel, qtbot):
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks.update({b"ab": 256, b"abc": 257})
+    tok = RankBpeTokenizer(ranks, pattern=O200K_SPLIT_PATTERN, name="tiny")
+    assert tok._begun is None and tok._batch is None
+    panel.set_text("")
+    panel.add_tokenizer(tok)
+    qtbot.waitUntil(lambda: not panel.engine.is_pending, timeout=WAIT)
+    panel.wait_idle()
+    assert tok._begun is not None and tok._batch is not None  # built before any long text came

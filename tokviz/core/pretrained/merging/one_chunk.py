@@ -1,0 +1,85 @@
+"""tiktoken's merge loop on one chunk: `bpe_parts` (a list of ranks, for short chunks) and
+`bpe_parts_heap` (a heap, for long ones): the oracle the batch loop (`merge_rounds`) must agree with."""
+
+from __future__ import annotations
+
+import heapq
+
+from ..common import INF_RANK
+
+LONG_PIECE = 96  # pieces longer than this (bytes) use the heap loop
+
+
+def bpe_parts(enc: dict[bytes, int], piece: bytes, thr: int) -> list[int]:
+    """Boundaries of the parts tiktoken's merge loop leaves in `piece`, joining only tokens of
+    rank < `thr`. Leftmost of equal ranks first.
+
+    ``[0, 2, 3]`` means parts ``piece[0:2]`` and ``piece[2:3]``.
+    """
+    n = len(piece)
+    if n > LONG_PIECE:
+        return bpe_parts_heap(enc, piece, thr)
+    big = INF_RANK
+    bounds = list(range(n + 1))
+    ranks = []  # ranks[j]: rank of joining part j and part j + 1
+    for i in range(n - 1):
+        r = enc.get(piece[i : i + 2], big)
+        ranks.append(r if r < thr else big)
+    while ranks:
+        m = min(ranks)
+        if m == big:
+            break
+        i = ranks.index(m)
+        del bounds[i + 1]
+        del ranks[i]
+        if i < len(ranks):
+            r = enc.get(piece[bounds[i] : bounds[i + 2]], big)
+            ranks[i] = r if r < thr else big
+        if i:
+            r = enc.get(piece[bounds[i - 1] : bounds[i + 1]], big)
+            ranks[i - 1] = r if r < thr else big
+    return bounds
+
+
+def bpe_parts_heap(enc: dict[bytes, int], piece: bytes, thr: int) -> list[int]:
+    """`bpe_parts` for long pieces: a heap of (rank, start) with lazy invalidation, O(n log n)."""
+    n = len(piece)
+    big = INF_RANK
+    nxt = list(range(1, n + 1))  # start of the next part, n at the end
+    prv = list(range(-1, n - 1))
+    cur = [big] * n  # rank of joining the part starting here with the next one; -1: gone
+    heap = []
+    for i in range(n - 1):
+        r = enc.get(piece[i : i + 2], big)
+        if r < thr:
+            cur[i] = r
+            heap.append((r, i))
+    heapq.heapify(heap)
+    while heap:
+        r, s = heapq.heappop(heap)
+        if cur[s] != r:
+            continue  # stale entry
+        t = nxt[s]
+        u = nxt[t]
+        nxt[s] = u
+        cur[t] = -1
+        if u < n:
+            prv[u] = s
+            r2 = enc.get(piece[s : nxt[u]], big)
+            cur[s] = r2 if r2 < thr else big
+            if r2 < thr:
+                heapq.heappush(heap, (r2, s))
+        else:
+            cur[s] = big
+        p = prv[s]
+        if p >= 0:
+            r2 = enc.get(piece[p:u], big)
+            cur[p] = r2 if r2 < thr else big
+            if r2 < thr:
+                heapq.heappush(heap, (r2, p))
+    bounds = [0]
+    s = 0
+    while s < n:
+        s = nxt[s]
+        bounds.append(s)
+    return bounds
