@@ -6,12 +6,15 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tokviz.core.pretrained import load_tokenizer
 from tokviz.core.pretrained.spm.batch import PieceHashes, batch_relative
 from tokviz.core.pretrained.spm.lattice import RESET
 
 from .spm_helpers import corpus_lines
+from .viterbi_oracle import exact_oracle, relative_oracle
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +34,7 @@ def test_batch_equals_one_by_one(lattice):
     table = PieceHashes(lattice.ids, lattice.score_of)
     assert table.ok
     for seg, got in zip(segs, batch_relative(table, segs, lattice.unk_score)):
-        ids, ends, total, margin, wmax = lattice._relative(seg)
+        ids, ends, total, margin, wmax = relative_oracle(lattice, seg)
         assert got[:3] == (ids, ends, total) and got[4] == wmax, seg
         assert got[3] <= margin * (1 + 1e-12), seg  # never less cautious
 
@@ -89,3 +92,26 @@ def test_chain_in_python_equals_chain_in_numpy(lattice, monkeypatch):
         by_numpy = lattice._chain(x, paths)
         monkeypatch.setattr(lattice_module, "_CHAIN_LOOP", 10**9)
         assert lattice._chain(x, paths) == by_numpy
+
+
+_WORDS = st.text(st.sampled_from("\u2581\u2581abcdeiklmnorstuyáé\u0301ü\u4e00\u4e8c\u0915\u093f\u0627\u0644 "), max_size=24)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(word=st.one_of(_WORDS, st.text(max_size=20)))
+def test_fast_viterbi_equals_the_plain_one(lattice, word):
+    """`relative_path` and `exact_path` (the fast loops) give the plain oracle's paths and scores;
+    the fast margin is never larger than the oracle's (never less cautious)."""
+    ids, ends, total, margin, wmax = lattice._relative(word)
+    o = relative_oracle(lattice, word)
+    assert (ids, ends, total, wmax) == (o[0], o[1], o[2], o[4])
+    assert margin <= o[3]
+    for x in (0.0, -99_999.9, -100_000.5, 150_000.0, -65535.99609375):
+        assert lattice._exact(word, x) == exact_oracle(lattice, word, x)
+
+
+def test_fast_viterbi_on_real_segments(lattice):
+    for seg in _segments(lattice)[:4000]:
+        got, o = lattice._relative(seg), relative_oracle(lattice, seg)
+        assert got[:3] == o[:3] and got[4] == o[4] and got[3] <= o[3], seg
+        assert lattice._exact(seg, -99_990.0) == exact_oracle(lattice, seg, -99_990.0), seg

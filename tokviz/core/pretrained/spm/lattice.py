@@ -44,12 +44,12 @@ from tokviz.core.errors import EncodeError
 from tokviz.core.processes.fork import ChildFailed, can_fork, fork_call
 
 from .batch import MAX_SEGMENT, PieceHashes, batch_relative
+from .viterbi import RESET, exact_path, relative_path
 
 F64 = "f64"
 F32_SP = "f32"
 UNK_PENALTY = 10.0
 FLT_MAX = 3.4028234663852886e38
-RESET = 100000.0  # sentencepiece's kScoreResetThreshold
 _CACHE_SIZE = 200_000
 _BATCH = 48  # this many uncached segments are computed together in numpy
 _PARALLEL_MIN = 6_000  # this many new segments are split with a forked child (`_batch`)
@@ -107,6 +107,9 @@ class PieceLattice:
                 if heads.get(h, 0) < len(p):
                     heads[h] = len(p)
         self._heads = heads
+        self._heads_get = heads.get
+        self._get = ids.get
+        self._plen = [len(p) for p in pieces]
         self.suffix = whitespace_suffix
         # pieces that hold the word marker where a segment boundary would be: they stop cutting there
         self._inner = inner_mark_pattern(ids, whitespace_suffix)
@@ -136,110 +139,16 @@ class PieceLattice:
     def _relative(self, s: str) -> tuple:
         """Best path of `s` from score 0 in doubles: ``(ids, ends, total, margin, wmax)`` with the
         pieces' ids (-1: unknown) and end positions, the path's score, the closest decision's
-        margin (min over nodes of (best - runner-up) / (edges on both paths + 1)) and the largest
-        |score| met. A decision with a margin above ``u * (|x| + wmax)`` cannot be changed by
-        float rounding (relative error u per addition) when the segment starts at score x."""
-        n = len(s)
-        ids, sc, heads = self.ids, self.score_of, self._heads
-        unk = self.unk_score
-        best: list = [0.0] + [None] * n
-        second: list = [None] * (n + 1)
-        depth = [0] * (n + 1)
-        depth2 = [0] * (n + 1)
-        back_s = [0] * (n + 1)
-        back_i = [0] * (n + 1)
-        for st in range(n):
-            b = best[st]
-            d = depth[st] + 1
-            i = ids.get(s[st])
-            if i is None:
-                i, c = -1, b + unk
-            else:
-                c = b + sc[i]
-            end = st + 1
-            top = min(st + heads.get(s[st : st + 2], 0), n)
-            while True:
-                cur = best[end]
-                if cur is None:
-                    best[end] = c
-                    depth[end] = d
-                    back_s[end] = st
-                    back_i[end] = i
-                elif c > cur:
-                    second[end] = cur
-                    depth2[end] = depth[end]
-                    best[end] = c
-                    depth[end] = d
-                    back_s[end] = st
-                    back_i[end] = i
-                else:
-                    sec = second[end]
-                    if sec is None or c > sec:
-                        second[end] = c
-                        depth2[end] = d
-                while True:
-                    end += 1
-                    if end > top:
-                        break
-                    i = ids.get(s[st:end])
-                    if i is not None:
-                        c = b + sc[i]
-                        break
-                if end > top:
-                    break
-        margin = math.inf
-        for t in range(1, n + 1):
-            sec = second[t]
-            if sec is not None:
-                g = (best[t] - sec) / (depth[t] + depth2[t] + 1)
-                if g < margin:
-                    margin = g
-        wmax = max(map(abs, best))
-        return (*_backtrack(back_s, back_i, n), best[n], margin, wmax)
+        margin (a lower bound of min over nodes of (best - runner-up) / (edges on both paths + 1))
+        and the largest |score| met. A decision with a margin above ``u * (|x| + wmax)`` cannot be
+        changed by float rounding (relative error u per addition) when the segment starts at x."""
+        return relative_path(s, self._get, self.score_of, self._heads_get, self.unk_score, self._plen)
 
     def _exact(self, s: str, x: float) -> tuple[tuple[int, ...], tuple[int, ...], float]:
         """Best path of `s` from the accumulated score `x` with the library's own arithmetic:
         ``(ids, ends, score at the end)``."""
-        n = len(s)
-        ids, sc, heads = self.ids, self.score_of, self._heads
-        unk = self.unk_score
-        sp = self.mode == F32_SP
-        r = _ROUND  # r[0] = v; r[0] is v rounded to float32
-        best: list = [x] + [None] * n
-        back_s = [0] * (n + 1)
-        back_i = [0] * (n + 1)
-        frontier = 0
-        for st in range(n):
-            b = best[st]
-            if sp and (b < -RESET or b > RESET):
-                for k in range(st + 1, frontier + 1):
-                    if best[k] is not None:
-                        r[0] = best[k] - b
-                        best[k] = r[0]
-                best[st] = b = 0.0
-            edges = []
-            i = ids.get(s[st])
-            if i is not None:
-                edges.append((st + 1, i, sc[i]))
-            for end in range(st + 2, min(st + heads.get(s[st : st + 2], 0), n) + 1):
-                i = ids.get(s[st:end])
-                if i is not None:
-                    edges.append((end, i, sc[i]))
-            if not edges or edges[0][0] != st + 1:
-                edges.append((st + 1, -1, unk))  # the unknown edge comes after the pieces
-            for end, i, score in edges:
-                if end > frontier:
-                    frontier = end
-                c = b + score
-                if sp:
-                    r[0] = c
-                    c = r[0]
-                cur = best[end]
-                if cur is None or c > cur:
-                    best[end] = c
-                    back_s[end] = st
-                    back_i[end] = i
-        return (*_backtrack(back_s, back_i, n), best[n])
+        return exact_path(s, x, self._get, self.score_of, self._heads_get, self.unk_score, self._plen,
+                          self.mode == F32_SP)
 
     def _chain(self, x: float, paths: Sequence[tuple[int, ...]]) -> float:
         """The accumulated score after the segments' pieces `paths` (no reset falls inside a
@@ -410,20 +319,6 @@ def _idle_core() -> bool:
         return os.getloadavg()[0] <= (os.cpu_count() or 1) - 1
     except OSError:
         return False
-
-
-def _backtrack(back_s: list[int], back_i: list[int], n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(ids, ends) of the best path ending at node n, from the back-pointers."""
-    ids = []
-    ends = []
-    t = n
-    while t > 0:
-        ids.append(back_i[t])
-        ends.append(t)
-        t = back_s[t]
-    ids.reverse()
-    ends.reverse()
-    return tuple(ids), tuple(ends)
 
 
 def absolute_ends(seg_ends: Sequence[tuple[int, ...]]) -> list[int]:

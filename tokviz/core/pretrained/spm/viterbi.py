@@ -1,0 +1,140 @@
+"""One segment's Unigram Viterbi in plain Python, written for speed: the loops `PieceLattice` runs.
+
+Both walk the positions of a segment left to right and relax, from each start, the node at the
+end of every piece that matches there (the one-character piece, or the unknown edge when there is
+none, then longer pieces up to the longest one with the same first two characters). A candidate
+replaces a node's score only when it is larger, so on a tie the earliest start (the longest last
+piece) wins, as in sentencepiece and tokenizers. Nodes start at -inf instead of "unset" and keep
+only the id of their best piece (its length gives the start back), so a relaxation is a handful
+of list operations.
+
+- `relative_path`: from score 0 in doubles, with the smallest gap seen at each node between the
+  candidate and the node's score (never more than the gap between best and runner-up) for the
+  margin `PieceLattice` tests against rounding;
+- `exact_path`: from an accumulated score, with sentencepiece's float32 additions and resets
+  (or plain doubles for tokenizers).
+
+What this leaves out: caching, cutting texts into segments, many segments at once (`batch`).
+"""
+
+from __future__ import annotations
+
+import array
+from collections.abc import Callable, Sequence
+from math import inf
+from operator import mul
+
+RESET = 100000.0  # sentencepiece's kScoreResetThreshold
+_NEG = -inf
+# 1 / (2t + 1): a path to node t has at most t edges, so two of them at most 2t
+_INV_DEPTH = [1.0 / (2 * t + 1) for t in range(4097)]
+
+
+def backtrack(back: list[int], plen: Sequence[int], n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(ids, ends) of the best path ending at node `n`, from each node's best id (-1: unknown,
+    one character; else ``plen[id]`` characters)."""
+    ids = []
+    ends = []
+    t = n
+    while t > 0:
+        i = back[t]
+        ids.append(i)
+        ends.append(t)
+        t -= plen[i] if i >= 0 else 1
+    ids.reverse()
+    ends.reverse()
+    return tuple(ids), tuple(ends)
+
+
+def relative_path(s: str, get: Callable, sc: Sequence[float], heads_get: Callable, unk: float,
+                  plen: Sequence[int]) -> tuple:
+    """Best path of `s` from 0 in doubles: ``(ids, ends, total, margin, wmax)`` (see
+    `PieceLattice._relative`); the margin is min over nodes t of gap(t) / (2t + 1)."""
+    n = len(s)
+    best = [0.0] + [_NEG] * n
+    gap = [inf] * (n + 1)
+    back = [0] * (n + 1)
+    for st in range(n):
+        b = best[st]
+        end = st + 1
+        top = st + heads_get(s[st:st + 2], 1)
+        if top > n:
+            top = n
+        i = get(s[st])
+        if i is None:
+            i = -1
+            c = b + unk
+        else:
+            c = b + sc[i]
+        while True:
+            cur = best[end]
+            if c > cur:
+                g = c - cur
+                best[end] = c
+                back[end] = i
+            else:
+                g = cur - c
+            if g < gap[end]:
+                gap[end] = g
+            end += 1
+            while end <= top:
+                i = get(s[st:end])
+                if i is not None:
+                    break
+                end += 1
+            else:
+                break
+            c = b + sc[i]
+    if n < len(_INV_DEPTH):
+        margin = min(map(mul, gap, _INV_DEPTH))
+    else:
+        margin = min(g / (2 * t + 1) for t, g in enumerate(gap))
+    return (*backtrack(back, plen, n), best[n], margin, max(map(abs, best)))
+
+
+def exact_path(s: str, x: float, get: Callable, sc: Sequence[float], heads_get: Callable, unk: float,
+               plen: Sequence[int], f32: bool) -> tuple[tuple[int, ...], tuple[int, ...], float]:
+    """Best path of `s` from the accumulated score `x` with the library's arithmetic: float32
+    sums and resets beyond +-100000 when `f32` (sentencepiece), doubles otherwise:
+    ``(ids, ends, score at the end)``."""
+    n = len(s)
+    r = array.array("f", [0.0])  # r[0] = v; r[0] is v rounded to float32
+    best = [x] + [_NEG] * n
+    back = [0] * (n + 1)
+    frontier = 0
+    for st in range(n):
+        b = best[st]
+        if f32 and (b < -RESET or b > RESET):
+            for k in range(st + 1, frontier + 1):
+                r[0] = best[k] - b
+                best[k] = r[0]
+            best[st] = b = 0.0
+        end = st + 1
+        top = st + heads_get(s[st:st + 2], 1)
+        if top > n:
+            top = n
+        i = get(s[st])
+        if i is None:
+            i = -1
+            c = b + unk
+        else:
+            c = b + sc[i]
+        while True:
+            if f32:
+                r[0] = c
+                c = r[0]
+            if c > best[end]:
+                best[end] = c
+                back[end] = i
+            if end > frontier:
+                frontier = end
+            end += 1
+            while end <= top:
+                i = get(s[st:end])
+                if i is not None:
+                    break
+                end += 1
+            else:
+                break
+            c = b + sc[i]
+    return (*backtrack(back, plen, n), best[n])
