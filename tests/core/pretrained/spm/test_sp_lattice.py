@@ -115,3 +115,40 @@ def test_fast_viterbi_on_real_segments(lattice):
         got, o = lattice._relative(seg), relative_oracle(lattice, seg)
         assert got[:3] == o[:3] and got[4] == o[4] and got[3] <= o[3], seg
         assert lattice._exact(seg, -99_990.0) == exact_oracle(lattice, seg, -99_990.0), seg
+
+
+def _both_ways(lattice, text, monkeypatch):
+    """`best_segments` of `text` by the numpy scan and by the loop (empty caches for each), and
+    how many exact replays the scan made."""
+    from tokviz.core.pretrained.spm import lattice as lattice_module
+
+    replays = []
+    real = type(lattice)._exact
+    monkeypatch.setattr(type(lattice), "_exact", lambda self, s, x: replays.append(1) or real(self, s, x))
+    lattice._cache.clear()
+    monkeypatch.setattr(lattice_module, "_SCAN_MIN", 256)
+    scanned = lattice.best_segments(text)
+    lattice._cache.clear()
+    monkeypatch.setattr(lattice_module, "_SCAN_MIN", 10**9)
+    n = len(replays)
+    looped = lattice.best_segments(text)
+    return scanned, looped, n
+
+
+def test_scan_equals_the_loop_on_a_long_text(lattice, monkeypatch):
+    """Past 100000 in size the accumulated score makes close segments need exact replays and
+    resets: the scan decides them as the loop does."""
+    text = "\u2581".join(corpus_lines(3))[:400_000].replace(" ", "\u2581")
+    scanned, looped, replays = _both_ways(lattice, text, monkeypatch)
+    assert scanned == looped
+    assert replays > 20
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=st.lists(st.one_of(_WORDS, st.text(max_size=6)), min_size=300, max_size=900),
+       pad=st.integers(0, 3000))
+def test_scan_equals_the_loop_on_generated_text(lattice, monkeypatch, words, pad):
+    # a long unknown-character run first takes the accumulated score far from 0 (and through resets)
+    text = "\u2581" + "\u0b95" * pad + "\u2581" + "\u2581".join(w.replace(" ", "\u2581") for w in words)
+    scanned, looped, _ = _both_ways(lattice, text, monkeypatch)
+    assert scanned == looped

@@ -34,6 +34,7 @@ import array
 import math
 import os
 import struct
+from itertools import chain
 from collections.abc import Collection, Sequence
 from math import frexp, ldexp
 
@@ -54,6 +55,8 @@ _CACHE_SIZE = 200_000
 _BATCH = 48  # this many uncached segments are computed together in numpy
 _PARALLEL_MIN = 6_000  # this many new segments are split with a forked child (`_batch`)
 _CHAIN_LOOP = 400  # up to this many segments, `_chain` adds in Python
+_SCAN_MIN = 256  # from this many segments on, `best_segments` scans with numpy (`_scan`)
+_SCAN_WINDOW = 256
 _F32 = struct.Struct("<f")
 _ROUND = array.array("f", [0.0])  # storing a float in it rounds it to float32
 MARK = "\u2581"
@@ -258,6 +261,8 @@ class PieceLattice:
         cache = self._cache
         if len(parts) >= _BATCH:
             self._fill(parts)
+            if len(parts) >= _SCAN_MIN:
+                return self._scan(parts)
         # beyond these, a reset may fall at or inside the segment: decided exactly
         band = RESET * 0.999 if sp else math.inf
         hits = list(map(cache.get, parts))
@@ -297,6 +302,67 @@ class PieceLattice:
         if self.unk_id is None and -1 in out_ids:
             raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
         return out_ids, out_ends
+
+    def _hits(self, parts: Sequence[str]) -> list[tuple]:
+        """The cached relative path of every part (computed and cached where missing)."""
+        cache = self._cache
+        hits = list(map(cache.get, parts))
+        if None in hits:
+            for k, seg in enumerate(parts):
+                if hits[k] is None:
+                    hit = cache.get(seg)
+                    if hit is None:
+                        if len(cache) >= _CACHE_SIZE:
+                            cache.clear()
+                        hit = cache[seg] = self._relative(seg)
+                    hits[k] = hit
+        return hits
+
+    def _scan(self, parts: Sequence[str]) -> tuple[list[int], list[tuple[int, ...]]]:
+        """`best_segments` for many segments: the same decisions as its loop, with the runs of
+        segments whose cached path stands (the common case) found by numpy a window at a time
+        (a cumulative sum gives the approximate score before each; the same additions in the
+        same order as the loop's), and the loop's rare cases handled one by one."""
+        hits = self._hits(parts)
+        seg_ids, seg_ends, tot_t, mar_t, wm_t = (list(x) for x in zip(*hits))
+        tot, mar, wm = np.asarray(tot_t), np.asarray(mar_t), np.asarray(wm_t)
+        sp = self.mode == F32_SP
+        unit = self._unit * 1.01
+        band = RESET * 0.999 if sp else math.inf
+        n = len(parts)
+        exact_x = approx_x = 0.0
+        p0 = k = 0  # segments p0..k-1 are taken as cached since the last exact score (exact_x)
+        while k < n:
+            w = min(n, k + _SCAN_WINDOW)
+            xs = np.cumsum(np.concatenate(([approx_x], tot[k:w - 1])))
+            mm = np.abs(xs) + wm[k:w]
+            bad = np.flatnonzero(~((xs >= -band) & (xs <= band) & (mar[k:w] > unit * mm) & (mm < band)))
+            if not len(bad):
+                approx_x = float(xs[-1] + tot[w - 1])
+                k = w
+                continue
+            j = k + int(bad[0])
+            approx_x = float(xs[bad[0]])
+            near_reset = False
+            if not -band <= approx_x <= band:
+                if abs(approx_x) > RESET * 1.001:
+                    approx_x = 0.0  # the reset where this segment starts
+                else:
+                    near_reset = True
+            margin, m = mar_t[j], abs(approx_x) + wm_t[j]
+            if near_reset or (margin <= unit * m and self.needs_exact(margin, m)) or m >= band:
+                if p0 < j:
+                    exact_x = self._chain(exact_x, seg_ids[p0:j])
+                seg_ids[j], seg_ends[j], exact_x = self._exact(parts[j], exact_x)
+                approx_x = exact_x
+                p0 = j + 1
+            else:
+                approx_x += tot_t[j]
+            k = j + 1
+        out_ids = list(chain.from_iterable(seg_ids))
+        if self.unk_id is None and -1 in out_ids:
+            raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
+        return out_ids, seg_ends
 
     def word_path(self, word: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """tokenizers' Viterbi of one pre-tokenized word (scores from 0, f64): (ids, ends), cached."""

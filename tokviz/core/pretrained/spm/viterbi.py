@@ -8,9 +8,8 @@ piece) wins, as in sentencepiece and tokenizers. Nodes start at -inf instead of 
 only the id of their best piece (its length gives the start back), so a relaxation is a handful
 of list operations.
 
-- `relative_path`: from score 0 in doubles, with the smallest gap seen at each node between the
-  candidate and the node's score (never more than the gap between best and runner-up) for the
-  margin `PieceLattice` tests against rounding;
+- `relative_path`: from score 0 in doubles, with the closest comparison's margin (its gap over
+  the edges of both paths) that `PieceLattice` tests against rounding;
 - `exact_path`: from an accumulated score, with sentencepiece's float32 additions and resets
   (or plain doubles for tokenizers).
 
@@ -22,12 +21,9 @@ from __future__ import annotations
 import array
 from collections.abc import Callable, Sequence
 from math import inf
-from operator import mul
 
 RESET = 100000.0  # sentencepiece's kScoreResetThreshold
 _NEG = -inf
-# 1 / (2t + 1): a path to node t has at most t edges, so two of them at most 2t
-_INV_DEPTH = [1.0 / (2 * t + 1) for t in range(4097)]
 
 
 def backtrack(back: list[int], plen: Sequence[int], n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -49,13 +45,18 @@ def backtrack(back: list[int], plen: Sequence[int], n: int) -> tuple[tuple[int, 
 def relative_path(s: str, get: Callable, sc: Sequence[float], heads_get: Callable, unk: float,
                   plen: Sequence[int]) -> tuple:
     """Best path of `s` from 0 in doubles: ``(ids, ends, total, margin, wmax)`` (see
-    `PieceLattice._relative`); the margin is min over nodes t of gap(t) / (2t + 1)."""
+    `PieceLattice._relative`). The margin is the smallest, over every comparison the Viterbi
+    makes, of the two candidates' gap / (edges on both paths + 1): no larger than best against
+    runner-up at each node (a mediant of such terms), and exactly the decisions rounding could flip."""
     n = len(s)
     best = [0.0] + [_NEG] * n
-    gap = [inf] * (n + 1)
+    depth = [0] * (n + 1)
     back = [0] * (n + 1)
+    margin = inf
     for st in range(n):
         b = best[st]
+        d1 = depth[st] + 1
+        d2 = d1 + 1
         end = st + 1
         top = st + heads_get(s[st:st + 2], 1)
         if top > n:
@@ -69,13 +70,17 @@ def relative_path(s: str, get: Callable, sc: Sequence[float], heads_get: Callabl
         while True:
             cur = best[end]
             if c > cur:
-                g = c - cur
+                if cur != _NEG:
+                    g = (c - cur) / (d2 + depth[end])
+                    if g < margin:
+                        margin = g
                 best[end] = c
                 back[end] = i
+                depth[end] = d1
             else:
-                g = cur - c
-            if g < gap[end]:
-                gap[end] = g
+                g = (cur - c) / (d2 + depth[end])
+                if g < margin:
+                    margin = g
             end += 1
             while end <= top:
                 i = get(s[st:end])
@@ -85,10 +90,6 @@ def relative_path(s: str, get: Callable, sc: Sequence[float], heads_get: Callabl
             else:
                 break
             c = b + sc[i]
-    if n < len(_INV_DEPTH):
-        margin = min(map(mul, gap, _INV_DEPTH))
-    else:
-        margin = min(g / (2 * t + 1) for t, g in enumerate(gap))
     return (*backtrack(back, plen, n), best[n], margin, max(map(abs, best)))
 
 
