@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tokviz.core.pretrained import load_tokenizer
 from tokviz.core.pretrained.spm.batch import PieceHashes, batch_relative
-from tokviz.core.pretrained.spm.lattice import RESET
+from tokviz.core.pretrained.spm.lattice import RESET, f32
 
 from .spm_helpers import corpus_lines
 from .viterbi_oracle import exact_oracle, relative_oracle
@@ -152,3 +152,18 @@ def test_scan_equals_the_loop_on_generated_text(lattice, monkeypatch, words, pad
     text = "\u2581" + "\u0b95" * pad + "\u2581" + "\u2581".join(w.replace(" ", "\u2581") for w in words)
     scanned, looped, _ = _both_ways(lattice, text, monkeypatch)
     assert scanned == looped
+
+
+def test_gathered_chain_equals_chain(lattice):
+    """`_Chain.run` (the scan's accumulation over runs of gathered scores) equals `_chain`."""
+    from tokviz.core.pretrained.spm.lattice import _Chain
+
+    paths = [lattice._relative(seg)[0] for seg in _segments(lattice)[:3000]]
+    gathered = _Chain(lattice, paths)
+    rng = random.Random(5)
+    for _ in range(200):
+        a = rng.randrange(len(paths))
+        b = rng.randrange(a, len(paths) + 1)
+        # accumulated scores are float32 values
+        x = f32(rng.choice([0.0, -99_990.5, -RESET * 0.5, 12.25, -150_000.0, rng.uniform(-1e5, 1e5)]))
+        assert gathered.run(x, a, b) == lattice._chain(x, paths[a:b]), (a, b, x)

@@ -102,8 +102,13 @@ def batch_relative(table: PieceHashes, segs: list[str], unk_score: float) -> lis
         k = np.minimum(np.searchsorted(table.heads, hh), len(table.heads) - 1)
         hit = table.heads[k] == hh
         lmax[two[hit]] = np.minimum(table.head_len[k[hit]], remain[two[hit]])
-    e_pos, e_len, e_row = [], [], []
-    active = pos
+    # positions by their place in the segment (then by segment): the edges of each length come
+    # out grouped by where they start, the order the Viterbi takes them in
+    by_local = np.argsort(local.astype(np.int16) if len(lens) and lens.max() < 32768 else local, kind="stable")
+    n_loc = int(lens.max(initial=0)) + 1
+    node = pos + seg_of  # node index: one node per character plus one per segment
+    groups = []  # per length: (cuts by start place, source nodes, scores, rows)
+    active = pos[by_local]
     h1 = np.zeros(len(cps), dtype=np.uint64)
     h2 = np.zeros(len(cps), dtype=np.uint64)
     L = 1
@@ -112,33 +117,16 @@ def batch_relative(table: PieceHashes, segs: list[str], unk_score: float) -> lis
         h1[active] = h1[active] * _B1 + c
         h2[active] = h2[active] * _B2 + c
         row = table.find(h1[active], h2[active])
-        m = row >= 0
-        e_pos.append(active[m])
-        e_len.append(np.full(int(m.sum()), L, dtype=np.int64))
-        e_row.append(row[m])
+        if L == 1:
+            e_pos, e_row = active, row  # every position has an edge of one: its piece or the unknown one
+        else:
+            m = row >= 0
+            e_pos, e_row = active[m], row[m]
+        score = np.where(e_row >= 0, table.scores[e_row], unk_score)
+        cuts = np.searchsorted(local[e_pos], np.arange(n_loc + 1)).tolist()
+        groups.append((L, cuts, node[e_pos], score, e_row))
         L += 1
         active = active[lmax[active] >= L]
-    e_pos = np.concatenate(e_pos)
-    e_len = np.concatenate(e_len)
-    e_row = np.concatenate(e_row)
-    single = np.zeros(len(cps), dtype=bool)
-    single[e_pos[e_len == 1]] = True
-    unk = np.flatnonzero(~single)
-    pos_all = np.concatenate([e_pos, unk])
-    len_all = np.concatenate([e_len, np.ones(len(unk), dtype=np.int64)])
-    row_all = np.concatenate([e_row, np.full(len(unk), -1, dtype=np.int64)])
-    # buckets of edges by (end, longest first): within one, each node has at most one edge, and
-    # taking them longest first is taking them in the libraries' order (earliest start first)
-    lcap = int(len_all.max(initial=1)) + 1
-    key = (local[pos_all] + len_all) * lcap + (lcap - 1 - len_all)
-    if key.max(initial=0) < 32768:
-        key = key.astype(np.int16)  # a radix sort
-    order = np.argsort(key, kind="stable")
-    key = key[order]
-    pos_s, len_s, row_s = pos_all[order], len_all[order], row_all[order]
-    src = pos_s + seg_of[pos_s]  # node index: one node per character plus one per segment
-    dst = src + len_s
-    score = np.where(row_s >= 0, table.scores[row_s], unk_score)
     node_off = off + np.arange(n_seg)
     n_nodes = int(lens.sum() + n_seg)
     best = np.full(n_nodes, -np.inf)
@@ -146,21 +134,28 @@ def batch_relative(table: PieceHashes, segs: list[str], unk_score: float) -> lis
     second = np.full(n_nodes, -np.inf)
     depth = np.zeros(n_nodes, dtype=np.int64)
     dmax = np.zeros(n_nodes, dtype=np.int64)
-    back = np.full(n_nodes, -1, dtype=np.int64)
-    cuts = np.flatnonzero(np.r_[True, key[1:] != key[:-1], True])
-    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
-        d = dst[a:b]
-        s_ = src[a:b]
-        cand = best[s_] + score[a:b]
-        cdep = depth[s_] + 1
-        cur = best[d]
-        win = cand > cur  # a node's first candidate always wins (cur is -inf)
-        second[d] = np.where(win, cur, np.maximum(second[d], cand))
-        dmax[d] = np.maximum(dmax[d], cdep)
-        w = d[win]
-        best[w] = cand[win]
-        depth[w] = cdep[win]
-        back[w] = np.flatnonzero(win) + a
+    back_row = np.full(n_nodes, -1, dtype=np.int64)  # the best piece's row (-1: unknown) and length
+    back_len = np.ones(n_nodes, dtype=np.int64)
+    for t in range(n_loc):
+        # starts at place t, longest last: their ends differ, and every edge into those ends
+        # from an earlier start was taken before (the libraries' order: earliest start first)
+        for L, cuts, src_all, score_all, row_all in groups:
+            a, b = cuts[t], cuts[t + 1]
+            if a == b:
+                continue
+            s_ = src_all[a:b]
+            d = s_ + L
+            cand = best[s_] + score_all[a:b]
+            cdep = depth[s_] + 1
+            cur = best[d]
+            win = cand > cur  # a node's first candidate always wins (cur is -inf)
+            second[d] = np.where(win, cur, np.maximum(second[d], cand))
+            dmax[d] = np.maximum(dmax[d], cdep)
+            w = d[win]
+            best[w] = cand[win]
+            depth[w] = cdep[win]
+            back_row[w] = row_all[a:b][win]
+            back_len[w] = L
     with np.errstate(invalid="ignore"):
         margin_node = np.where(np.isfinite(second), (best - second) / (depth + dmax + 1), np.inf)
     margins = np.minimum.reduceat(margin_node, node_off)  # a segment's nodes are contiguous
@@ -172,23 +167,23 @@ def batch_relative(table: PieceHashes, segs: list[str], unk_score: float) -> lis
     segs_left = np.flatnonzero(lens > 0)
     cur = ends_node[segs_left]
     while len(cur):
-        e = back[cur]
         rec_seg.append(segs_left)
         rec_end.append(cur - node_off[segs_left])
-        row = row_s[e]
+        row = back_row[cur]
         rec_id.append(np.where(row >= 0, table.ids[row], -1))
-        nxt = src[e]
+        nxt = cur - back_len[cur]
         more = nxt > node_off[segs_left]
         cur, segs_left = nxt[more], segs_left[more]
-    out: list[tuple] = [((), (), 0.0, np.inf, 0.0)] * n_seg
-    if rec_seg:
-        rs, re_, ri = np.concatenate(rec_seg), np.concatenate(rec_end), np.concatenate(rec_id)
-        o = np.lexsort((re_, rs))
-        rs, re_, ri = rs[o], re_[o], ri[o]
-        cuts = np.searchsorted(rs, np.arange(n_seg + 1))
-        re_l, ri_l = re_.tolist(), ri.tolist()
-        tot, mar, wm = totals.tolist(), margins.tolist(), wmax.tolist()
-        for k, (a, b) in enumerate(zip(cuts[:-1].tolist(), cuts[1:].tolist())):
-            if b > a:
-                out[k] = (tuple(ri_l[a:b]), tuple(re_l[a:b]), tot[k], mar[k], wm[k])
+    empty = ((), (), 0.0, np.inf, 0.0)
+    if not rec_seg:
+        return [empty] * n_seg
+    rs, re_, ri = np.concatenate(rec_seg), np.concatenate(rec_end), np.concatenate(rec_id)
+    o = np.lexsort((re_, rs))
+    re_l, ri_l = re_[o].tolist(), ri[o].tolist()
+    cuts = np.searchsorted(rs[o], np.arange(n_seg + 1)).tolist()
+    spans = list(zip(cuts, cuts[1:]))
+    out = list(zip([tuple(ri_l[a:b]) for a, b in spans], [tuple(re_l[a:b]) for a, b in spans],
+                   totals.tolist(), margins.tolist(), wmax.tolist()))
+    for k in np.flatnonzero(lens == 0).tolist():
+        out[k] = empty
     return out

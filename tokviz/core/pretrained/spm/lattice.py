@@ -35,6 +35,7 @@ import math
 import os
 import struct
 from itertools import chain
+from operator import itemgetter
 from collections.abc import Collection, Sequence
 from math import frexp, ldexp
 
@@ -55,8 +56,7 @@ _CACHE_SIZE = 200_000
 _BATCH = 48  # this many uncached segments are computed together in numpy
 _PARALLEL_MIN = 6_000  # this many new segments are split with a forked child (`_batch`)
 _CHAIN_LOOP = 400  # up to this many segments, `_chain` adds in Python
-_SCAN_MIN = 256  # from this many segments on, `best_segments` scans with numpy (`_scan`)
-_SCAN_WINDOW = 256
+_SCAN_MIN = 256  # from this many segments on, `best_segments` sorts them out first (`_scan`)
 _F32 = struct.Struct("<f")
 _ROUND = array.array("f", [0.0])  # storing a float in it rounds it to float32
 MARK = "\u2581"
@@ -118,6 +118,7 @@ class PieceLattice:
         self._inner = inner_mark_pattern(ids, whitespace_suffix)
         self._cache: dict[str, tuple] = {}
         self._hashes: PieceHashes | None = None
+        self._scores32: np.ndarray | None = None  # score_of and the unknown score as float32 (`_Chain`)
         self._unit = 2.0 ** -24 if mode == F32_SP else 2.0 ** -53
         self._half_ulp_exp = -25 if mode == F32_SP else -54
 
@@ -319,46 +320,45 @@ class PieceLattice:
         return hits
 
     def _scan(self, parts: Sequence[str]) -> tuple[list[int], list[tuple[int, ...]]]:
-        """`best_segments` for many segments: the same decisions as its loop, with the runs of
-        segments whose cached path stands (the common case) found by numpy a window at a time
-        (a cumulative sum gives the approximate score before each; the same additions in the
-        same order as the loop's), and the loop's rare cases handled one by one."""
+        """`best_segments` for many segments, with the same decisions as its loop: a segment whose
+        margin stands at any score inside the band (found for all at once with numpy) only adds
+        its total while the score is far enough inside the band; the others take the loop's
+        tests one by one."""
         hits = self._hits(parts)
-        seg_ids, seg_ends, tot_t, mar_t, wm_t = (list(x) for x in zip(*hits))
-        tot, mar, wm = np.asarray(tot_t), np.asarray(mar_t), np.asarray(wm_t)
+        seg_ids, seg_ends, tot_t, mar_t, wm_t = (list(map(itemgetter(k), hits)) for k in range(5))
         sp = self.mode == F32_SP
         unit = self._unit * 1.01
         band = RESET * 0.999 if sp else math.inf
-        n = len(parts)
+        wm = np.asarray(wm_t)
+        # margin > unit * m for every m = |x| + wmax below band + wmax; |x| < lim keeps m below band
+        always = (np.asarray(mar_t) > unit * (band + wm)).tolist()
+        lim = band - float(wm.max()) - 1.0
         exact_x = approx_x = 0.0
-        p0 = k = 0  # segments p0..k-1 are taken as cached since the last exact score (exact_x)
-        while k < n:
-            w = min(n, k + _SCAN_WINDOW)
-            xs = np.cumsum(np.concatenate(([approx_x], tot[k:w - 1])))
-            mm = np.abs(xs) + wm[k:w]
-            bad = np.flatnonzero(~((xs >= -band) & (xs <= band) & (mar[k:w] > unit * mm) & (mm < band)))
-            if not len(bad):
-                approx_x = float(xs[-1] + tot[w - 1])
-                k = w
+        p0 = 0  # segments p0.. are taken as cached since the last exact score (exact_x)
+        chained = _Chain(self, seg_ids) if sp else None
+        for j, total in enumerate(tot_t):
+            if always[j] and -lim < approx_x < lim:
+                approx_x += total
                 continue
-            j = k + int(bad[0])
-            approx_x = float(xs[bad[0]])
             near_reset = False
-            if not -band <= approx_x <= band:
-                if abs(approx_x) > RESET * 1.001:
-                    approx_x = 0.0  # the reset where this segment starts
-                else:
-                    near_reset = True
+            if -band <= approx_x <= band:
+                m = abs(approx_x) + wm_t[j]
+                if mar_t[j] > unit * m and m < band:
+                    approx_x += total
+                    continue
+            elif abs(approx_x) > RESET * 1.001:
+                approx_x = 0.0  # the reset where this segment starts
+            else:
+                near_reset = True  # which side of the threshold: decided exactly
             margin, m = mar_t[j], abs(approx_x) + wm_t[j]
             if near_reset or (margin <= unit * m and self.needs_exact(margin, m)) or m >= band:
                 if p0 < j:
-                    exact_x = self._chain(exact_x, seg_ids[p0:j])
+                    exact_x = chained.run(exact_x, p0, j) if chained else self._chain(exact_x, seg_ids[p0:j])
                 seg_ids[j], seg_ends[j], exact_x = self._exact(parts[j], exact_x)
                 approx_x = exact_x
                 p0 = j + 1
             else:
-                approx_x += tot_t[j]
-            k = j + 1
+                approx_x += total
         out_ids = list(chain.from_iterable(seg_ids))
         if self.unk_id is None and -1 in out_ids:
             raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
@@ -376,6 +376,39 @@ class PieceLattice:
         if self.unk_id is None and -1 in hit[0]:
             raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
         return hit[0], hit[1]
+
+
+class _Chain:
+    """`PieceLattice._chain` over runs of a text's segments as they were cached: the scores of
+    every piece in order as float32, gathered once, so a run is one float32 accumulation."""
+
+    def __init__(self, lattice: PieceLattice, paths: Sequence[tuple[int, ...]]) -> None:
+        flat = np.fromiter(chain.from_iterable(paths), dtype=np.int64)
+        if lattice._scores32 is None:
+            lattice._scores32 = np.asarray(lattice.score_of + [lattice.unk_score], dtype=np.float32)
+        self.vals = lattice._scores32[flat]  # id -1 (unknown) takes the last entry
+        self.starts = np.zeros(len(paths) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, paths), dtype=np.int64, count=len(paths)), out=self.starts[1:])
+
+    def run(self, x: float, a: int, b: int) -> float:
+        """The float32 score after segments a..b-1 from `x` (unchanged since they were gathered),
+        reset to 0 where a segment starts beyond +-100000."""
+        starts = self.starts
+        while True:
+            if x < -RESET or x > RESET:
+                x = 0.0
+            lo = starts[a]
+            seg = np.empty(starts[b] - lo + 1, dtype=np.float32)
+            seg[0] = x
+            seg[1:] = self.vals[lo:starts[b]]
+            acc = np.add.accumulate(seg)
+            # the value where each later segment starts; a reset there starts over from it
+            at = acc[starts[a + 1:b] - lo]
+            over = np.flatnonzero((at < -RESET) | (at > RESET))
+            if not over.size:
+                return float(acc[-1])
+            a += 1 + int(over[0])
+            x = float(at[over[0]])
 
 
 def _idle_core() -> bool:
