@@ -5,7 +5,7 @@ position is most of the time. Here every word is handled together:
 
 1. edges: each substring ``s[start:end]`` that could be a piece (no longer than the longest piece
    with the same first two characters) is hashed twice (64-bit polynomials) and looked up in the
-   sorted hashes of the pieces; a match must agree on both hashes. A position with no
+   hash table of the pieces (`HashIndex`); a match must agree on both hashes. A position with no
    one-character piece gets the unknown edge;
 2. the best path from score 0, position by position across all words (``reduceat`` over the
    edges ending at each node, ties to the smallest start), keeping per node the runner-up and
@@ -24,45 +24,48 @@ import numpy as np
 _B1 = np.uint64(0x9E3779B97F4A7C15)
 _B2 = np.uint64(0xC2B2AE3D27D4EB4F)
 MAX_SEGMENT = 512  # longer segments take the per-word path (positions are processed in lockstep)
-_BITS = 22
-_MASK = np.uint64((1 << _BITS) - 1)
+_MIX = np.uint64(0xD6E8FEB86659FD93)  # spreads hashes over a table's slots (multiplicative hashing)
 
 
 def _code_points(strings: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(code points + 1 as uint64, start of each string, length of each string)."""
     joined = "".join(strings)
     cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64) + np.uint64(1)
-    lengths = np.fromiter((len(s) for s in strings), dtype=np.int64, count=len(strings))
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
     starts = np.zeros(len(strings), dtype=np.int64)
     np.cumsum(lengths[:-1], out=starts[1:])
     return cps, starts, lengths
 
 
 class PieceHashes:
-    """Sorted double hashes of a lattice's pieces, and the longest piece per two-character head."""
+    """Double hashes of a lattice's pieces (a `HashIndex` of the first), and the longest piece
+    per two-character head."""
 
     def __init__(self, ids: dict[str, int], scores: list[float]) -> None:
         pieces = list(ids)
         cps, starts, lengths = _code_points(pieces)
+        # longest first: the pieces with at least L characters are the first count[L]
+        by_len = np.argsort(-lengths, kind="stable")
+        starts, lengths = starts[by_len], lengths[by_len]
+        count = np.searchsorted(-lengths, -np.arange(int(lengths.max(initial=0)) + 2), side="right")
         h1 = np.zeros(len(pieces), dtype=np.uint64)
         h2 = np.zeros(len(pieces), dtype=np.uint64)
         head1 = np.zeros(len(pieces), dtype=np.uint64)  # hash of the first two characters
-        for L in range(1, int(lengths.max(initial=0)) + 1):
-            m = np.flatnonzero(lengths >= L)
-            c = cps[starts[m] + L - 1]
-            h1[m] = h1[m] * _B1 + c
-            h2[m] = h2[m] * _B2 + c
+        for L in range(1, len(count) - 1):
+            k = int(count[L])
+            c = cps[starts[:k] + (L - 1)]
+            h1[:k] = h1[:k] * _B1 + c
+            h2[:k] = h2[:k] * _B2 + c
             if L == 2:
-                head1[m] = h1[m]
-        order = np.argsort(h1, kind="stable")
-        self.h1, self.h2 = h1[order], h2[order]
-        pid = np.fromiter(ids.values(), dtype=np.int64, count=len(pieces))[order]
+                head1[:k] = h1[:k]
+        self.h1, self.h2 = h1, h2
+        pid = np.fromiter(ids.values(), dtype=np.int64, count=len(pieces))[by_len]
         self.ids = pid
         sc = np.asarray(scores, dtype=np.float64)
         self.scores = sc[pid] if len(pid) else np.zeros(0)
-        self.ok = not len(self.h1) or bool(np.all(self.h1[1:] != self.h1[:-1]))  # no collision among pieces
-        self.bits = np.zeros(1 << _BITS, dtype=bool)  # a one-hash Bloom filter: most misses end here
-        self.bits[(self.h1 & _MASK).astype(np.int64)] = True
+        self.index = HashIndex(h1)
+        # no collision among pieces: each piece's hash leads back to it
+        self.ok = bool(np.array_equal(self.index.lookup(h1), np.arange(len(h1))))
         multi = lengths >= 2
         hh, hl = head1[multi], lengths[multi]
         if len(hh):
@@ -72,17 +75,55 @@ class PieceHashes:
             self.heads, self.head_len = hh[last], hl[last]
         else:
             self.heads, self.head_len = np.zeros(0, np.uint64), np.zeros(0, np.int64)
+        self.head_index = HashIndex(self.heads)
 
     def find(self, h1: np.ndarray, h2: np.ndarray) -> np.ndarray:
-        """Index into the sorted table of each (h1, h2), or -1."""
-        out = np.full(len(h1), -1, dtype=np.int64)
-        if not len(self.h1):
-            return out
-        maybe = np.flatnonzero(self.bits[(h1 & _MASK).astype(np.int64)])
-        q1 = h1[maybe]
-        i = np.minimum(np.searchsorted(self.h1, q1), len(self.h1) - 1)
-        ok = (self.h1[i] == q1) & (self.h2[i] == h2[maybe])
-        out[maybe[ok]] = i[ok]
+        """Row of each (h1, h2) in the table (`ids`, `scores`), or -1."""
+        out = self.index.lookup(h1)
+        hit = np.flatnonzero(out >= 0)
+        out[hit[self.h2[out[hit]] != h2[hit]]] = -1
+        return out
+
+
+class HashIndex:
+    """``HashIndex(keys).lookup(queries)``: the position in `keys` (distinct uint64) of each
+    query, or -1. An open-addressing table with linear probing, at most a quarter full, built
+    and searched for all keys at once: most queries take one gather, where a sorted search
+    takes eighteen. Built by sorting the keys by slot: each key sits at the first free place at
+    or after its slot, ``place[i] = max(slot[i], place[i-1] + 1)``, a running maximum; the
+    table runs past its last slot instead of wrapping around."""
+
+    def __init__(self, keys: np.ndarray) -> None:
+        n = len(keys)
+        bits = max(8, int(4 * n).bit_length())
+        self.shift = np.uint64(64 - bits)
+        slots = self._slot(keys)
+        order = np.argsort(slots, kind="stable")
+        ramp = np.arange(n, dtype=np.int64)
+        place = ramp + np.maximum.accumulate(slots[order] - ramp) if n else ramp
+        size = max(1 << bits, int(place[-1]) + 1 if n else 0) + 1  # one empty place past the end
+        self.keys = np.zeros(size, dtype=np.uint64)
+        self.rows = np.full(size, -1, dtype=np.int32 if n < 2**31 else np.int64)
+        self.keys[place] = keys[order]
+        self.rows[place] = order
+        self.probes = int((place - slots[order]).max(initial=0))  # the farthest a key sits from its slot
+
+    def _slot(self, h: np.ndarray) -> np.ndarray:
+        return ((h * _MIX) >> self.shift).astype(np.int64)
+
+    def lookup(self, q: np.ndarray) -> np.ndarray:
+        out = np.full(len(q), -1, dtype=np.int64)
+        idx = np.arange(len(q), dtype=np.int64)
+        pos = self._slot(q)
+        for _ in range(self.probes + 1):
+            rows = self.rows[pos]
+            hit = self.keys[pos] == q
+            found = hit & (rows >= 0)
+            out[idx[found]] = rows[found]
+            go_on = np.flatnonzero(~hit & (rows >= 0))  # an occupied place with another key
+            if not len(go_on):
+                break
+            idx, q, pos = idx[go_on], q[go_on], pos[go_on] + 1
         return out
 
 
@@ -98,9 +139,8 @@ def batch_relative(table: PieceHashes, segs: list[str], unk_score: float) -> lis
     lmax = np.ones(len(cps), dtype=np.int64)
     two = np.flatnonzero(remain >= 2)
     if len(two) and len(table.heads):
-        hh = cps[two] * _B1 + cps[two + 1]
-        k = np.minimum(np.searchsorted(table.heads, hh), len(table.heads) - 1)
-        hit = table.heads[k] == hh
+        k = table.head_index.lookup(cps[two] * _B1 + cps[two + 1])
+        hit = k >= 0
         lmax[two[hit]] = np.minimum(table.head_len[k[hit]], remain[two[hit]])
     # positions by their place in the segment (then by segment): the edges of each length come
     # out grouped by where they start, the order the Viterbi takes them in

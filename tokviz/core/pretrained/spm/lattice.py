@@ -117,7 +117,9 @@ class PieceLattice:
         # pieces that hold the word marker where a segment boundary would be: they stop cutting there
         self._inner = inner_mark_pattern(ids, whitespace_suffix)
         self._cache: dict[str, tuple] = {}
-        self._hashes: PieceHashes | None = None
+        # the numpy batch's piece table: built with the model for sentencepiece (`best_segments`
+        # over long texts), on first use otherwise
+        self._hashes: PieceHashes | None = PieceHashes(ids, sc) if mode == F32_SP and ids else None
         self._scores32: np.ndarray | None = None  # score_of and the unknown score as float32 (`_Chain`)
         self._unit = 2.0 ** -24 if mode == F32_SP else 2.0 ** -53
         self._half_ulp_exp = -25 if mode == F32_SP else -54
