@@ -53,6 +53,7 @@ F32_SP = "f32"
 UNK_PENALTY = 10.0
 FLT_MAX = 3.4028234663852886e38
 _CACHE_SIZE = 200_000
+_PREFIXES_SIZE = 200_000  # node states kept by prefix (about 36 MB at most)
 _BATCH = 48  # this many uncached segments are computed together in numpy
 _PARALLEL_MIN = 6_000  # this many new segments are split with a forked child (`_batch`)
 _CHAIN_LOOP = 400  # up to this many segments, `_chain` adds in Python
@@ -102,15 +103,22 @@ class PieceLattice:
         if unk_score is None:
             unk_score = (min((sc[i] for i in ids.values()), default=0.0)) - UNK_PENALTY
         self.unk_score = f32(unk_score) if mode == F32_SP else unk_score
-        # the longest piece starting with each two characters: lookups at a position stop there
+        # the longest piece starting (ending) with each two characters: lookups from (to) a
+        # position stop there
         heads: dict[str, int] = {}
+        tails: dict[str, int] = {}
         for p in ids:
-            if len(p) > 1:
-                h = p[:2]
-                if heads.get(h, 0) < len(p):
-                    heads[h] = len(p)
+            n = len(p)
+            if n > 1:
+                h, e = p[:2], p[-2:]
+                if heads.get(h, 0) < n:
+                    heads[h] = n
+                if tails.get(e, 0) < n:
+                    tails[e] = n
         self._heads = heads
         self._heads_get = heads.get
+        self._tails_get = tails.get
+        self._prefixes: dict[str, tuple] = {}  # node states by prefix (`relative_path`)
         self._get = ids.get
         self._plen = [len(p) for p in pieces]
         self.suffix = whitespace_suffix
@@ -148,7 +156,9 @@ class PieceLattice:
         margin (a lower bound of min over nodes of (best - runner-up) / (edges on both paths + 1))
         and the largest |score| met. A decision with a margin above ``u * (|x| + wmax)`` cannot be
         changed by float rounding (relative error u per addition) when the segment starts at x."""
-        return relative_path(s, self._get, self.score_of, self._heads_get, self.unk_score, self._plen)
+        if len(self._prefixes) >= _PREFIXES_SIZE:
+            self._prefixes.clear()
+        return relative_path(s, self._prefixes, self._get, self.score_of, self._tails_get, self.unk_score, self._plen)
 
     def _exact(self, s: str, x: float) -> tuple[tuple[int, ...], tuple[int, ...], float]:
         """Best path of `s` from the accumulated score `x` with the library's own arithmetic:

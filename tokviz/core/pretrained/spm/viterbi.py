@@ -8,8 +8,10 @@ piece) wins, as in sentencepiece and tokenizers. Nodes start at -inf instead of 
 only the id of their best piece (its length gives the start back), so a relaxation is a handful
 of list operations.
 
-- `relative_path`: from score 0 in doubles, with the closest comparison's margin (its gap over
-  the edges of both paths) that `PieceLattice` tests against rounding;
+- `relative_path`: from score 0 in doubles, node by node (pieces ending at a node, earliest start
+  first: the same comparisons in the same order) with each prefix's nodes kept for the next
+  word that starts the same way, and the closest comparison's margin (its gap over the edges of
+  both paths) that `PieceLattice` tests against rounding;
 - `exact_path`: from an accumulated score, with sentencepiece's float32 additions and resets
   (or plain doubles for tokenizers).
 
@@ -42,55 +44,79 @@ def backtrack(back: list[int], plen: Sequence[int], n: int) -> tuple[tuple[int, 
     return tuple(ids), tuple(ends)
 
 
-def relative_path(s: str, get: Callable, sc: Sequence[float], heads_get: Callable, unk: float,
+def relative_path(s: str, memo: dict, get: Callable, sc: Sequence[float], tails_get: Callable, unk: float,
                   plen: Sequence[int]) -> tuple:
     """Best path of `s` from 0 in doubles: ``(ids, ends, total, margin, wmax)`` (see
     `PieceLattice._relative`). The margin is the smallest, over every comparison the Viterbi
     makes, of the two candidates' gap / (edges on both paths + 1): no larger than best against
-    runner-up at each node (a mediant of such terms), and exactly the decisions rounding could flip."""
+    runner-up at each node (a mediant of such terms), and exactly the decisions rounding could flip.
+
+    Node by node (each node takes every piece ending there, earliest start first: the order in
+    which the libraries' starts reach it), so a node depends on the text before it only, and its
+    state ``(score, id, depth, margin so far, wmax so far)`` is kept in `memo` under that prefix:
+    a new word shares most of its nodes with words met before."""
     n = len(s)
-    best = [0.0] + [_NEG] * n
+    best = [0.0] * (n + 1)
     depth = [0] * (n + 1)
     back = [0] * (n + 1)
     margin = inf
-    for st in range(n):
-        b = best[st]
-        d1 = depth[st] + 1
-        d2 = d1 + 1
-        end = st + 1
-        top = st + heads_get(s[st:st + 2], 1)
-        if top > n:
-            top = n
-        i = get(s[st])
+    wmax = 0.0
+    t = 1
+    memo_get = memo.get
+    while t <= n:
+        hit = memo_get(s[:t])
+        if hit is None:
+            break
+        best[t], back[t], depth[t], margin, wmax = hit
+        t += 1
+    while t <= n:
+        lo = t - tails_get(s[t - 2:t], 1) if t > 1 else 0
+        if lo < 0:
+            lo = 0
+        cur = _NEG  # a first candidate's gap to it is inf: never the margin
+        bi = bd = 0
+        for st in range(lo, t - 1):
+            i = get(s[st:t])
+            if i is None:
+                continue
+            c = best[st] + sc[i]
+            d = depth[st] + 1
+            if c > cur:
+                g = (c - cur) / (d + bd + 1)
+                cur = c
+                bi = i
+                bd = d
+            else:
+                g = (cur - c) / (d + bd + 1)
+            if g < margin:
+                margin = g
+        # the one-character piece (or the unknown edge), from the last start
+        i = get(s[t - 1])
         if i is None:
             i = -1
-            c = b + unk
+            c = best[t - 1] + unk
         else:
-            c = b + sc[i]
-        while True:
-            cur = best[end]
-            if c > cur:
-                if cur != _NEG:
-                    g = (c - cur) / (d2 + depth[end])
-                    if g < margin:
-                        margin = g
-                best[end] = c
-                back[end] = i
-                depth[end] = d1
-            else:
-                g = (cur - c) / (d2 + depth[end])
-                if g < margin:
-                    margin = g
-            end += 1
-            while end <= top:
-                i = get(s[st:end])
-                if i is not None:
-                    break
-                end += 1
-            else:
-                break
-            c = b + sc[i]
-    return (*backtrack(back, plen, n), best[n], margin, max(map(abs, best)))
+            c = best[t - 1] + sc[i]
+        d = depth[t - 1] + 1
+        if c > cur:
+            g = (c - cur) / (d + bd + 1)
+            cur = c
+            bi = i
+            bd = d
+        else:
+            g = (cur - c) / (d + bd + 1)
+        if g < margin:
+            margin = g
+        best[t] = cur
+        back[t] = bi
+        depth[t] = bd
+        if cur > wmax:
+            wmax = cur
+        elif -cur > wmax:
+            wmax = -cur
+        memo[s[:t]] = (cur, bi, bd, margin, wmax)
+        t += 1
+    return (*backtrack(back, plen, n), best[n], margin, wmax)
 
 
 def exact_path(s: str, x: float, get: Callable, sc: Sequence[float], heads_get: Callable, unk: float,
