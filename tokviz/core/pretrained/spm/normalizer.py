@@ -46,6 +46,11 @@ class SpNormalizer:
         self._hot = frozenset(hot | firsts)
         self._continuing = self.charsmap.continuing if self.charsmap else set()
         self._classes: dict[frozenset[str], re.Pattern] = {}
+        # ASCII text without a character that can start or continue a match only meets the
+        # whitespace rules: `_plain` (for the usual spec: extra spaces removed, spaces escaped)
+        ascii_hot = sorted(c for c in self._hot if c.isascii())
+        self._ascii_hot = re.compile("[" + "".join(re.escape(c) for c in ascii_hot) + "]") if ascii_hot else None
+        self._fast = bool(spec.remove_extra_whitespaces and spec.escape_whitespaces)
 
     def _hot_class(self, text: str) -> re.Pattern | None:
         """A character class of the characters of `text` that can start or continue a match
@@ -103,6 +108,8 @@ class SpNormalizer:
     def normalize(self, text: str, *, aligned: bool = False) -> tuple[str, list[int] | None]:
         """The normalized text and (with `aligned`) the output-to-input map ``n2o``."""
         spec = self.spec
+        if not aligned and self._fast and text.isascii() and not (self._ascii_hot and self._ascii_hot.search(text)):
+            return self._plain(text), None
         pieces = self._pieces(text)
         remove = spec.remove_extra_whitespaces
         k = consumed = 0
@@ -161,3 +168,16 @@ class SpNormalizer:
         if aligned:
             n2o.append(consumed)
         return out, (n2o if aligned else None)
+
+    def _plain(self, text: str) -> str:
+        """`normalize` of text the charsmap leaves as it is, for a spec that removes extra spaces
+        and escapes them: words joined by one ``▁``, the dummy prefix (or suffix) added."""
+        words = text.split(" ")
+        if "" in words:
+            words = [w for w in words if w]
+            if not words:
+                return ""
+        out = SPACE_SYMBOL.join(words)
+        if self.spec.add_dummy_prefix:
+            return out + SPACE_SYMBOL if self.suffix else SPACE_SYMBOL + out
+        return out
