@@ -167,3 +167,19 @@ def test_gathered_chain_equals_chain(lattice):
         # accumulated scores are float32 values
         x = f32(rng.choice([0.0, -99_990.5, -RESET * 0.5, 12.25, -150_000.0, rng.uniform(-1e5, 1e5)]))
         assert gathered.run(x, a, b) == lattice._chain(x, paths[a:b]), (a, b, x)
+
+
+@settings(max_examples=500, deadline=None)
+@given(s=st.text(st.sampled_from("ab\u2581\u2581 \u0301"), max_size=12))
+def test_segments_are_the_split_at_each_mark(s):
+    """`segment_strings` (one regex pass) is the text split before each ``▁`` (after it with
+    whitespace as a suffix), nothing dropped."""
+    from tokviz.core.pretrained.spm.lattice import MARK, segment_strings
+
+    parts = s.split(MARK)
+    want = [MARK + p for p in parts[1:]]
+    if parts[0]:
+        want.insert(0, parts[0])
+    assert segment_strings(s, None, False) == want
+    suffix = [p + MARK for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    assert segment_strings(s, None, True) == (suffix if s else [])

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import array
 import math
+import re
 import os
 import struct
 from itertools import chain
@@ -61,6 +62,7 @@ _SCAN_MIN = 256  # from this many segments on, `best_segments` sorts them out fi
 _F32 = struct.Struct("<f")
 _ROUND = array.array("f", [0.0])  # storing a float in it rounds it to float32
 MARK = "\u2581"
+_MARK_LED = re.compile("\u2581[^\u2581]*")
 
 Edge = tuple[int, int, int]  # (start, end, id) in characters of the segment; id -1 = unknown
 
@@ -271,21 +273,21 @@ class PieceLattice:
         pending: list[tuple[int, ...]] = []
         sp = self.mode == F32_SP
         unit = self._unit * 1.01  # a quick first test: needs_exact is never true above it
-        cache = self._cache
         if len(parts) >= _BATCH:
             self._fill(parts)
             if len(parts) >= _SCAN_MIN:
                 return self._scan(parts)
         # beyond these, a reset may fall at or inside the segment: decided exactly
         band = RESET * 0.999 if sp else math.inf
-        hits = list(map(cache.get, parts))
+        hits = self._hits(parts)
+        if sp:
+            # |the score before any segment| <= the sum of |totals| (+1 for rounding): when every
+            # margin stands there, the loop below takes each cached path as it is
+            top = sum(abs(h[2]) for h in hits) + 1.0
+            if top + max((h[4] for h in hits), default=0.0) < band and all(
+                    h[3] > unit * (top + h[4]) for h in hits):
+                return list(chain.from_iterable(map(itemgetter(0), hits))), list(map(itemgetter(1), hits))
         for seg, hit in zip(parts, hits):
-            if hit is None:
-                hit = cache.get(seg)
-                if hit is None:
-                    if len(cache) >= _CACHE_SIZE:
-                        cache.clear()
-                    hit = cache[seg] = self._relative(seg)
             ids, ends, total, margin, wmax = hit
             near_reset = False
             if -band <= approx_x <= band:
@@ -481,15 +483,18 @@ def segment_strings(s: str, inner, suffix: bool) -> list[str]:
     """`cut_segments` as strings (without `inner` pieces: a plain split at ``▁``)."""
     if inner is not None:
         return [s[a:b] for a, b in cut_segments(s, inner, suffix)]
-    parts = s.split(MARK)
-    if len(parts) == 1:
-        return parts if s else []
     if suffix:
+        parts = s.split(MARK)
+        if len(parts) == 1:
+            return parts if s else []
         out = [p + MARK for p in parts[:-1]]
         if parts[-1]:
             out.append(parts[-1])
         return out
-    out = [MARK + p for p in parts[1:]]
-    if parts[0]:
-        out.insert(0, parts[0])
+    if not s:
+        return []
+    out = _MARK_LED.findall(s)  # each ▁ with what follows up to the next (one pass, no joining)
+    head = s.find(MARK)
+    if head != 0:
+        out.insert(0, s if head < 0 else s[:head])
     return out

@@ -52,6 +52,7 @@ class SpNormalizer:
         self._ascii_hot = re.compile("[" + "".join(re.escape(c) for c in ascii_hot) + "]") if ascii_hot else None
         self._fast = bool(spec.remove_extra_whitespaces and spec.escape_whitespaces)
         self._free = self._context_free(ud)
+        self._free_keys = frozenset(self._free)
         self._free_classes: dict[frozenset[str], re.Pattern] = {}
 
     def _context_free(self, ud: Sequence[str]) -> dict[str, str]:
@@ -134,7 +135,7 @@ class SpNormalizer:
             if self._fast and text.isascii() and not (self._ascii_hot and self._ascii_hot.search(text)):
                 return self._plain(text), None
             present = frozenset(self._hot.intersection(text))
-            free = present.intersection(self._free)
+            free = present & self._free_keys
             if free:  # replaced first, in one pass (`_context_free`)
                 table = self._free
                 text = self._class(free, self._free_classes).sub(lambda m: table[m.group()], text)
