@@ -155,11 +155,11 @@ def test_scan_equals_the_loop_on_generated_text(lattice, monkeypatch, words, pad
 
 
 def test_gathered_chain_equals_chain(lattice):
-    """`_Chain.run` (the scan's accumulation over runs of gathered scores) equals `_chain`."""
-    from tokviz.core.pretrained.spm.lattice import _Chain
+    """`GatheredChain.run` (the scan's accumulation over runs of gathered scores) equals `_chain`."""
+    from tokviz.core.pretrained.spm.batch import GatheredChain
 
     paths = [lattice._relative(seg)[0] for seg in _segments(lattice)[:3000]]
-    gathered = _Chain(lattice, paths)
+    gathered = GatheredChain(lattice._scores32_table(), paths)
     rng = random.Random(5)
     for _ in range(200):
         a = rng.randrange(len(paths))

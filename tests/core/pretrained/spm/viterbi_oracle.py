@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from tokviz.core.pretrained.spm.lattice import F32_SP, RESET, _ROUND
+from tokviz.core.pretrained.spm.lattice import F32_SP, RESET, f32
 
 
 def relative_oracle(self, s: str) -> tuple:
@@ -79,18 +79,15 @@ def exact_oracle(self, s: str, x: float) -> tuple[tuple[int, ...], tuple[int, ..
     ids, sc, heads = self.ids, self.score_of, self._heads
     unk = self.unk_score
     sp = self.mode == F32_SP
-    r = _ROUND  # r[0] = v; r[0] is v rounded to float32
-    best: list = [x] + [None] * n
+    best: list = [None] * (n + 1)
+    best[0] = x
     back_s = [0] * (n + 1)
     back_i = [0] * (n + 1)
     frontier = 0
     for st in range(n):
         b = best[st]
-        if sp and (b < -RESET or b > RESET):
-            for k in range(st + 1, frontier + 1):
-                if best[k] is not None:
-                    r[0] = best[k] - b
-                    best[k] = r[0]
+        if sp and abs(b) > RESET:  # sentencepiece's reset: every node reached so far minus b
+            best[st + 1 : frontier + 1] = [None if v is None else f32(v - b) for v in best[st + 1 : frontier + 1]]
             best[st] = b = 0.0
         edges = []
         i = ids.get(s[st])
@@ -107,8 +104,7 @@ def exact_oracle(self, s: str, x: float) -> tuple[tuple[int, ...], tuple[int, ..
                 frontier = end
             c = b + score
             if sp:
-                r[0] = c
-                c = r[0]
+                c = f32(c)
             cur = best[end]
             if cur is None or c > cur:
                 best[end] = c

@@ -7,19 +7,26 @@ position is most of the time. Here every word is handled together:
    with the same first two characters) is hashed twice (64-bit polynomials) and looked up in the
    hash table of the pieces (`HashIndex`); a match must agree on both hashes. A position with no
    one-character piece gets the unknown edge;
-2. the best path from score 0, position by position across all words (``reduceat`` over the
-   edges ending at each node, ties to the smallest start), keeping per node the runner-up and
-   the deepest candidate path for the margin `PieceLattice` needs;
+2. the best path from score 0, start place by start place across all words (the edges of each
+   length grouped by where they start: every node's candidates come earliest start first, so
+   a strict ``>`` keeps the libraries' ties), keeping per node the runner-up and the deepest
+   candidate path for the margin `PieceLattice` needs;
 3. back-pointers followed for all words together.
 
 Results are the same tuples ``(ids, ends, total, margin, wmax)``, except that the margin is
-bounded with the deepest candidate's edge count (never larger than `_relative`'s, so never less
-cautious). What this leaves out: exact float32 replays (`lattice`).
+bounded with the deepest candidate's edge count (never larger than the exact per-node margin,
+so never less cautious). `GatheredChain` adds the float32 scores of a text's cached paths for
+`PieceLattice`'s scan. What this leaves out: exact float32 replays (`lattice`, `viterbi`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import chain
+
 import numpy as np
+
+from .viterbi import RESET
 
 _B1 = np.uint64(0x9E3779B97F4A7C15)
 _B2 = np.uint64(0xC2B2AE3D27D4EB4F)
@@ -227,3 +234,35 @@ def batch_relative(table: PieceHashes, segs: list[str], unk_score: float) -> lis
     for k in np.flatnonzero(lens == 0).tolist():
         out[k] = empty
     return out
+
+
+class GatheredChain:
+    """`PieceLattice._chain` over runs of a text's segments as they were cached: the scores of
+    every piece in order as float32 (`scores32`: by id, the unknown score last), gathered once,
+    so a run is one float32 accumulation."""
+
+    def __init__(self, scores32: np.ndarray, paths: Sequence[tuple[int, ...]]) -> None:
+        flat = np.fromiter(chain.from_iterable(paths), dtype=np.int64)
+        self.vals = scores32[flat]  # id -1 (unknown) takes the last entry
+        self.starts = np.zeros(len(paths) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, paths), dtype=np.int64, count=len(paths)), out=self.starts[1:])
+
+    def run(self, x: float, a: int, b: int) -> float:
+        """The float32 score after segments a..b-1 from `x` (unchanged since they were gathered),
+        reset to 0 where a segment starts beyond +-100000."""
+        starts = self.starts
+        while True:
+            if x < -RESET or x > RESET:
+                x = 0.0
+            lo = starts[a]
+            seg = np.empty(starts[b] - lo + 1, dtype=np.float32)
+            seg[0] = x
+            seg[1:] = self.vals[lo:starts[b]]
+            acc = np.add.accumulate(seg)
+            # the value where each later segment starts; a reset there starts over from it
+            at = acc[starts[a + 1:b] - lo]
+            over = np.flatnonzero((at < -RESET) | (at > RESET))
+            if not over.size:
+                return float(acc[-1])
+            a += 1 + int(over[0])
+            x = float(at[over[0]])

@@ -22,7 +22,9 @@ binade, <= 2**-24 M; two paths of d1 and d2 edges can swap only when their gap i
 such errors, and the margin is the gap / (d1 + d2 + 1)); otherwise it is recomputed with the exact
 arithmetic from the exact accumulated score (kept lazily: only replayed along the chosen paths
 when a close segment needs it). The result equals the library's on every input, at the speed of a
-word cache.
+word cache. A long text first sorts out the segments whose margin stands at any score (numpy
+over the cached margins), so its loop only adds their totals (`_scan`); a new word reuses the
+nodes of the words met before that start the same way (`viterbi.relative_path`).
 
 What this leaves out: the tokenizers around it (unknown-token fusing, byte fallback, ids), and
 explaining (`tokviz.core.pretrained.spm.explain`).
@@ -46,7 +48,7 @@ import regex
 from tokviz.core.errors import EncodeError
 from tokviz.core.processes.fork import ChildFailed, can_fork, fork_call
 
-from .batch import MAX_SEGMENT, PieceHashes, batch_relative
+from .batch import MAX_SEGMENT, GatheredChain, PieceHashes, batch_relative
 from .viterbi import RESET, exact_path, relative_path
 
 F64 = "f64"
@@ -130,7 +132,7 @@ class PieceLattice:
         # the numpy batch's piece table: built with the model for sentencepiece (`best_segments`
         # over long texts), on first use otherwise
         self._hashes: PieceHashes | None = PieceHashes(ids, sc) if mode == F32_SP and ids else None
-        self._scores32: np.ndarray | None = None  # score_of and the unknown score as float32 (`_Chain`)
+        self._scores32: np.ndarray | None = None  # `_scores32_table`
         self._unit = 2.0 ** -24 if mode == F32_SP else 2.0 ** -53
         self._half_ulp_exp = -25 if mode == F32_SP else -54
 
@@ -202,6 +204,12 @@ class PieceLattice:
                 return float(acc[-1])
             k += 1 + int(over[0])
             x = float(at[over[0]])
+
+    def _scores32_table(self) -> np.ndarray:
+        """`score_of` and, last (for id -1), the unknown score, as float32."""
+        if self._scores32 is None:
+            self._scores32 = np.asarray(self.score_of + [self.unk_score], dtype=np.float32)
+        return self._scores32
 
     def needs_exact(self, margin: float, m: float) -> bool:
         """Whether a segment whose closest decision has this `margin` (see `_relative`) must be
@@ -349,7 +357,7 @@ class PieceLattice:
         lim = band - float(wm.max()) - 1.0
         exact_x = approx_x = 0.0
         p0 = 0  # segments p0.. are taken as cached since the last exact score (exact_x)
-        chained = _Chain(self, seg_ids) if sp else None
+        chained = GatheredChain(self._scores32_table(), seg_ids) if sp else None
         for j, total in enumerate(tot_t):
             if always[j] and -lim < approx_x < lim:
                 approx_x += total
@@ -390,39 +398,6 @@ class PieceLattice:
         if self.unk_id is None and -1 in hit[0]:
             raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
         return hit[0], hit[1]
-
-
-class _Chain:
-    """`PieceLattice._chain` over runs of a text's segments as they were cached: the scores of
-    every piece in order as float32, gathered once, so a run is one float32 accumulation."""
-
-    def __init__(self, lattice: PieceLattice, paths: Sequence[tuple[int, ...]]) -> None:
-        flat = np.fromiter(chain.from_iterable(paths), dtype=np.int64)
-        if lattice._scores32 is None:
-            lattice._scores32 = np.asarray(lattice.score_of + [lattice.unk_score], dtype=np.float32)
-        self.vals = lattice._scores32[flat]  # id -1 (unknown) takes the last entry
-        self.starts = np.zeros(len(paths) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, paths), dtype=np.int64, count=len(paths)), out=self.starts[1:])
-
-    def run(self, x: float, a: int, b: int) -> float:
-        """The float32 score after segments a..b-1 from `x` (unchanged since they were gathered),
-        reset to 0 where a segment starts beyond +-100000."""
-        starts = self.starts
-        while True:
-            if x < -RESET or x > RESET:
-                x = 0.0
-            lo = starts[a]
-            seg = np.empty(starts[b] - lo + 1, dtype=np.float32)
-            seg[0] = x
-            seg[1:] = self.vals[lo:starts[b]]
-            acc = np.add.accumulate(seg)
-            # the value where each later segment starts; a reset there starts over from it
-            at = acc[starts[a + 1:b] - lo]
-            over = np.flatnonzero((at < -RESET) | (at > RESET))
-            if not over.size:
-                return float(acc[-1])
-            a += 1 + int(over[0])
-            x = float(at[over[0]])
 
 
 def _idle_core() -> bool:

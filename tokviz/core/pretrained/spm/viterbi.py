@@ -75,11 +75,16 @@ def relative_path(s: str, memo: dict, get: Callable, sc: Sequence[float], tails_
             lo = 0
         cur = _NEG  # a first candidate's gap to it is inf: never the margin
         bi = bd = 0
-        for st in range(lo, t - 1):
+        last = t - 1
+        for st in range(lo, t):
             i = get(s[st:t])
-            if i is None:
+            if i is not None:
+                c = best[st] + sc[i]
+            elif st == last:  # no one-character piece: the unknown edge
+                i = -1
+                c = best[st] + unk
+            else:
                 continue
-            c = best[st] + sc[i]
             d = depth[st] + 1
             if c > cur:
                 g = (c - cur) / (d + bd + 1)
@@ -90,23 +95,6 @@ def relative_path(s: str, memo: dict, get: Callable, sc: Sequence[float], tails_
                 g = (cur - c) / (d + bd + 1)
             if g < margin:
                 margin = g
-        # the one-character piece (or the unknown edge), from the last start
-        i = get(s[t - 1])
-        if i is None:
-            i = -1
-            c = best[t - 1] + unk
-        else:
-            c = best[t - 1] + sc[i]
-        d = depth[t - 1] + 1
-        if c > cur:
-            g = (c - cur) / (d + bd + 1)
-            cur = c
-            bi = i
-            bd = d
-        else:
-            g = (cur - c) / (d + bd + 1)
-        if g < margin:
-            margin = g
         best[t] = cur
         back[t] = bi
         depth[t] = bd
