@@ -53,7 +53,7 @@ class CharsMap:
         self._replacement: dict[int, str] = {}
         self._longest: dict[str, tuple[int, str] | None] = {}
         self._first: dict[str, str | None] = {}
-        self.single, self.continuing, self.max_chars = self._scan()
+        self.single, self.continuing, self.max_chars, self.starters = self._scan()
         chars = sorted(set(self.single) | self.continuing)
         self.hot = regex.compile("[" + "".join(regex.escape(c) for c in chars) + "]") if chars else None
 
@@ -96,9 +96,10 @@ class CharsMap:
                 out.append((i + 1, units[pos] & _VALUE_MASK))
         return out
 
-    def _scan(self) -> tuple[dict[str, str], set[str], int]:
+    def _scan(self) -> tuple[dict[str, str], set[str], int, set[str]]:
         """Every one-character key with its replacement, every character that follows another in
-        a key, and the most characters a key has (a walk over the shared trie, each node once)."""
+        a key, the most characters a key has, and every character a longer key starts with (a
+        walk over the shared trie, each node once)."""
         units = self.units
         by_base: dict[int, list[tuple[int, int]]] = {}
         for i, u in enumerate(units):
@@ -156,7 +157,8 @@ class CharsMap:
         for node in reversed(order):  # children are finished before parents in a DAG walked this way
             depth[node] = 1 + max((depth.get(n, 1) for n in edges[node]), default=0)
         longest = max((depth.get(node, 1) for _, node in roots), default=1)
-        return single, continuing, longest
+        starters = {ch for ch, node in roots if edges.get(node)}
+        return single, continuing, longest, starters
 
     # -- lookups -----------------------------------------------------------------------------------
 

@@ -22,7 +22,9 @@ binade, <= 2**-24 M; two paths of d1 and d2 edges can swap only when their gap i
 such errors, and the margin is the gap / (d1 + d2 + 1)); otherwise it is recomputed with the exact
 arithmetic from the exact accumulated score (kept lazily: only replayed along the chosen paths
 when a close segment needs it). The result equals the library's on every input, at the speed of a
-word cache.
+word cache. A long text first sorts out the segments whose margin stands at any score (numpy
+over the cached margins), so its loop only adds their totals (`_scan`); a new word reuses the
+nodes of the words met before that start the same way (`viterbi.relative_path`).
 
 What this leaves out: the tokenizers around it (unknown-token fusing, byte fallback, ids), and
 explaining (`tokviz.core.pretrained.spm.explain`).
@@ -32,8 +34,11 @@ from __future__ import annotations
 
 import array
 import math
+import re
 import os
 import struct
+from itertools import chain
+from operator import itemgetter
 from collections.abc import Collection, Sequence
 from math import frexp, ldexp
 
@@ -43,20 +48,23 @@ import regex
 from tokviz.core.errors import EncodeError
 from tokviz.core.processes.fork import ChildFailed, can_fork, fork_call
 
-from .batch import MAX_SEGMENT, PieceHashes, batch_relative
+from .batch import MAX_SEGMENT, GatheredChain, PieceHashes, batch_relative
+from .viterbi import RESET, exact_path, relative_path
 
 F64 = "f64"
 F32_SP = "f32"
 UNK_PENALTY = 10.0
 FLT_MAX = 3.4028234663852886e38
-RESET = 100000.0  # sentencepiece's kScoreResetThreshold
 _CACHE_SIZE = 200_000
+_PREFIXES_SIZE = 200_000  # node states kept by prefix (about 36 MB at most)
 _BATCH = 48  # this many uncached segments are computed together in numpy
 _PARALLEL_MIN = 6_000  # this many new segments are split with a forked child (`_batch`)
 _CHAIN_LOOP = 400  # up to this many segments, `_chain` adds in Python
+_SCAN_MIN = 256  # from this many segments on, `best_segments` sorts them out first (`_scan`)
 _F32 = struct.Struct("<f")
 _ROUND = array.array("f", [0.0])  # storing a float in it rounds it to float32
 MARK = "\u2581"
+_MARK_LED = re.compile("\u2581[^\u2581]*")
 
 Edge = tuple[int, int, int]  # (start, end, id) in characters of the segment; id -1 = unknown
 
@@ -99,19 +107,32 @@ class PieceLattice:
         if unk_score is None:
             unk_score = (min((sc[i] for i in ids.values()), default=0.0)) - UNK_PENALTY
         self.unk_score = f32(unk_score) if mode == F32_SP else unk_score
-        # the longest piece starting with each two characters: lookups at a position stop there
+        # the longest piece starting (ending) with each two characters: lookups from (to) a
+        # position stop there
         heads: dict[str, int] = {}
+        tails: dict[str, int] = {}
         for p in ids:
-            if len(p) > 1:
-                h = p[:2]
-                if heads.get(h, 0) < len(p):
-                    heads[h] = len(p)
+            n = len(p)
+            if n > 1:
+                h, e = p[:2], p[-2:]
+                if heads.get(h, 0) < n:
+                    heads[h] = n
+                if tails.get(e, 0) < n:
+                    tails[e] = n
         self._heads = heads
+        self._heads_get = heads.get
+        self._tails_get = tails.get
+        self._prefixes: dict[str, tuple] = {}  # node states by prefix (`relative_path`)
+        self._get = ids.get
+        self._plen = [len(p) for p in pieces]
         self.suffix = whitespace_suffix
         # pieces that hold the word marker where a segment boundary would be: they stop cutting there
         self._inner = inner_mark_pattern(ids, whitespace_suffix)
         self._cache: dict[str, tuple] = {}
-        self._hashes: PieceHashes | None = None
+        # the numpy batch's piece table: built with the model for sentencepiece (`best_segments`
+        # over long texts), on first use otherwise
+        self._hashes: PieceHashes | None = PieceHashes(ids, sc) if mode == F32_SP and ids else None
+        self._scores32: np.ndarray | None = None  # `_scores32_table`
         self._unit = 2.0 ** -24 if mode == F32_SP else 2.0 ** -53
         self._half_ulp_exp = -25 if mode == F32_SP else -54
 
@@ -136,110 +157,18 @@ class PieceLattice:
     def _relative(self, s: str) -> tuple:
         """Best path of `s` from score 0 in doubles: ``(ids, ends, total, margin, wmax)`` with the
         pieces' ids (-1: unknown) and end positions, the path's score, the closest decision's
-        margin (min over nodes of (best - runner-up) / (edges on both paths + 1)) and the largest
-        |score| met. A decision with a margin above ``u * (|x| + wmax)`` cannot be changed by
-        float rounding (relative error u per addition) when the segment starts at score x."""
-        n = len(s)
-        ids, sc, heads = self.ids, self.score_of, self._heads
-        unk = self.unk_score
-        best: list = [0.0] + [None] * n
-        second: list = [None] * (n + 1)
-        depth = [0] * (n + 1)
-        depth2 = [0] * (n + 1)
-        back_s = [0] * (n + 1)
-        back_i = [0] * (n + 1)
-        for st in range(n):
-            b = best[st]
-            d = depth[st] + 1
-            i = ids.get(s[st])
-            if i is None:
-                i, c = -1, b + unk
-            else:
-                c = b + sc[i]
-            end = st + 1
-            top = min(st + heads.get(s[st : st + 2], 0), n)
-            while True:
-                cur = best[end]
-                if cur is None:
-                    best[end] = c
-                    depth[end] = d
-                    back_s[end] = st
-                    back_i[end] = i
-                elif c > cur:
-                    second[end] = cur
-                    depth2[end] = depth[end]
-                    best[end] = c
-                    depth[end] = d
-                    back_s[end] = st
-                    back_i[end] = i
-                else:
-                    sec = second[end]
-                    if sec is None or c > sec:
-                        second[end] = c
-                        depth2[end] = d
-                while True:
-                    end += 1
-                    if end > top:
-                        break
-                    i = ids.get(s[st:end])
-                    if i is not None:
-                        c = b + sc[i]
-                        break
-                if end > top:
-                    break
-        margin = math.inf
-        for t in range(1, n + 1):
-            sec = second[t]
-            if sec is not None:
-                g = (best[t] - sec) / (depth[t] + depth2[t] + 1)
-                if g < margin:
-                    margin = g
-        wmax = max(map(abs, best))
-        return (*_backtrack(back_s, back_i, n), best[n], margin, wmax)
+        margin (a lower bound of min over nodes of (best - runner-up) / (edges on both paths + 1))
+        and the largest |score| met. A decision with a margin above ``u * (|x| + wmax)`` cannot be
+        changed by float rounding (relative error u per addition) when the segment starts at x."""
+        if len(self._prefixes) >= _PREFIXES_SIZE:
+            self._prefixes.clear()
+        return relative_path(s, self._prefixes, self._get, self.score_of, self._tails_get, self.unk_score, self._plen)
 
     def _exact(self, s: str, x: float) -> tuple[tuple[int, ...], tuple[int, ...], float]:
         """Best path of `s` from the accumulated score `x` with the library's own arithmetic:
         ``(ids, ends, score at the end)``."""
-        n = len(s)
-        ids, sc, heads = self.ids, self.score_of, self._heads
-        unk = self.unk_score
-        sp = self.mode == F32_SP
-        r = _ROUND  # r[0] = v; r[0] is v rounded to float32
-        best: list = [x] + [None] * n
-        back_s = [0] * (n + 1)
-        back_i = [0] * (n + 1)
-        frontier = 0
-        for st in range(n):
-            b = best[st]
-            if sp and (b < -RESET or b > RESET):
-                for k in range(st + 1, frontier + 1):
-                    if best[k] is not None:
-                        r[0] = best[k] - b
-                        best[k] = r[0]
-                best[st] = b = 0.0
-            edges = []
-            i = ids.get(s[st])
-            if i is not None:
-                edges.append((st + 1, i, sc[i]))
-            for end in range(st + 2, min(st + heads.get(s[st : st + 2], 0), n) + 1):
-                i = ids.get(s[st:end])
-                if i is not None:
-                    edges.append((end, i, sc[i]))
-            if not edges or edges[0][0] != st + 1:
-                edges.append((st + 1, -1, unk))  # the unknown edge comes after the pieces
-            for end, i, score in edges:
-                if end > frontier:
-                    frontier = end
-                c = b + score
-                if sp:
-                    r[0] = c
-                    c = r[0]
-                cur = best[end]
-                if cur is None or c > cur:
-                    best[end] = c
-                    back_s[end] = st
-                    back_i[end] = i
-        return (*_backtrack(back_s, back_i, n), best[n])
+        return exact_path(s, x, self._get, self.score_of, self._heads_get, self.unk_score, self._plen,
+                          self.mode == F32_SP)
 
     def _chain(self, x: float, paths: Sequence[tuple[int, ...]]) -> float:
         """The accumulated score after the segments' pieces `paths` (no reset falls inside a
@@ -275,6 +204,12 @@ class PieceLattice:
                 return float(acc[-1])
             k += 1 + int(over[0])
             x = float(at[over[0]])
+
+    def _scores32_table(self) -> np.ndarray:
+        """`score_of` and, last (for id -1), the unknown score, as float32."""
+        if self._scores32 is None:
+            self._scores32 = np.asarray(self.score_of + [self.unk_score], dtype=np.float32)
+        return self._scores32
 
     def needs_exact(self, margin: float, m: float) -> bool:
         """Whether a segment whose closest decision has this `margin` (see `_relative`) must be
@@ -346,19 +281,21 @@ class PieceLattice:
         pending: list[tuple[int, ...]] = []
         sp = self.mode == F32_SP
         unit = self._unit * 1.01  # a quick first test: needs_exact is never true above it
-        cache = self._cache
         if len(parts) >= _BATCH:
             self._fill(parts)
+            if len(parts) >= _SCAN_MIN:
+                return self._scan(parts)
         # beyond these, a reset may fall at or inside the segment: decided exactly
         band = RESET * 0.999 if sp else math.inf
-        hits = list(map(cache.get, parts))
+        hits = self._hits(parts)
+        if sp:
+            # |the score before any segment| <= the sum of |totals| (+1 for rounding): when every
+            # margin stands there, the loop below takes each cached path as it is
+            top = sum(abs(h[2]) for h in hits) + 1.0
+            if top + max((h[4] for h in hits), default=0.0) < band and all(
+                    h[3] > unit * (top + h[4]) for h in hits):
+                return list(chain.from_iterable(map(itemgetter(0), hits))), list(map(itemgetter(1), hits))
         for seg, hit in zip(parts, hits):
-            if hit is None:
-                hit = cache.get(seg)
-                if hit is None:
-                    if len(cache) >= _CACHE_SIZE:
-                        cache.clear()
-                    hit = cache[seg] = self._relative(seg)
             ids, ends, total, margin, wmax = hit
             near_reset = False
             if -band <= approx_x <= band:
@@ -389,6 +326,66 @@ class PieceLattice:
             raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
         return out_ids, out_ends
 
+    def _hits(self, parts: Sequence[str]) -> list[tuple]:
+        """The cached relative path of every part (computed and cached where missing)."""
+        cache = self._cache
+        hits = list(map(cache.get, parts))
+        if None in hits:
+            for k, seg in enumerate(parts):
+                if hits[k] is None:
+                    hit = cache.get(seg)
+                    if hit is None:
+                        if len(cache) >= _CACHE_SIZE:
+                            cache.clear()
+                        hit = cache[seg] = self._relative(seg)
+                    hits[k] = hit
+        return hits
+
+    def _scan(self, parts: Sequence[str]) -> tuple[list[int], list[tuple[int, ...]]]:
+        """`best_segments` for many segments, with the same decisions as its loop: a segment whose
+        margin stands at any score inside the band (found for all at once with numpy) only adds
+        its total while the score is far enough inside the band; the others take the loop's
+        tests one by one."""
+        hits = self._hits(parts)
+        seg_ids, seg_ends, tot_t, mar_t, wm_t = (list(map(itemgetter(k), hits)) for k in range(5))
+        sp = self.mode == F32_SP
+        unit = self._unit * 1.01
+        band = RESET * 0.999 if sp else math.inf
+        wm = np.asarray(wm_t)
+        # margin > unit * m for every m = |x| + wmax below band + wmax; |x| < lim keeps m below band
+        always = (np.asarray(mar_t) > unit * (band + wm)).tolist()
+        lim = band - float(wm.max()) - 1.0
+        exact_x = approx_x = 0.0
+        p0 = 0  # segments p0.. are taken as cached since the last exact score (exact_x)
+        chained = GatheredChain(self._scores32_table(), seg_ids) if sp else None
+        for j, total in enumerate(tot_t):
+            if always[j] and -lim < approx_x < lim:
+                approx_x += total
+                continue
+            near_reset = False
+            if -band <= approx_x <= band:
+                m = abs(approx_x) + wm_t[j]
+                if mar_t[j] > unit * m and m < band:
+                    approx_x += total
+                    continue
+            elif abs(approx_x) > RESET * 1.001:
+                approx_x = 0.0  # the reset where this segment starts
+            else:
+                near_reset = True  # which side of the threshold: decided exactly
+            margin, m = mar_t[j], abs(approx_x) + wm_t[j]
+            if near_reset or (margin <= unit * m and self.needs_exact(margin, m)) or m >= band:
+                if p0 < j:
+                    exact_x = chained.run(exact_x, p0, j) if chained else self._chain(exact_x, seg_ids[p0:j])
+                seg_ids[j], seg_ends[j], exact_x = self._exact(parts[j], exact_x)
+                approx_x = exact_x
+                p0 = j + 1
+            else:
+                approx_x += total
+        out_ids = list(chain.from_iterable(seg_ids))
+        if self.unk_id is None and -1 in out_ids:
+            raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
+        return out_ids, seg_ends
+
     def word_path(self, word: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """tokenizers' Viterbi of one pre-tokenized word (scores from 0, f64): (ids, ends), cached."""
         if not word:
@@ -410,20 +407,6 @@ def _idle_core() -> bool:
         return os.getloadavg()[0] <= (os.cpu_count() or 1) - 1
     except OSError:
         return False
-
-
-def _backtrack(back_s: list[int], back_i: list[int], n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(ids, ends) of the best path ending at node n, from the back-pointers."""
-    ids = []
-    ends = []
-    t = n
-    while t > 0:
-        ids.append(back_i[t])
-        ends.append(t)
-        t = back_s[t]
-    ids.reverse()
-    ends.reverse()
-    return tuple(ids), tuple(ends)
 
 
 def absolute_ends(seg_ends: Sequence[tuple[int, ...]]) -> list[int]:
@@ -475,15 +458,18 @@ def segment_strings(s: str, inner, suffix: bool) -> list[str]:
     """`cut_segments` as strings (without `inner` pieces: a plain split at ``▁``)."""
     if inner is not None:
         return [s[a:b] for a, b in cut_segments(s, inner, suffix)]
-    parts = s.split(MARK)
-    if len(parts) == 1:
-        return parts if s else []
     if suffix:
+        parts = s.split(MARK)
+        if len(parts) == 1:
+            return parts if s else []
         out = [p + MARK for p in parts[:-1]]
         if parts[-1]:
             out.append(parts[-1])
         return out
-    out = [MARK + p for p in parts[1:]]
-    if parts[0]:
-        out.insert(0, parts[0])
+    if not s:
+        return []
+    out = _MARK_LED.findall(s)  # each ▁ with what follows up to the next (one pass, no joining)
+    head = s.find(MARK)
+    if head != 0:
+        out.insert(0, s if head < 0 else s[:head])
     return out

@@ -46,29 +46,56 @@ class SpNormalizer:
         self._hot = frozenset(hot | firsts)
         self._continuing = self.charsmap.continuing if self.charsmap else set()
         self._classes: dict[frozenset[str], re.Pattern] = {}
+        # ASCII text without a character that can start or continue a match only meets the
+        # whitespace rules: `_plain` (for the usual spec: extra spaces removed, spaces escaped)
+        ascii_hot = sorted(c for c in self._hot if c.isascii())
+        self._ascii_hot = re.compile("[" + "".join(re.escape(c) for c in ascii_hot) + "]") if ascii_hot else None
+        self._fast = bool(spec.remove_extra_whitespaces and spec.escape_whitespaces)
+        self._free = self._context_free(ud)
+        self._free_keys = frozenset(self._free)
+        self._free_classes: dict[frozenset[str], re.Pattern] = {}
 
-    def _hot_class(self, text: str) -> re.Pattern | None:
-        """A character class of the characters of `text` that can start or continue a match
-        (built from the few such characters the text holds: a class of every one of the
-        charsmap's thousands of characters scans text far more slowly)."""
-        present = self._hot.intersection(text)
-        if not present:
-            return None
-        key = frozenset(present)
-        pattern = self._classes.get(key)
+    def _context_free(self, ud: Sequence[str]) -> dict[str, str]:
+        """The one-character keys whose replacement depends on nothing around them: no longer key
+        starts or continues with them, nor holds them, nor any user-defined symbol; and whose
+        replacement can neither start nor continue a match, nor hold two spaces (its characters
+        then meet the whitespace rules as the piece would). Replacing them all first, then
+        normalizing, is normalizing. Deleted characters are left out: their neighbours would
+        meet (``e``, a deleted control, a combining accent would compose), and a text of them
+        alone still gets the dummy prefix when spaces are kept."""
+        cm = self.charsmap
+        if cm is None:
+            return {}
+        ud_chars = set("".join(ud))
+        block = cm.continuing | cm.starters | ud_chars
+        no_out = self._hot | cm.starters | ud_chars
+        return {c: r for c, r in cm.single.items()
+                if r and c not in block and "  " not in r and no_out.isdisjoint(r)}
+
+    def _class(self, chars: frozenset[str], memo: dict) -> re.Pattern:
+        """A character class of `chars` (a few: a class of every one of the charsmap's thousands
+        of characters scans text far more slowly), memoized."""
+        pattern = memo.get(chars)
         if pattern is None:
-            if len(self._classes) >= 256:
-                self._classes.clear()
-            pattern = self._classes[key] = re.compile("[" + "".join(re.escape(c) for c in sorted(key)) + "]")
+            if len(memo) >= 256:
+                memo.clear()
+            pattern = memo[chars] = re.compile("[" + "".join(re.escape(c) for c in sorted(chars)) + "]")
         return pattern
+
+    def _hot_class(self, text: str, present: frozenset[str] | None = None) -> re.Pattern | None:
+        """A character class of the characters of `text` that can start or continue a match
+        (`present`: those characters when known)."""
+        if present is None:
+            present = frozenset(self._hot.intersection(text))
+        return self._class(present, self._classes) if present else None
 
     # -- the pieces: (text, input start, input end) -------------------------------------------------
 
-    def _pieces(self, text: str) -> list[tuple[str, int, int, bool]]:
+    def _pieces(self, text: str, present: frozenset[str] | None = None) -> list[tuple[str, int, int, bool]]:
         """The normalized pieces of `text` in order: ``(piece, start, end, raw)``; a raw piece is
         an unmapped stretch of the input (each of its characters a piece of its own)."""
         out: list[tuple[str, int, int, bool]] = []
-        hot = self._hot_class(text)
+        hot = self._hot_class(text, present)
         if hot is None:
             return [(text, 0, len(text), True)] if text else []
         cm, ud, cont = self.charsmap, self._ud, self._continuing
@@ -103,7 +130,17 @@ class SpNormalizer:
     def normalize(self, text: str, *, aligned: bool = False) -> tuple[str, list[int] | None]:
         """The normalized text and (with `aligned`) the output-to-input map ``n2o``."""
         spec = self.spec
-        pieces = self._pieces(text)
+        present = None
+        if not aligned:
+            if self._fast and text.isascii() and not (self._ascii_hot and self._ascii_hot.search(text)):
+                return self._plain(text), None
+            present = frozenset(self._hot.intersection(text))
+            free = present & self._free_keys
+            if free:  # replaced first, in one pass (`_context_free`)
+                table = self._free
+                text = self._class(free, self._free_classes).sub(lambda m: table[m.group()], text)
+                present = present - free
+        pieces = self._pieces(text, present)
         remove = spec.remove_extra_whitespaces
         k = consumed = 0
         if remove:  # "ignores heading space": pieces that are exactly one space
@@ -161,3 +198,16 @@ class SpNormalizer:
         if aligned:
             n2o.append(consumed)
         return out, (n2o if aligned else None)
+
+    def _plain(self, text: str) -> str:
+        """`normalize` of text the charsmap leaves as it is, for a spec that removes extra spaces
+        and escapes them: words joined by one ``▁``, the dummy prefix (or suffix) added."""
+        words = text.split(" ")
+        if "" in words:
+            words = [w for w in words if w]
+            if not words:
+                return ""
+        out = SPACE_SYMBOL.join(words)
+        if self.spec.add_dummy_prefix:
+            return out + SPACE_SYMBOL if self.suffix else SPACE_SYMBOL + out
+        return out

@@ -302,8 +302,7 @@ class SentencePieceTokenizer:
 
     def _unknown_ids(self, norm: str, ids: list[int], ends: Sequence[int]) -> list[int]:
         """`_unknowns` for the ids alone, touching only the unknown pieces."""
-        unknown = self.unknown_ids
-        at = [k for k, i in enumerate(ids) if i < 0 or i in unknown]
+        at = _places(ids, (-1, *self.unknown_ids))
         is_at = set(at)
         out = list(ids)
         byte_ids = self._byte_ids
@@ -428,3 +427,22 @@ class SentencePieceTokenizer:
             out.append(ExplainStep(self._rank_of.get(new), (to_id(norm[a:m]), to_id(norm[m:b])), new,
                                    tuple(to_id(norm[x:y]) for x, y in symbols)))
         return out
+
+
+def _places(ids: list[int], values: Collection[int]) -> list[int]:
+    """The indices of `ids` holding one of `values` (or any negative id), in order: searched
+    value by value with ``list.index`` (they are rare)."""
+    if ids and min(ids) < -1:
+        return [k for k, i in enumerate(ids) if i < 0 or i in values]
+    at: list[int] = []
+    for v in set(values):
+        k = -1
+        try:
+            while True:
+                k = ids.index(v, k + 1)
+                at.append(k)
+        except ValueError:
+            pass
+    at.sort()
+    return at
+

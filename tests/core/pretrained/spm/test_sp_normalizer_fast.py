@@ -1,0 +1,64 @@
+"""The normalizer's fast paths against its general path (the pieces and whitespace rules with
+each output character's source, ``aligned=True``), which the parity suite checks against the
+`sentencepiece` library: ASCII text the charsmap leaves alone (`SpNormalizer._plain`), and the
+characters replaced before the rest (`SpNormalizer._context_free`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tokviz.core.pretrained import load_tokenizer
+from tokviz.core.pretrained.spm.normalizer import SpNormalizer
+
+_SPECS = [dict(), dict(add_dummy_prefix=False), dict(remove_extra_whitespaces=False),
+          dict(escape_whitespaces=False)]
+# spaces and controls the charsmap maps to a space; deleted characters; characters keys start
+# or continue with (combining marks, half-width kana and their voicing marks); compatibility forms
+_MAPPED = ("ab  \t\n\r\x0b\x0c\x1c\x85\xa0 xyz.,-\u3000\u2581<>\u200b\ufeff\u00ad\u200d\u0301\u0308e"
+           "\u0303n\uff76\uff9e\uff9f\u30ab\u3099\ufb01\u2460\uff21\u00bd\u2126\u1e9b\u0323\u4e00\u0915\u093f")
+_TEXT = st.one_of(
+    st.text(st.sampled_from(_MAPPED), max_size=30),
+    st.text(st.characters(max_codepoint=0x7F), max_size=30),
+    st.text(max_size=20),
+)
+
+
+@pytest.fixture(scope="module", params=["unigram-nmt", "unigram-identity"])
+def normalizers(request, sp_model):
+    """The model's normalizer under each change of `_SPECS`, with and without user-defined
+    symbols, whitespace as a prefix or a suffix."""
+    spec = load_tokenizer(sp_model(request.param)).normalizer.spec
+    return [SpNormalizer(replace(spec, **change), user_defined=user, whitespace_suffix=suffix)
+            for change in _SPECS for user in [(), ("<u>", "xy", " z")] for suffix in (False, True)]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_TEXT)
+def test_fast_path_equals_the_general_path(normalizers, text):
+    for norm in normalizers:
+        assert norm.normalize(text)[0] == norm.normalize(text, aligned=True)[0], (norm.spec, norm.suffix)
+
+
+def test_the_fast_path_is_taken(sp_model):
+    """Plain ASCII takes `_plain` (so the test above compares two different paths)."""
+    norm = load_tokenizer(sp_model("unigram-nmt")).normalizer
+    calls = []
+    real = norm._plain
+    norm._plain = lambda text: calls.append(text) or real(text)
+    assert norm.normalize("  Hello   world  ")[0] == "\u2581Hello\u2581world"
+    assert norm.normalize("tab\there")[0] == "\u2581tab\u2581here"
+    assert calls == ["  Hello   world  "]
+
+
+def test_context_free_characters_are_replaced_first(sp_model):
+    """Line breaks and tabs are replaced in one pass before the rest (so the comparison above
+    meets that path), keys that start or continue longer ones are not."""
+    norm = load_tokenizer(sp_model("unigram-nmt")).normalizer
+    assert norm._free["\n"] == " " and norm._free["\t"] == " "
+    assert "\u0301" not in norm._free and "\uff9e" not in norm._free
+    assert norm.normalize("a\nb\t\tc\uff76\uff9e")[0] == norm.normalize("a\nb\t\tc\uff76\uff9e", aligned=True)[0]
+
