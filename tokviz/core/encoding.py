@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, count, starmap
+from operator import eq
 
 from .errors import EncodeError
 from .text.split import split_specials
@@ -44,7 +46,7 @@ class Encoding:
     @property
     def inserted(self) -> list[int]:
         """Indices of the tokens that cover no input (empty spans: see the class docstring)."""
-        return [i for i, (a, b) in enumerate(self.spans) if a == b]
+        return list(compress(count(), starmap(eq, self.spans)))  # (a C-level pass)
 
     @property
     def lossless(self) -> bool:
@@ -60,21 +62,102 @@ class Encoding:
             "inserted": self.inserted,
         }
 
-
     def json_text(self) -> str:
-        """``json.dumps(self.to_json())``, written without building the dict (a few C-level joins
-        over the lists: megabytes of tokens in a fraction of the time)."""
+        """``json.dumps(self.to_json())``, written without building the dict."""
+        parts: list[str] = []
+        self.write_json(parts.append)
+        return "".join(parts)
+
+    def write_json(self, write: Callable[[str], object]) -> None:
+        """Write ``json.dumps(self.to_json())`` through `write`, `JSON_CHUNK` tokens at a time
+        (a C-level join per chunk: no string of the whole, no dict, each token's hex made once)."""
         spans = self.spans
-        inserted = [i for i, (a, b) in enumerate(spans) if a == b] if spans else []
-        tokens = '", "'.join(map(bytes.hex, self.tokens))
-        flat = [x for span in spans for x in span]
-        pairs = map(", ".join, zip(map(str, flat[0::2]), map(str, flat[1::2])))
-        return "".join([
-            '{"ids": [', ", ".join(map(str, self.ids)),
-            '], "tokens_hex": [', f'"{tokens}"' if self.tokens else "",
-            '], "spans": [', f"[{'], ['.join(pairs)}]" if spans else "",
-            '], "inserted": [', ", ".join(map(str, inserted)), "]}",
-        ])
+        hexes = {t: t.hex() for t in set(self.tokens)}  # token bytes -> hex, once per distinct token
+        write('{"ids": [')
+        _write_joined(write, self.ids, str, ", ")
+        write('], "tokens_hex": [')
+        _write_joined(write, self.tokens, hexes.__getitem__, '", "', '"', '"')
+        write('], "spans": [')
+        _write_joined(write, spans, "%d, %d".__mod__, "], [", "[", "]")
+        write('], "inserted": [')
+        _write_joined(write, self.inserted, str, ", ")
+        write("]}")
+
+
+JSON_CHUNK = 1 << 16  # items per write of `Encoding.write_json`
+
+
+def _write_joined(write: Callable[[str], object], items: Sequence, fmt: Callable[[object], str], sep: str,
+                  head: str = "", tail: str = "") -> None:
+    """``head + sep.join(map(fmt, items)) + tail`` (nothing when `items` is empty), written in
+    pieces of `JSON_CHUNK` items."""
+    if not items:
+        return
+    write(head)
+    for k in range(0, len(items), JSON_CHUNK):
+        write((sep if k else "") + sep.join(map(fmt, items[k : k + JSON_CHUNK])))
+    write(tail)
+
+
+_LAZY_FIELDS = ("tokens", "spans", "unknown", "special", "dropped")
+
+
+def _completed_field(name: str) -> property:
+    """A field of `LazyEncoding` read from the base class's slot, filled by `complete` first."""
+    slot = Encoding.__dict__[name]  # the dataclass's slot descriptor
+
+    def get(self):
+        try:
+            return slot.__get__(self)
+        except AttributeError:  # not filled yet
+            self._fill()
+            return slot.__get__(self)
+
+    return property(get, slot.__set__, doc=f"`Encoding.{name}`, computed on first use.")
+
+
+class LazyEncoding(Encoding):
+    """An `Encoding` whose ids are known and whose tokens, spans, unknown, special and dropped
+    are made on first use by `complete()` (which returns the full `Encoding` of the same ids).
+
+    A caller that only wants ``encode(text).ids`` (a batch of short texts, a comparison) pays
+    for the ids alone; one that draws the tokens pays for them once. Equal to the plain
+    `Encoding` of the same fields.
+    """
+
+    __slots__ = ("_complete",)
+
+    def __init__(self, ids: list[int], complete: Callable[[], Encoding]) -> None:  # noqa: D107
+        self.ids = ids
+        self._complete = complete
+
+    def _fill(self) -> None:
+        full = self._complete()
+        self._complete = _filled  # the text and tokenizer it held are let go
+        for name in _LAZY_FIELDS:
+            slot = Encoding.__dict__[name]
+            try:
+                slot.__get__(self)
+            except AttributeError:  # a field set meanwhile (assigned by a caller) is kept
+                slot.__set__(self, getattr(full, name))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Encoding):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in ("ids", *_LAZY_FIELDS))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as Encoding
+
+    def __reduce__(self):
+        return Encoding, tuple(getattr(self, f) for f in ("ids", *_LAZY_FIELDS))
+
+
+def _filled() -> Encoding:
+    raise AssertionError("a LazyEncoding is filled once")
+
+
+for _name in _LAZY_FIELDS:
+    setattr(LazyEncoding, _name, _completed_field(_name))
 
 
 def uncovered(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:

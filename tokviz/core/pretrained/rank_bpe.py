@@ -27,9 +27,17 @@ from operator import sub
 import regex
 
 from tokviz.core.bpe.tokenizer import ExplainStep
-from tokviz.core.encoding import Encoding, encode_with_specials, ids_with_specials, offsets_of, uncovered
+from tokviz.core.encoding import (
+    Encoding,
+    LazyEncoding,
+    allowed_specials,
+    ids_with_specials,
+    offsets_of,
+    uncovered,
+)
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.processes import halves
+from tokviz.core.text.split import split_specials
 from tokviz.core.text.surrogates import surrogate_safe
 
 from .common import INF_RANK, LoadedMerge, byte_char_spans, check_ids, python_pattern
@@ -307,9 +315,11 @@ class RankBpeTokenizer:
         return out
 
     def _encode_text(self, text: str, offset: int, thr: int, out: Encoding) -> None:
-        """Tokens and spans derived from the ids path's ids when the tokens cover the text (every
-        known pattern does); chunk by chunk otherwise (a pattern that leaves text out)."""
-        ids = self._text_ids(text, thr)
+        self._add_text(text, offset, self._text_ids(text, thr), thr, out)
+
+    def _add_text(self, text: str, offset: int, ids: list[int], thr: int, out: Encoding) -> None:
+        """Tokens and spans of `text`'s `ids` derived from them when the tokens cover the text
+        (every known pattern does); chunk by chunk otherwise (a pattern that leaves text out)."""
         spans = self._spans_of(ids, offset, len(text))
         if spans is not None:
             out.ids.extend(ids)
@@ -358,13 +368,37 @@ class RankBpeTokenizer:
         allowed_special: Collection[str] | str = (),
         disallowed_special: Collection[str] | str = "all",
     ) -> Encoding:
-        """Encode `text` (tiktoken's `encode` rules for special tokens) with ids, bytes, spans."""
+        """Encode `text` (tiktoken's `encode` rules for special tokens) with ids, bytes, spans.
+        The ids come from the ids path; bytes and spans are derived from them when first read."""
         thr = self._threshold(step)
-        return encode_with_specials(
-            text, self.special_tokens, self._vocab.__getitem__,
-            lambda part, offset, out: self._encode_text(part, offset, thr, out),
-            allowed_special=allowed_special, disallowed_special=disallowed_special,
-        )
+        allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
+        parts = split_specials(text, tuple(allowed))  # (start, end, is special)
+        ids: list[int] = []
+        ends: list[int] = []  # where each part's ids end
+        for a, b, is_special in parts:
+            if is_special:
+                ids.append(self.special_tokens[text[a:b]])
+            else:
+                ids.extend(self._text_ids(text[a:b], thr))
+            ends.append(len(ids))
+        return LazyEncoding(ids, lambda: self._from_ids(text, ids, parts, ends, thr))
+
+    def _from_ids(self, text: str, ids: list[int], parts: list[tuple[int, int, bool]], ends: list[int],
+                  thr: int) -> Encoding:
+        """The full `Encoding` of `ids`, the ids of `parts` of `text` (ending at `ends`)."""
+        out = Encoding([], [], [], [], [], [])
+        vocab = self._vocab
+        k = 0
+        for (a, b, is_special), e in zip(parts, ends):
+            if is_special:
+                out.special.append(len(out.ids))
+                out.ids.append(ids[k])
+                out.tokens.append(vocab[ids[k]])  # type: ignore[arg-type]
+                out.spans.append((a, b))
+            else:
+                self._add_text(text[a:b], a, ids[k:e] if k or e < len(ids) else ids, thr, out)
+            k = e
+        return out
 
     def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
         """Encode `text` treating special-token strings as plain text."""

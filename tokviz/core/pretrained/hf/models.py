@@ -110,14 +110,21 @@ class HfBpeModel:
             out.append(unk)
         return out
 
-    def _merge(self, syms: list[Token], limit: int) -> list[Token]:
+    def _start(self, word: str) -> tuple[list[int], list[int], list[int]]:
+        """`_symbols` as (ids, starts, ends); one dict lookup per character when every character
+        is a token and no prefix or suffix applies (most words)."""
+        if not self.prefix and not self.suffix:
+            ids = list(map(self.vocab.get, word))
+            if None not in ids:
+                return ids, list(range(len(ids))), list(range(1, len(ids) + 1))  # type: ignore[return-value]
+        syms = self._symbols(word)
+        return [t[0] for t in syms], [t[1] for t in syms], [t[2] for t in syms]
+
+    def _merge(self, ids: list[int], starts: list[int], ends: list[int], limit: int) -> list[Token]:
         """Join the lowest-ranked adjacent pair, leftmost first, while its rank < `limit`."""
-        if len(syms) < 2:
-            return syms
+        if len(ids) < 2:
+            return list(zip(ids, starts, ends))
         rank_of, new_of, big = self._rank, self.merge_ids, INF_RANK
-        ids = [t[0] for t in syms]
-        starts = [t[1] for t in syms]
-        ends = [t[2] for t in syms]
         if len(ids) > 64:
             return self._merge_heap(ids, starts, ends, limit)
         ranks = []
@@ -191,7 +198,7 @@ class HfBpeModel:
         if self.ignore_merges and limit == INF_RANK and word in self.vocab:
             out: tuple[Token, ...] = ((self.vocab[word], 0, len(word)),)
         else:
-            out = tuple(self._merge(self._symbols(word), limit))
+            out = tuple(self._merge(*self._start(word), limit))
         if len(cache) >= _CACHE_SIZE:
             cache.clear()
         cache[word] = out

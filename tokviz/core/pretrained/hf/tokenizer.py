@@ -12,6 +12,7 @@ What this leaves out: the components themselves (``hf_normalizers``, ``hf_pretok
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Collection, Mapping, Sequence
 from operator import itemgetter
 from pathlib import Path
@@ -19,7 +20,7 @@ from pathlib import Path
 import regex
 
 from tokviz.core.bpe.tokenizer import ExplainStep
-from tokviz.core.encoding import Encoding, allowed_specials, offsets_of, uncovered
+from tokviz.core.encoding import Encoding, LazyEncoding, allowed_specials, offsets_of, uncovered
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.io.checks import is_count
 from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes
@@ -46,8 +47,13 @@ from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, to_byte_chars
 
 _BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
 _MARKER = "\u2581"
-_LONG_WORD = 256  # longer words are cut at word markers when the merges allow it
+_MARKER_CUTS = re.compile("[^\u2581](?=\u2581)")  # a word may be cut after each match
 _END = itemgetter(1)
+_FIRST = itemgetter(0)
+
+
+def _after_start(m: re.Match) -> int:
+    return m.start() + 1
 
 
 def _walk(component, kinds: tuple[type, ...]) -> bool:
@@ -266,14 +272,28 @@ class HfTokenizer:
         return out
 
     def _model_tokens(self, word: str, limit: int):
+        """The model's tokens of one word; cut before each inner ``▁`` first when no merge
+        crosses one (a sentence with no pre-tokenizer is then words the cache knows)."""
         model = self.model
-        if self._cut_marker and len(word) > _LONG_WORD:
-            out = []
-            cuts = [0] + [m.start() for m in regex.finditer(r"(?<=[^\u2581])\u2581", word)] + [len(word)]
-            for a, b in zip(cuts, cuts[1:]):
-                out.extend((i, s + a, e + a) for i, s, e in model.tokenize(word[a:b], limit))
-            return out
+        if self._cut_marker and _MARKER in word:
+            cuts = [0, *map(_after_start, _MARKER_CUTS.finditer(word)), len(word)]
+            if len(cuts) > 2:
+                out = []
+                for a, b in zip(cuts, cuts[1:]):
+                    out.extend([(i, s + a, e + a) for i, s, e in model.tokenize(word[a:b], limit)] if a else
+                               model.tokenize(word[a:b], limit))
+                return out
         return model.tokenize(word, limit)
+
+    def _model_ids(self, word: str, limit: int):
+        """The ids of `_model_tokens` (no spans shifted)."""
+        model = self.model
+        if self._cut_marker and _MARKER in word:
+            cuts = [0, *map(_after_start, _MARKER_CUTS.finditer(word)), len(word)]
+            if len(cuts) > 2:
+                tokenize = model.tokenize
+                return [t[0] for a, b in zip(cuts, cuts[1:]) for t in tokenize(word[a:b], limit)]
+        return list(map(_FIRST, model.tokenize(word, limit)))
 
     def _run(self, text: str, *, limit: int, allowed: Collection[str], post: bool, aligned: bool,
              literal: Sequence[tuple[int, int]] = ()) -> Encoding:
@@ -292,7 +312,7 @@ class HfTokenizer:
                     if w_added is not None:
                         self._push_special(out, w_added, (a, a), None)
                     else:
-                        out.ids.extend(t[0] for t in self._model_tokens(word.text, limit))
+                        out.ids.extend(self._model_ids(word.text, limit))
             elif len(pieces) == 1:  # one text: nothing to reuse
                 self._encode_piece(text, a, b, limit, norm_added, as_text, out, covered)
             else:  # text between added tokens (a chat's messages): edits re-encode only their piece
@@ -394,13 +414,18 @@ class HfTokenizer:
         (those in `allowed_special`; "all" by default) and the post-processor adds its special
         tokens when `add_special_tokens`. Special tokens lying inside one of the character ranges
         `literal_spans` are ordinary text (a chat message a user typed, inside a template's own
-        control tokens)."""
+        control tokens). The ids come from the ids path; tokens and spans are made when first read."""
         if allowed_special == "all":  # then nothing is disallowed
             allowed: Collection[str] = self._all_specials
         else:
             allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
-        return self._run(text, limit=self._limit(step), allowed=allowed, post=add_special_tokens, aligned=True,
-                         literal=literal_spans)
+        limit = self._limit(step)
+        if literal_spans:  # the ids path does not keep normalized added tokens as text
+            return self._run(text, limit=limit, allowed=allowed, post=add_special_tokens, aligned=True,
+                             literal=literal_spans)
+        ids = self._run(text, limit=limit, allowed=allowed, post=add_special_tokens, aligned=False).ids
+        return LazyEncoding(ids, lambda: self._run(text, limit=limit, allowed=allowed, post=add_special_tokens,
+                                                   aligned=True))
 
     def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
         """Encode `text` alone: added-token strings as plain text, no BOS/CLS/SEP."""
