@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, count, starmap
-from operator import eq
+from operator import eq, itemgetter
 
 from .errors import EncodeError
 from .text.split import split_specials
@@ -69,34 +69,51 @@ class Encoding:
         return "".join(parts)
 
     def write_json(self, write: Callable[[str], object]) -> None:
-        """Write ``json.dumps(self.to_json())`` through `write`, `JSON_CHUNK` tokens at a time
-        (a C-level join per chunk: no string of the whole, no dict, each token's hex made once)."""
+        """Write ``json.dumps(self.to_json())`` through `write`, in chunks (`write_json_columns`)."""
         spans = self.spans
-        hexes = {t: t.hex() for t in set(self.tokens)}  # token bytes -> hex, once per distinct token
-        write('{"ids": [')
-        _write_joined(write, self.ids, str, ", ")
-        write('], "tokens_hex": [')
-        _write_joined(write, self.tokens, hexes.__getitem__, '", "', '"', '"')
-        write('], "spans": [')
-        _write_joined(write, spans, "%d, %d".__mod__, "], [", "[", "]")
-        write('], "inserted": [')
-        _write_joined(write, self.inserted, str, ", ")
-        write("]}")
+        write_json_columns(write, self.ids, self.tokens, {t: t.hex() for t in set(self.tokens)},
+                           list(map(_FIRST, spans)), list(map(_SECOND, spans)))
 
 
-JSON_CHUNK = 1 << 16  # items per write of `Encoding.write_json`
+JSON_CHUNK = 1 << 16  # tokens per write of `write_json_columns`
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
-def _write_joined(write: Callable[[str], object], items: Sequence, fmt: Callable[[object], str], sep: str,
-                  head: str = "", tail: str = "") -> None:
-    """``head + sep.join(map(fmt, items)) + tail`` (nothing when `items` is empty), written in
-    pieces of `JSON_CHUNK` items."""
-    if not items:
-        return
-    write(head)
+def write_json_columns(write: Callable[[str], object], ids: Sequence[int], keys: Sequence, hex_of: Mapping[object, str],
+                       starts: Sequence[int], ends: Sequence[int]) -> None:
+    """Write `Encoding.to_json`'s JSON text of tokens given as columns (token k: ``ids[k]``, hex
+    ``hex_of[keys[k]]``, span ``(starts[k], ends[k])``), `JSON_CHUNK` tokens at a time: numbers
+    formatted by one ``%`` per chunk, no string of the whole, no dict, no tuple per token."""
+    write('{"ids": [')
+    _write_numbers(write, ids, "%d")
+    write('], "tokens_hex": [')
+    for k in range(0, len(keys), JSON_CHUNK):
+        write(('", "' if k else '"') + '", "'.join(map(hex_of.__getitem__, keys[k : k + JSON_CHUNK])))
+    write('"' if keys else "")
+    write('], "spans": [')
+    _write_numbers(write, starts, "[%d, %d]", ends)
+    write('], "inserted": [')
+    _write_numbers(write, list(compress(count(), map(eq, starts, ends))), "%d")  # empty spans
+    write("]}")
+
+
+def _write_numbers(write: Callable[[str], object], items: Sequence[int], item: str,
+                   seconds: Sequence[int] | None = None) -> None:
+    """``", ".join(item % x for x in items)`` written `JSON_CHUNK` items at a time; with
+    `seconds`, `item` takes two numbers: ``item % (items[k], seconds[k])``."""
+    templates: dict[int, str] = {}  # chunk length -> format string of that many items
     for k in range(0, len(items), JSON_CHUNK):
-        write((sep if k else "") + sep.join(map(fmt, items[k : k + JSON_CHUNK])))
-    write(tail)
+        part = items[k : k + JSON_CHUNK]
+        n = len(part)
+        if n not in templates:
+            templates[n] = ", ".join([item] * n)
+        if seconds is None:
+            values = tuple(part)
+        else:
+            both = [0] * (2 * n)
+            both[0::2], both[1::2] = part, seconds[k : k + JSON_CHUNK]
+            values = tuple(both)
+        write((", " if k else "") + templates[n] % values)
 
 
 _LAZY_FIELDS = ("tokens", "spans", "unknown", "special", "dropped")
@@ -125,15 +142,27 @@ class LazyEncoding(Encoding):
     `Encoding` of the same fields.
     """
 
-    __slots__ = ("_complete",)
+    __slots__ = ("_complete", "_columns")
 
-    def __init__(self, ids: list[int], complete: Callable[[], Encoding]) -> None:  # noqa: D107
+    def __init__(self, ids: list[int], complete: Callable[[], Encoding], *,
+                 columns: Callable[[], tuple | None] | None = None) -> None:  # noqa: D107
         self.ids = ids
         self._complete = complete
+        self._columns = columns  # the arguments of `write_json_columns` after `write`, or None
+
+    def write_json(self, write: Callable[[str], object]) -> None:
+        """`Encoding.write_json`, from the columns when given and nothing was filled yet (no
+        tokens or spans lists made)."""
+        cols = self._columns() if self._columns is not None and self._complete is not _filled else None
+        if cols is None:
+            super().write_json(write)
+        else:
+            write_json_columns(write, *cols)
 
     def _fill(self) -> None:
         full = self._complete()
         self._complete = _filled  # the text and tokenizer it held are let go
+        self._columns = None
         for name in _LAZY_FIELDS:
             slot = Encoding.__dict__[name]
             try:

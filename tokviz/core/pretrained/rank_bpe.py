@@ -21,8 +21,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Mapping, Sequence
-from itertools import accumulate, chain, islice
-from operator import sub
+from itertools import chain, islice
 
 import regex
 
@@ -42,6 +41,7 @@ from tokviz.core.text.surrogates import surrogate_safe
 
 from .common import INF_RANK, LoadedMerge, byte_char_spans, check_ids, python_pattern
 from .fastsplit import FastSplitter, cut_points
+from .id_spans import SpanTable
 from .unicode_tables import PinnedPattern
 
 _LONG_PIECE = 96  # pieces longer than this (bytes) use the heap loop
@@ -176,8 +176,7 @@ class RankBpeTokenizer:
         self._split = FastSplitter(pattern, self._regex)
         self._caches: dict[int, dict[str, tuple[int, ...]]] = {}
         self._merges: list[LoadedMerge] | None = None
-        self._begun: list[int] | None = None  # characters beginning in each token (spans from ids)
-        self._inside: list[int] = []  # 1 where a token's first byte continues a character
+        self._spans: SpanTable | None = None  # spans from ids (made on first use)
 
     @classmethod
     def from_token_list(cls, tokens: Sequence[bytes], ranks: Sequence[int], **kw) -> "RankBpeTokenizer":
@@ -320,7 +319,7 @@ class RankBpeTokenizer:
     def _add_text(self, text: str, offset: int, ids: list[int], thr: int, out: Encoding) -> None:
         """Tokens and spans of `text`'s `ids` derived from them when the tokens cover the text
         (every known pattern does); chunk by chunk otherwise (a pattern that leaves text out)."""
-        spans = self._spans_of(ids, offset, len(text))
+        spans = self._span_table().spans(ids, offset, len(text))
         if spans is not None:
             out.ids.extend(ids)
             out.tokens.extend(map(self._vocab.__getitem__, ids))  # type: ignore[arg-type]
@@ -328,18 +327,10 @@ class RankBpeTokenizer:
             return
         self._encode_chunks(text, offset, thr, out)
 
-    def _spans_of(self, ids: list[int], offset: int, n_chars: int) -> list[tuple[int, int]] | None:
-        """`byte_char_spans` of the whole text, from the ids alone: each token adds the number of
-        characters that begin in it, and starts inside the previous character when its first
-        byte continues one. None when the tokens do not cover the `n_chars` characters."""
-        if self._begun is None:  # once (a worker thread may race here: both build the same lists)
-            cont = bytes(range(0x80, 0xC0))
-            self._inside = [int(bool(t) and 0x80 <= t[0] < 0xC0) for t in self._vocab]  # type: ignore[index]
-            self._begun = [len(t.translate(None, cont)) if t is not None else 0 for t in self._vocab]
-        ends = list(accumulate(map(self._begun.__getitem__, ids), initial=offset))
-        if ends[-1] - offset != n_chars:
-            return None
-        return list(zip(map(sub, ends, map(self._inside.__getitem__, ids)), ends[1:]))
+    def _span_table(self) -> SpanTable:
+        if self._spans is None:  # once (a worker thread may race here: both build the same table)
+            self._spans = SpanTable(self._vocab)
+        return self._spans
 
     def _encode_chunks(self, text: str, offset: int, thr: int, out: Encoding) -> None:
         cache = self._cache(thr)
@@ -381,7 +372,14 @@ class RankBpeTokenizer:
             else:
                 ids.extend(self._text_ids(text[a:b], thr))
             ends.append(len(ids))
-        return LazyEncoding(ids, lambda: self._from_ids(text, ids, parts, ends, thr))
+        return LazyEncoding(ids, lambda: self._from_ids(text, ids, parts, ends, thr),
+                            columns=lambda: self._columns(ids, parts, ends))
+
+    def _columns(self, ids: list[int], parts: list[tuple[int, int, bool]], ends: list[int]):
+        """`LazyEncoding`'s JSON columns of `ids` (see `_from_ids`), or None when tokens leave text out."""
+        cols = self._span_table().parts_columns(ids, parts, ends)
+        vocab = self._vocab
+        return None if cols is None else (ids, ids, {i: vocab[i].hex() for i in set(ids)}, *cols)  # type: ignore[union-attr]
 
     def _from_ids(self, text: str, ids: list[int], parts: list[tuple[int, int, bool]], ends: list[int],
                   thr: int) -> Encoding:
@@ -396,7 +394,7 @@ class RankBpeTokenizer:
                 out.tokens.append(vocab[ids[k]])  # type: ignore[arg-type]
                 out.spans.append((a, b))
             else:
-                self._add_text(text[a:b], a, ids[k:e] if k or e < len(ids) else ids, thr, out)
+                self._add_text(text[a:b], a, ids[k:e], thr, out)
             k = e
         return out
 

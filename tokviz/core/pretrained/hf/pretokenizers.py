@@ -117,9 +117,31 @@ class SplitPre(PreTokenizer):
 
     def __call__(self, pieces: list[NormStr]) -> list[NormStr]:
         out = []
+        plain = self.behaviour == "isolated" and not self.invert and isinstance(self.pattern, PinnedPattern)
         for p in pieces:
-            out.extend(split_piece(p, self.pattern, self.behaviour, self.invert))
+            if plain and p.spans is None:  # the id path: matches and the text between them
+                out.extend(isolated_pieces(p, self.pattern))
+            else:
+                out.extend(split_piece(p, self.pattern, self.behaviour, self.invert))
         return out
+
+
+def isolated_pieces(ns: NormStr, pattern: PinnedPattern) -> list[NormStr]:
+    """`split_piece` with the ``isolated`` behaviour for a piece without spans, straight from
+    the matches."""
+    text, first = ns.text, ns.first
+    out: list[NormStr] = []
+    prev = 0
+    for m in pattern.finditer(text):
+        a, b = m.span()
+        if a > prev:
+            out.append(NormStr(text[prev:a], None, first and prev == 0))
+        if b > a:
+            out.append(NormStr(text[a:b], None, first and a == 0))
+        prev = b
+    if prev < len(text):
+        out.append(NormStr(text[prev:], None, first and prev == 0))
+    return out
 
 
 class SequencePre(PreTokenizer):

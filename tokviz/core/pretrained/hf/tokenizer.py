@@ -29,7 +29,7 @@ from tokviz.core.pretrained.tiktoken_files import RANK_SLACK
 from tokviz.core.text.surrogates import surrogate_safe
 from tokviz.core.special_tokens import AddedToken
 
-from .added import AddedPatterns, PieceCache, append_shifted, literal_inside, literal_test, split_added
+from .added import AddedPatterns, Alternation, PieceCache, append_shifted, literal_inside, literal_test, split_added
 from .components import build_normalizer, build_pre_tokenizer
 from .decoders import (
     ByteLevelDecoder,
@@ -254,7 +254,7 @@ class HfTokenizer:
 
     # -- the pipeline -----------------------------------------------------------------------
 
-    def _words(self, ns: NormStr, norm_added: regex.Pattern | None, as_text=None) -> list[tuple[NormStr, int | None]]:
+    def _words(self, ns: NormStr, norm_added: Alternation | None, as_text=None) -> list[tuple[NormStr, int | None]]:
         """Normalize one piece of text and cut it into model words (or normalized added tokens)."""
         if self.normalizer is not None:
             ns = self.normalizer(ns)
