@@ -12,7 +12,6 @@ What this leaves out: the components themselves (``hf_normalizers``, ``hf_pretok
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Collection, Mapping, Sequence
 from operator import itemgetter
 from pathlib import Path
@@ -41,19 +40,15 @@ from .decoders import (
     build_decoder,
     build_post_processor,
 )
+from .markers import MARKER, cut_ids, cut_tokens, marker_cuts, marker_is_boundary
 from .models import HfBpeModel, WordPieceModel, build_model
 from .normalizers import Normalizer, NormStr
 from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, to_byte_chars
+from .word_ids import WordIds
 
 _BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
-_MARKER = "\u2581"
-_MARKER_CUTS = re.compile("[^\u2581](?=\u2581)")  # a word may be cut after each match
 _END = itemgetter(1)
 _FIRST = itemgetter(0)
-
-
-def _after_start(m: re.Match) -> int:
-    return m.start() + 1
 
 
 def _walk(component, kinds: tuple[type, ...]) -> bool:
@@ -116,11 +111,12 @@ class HfTokenizer:
             strings[t.id] = t.content
         self._strings = strings
         self._byte_level = _walk(pre_tokenizer, (ByteLevelPre,)) or _walk(decoder, (ByteLevelDecoder,))
-        self._marker = _MARKER if self._uses_marker() else None
+        self._marker = MARKER if self._uses_marker() else None
         self._unk_id = model.vocab.get(model.unk_token) if model.unk_token else None
         self._vocab_bytes: list[bytes | None] | None = None
-        self._cut_marker = isinstance(model, HfBpeModel) and self._marker_is_boundary()
+        self._cut_marker = isinstance(model, HfBpeModel) and marker_is_boundary(model.merge_pairs, strings)
         self._merge_of: dict[int, tuple[int, int]] | None = None
+        self._word_ids = WordIds.of(pre_tokenizer, self._model_ids)
         pre = pre_tokenizer
         self._plain_byte_level = (
             normalizer is None and isinstance(pre, ByteLevelPre) and pre.use_regex
@@ -135,17 +131,7 @@ class HfTokenizer:
             return True
         dec = self.decoder
         parts = dec.parts if isinstance(dec, SequenceDecoder) else [dec]
-        return any(isinstance(p, ReplaceDecoder) and p.pattern.literal == _MARKER for p in parts)
-
-    def _marker_is_boundary(self) -> bool:
-        """True when no merge joins a token not ending in ``▁`` to one starting with it, so
-        words can be cut before each ``▁`` that follows another character."""
-        s = self._strings
-        for a, b in self.model.merge_pairs:  # type: ignore[union-attr]
-            left, right = s[a] or "", s[b] or ""
-            if right.startswith(_MARKER) and not left.endswith(_MARKER):
-                return False
-        return True
+        return any(isinstance(p, ReplaceDecoder) and p.pattern.literal == MARKER for p in parts)
 
     @property
     def byte_level(self) -> bool:
@@ -272,28 +258,16 @@ class HfTokenizer:
         return out
 
     def _model_tokens(self, word: str, limit: int):
-        """The model's tokens of one word; cut before each inner ``▁`` first when no merge
-        crosses one (a sentence with no pre-tokenizer is then words the cache knows)."""
-        model = self.model
-        if self._cut_marker and _MARKER in word:
-            cuts = [0, *map(_after_start, _MARKER_CUTS.finditer(word)), len(word)]
-            if len(cuts) > 2:
-                out = []
-                for a, b in zip(cuts, cuts[1:]):
-                    out.extend([(i, s + a, e + a) for i, s, e in model.tokenize(word[a:b], limit)] if a else
-                               model.tokenize(word[a:b], limit))
-                return out
-        return model.tokenize(word, limit)
+        """The model's tokens of one word (cut at its ``▁`` markers first when that is exact)."""
+        cuts = marker_cuts(word) if self._cut_marker else None
+        return self.model.tokenize(word, limit) if cuts is None else cut_tokens(self.model.tokenize, word, cuts, limit)
 
-    def _model_ids(self, word: str, limit: int):
-        """The ids of `_model_tokens` (no spans shifted)."""
-        model = self.model
-        if self._cut_marker and _MARKER in word:
-            cuts = [0, *map(_after_start, _MARKER_CUTS.finditer(word)), len(word)]
-            if len(cuts) > 2:
-                tokenize = model.tokenize
-                return [t[0] for a, b in zip(cuts, cuts[1:]) for t in tokenize(word[a:b], limit)]
-        return list(map(_FIRST, model.tokenize(word, limit)))
+    def _model_ids(self, word: str, limit: int) -> list[int]:
+        """The ids of `_model_tokens`."""
+        cuts = marker_cuts(word) if self._cut_marker else None
+        if cuts is None:
+            return list(map(_FIRST, self.model.tokenize(word, limit)))
+        return cut_ids(self.model.tokenize, word, cuts, limit)
 
     def _run(self, text: str, *, limit: int, allowed: Collection[str], post: bool, aligned: bool,
              literal: Sequence[tuple[int, int]] = ()) -> Encoding:
@@ -307,6 +281,13 @@ class HfTokenizer:
         for a, b, added in pieces:
             if added is not None:
                 self._push_special(out, added, (a, b), vocab)
+            elif not aligned and self._word_ids is not None:
+                norm = self._normalize_text(text[a:b])
+                for x, y, w_added in split_added(norm, norm_added):
+                    if w_added is not None:
+                        self._push_special(out, w_added, (a, a), None)
+                    else:
+                        out.ids.extend(self._word_ids.ids(norm[x:y], limit))
             elif not aligned:
                 for word, w_added in self._words(NormStr.of(text[a:b], a, aligned=False), norm_added):
                     if w_added is not None:
