@@ -269,6 +269,7 @@ class WordPieceModel:
             raise ModelFormatError(f"WordPiece: the unknown token {unk_token!r} is not in the vocabulary")
         self.unk_id = self.vocab[unk_token]
         self._cache: dict[str, tuple[Token, ...]] = {}
+        self._longest = max(map(len, self.vocab), default=0)  # no longer piece can be a token
 
     def tokenize(self, word: str, limit: int = INF_RANK) -> tuple[Token, ...]:
         hit = self._cache.get(word)
@@ -281,8 +282,9 @@ class WordPieceModel:
         else:
             vocab, prefix = self.vocab, self.prefix
             start = 0
+            longest = self._longest
             while start < n:
-                end = n
+                end = min(n, start + longest)
                 found = None
                 while start < end:
                     sub = word[start:end] if start == 0 else prefix + word[start:end]
