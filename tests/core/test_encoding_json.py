@@ -109,3 +109,23 @@ def test_lazy_encoding_fills_once_and_keeps_assigned_fields():
     assert enc.inserted == [] and enc.lossless
     copy = pickle.loads(pickle.dumps(enc))
     assert type(copy) is Encoding and copy == enc and calls == [1]
+
+
+def test_lazy_ids_run_alone_only_when_read_first():
+    calls = []
+
+    def ids_only():
+        calls.append("ids")
+        return [7, 8]
+
+    def complete():
+        calls.append("all")
+        return Encoding([7, 8], [b"a", b"b"], [(0, 1), (1, 2)])
+
+    enc = LazyEncoding(ids_only, complete)
+    assert calls == []
+    assert enc.ids == [7, 8] and calls == ["ids"]
+    assert enc.spans == [(0, 1), (1, 2)] and calls == ["ids", "all"]
+    calls.clear()
+    enc = LazyEncoding(ids_only, complete)
+    assert enc.spans == [(0, 1), (1, 2)] and enc.ids == [7, 8] and calls == ["all"]  # one pass

@@ -127,26 +127,34 @@ def _completed_field(name: str) -> property:
         try:
             return slot.__get__(self)
         except AttributeError:  # not filled yet
-            self._fill()
+            if name == "ids" and self._ids_only is not None:  # the ids asked for first: the ids path
+                slot.__set__(self, self._ids_only())
+                self._ids_only = None
+            else:
+                self._fill()
             return slot.__get__(self)
 
     return property(get, slot.__set__, doc=f"`Encoding.{name}`, computed on first use.")
 
 
 class LazyEncoding(Encoding):
-    """An `Encoding` whose ids are known and whose tokens, spans, unknown, special and dropped
-    are made on first use by `complete()` (which returns the full `Encoding` of the same ids).
+    """An `Encoding` whose tokens, spans, unknown, special and dropped are made on first use by
+    `complete()` (which returns the full `Encoding` of the same ids).
 
     A caller that only wants ``encode(text).ids`` (a batch of short texts, a comparison) pays
-    for the ids alone; one that draws the tokens pays for them once. Equal to the plain
-    `Encoding` of the same fields.
+    for the ids alone; one that draws the tokens pays for them once. `ids` may be a function
+    too (the ids path): it runs when the ids are read before anything else, and otherwise
+    `complete()` gives them with the rest (so a view that reads spans first encodes once).
+    Equal to the plain `Encoding` of the same fields.
     """
 
-    __slots__ = ("_complete", "_columns")
+    __slots__ = ("_complete", "_columns", "_ids_only")
 
-    def __init__(self, ids: list[int], complete: Callable[[], Encoding], *,
+    def __init__(self, ids: list[int] | Callable[[], list[int]], complete: Callable[[], Encoding], *,
                  columns: Callable[[], tuple | None] | None = None) -> None:  # noqa: D107
-        self.ids = ids
+        self._ids_only = ids if callable(ids) else None
+        if not callable(ids):
+            self.ids = ids
         self._complete = complete
         self._columns = columns  # the arguments of `write_json_columns` after `write`, or None
 
@@ -162,8 +170,8 @@ class LazyEncoding(Encoding):
     def _fill(self) -> None:
         full = self._complete()
         self._complete = _filled  # the text and tokenizer it held are let go
-        self._columns = None
-        for name in _LAZY_FIELDS:
+        self._columns = self._ids_only = None
+        for name in ("ids", *_LAZY_FIELDS):
             slot = Encoding.__dict__[name]
             try:
                 slot.__get__(self)
@@ -185,7 +193,7 @@ def _filled() -> Encoding:
     raise AssertionError("a LazyEncoding is filled once")
 
 
-for _name in _LAZY_FIELDS:
+for _name in ("ids", *_LAZY_FIELDS):
     setattr(LazyEncoding, _name, _completed_field(_name))
 
 

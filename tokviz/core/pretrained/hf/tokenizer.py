@@ -395,7 +395,8 @@ class HfTokenizer:
         (those in `allowed_special`; "all" by default) and the post-processor adds its special
         tokens when `add_special_tokens`. Special tokens lying inside one of the character ranges
         `literal_spans` are ordinary text (a chat message a user typed, inside a template's own
-        control tokens). The ids come from the ids path; tokens and spans are made when first read."""
+        control tokens). Nothing is encoded before a field is read: the ids alone by the ids path
+        when they are read first, else everything at once."""
         if allowed_special == "all":  # then nothing is disallowed
             allowed: Collection[str] = self._all_specials
         else:
@@ -404,9 +405,9 @@ class HfTokenizer:
         if literal_spans:  # the ids path does not keep normalized added tokens as text
             return self._run(text, limit=limit, allowed=allowed, post=add_special_tokens, aligned=True,
                              literal=literal_spans)
-        ids = self._run(text, limit=limit, allowed=allowed, post=add_special_tokens, aligned=False).ids
-        return LazyEncoding(ids, lambda: self._run(text, limit=limit, allowed=allowed, post=add_special_tokens,
-                                                   aligned=True))
+        return LazyEncoding(
+            lambda: self._run(text, limit=limit, allowed=allowed, post=add_special_tokens, aligned=False).ids,
+            lambda: self._run(text, limit=limit, allowed=allowed, post=add_special_tokens, aligned=True))
 
     def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
         """Encode `text` alone: added-token strings as plain text, no BOS/CLS/SEP."""
