@@ -18,7 +18,8 @@ Rows (issue #19):
   asked for is json / ids).
 - ``lines``: every k-th line of udhr2 encoded one call per line, for every shared tokenizer.json
   and ``.tiktoken`` file: tokviz's ``encode`` against tokenizers' ``encode`` (per-line
-  microseconds, the same ids required). The reference of a ``.tiktoken`` file is the tokenizers
+  microseconds of wall time, with the ratio of CPU times beside it for a busy machine; the same
+  ids required). The reference of a ``.tiktoken`` file is the tokenizers
   BPE built from its ranks as transformers' ``TikTokenConverter`` does (`hf_from_tiktoken`); tiktoken's
   own ``encode`` is shown beside it for information.
 
@@ -240,12 +241,13 @@ def w_lines(side: str, kind: str, path: str, stride: int) -> dict:
         def encode(s):
             return hf.encode(s).ids
     digest = hashlib.sha256()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     results = [encode(s) for s in lines]
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     for ids in results:
         digest.update(json.dumps(ids).encode())
-    return {"per_line_us": seconds / len(lines) * 1e6, "lines": len(lines), "ids_sha256": digest.hexdigest()}
+    return {"per_line_us": seconds / len(lines) * 1e6, "cpu_per_line_us": cpu / len(lines) * 1e6,
+            "lines": len(lines), "ids_sha256": digest.hexdigest()}
 
 
 def tokenizers_shared() -> list[tuple[str, str, Path]]:
@@ -279,13 +281,16 @@ def lines_table(reps: int, stride: int, env: dict, tmp: Path) -> list[dict]:
                 runs[side].append(run_worker(env, "lines", side, kind, str(paths[side]), str(stride)))
         same = len({r["ids_sha256"] for rs in runs.values() for r in rs}) == 1
         us = {side: statistics.median(r["per_line_us"] for r in rs) for side, rs in runs.items()}
+        cpu = {side: statistics.median(r["cpu_per_line_us"] for r in rs) for side, rs in runs.items()}
         tv, rf = us["tokviz"], us["tokenizers"]
         rows.append({"tokenizer": name, "reference": "tokenizers", "lines": runs["tokviz"][0]["lines"],
                      "tokviz_us": tv, "reference_us": rf, "ratio": tv / rf, "same_ids": same,
-                     "tiktoken_us": us.get("tiktoken"), "loadavg": loadavg()})
+                     "tiktoken_us": us.get("tiktoken"), "cpu_us": cpu,
+                     "cpu_ratio": cpu["tokviz"] / cpu["tokenizers"], "loadavg": loadavg()})
         extra = f"   tiktoken {us['tiktoken']:6.1f}" if "tiktoken" in us else ""
         print(f"  {name:22s} tokviz {tv:8.1f} us/line   tokenizers {rf:7.1f} us/line   "
-              f"ratio {tv / rf:5.2f}x{extra}   same ids: {same}   load {loadavg().split()[0]}", flush=True)
+              f"ratio {tv / rf:5.2f}x{extra}   (CPU time: {cpu['tokviz'] / cpu['tokenizers']:5.2f}x)   "
+              f"same ids: {same}   load {loadavg().split()[0]}", flush=True)
     return rows
 
 
