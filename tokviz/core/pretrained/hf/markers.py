@@ -4,7 +4,7 @@ by ``▁`` and have no pre-tokenizer, such as Mistral's: a whole sentence is one
 When no merge joins a token not ending in ``▁`` to one starting with it (`marker_is_boundary`),
 BPE never joins across the point before a ``▁`` that follows another character, so the word can
 be cut there and each piece encoded (and cached) alone with the same tokens. What this leaves out:
-the model (`models`) and deciding whether a tokenizer uses markers (`tokenizer`).
+the model (`models`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,21 @@ import re
 from collections.abc import Callable, Sequence
 from itertools import chain
 
+from .components import contains
+from .decoders import MetaspaceDecoder, ReplaceDecoder, SequenceDecoder
+
 MARKER = "\u2581"
 _CUTS = re.compile("[^\u2581](?=\u2581)")  # a word may be cut after each match
 Tokenize = Callable[[str, int], Sequence[tuple[int, int, int]]]  # (word, limit) -> (id, start, end) tokens
+
+
+def uses_marker(decoder) -> bool:
+    """True when the decoder turns ``▁`` back into spaces (a Metaspace decoder, or a Replace of
+    ``▁``), so tokens show ``▁`` as a space."""
+    if contains(decoder, (MetaspaceDecoder,)):
+        return True
+    parts = decoder.parts if isinstance(decoder, SequenceDecoder) else [decoder]
+    return any(isinstance(p, ReplaceDecoder) and p.pattern.literal == MARKER for p in parts)
 
 
 def marker_is_boundary(merge_pairs: Sequence[tuple[int, int]], strings: Sequence[str | None]) -> bool:

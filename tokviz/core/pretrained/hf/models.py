@@ -226,6 +226,20 @@ class HfBpeModel:
         cache[word] = out
         return out
 
+    def tokenize_ids(self, word: str, limit: int = INF_RANK) -> list[int]:
+        """The ids of ``tokenize(word, limit)``, made without spans and not cached (the ids path
+        keeps them itself); tokens already made are reused."""
+        hit = self._caches.get(limit, {}).get(word)
+        if hit is not None:
+            return [t[0] for t in hit]
+        if self.ignore_merges and limit == INF_RANK and word in self.vocab:
+            return [self.vocab[word]]
+        if not self.prefix and not self.suffix:
+            ids = list(map(self.vocab.get, word))
+            if None not in ids and len(ids) <= 64:
+                return self._merge_ids(ids, limit)  # type: ignore[arg-type]
+        return [t[0] for t in self.tokenize(word, limit)]
+
     def trace(self, word: str, limit: int = INF_RANK) -> list[tuple[int, tuple[int, int], int, tuple[int, ...]]]:
         """``(rank, pair, new id, ids after)`` for each merge that fires on `word`, in order."""
         ids = [t[0] for t in self._symbols(word)]

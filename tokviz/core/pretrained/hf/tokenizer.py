@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping, Sequence
+from functools import partial
 from operator import itemgetter
 from pathlib import Path
 
@@ -29,18 +30,15 @@ from tokviz.core.text.surrogates import surrogate_safe
 from tokviz.core.special_tokens import AddedToken
 
 from .added import AddedPatterns, Alternation, PieceCache, append_shifted, literal_inside, literal_test, split_added
-from .components import build_normalizer, build_pre_tokenizer
+from .components import build_normalizer, build_pre_tokenizer, contains
 from .decoders import (
     ByteLevelDecoder,
     Decoder,
-    MetaspaceDecoder,
     PostProcessor,
-    ReplaceDecoder,
-    SequenceDecoder,
     build_decoder,
     build_post_processor,
 )
-from .markers import MARKER, cut_ids, cut_tokens, marker_cuts, marker_is_boundary
+from .markers import MARKER, cut_ids, cut_tokens, marker_cuts, marker_is_boundary, uses_marker
 from .models import HfBpeModel, WordPieceModel, build_model
 from .normalizers import Normalizer, NormStr
 from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, to_byte_chars
@@ -49,13 +47,6 @@ from .word_ids import WordIds
 _BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
 _END = itemgetter(1)
 _FIRST = itemgetter(0)
-
-
-def _walk(component, kinds: tuple[type, ...]) -> bool:
-    if isinstance(component, kinds):
-        return True
-    parts = getattr(component, "parts", None)
-    return bool(parts) and any(_walk(p, kinds) for p in parts)
 
 
 def _added_id(value: object) -> int:
@@ -110,13 +101,13 @@ class HfTokenizer:
         for t in self.added:
             strings[t.id] = t.content
         self._strings = strings
-        self._byte_level = _walk(pre_tokenizer, (ByteLevelPre,)) or _walk(decoder, (ByteLevelDecoder,))
-        self._marker = MARKER if self._uses_marker() else None
+        self._byte_level = contains(pre_tokenizer, (ByteLevelPre,)) or contains(decoder, (ByteLevelDecoder,))
+        self._marker = MARKER if uses_marker(decoder) else None
         self._unk_id = model.vocab.get(model.unk_token) if model.unk_token else None
         self._vocab_bytes: list[bytes | None] | None = None
         self._cut_marker = isinstance(model, HfBpeModel) and marker_is_boundary(model.merge_pairs, strings)
         self._merge_of: dict[int, tuple[int, int]] | None = None
-        self._word_ids = WordIds.of(pre_tokenizer, self._model_ids)
+        self._word_ids = WordIds.of(pre_tokenizer, partial(self._model_ids, kept=True))
         pre = pre_tokenizer
         self._plain_byte_level = (
             normalizer is None and isinstance(pre, ByteLevelPre) and pre.use_regex
@@ -125,13 +116,6 @@ class HfTokenizer:
 
     def _normalize_text(self, text: str) -> str:
         return text if self.normalizer is None else self.normalizer(NormStr(text, None)).text
-
-    def _uses_marker(self) -> bool:
-        if _walk(self.decoder, (MetaspaceDecoder,)):
-            return True
-        dec = self.decoder
-        parts = dec.parts if isinstance(dec, SequenceDecoder) else [dec]
-        return any(isinstance(p, ReplaceDecoder) and p.pattern.literal == MARKER for p in parts)
 
     @property
     def byte_level(self) -> bool:
@@ -262,10 +246,13 @@ class HfTokenizer:
         cuts = marker_cuts(word) if self._cut_marker else None
         return self.model.tokenize(word, limit) if cuts is None else cut_tokens(self.model.tokenize, word, cuts, limit)
 
-    def _model_ids(self, word: str, limit: int) -> list[int]:
-        """The ids of `_model_tokens`."""
+    def _model_ids(self, word: str, limit: int, *, kept: bool = False) -> list[int]:
+        """The ids of `_model_tokens`; when the caller keeps them (`kept`), BPE makes them without
+        spans or a cache entry of its own."""
         cuts = marker_cuts(word) if self._cut_marker else None
         if cuts is None:
+            if kept and isinstance(self.model, HfBpeModel):
+                return self.model.tokenize_ids(word, limit)
             return list(map(_FIRST, self.model.tokenize(word, limit)))
         return cut_ids(self.model.tokenize, word, cuts, limit)
 
