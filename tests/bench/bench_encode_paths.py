@@ -17,8 +17,11 @@ Rows (issue #19):
 - ``json``: ``tokviz encode --json`` (ids, tokens, spans) over udhr2 against ``--ids`` (the ratio
   asked for is json / ids).
 - ``lines``: every k-th line of udhr2 encoded one call per line, for every shared tokenizer.json
-  and ``.tiktoken`` file: tokviz's ``encode`` against tokenizers' / tiktoken's ``encode`` (per-line
-  microseconds, the same ids required).
+  and ``.tiktoken`` file: tokviz's ``encode`` against tokenizers' ``encode`` (per-line
+  microseconds of wall time, with the ratio of CPU times beside it for a busy machine; the same
+  ids required). The reference of a ``.tiktoken`` file is the tokenizers
+  BPE built from its ranks as transformers' ``TikTokenConverter`` does (`hf_from_tiktoken`); tiktoken's
+  own ``encode`` is shown beside it for information.
 
 The children run without ``PYTHONDONTWRITEBYTECODE`` (an installed tokviz has its bytecode) after
 one untimed warm-up run; sides alternate; figures are medians. Peak memory is the largest sum of
@@ -154,6 +157,63 @@ def compare_processes(label: str, sides: dict[str, list[str]], reps: int, tmp: P
 # -- many short texts (worker: one tokenizer, one side) -------------------------------------------
 
 
+def _bpe_split(ranks: dict[bytes, int], token: bytes, max_rank: int) -> list[bytes]:
+    """tiktoken's merge loop over `token` joining only tokens of rank < `max_rank`."""
+    parts = [bytes([b]) for b in token]
+    while True:
+        best, at = None, -1
+        for i in range(len(parts) - 1):
+            r = ranks.get(parts[i] + parts[i + 1])
+            if r is not None and r < max_rank and (best is None or r < best):
+                best, at = r, i
+        if best is None:
+            return parts
+        parts[at:at + 2] = [parts[at] + parts[at + 1]]
+
+
+def hf_from_tiktoken(name: str, out: Path) -> Path:
+    """A tokenizer.json equivalent to tiktoken's `name` (transformers' ``TikTokenConverter``: each
+    token's merge is the two parts tiktoken's loop leaves when only lower ranks may join; the
+    split pattern as an isolated ``Split``, then byte-level characters), written to `out`."""
+    import tiktoken
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers
+
+    enc = tiktoken.get_encoding(name)
+    ranks = enc._mergeable_ranks
+    table = [chr(b) for b in range(256)]  # GPT-2's bytes_to_unicode
+    shift = 0
+    for b in range(256):
+        if not (33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255):
+            table[b] = chr(256 + shift)
+            shift += 1
+
+    def chars(data: bytes) -> str:
+        return "".join(table[b] for b in data)
+
+    vocab = {chars(t): r for t, r in ranks.items()}
+    merges = []
+    for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
+        if len(token) > 1:
+            parts = _bpe_split(ranks, token, rank)
+            if len(parts) == 2:
+                merges.append((chars(parts[0]), chars(parts[1])))
+    for s, i in enc._special_tokens.items():
+        vocab[s] = i
+    hf = Tokenizer(models.BPE(vocab=vocab, merges=merges, ignore_merges=True))
+    # Oniguruma reads cl100k's possessive ``\p{N}{1,3}+`` as "one or more runs of 1-3 digits";
+    # at the end of its alternative it means the same as the greedy ``{1,3}``
+    pattern = enc._pat_str.replace("{1,3}+", "{1,3}")
+    hf.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(pattern), "isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])
+    hf.decoder = decoders.ByteLevel()
+    hf.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in enc._special_tokens])
+    path = out / f"{name}.tokenizer.json"
+    hf.save(str(path))
+    return path
+
+
 def w_lines(side: str, kind: str, path: str, stride: int) -> dict:
     lines = [ln for ln in UDHR.read_text(encoding="utf-8").splitlines()[::stride] if ln]
     if side == "tokviz":
@@ -166,7 +226,7 @@ def w_lines(side: str, kind: str, path: str, stride: int) -> dict:
         else:
             def encode(s):
                 return tok.encode(s).ids
-    elif kind == "tiktoken":
+    elif side == "tiktoken":
         import tiktoken
 
         enc = tiktoken.get_encoding(Path(path).stem)
@@ -181,12 +241,13 @@ def w_lines(side: str, kind: str, path: str, stride: int) -> dict:
         def encode(s):
             return hf.encode(s).ids
     digest = hashlib.sha256()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     results = [encode(s) for s in lines]
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     for ids in results:
         digest.update(json.dumps(ids).encode())
-    return {"per_line_us": seconds / len(lines) * 1e6, "lines": len(lines), "ids_sha256": digest.hexdigest()}
+    return {"per_line_us": seconds / len(lines) * 1e6, "cpu_per_line_us": cpu / len(lines) * 1e6,
+            "lines": len(lines), "ids_sha256": digest.hexdigest()}
 
 
 def tokenizers_shared() -> list[tuple[str, str, Path]]:
@@ -205,23 +266,31 @@ def run_worker(env: dict, *args: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def lines_table(reps: int, stride: int, env: dict) -> list[dict]:
+def lines_table(reps: int, stride: int, env: dict, tmp: Path) -> list[dict]:
+    """Per-line microseconds of tokviz against tokenizers (and tiktoken for `.tiktoken` files)."""
     rows = []
     for name, kind, path in tokenizers_shared():
-        ref = "tiktoken" if kind == "tiktoken" else "tokenizers"
-        runs: dict[str, list[dict]] = {"tokviz": [], ref: []}
+        paths = {"tokviz": path, "tokenizers": path}
+        if kind == "tiktoken":
+            paths["tokenizers"] = run_worker(env, "convert", name, str(tmp))["path"]
+            paths["tiktoken"] = path
+        runs: dict[str, list[dict]] = {side: [] for side in paths}
         for rep in range(reps):
-            order = ["tokviz", ref] if rep % 2 == 0 else [ref, "tokviz"]
+            order = list(paths) if rep % 2 == 0 else list(reversed(paths))
             for side in order:
-                runs[side].append(run_worker(env, "lines", side, kind, str(path), str(stride)))
+                runs[side].append(run_worker(env, "lines", side, kind, str(paths[side]), str(stride)))
         same = len({r["ids_sha256"] for rs in runs.values() for r in rs}) == 1
-        tv = statistics.median(r["per_line_us"] for r in runs["tokviz"])
-        rf = statistics.median(r["per_line_us"] for r in runs[ref])
-        rows.append({"tokenizer": name, "reference": ref, "lines": runs["tokviz"][0]["lines"],
+        us = {side: statistics.median(r["per_line_us"] for r in rs) for side, rs in runs.items()}
+        cpu = {side: statistics.median(r["cpu_per_line_us"] for r in rs) for side, rs in runs.items()}
+        tv, rf = us["tokviz"], us["tokenizers"]
+        rows.append({"tokenizer": name, "reference": "tokenizers", "lines": runs["tokviz"][0]["lines"],
                      "tokviz_us": tv, "reference_us": rf, "ratio": tv / rf, "same_ids": same,
-                     "loadavg": loadavg()})
-        print(f"  {name:22s} tokviz {tv:8.1f} us/line   {ref:10s} {rf:7.1f} us/line   "
-              f"ratio {tv / rf:5.2f}x   same ids: {same}   load {loadavg().split()[0]}", flush=True)
+                     "tiktoken_us": us.get("tiktoken"), "cpu_us": cpu,
+                     "cpu_ratio": cpu["tokviz"] / cpu["tokenizers"], "loadavg": loadavg()})
+        extra = f"   tiktoken {us['tiktoken']:6.1f}" if "tiktoken" in us else ""
+        print(f"  {name:22s} tokviz {tv:8.1f} us/line   tokenizers {rf:7.1f} us/line   "
+              f"ratio {tv / rf:5.2f}x{extra}   (CPU time: {cpu['tokviz'] / cpu['tokenizers']:5.2f}x)   "
+              f"same ids: {same}   load {loadavg().split()[0]}", flush=True)
     return rows
 
 
@@ -237,8 +306,11 @@ def main() -> int:
     args = ap.parse_args()
     if args.worker:
         name, *rest = args.worker
-        assert name == "lines"
-        print(json.dumps(w_lines(rest[0], rest[1], rest[2], int(rest[3]))))
+        if name == "convert":
+            print(json.dumps({"path": str(hf_from_tiktoken(rest[0], Path(rest[1])))}))
+        else:
+            assert name == "lines"
+            print(json.dumps(w_lines(rest[0], rest[1], rest[2], int(rest[3]))))
         return 0
     if not GUTENBERG.is_file() or not UDHR.is_file():
         print(f"needs ../shared (looked in {SHARED})", file=sys.stderr)
@@ -301,7 +373,7 @@ def main() -> int:
             result["rows"].append(row)
         if "lines" in only:
             print(f"lines: every {stride}th line of udhr2, one encode call per line", flush=True)
-            result["lines"] = lines_table(reps, stride, env)
+            result["lines"] = lines_table(reps, stride, env, tmp)
     result["loadavg_end"] = loadavg()
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / "encode_paths.json"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, count, starmap
+from operator import eq, itemgetter
 
 from .errors import EncodeError
 from .text.split import split_specials
@@ -44,7 +46,7 @@ class Encoding:
     @property
     def inserted(self) -> list[int]:
         """Indices of the tokens that cover no input (empty spans: see the class docstring)."""
-        return [i for i, (a, b) in enumerate(self.spans) if a == b]
+        return list(compress(count(), starmap(eq, self.spans)))  # (a C-level pass)
 
     @property
     def lossless(self) -> bool:
@@ -60,21 +62,139 @@ class Encoding:
             "inserted": self.inserted,
         }
 
-
     def json_text(self) -> str:
-        """``json.dumps(self.to_json())``, written without building the dict (a few C-level joins
-        over the lists: megabytes of tokens in a fraction of the time)."""
+        """``json.dumps(self.to_json())``, written without building the dict."""
+        parts: list[str] = []
+        self.write_json(parts.append)
+        return "".join(parts)
+
+    def write_json(self, write: Callable[[str], object]) -> None:
+        """Write ``json.dumps(self.to_json())`` through `write`, in chunks (`write_json_columns`)."""
         spans = self.spans
-        inserted = [i for i, (a, b) in enumerate(spans) if a == b] if spans else []
-        tokens = '", "'.join(map(bytes.hex, self.tokens))
-        flat = [x for span in spans for x in span]
-        pairs = map(", ".join, zip(map(str, flat[0::2]), map(str, flat[1::2])))
-        return "".join([
-            '{"ids": [', ", ".join(map(str, self.ids)),
-            '], "tokens_hex": [', f'"{tokens}"' if self.tokens else "",
-            '], "spans": [', f"[{'], ['.join(pairs)}]" if spans else "",
-            '], "inserted": [', ", ".join(map(str, inserted)), "]}",
-        ])
+        write_json_columns(write, self.ids, self.tokens, {t: t.hex() for t in set(self.tokens)},
+                           list(map(_FIRST, spans)), list(map(_SECOND, spans)))
+
+
+JSON_CHUNK = 1 << 16  # tokens per write of `write_json_columns`
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+
+
+def write_json_columns(write: Callable[[str], object], ids: Sequence[int], keys: Sequence, hex_of: Mapping[object, str],
+                       starts: Sequence[int], ends: Sequence[int]) -> None:
+    """Write `Encoding.to_json`'s JSON text of tokens given as columns (token k: ``ids[k]``, hex
+    ``hex_of[keys[k]]``, span ``(starts[k], ends[k])``), `JSON_CHUNK` tokens at a time: numbers
+    formatted by one ``%`` per chunk, no string of the whole, no dict, no tuple per token."""
+    write('{"ids": [')
+    _write_numbers(write, ids, "%d")
+    write('], "tokens_hex": [')
+    for k in range(0, len(keys), JSON_CHUNK):
+        write(('", "' if k else '"') + '", "'.join(map(hex_of.__getitem__, keys[k : k + JSON_CHUNK])))
+    write('"' if keys else "")
+    write('], "spans": [')
+    _write_numbers(write, starts, "[%d, %d]", ends)
+    write('], "inserted": [')
+    _write_numbers(write, list(compress(count(), map(eq, starts, ends))), "%d")  # empty spans
+    write("]}")
+
+
+def _write_numbers(write: Callable[[str], object], items: Sequence[int], item: str,
+                   seconds: Sequence[int] | None = None) -> None:
+    """``", ".join(item % x for x in items)`` written `JSON_CHUNK` items at a time; with
+    `seconds`, `item` takes two numbers: ``item % (items[k], seconds[k])``."""
+    templates: dict[int, str] = {}  # chunk length -> format string of that many items
+    for k in range(0, len(items), JSON_CHUNK):
+        part = items[k : k + JSON_CHUNK]
+        n = len(part)
+        if n not in templates:
+            templates[n] = ", ".join([item] * n)
+        if seconds is None:
+            values = tuple(part)
+        else:
+            both = [0] * (2 * n)
+            both[0::2], both[1::2] = part, seconds[k : k + JSON_CHUNK]
+            values = tuple(both)
+        write((", " if k else "") + templates[n] % values)
+
+
+_LAZY_FIELDS = ("tokens", "spans", "unknown", "special", "dropped")
+
+
+def _completed_field(name: str) -> property:
+    """A field of `LazyEncoding` read from the base class's slot, filled by `complete` first."""
+    slot = Encoding.__dict__[name]  # the dataclass's slot descriptor
+
+    def get(self):
+        try:
+            return slot.__get__(self)
+        except AttributeError:  # not filled yet
+            if name == "ids" and self._ids_only is not None:  # the ids asked for first: the ids path
+                slot.__set__(self, self._ids_only())
+                self._ids_only = None
+            else:
+                self._fill()
+            return slot.__get__(self)
+
+    return property(get, slot.__set__, doc=f"`Encoding.{name}`, computed on first use.")
+
+
+class LazyEncoding(Encoding):
+    """An `Encoding` whose tokens, spans, unknown, special and dropped are made on first use by
+    `complete()` (which returns the full `Encoding` of the same ids).
+
+    A caller that only wants ``encode(text).ids`` (a batch of short texts, a comparison) pays
+    for the ids alone; one that draws the tokens pays for them once. `ids` may be a function
+    too (the ids path): it runs when the ids are read before anything else, and otherwise
+    `complete()` gives them with the rest (so a view that reads spans first encodes once).
+    Equal to the plain `Encoding` of the same fields.
+    """
+
+    __slots__ = ("_complete", "_columns", "_ids_only")
+
+    def __init__(self, ids: list[int] | Callable[[], list[int]], complete: Callable[[], Encoding], *,
+                 columns: Callable[[], tuple | None] | None = None) -> None:  # noqa: D107
+        self._ids_only = ids if callable(ids) else None
+        if not callable(ids):
+            self.ids = ids
+        self._complete = complete
+        self._columns = columns  # the arguments of `write_json_columns` after `write`, or None
+
+    def write_json(self, write: Callable[[str], object]) -> None:
+        """`Encoding.write_json`, from the columns when given and nothing was filled yet (no
+        tokens or spans lists made)."""
+        cols = self._columns() if self._columns is not None and self._complete is not _filled else None
+        if cols is None:
+            super().write_json(write)
+        else:
+            write_json_columns(write, *cols)
+
+    def _fill(self) -> None:
+        full = self._complete()
+        self._complete = _filled  # the text and tokenizer it held are let go
+        self._columns = self._ids_only = None
+        for name in ("ids", *_LAZY_FIELDS):
+            slot = Encoding.__dict__[name]
+            try:
+                slot.__get__(self)
+            except AttributeError:  # a field set meanwhile (assigned by a caller) is kept
+                slot.__set__(self, getattr(full, name))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Encoding):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in ("ids", *_LAZY_FIELDS))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as Encoding
+
+    def __reduce__(self):
+        return Encoding, tuple(getattr(self, f) for f in ("ids", *_LAZY_FIELDS))
+
+
+def _filled() -> Encoding:
+    raise AssertionError("a LazyEncoding is filled once")
+
+
+for _name in ("ids", *_LAZY_FIELDS):
+    setattr(LazyEncoding, _name, _completed_field(_name))
 
 
 def uncovered(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:

@@ -64,9 +64,9 @@ def test_the_first_request_warms_a_loaded_tiktoken_tokenizer_up(panel, qtbot):
     ranks = {bytes([b]): b for b in range(256)}
     ranks.update({b"ab": 256, b"abc": 257})
     tok = RankBpeTokenizer(ranks, pattern=O200K_SPLIT_PATTERN, name="tiny")
-    assert tok._begun is None and tok._batch is None
+    assert tok._spans is None and tok._batch is None
     panel.set_text("")
     panel.add_tokenizer(tok)
     qtbot.waitUntil(lambda: not panel.engine.is_pending, timeout=WAIT)
     panel.wait_idle()
-    assert tok._begun is not None and tok._batch is not None  # built before any long text came
+    assert tok._spans is not None and tok._batch is not None  # built before any long text came

@@ -269,7 +269,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     else:
         enc = tok.encode(text, step=args.step, allowed_special="all")
     if fmt == "json":
-        sys.stdout.write(enc.json_text())  # = json.dumps(enc.to_json()), without the dict
+        enc.write_json(sys.stdout.write)  # = json.dumps(enc.to_json()), streamed
         sys.stdout.write("\n")
     else:
         for i, (tid, tok) in enumerate(zip(enc.ids, enc.tokens)):

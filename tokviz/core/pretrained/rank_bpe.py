@@ -21,20 +21,29 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Mapping, Sequence
-from itertools import accumulate, chain, compress, islice, repeat
-from operator import gt, is_not, not_, sub
+from itertools import chain, compress, islice, repeat
+from operator import gt, is_not, not_
 
 import regex
 
 from tokviz.core.bpe.tokenizer import ExplainStep
-from tokviz.core.encoding import Encoding, encode_with_specials, ids_with_specials, offsets_of, uncovered
+from tokviz.core.encoding import (
+    Encoding,
+    LazyEncoding,
+    allowed_specials,
+    ids_with_specials,
+    offsets_of,
+    uncovered,
+)
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.processes import halves
+from tokviz.core.text.split import split_specials
 from tokviz.core.text.surrogates import surrogate_safe
 
 from .common import INF_RANK, LoadedMerge, byte_char_spans, check_ids, python_pattern
 from .fastsplit import FastSplitter, cut_points
 from .merging.one_chunk import LONG_PIECE, bpe_parts
+from .id_spans import SpanTable
 from .unicode_tables import PinnedPattern
 
 _CACHE_LIMITS = 6  # how many step limits keep a chunk cache
@@ -97,8 +106,7 @@ class RankBpeTokenizer:
         self._caches: dict[int, dict[str, tuple[int, ...]]] = {}
         self._merges: list[LoadedMerge] | None = None
         self._batch = None  # a `merging.BatchMerger`, made on first use
-        self._begun: list[int] | None = None  # characters beginning in each token (spans from ids)
-        self._inside: list[int] = []  # 1 where a token's first byte continues a character
+        self._spans: SpanTable | None = None  # spans from ids (made on first use)
 
     @classmethod
     def from_token_list(cls, tokens: Sequence[bytes], ranks: Sequence[int], **kw) -> "RankBpeTokenizer":
@@ -288,15 +296,17 @@ class RankBpeTokenizer:
     def warm_up(self) -> None:
         """Build now the tables the first encode of a long text would build (the spans from ids,
         the batch merger, the splitter's), so that a window pays for them while idle."""
-        self._span_tables()
+        self._span_table()
         self._split.warm_up()
         self._batch_merger()
 
     def _encode_text(self, text: str, offset: int, thr: int, out: Encoding) -> None:
-        """Tokens and spans derived from the ids path's ids when the tokens cover the text (every
-        known pattern does); chunk by chunk otherwise (a pattern that leaves text out)."""
-        ids = self._text_ids(text, thr)
-        spans = self._spans_of(ids, offset, len(text))
+        self._add_text(text, offset, self._text_ids(text, thr), thr, out)
+
+    def _add_text(self, text: str, offset: int, ids: list[int], thr: int, out: Encoding) -> None:
+        """Tokens and spans of `text`'s `ids` derived from them when the tokens cover the text
+        (every known pattern does); chunk by chunk otherwise (a pattern that leaves text out)."""
+        spans = self._span_table().spans(ids, offset, len(text))
         if spans is not None:
             out.ids.extend(ids)
             out.tokens.extend(map(self._vocab.__getitem__, ids))  # type: ignore[arg-type]
@@ -304,23 +314,10 @@ class RankBpeTokenizer:
             return
         self._encode_chunks(text, offset, thr, out)
 
-    def _spans_of(self, ids: list[int], offset: int, n_chars: int) -> list[tuple[int, int]] | None:
-        """`byte_char_spans` of the whole text, from the ids alone: each token adds the number of
-        characters that begin in it, and starts inside the previous character when its first
-        byte continues one. None when the tokens do not cover the `n_chars` characters."""
-        begun, inside = self._span_tables()
-        ends = list(accumulate(map(begun.__getitem__, ids), initial=offset))
-        if ends[-1] - offset != n_chars:
-            return None
-        return list(zip(map(sub, ends, map(inside.__getitem__, ids)), ends[1:]))
-
-    def _span_tables(self) -> tuple[list[int], list[int]]:
-        """Per id: the characters beginning in the token, 1 if its first byte continues one."""
-        if self._begun is None:  # once (a worker thread may race here: both build the same lists)
-            cont = bytes(range(0x80, 0xC0))
-            self._inside = [int(bool(t) and 0x80 <= t[0] < 0xC0) for t in self._vocab]  # type: ignore[index]
-            self._begun = [len(t.translate(None, cont)) if t is not None else 0 for t in self._vocab]
-        return self._begun, self._inside
+    def _span_table(self) -> SpanTable:
+        if self._spans is None:  # once (a worker thread may race here: both build the same table)
+            self._spans = SpanTable(self._vocab)
+        return self._spans
 
     def _encode_chunks(self, text: str, offset: int, thr: int, out: Encoding) -> None:
         cache = self._cache(thr)
@@ -349,13 +346,44 @@ class RankBpeTokenizer:
         allowed_special: Collection[str] | str = (),
         disallowed_special: Collection[str] | str = "all",
     ) -> Encoding:
-        """Encode `text` (tiktoken's `encode` rules for special tokens) with ids, bytes, spans."""
+        """Encode `text` (tiktoken's `encode` rules for special tokens) with ids, bytes, spans.
+        The ids come from the ids path; bytes and spans are derived from them when first read."""
         thr = self._threshold(step)
-        return encode_with_specials(
-            text, self.special_tokens, self._vocab.__getitem__,
-            lambda part, offset, out: self._encode_text(part, offset, thr, out),
-            allowed_special=allowed_special, disallowed_special=disallowed_special,
-        )
+        allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
+        parts = split_specials(text, tuple(allowed))  # (start, end, is special)
+        ids: list[int] = []
+        ends: list[int] = []  # where each part's ids end
+        for a, b, is_special in parts:
+            if is_special:
+                ids.append(self.special_tokens[text[a:b]])
+            else:
+                ids.extend(self._text_ids(text[a:b], thr))
+            ends.append(len(ids))
+        return LazyEncoding(ids, lambda: self._from_ids(text, ids, parts, ends, thr),
+                            columns=lambda: self._columns(ids, parts, ends))
+
+    def _columns(self, ids: list[int], parts: list[tuple[int, int, bool]], ends: list[int]):
+        """`LazyEncoding`'s JSON columns of `ids` (see `_from_ids`), or None when tokens leave text out."""
+        cols = self._span_table().parts_columns(ids, parts, ends)
+        vocab = self._vocab
+        return None if cols is None else (ids, ids, {i: vocab[i].hex() for i in set(ids)}, *cols)  # type: ignore[union-attr]
+
+    def _from_ids(self, text: str, ids: list[int], parts: list[tuple[int, int, bool]], ends: list[int],
+                  thr: int) -> Encoding:
+        """The full `Encoding` of `ids`, the ids of `parts` of `text` (ending at `ends`)."""
+        out = Encoding([], [], [], [], [], [])
+        vocab = self._vocab
+        k = 0
+        for (a, b, is_special), e in zip(parts, ends):
+            if is_special:
+                out.special.append(len(out.ids))
+                out.ids.append(ids[k])
+                out.tokens.append(vocab[ids[k]])  # type: ignore[arg-type]
+                out.spans.append((a, b))
+            else:
+                self._add_text(text[a:b], a, ids[k:e], thr, out)
+            k = e
+        return out
 
     def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
         """Encode `text` treating special-token strings as plain text."""

@@ -232,10 +232,16 @@ class TokenViewWorker(BackgroundWorker):
             return baselines.get(spec.key)
         return spec.tokenizer
 
-    def _encode(self, tok, text: str, step: int | None) -> Encoding:
+    def _encode(self, tok, text: str, step: int | None, *, drawn: bool = True) -> Encoding:
+        """The encoding of `text`; when it is `drawn`, its spans are read first, so a tokenizer
+        whose `encode` defers the work runs one pass for ids and spans (not an ids pass first)."""
         if self.request.specials_as_text:
-            return encode_specials_as_text(tok, text, step=step)
-        return tok.encode(text, step=step, allowed_special="all")  # every tokenizer's grid
+            enc = encode_specials_as_text(tok, text, step=step)
+        else:
+            enc = tok.encode(text, step=step, allowed_special="all")  # every tokenizer's grid
+        if drawn:
+            enc.spans  # noqa: B018 - read for its side effect (see the docstring)
+        return enc
 
     @staticmethod
     def _decode(tok, ids) -> str:
@@ -349,7 +355,7 @@ class TokenViewWorker(BackgroundWorker):
         req = self.request
         lines = [ln for ln in text.splitlines() if ln.strip()][:BATCH_ROWS]
         tok = ref.tokenizer
-        rows = [self._encode(tok, ln, ref.spec.step).ids for ln in lines]
+        rows = [self._encode(tok, ln, ref.spec.step, drawn=False).ids for ln in lines]
         n = tok.n_vocab
         bos, eos, pad = n, n + 1, n + 2  # this tokenizer has none: ids past the vocabulary
         batch = make_batch(rows, pad_id=pad, bos_id=bos if req.bos else None, eos_id=eos if req.eos else None,

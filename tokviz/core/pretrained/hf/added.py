@@ -14,6 +14,7 @@ What this leaves out: the pipeline that uses these (`tokviz.core.pretrained.hf.t
 from __future__ import annotations
 
 import bisect
+import re
 import threading
 from collections.abc import Callable, Collection, Sequence
 
@@ -31,9 +32,9 @@ class AddedPatterns:
     def __init__(self, tokens: Sequence[AddedToken], normalize: Callable[[str], str] | None) -> None:
         self._tokens = list(tokens)
         self._normalize = normalize
-        self._cache: dict[tuple[frozenset[str], bool], regex.Pattern | None] = {}
+        self._cache: dict[tuple[frozenset[str], bool], Alternation | None] = {}
 
-    def get(self, allowed: Collection[str], normalized: bool) -> regex.Pattern | None:
+    def get(self, allowed: Collection[str], normalized: bool) -> "Alternation | None":
         """The pattern of the allowed tokens with this ``normalized`` flag; group ``t<id>`` names
         the token. None when there are none."""
         key = (allowed if isinstance(allowed, frozenset) else frozenset(allowed), normalized)
@@ -43,15 +44,16 @@ class AddedPatterns:
             self._cache[key] = self._build(key[0], normalized)
         return self._cache[key]
 
-    def _build(self, allowed: frozenset[str], normalized: bool) -> regex.Pattern | None:
+    def _build(self, allowed: frozenset[str], normalized: bool) -> "Alternation | None":
         toks = [t for t in self._tokens if t.content in allowed and t.normalized == normalized and t.content]
         if not toks:
             return None
-        alts = []
+        alts, firsts = [], set()
         for t in sorted(toks, key=lambda t: len(t.content), reverse=True):
             content = t.content
             if normalized and self._normalize is not None:  # matched in normalized text
                 content = self._normalize(content)
+            firsts.add(content[:1])  # "" (a token the normalizer empties): no quick test
             p = regex.escape(content)
             if t.single_word:
                 p = rf"(?<!\w){p}(?!\w)"
@@ -60,10 +62,29 @@ class AddedPatterns:
             if t.rstrip:
                 p = p + r"\s*"
             alts.append(f"(?P<t{t.id}>{p})")
-        return regex.compile("|".join(alts))
+        return Alternation("|".join(alts), firsts)
 
 
-def split_added(text: str, pattern: regex.Pattern | None, as_text: AsText | None = None
+class Alternation:
+    """The pattern of some added tokens (``finditer`` as a compiled pattern's), with a quick
+    test first: a text holding none of the characters the tokens start with has no match (every
+    match holds its token's text whole), so most texts never run the alternation of hundreds of
+    tokens, and it is compiled only when a text first needs it."""
+
+    def __init__(self, pattern: str, firsts: Collection[str]) -> None:
+        self.pattern = pattern  # the source (a cache key)
+        self._first = re.compile("[" + "".join(map(re.escape, sorted(firsts))) + "]") if "" not in firsts else None
+        self._compiled: regex.Pattern | None = None
+
+    def finditer(self, text: str):
+        if self._first is not None and self._first.search(text) is None:
+            return iter(())
+        if self._compiled is None:
+            self._compiled = regex.compile(self.pattern)
+        return self._compiled.finditer(text)
+
+
+def split_added(text: str, pattern: Alternation | regex.Pattern | None, as_text: AsText | None = None
                 ) -> list[tuple[int, int, int | None]]:
     """``(start, end, added id or None)`` pieces of `text`; a match for which
     ``as_text(start, end, id)`` is true stays ordinary text.

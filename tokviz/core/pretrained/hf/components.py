@@ -69,3 +69,11 @@ def build_pre_tokenizer(d: Mapping | None) -> PreTokenizer | None:
     if t not in PRE_TOKENIZERS:
         raise UnsupportedComponent(f"unsupported pre-tokenizer {t!r}; tokviz runs {', '.join(PRE_TOKENIZERS)}")
     return base_pre.build_pre_tokenizer(d)
+
+
+def contains(component, kinds: tuple[type, ...]) -> bool:
+    """True when `component` or a part of it (a Sequence's, at any depth) is one of `kinds`."""
+    if isinstance(component, kinds):
+        return True
+    parts = getattr(component, "parts", None)
+    return bool(parts) and any(contains(p, kinds) for p in parts)

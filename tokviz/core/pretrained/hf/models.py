@@ -12,6 +12,7 @@ WordPiece is greedy longest-match-first with the ``##`` continuation prefix.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import accumulate
 
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.io.checks import is_count
@@ -67,6 +68,7 @@ class HfBpeModel:
             ids = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)]
             self._bytes_ids = ids if None not in ids else None
         self._caches: dict[int, dict[str, tuple[Token, ...]]] = {}
+        self._n_chars: list[int] | None = None  # id -> length of its string (made on first use)
 
     @property
     def n_merges(self) -> int:
@@ -110,35 +112,61 @@ class HfBpeModel:
             out.append(unk)
         return out
 
-    def _merge(self, syms: list[Token], limit: int) -> list[Token]:
+    def _start(self, word: str) -> tuple[list[int], list[int], list[int]]:
+        """`_symbols` as (ids, starts, ends)."""
+        syms = self._symbols(word)
+        return [t[0] for t in syms], [t[1] for t in syms], [t[2] for t in syms]
+
+    def _merge(self, ids: list[int], starts: list[int], ends: list[int], limit: int) -> list[Token]:
         """Join the lowest-ranked adjacent pair, leftmost first, while its rank < `limit`."""
-        if len(syms) < 2:
-            return syms
-        rank_of, new_of, big = self._rank, self.merge_ids, INF_RANK
-        ids = [t[0] for t in syms]
-        starts = [t[1] for t in syms]
-        ends = [t[2] for t in syms]
         if len(ids) > 64:
             return self._merge_heap(ids, starts, ends, limit)
-        ranks = []
-        for i in range(len(ids) - 1):
-            r = rank_of.get((ids[i] << _SHIFT) | ids[i + 1], big)
-            ranks.append(r if r < limit else big)
+        firsts = list(range(len(ids)))  # the first symbol of each part
+        ids = self._merge_ids(ids, limit, firsts)
+        lasts = [k - 1 for k in firsts[1:]] + [len(starts) - 1]
+        return list(zip(ids, map(starts.__getitem__, firsts), map(ends.__getitem__, lasts)))
+
+    def _merge_ids(self, ids: list[int], limit: int, firsts: list[int] | None = None) -> list[int]:
+        """`_merge` on ids alone (`ids` is changed), keeping `firsts` (the position of each part's
+        first symbol) in step when given. A pair ranked `limit` or more stops the loop when it
+        is the lowest, so ranks need no masking."""
+        if len(ids) < 2:
+            return ids
+        rank_get, new_of, big = self._rank.get, self.merge_ids, INF_RANK
+        ranks = [rank_get((a << _SHIFT) | b, big) for a, b in zip(ids, ids[1:])]
         while ranks:
             m = min(ranks)
-            if m == big:
+            if m >= limit:
                 break
             i = ranks.index(m)
             ids[i] = new_of[m]
-            ends[i] = ends[i + 1]
-            del ids[i + 1], starts[i + 1], ends[i + 1], ranks[i]
+            del ids[i + 1], ranks[i]
+            if firsts is not None:
+                del firsts[i + 1]
             if i < len(ranks):
-                r = rank_of.get((ids[i] << _SHIFT) | ids[i + 1], big)
-                ranks[i] = r if r < limit else big
+                ranks[i] = rank_get((ids[i] << _SHIFT) | ids[i + 1], big)
             if i:
-                r = rank_of.get((ids[i - 1] << _SHIFT) | ids[i], big)
-                ranks[i - 1] = r if r < limit else big
-        return list(zip(ids, starts, ends))
+                ranks[i - 1] = rank_get((ids[i - 1] << _SHIFT) | ids[i], big)
+        return ids
+
+    def _simple_tokens(self, word: str, limit: int) -> list[Token] | None:
+        """The tokens of a word whose every character is a token, with no prefix or suffix (most
+        words): merged on ids alone, each token's span from its string's length. None otherwise."""
+        if self.prefix or self.suffix:
+            return None
+        ids = list(map(self.vocab.get, word))
+        if None in ids:
+            return None
+        if len(ids) > 64:
+            return self._merge_heap(ids, list(range(len(ids))), list(range(1, len(ids) + 1)), limit)  # type: ignore[arg-type]
+        ids = self._merge_ids(ids, limit)  # type: ignore[arg-type]
+        if self._n_chars is None:
+            n_chars = [0] * (max(self.vocab.values(), default=-1) + 1)
+            for s, i in self.vocab.items():
+                n_chars[i] = len(s)
+            self._n_chars = n_chars
+        ends = list(accumulate(map(self._n_chars.__getitem__, ids)))
+        return list(zip(ids, [0, *ends[:-1]], ends))
 
     def _merge_heap(self, ids: list[int], starts: list[int], ends: list[int], limit: int) -> list[Token]:
         import heapq
@@ -191,11 +219,26 @@ class HfBpeModel:
         if self.ignore_merges and limit == INF_RANK and word in self.vocab:
             out: tuple[Token, ...] = ((self.vocab[word], 0, len(word)),)
         else:
-            out = tuple(self._merge(self._symbols(word), limit))
+            simple = self._simple_tokens(word, limit)
+            out = tuple(simple if simple is not None else self._merge(*self._start(word), limit))
         if len(cache) >= _CACHE_SIZE:
             cache.clear()
         cache[word] = out
         return out
+
+    def tokenize_ids(self, word: str, limit: int = INF_RANK) -> list[int]:
+        """The ids of ``tokenize(word, limit)``, made without spans and not cached (the ids path
+        keeps them itself); tokens already made are reused."""
+        hit = self._caches.get(limit, {}).get(word)
+        if hit is not None:
+            return [t[0] for t in hit]
+        if self.ignore_merges and limit == INF_RANK and word in self.vocab:
+            return [self.vocab[word]]
+        if not self.prefix and not self.suffix:
+            ids = list(map(self.vocab.get, word))
+            if None not in ids and len(ids) <= 64:
+                return self._merge_ids(ids, limit)  # type: ignore[arg-type]
+        return [t[0] for t in self.tokenize(word, limit)]
 
     def trace(self, word: str, limit: int = INF_RANK) -> list[tuple[int, tuple[int, int], int, tuple[int, ...]]]:
         """``(rank, pair, new id, ids after)`` for each merge that fires on `word`, in order."""
@@ -240,6 +283,7 @@ class WordPieceModel:
             raise ModelFormatError(f"WordPiece: the unknown token {unk_token!r} is not in the vocabulary")
         self.unk_id = self.vocab[unk_token]
         self._cache: dict[str, tuple[Token, ...]] = {}
+        self._longest = max(map(len, self.vocab), default=0)  # no longer piece can be a token
 
     def tokenize(self, word: str, limit: int = INF_RANK) -> tuple[Token, ...]:
         hit = self._cache.get(word)
@@ -252,8 +296,9 @@ class WordPieceModel:
         else:
             vocab, prefix = self.vocab, self.prefix
             start = 0
+            longest = self._longest
             while start < n:
-                end = n
+                end = min(n, start + longest)
                 found = None
                 while start < end:
                     sub = word[start:end] if start == 0 else prefix + word[start:end]

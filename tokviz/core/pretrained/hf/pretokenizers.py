@@ -108,6 +108,11 @@ class PreTokenizer:
     def __call__(self, pieces: list[NormStr]) -> list[NormStr]:
         raise NotImplementedError
 
+    def split_texts(self, texts: list[str]) -> list[str] | None:
+        """The words of `__call__` as plain strings, for the ids path (no spans), or None when this
+        pre-tokenizer has no such shortcut (those whose words depend on where the input starts)."""
+        return None
+
 
 class SplitPre(PreTokenizer):
     def __init__(self, pattern, behaviour: str, invert: bool = False) -> None:
@@ -117,9 +122,70 @@ class SplitPre(PreTokenizer):
 
     def __call__(self, pieces: list[NormStr]) -> list[NormStr]:
         out = []
+        plain = self.behaviour == "isolated" and not self.invert and isinstance(self.pattern, PinnedPattern)
         for p in pieces:
-            out.extend(split_piece(p, self.pattern, self.behaviour, self.invert))
+            if plain and p.spans is None:  # the id path: matches and the text between them
+                out.extend(isolated_pieces(p, self.pattern))
+            else:
+                out.extend(split_piece(p, self.pattern, self.behaviour, self.invert))
         return out
+
+    def split_texts(self, texts: list[str]) -> list[str] | None:
+        if self.invert or self.behaviour not in ("isolated", "removed"):
+            return None
+        if isinstance(self.pattern, PinnedPattern):
+            if self.behaviour != "isolated":
+                return None
+            return [t[a:b] for t in texts for a, b in isolated_bounds(t, self.pattern)]
+        keep = self.behaviour == "isolated"
+        return [t[a:b] for t in texts for a, b in char_bounds(t, self.pattern, keep)]
+
+
+def char_bounds(text: str, test: Callable[[str], bool], keep: bool) -> list[tuple[int, int]]:
+    """``(start, end)`` of the runs of characters `test` rejects, and of each character it
+    accepts when `keep` (``isolated``; else they are ``removed``), in order.
+
+    >>> char_bounds("a, b", lambda c: c in ", ", True), char_bounds("a, b", str.isspace, False)
+    ([(0, 1), (1, 2), (2, 3), (3, 4)], [(0, 2), (3, 4)])
+    """
+    out: list[tuple[int, int]] = []
+    prev = 0
+    for i in compress(range(len(text)), map(test, text)):
+        if i > prev:
+            out.append((prev, i))
+        if keep:
+            out.append((i, i + 1))
+        prev = i + 1
+    if prev < len(text):
+        out.append((prev, len(text)))
+    return out
+
+
+def isolated_bounds(text: str, pattern: PinnedPattern) -> list[tuple[int, int]]:
+    """``(start, end)`` of the non-empty matches and of the text between them, in order (HF's
+    ``isolated`` split behaviour).
+
+    >>> isolated_bounds("ab12c", PinnedPattern("[0-9]"))
+    [(0, 2), (2, 3), (3, 4), (4, 5)]
+    """
+    out: list[tuple[int, int]] = []
+    prev = 0
+    for m in pattern.finditer(text):
+        a, b = m.span()
+        if a > prev:
+            out.append((prev, a))
+        if b > a:
+            out.append((a, b))
+        prev = b
+    if prev < len(text):
+        out.append((prev, len(text)))
+    return out
+
+
+def isolated_pieces(ns: NormStr, pattern: PinnedPattern) -> list[NormStr]:
+    """`split_piece` with the ``isolated`` behaviour for a piece without spans."""
+    text, first = ns.text, ns.first
+    return [NormStr(text[a:b], None, first and a == 0) for a, b in isolated_bounds(text, pattern)]
 
 
 class SequencePre(PreTokenizer):
@@ -130,6 +196,13 @@ class SequencePre(PreTokenizer):
         for p in self.parts:
             pieces = p(pieces)
         return pieces
+
+    def split_texts(self, texts: list[str]) -> list[str] | None:
+        for p in self.parts:
+            texts = p.split_texts(texts)  # type: ignore[assignment]
+            if texts is None:
+                return None
+        return texts
 
 
 class ByteLevelPre(PreTokenizer):
@@ -156,6 +229,13 @@ class ByteLevelPre(PreTokenizer):
 
     def __call__(self, pieces: list[NormStr]) -> list[NormStr]:
         return [byte_level(p) for p in self.split_only(pieces)]
+
+    def split_texts(self, texts: list[str]) -> list[str] | None:
+        if self.add_prefix_space:
+            return None
+        if self.use_regex:
+            texts = [w for t in texts for w in self.fast.findall(t)]
+        return [to_byte_chars(t) for t in texts if t]
 
 
 def byte_level(p: NormStr) -> NormStr:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping, Sequence
+from functools import partial
 from operator import itemgetter
 from pathlib import Path
 
 import regex
 
 from tokviz.core.bpe.tokenizer import ExplainStep
-from tokviz.core.encoding import Encoding, allowed_specials, offsets_of, uncovered
+from tokviz.core.encoding import Encoding, LazyEncoding, allowed_specials, offsets_of, uncovered
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.io.checks import is_count
 from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes
@@ -28,33 +29,24 @@ from tokviz.core.pretrained.tiktoken_files import RANK_SLACK
 from tokviz.core.text.surrogates import surrogate_safe
 from tokviz.core.special_tokens import AddedToken
 
-from .added import AddedPatterns, PieceCache, append_shifted, literal_inside, literal_test, split_added
-from .components import build_normalizer, build_pre_tokenizer
+from .added import AddedPatterns, Alternation, PieceCache, append_shifted, literal_inside, literal_test, split_added
+from .components import build_normalizer, build_pre_tokenizer, contains
 from .decoders import (
     ByteLevelDecoder,
     Decoder,
-    MetaspaceDecoder,
     PostProcessor,
-    ReplaceDecoder,
-    SequenceDecoder,
     build_decoder,
     build_post_processor,
 )
+from .markers import MARKER, cut_ids, cut_tokens, marker_cuts, marker_is_boundary, uses_marker
 from .models import HfBpeModel, WordPieceModel, build_model
 from .normalizers import Normalizer, NormStr
 from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, to_byte_chars
+from .word_ids import WordIds
 
 _BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
-_MARKER = "\u2581"
-_LONG_WORD = 256  # longer words are cut at word markers when the merges allow it
 _END = itemgetter(1)
-
-
-def _walk(component, kinds: tuple[type, ...]) -> bool:
-    if isinstance(component, kinds):
-        return True
-    parts = getattr(component, "parts", None)
-    return bool(parts) and any(_walk(p, kinds) for p in parts)
+_FIRST = itemgetter(0)
 
 
 def _added_id(value: object) -> int:
@@ -109,12 +101,13 @@ class HfTokenizer:
         for t in self.added:
             strings[t.id] = t.content
         self._strings = strings
-        self._byte_level = _walk(pre_tokenizer, (ByteLevelPre,)) or _walk(decoder, (ByteLevelDecoder,))
-        self._marker = _MARKER if self._uses_marker() else None
+        self._byte_level = contains(pre_tokenizer, (ByteLevelPre,)) or contains(decoder, (ByteLevelDecoder,))
+        self._marker = MARKER if uses_marker(decoder) else None
         self._unk_id = model.vocab.get(model.unk_token) if model.unk_token else None
         self._vocab_bytes: list[bytes | None] | None = None
-        self._cut_marker = isinstance(model, HfBpeModel) and self._marker_is_boundary()
+        self._cut_marker = isinstance(model, HfBpeModel) and marker_is_boundary(model.merge_pairs, strings)
         self._merge_of: dict[int, tuple[int, int]] | None = None
+        self._word_ids = WordIds.of(pre_tokenizer, partial(self._model_ids, kept=True))
         pre = pre_tokenizer
         self._plain_byte_level = (
             normalizer is None and isinstance(pre, ByteLevelPre) and pre.use_regex
@@ -123,23 +116,6 @@ class HfTokenizer:
 
     def _normalize_text(self, text: str) -> str:
         return text if self.normalizer is None else self.normalizer(NormStr(text, None)).text
-
-    def _uses_marker(self) -> bool:
-        if _walk(self.decoder, (MetaspaceDecoder,)):
-            return True
-        dec = self.decoder
-        parts = dec.parts if isinstance(dec, SequenceDecoder) else [dec]
-        return any(isinstance(p, ReplaceDecoder) and p.pattern.literal == _MARKER for p in parts)
-
-    def _marker_is_boundary(self) -> bool:
-        """True when no merge joins a token not ending in ``▁`` to one starting with it, so
-        words can be cut before each ``▁`` that follows another character."""
-        s = self._strings
-        for a, b in self.model.merge_pairs:  # type: ignore[union-attr]
-            left, right = s[a] or "", s[b] or ""
-            if right.startswith(_MARKER) and not left.endswith(_MARKER):
-                return False
-        return True
 
     @property
     def byte_level(self) -> bool:
@@ -248,7 +224,7 @@ class HfTokenizer:
 
     # -- the pipeline -----------------------------------------------------------------------
 
-    def _words(self, ns: NormStr, norm_added: regex.Pattern | None, as_text=None) -> list[tuple[NormStr, int | None]]:
+    def _words(self, ns: NormStr, norm_added: Alternation | None, as_text=None) -> list[tuple[NormStr, int | None]]:
         """Normalize one piece of text and cut it into model words (or normalized added tokens)."""
         if self.normalizer is not None:
             ns = self.normalizer(ns)
@@ -266,14 +242,19 @@ class HfTokenizer:
         return out
 
     def _model_tokens(self, word: str, limit: int):
-        model = self.model
-        if self._cut_marker and len(word) > _LONG_WORD:
-            out = []
-            cuts = [0] + [m.start() for m in regex.finditer(r"(?<=[^\u2581])\u2581", word)] + [len(word)]
-            for a, b in zip(cuts, cuts[1:]):
-                out.extend((i, s + a, e + a) for i, s, e in model.tokenize(word[a:b], limit))
-            return out
-        return model.tokenize(word, limit)
+        """The model's tokens of one word (cut at its ``▁`` markers first when that is exact)."""
+        cuts = marker_cuts(word) if self._cut_marker else None
+        return self.model.tokenize(word, limit) if cuts is None else cut_tokens(self.model.tokenize, word, cuts, limit)
+
+    def _model_ids(self, word: str, limit: int, *, kept: bool = False) -> list[int]:
+        """The ids of `_model_tokens`; when the caller keeps them (`kept`), BPE makes them without
+        spans or a cache entry of its own."""
+        cuts = marker_cuts(word) if self._cut_marker else None
+        if cuts is None:
+            if kept and isinstance(self.model, HfBpeModel):
+                return self.model.tokenize_ids(word, limit)
+            return list(map(_FIRST, self.model.tokenize(word, limit)))
+        return cut_ids(self.model.tokenize, word, cuts, limit)
 
     def _run(self, text: str, *, limit: int, allowed: Collection[str], post: bool, aligned: bool,
              literal: Sequence[tuple[int, int]] = ()) -> Encoding:
@@ -287,12 +268,19 @@ class HfTokenizer:
         for a, b, added in pieces:
             if added is not None:
                 self._push_special(out, added, (a, b), vocab)
+            elif not aligned and self._word_ids is not None:
+                norm = self._normalize_text(text[a:b])
+                for x, y, w_added in split_added(norm, norm_added):
+                    if w_added is not None:
+                        self._push_special(out, w_added, (a, a), None)
+                    else:
+                        out.ids.extend(self._word_ids.ids(norm[x:y], limit))
             elif not aligned:
                 for word, w_added in self._words(NormStr.of(text[a:b], a, aligned=False), norm_added):
                     if w_added is not None:
                         self._push_special(out, w_added, (a, a), None)
                     else:
-                        out.ids.extend(t[0] for t in self._model_tokens(word.text, limit))
+                        out.ids.extend(self._model_ids(word.text, limit))
             elif len(pieces) == 1:  # one text: nothing to reuse
                 self._encode_piece(text, a, b, limit, norm_added, as_text, out, covered)
             else:  # text between added tokens (a chat's messages): edits re-encode only their piece
@@ -394,13 +382,19 @@ class HfTokenizer:
         (those in `allowed_special`; "all" by default) and the post-processor adds its special
         tokens when `add_special_tokens`. Special tokens lying inside one of the character ranges
         `literal_spans` are ordinary text (a chat message a user typed, inside a template's own
-        control tokens)."""
+        control tokens). Nothing is encoded before a field is read: the ids alone by the ids path
+        when they are read first, else everything at once."""
         if allowed_special == "all":  # then nothing is disallowed
             allowed: Collection[str] = self._all_specials
         else:
             allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
-        return self._run(text, limit=self._limit(step), allowed=allowed, post=add_special_tokens, aligned=True,
-                         literal=literal_spans)
+        limit = self._limit(step)
+        if literal_spans:  # the ids path does not keep normalized added tokens as text
+            return self._run(text, limit=limit, allowed=allowed, post=add_special_tokens, aligned=True,
+                             literal=literal_spans)
+        return LazyEncoding(
+            lambda: self._run(text, limit=limit, allowed=allowed, post=add_special_tokens, aligned=False).ids,
+            lambda: self._run(text, limit=limit, allowed=allowed, post=add_special_tokens, aligned=True))
 
     def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
         """Encode `text` alone: added-token strings as plain text, no BOS/CLS/SEP."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from .normalizers import NormStr
+from .pretokenizers import PreTokenizer
 
 SCRIPT_NAMES = """
 Adlam Ahom AnatolianHieroglyphs Arabic Armenian Avestan Balinese Bamum BassaVah Batak Bengali
@@ -183,7 +184,7 @@ def fixed_script(c: str) -> int:
     return _FIXED.get(s, s)
 
 
-class UnicodeScriptsPre:
+class UnicodeScriptsPre(PreTokenizer):
     def __init__(self) -> None:
         self._memo: dict[str, int] = {}
 
@@ -210,7 +211,7 @@ class UnicodeScriptsPre:
         return out
 
 
-class FixedLengthPre:
+class FixedLengthPre(PreTokenizer):
     def __init__(self, length: int = 5) -> None:
         self.length = length
 

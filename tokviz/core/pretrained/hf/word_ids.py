@@ -1,0 +1,50 @@
+"""The ids path of a tokenizer.json whose pre-tokenizer can cut plain strings (GPT-2's
+ByteLevel, DeepSeek's Splits + ByteLevel, BERT's): words as strings, never `NormStr` pieces, and
+each word's ids kept, so a word seen before costs one dict lookup.
+
+What this leaves out: normalizing and cutting out added tokens (done before, by the caller) and
+the model (`models`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .pretokenizers import PreTokenizer
+
+_CACHE_SIZE = 200_000  # words per step limit before the cache starts over
+_LIMITS = 6  # step limits that keep a cache
+
+
+class WordIds:
+    """``ids(text, limit)``: the model's ids of `text`'s words, cached per word and step limit."""
+
+    def __init__(self, split_texts: Callable[[list[str]], list[str] | None],
+                 model_ids: Callable[[str, int], list[int]]) -> None:
+        self._split = split_texts
+        self._model_ids = model_ids
+        self._caches: dict[int, dict[str, tuple[int, ...]]] = {}
+
+    @classmethod
+    def of(cls, pre_tokenizer: PreTokenizer | None, model_ids: Callable[[str, int], list[int]]) -> "WordIds | None":
+        """The shortcut for this pre-tokenizer, or None when it has none."""
+        if pre_tokenizer is None or pre_tokenizer.split_texts([]) is None:
+            return None
+        return cls(pre_tokenizer.split_texts, model_ids)
+
+    def ids(self, text: str, limit: int) -> list[int]:
+        """The ids of normalized `text` (no added token inside)."""
+        cache = self._caches.get(limit)
+        if cache is None:
+            if len(self._caches) >= _LIMITS:
+                del self._caches[next(iter(self._caches))]
+            cache = self._caches[limit] = {}
+        out: list[int] = []
+        for word in self._split([text]):  # type: ignore[union-attr]
+            hit = cache.get(word)
+            if hit is None:
+                if len(cache) >= _CACHE_SIZE:
+                    cache.clear()
+                hit = cache[word] = tuple(self._model_ids(word, limit))
+            out.extend(hit)
+        return out
