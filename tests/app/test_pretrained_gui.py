@@ -255,11 +255,12 @@ def test_file_menu_has_the_tokenizer_entries(window):
 def test_heatmaps_follow_a_loaded_tokenizer(gpt2_window, qtbot):
     """The embedding panel tokenizes the corpus with the loaded tokenizer at step k (vocab size 50,257)."""
     w = gpt2_window
-    w.corpus_panel.set_text("the SolidGoldMagikarp of the corpus\n\nanother paragraph here")
     p = w.embedding_panel
-    with qtbot.waitSignal(p.corpus_tokenized, timeout=30_000) as blocker:
-        w.step_model.set_step(200)
-    c = blocker.args[0]
+    w.script.select_panel("embeddings")  # on screen it follows the step (behind a tab it waits: test_hidden_panels)
+    w.corpus_panel.set_text("the SolidGoldMagikarp of the corpus\n\nanother paragraph here")
+    w.step_model.set_step(200)
+    qtbot.waitUntil(lambda: p.corpus is not None and p.corpus.step == 200, timeout=30_000)  # the newest request wins
+    c = p.corpus
     assert c.step == 200 and c.n_vocab == 50_257
     assert max(c.text_ids, default=0) < 256 + 200
     w.script.select_panel("positional")
