@@ -8,6 +8,9 @@ import pickle
 
 import pytest
 
+from tokviz.core import json_columns
+from tokviz.core.processes import fork
+
 from tests.conftest import shared_file
 
 from tokviz.core import encoding as encoding_module
@@ -51,12 +54,17 @@ def test_streamed_json_equals_json_dumps(tok, monkeypatch):
     enc = tok.encode(text, allowed_special="all")
     expected = json.dumps(enc.to_json())
     assert enc.json_text() == expected  # from the filled lists
-    monkeypatch.setattr(encoding_module, "JSON_CHUNK", 7)  # many chunks, a short last one
-    for fresh in (False, True):  # a fresh tiktoken-style encoding writes from its ids' columns
+    monkeypatch.setattr(json_columns, "JSON_CHUNK", 7)  # many chunks, a short last one
+    real_fork = fork.fork_call
+    for fresh, halves in ((False, False), (True, False), (True, True)):  # fresh: from the ids' columns
+        monkeypatch.setattr(json_columns, "PARALLEL_MIN_TOKENS", 2 if halves else 1 << 30)
+        forks = []
+        monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
         parts: list[str] = []
         (tok.encode(text, allowed_special="all") if fresh else enc).write_json(parts.append)
         assert "".join(parts) == expected
-        assert len(parts) > 10
+        assert len(parts) > (3 if halves else 10)
+        assert len(forks) == (1 if halves and fork.can_fork() else 0)  # the second halves formatted in a child
     if tok.kind == "tiktoken" or getattr(tok, "byte_level", False):
         assert _splits_a_character(enc)  # the case where spans of neighbouring tokens overlap
 

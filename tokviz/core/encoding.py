@@ -12,6 +12,7 @@ from itertools import compress, count, starmap
 from operator import eq, itemgetter
 
 from .errors import EncodeError
+from .json_columns import write_json_columns
 from .text.split import split_specials
 
 
@@ -75,45 +76,7 @@ class Encoding:
                            list(map(_FIRST, spans)), list(map(_SECOND, spans)))
 
 
-JSON_CHUNK = 1 << 16  # tokens per write of `write_json_columns`
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
-
-
-def write_json_columns(write: Callable[[str], object], ids: Sequence[int], keys: Sequence, hex_of: Mapping[object, str],
-                       starts: Sequence[int], ends: Sequence[int]) -> None:
-    """Write `Encoding.to_json`'s JSON text of tokens given as columns (token k: ``ids[k]``, hex
-    ``hex_of[keys[k]]``, span ``(starts[k], ends[k])``), `JSON_CHUNK` tokens at a time: numbers
-    formatted by one ``%`` per chunk, no string of the whole, no dict, no tuple per token."""
-    write('{"ids": [')
-    _write_numbers(write, ids, "%d")
-    write('], "tokens_hex": [')
-    for k in range(0, len(keys), JSON_CHUNK):
-        write(('", "' if k else '"') + '", "'.join(map(hex_of.__getitem__, keys[k : k + JSON_CHUNK])))
-    write('"' if keys else "")
-    write('], "spans": [')
-    _write_numbers(write, starts, "[%d, %d]", ends)
-    write('], "inserted": [')
-    _write_numbers(write, list(compress(count(), map(eq, starts, ends))), "%d")  # empty spans
-    write("]}")
-
-
-def _write_numbers(write: Callable[[str], object], items: Sequence[int], item: str,
-                   seconds: Sequence[int] | None = None) -> None:
-    """``", ".join(item % x for x in items)`` written `JSON_CHUNK` items at a time; with
-    `seconds`, `item` takes two numbers: ``item % (items[k], seconds[k])``."""
-    templates: dict[int, str] = {}  # chunk length -> format string of that many items
-    for k in range(0, len(items), JSON_CHUNK):
-        part = items[k : k + JSON_CHUNK]
-        n = len(part)
-        if n not in templates:
-            templates[n] = ", ".join([item] * n)
-        if seconds is None:
-            values = tuple(part)
-        else:
-            both = [0] * (2 * n)
-            both[0::2], both[1::2] = part, seconds[k : k + JSON_CHUNK]
-            values = tuple(both)
-        write((", " if k else "") + templates[n] % values)
 
 
 _LAZY_FIELDS = ("tokens", "spans", "unknown", "special", "dropped")

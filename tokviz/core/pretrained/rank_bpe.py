@@ -345,9 +345,11 @@ class RankBpeTokenizer:
         step: int | None = None,
         allowed_special: Collection[str] | str = (),
         disallowed_special: Collection[str] | str = "all",
+        share_cache: bool = True,
     ) -> Encoding:
         """Encode `text` (tiktoken's `encode` rules for special tokens) with ids, bytes, spans.
-        The ids come from the ids path; bytes and spans are derived from them when first read."""
+        The ids come from the ids path (`share_cache`: as in `encode_ids`); bytes and spans are
+        derived from them when first read."""
         thr = self._threshold(step)
         allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
         parts = split_specials(text, tuple(allowed))  # (start, end, is special)
@@ -357,7 +359,7 @@ class RankBpeTokenizer:
             if is_special:
                 ids.append(self.special_tokens[text[a:b]])
             else:
-                ids.extend(self._text_ids(text[a:b], thr))
+                ids.extend(self._text_ids(text[a:b], thr, share_cache))
             ends.append(len(ids))
         return LazyEncoding(ids, lambda: self._from_ids(text, ids, parts, ends, thr),
                             columns=lambda: self._columns(ids, parts, ends))
