@@ -267,7 +267,7 @@ def main(argv=None) -> int:
     app = create_application()
     from tokviz.app.main_window import MainWindow
     from tokviz.core import TrainSettings
-    from tokviz.core.pretrained import open_timeline
+    from tokviz.engine.pretrained_tasks import load_any_timeline
     from tokviz.engine.settings import AppSettings
 
     child = busy_child()
@@ -294,7 +294,7 @@ def main(argv=None) -> int:
             seconds["train"] = (window.script.wait_for_training(600_000), time.perf_counter() - t0)
             meter.stop()
             trained = window.script.timeline
-            loaded = open_timeline(str(GPT2))
+            loaded = load_any_timeline(str(GPT2))  # as File > Open does (its tables built while loading)
             shakespeare = SHAKESPEARE.read_text(encoding="utf-8")
             mb = (shakespeare * 2)[:1_000_000]
             for run in range(args.runs):

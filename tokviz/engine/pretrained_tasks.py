@@ -21,8 +21,13 @@ def load_any_timeline(source: str, *, pattern: str | None = None, should_stop=la
     as a `LoadedTimeline`. Raises `PatternRequired` for a `.tiktoken` of an unknown encoding."""
     from tokviz.core.pretrained import open_timeline  # the readers: loaded when a tokenizer is opened
 
+    from .token_view.token_view_engine import warm_up
+
     progress(f"Loading {Path(source).name}…", 0.0)
-    return open_timeline(source, pattern=pattern)
+    timeline = open_timeline(source, pattern=pattern)
+    if not timeline.has_counts:  # a loaded tokenizer (no training counts): its one-time tables built here, off the
+        warm_up(timeline.tokenizer())  # GUI thread, not by the first encode the window asks for
+    return timeline
 
 
 class TimelineVocab:
