@@ -4,7 +4,6 @@ folders; and says clearly what is wrong with anything else."""
 from __future__ import annotations
 
 import base64
-
 import shutil
 
 import pytest
