@@ -76,3 +76,20 @@ def test_encode_ids_leaves_the_garbage_collector_as_it_found_it(cli, enabled):
         assert gc.isenabled() is enabled
     finally:
         gc.enable()
+
+
+def test_a_one_off_encode_keeps_no_forked_cache_and_equals_encode(monkeypatch):
+    """`encode_once` (the command line's --json and token listing) asks a tiktoken-style tokenizer
+    for no cache from its forked half; the encoding is `encode`'s."""
+    from tokviz.core.pretrained import RankBpeTokenizer
+    from tokviz.core.pretrained.ids_path import encode_once
+
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks.update({b"ab": 256, b"abc": 257})
+    tok = RankBpeTokenizer(ranks, pattern=r"\S+|\s+")
+    asked = []
+    real = tok._text_ids
+    monkeypatch.setattr(tok, "_text_ids", lambda text, thr, share_cache=True: asked.append(share_cache)
+                        or real(text, thr, share_cache))
+    enc = encode_once(tok, "abc ab x")
+    assert asked == [False] and enc.ids == [257, 32, 256, 32, 120] and enc.spans == tok.encode("abc ab x").spans

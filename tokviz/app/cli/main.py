@@ -8,16 +8,15 @@ commands start fast and work without a display.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import sys
 import tempfile
 from collections.abc import Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 from tokviz import __version__
+from tokviz.core.algorithm.gc_pause import collector_paused
 from tokviz.core.errors import TokvizError
 from tokviz.core.text.corpus import ENCODING_ERRORS, read_text
 
@@ -252,7 +251,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     if fmt == "ids":  # the ids path: no tokens, no spans are computed
         from tokviz.core.pretrained.ids_path import encode_ids_like, ids_text
 
-        with _collector_paused():
+        with collector_paused():
             ids = encode_ids_like(tok, text, step=args.step, specials_as_text=args.specials_as_text,
                                   share_cache=False)
         sys.stdout.write(ids_text(ids, tok.n_vocab))
@@ -262,32 +261,19 @@ def cmd_encode(args: argparse.Namespace) -> int:
         from tokviz.core.special_tokens import encode_specials_as_text
 
         enc = encode_specials_as_text(tok, text, step=args.step)
-    elif fmt == "json" and getattr(tok, "kind", "") == "tiktoken":  # a one-off encode: no cache kept warm
-        with _collector_paused():
-            enc = tok.encode(text, step=args.step, allowed_special="all", share_cache=False)
     else:
-        enc = tok.encode(text, step=args.step, allowed_special="all")
+        from tokviz.core.pretrained.ids_path import encode_once
+
+        with collector_paused():
+            enc = encode_once(tok, text, step=args.step)
     if fmt == "json":
-        with _collector_paused():
+        with collector_paused():
             enc.write_json(sys.stdout.write)  # = json.dumps(enc.to_json()), streamed
         sys.stdout.write("\n")
     else:
         for i, (tid, tok) in enumerate(zip(enc.ids, enc.tokens)):
             print(f"{tid}\t{_format_token(tok)}")
     return 0
-
-
-@contextmanager
-def _collector_paused():
-    """The garbage collector off for a one-off encode (collections only slow the filling of caches
-    and columns down: nothing here is cyclic), given back as it was found."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def cmd_decode(args: argparse.Namespace) -> int:

@@ -5,7 +5,8 @@ every merge; Unigram's rounds build large arrays and records. Neither makes refe
 yet the allocations trigger the collector's full passes, which walk every live container of the
 trainer (a tenth of WordPiece's training time). `paused_gc` pauses the collector while each item
 is computed and restores it before handing the item over, so whatever the caller does between
-items (a GUI worker, a progress bar) runs with the collector as it was.
+items (a GUI worker, a progress bar) runs with the collector as it was. `collector_paused` is the
+same pause around any one-off job (the command line's encode).
 
     >>> import gc
     >>> def items():
@@ -18,9 +19,22 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
 T = TypeVar("T")
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic collector off inside the block, given back as it was found (an exception too)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def paused_gc(items: Iterable[T]) -> Iterator[T]:
@@ -28,13 +42,9 @@ def paused_gc(items: Iterable[T]) -> Iterator[T]:
     from `items`, e.g. a cancellation, leaves the collector as it was too)."""
     it = iter(items)
     while True:
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            item = next(it)
-        except StopIteration:
-            return
-        finally:
-            if was_enabled:
-                gc.enable()
+        with collector_paused():
+            try:
+                item = next(it)
+            except StopIteration:
+                return
         yield item

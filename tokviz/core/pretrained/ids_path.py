@@ -4,8 +4,8 @@
 ``specials_as_text=True`` the ids of `encode_specials_as_text`), but the tokenizers that have an
 ids path take it: no token bytes, no spans, no per-chunk byte offsets, and a big text may be
 encoded in two processes (`tokviz.core.processes.halves`). Tokens and spans can be derived from
-the ids afterwards when they are wanted. What this leaves out: the encoders themselves
-(`rank_bpe`, `hf.tokenizer`).
+the ids afterwards when they are wanted (`encode_once`: the whole encoding of a one-off call).
+What this leaves out: the encoders themselves (`rank_bpe`, `hf.tokenizer`).
 """
 
 from __future__ import annotations
@@ -38,6 +38,14 @@ def encode_ids_like(tok, text: str, *, step: int | None = None, specials_as_text
         return tok.encode_ids(text, step=step, add_special_tokens=True, allowed_special=allowed,
                               disallowed_special=disallowed)
     return tok.encode(text, step=step, allowed_special=allowed, disallowed_special=disallowed).ids
+
+
+def encode_once(tok, text: str, *, step: int | None = None):
+    """``tok.encode(text, step=step, allowed_special="all")`` for a one-off encode (the command
+    line): a big text's forked half keeps no cache warm for later calls that will not come."""
+    if isinstance(tok, RankBpeTokenizer):
+        return tok.encode(text, step=step, allowed_special="all", share_cache=False)
+    return tok.encode(text, step=step, allowed_special="all")
 
 
 def ids_text(ids: Sequence[int], n_vocab: int) -> str:
