@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tokviz.core.pretrained import load_tokenizer
-from tokviz.core.pretrained.spm.batch import PieceHashes, batch_relative
+from tokviz.core.pretrained.spm.batch import batch_relative
+from tokviz.core.pretrained.spm.piece_hashes import PieceHashes
 from tokviz.core.pretrained.spm.lattice import RESET, f32
 
 from .spm_helpers import corpus_lines
@@ -50,7 +52,7 @@ def test_exact_replay_agrees_where_decisions_are_safe(lattice):
             m = abs(x) + wmax
             if m < RESET * 0.999 and not lattice.needs_exact(margin, m):
                 checked += 1
-                assert lattice._exact(seg, x)[:2] == (ids, ends), (seg, x)
+                assert lattice.exact(seg, x)[:2] == (ids, ends), (seg, x)
     assert checked > 10_000
 
 
@@ -71,27 +73,27 @@ def test_the_forked_half_equals_one_process(lattice, monkeypatch):
     if not can_fork():
         pytest.skip("forking is not safe here")
     segs = _segments(lattice)
-    lattice._hashes = PieceHashes(lattice.ids, lattice.score_of)
+    lattice.hashes = PieceHashes(lattice.ids, lattice.score_of)
     monkeypatch.setattr(lattice_module, "_PARALLEL_MIN", 10)
     monkeypatch.setattr(lattice_module, "_idle_core", lambda: True)  # fork whatever the machine's load
     forks = []
     real_fork = lattice_module.fork_call
     monkeypatch.setattr(lattice_module, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
-    assert lattice._batch(segs) == batch_relative(lattice._hashes, segs, lattice.unk_score)
+    assert lattice._batch(segs) == batch_relative(lattice.hashes, segs, lattice.unk_score)
     assert forks == [1]
 
 
 def test_chain_in_python_equals_chain_in_numpy(lattice, monkeypatch):
     """The accumulated float32 score after many segments, resets included, is the same whether
-    `_chain` adds in a Python loop or with numpy."""
+    `chain_scores` adds in a Python loop or with numpy."""
     from tokviz.core.pretrained.spm import lattice as lattice_module
 
     paths = [lattice._relative(seg)[0] for seg in _segments(lattice)[:2000]]
     for x in (0.0, -99_990.5, -RESET * 0.5, 12.25):
         monkeypatch.setattr(lattice_module, "_CHAIN_LOOP", 0)
-        by_numpy = lattice._chain(x, paths)
+        by_numpy = lattice.chain_scores(x, paths)
         monkeypatch.setattr(lattice_module, "_CHAIN_LOOP", 10**9)
-        assert lattice._chain(x, paths) == by_numpy
+        assert lattice.chain_scores(x, paths) == by_numpy
 
 
 _WORDS = st.text(st.sampled_from("\u2581\u2581abcdeiklmnorstuyáé\u0301ü\u4e00\u4e8c\u0915\u093f\u0627\u0644 "), max_size=24)
@@ -107,24 +109,29 @@ def test_fast_viterbi_equals_the_plain_one(lattice, word):
     assert (ids, ends, total, wmax) == (o[0], o[1], o[2], o[4])
     assert margin <= o[3]
     for x in (0.0, -99_999.9, -100_000.5, 150_000.0, -65535.99609375):
-        assert lattice._exact(word, x) == exact_oracle(lattice, word, x)
+        assert lattice.exact(word, x) == exact_oracle(lattice, word, x)
 
 
 def test_fast_viterbi_on_real_segments(lattice):
     for seg in _segments(lattice)[:4000]:
         got, o = lattice._relative(seg), relative_oracle(lattice, seg)
         assert got[:3] == o[:3] and got[4] == o[4] and got[3] <= o[3], seg
-        assert lattice._exact(seg, -99_990.0) == exact_oracle(lattice, seg, -99_990.0), seg
+        assert lattice.exact(seg, -99_990.0) == exact_oracle(lattice, seg, -99_990.0), seg
 
 
-def _both_ways(lattice, text, monkeypatch):
+def _both_ways(lattice, text, monkeypatch, batch_min: int = 16):
     """`best_segments` of `text` by the numpy scan and by the loop (empty caches for each), and
-    how many exact replays the scan made."""
+    how many exact replays the scan made (one by one and together)."""
     from tokviz.core.pretrained.spm import lattice as lattice_module
+    from tokviz.core.pretrained.spm import scan as scan_module
 
     replays = []
-    real = type(lattice)._exact
-    monkeypatch.setattr(type(lattice), "_exact", lambda self, s, x: replays.append(1) or real(self, s, x))
+    real = type(lattice).exact
+    monkeypatch.setattr(type(lattice), "exact", lambda self, s, x: replays.append(1) or real(self, s, x))
+    real_batch = scan_module.batch_exact
+    monkeypatch.setattr(scan_module, "batch_exact", lambda t, segs, *a: replays.extend([1] * len(segs)) or
+                        real_batch(t, segs, *a))
+    monkeypatch.setattr(scan_module, "_BATCH_MIN", batch_min)
     lattice._cache.clear()
     monkeypatch.setattr(lattice_module, "_SCAN_MIN", 256)
     scanned = lattice.best_segments(text)
@@ -142,31 +149,75 @@ def test_scan_equals_the_loop_on_a_long_text(lattice, monkeypatch):
     scanned, looped, replays = _both_ways(lattice, text, monkeypatch)
     assert scanned == looped
     assert replays > 20
+    assert _both_ways(lattice, text, monkeypatch, 10**9)[:2] == (looped, looped)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(words=st.lists(st.one_of(_WORDS, st.text(max_size=6)), min_size=300, max_size=900),
-       pad=st.integers(0, 3000))
-def test_scan_equals_the_loop_on_generated_text(lattice, monkeypatch, words, pad):
+       pad=st.integers(0, 3000), batch_min=st.sampled_from([1, 16, 10**9]))
+def test_scan_equals_the_loop_on_generated_text(lattice, monkeypatch, words, pad, batch_min):
     # a long unknown-character run first takes the accumulated score far from 0 (and through resets)
     text = "\u2581" + "\u0b95" * pad + "\u2581" + "\u2581".join(w.replace(" ", "\u2581") for w in words)
-    scanned, looped, _ = _both_ways(lattice, text, monkeypatch)
+    scanned, looped, _ = _both_ways(lattice, text, monkeypatch, batch_min)
     assert scanned == looped
 
 
-def test_gathered_chain_equals_chain(lattice):
-    """`GatheredChain.run` (the scan's accumulation over runs of gathered scores) equals `_chain`."""
+def test_batch_exact_equals_one_by_one(lattice):
+    """`batch_exact` from scores all over the float32 range equals `exact` per segment, and
+    leaves out (None) exactly the segments where a reset falls inside."""
+    from tokviz.core.pretrained.spm.batch import batch_exact
+
+    segs = _segments(lattice)[:3000]
+    rng = random.Random(11)
+    starts = [f32(rng.choice([0.0, -5000.25, -RESET * 0.9, -65535.99609375, -99_990.0, -99_999.9,
+                              rng.uniform(-99_000, 0)])) for _ in segs]
+    table = PieceHashes(lattice.ids, lattice.score_of)
+    got = batch_exact(table, segs, lattice.unk_score, np.asarray(starts, dtype=np.float32), True)
+    left_out = 0
+    for seg, x, r in zip(segs, starts, got):
+        want = lattice.exact(seg, x)
+        if r is None:
+            left_out += 1
+            # a reset inside: the exact replay's score at the end is not the plain sum from x
+            assert x < -RESET * 0.99, (seg, x)
+        else:
+            assert r == want, (seg, x)
+    assert 0 < left_out < len(segs) // 2
+
+
+def test_scores_before_each_segment(lattice):
+    """`GatheredChain.before_each` is `run` from the first segment to each one, and with a
+    limit stops at the first segment whose score reaches it."""
     from tokviz.core.pretrained.spm.batch import GatheredChain
 
     paths = [lattice._relative(seg)[0] for seg in _segments(lattice)[:3000]]
-    gathered = GatheredChain(lattice._scores32_table(), paths)
+    gathered = GatheredChain(lattice.scores32_table(), paths)
+    for x in (0.0, f32(-99_990.5), f32(12.25)):
+        vals, k = gathered.before_each(x, 0, window=700)
+        assert k == len(paths)
+        for j in range(0, len(paths) + 1, 97):
+            assert float(vals[j]) == gathered.run(x, 0, j), (x, j)
+        a = 1234
+        limit = np.full(len(paths), 40_000.0)
+        part, k = gathered.before_each(float(vals[a]), a, limit)
+        reached = [j for j in range(a, len(paths)) if abs(0.0 if abs(vals[j]) > RESET else vals[j]) >= 40_000.0]
+        assert k == (reached[0] if reached else len(paths))
+        assert np.array_equal(part, vals[a:k + 1])
+
+
+def test_gathered_chain_equals_chain(lattice):
+    """`GatheredChain.run` (the scan's accumulation over runs of gathered scores) equals `chain_scores`."""
+    from tokviz.core.pretrained.spm.batch import GatheredChain
+
+    paths = [lattice._relative(seg)[0] for seg in _segments(lattice)[:3000]]
+    gathered = GatheredChain(lattice.scores32_table(), paths)
     rng = random.Random(5)
     for _ in range(200):
         a = rng.randrange(len(paths))
         b = rng.randrange(a, len(paths) + 1)
         # accumulated scores are float32 values
         x = f32(rng.choice([0.0, -99_990.5, -RESET * 0.5, 12.25, -150_000.0, rng.uniform(-1e5, 1e5)]))
-        assert gathered.run(x, a, b) == lattice._chain(x, paths[a:b]), (a, b, x)
+        assert gathered.run(x, a, b) == lattice.chain_scores(x, paths[a:b]), (a, b, x)
 
 
 @settings(max_examples=500, deadline=None)
@@ -183,3 +234,56 @@ def test_segments_are_the_split_at_each_mark(s):
     assert segment_strings(s, None, False) == want
     suffix = [p + MARK for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
     assert segment_strings(s, None, True) == (suffix if s else [])
+
+
+def _tied_lattice():
+    """A float32 lattice whose pieces tie in exact sums (``ab`` = ``a`` + ``b``, ...) with scores
+    that float32 rounds differently at large accumulated scores: which path wins depends on the
+    score before the segment, so exact replays often differ from the cached path."""
+    from tokviz.core.pretrained.spm.lattice import F32_SP, PieceLattice
+
+    u = 2.0 ** -10  # a quarter of float32's ulp between 32768 and 65536
+    a, b, c = -4.0 - 3 * u, -8.0 - 5 * u, -2.0 - 7 * u
+    scores = {"\u2581": -0.5, "a": a, "b": b, "c": c, "ab": a + b, "bc": b + c, "abc": a + b + c,
+              "\u2581a": -0.5 + a, "\u2581ab": -0.5 + a + b, "ca": c + a, "cab": c + a + b, "bca": b + c + a}
+    assert all(f32(v) == v for v in scores.values())  # every sum is a float32: the ties are exact
+    pieces = ["<unk>", *scores]
+    return PieceLattice(pieces, [0.0, *scores.values()], mode=F32_SP, edge_ids=range(1, len(pieces)), unk_id=0)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_scan_where_replays_change_paths(monkeypatch, seed):
+    """On a text whose accumulated score passes several resets and whose segments tie, the scan
+    (its replays made together, redone where a replayed path changes the scores after it) gives
+    the loop's result and the plain float32 Viterbi's over the whole text."""
+    from tokviz.core.pretrained.spm import scan as scan_module
+
+    lattice = _tied_lattice()
+    rng = random.Random(seed)
+    words = ["".join(rng.choice("abc") for _ in range(rng.randrange(1, 9))) for _ in range(14_000)]
+    text = "\u2581" + "\u2581".join(words)
+    diffs = []
+    real = scan_module.Float32Scan._replay
+    monkeypatch.setattr(scan_module.Float32Scan, "_replay", lambda self, picks: diffs.extend(d := real(self, picks)) or d)
+    scanned, looped, replays = _both_ways(lattice, text, monkeypatch)
+    assert scanned == looped
+    assert len(diffs) > 20 and replays > 1000  # the cases this test is for did happen
+    ids, ends, _ = exact_oracle(lattice, text, 0.0)
+    assert scanned[0] == list(ids)
+
+
+@settings(max_examples=200, deadline=None)
+@given(keys=st.sets(st.one_of(st.integers(0, 2**64 - 1), st.integers(0, 64), st.integers(2**64 - 64, 2**64 - 1)),
+                    max_size=300),
+       others=st.lists(st.integers(0, 2**64 - 1), max_size=50))
+def test_hash_index_finds_every_key_and_nothing_else(keys, others):
+    """`HashIndex.lookup` gives each key's position and -1 for anything else, probing past
+    occupied places (keys that share slots: small and near 2**64 values; 0 is a key too)."""
+    from tokviz.core.pretrained.spm.piece_hashes import HashIndex
+
+    keys = list(keys)
+    index = HashIndex(np.asarray(keys, dtype=np.uint64))
+    where = {k: i for i, k in enumerate(keys)}
+    queries = keys + others + [0, 1, 2**64 - 1]
+    got = index.lookup(np.asarray(queries, dtype=np.uint64)).tolist()
+    assert got == [where.get(q, -1) for q in queries]

@@ -48,7 +48,9 @@ import regex
 from tokviz.core.errors import EncodeError
 from tokviz.core.processes.fork import ChildFailed, can_fork, fork_call
 
-from .batch import MAX_SEGMENT, GatheredChain, PieceHashes, batch_relative
+from .batch import MAX_SEGMENT, batch_relative
+from .piece_hashes import PieceHashes
+from .scan import scan
 from .viterbi import RESET, exact_path, relative_path
 
 F64 = "f64"
@@ -59,7 +61,7 @@ _CACHE_SIZE = 200_000
 _PREFIXES_SIZE = 200_000  # node states kept by prefix (about 36 MB at most)
 _BATCH = 48  # this many uncached segments are computed together in numpy
 _PARALLEL_MIN = 6_000  # this many new segments are split with a forked child (`_batch`)
-_CHAIN_LOOP = 400  # up to this many segments, `_chain` adds in Python
+_CHAIN_LOOP = 400  # up to this many segments, `chain_scores` adds in Python
 _SCAN_MIN = 256  # from this many segments on, `best_segments` sorts them out first (`_scan`)
 _F32 = struct.Struct("<f")
 _ROUND = array.array("f", [0.0])  # storing a float in it rounds it to float32
@@ -131,10 +133,10 @@ class PieceLattice:
         self._cache: dict[str, tuple] = {}
         # the numpy batch's piece table: built with the model for sentencepiece (`best_segments`
         # over long texts), on first use otherwise
-        self._hashes: PieceHashes | None = PieceHashes(ids, sc) if mode == F32_SP and ids else None
-        self._scores32: np.ndarray | None = None  # `_scores32_table`
-        self._unit = 2.0 ** -24 if mode == F32_SP else 2.0 ** -53
-        self._half_ulp_exp = -25 if mode == F32_SP else -54
+        self.hashes: PieceHashes | None = PieceHashes(ids, sc) if mode == F32_SP and ids else None
+        self._scores32: np.ndarray | None = None  # `scores32_table`
+        self.unit_roundoff = 2.0 ** -24 if mode == F32_SP else 2.0 ** -53
+        self.half_ulp_exp = -25 if mode == F32_SP else -54
 
     # -- lattice edges ---------------------------------------------------------------------------
 
@@ -164,13 +166,13 @@ class PieceLattice:
             self._prefixes.clear()
         return relative_path(s, self._prefixes, self._get, self.score_of, self._tails_get, self.unk_score, self._plen)
 
-    def _exact(self, s: str, x: float) -> tuple[tuple[int, ...], tuple[int, ...], float]:
+    def exact(self, s: str, x: float) -> tuple[tuple[int, ...], tuple[int, ...], float]:
         """Best path of `s` from the accumulated score `x` with the library's own arithmetic:
         ``(ids, ends, score at the end)``."""
         return exact_path(s, x, self._get, self.score_of, self._heads_get, self.unk_score, self._plen,
                           self.mode == F32_SP)
 
-    def _chain(self, x: float, paths: Sequence[tuple[int, ...]]) -> float:
+    def chain_scores(self, x: float, paths: Sequence[tuple[int, ...]]) -> float:
         """The accumulated score after the segments' pieces `paths` (no reset falls inside a
         segment), with the library's arithmetic: float32 sums, reset to 0 where a segment starts
         beyond +-100000 (tokenizers: plain sums)."""
@@ -205,7 +207,7 @@ class PieceLattice:
             k += 1 + int(over[0])
             x = float(at[over[0]])
 
-    def _scores32_table(self) -> np.ndarray:
+    def scores32_table(self) -> np.ndarray:
         """`score_of` and, last (for id -1), the unknown score, as float32."""
         if self._scores32 is None:
             self._scores32 = np.asarray(self.score_of + [self.unk_score], dtype=np.float32)
@@ -218,7 +220,7 @@ class PieceLattice:
         binade of ``1.01 m``, the 1% covering the doubles' own error and the accumulated score's
         drift), nor than ``1.01 m`` times the unit roundoff."""
         mm = m * 1.01
-        return margin <= mm * self._unit and margin <= ldexp(1.0, frexp(mm)[1] + self._half_ulp_exp)
+        return margin <= mm * self.unit_roundoff and margin <= ldexp(1.0, frexp(mm)[1] + self.half_ulp_exp)
 
     def segment_strings(self, s: str) -> list[str]:
         """`s` cut where no piece can span (see `cut_segments`)."""
@@ -234,9 +236,9 @@ class PieceLattice:
         missing = [s for s in dict.fromkeys(parts) if s not in cache and len(s) <= MAX_SEGMENT]
         if len(missing) < _BATCH:
             return
-        if self._hashes is None:
-            self._hashes = PieceHashes(self.ids, self.score_of)
-        if not self._hashes.ok:
+        if self.hashes is None:
+            self.hashes = PieceHashes(self.ids, self.score_of)
+        if not self.hashes.ok:
             return
         if len(cache) + len(missing) >= _CACHE_SIZE:
             cache.clear()
@@ -245,7 +247,7 @@ class PieceLattice:
     def _batch(self, missing: list[str]) -> list[tuple]:
         """`batch_relative` of `missing`; many segments, where forking is safe: half of them in a
         forked child (it inherits the piece table), the other half here at the same time."""
-        table, unk = self._hashes, self.unk_score
+        table, unk = self.hashes, self.unk_score
         if len(missing) < _PARALLEL_MIN or not can_fork() or not _idle_core():
             return batch_relative(table, missing, unk)
         half = len(missing) // 2
@@ -280,14 +282,14 @@ class PieceLattice:
         approx_x = 0.0
         pending: list[tuple[int, ...]] = []
         sp = self.mode == F32_SP
-        unit = self._unit * 1.01  # a quick first test: needs_exact is never true above it
+        unit = self.unit_roundoff * 1.01  # a quick first test: needs_exact is never true above it
         if len(parts) >= _BATCH:
             self._fill(parts)
             if len(parts) >= _SCAN_MIN:
                 return self._scan(parts)
         # beyond these, a reset may fall at or inside the segment: decided exactly
         band = RESET * 0.999 if sp else math.inf
-        hits = self._hits(parts)
+        hits = self.hits(parts)
         if sp:
             # |the score before any segment| <= the sum of |totals| (+1 for rounding): when every
             # margin stands there, the loop below takes each cached path as it is
@@ -313,9 +315,9 @@ class PieceLattice:
             m = abs(approx_x) + wmax
             if near_reset or (margin <= unit * m and self.needs_exact(margin, m)) or m >= band:
                 if pending:
-                    exact_x = self._chain(exact_x, pending)
+                    exact_x = self.chain_scores(exact_x, pending)
                     pending.clear()
-                ids, ends, exact_x = self._exact(seg, exact_x)
+                ids, ends, exact_x = self.exact(seg, exact_x)
                 approx_x = exact_x
             else:
                 pending.append(ids)
@@ -326,7 +328,7 @@ class PieceLattice:
             raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
         return out_ids, out_ends
 
-    def _hits(self, parts: Sequence[str]) -> list[tuple]:
+    def hits(self, parts: Sequence[str]) -> list[tuple]:
         """The cached relative path of every part (computed and cached where missing)."""
         cache = self._cache
         hits = list(map(cache.get, parts))
@@ -342,49 +344,8 @@ class PieceLattice:
         return hits
 
     def _scan(self, parts: Sequence[str]) -> tuple[list[int], list[tuple[int, ...]]]:
-        """`best_segments` for many segments, with the same decisions as its loop: a segment whose
-        margin stands at any score inside the band (found for all at once with numpy) only adds
-        its total while the score is far enough inside the band; the others take the loop's
-        tests one by one."""
-        hits = self._hits(parts)
-        seg_ids, seg_ends, tot_t, mar_t, wm_t = (list(map(itemgetter(k), hits)) for k in range(5))
-        sp = self.mode == F32_SP
-        unit = self._unit * 1.01
-        band = RESET * 0.999 if sp else math.inf
-        wm = np.asarray(wm_t)
-        # margin > unit * m for every m = |x| + wmax below band + wmax; |x| < lim keeps m below band
-        always = (np.asarray(mar_t) > unit * (band + wm)).tolist()
-        lim = band - float(wm.max()) - 1.0
-        exact_x = approx_x = 0.0
-        p0 = 0  # segments p0.. are taken as cached since the last exact score (exact_x)
-        chained = GatheredChain(self._scores32_table(), seg_ids) if sp else None
-        for j, total in enumerate(tot_t):
-            if always[j] and -lim < approx_x < lim:
-                approx_x += total
-                continue
-            near_reset = False
-            if -band <= approx_x <= band:
-                m = abs(approx_x) + wm_t[j]
-                if mar_t[j] > unit * m and m < band:
-                    approx_x += total
-                    continue
-            elif abs(approx_x) > RESET * 1.001:
-                approx_x = 0.0  # the reset where this segment starts
-            else:
-                near_reset = True  # which side of the threshold: decided exactly
-            margin, m = mar_t[j], abs(approx_x) + wm_t[j]
-            if near_reset or (margin <= unit * m and self.needs_exact(margin, m)) or m >= band:
-                if p0 < j:
-                    exact_x = chained.run(exact_x, p0, j) if chained else self._chain(exact_x, seg_ids[p0:j])
-                seg_ids[j], seg_ends[j], exact_x = self._exact(parts[j], exact_x)
-                approx_x = exact_x
-                p0 = j + 1
-            else:
-                approx_x += total
-        out_ids = list(chain.from_iterable(seg_ids))
-        if self.unk_id is None and -1 in out_ids:
-            raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
-        return out_ids, seg_ends
+        """`best_segments` for many segments: the same decisions as its loop (`scan`)."""
+        return scan(self, parts, self.mode == F32_SP)
 
     def word_path(self, word: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """tokenizers' Viterbi of one pre-tokenized word (scores from 0, f64): (ids, ends), cached."""
