@@ -93,32 +93,50 @@ class Edges:
         self.n_nodes = int(lens.sum() + n_seg)
 
     def paths(self, table: PieceHashes, back_row: np.ndarray, back_len: np.ndarray) -> tuple[list, list]:
-        """Per segment, the (ids, ends) tuples of the path the back-pointers give (-1: unknown)."""
+        """The paths the back-pointers give, as flat columns ``(ids, ends, cuts)``: segment k's
+        pieces are ``cuts[k]:cuts[k + 1]`` (ids -1: unknown; ends in characters of the segment).
+        The nodes on the paths are marked, so they come out in order."""
         node_off, lens = self.node_off, self.lens
-        n_seg = len(lens)
-        rec_seg, rec_end, rec_id = [], [], []
-        segs_left = np.flatnonzero(lens > 0)
-        cur = node_off[segs_left] + lens[segs_left]
+        on_path = np.zeros(self.n_nodes, dtype=bool)
+        first = node_off[lens > 0]
+        cur = first + lens[lens > 0]
         while len(cur):
-            rec_seg.append(segs_left)
-            rec_end.append(cur - node_off[segs_left])
-            row = back_row[cur]
-            rec_id.append(np.where(row >= 0, table.ids[row], -1))
-            nxt = cur - back_len[cur]
-            more = nxt > node_off[segs_left]
-            cur, segs_left = nxt[more], segs_left[more]
-        if not rec_seg:
-            return [()] * n_seg, [()] * n_seg
-        rs, re_, ri = np.concatenate(rec_seg), np.concatenate(rec_end), np.concatenate(rec_id)
-        o = np.lexsort((re_, rs))
-        re_l, ri_l = re_[o].tolist(), ri[o].tolist()
-        cuts = np.searchsorted(rs[o], np.arange(n_seg + 1)).tolist()
-        spans = list(zip(cuts, cuts[1:]))
-        return [tuple(ri_l[a:b]) for a, b in spans], [tuple(re_l[a:b]) for a, b in spans]
+            on_path[cur] = True
+            cur = cur - back_len[cur]
+            more = cur > first
+            cur, first = cur[more], first[more]
+        nodes = np.flatnonzero(on_path)
+        row = back_row[nodes]
+        ids = np.where(row >= 0, table.ids[row], -1)
+        cuts = np.append(np.searchsorted(nodes, node_off), len(nodes))
+        ends = nodes - np.repeat(node_off, np.diff(cuts))
+        return ids, ends, cuts
+
+
+def split_paths(ids: np.ndarray, ends: np.ndarray, cuts: np.ndarray) -> tuple[list, list]:
+    """Flat path columns (`Edges.paths`) as one (ids, ends) pair of tuples per segment."""
+    ids_l, ends_l = ids.tolist(), ends.tolist()
+    spans = list(zip(cuts.tolist(), cuts[1:].tolist()))
+    return [tuple(ids_l[a:b]) for a, b in spans], [tuple(ends_l[a:b]) for a, b in spans]
 
 
 def batch_relative(table: PieceHashes, segs: list[str], unk_score: float) -> list[tuple]:
     """`PieceLattice._relative` of every segment in `segs` (each at most `MAX_SEGMENT` long)."""
+    return relative_tuples(relative_columns(table, segs, unk_score))
+
+
+def relative_tuples(cols: tuple) -> list[tuple]:
+    """`relative_columns` as `_relative`'s tuple per segment."""
+    ids, ends, cuts, totals, margins, wmax = cols
+    out = list(zip(*split_paths(ids, ends, cuts), totals.tolist(), margins.tolist(), wmax.tolist()))
+    for k in np.flatnonzero(np.diff(cuts) == 0).tolist():
+        out[k] = ((), (), 0.0, np.inf, 0.0)  # an empty segment
+    return out
+
+
+def relative_columns(table: PieceHashes, segs: list[str], unk_score: float) -> tuple:
+    """`batch_relative` as arrays (cheap to send from a forked child): the path columns of
+    `Edges.paths`, then each segment's total, margin and wmax."""
     g = Edges(table, segs, unk_score)
     n_nodes, node_off, lens = g.n_nodes, g.node_off, g.lens
     best = np.full(n_nodes, -np.inf)
@@ -146,17 +164,14 @@ def batch_relative(table: PieceHashes, segs: list[str], unk_score: float) -> lis
         back_row[w] = row[a:b][win]
         back_len[w] = length[a:b][win]
     if not len(segs):
-        return []
+        empty = np.zeros(0)
+        return empty.astype(np.int64), empty.astype(np.int64), np.zeros(1, dtype=np.int64), empty, empty, empty
     with np.errstate(invalid="ignore"):
         margin_node = np.where(np.isfinite(second), (best - second) / (depth + dmax + 1), np.inf)
     margins = np.minimum.reduceat(margin_node, node_off)  # a segment's nodes are contiguous
     wmax = np.maximum.reduceat(np.abs(best), node_off)
     totals = best[node_off + lens]
-    ids, ends = g.paths(table, back_row, back_len)
-    out = list(zip(ids, ends, totals.tolist(), margins.tolist(), wmax.tolist()))
-    for k in np.flatnonzero(lens == 0).tolist():
-        out[k] = ((), (), 0.0, np.inf, 0.0)
-    return out
+    return (*g.paths(table, back_row, back_len), totals, margins, wmax)
 
 
 def batch_exact(table: PieceHashes, segs: list[str], unk_score: float, starts: np.ndarray,
@@ -187,7 +202,7 @@ def batch_exact(table: PieceHashes, segs: list[str], unk_score: float, starts: n
         best[w] = cand[win]
         back_row[w] = row[a:b][win]
         back_len[w] = length[a:b][win]
-    ids, ends = g.paths(table, back_row, back_len)
+    ids, ends = split_paths(*g.paths(table, back_row, back_len))
     totals = best[node_off + lens].tolist()
     out: list[tuple | None] = list(zip(ids, ends, totals))
     if f32:

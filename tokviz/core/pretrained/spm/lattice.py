@@ -48,7 +48,7 @@ import regex
 from tokviz.core.errors import EncodeError
 from tokviz.core.processes.fork import ChildFailed, can_fork, fork_call
 
-from .batch import MAX_SEGMENT, batch_relative
+from .batch import MAX_SEGMENT, batch_relative, relative_columns, relative_tuples
 from .piece_hashes import PieceHashes
 from .scan import scan
 from .viterbi import RESET, exact_path, relative_path
@@ -252,7 +252,7 @@ class PieceLattice:
             return batch_relative(table, missing, unk)
         half = len(missing) // 2
         try:
-            child = fork_call(lambda: batch_relative(table, missing[half:], unk))
+            child = fork_call(lambda: relative_columns(table, missing[half:], unk))
         except OSError:
             return batch_relative(table, missing, unk)
         try:
@@ -261,10 +261,10 @@ class PieceLattice:
             child.kill()
             raise
         try:
-            right = child.result()
+            right = relative_tuples(child.result())
         except ChildFailed:
             right = batch_relative(table, missing[half:], unk)
-        return left + right  # type: ignore[operator]
+        return left + right
 
     def best_path(self, s: str) -> tuple[list[int], list[int]]:
         """The library's best path over all of `s` (a normalized sentence): the ids (-1 for an
