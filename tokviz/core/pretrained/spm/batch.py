@@ -115,9 +115,10 @@ class Edges:
 
 def split_paths(ids: np.ndarray, ends: np.ndarray, cuts: np.ndarray) -> tuple[list, list]:
     """Flat path columns (`Edges.paths`) as one (ids, ends) pair of tuples per segment."""
-    ids_l, ends_l = ids.tolist(), ends.tolist()
-    spans = list(zip(cuts.tolist(), cuts[1:].tolist()))
-    return [tuple(ids_l[a:b]) for a, b in spans], [tuple(ends_l[a:b]) for a, b in spans]
+    c = cuts.tolist()
+    spans = list(map(slice, c, c[1:]))
+    # slices of one tuple are tuples: no list per segment, no Python loop
+    return list(map(tuple(ids.tolist()).__getitem__, spans)), list(map(tuple(ends.tolist()).__getitem__, spans))
 
 
 def batch_relative(table: PieceHashes, segs: list[str], unk_score: float) -> list[tuple]:

@@ -45,6 +45,7 @@ from math import frexp, ldexp
 import numpy as np
 import regex
 
+from tokviz.core.algorithm.gc_pause import collector_paused
 from tokviz.core.errors import EncodeError
 from tokviz.core.processes.fork import ChildFailed, can_fork, fork_call
 
@@ -284,9 +285,11 @@ class PieceLattice:
         sp = self.mode == F32_SP
         unit = self.unit_roundoff * 1.01  # a quick first test: needs_exact is never true above it
         if len(parts) >= _BATCH:
-            self._fill(parts)
-            if len(parts) >= _SCAN_MIN:
-                return self._scan(parts)
+            # many new tuples, no reference cycles: the collector's passes would only cost time
+            with collector_paused():
+                self._fill(parts)
+                if len(parts) >= _SCAN_MIN:
+                    return self._scan(parts)
         # beyond these, a reset may fall at or inside the segment: decided exactly
         band = RESET * 0.999 if sp else math.inf
         hits = self.hits(parts)
