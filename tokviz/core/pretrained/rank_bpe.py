@@ -219,6 +219,8 @@ class RankBpeTokenizer:
         if len(text) >= halves.PARALLEL_MIN_CHARS and self._split.ascii is not None and halves.can_fork():
             cut = cut_points(text, len(text) // 2)[1]
             if 0 < cut < len(text):
+                self._split.warm_up()  # built once here, not in both processes (numpy's import too)
+                self._batch_merger()
                 mark = [0]
 
                 def encode(part: str) -> list[int]:
