@@ -297,22 +297,28 @@ class RankBpeTokenizer(RankBpeExplaining):
         formats = ["%d"]  # formats[k]: k ids separated by spaces
 
         def add(new: Collection[str]) -> None:
-            ids: dict[str, tuple[int, ...]] = {}
-            self._encode_new(new, thr, ids)
-            longest = max(map(len, ids.values()), default=0)
+            (names, ranks), (others, ids) = self._encoded(new, thr)
+            texts.update(zip(names, map(str, ranks)))
+            longest = max(map(len, ids), default=0)
             formats.extend(" ".join(["%d"] * k) for k in range(len(formats), longest + 1))
-            texts.update(zip(ids, map(mod, map(formats.__getitem__, map(len, ids.values())), ids.values())))
+            texts.update(zip(others, map(mod, map(formats.__getitem__, map(len, ids)), ids)))
 
         out = [" ".join(map(lookup, run)) for runs in self._cached_runs(text, texts, add) for run in runs]
         return [" ".join(filter(None, out))] if any(out) else []
 
     def _encode_new(self, chunks: Collection[str], thr: int, cache: dict[str, tuple[int, ...]]) -> None:
-        """Put the ids of `chunks` in the cache; many at once through `merging` (numpy)."""
+        """Put the ids of `chunks` in the cache (`_encoded`)."""
+        (names, ranks), (others, ids) = self._encoded(chunks, thr)
+        cache.update(zip(names, zip(ranks)))  # zip(x): 1-tuples
+        cache.update(zip(others, ids))
+
+    def _encoded(self, chunks: Collection[str], thr: int) -> tuple[tuple[list[str], list[int]], tuple[list[str], list]]:
+        """The ids of `chunks`: ``((chunks that are one token, their ids), (the other chunks, their
+        id tuples))``; many at once through `merging` (numpy)."""
         piece_ids = self._encode_piece
         if len(chunks) < _BATCH_MIN:
-            for c in chunks:
-                cache[c] = piece_ids(c.encode("utf-8"), thr)
-            return
+            names = list(chunks)
+            return ([], []), (names, [piece_ids(c.encode("utf-8"), thr) for c in names])
         names = list(chunks)
         pieces = list(map(str.encode, names))  # UTF-8
         ranks = list(map(self._enc.get, pieces))
@@ -320,17 +326,21 @@ class RankBpeTokenizer(RankBpeExplaining):
             whole = list(map(is_not, ranks, repeat(None)))
         else:
             whole = [r is not None and (r < thr or len(b) == 1) for r, b in zip(ranks, pieces)]
-        cache.update(zip(compress(names, whole), zip(compress(ranks, whole))))  # zip(x): 1-tuples
+        one = list(compress(names, whole)), list(compress(ranks, whole))
         rest = list(map(not_, whole))
         names, pieces = list(compress(names, rest)), list(compress(pieces, rest))
+        others: list[str] = []
+        ids: list = []
         long = list(map(gt, map(len, pieces), repeat(LONG_PIECE)))
         if any(long):  # many rounds for a few chunks: the heap loop is quicker
-            for c, b in zip(compress(names, long), compress(pieces, long)):
-                cache[c] = piece_ids(b, thr)
+            others = list(compress(names, long))
+            ids = [piece_ids(b, thr) for b in compress(pieces, long)]
             short = list(map(not_, long))
             names, pieces = list(compress(names, short)), list(compress(pieces, short))
         if pieces:
-            cache.update(zip(names, self._batch_merger().merge_all(pieces, thr)))
+            others += names
+            ids += self._batch_merger().merge_all(pieces, thr)
+        return one, (others, ids)
 
     def _batch_merger(self):
         if self._batch is None:
