@@ -292,9 +292,10 @@ class RankBpeTokenizer(RankBpeExplaining):
         return self._texts_here(text, thr)
 
     def _texts_here(self, text: str, thr: int) -> list[str]:
+        """`_texts` in this process: each run joined from the texts of its chunks."""
         texts: dict[str, str] = {}  # chunk -> its ids as text (this call's own cache)
         lookup = texts.__getitem__
-        formats = ["%d"]  # formats[k]: k ids separated by spaces
+        formats = [""]  # formats[k]: k ids separated by spaces
 
         def add(new: Collection[str]) -> None:
             (names, ranks), (others, ids) = self._encoded(new, thr)
