@@ -16,6 +16,7 @@ from tests.conftest import shared_file
 from tokviz.core import encoding as encoding_module
 from tokviz.core.encoding import Encoding, LazyEncoding, encode_with_specials
 from tokviz.core.pretrained import load_tokenizer
+from tokviz.core.pretrained import id_spans
 from tokviz.core.pretrained.common import INF_RANK
 
 MIXED = (
@@ -56,8 +57,10 @@ def test_streamed_json_equals_json_dumps(tok, monkeypatch):
     assert enc.json_text() == expected  # from the filled lists
     monkeypatch.setattr(json_columns, "JSON_CHUNK", 7)  # many chunks, a short last one
     real_fork = fork.fork_call
-    for fresh, halves in ((False, False), (True, False), (True, True)):  # fresh: from the ids' columns
+    for fresh, halves, arrays in ((False, False, False), (True, False, False), (True, True, False),
+                                  (True, False, True), (True, True, True)):  # fresh: from the ids' columns
         monkeypatch.setattr(json_columns, "PARALLEL_MIN_TOKENS", 2 if halves else 1 << 30)
+        monkeypatch.setattr(id_spans, "ARRAY_MIN", 1 if arrays else 1 << 30)  # numpy starts and ends
         forks = []
         monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
         parts: list[str] = []

@@ -5,6 +5,8 @@ whole, no dict, no tuple per token). A long encoding (`PARALLEL_MIN_TOKENS` toke
 forking is safe: the command line, never the window) has the second half of each array formatted
 in a forked child that inherits the columns, while this process formats the first half: on two
 cores the writing of 1.4 million tokens' ids, hex bytes and spans takes about half the time.
+The starts and ends may be numpy arrays (`tokviz.core.pretrained.id_spans`): numpy then pairs
+them and finds the empty spans.
 What this leaves out: the `Encoding` itself (`tokviz.core.encoding`).
 """
 
@@ -30,8 +32,25 @@ def write_json_columns(write: Callable[[str], object], ids: Sequence[int], keys:
         for part in parts:
             write(part)
     write('], "inserted": [')
-    _write_numbers(write, list(compress(count(), map(eq, starts, ends))), "%d")  # empty spans
+    if hasattr(starts, "tolist"):  # numpy arrays
+        import numpy as np
+
+        empty = np.flatnonzero(np.asarray(starts) == np.asarray(ends)).tolist()
+    else:
+        empty = list(compress(count(), map(eq, starts, ends)))
+    _write_numbers(write, empty, "%d")  # empty spans
     write("]}")
+
+
+def _pairs(starts: Sequence[int], ends: Sequence[int]) -> list[int]:
+    """``[starts[0], ends[0], starts[1], ends[1], ...]`` (numpy interleaves arrays)."""
+    if hasattr(starts, "tolist"):
+        import numpy as np
+
+        return np.stack((np.asarray(starts), np.asarray(ends)), axis=1).ravel().tolist()
+    both = [0] * (2 * len(starts))
+    both[0::2], both[1::2] = starts, ends
+    return both
 
 
 def _two_halves(ids, keys, hex_of, starts, ends) -> list[list[str]] | None:
@@ -73,24 +92,21 @@ def _section(k: int, ids, keys, hex_of, starts, ends):
         if keys:
             parts.append('"')
     else:
-        _write_numbers(parts.append, starts, "[%d, %d]", ends)
+        template = ""
+        for j in range(0, len(starts), JSON_CHUNK):  # paired a chunk at a time: its ints stay in the cache
+            both = _pairs(starts[j : j + JSON_CHUNK], ends[j : j + JSON_CHUNK])
+            if len(both) != 2 * template.count("%"):
+                template = ", ".join(["[%d, %d]"] * (len(both) // 2))
+            parts.append((", " if j else "") + template % tuple(both))
     return parts
 
 
-def _write_numbers(write: Callable[[str], object], items: Sequence[int], item: str,
-                   seconds: Sequence[int] | None = None) -> None:
-    """``", ".join(item % x for x in items)`` written `JSON_CHUNK` items at a time; with
-    `seconds`, `item` takes two numbers: ``item % (items[k], seconds[k])``."""
+def _write_numbers(write: Callable[[str], object], items: Sequence[int], item: str) -> None:
+    """``", ".join(item % x for x in items)`` written `JSON_CHUNK` items at a time."""
     templates: dict[int, str] = {}  # chunk length -> format string of that many items
     for k in range(0, len(items), JSON_CHUNK):
         part = items[k : k + JSON_CHUNK]
         n = len(part)
         if n not in templates:
             templates[n] = ", ".join([item] * n)
-        if seconds is None:
-            values = tuple(part)
-        else:
-            both = [0] * (2 * n)
-            both[0::2], both[1::2] = part, seconds[k : k + JSON_CHUNK]
-            values = tuple(both)
-        write((", " if k else "") + templates[n] % values)
+        write((", " if k else "") + templates[n] % tuple(part))

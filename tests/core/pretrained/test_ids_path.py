@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokviz.core import EncodeError
-from tokviz.core.pretrained.ids_path import encode_ids_like, ids_text
+from tokviz.core.pretrained.ids_path import encode_ids_like, encode_ids_text_like, ids_text
 from tokviz.core.special_tokens import encode_specials_as_text
 
 from .pretrained_helpers import HF_NAMES, TIKTOKEN_NAMES, corpus, load_ours, unicode_text
@@ -46,6 +46,36 @@ def test_ids_like_encode_on_generated_text(name):
         assert tok.encode_ids(text) == tok.encode_ordinary(text).ids
 
     check()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_ids_text_like_is_the_text_of_the_ids(name):
+    """`encode_ids_text_like` (the command line's ``--ids``; tiktoken-style tokenizers write each
+    distinct chunk's ids once) equals `ids_text` of `encode_ids_like`."""
+    tok = _load(name)
+
+    @settings(max_examples=60, deadline=None)
+    @given(text=_with_specials(tok), as_text=st.booleans())
+    def check(text, as_text):
+        ids = encode_ids_like(tok, text, specials_as_text=as_text)
+        assert encode_ids_text_like(tok, text, specials_as_text=as_text) == ids_text(ids, tok.n_vocab)
+
+    check()
+
+
+@pytest.mark.parametrize("name", TIKTOKEN_NAMES)
+def test_rank_bpe_ids_text_on_corpora_with_a_small_cache_and_steps(name, monkeypatch):
+    from tokviz.core.pretrained import rank_bpe
+
+    tok = load_ours(name)
+    text = corpus("udhr2_all.txt", 60_000)
+    text = text[:30_000] + "<|endoftext|>" + text[30_000:]
+    for step in (None, 300):
+        ids = tok.encode_ids(text, step=step, allowed_special="all")
+        assert tok.encode_ids_text(text, step=step, allowed_special="all") == " ".join(map(str, ids))
+    monkeypatch.setattr(rank_bpe, "_CACHE_SIZE", 50)  # the chunk texts start over when full
+    assert tok.encode_ids_text(text) == " ".join(map(str, tok.encode_ids(text)))
+    assert tok.encode_ids_text("") == ""
 
 
 @pytest.mark.parametrize("name", NAMES)

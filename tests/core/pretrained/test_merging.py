@@ -78,6 +78,27 @@ def test_batch_equals_the_one_chunk_loop_on_random_vocabularies(case, cut):
             assert _batch(tok, some, thr) == _oracle(tok, some, thr)
 
 
+@pytest.mark.parametrize("wide_keys", [False, True])
+def test_batch_on_long_pieces_and_wide_keys(wide_keys, monkeypatch):
+    """Pieces of every length up to 200 bytes (tables 8 to 256 wide) from the corpus, also with
+    int64 keys (what a vocabulary too big for int32 keys gets)."""
+    from tokviz.core.pretrained.merging import merge_rounds
+
+    if wide_keys:
+        monkeypatch.setattr(merge_rounds, "_KEY32_MAX", 0)
+    tok = load_ours("o200k_base")
+    chunks = {c.encode("utf-8") for c in tok.chunks(corpus("udhr2_all.txt", 400_000))}
+    by_length: dict[int, bytes] = {}
+    for c in sorted(chunks):
+        by_length.setdefault(len(c), c)
+    pieces = _pieces(tok, [by_length[k] for k in sorted(by_length) if k <= 200], INF_RANK)
+    pieces += [b"ab" * 100, bytes(range(256))[:150]]
+    assert max(map(len, pieces)) > 128 and len({(len(p) - 1).bit_length() for p in pieces}) >= 6
+    for thr in (INF_RANK, 5000):
+        some = _pieces(tok, pieces, thr)
+        assert _batch(tok, some, thr) == _oracle(tok, some, thr)
+
+
 def test_encode_ids_through_batches_equals_one_by_one(monkeypatch):
     """A text with thousands of new chunks takes the batch path; the ids are those of the loop
     run chunk by chunk (and of `encode_ordinary`), also when batches are small."""

@@ -4,6 +4,7 @@ the heap loop and the threaded split against their simple versions."""
 from __future__ import annotations
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,7 +12,7 @@ from tokviz.core import EncodeError
 from tokviz.core.pretrained import RankBpeTokenizer, fastsplit
 from tokviz.core.pretrained.common import python_pattern
 from tokviz.core.pretrained.merging.one_chunk import bpe_parts, bpe_parts_heap
-from tokviz.core.pretrained.unicode_tables import PinnedPattern
+from tokviz.core.pretrained.unicode_tables import NEW_IN_UNICODE_17, PinnedPattern, pin_pattern
 from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
 
 from .pretrained_helpers import TIKTOKEN_NAMES, corpus, load_ours, unicode_text
@@ -182,15 +183,48 @@ def test_ascii_patterns_equal_the_unicode_ones(pattern, text):
         assert fast.ascii.findall(text) == fast.pinned.findall(text)
 
 
+BMP_CHARS = st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",))
+NEW17_BMP = [c for c in map(chr, range(0x10000)) if c in NEW_IN_UNICODE_17]
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+@settings(max_examples=300, deadline=None)
+@given(text=CLEAN | unicode_text() | st.text(BMP_CHARS | st.sampled_from([*NEW17_BMP, "\u017f", "\ud800"])))
+def test_bmp_patterns_equal_the_unicode_ones(pattern, text):
+    """`bmp_pattern` (Python's re, classes as BMP ranges) splits like the pinned `regex` pattern:
+    on random BMP text (with the letters Unicode 17 added, the long s, a lone surrogate)."""
+    text = fastsplit.ASTRAL.sub("", text)
+    assert fastsplit.bmp_pattern(pattern).findall(text) == PinnedPattern(python_pattern(pattern)).findall(text)
+
+
+def test_bmp_classes_are_the_pinned_classes():
+    """Every BMP code point is in a spelled-out class exactly when the pinned `regex` class has it."""
+    import re
+
+    bmp = "".join(map(chr, range(0x10000)))
+    for name, props in fastsplit.BMP_CLASSES.items():
+        ours = re.sub(f"[^{fastsplit.bmp_classes()[name]}]", "", bmp)
+        pinned = regex.compile(pin_pattern(f"[{props}]"))
+        assert ours == "".join(pinned.findall(bmp)), name
+    assert fastsplit.bmp_pattern("x+") is None  # an unknown pattern has none
+
+
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base"])
 @pytest.mark.parametrize("run_chars", [fastsplit.RUN_CHARS, 2_000, 1])
-def test_segmented_split_equals_one_scan(name, run_chars, monkeypatch):
-    """Runs of segments (ASCII pattern or Unicode one, at most RUN_CHARS each) give the chunks
-    of one scan; small RUN_CHARS cut the text at nearly every segment."""
+@pytest.mark.parametrize("bmp", [False, True])
+def test_segmented_split_equals_one_scan(name, run_chars, bmp, monkeypatch):
+    """Runs of segments (ASCII pattern or Unicode one, at most RUN_CHARS each; with `bmp` the BMP
+    pattern for the whole text, or the runs without astral characters) give the chunks of one scan;
+    small RUN_CHARS cut the text at nearly every segment."""
     monkeypatch.setattr(fastsplit, "RUN_CHARS", run_chars)
+    monkeypatch.setattr(fastsplit, "BMP_MIN_CHARS", 1000 if bmp else 1 << 40)
     tok = load_ours(name)
-    for corpus_name in ("gutenberg30.txt", "udhr2_all.txt"):
-        text = corpus(corpus_name, 300_000)
+    monkeypatch.setattr(tok._split, "bmp", None)
+    for corpus_name in ("gutenberg30.txt", "udhr2_all.txt", "udhr2_all.txt (with emoji)"):
+        text = corpus(corpus_name.split()[0], 300_000)
+        assert not fastsplit.ASTRAL.search(text)
+        if corpus_name.endswith("emoji)"):  # astral characters: the runs of segments again
+            text = "\U0001f3f3\ufe0f\u200d\U0001f308 ".join(text[k : k + 50_000] for k in range(0, len(text), 50_000))
         parts = list(tok._split.chunk_lists(text))
         assert len(parts) > (100 if run_chars <= 2_000 else 1)
         assert [c for p in parts for c in p] == tok._regex.findall(text)

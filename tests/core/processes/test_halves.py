@@ -44,6 +44,23 @@ def test_two_processes_give_the_ids_of_one(small_parallel, monkeypatch):
     assert rank_bpe.halves is halves
 
 
+def test_two_processes_give_the_ids_text_of_one(small_parallel, monkeypatch):
+    """`encode_ids_text` (the command line's ``--ids``): each half's text made in its process."""
+    needs_fork()
+    tok = load_ours("o200k_base")
+    text = corpus("udhr2_all.txt", 400_000)
+    forks = []
+    real_fork = fork.fork_call
+    monkeypatch.setattr(halves, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
+    expected = " ".join(map(str, load_reference("o200k_base").encode_ordinary(text)))
+    assert tok.encode_ids_text(text) == expected
+    assert forks == [1]
+    monkeypatch.setattr(halves, "can_fork", lambda: False)
+    assert tok.encode_ids_text(text) == expected
+    assert halves.run_halves(lambda p: [p[:2], p[-1]], dict, lambda d: None, "abcdefghij", 4, ids=False) == [
+        "ab", "d", "ef", "j"]
+
+
 def test_child_failure_falls_back_to_this_process():
     needs_fork()
 

@@ -249,12 +249,10 @@ def cmd_encode(args: argparse.Namespace) -> int:
     tok = timeline.tokenizer()
     fmt = args.format or "tokens"
     if fmt == "ids":  # the ids path: no tokens, no spans are computed
-        from tokviz.core.pretrained.ids_path import encode_ids_like, ids_text
+        from tokviz.core.pretrained.ids_path import encode_ids_text_like
 
         with collector_paused():
-            ids = encode_ids_like(tok, text, step=args.step, specials_as_text=args.specials_as_text,
-                                  share_cache=False)
-        sys.stdout.write(ids_text(ids, tok.n_vocab))
+            sys.stdout.write(encode_ids_text_like(tok, text, step=args.step, specials_as_text=args.specials_as_text))
         sys.stdout.write("\n")
         return 0
     if args.specials_as_text:

@@ -40,6 +40,19 @@ def encode_ids_like(tok, text: str, *, step: int | None = None, specials_as_text
     return tok.encode(text, step=step, allowed_special=allowed, disallowed_special=disallowed).ids
 
 
+def encode_ids_text_like(tok, text: str, *, step: int | None = None, specials_as_text: bool = False) -> str:
+    """``ids_text(encode_ids_like(tok, text, ...), tok.n_vocab)`` for a one-off encode (the command
+    line's ``--ids``); a tiktoken-style tokenizer writes each distinct chunk's ids once."""
+    if not isinstance(tok, RankBpeTokenizer):
+        ids = encode_ids_like(tok, text, step=step, specials_as_text=specials_as_text, share_cache=False)
+        return ids_text(ids, tok.n_vocab)
+    if specials_as_text:
+        allowed: list[str] | str = [t.content for t in added_tokens(tok) if not t.special]
+    else:
+        allowed = "all"
+    return tok.encode_ids_text(text, step=step, allowed_special=allowed, disallowed_special=())
+
+
 def encode_once(tok, text: str, *, step: int | None = None):
     """``tok.encode(text, step=step, allowed_special="all")`` for a one-off encode (the command
     line): a big text's forked half keeps no cache warm for later calls that will not come."""

@@ -14,19 +14,19 @@ The id path (`encode_ids`) works on ints and bytes only, caches each distinct ch
 with `fastsplit` (ASCII patterns on Python's `re` where the text allows), merges many new chunks
 at once (`merging.BatchMerger`) and runs big texts in two processes (`tokviz.core.processes.halves`).
 What this leaves out: the merge loops (`merging`), reading files (`tiktoken_files`, `data_gym`),
-vocabulary views and glitch tokens (`vocab_view`, `explain`).
+vocabulary views and glitch tokens (`vocab_view`, `explain`), the merge timeline and the joins
+inside a word (`rank_explain`).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from itertools import chain, compress, islice, repeat
-from operator import gt, is_not, not_
+from operator import gt, is_not, mod, not_
 
 import regex
 
-from tokviz.core.bpe.tokenizer import ExplainStep
 from tokviz.core.encoding import (
     Encoding,
     LazyEncoding,
@@ -44,6 +44,7 @@ from .common import INF_RANK, LoadedMerge, byte_char_spans, check_ids, python_pa
 from .fastsplit import FastSplitter, cut_points
 from .merging.one_chunk import LONG_PIECE, bpe_parts
 from .id_spans import SpanTable
+from .rank_explain import RankBpeExplaining
 from .unicode_tables import PinnedPattern
 
 _CACHE_LIMITS = 6  # how many step limits keep a chunk cache
@@ -54,7 +55,7 @@ _HELD_CHUNKS = 1 << 18  # chunks of the runs waiting for their new chunks' batch
 
 
 @surrogate_safe
-class RankBpeTokenizer:
+class RankBpeTokenizer(RankBpeExplaining):
     """tiktoken-compatible BPE from ``{token bytes: rank}``, a split pattern and special tokens.
 
     Ids are ranks, as in tiktoken. ``RankBpeTokenizer(ranks, pattern=GPT4_SPLIT_PATTERN)``.
@@ -219,6 +220,8 @@ class RankBpeTokenizer:
         if len(text) >= halves.PARALLEL_MIN_CHARS and self._split.ascii is not None and halves.can_fork():
             cut = cut_points(text, len(text) // 2)[1]
             if 0 < cut < len(text):
+                self._split.warm_up()  # built once here, not in both processes (numpy's import too)
+                self._batch_merger()
                 mark = [0]
 
                 def encode(part: str) -> list[int]:
@@ -241,6 +244,14 @@ class RankBpeTokenizer:
         out: list[int] = []
         extend = out.extend
         lookup = cache.__getitem__
+        for runs in self._cached_runs(text, cache, lambda new: self._encode_new(new, thr, cache)):
+            for run in runs:
+                extend(chain.from_iterable(map(lookup, run)))
+        return out
+
+    def _cached_runs(self, text: str, known: dict, add: Callable[[Collection[str]], None]) -> Iterator[list[list[str]]]:
+        """The runs of chunks of `text` (`FastSplitter.chunk_lists`), a few at a time, each group
+        once ``add(new)`` has put its chunks not in `known` there (cleared when it grows too big)."""
         runs: list[list[str]] = []
         new: set[str] = set()
         held = 0  # chunks in `runs`
@@ -248,25 +259,67 @@ class RankBpeTokenizer:
             if chunks is not None:
                 runs.append(chunks)
                 held += len(chunks)
-                new.update(set(chunks).difference(cache))
+                new.update(set(chunks).difference(known))
                 if len(new) < _BATCH_NEW and held < _HELD_CHUNKS:
                     continue
-            if len(cache) + len(new) > _CACHE_SIZE:  # bounded memory: start over
-                cache.clear()
+            if len(known) + len(new) > _CACHE_SIZE:  # bounded memory: start over
+                known.clear()
                 new = set(chain.from_iterable(runs))
-            self._encode_new(new, thr, cache)
-            for run in runs:
-                extend(chain.from_iterable(map(lookup, run)))
+            add(new)
+            yield runs
             runs, new, held = [], set(), 0
-        return out
+
+    def encode_ids_text(self, text: str, *, step: int | None = None, allowed_special: Collection[str] | str = (),
+                        disallowed_special: Collection[str] | str = ()) -> str:
+        """``ids_text(encode_ids(text, ...))``, the ids as decimal numbers separated by spaces, for
+        a one-off encode (the command line): each distinct chunk's ids are written once and the
+        runs joined from those texts, a big text's halves each in its own process (`halves`)."""
+        thr = self._threshold(step)
+        specials = {s: str(i) for s, i in self.special_tokens.items()}
+        pieces = ids_with_specials(text, specials, lambda part: self._texts(part, thr),  # type: ignore[arg-type]
+                                   allowed_special=allowed_special, disallowed_special=disallowed_special)
+        return " ".join(pieces)  # type: ignore[arg-type]
+
+    def _texts(self, text: str, thr: int) -> list[str]:
+        """Non-empty texts of the ids of `text` (joined by spaces: its `ids_text`)."""
+        if len(text) >= halves.PARALLEL_MIN_CHARS and self._split.ascii is not None and halves.can_fork():
+            cut = cut_points(text, len(text) // 2)[1]
+            if 0 < cut < len(text):
+                self._split.warm_up()
+                self._batch_merger()
+                return halves.run_halves(lambda part: self._texts_here(part, thr), dict, lambda d: None,
+                                         text, cut, ids=False)
+        return self._texts_here(text, thr)
+
+    def _texts_here(self, text: str, thr: int) -> list[str]:
+        """`_texts` in this process: each run joined from the texts of its chunks."""
+        texts: dict[str, str] = {}  # chunk -> its ids as text (this call's own cache)
+        lookup = texts.__getitem__
+        formats = [""]  # formats[k]: k ids separated by spaces
+
+        def add(new: Collection[str]) -> None:
+            (names, ranks), (others, ids) = self._encoded(new, thr)
+            texts.update(zip(names, map(str, ranks)))
+            longest = max(map(len, ids), default=0)
+            formats.extend(" ".join(["%d"] * k) for k in range(len(formats), longest + 1))
+            texts.update(zip(others, map(mod, map(formats.__getitem__, map(len, ids)), ids)))
+
+        out = [" ".join(map(lookup, run)) for runs in self._cached_runs(text, texts, add) for run in runs]
+        return [" ".join(filter(None, out))] if any(out) else []
 
     def _encode_new(self, chunks: Collection[str], thr: int, cache: dict[str, tuple[int, ...]]) -> None:
-        """Put the ids of `chunks` in the cache; many at once through `merging` (numpy)."""
+        """Put the ids of `chunks` in the cache (`_encoded`)."""
+        (names, ranks), (others, ids) = self._encoded(chunks, thr)
+        cache.update(zip(names, zip(ranks)))  # zip(x): 1-tuples
+        cache.update(zip(others, ids))
+
+    def _encoded(self, chunks: Collection[str], thr: int) -> tuple[tuple[list[str], list[int]], tuple[list[str], list]]:
+        """The ids of `chunks`: ``((chunks that are one token, their ids), (the other chunks, their
+        id tuples))``; many at once through `merging` (numpy)."""
         piece_ids = self._encode_piece
         if len(chunks) < _BATCH_MIN:
-            for c in chunks:
-                cache[c] = piece_ids(c.encode("utf-8"), thr)
-            return
+            names = list(chunks)
+            return ([], []), (names, [piece_ids(c.encode("utf-8"), thr) for c in names])
         names = list(chunks)
         pieces = list(map(str.encode, names))  # UTF-8
         ranks = list(map(self._enc.get, pieces))
@@ -274,17 +327,21 @@ class RankBpeTokenizer:
             whole = list(map(is_not, ranks, repeat(None)))
         else:
             whole = [r is not None and (r < thr or len(b) == 1) for r, b in zip(ranks, pieces)]
-        cache.update(zip(compress(names, whole), zip(compress(ranks, whole))))  # zip(x): 1-tuples
+        one = list(compress(names, whole)), list(compress(ranks, whole))
         rest = list(map(not_, whole))
         names, pieces = list(compress(names, rest)), list(compress(pieces, rest))
+        others: list[str] = []
+        ids: list = []
         long = list(map(gt, map(len, pieces), repeat(LONG_PIECE)))
         if any(long):  # many rounds for a few chunks: the heap loop is quicker
-            for c, b in zip(compress(names, long), compress(pieces, long)):
-                cache[c] = piece_ids(b, thr)
+            others = list(compress(names, long))
+            ids = [piece_ids(b, thr) for b in compress(pieces, long)]
             short = list(map(not_, long))
             names, pieces = list(compress(names, short)), list(compress(pieces, short))
         if pieces:
-            cache.update(zip(names, self._batch_merger().merge_all(pieces, thr)))
+            others += names
+            ids += self._batch_merger().merge_all(pieces, thr)
+        return one, (others, ids)
 
     def _batch_merger(self):
         if self._batch is None:
@@ -408,67 +465,3 @@ class RankBpeTokenizer:
 
     def decode_with_offsets(self, ids: Sequence[int]) -> tuple[str, list[int]]:
         return offsets_of(self.decode_tokens_bytes(ids))
-
-    # -- explaining -------------------------------------------------------------------------
-
-    def parts_of(self, token_id: int) -> list[int]:
-        """How tiktoken's rule splits the token's own bytes when only lower ranks may join."""
-        data = self.token_bytes(token_id)
-        if token_id in self._special_ids or len(data) < 2:
-            return [token_id]
-        b = bpe_parts(self._enc, data, token_id)
-        return [self._enc[data[b[i] : b[i + 1]]] for i in range(len(b) - 1)]
-
-    def merge_of(self, token_id: int) -> tuple[int, int] | None:
-        """The pair that forms `token_id` (None for bytes, specials and tokens no merge forms)."""
-        parts = self.parts_of(token_id)
-        return (parts[0], parts[1]) if len(parts) == 2 else None
-
-    def merge_list(self, *, should_stop: Callable[[], bool] | None = None) -> list[LoadedMerge]:
-        """The merge timeline: every multi-byte token in rank order with the pair forming it.
-
-        Computed on first use (a few seconds for 200k tokens: call it from a worker) and kept.
-        """
-        if self._merges is None:
-            out = []
-            vocab = self._vocab
-            for index, r in enumerate(self._merge_ranks):
-                if should_stop is not None and index % 4096 == 0 and should_stop():
-                    from tokviz.core.text.chunks import Cancelled
-
-                    raise Cancelled()
-                out.append(LoadedMerge(index, r, self.merge_of(r), vocab[r]))  # type: ignore[arg-type]
-            self._merges = out
-        return list(self._merges)
-
-    def explain(self, word: str, *, step: int | None = None) -> list[ExplainStep]:
-        """The joins that happen while encoding `word` as one chunk, in order.
-
-        The first entry is the starting bytes; each later one gives the merge index (`rank`,
-        the step on the timeline), the pair and the new id. When the whole chunk is a token the
-        result is that token even if the joins end elsewhere: a last entry with ``pair=None``.
-        """
-        thr = self._threshold(step)
-        enc = self._enc
-        piece = word.encode("utf-8")
-        bounds = list(range(len(piece) + 1))
-
-        def ids_of(bd: list[int]) -> tuple[int, ...]:
-            return tuple(enc[piece[bd[i] : bd[i + 1]]] for i in range(len(bd) - 1))
-
-        out = [ExplainStep(None, None, None, ids_of(bounds))]
-        while len(bounds) > 2:
-            best, at = thr, -1
-            for i in range(len(bounds) - 2):
-                r = enc.get(piece[bounds[i] : bounds[i + 2]])
-                if r is not None and r < best:
-                    best, at = r, i
-            if at < 0:
-                break
-            pair = (enc[piece[bounds[at] : bounds[at + 1]]], enc[piece[bounds[at + 1] : bounds[at + 2]]])
-            del bounds[at + 1]
-            out.append(ExplainStep(self._index_of_rank(best), pair, best, ids_of(bounds)))
-        whole = enc.get(piece)
-        if whole is not None and len(piece) > 1 and whole < thr and len(bounds) > 2:
-            out.append(ExplainStep(self._index_of_rank(whole), None, whole, (whole,)))
-        return out

@@ -26,14 +26,18 @@ def run_halves(
     merge_entries: Callable[[dict], None],
     text: str,
     cut: int,
-) -> list[int]:
+    *,
+    ids: bool = True,
+) -> list:
     """``encode(text[:cut]) + encode(text[cut:])``, the second half in a forked child.
 
     `new_entries()` (called in the child after encoding) returns the cache entries it added;
-    `merge_entries(d)` adds them to the parent's cache.
+    `merge_entries(d)` adds them to the parent's cache. With `ids` False `encode` returns any
+    list (a few strings), sent back as it is rather than as an array of ids.
     """
+    pack = (lambda part: array("I", part)) if ids else list
     try:
-        child = fork_call(lambda: (array("I", encode(text[cut:])), new_entries()))
+        child = fork_call(lambda: (pack(encode(text[cut:])), new_entries()))
     except OSError:
         return encode(text[:cut]) + encode(text[cut:])
     try:
@@ -46,4 +50,4 @@ def run_halves(
     except ChildFailed:
         return left + encode(text[cut:])
     merge_entries(extra)
-    return left + right.tolist()
+    return left + (right.tolist() if ids else right)

@@ -1,9 +1,12 @@
 """`BatchMerger`: tiktoken's merge loop over many chunks at once, one join per chunk per round.
 
-The parts of every chunk of a batch lie in flat arrays (id, chunk number, rank of joining the part
-with the next one; `big` where it cannot join or the next part belongs to another chunk). A round
-finds each chunk's lowest rank (leftmost of equals), joins that pair, drops the finished chunks and
-looks up the ranks of the (at most two) new pairs of every chunk in one `PairTable` call.
+Chunks of about the same length share a table with a row per byte position and a column per
+chunk (`_merge_block`): each part keeps its place, holding its id, the key ``rank * width + place``
+of joining it with the next live part (``n * width`` where it joins nothing or is dead) and links
+to its live neighbours. A round takes each column's minimum key (the lowest rank, leftmost of
+equals: one fast reduction down the columns), joins those pairs, marks the right parts dead and
+looks up the ranks of the (at most two) new pairs of every chunk in one `PairTable` call; only
+the chunks that join touch anything else.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from .token_hashes import TokenHashes
 
 _SLICE = 4096  # pairs looked up per C call
 _NONE = np.iinfo(np.int32).max  # "cannot join" in the int32 arrays of a batch (ids stay below it)
+_MIN_WIDTH = 8  # the narrowest table of a batch (fewer tables, fewer rounds)
+_KEY32_MAX = _NONE  # keys rank * width + place up to this fit int32 (beyond: int64)
 
 
 class BatchMerger:
@@ -70,47 +75,70 @@ class BatchMerger:
             return self._merge_all(pieces, thr)
 
     def _merge_all(self, pieces: Sequence[bytes], thr: int) -> list[tuple[int, ...]]:
-        big = _NONE
-        limit = min(thr, big)
+        out: list[tuple[int, ...]] = [()] * len(pieces)
         lens = np.fromiter(map(len, pieces), np.int64, len(pieces))
+        width = np.maximum(_MIN_WIDTH, 1 << np.ceil(np.log2(np.maximum(lens, 1))).astype(np.int64))
+        for w in np.unique(width).tolist():  # pieces of about the same length together
+            where = np.flatnonzero(width == w).tolist()
+            some = list(map(pieces.__getitem__, where))
+            for i, t in zip(where, self._merge_block(some, w, min(thr, _NONE))):
+                out[i] = t
+        return out
+
+    def _merge_block(self, pieces: list[bytes], width: int, limit: int) -> list[tuple[int, ...]]:
+        """`merge_all` of pieces of at most `width` (a power of two) bytes, laid out as a
+        ``(width, pieces)`` table: part ``w`` of piece ``c`` at ``w * R + c``. Parts stay where they
+        started (a joined right part is marked dead), so a piece's lowest rank and leftmost place
+        is one minimum down its column of keys ``rank * width + w``."""
+        n_pieces, n = len(pieces), self._n
+        lens = np.fromiter(map(len, pieces), np.int64, n_pieces)
         data = np.frombuffer(b"".join(pieces), np.uint8)
-        ids = self._byte_ids[data]
-        pid = np.repeat(np.arange(len(pieces), dtype=np.int32), lens)
-        size = len(ids)
-        pr = self._byte_pairs[data[:-1].astype(np.int32) * 256 + data[1:]]
-        if limit < big:
-            pr = np.where(pr < limit, pr, big).astype(np.int32)
-        pr = np.append(pr, np.int32(big))
-        pr[np.cumsum(lens) - 1] = big  # the last part of a piece joins nothing
-        done_ids, done_pid = [], []
-        while size:
-            start = np.flatnonzero(np.r_[True, pid[1:] != pid[:-1]])
-            lowest = np.repeat(np.minimum.reduceat(pr, start), np.diff(np.r_[start, size]))
-            finished = lowest == big
-            if finished.any():
-                done_ids.append(ids[finished])
-                done_pid.append(pid[finished])
-            at = np.flatnonzero((pr == lowest) & ~finished)
-            if not len(at):
+        col = np.repeat(np.arange(n_pieces), lens)
+        pos = np.arange(len(data)) - np.repeat(np.cumsum(lens) - lens, lens)
+        at = pos * n_pieces + col
+        size = width * n_pieces
+        key_type = np.int32 if (n + 1) * width <= _KEY32_MAX else np.int64
+        none = n * width  # the key of a part that joins nothing (ranks are below n)
+        shift = width.bit_length() - 1
+        ids = np.zeros(size, np.int32)
+        ids[at] = self._byte_ids[data]
+        keys = np.full(size, none, key_type)
+        inner = pos < lens[col] - 1  # a part with a next one
+        pr = self._byte_pairs[data[:-1].astype(np.int32) * 256 + data[1:]][inner[:-1]] if len(data) > 1 else None
+        if pr is not None:
+            keys[at[inner]] = np.where(pr < limit, pr, n).astype(key_type) * width + pos[inner]
+        nxt = np.repeat(np.arange(1, width + 1, dtype=np.int32), n_pieces)
+        nxt[at[~inner]] = width  # the last part: no next one
+        prv = np.repeat(np.arange(-1, width - 1, dtype=np.int32), n_pieces)
+        alive = np.zeros(size, bool)
+        alive[at] = True
+        table = keys.reshape(width, n_pieces)
+        while True:
+            low = table.min(axis=0)
+            act = np.flatnonzero(low < none)
+            if not len(act):
                 break
-            cp = pid[at]
-            at = at[np.r_[True, cp[1:] != cp[:-1]]]  # the leftmost lowest pair of each piece
-            ids[at] = pr[at]
-            keep = ~finished
-            keep[at + 1] = False
-            at = np.cumsum(keep)[at] - 1  # where the joined parts are once the rest is dropped
-            ids, pid, pr = ids[keep], pid[keep], pr[keep]
-            size = len(ids)
-            pr[at] = big
-            nxt = at[at + 1 < size]
-            nxt = nxt[pid[nxt + 1] == pid[nxt]]
-            pr[nxt] = self._ranks(ids[nxt], ids[nxt + 1], limit)
-            prv = at[at > 0] - 1
-            prv = prv[pid[prv] == pid[prv + 1]]
-            pr[prv] = self._ranks(ids[prv], ids[prv + 1], limit)
-        all_ids = np.concatenate(done_ids)
-        all_pid = np.concatenate(done_pid)
-        order = np.argsort(all_pid, kind="stable")
-        flat = list(map(self._shared.__getitem__, all_ids[order].tolist()))
-        ends = np.cumsum(np.bincount(all_pid, minlength=len(pieces))).tolist()
+            low = low[act]
+            p = (low & (width - 1)).astype(np.int64)
+            f = p * n_pieces + act
+            ids[f] = low >> shift  # the joined part takes the rank as its id
+            fb = nxt[f].astype(np.int64) * n_pieces + act  # the right part, now dead
+            keys[fb] = none
+            alive[fb] = False
+            c = nxt[fb]
+            nxt[f] = c
+            keys[f] = none
+            right = c < width
+            fl, fc = f[right], c[right].astype(np.int64) * n_pieces + act[right]
+            prv[fc] = p[right]
+            q = prv[f]
+            left = q >= 0
+            fq, fm = q[left].astype(np.int64) * n_pieces + act[left], f[left]
+            r = self._ranks(np.concatenate((ids[fl], ids[fq])), np.concatenate((ids[fc], ids[fm])), limit)
+            r = np.minimum(r, n).astype(key_type) * width
+            keys[fl] = r[: len(fl)] + p[right]
+            keys[fq] = r[len(fl) :] + q[left]
+        alive2 = alive.reshape(width, n_pieces).T
+        flat = list(map(self._shared.__getitem__, ids.reshape(width, n_pieces).T[alive2].tolist()))
+        ends = np.cumsum(alive2.sum(axis=1)).tolist()
         return [tuple(flat[a:b]) for a, b in zip([0, *ends], ends)]

@@ -24,19 +24,20 @@ class TokenHashes:
         lens = np.fromiter(map(len, toks), np.int64, len(toks))
         data = np.frombuffer(b"".join(toks), np.uint8).astype(np.uint64) + np.uint64(1)
         starts = np.cumsum(lens) - lens
-        base = np.uint64(_BASE)
-        h = np.zeros(len(toks), np.uint64)
-        idx, k = np.flatnonzero(lens > 0), 0
-        while len(idx):  # Horner, one byte position at a time over the tokens that long
-            h[idx] = h[idx] * base + data[starts[idx] + k]
-            k += 1
-            idx = idx[lens[idx] > k]
         powers, p = [], 1
         for _ in range(int(lens.max(initial=0)) + 1):
             powers.append(p)
             p = p * _BASE % _MOD
+        power = np.array(powers, np.uint64)
+        # h = sum of byte k times base ** (len - 1 - k), all bytes at once, summed per token (mod 2**64)
+        ends = np.repeat(starts + lens, lens)
+        weighted = data * power[ends - 1 - np.arange(len(data))]
+        h = np.zeros(len(toks), np.uint64)
+        used = np.flatnonzero(lens > 0)
+        if len(used):
+            h[used] = np.add.reduceat(weighted, starts[used])
         self._hash = h
-        self._power = np.array(powers, np.uint64)[lens]
+        self._power = power[lens]
         self._tokens = np.sort(h[np.fromiter(enc.values(), np.int64, len(enc))])  # for searchsorted
 
     def may_be_token(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
