@@ -18,6 +18,8 @@ ties are real ties.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .columns import Columns, row_argmax_first, row_logsumexp
@@ -42,8 +44,8 @@ class _Sorted:
         self._names = (key, node, other)
 
     def subset(self, keep_piece: np.ndarray) -> "_Sorted":
-        keep = keep_piece[self.arrays["piece"]]
-        return _Sorted({name: x[keep] for name, x in self.arrays.items()}, *self._names)
+        keep = np.flatnonzero(keep_piece[self.arrays["piece"]])
+        return _Sorted({name: x.take(keep) for name, x in self.arrays.items()}, *self._names)
 
 
 class Lattices:
@@ -55,7 +57,7 @@ class Lattices:
 
     def __init__(self, lengths: np.ndarray, lat: np.ndarray, start: np.ndarray, end: np.ndarray, piece: np.ndarray) -> None:
         self.lengths = np.asarray(lengths, dtype=np.int64)
-        self.node_off = np.concatenate(([0], np.cumsum(self.lengths + 1)[:-1])).astype(np.int64)
+        self.node_off = np.cumsum(self.lengths + 1) - (self.lengths + 1)
         self.n_nodes = int(self.lengths.sum() + len(self.lengths))
         self.lat, self.start, self.end, self.piece = (np.asarray(x, dtype=np.int64) for x in (lat, start, end, piece))
         self.src = self.node_off[self.lat] + self.start
@@ -65,16 +67,28 @@ class Lattices:
         self._fwd: _Sorted | None = None  # by (end, lattice, start)
         self._bwd: _Sorted | None = None  # by (start, lattice, end)
 
-    def subset(self, keep_piece: np.ndarray) -> "Lattices":
+    def subset(self, keep_piece: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> "Lattices":
         """The same lattices with only the edges of the pieces where `keep_piece` is true (the
-        sorted arrays carry over: filtering keeps their order)."""
-        keep = keep_piece[self.piece]
-        out = Lattices(self.lengths, self.lat[keep], self.start[keep], self.end[keep], self.piece[keep])
+        sorted arrays carry over: filtering keeps their order). `meanwhile` is called once, here
+        after the work (`SplitLattices` calls it while its child works)."""
+        if meanwhile is not None:
+            meanwhile()
+        keep = np.flatnonzero(keep_piece[self.piece])
+        out = Lattices.__new__(Lattices)
+        out.__dict__.update(self.__dict__)
+        for name in ("lat", "start", "end", "piece", "src", "dst"):
+            setattr(out, name, getattr(self, name).take(keep))
+        out._fwd = out._bwd = None
         if self._fwd is not None:
             out._fwd = self._fwd.subset(keep_piece)
         if self._bwd is not None:
             out._bwd = self._bwd.subset(keep_piece)
         return out
+
+    def part(self, lo: int, hi: int) -> "Lattices":
+        """Lattices ``lo..hi-1`` as a batch of their own (numbered from 0)."""
+        a, b = np.searchsorted(self.lat, [lo, hi])
+        return Lattices(self.lengths[lo:hi], self.lat[a:b] - lo, self.start[a:b], self.end[a:b], self.piece[a:b])
 
     def _forward_plan(self) -> _Sorted:
         if self._fwd is None:
@@ -126,15 +140,13 @@ class Lattices:
         """Per lattice: log of the summed probability of all its segmentations."""
         return self.forward(logp)[self.end_nodes]
 
-    def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, float]:
-        """(expected count of each piece over all segmentations, weighted; log-likelihood).
-
-        The E-step: an edge's posterior is ``exp(alpha[src] + logp + beta[dst] - log Z)``.
-        """
+    def posts(self, logp: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(weighted posterior of every edge in (start, lattice, end) order, log Z per lattice):
+        an edge's posterior is ``exp(alpha[src] + logp + beta[dst] - log Z)``."""
         alpha = self.forward(logp)
         z = alpha[self.end_nodes]
         beta = self.backward(logp)
-        e = self._backward_plan().arrays  # the E-step sums in (start, lattice, end) order
+        e = self._backward_plan().arrays
         src, dst, piece, lat = e["src"], e["dst"], e["piece"], e["lat"]
         post = alpha.take(src)
         post -= z.take(lat)
@@ -143,14 +155,50 @@ class Lattices:
         post += v
         np.exp(post, out=post)
         post *= weights.take(lat)
-        counts = np.bincount(piece, weights=post, minlength=n_pieces)
+        return post, z
+
+    def post_pieces(self) -> np.ndarray:
+        """The piece of each edge in the order `posts` gives them."""
+        return self._backward_plan().arrays["piece"]
+
+    def post_starts(self) -> np.ndarray:
+        """The start of each edge in the order `posts` gives them (increasing)."""
+        return self._backward_plan().arrays["start"]
+
+    def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, float]:
+        """(expected count of each piece over all segmentations, weighted; log-likelihood).
+
+        The E-step sums the posteriors of `posts` in their (start, lattice, end) order.
+        """
+        post, z = self.posts(logp, weights)
+        counts = np.bincount(self.post_pieces(), weights=post, minlength=n_pieces)
         return counts, float(np.dot(weights, z))
+
+    def alternatives(self, lats: np.ndarray, starts: np.ndarray, lengths: np.ndarray, scores: np.ndarray):
+        """Best segmentation of each stretch ``k`` (``lengths[k]`` characters from ``starts[k]``
+        in lattice ``lats[k]``) without the one edge covering it whole: arrays (k, start, end,
+        piece), one row per token, positions relative to the stretch, in `viterbi`'s order."""
+        n = np.asarray(lengths, dtype=np.int64)
+        os = np.asarray(starts, dtype=np.int64)
+        node_lo = self.node_off[lats] + os
+        lo = np.searchsorted(self.src, node_lo)
+        hi = np.searchsorted(self.src, node_lo + n)
+        cnt = hi - lo
+        k = np.repeat(np.arange(len(n)), cnt)
+        e = np.arange(int(cnt.sum())) + np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
+        rs, re = self.start[e] - os[k], self.end[e] - os[k]
+        ok = (re <= n[k]) & ~((rs == 0) & (re == n[k]))
+        sub = Lattices(n, k[ok], rs[ok], re[ok], self.piece[e[ok]])
+        return sub.viterbi(scores)
 
     # -- best segmentation -------------------------------------------------------------------
 
-    def viterbi(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def viterbi(self, scores: np.ndarray, *, meanwhile: Callable[[], None] | None = None):
         """Best segmentation of every lattice: (lattice, start, end, piece) of each token,
-        in no particular order (sort by (lattice, start) to read them)."""
+        in no particular order (sort by (lattice, start) to read them). `meanwhile`: as in
+        `subset`."""
+        if meanwhile is not None:
+            meanwhile()
         plan = self._forward_plan()
         src_c, piece_c, ids = plan.column["src"], plan.column["piece"], plan.cols.order
         best = np.full(self.n_nodes, -np.inf)

@@ -41,6 +41,7 @@ and timelines (`tokviz.core.unigram.timeline`), encoding (`tokviz.core.unigram.t
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -49,6 +50,7 @@ import numpy as np
 from tokviz.core.text.chunks import Cancelled
 
 from .lattice import Lattices
+from .split import SplitLattices, use_split
 
 SCORE_SCALE = 1 << 20  # scores are log-probabilities times this, rounded to integers
 WORD_PREFIX = "\u2581"  # "▁"
@@ -97,6 +99,17 @@ class UnigramRound:
 def quantize(logp: np.ndarray) -> np.ndarray:
     """Log-probabilities -> integer scores (units of 2**-20 nat)."""
     return np.rint(np.asarray(logp) * SCORE_SCALE).astype(np.int64)
+
+
+def _order_by(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
+    """``np.lexsort((minor, major))`` for integer keys, minor ones distinct and non-negative
+    (one argsort of a combined key when it fits in 63 bits)."""
+    if not len(major):
+        return np.zeros(0, dtype=np.int64)
+    lo, span = int(major.min()), int(minor.max()) + 1
+    if (int(major.max()) - lo + 1) * span < 1 << 62:
+        return np.argsort((major - lo) * span + minor)
+    return np.lexsort((minor, major))
 
 
 def substrings(texts: Sequence[str], max_chars: int):
@@ -176,7 +189,7 @@ class UnigramTrainer:
     ) -> None:
         if len(words) != len(weights):
             raise ValueError("words and weights differ in length")
-        if any(w <= 0 for w in weights) or any(not w for w in words):
+        if len(words) and (min(weights) <= 0 or not all(words)):
             raise ValueError("words must be non-empty and their counts positive")
         self.target = target_pieces
         self.prune_fraction = prune_fraction
@@ -184,8 +197,8 @@ class UnigramTrainer:
         self.n_special = n_special
         texts = [word_prefix + w for w in words] if word_prefix else [w for w in words]
         self.weights = np.asarray(weights, dtype=np.float64)
-        self.corpus_length = int(sum(len(w) * c for w, c in zip(words, weights)))
-        lengths = np.array([len(t) for t in texts], dtype=np.int64)
+        self.corpus_length = int(sum(map(operator.mul, map(len, words), weights)))
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
         sid, occ_lat, occ_start, occ_end, joined = substrings(texts, max_piece_chars)
         n_sub = int(sid.max()) + 1 if len(sid) else 0
         count = np.bincount(sid, weights=self.weights[occ_lat], minlength=n_sub)
@@ -218,6 +231,7 @@ class UnigramTrainer:
         self.n_chars = len(chars)
 
     should_stop = None  # set to a callable: checked between the phases of a round (raises Cancelled)
+    parallel = True  # big batches: half the lattices in a forked child where that is safe (`split`)
 
     def _check_stop(self) -> None:
         if self.should_stop is not None and self.should_stop():
@@ -274,19 +288,7 @@ class UnigramTrainer:
     def _alternatives(self, idx: np.ndarray, qf: np.ndarray):
         """Best segmentation of each piece ``idx[k]`` without the piece itself, as arrays
         (k, start, end, piece), one row per token."""
-        lat = self.lattice
-        n = self.piece_len[idx]
-        os = self.occ_start[idx]
-        node_lo = lat.node_off[self.occ_text[idx]] + os
-        lo = np.searchsorted(lat.src, node_lo)
-        hi = np.searchsorted(lat.src, node_lo + n)
-        cnt = hi - lo
-        k = np.repeat(np.arange(len(idx)), cnt)
-        e = np.arange(int(cnt.sum())) + np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
-        rs, re = lat.start[e] - os[k], lat.end[e] - os[k]
-        ok = (re <= n[k]) & ~((rs == 0) & (re == n[k]))
-        sub = Lattices(n, k[ok], rs[ok], re[ok], lat.piece[e[ok]])
-        return sub.viterbi(qf)
+        return self.lattice.alternatives(self.occ_text[idx], self.occ_start[idx], self.piece_len[idx], qf)
 
     def _prune(self, q: np.ndarray, qf: np.ndarray, freq: np.ndarray) -> tuple[PrunedPiece, ...]:
         n_prune = self.size - self.next_size()
@@ -295,7 +297,6 @@ class UnigramTrainer:
             return ()
         used = cand[freq[cand] > 0]
         loss = np.zeros(len(self.pieces))
-        alts: dict[int, tuple[str, ...]] = {}
         if len(used):
             k, s, _, p = self._alternatives(used, qf)
             self._check_stop()
@@ -311,23 +312,30 @@ class UnigramTrainer:
         chosen = cand[order[:n_prune]]
         is_chosen = np.zeros(len(self.pieces), dtype=bool)
         is_chosen[chosen] = True
-        if len(used):
-            alts.update(self._alt_strings(*alts_of, is_chosen))
-        ch = chosen.tolist()
-        out = tuple(map(
-            PrunedPiece,
-            [self.pieces[x] for x in ch],
-            loss[chosen].tolist(),
-            np.rint(freq[chosen]).astype(np.int64).tolist(),
-            q[chosen].tolist(),
-            [alts.get(x, ()) for x in ch],
-        ))
+        out: list[tuple[PrunedPiece, ...]] = []
+
+        def records() -> None:  # while the lattices are pruned (in part in a forked child)
+            ch = chosen.tolist()
+            alternative: list[tuple[str, ...]] = [()] * len(ch)
+            if len(used):
+                alts = self._alt_strings(*alts_of, is_chosen)
+                for i in np.flatnonzero(freq[chosen] > 0).tolist():
+                    alternative[i] = alts.get(ch[i], ())
+            out.append(tuple(map(
+                PrunedPiece,
+                list(map(self.pieces.__getitem__, ch)),
+                loss[chosen].tolist(),
+                np.rint(freq[chosen]).astype(np.int64).tolist(),
+                q[chosen].tolist(),
+                alternative,
+            )))
+
         self.alive[chosen] = False
-        self.lattice = self.lattice.subset(self.alive)
+        self.lattice = self.lattice.subset(self.alive, meanwhile=records)
         live = self.logp[self.alive]
         top = live.max()
         self.logp = np.where(self.alive, self.logp - (top + np.log(np.exp(live - top).sum())), -np.inf)
-        return out
+        return out[0]
 
     def _alt_strings(self, idx, k, s, p, wanted: np.ndarray) -> dict[int, tuple[str, ...]]:
         """{piece: its alternative as strings} for the pieces ``idx[k]`` marked in `wanted`."""
@@ -344,32 +352,48 @@ class UnigramTrainer:
 
     # -- rounds ---------------------------------------------------------------------------------
 
-    def _record(self, index: int, lls: tuple[float, ...], q: np.ndarray, freq: np.ndarray, pruned) -> UnigramRound:
+    def _listing(self, q: np.ndarray) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """The vocabulary, highest score first (ties: piece string), and its scores."""
         alive = np.flatnonzero(self.alive)
-        order = alive[np.lexsort((self.piece_rank[alive], -q[alive]))].tolist()
+        order = alive[_order_by(-q[alive], self.piece_rank[alive])].tolist()
+        return tuple(map(self.pieces.__getitem__, order)), tuple(q[order].tolist())
+
+    def _record(self, index: int, lls: tuple[float, ...], listing, freq: np.ndarray, pruned) -> UnigramRound:
+        pieces, scores = listing
         return UnigramRound(
             index=index,
-            vocab_size=self.n_special + len(order),
+            vocab_size=self.n_special + len(pieces),
             log_likelihood=lls[-1],
             em_log_likelihood=lls,
             viterbi_tokens=int(round(freq.sum())),
             pruned=pruned,
-            pieces=tuple(map(self.pieces.__getitem__, order)),
-            scores=tuple(q[order].tolist()),
+            pieces=pieces,
+            scores=scores,
         )
 
     def rounds(self) -> Iterator[UnigramRound]:
         """Round 0 (seed + EM), then prune + EM rounds until the target size is reached."""
+        split = None
+        if self.parallel and isinstance(self.lattice, Lattices) and use_split(self.lattice):
+            self.lattice = split = SplitLattices(self.lattice, self.weights)
+        try:
+            yield from self._rounds()
+        finally:
+            if split is not None:
+                split.close()
+
+    def _rounds(self) -> Iterator[UnigramRound]:
         index = 0
         pruned: tuple[PrunedPiece, ...] = ()
         while True:
             lls = self._em()
             self._check_stop()
             q, qf = self._scores()
-            lat, _, _, piece = self.lattice.viterbi(qf)
+            listing = []
+            lat, _, _, piece = self.lattice.viterbi(qf, meanwhile=lambda: listing.append(self._listing(q)))
             self._check_stop()
             freq = np.bincount(piece, weights=self.weights[lat], minlength=len(self.pieces))
-            yield self._record(index, lls, q, freq, pruned)
+            yield self._record(index, lls, listing[0], freq, pruned)
             if self.size <= self.target:
                 return
             pruned = self._prune(q, qf, freq)

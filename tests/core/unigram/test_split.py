@@ -1,0 +1,94 @@
+"""The lattices cut in two (the second half in a forked child) against one batch, bit for bit:
+expected counts, log-likelihood, Viterbi, alternatives and pruning, with the child, without it, and
+when the child dies halfway; and a whole training run through both paths."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tokviz.core.processes.fork import can_fork
+from tokviz.core.unigram import split as split_module
+from tokviz.core.unigram.split import SplitLattices
+from tokviz.core.unigram.timeline import UnigramSettings, to_json, train_unigram
+from tokviz.core.unigram.trainer import UnigramTrainer
+
+TEXT = " ".join(f"w{i % 97}x{i % 13} lower lowest newer{i % 7} wider" for i in range(1500))
+
+
+def trainer() -> UnigramTrainer:
+    from collections import Counter
+
+    counts = Counter(TEXT.split())
+    return UnigramTrainer(list(counts), list(counts.values()), target_pieces=60, seed_min_count=1)
+
+
+def same(x, y) -> bool:
+    return all(np.array_equal(a, b) for a, b in zip(x, y)) and len(x) == len(y)
+
+
+def tokens(rows):
+    """Viterbi or alternative rows, sorted (their order is free but for each lattice's)."""
+    order = np.lexsort((rows[1], rows[0]))
+    return [r[order] for r in rows]
+
+
+@pytest.mark.parametrize("mode", ["fork", "here", "child dies"])
+def test_split_lattices_equal_one_batch_bit_for_bit(mode):
+    if mode != "here" and not can_fork():
+        pytest.skip("forking is not available here")
+    t = trainer()
+    one = t.lattice
+    two = SplitLattices(one, t.weights, fork=mode != "here")
+    assert 0 < two.cut < len(one.lengths)
+    rng = np.random.default_rng(5)
+    alive = t.alive.copy()
+    try:
+        for round_ in range(3):
+            logp = np.where(alive, t.logp, -np.inf)
+            c1, ll1 = one.expected_counts(logp, t.weights, len(t.pieces))
+            c2, ll2 = two.expected_counts(logp, t.weights, len(t.pieces))
+            assert np.array_equal(c1, c2) and ll1 == ll2
+            assert np.array_equal(one.log_z(logp), two.log_z(logp))
+            q = np.where(alive, np.rint(logp * 16) / 16, -np.inf)  # coarse: many ties
+            called = []
+            assert same(tokens(one.viterbi(q)), tokens(two.viterbi(q, meanwhile=lambda: called.append(1))))
+            assert called == [1]
+            idx = np.flatnonzero(alive & (t.piece_len > 1))
+            args = (t.occ_text[idx], t.occ_start[idx], t.piece_len[idx], q)
+            r1, r2 = one.alternatives(*args), two.alternatives(*args)
+            assert same(tokens(r1), tokens(r2))
+            for k in np.unique(r1[0]).tolist():  # each piece's tokens in the same order
+                assert same([r[r1[0] == k] for r in r1], [r[r2[0] == k] for r in r2])
+            if mode == "child dies" and round_ == 1:
+                two._server.kill()
+            alive[rng.choice(idx, len(idx) // 4, replace=False)] = False
+            one = one.subset(alive)
+            assert two.subset(alive, meanwhile=lambda: called.append(2)) is two and called == [1, 2]
+    finally:
+        two.close()
+    if mode == "child dies":
+        assert two._server is None
+
+
+def test_a_training_run_is_the_same_through_both_paths(monkeypatch):
+    settings = UnigramSettings(vocab_size=80, seed_min_count=1)
+    monkeypatch.setattr(UnigramTrainer, "parallel", False)
+    serial = to_json(train_unigram(settings, texts=[TEXT]))
+    monkeypatch.setattr(UnigramTrainer, "parallel", True)
+    monkeypatch.setattr(split_module, "PARALLEL_MIN_EDGES", 0)
+    used = []
+    real = split_module.SplitLattices.__init__
+
+    def spy(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        used.append(self._server is not None)
+
+    monkeypatch.setattr(split_module.SplitLattices, "__init__", spy)
+    assert to_json(train_unigram(settings, texts=[TEXT])) == serial
+    assert used == [can_fork()] or used == []
+
+
+def test_small_batches_stay_in_one_process():
+    t = trainer()
+    assert not split_module.use_split(t.lattice)  # far below PARALLEL_MIN_EDGES
