@@ -4,6 +4,8 @@ when the child dies halfway; and a whole training run through both paths."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -54,9 +56,14 @@ def test_split_lattices_equal_one_batch_bit_for_bit(mode):
             called = []
             assert same(tokens(one.viterbi(q)), tokens(two.viterbi(q, meanwhile=lambda: called.append(1))))
             assert called == [1]
+            z1, v1 = one.log_z_and_viterbi(logp, q)
+            z2, v2 = two.log_z_and_viterbi(logp, q, meanwhile=lambda: called.append(0))
+            assert np.array_equal(z1, z2) and same(tokens(v1), tokens(v2)) and called == [1, 0]
+            called.clear()
+            called.append(1)
             idx = np.flatnonzero(alive & (t.piece_len > 1))
             args = (t.occ_text[idx], t.occ_start[idx], t.piece_len[idx], q)
-            r1, r2 = one.alternatives(*args), two.alternatives(*args)
+            r1, r2 = one.alternatives(*args), two.alternatives(*args, pieces=idx)  # shared out
             assert same(tokens(r1), tokens(r2))
             for k in np.unique(r1[0]).tolist():  # each piece's tokens in the same order
                 assert same([r[r1[0] == k] for r in r1], [r[r2[0] == k] for r in r2])
@@ -77,6 +84,7 @@ def test_a_training_run_is_the_same_through_both_paths(monkeypatch):
     serial = to_json(train_unigram(settings, texts=[TEXT]))
     monkeypatch.setattr(UnigramTrainer, "parallel", True)
     monkeypatch.setattr(split_module, "PARALLEL_MIN_EDGES", 0)
+    monkeypatch.setattr(split_module, "MIN_IDLE_CORES", 0.0)
     used = []
     real = split_module.SplitLattices.__init__
 
@@ -89,6 +97,18 @@ def test_a_training_run_is_the_same_through_both_paths(monkeypatch):
     assert used == [can_fork()] or used == []
 
 
-def test_small_batches_stay_in_one_process():
+def test_small_batches_and_busy_machines_stay_in_one_process(monkeypatch):
     t = trainer()
     assert not split_module.use_split(t.lattice)  # far below PARALLEL_MIN_EDGES
+    monkeypatch.setattr(split_module, "PARALLEL_MIN_EDGES", 0)
+    assert not split_module.use_split(t.lattice, idle_cores=0.2)  # no core free lately
+    assert split_module.use_split(t.lattice, idle_cores=1.0) == can_fork()
+
+
+def test_idle_meter():
+    from tokviz.core.processes.idle import IdleMeter
+
+    meter = IdleMeter()
+    sum(range(300_000))
+    cores = meter.cores()
+    assert cores is None or 0.0 <= cores <= (os.cpu_count() or 1)

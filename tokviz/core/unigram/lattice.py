@@ -136,8 +136,11 @@ class Lattices:
             beta[step.nodes] = row_logsumexp(v, step)
         return beta
 
-    def log_z(self, logp: np.ndarray) -> np.ndarray:
-        """Per lattice: log of the summed probability of all its segmentations."""
+    def log_z(self, logp: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> np.ndarray:
+        """Per lattice: log of the summed probability of all its segmentations. `meanwhile`:
+        as in `subset`."""
+        if meanwhile is not None:
+            meanwhile()
         return self.forward(logp)[self.end_nodes]
 
     def posts(self, logp: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -165,19 +168,29 @@ class Lattices:
         """The start of each edge in the order `posts` gives them (increasing)."""
         return self._backward_plan().arrays["start"]
 
-    def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, float]:
+    def log_z_and_viterbi(self, logp: np.ndarray, scores: np.ndarray, *, meanwhile: Callable[[], None] | None = None):
+        """``(log_z(logp), viterbi(scores))`` (`meanwhile`: as in `subset`)."""
+        return self.log_z(logp, meanwhile=meanwhile), self.viterbi(scores)
+
+    def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int, *,
+                        meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, float]:
         """(expected count of each piece over all segmentations, weighted; log-likelihood).
 
         The E-step sums the posteriors of `posts` in their (start, lattice, end) order.
+        `meanwhile`: as in `subset`.
         """
+        if meanwhile is not None:
+            meanwhile()
         post, z = self.posts(logp, weights)
         counts = np.bincount(self.post_pieces(), weights=post, minlength=n_pieces)
         return counts, float(np.dot(weights, z))
 
-    def alternatives(self, lats: np.ndarray, starts: np.ndarray, lengths: np.ndarray, scores: np.ndarray):
+    def alternatives(self, lats: np.ndarray, starts: np.ndarray, lengths: np.ndarray, scores: np.ndarray,
+                     *, pieces: np.ndarray | None = None):
         """Best segmentation of each stretch ``k`` (``lengths[k]`` characters from ``starts[k]``
         in lattice ``lats[k]``) without the one edge covering it whole: arrays (k, start, end,
-        piece), one row per token, positions relative to the stretch, in `viterbi`'s order."""
+        piece), one row per token, positions relative to the stretch, in `viterbi`'s order.
+        (`pieces`, the piece each stretch spells, is for `SplitLattices`.)"""
         n = np.asarray(lengths, dtype=np.int64)
         os = np.asarray(starts, dtype=np.int64)
         node_lo = self.node_off[lats] + os

@@ -21,6 +21,8 @@ from tokviz.core.processes.fork import ChildFailed, can_fork, fork_server
 from .lattice import Lattices
 
 PARALLEL_MIN_EDGES = 150_000  # below this the fork and the traffic cost more than they save
+MIN_IDLE_CORES = 0.5  # a busy machine: halves waiting for each other are slower than one process
+PARENT_SHARE = 0.45  # of the edges (and of the alternatives): the parent also merges and records
 
 
 def _then(result, meanwhile: Callable[[], None] | None):
@@ -29,9 +31,11 @@ def _then(result, meanwhile: Callable[[], None] | None):
     return result
 
 
-def use_split(lattices: Lattices) -> bool:
-    """Is the batch big enough, and forking safe here?"""
-    return len(lattices.piece) >= PARALLEL_MIN_EDGES and len(lattices.lengths) > 1 and can_fork()
+def use_split(lattices: Lattices, idle_cores: float | None = None) -> bool:
+    """Is the batch big enough, forking safe here, and a core free (`idle_cores`: how many sat
+    idle lately, None: unknown)?"""
+    return (len(lattices.piece) >= PARALLEL_MIN_EDGES and len(lattices.lengths) > 1
+            and (idle_cores is None or idle_cores >= MIN_IDLE_CORES) and can_fork())
 
 
 def _half_op(lat: Lattices, weights: np.ndarray, kind: str, payload, array):
@@ -59,12 +63,22 @@ class SplitLattices:
     def __init__(self, lattices: Lattices, weights: np.ndarray, *, fork: bool = True) -> None:
         n = len(lattices.lengths)
         per_lattice = np.cumsum(np.bincount(lattices.lat, minlength=n))
-        self.cut = cut = int(min(max(np.searchsorted(per_lattice, per_lattice[-1] / 2) + 1, 1), n - 1))
+        self.cut = cut = int(min(max(np.searchsorted(per_lattice, per_lattice[-1] * PARENT_SHARE) + 1, 1), n - 1))
         self.a, self.b = lattices.part(0, cut), lattices.part(cut, n)
         self.wa, self.wb = weights[:cut], weights[cut:]
+        # an occurrence of each piece in the second half (lattice, start; -1: none), so that either
+        # half can find the alternatives of half the pieces (any occurrence of a piece will do)
+        b_lat, b_start, b_piece = self.b.lat, self.b.start, self.b.piece
+        n_pieces = int(b_piece.max()) + 1 if len(b_piece) else 0
+        first = np.full(n_pieces, len(b_piece), dtype=np.int64)
+        np.minimum.at(first, b_piece, np.arange(len(b_piece)))
+        has = first < len(b_piece)
+        self._occ_b = np.where(has, b_lat.take(np.minimum(first, len(b_piece) - 1)) if len(b_piece) else -1, -1)
+        self._occ_b_start = np.where(has, b_start.take(np.minimum(first, len(b_piece) - 1)) if len(b_piece) else 0, 0)
         self._keep: np.ndarray | None = None  # the pieces kept so far (None: all)
         self._b_stale = False  # self.b lags behind the child's copy
         self._server = None
+        self._pending: list[tuple] = []  # requests whose answers are taken with the next one's
         if fork:
             try:
                 self._server = fork_server(self._serve)
@@ -91,28 +105,44 @@ class SplitLattices:
         self.b, answer = _half_op(self.b, self.wb, kind, payload, array)
         return answer
 
+    def _send(self, kind: str, payload, array) -> bool:
+        """Ask the child (if any) for `kind`; False when the second half is to be done here."""
+        if self._server is None:
+            return False
+        try:
+            self._server.send(kind, payload, array)
+        except ChildFailed:
+            self._drop()
+            return False
+        if kind == "subset" and array is not None:
+            self._b_stale = True
+        return True
+
+    def _answer(self, sent: bool, kind: str, payload, array):
+        """The child's answer to a request sent, or the same computed here."""
+        if sent and self._server is not None:
+            try:
+                return self._server.receive()
+            except ChildFailed:
+                self._drop()
+        return self._run_b(kind, payload, array)
+
+    def _settle(self) -> None:
+        """Take the answers of the requests left waiting (in order)."""
+        while self._pending:
+            sent, kind, payload, array, then = self._pending.pop(0)
+            then(self._answer(sent, kind, payload, array))
+
     def _both(self, kind: str, payload, array, local):
         """(``local()`` for the first half, the second half's answer to the request)."""
-        sent = False
-        if self._server is not None:
-            try:
-                self._server.send(kind, payload, array)
-                sent = True
-            except ChildFailed:
-                self._drop()
-        if sent and kind == "subset" and array is not None:
-            self._b_stale = True
+        sent = self._send(kind, payload, array)
         try:
             mine = local()
+            self._settle()
         except BaseException:
-            self._drop()  # the child's answer would be out of step
+            self._drop()  # the child's answers would be out of step
             raise
-        if sent:
-            try:
-                return mine, self._server.receive()
-            except ChildFailed:
-                self._drop()
-        return mine, self._run_b(kind, payload, array)
+        return mine, self._answer(sent, kind, payload, array)
 
     # -- merging the halves' posteriors -------------------------------------------------------
 
@@ -139,44 +169,74 @@ class SplitLattices:
 
     # -- what the trainer asks ----------------------------------------------------------------
 
-    def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, float]:
-        """As `Lattices.expected_counts` of the whole batch (`weights`: the whole batch's)."""
-        (post_a, z_a), (n, both) = self._both("posts", None, logp, lambda: self.a.posts(logp, self.wa))
+    def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int, *,
+                        meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, float]:
+        """As `Lattices.expected_counts` of the whole batch (`weights`: the whole batch's);
+        `meanwhile` is called while the child works."""
+        (post_a, z_a), (n, both) = self._both("posts", None, logp, lambda: _then(self.a.posts(logp, self.wa), meanwhile))
         post = self._merge(post_a, both[:n])
         counts = np.bincount(self._pieces, weights=post, minlength=n_pieces)
         return counts, float(np.dot(weights, np.concatenate((z_a, both[n:]))))
 
-    def log_z(self, logp: np.ndarray) -> np.ndarray:
-        z_a, (_, z_b) = self._both("log_z", None, logp, lambda: self.a.log_z(logp))
+    def log_z(self, logp: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> np.ndarray:
+        """As `Lattices.log_z`; `meanwhile` is called while the child works."""
+        z_a, (_, z_b) = self._both("log_z", None, logp, lambda: self.a.log_z(logp, meanwhile=meanwhile))
         return np.concatenate((z_a, z_b))
+
+    def log_z_and_viterbi(self, logp: np.ndarray, scores: np.ndarray, *, meanwhile: Callable[[], None] | None = None):
+        """``(log_z(logp), viterbi(scores))``, both asked of the child at once."""
+        sent = self._send("log_z", None, logp)
+        self._pending.append((sent, "log_z", None, logp, lambda answer: got.append(answer[1])))
+        got: list[np.ndarray] = []
+        z_a = self.a.log_z(logp, meanwhile=meanwhile)
+        tokens = self.viterbi(scores)  # settles the log_z answer first
+        return np.concatenate((z_a, got[0])), tokens
 
     def viterbi(self, scores: np.ndarray, *, meanwhile: Callable[[], None] | None = None):
         """As `Lattices.viterbi`; `meanwhile` is called while the child works."""
         mine, (_, rows) = self._both("viterbi", None, scores, lambda: _then(self.a.viterbi(scores), meanwhile))
         return (np.concatenate((mine[0], rows[0] + self.cut)), *(np.concatenate((x, y)) for x, y in zip(mine[1:], rows[1:])))
 
-    def alternatives(self, lats: np.ndarray, starts: np.ndarray, lengths: np.ndarray, scores: np.ndarray):
+    def alternatives(self, lats: np.ndarray, starts: np.ndarray, lengths: np.ndarray, scores: np.ndarray,
+                     *, pieces: np.ndarray | None = None):
+        """As `Lattices.alternatives`; with the stretches' `pieces`, stretches of pieces that also
+        occur in the second half are shared out to balance the halves."""
         lats, starts, lengths = (np.asarray(x, dtype=np.int64) for x in (lats, starts, lengths))
         in_b = lats >= self.cut
+        b_lats, b_starts = lats - self.cut, starts.copy()
+        if pieces is not None and len(pieces):
+            pieces = np.asarray(pieces, dtype=np.int64)
+            known = pieces < len(self._occ_b)
+            occ = np.full(len(pieces), -1, dtype=np.int64)
+            occ[known] = self._occ_b[pieces[known]]
+            flex = np.flatnonzero(~in_b & (occ >= 0))  # first seen in the first half, also in the second
+            want = int(round(len(pieces) * (1 - PARENT_SHARE))) - int(in_b.sum())
+            if want > 0 and len(flex):
+                take = min(want, len(flex))
+                pick = flex[np.flatnonzero(np.diff((np.arange(len(flex) + 1) * take) // len(flex)))]
+                in_b[pick] = True
+                b_lats[pick] = occ[pick]
+                b_starts[pick] = self._occ_b_start[pieces[pick]]
         ka, kb = np.flatnonzero(~in_b), np.flatnonzero(in_b)
         mine, (_, rows) = self._both(
-            "alternatives", (lats[kb] - self.cut, starts[kb], lengths[kb]), scores,
+            "alternatives", (b_lats[kb], b_starts[kb], lengths[kb]), scores,
             lambda: self.a.alternatives(lats[ka], starts[ka], lengths[ka], scores))
         k = np.concatenate((ka[mine[0]], kb[rows[0]]))
         return (k, *(np.concatenate((x, y)) for x, y in zip(mine[1:], rows[1:])))
 
     def subset(self, keep_piece: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> "SplitLattices":
         """Keep only the edges of the pieces where `keep_piece` is true (in place; returns self);
-        `meanwhile` is called while the child works."""
+        `meanwhile` is called while the child works. The child's answer (the layout of its
+        posteriors) is taken with the next request's."""
         self._keep = np.array(keep_piece, dtype=bool)
-
-        def first_half():
-            self.a = self.a.subset(self._keep, meanwhile=meanwhile)
-            return self.a.post_pieces()  # its plan, made while the child makes its own
-
-        self._relayout(*self._both("subset", None, self._keep, first_half))
+        self._settle()
+        sent = self._send("subset", None, self._keep)  # answered with the next request's answer
+        self._pending.append((sent, "subset", None, self._keep, lambda answer: self._relayout(None, answer)))
+        self.a = self.a.subset(self._keep, meanwhile=meanwhile)
+        self.a.post_pieces()  # its plan, made while the child makes its own
         return self
 
     def close(self) -> None:
         """End the child; the second half is computed here from then on."""
         self._drop()
+        self._settle()

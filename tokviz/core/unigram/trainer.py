@@ -42,11 +42,12 @@ and timelines (`tokviz.core.unigram.timeline`), encoding (`tokviz.core.unigram.t
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from tokviz.core.processes.idle import IdleMeter
 from tokviz.core.text.chunks import Cancelled
 
 from .lattice import Lattices
@@ -187,6 +188,7 @@ class UnigramTrainer:
         em_iterations: int = EM_ITERATIONS,
         n_special: int = 1,
     ) -> None:
+        self._idle = IdleMeter()  # was a second core free while the seed was built?
         if len(words) != len(weights):
             raise ValueError("words and weights differ in length")
         if len(words) and (min(weights) <= 0 or not all(words)):
@@ -266,15 +268,17 @@ class UnigramTrainer:
         with np.errstate(divide="ignore"):
             return np.where(self.alive, np.log(c) - np.log(c.sum()), -np.inf)
 
-    def _em(self) -> tuple[float, ...]:
+    def _em(self, first) -> list[float]:
+        """The round's E- and M-steps: the log-likelihood before each M-step. `first` is
+        called during the first E-step (while a forked child works, if there is one)."""
         lls = []
-        for _ in range(self.em_iterations):
+        for i in range(self.em_iterations):
             self._check_stop()
-            counts, ll = self.lattice.expected_counts(self.logp, self.weights, len(self.pieces))
+            counts, ll = self.lattice.expected_counts(self.logp, self.weights, len(self.pieces),
+                                                      meanwhile=first if i == 0 else None)
             lls.append(ll)
             self.logp = self._m_step(counts)
-        lls.append(float(np.dot(self.weights, self.lattice.log_z(self.logp))))
-        return tuple(lls)
+        return lls
 
     def _scores(self) -> tuple[np.ndarray, np.ndarray]:
         """(integer scores, the same as exact floats; dead pieces -inf)."""
@@ -288,13 +292,15 @@ class UnigramTrainer:
     def _alternatives(self, idx: np.ndarray, qf: np.ndarray):
         """Best segmentation of each piece ``idx[k]`` without the piece itself, as arrays
         (k, start, end, piece), one row per token."""
-        return self.lattice.alternatives(self.occ_text[idx], self.occ_start[idx], self.piece_len[idx], qf)
+        return self.lattice.alternatives(self.occ_text[idx], self.occ_start[idx], self.piece_len[idx], qf, pieces=idx)
 
-    def _prune(self, q: np.ndarray, qf: np.ndarray, freq: np.ndarray) -> tuple[PrunedPiece, ...]:
+    def _prune(self, q: np.ndarray, qf: np.ndarray, freq: np.ndarray) -> Callable[[], tuple[PrunedPiece, ...]] | None:
+        """Prune for the next round; returns what makes the pruned pieces' records (in pruning
+        order), or None when only single characters are left."""
         n_prune = self.size - self.next_size()
         cand = np.flatnonzero(self.alive & (self.piece_len > 1))
         if not len(cand):
-            return ()
+            return None
         used = cand[freq[cand] > 0]
         loss = np.zeros(len(self.pieces))
         if len(used):
@@ -312,30 +318,29 @@ class UnigramTrainer:
         chosen = cand[order[:n_prune]]
         is_chosen = np.zeros(len(self.pieces), dtype=bool)
         is_chosen[chosen] = True
-        out: list[tuple[PrunedPiece, ...]] = []
 
-        def records() -> None:  # while the lattices are pruned (in part in a forked child)
+        def records() -> tuple[PrunedPiece, ...]:  # made during the next round's first E-step
             ch = chosen.tolist()
             alternative: list[tuple[str, ...]] = [()] * len(ch)
             if len(used):
                 alts = self._alt_strings(*alts_of, is_chosen)
                 for i in np.flatnonzero(freq[chosen] > 0).tolist():
                     alternative[i] = alts.get(ch[i], ())
-            out.append(tuple(map(
+            return tuple(map(
                 PrunedPiece,
                 list(map(self.pieces.__getitem__, ch)),
                 loss[chosen].tolist(),
                 np.rint(freq[chosen]).astype(np.int64).tolist(),
                 q[chosen].tolist(),
                 alternative,
-            )))
+            ))
 
         self.alive[chosen] = False
-        self.lattice = self.lattice.subset(self.alive, meanwhile=records)
+        self.lattice = self.lattice.subset(self.alive)
         live = self.logp[self.alive]
         top = live.max()
         self.logp = np.where(self.alive, self.logp - (top + np.log(np.exp(live - top).sum())), -np.inf)
-        return out[0]
+        return records
 
     def _alt_strings(self, idx, k, s, p, wanted: np.ndarray) -> dict[int, tuple[str, ...]]:
         """{piece: its alternative as strings} for the pieces ``idx[k]`` marked in `wanted`."""
@@ -374,7 +379,7 @@ class UnigramTrainer:
     def rounds(self) -> Iterator[UnigramRound]:
         """Round 0 (seed + EM), then prune + EM rounds until the target size is reached."""
         split = None
-        if self.parallel and isinstance(self.lattice, Lattices) and use_split(self.lattice):
+        if self.parallel and isinstance(self.lattice, Lattices) and use_split(self.lattice, self._idle.cores()):
             self.lattice = split = SplitLattices(self.lattice, self.weights)
         try:
             yield from self._rounds()
@@ -384,19 +389,26 @@ class UnigramTrainer:
 
     def _rounds(self) -> Iterator[UnigramRound]:
         index = 0
-        pruned: tuple[PrunedPiece, ...] = ()
+        records = None  # makes the records of the pieces pruned at the start of the round
         while True:
-            lls = self._em()
+            made: dict[str, object] = {}
+
+            def first() -> None:
+                made["pruned"] = records() if records is not None else ()
+
+            lls = self._em(first)
             self._check_stop()
             q, qf = self._scores()
-            listing = []
-            lat, _, _, piece = self.lattice.viterbi(qf, meanwhile=lambda: listing.append(self._listing(q)))
+            # the log-likelihood after the last M-step, and the Viterbi segmentation
+            z, (lat, _, _, piece) = self.lattice.log_z_and_viterbi(
+                self.logp, qf, meanwhile=lambda: made.update(listing=self._listing(q)))
+            lls.append(float(np.dot(self.weights, z)))
             self._check_stop()
             freq = np.bincount(piece, weights=self.weights[lat], minlength=len(self.pieces))
-            yield self._record(index, lls, listing[0], freq, pruned)
+            yield self._record(index, tuple(lls), made["listing"], freq, made["pruned"])
             if self.size <= self.target:
                 return
-            pruned = self._prune(q, qf, freq)
-            if not pruned:
+            records = self._prune(q, qf, freq)
+            if records is None:
                 return  # only single characters are left
             index += 1
