@@ -40,7 +40,7 @@ class _Sorted:
         self.arrays = arrays  # name -> array, in this order
         self.cols = Columns(arrays[node], arrays[key])
         at = self.cols.order
-        self.column = {name: arrays[name][at] for name in (other, "piece")}  # column layout
+        self.column = {name: arrays[name].take(at) for name in (other, "piece")}  # column layout
         self._names = (key, node, other)
 
     def subset(self, keep_piece: np.ndarray) -> "_Sorted":
@@ -93,15 +93,15 @@ class Lattices:
     def _forward_plan(self) -> _Sorted:
         if self._fwd is None:
             order = _stable_order(self.end)  # (lattice, start, end) -> (end, lattice, start)
-            self._fwd = _Sorted({"src": self.src[order], "dst": self.dst[order], "end": self.end[order],
-                                 "piece": self.piece[order]}, "end", "dst", "src")
+            self._fwd = _Sorted({name: getattr(self, name).take(order) for name in ("src", "dst", "end", "piece")},
+                                "end", "dst", "src")
         return self._fwd
 
     def _backward_plan(self) -> _Sorted:
         if self._bwd is None:
             order = _stable_order(self.start)  # -> (start, lattice, end)
-            self._bwd = _Sorted({"src": self.src[order], "dst": self.dst[order], "start": self.start[order],
-                                 "piece": self.piece[order], "lat": self.lat[order]}, "start", "src", "dst")
+            self._bwd = _Sorted({name: getattr(self, name).take(order) for name in ("src", "dst", "start", "piece", "lat")},
+                                "start", "src", "dst")
         return self._bwd
 
     # -- sums over all segmentations ---------------------------------------------------------
