@@ -172,17 +172,21 @@ class Lattices:
         """``(log_z(logp), viterbi(scores))`` (`meanwhile`: as in `subset`)."""
         return self.log_z(logp, meanwhile=meanwhile), self.viterbi(scores)
 
-    def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int, *,
-                        meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, float]:
-        """(expected count of each piece over all segmentations, weighted; log-likelihood).
+    def e_step(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int, *,
+               meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(expected count of each piece over all segmentations, weighted; log Z per lattice).
 
-        The E-step sums the posteriors of `posts` in their (start, lattice, end) order.
-        `meanwhile`: as in `subset`.
+        The posteriors of `posts` are summed in their (start, lattice, end) order. `meanwhile`:
+        as in `subset`.
         """
         if meanwhile is not None:
             meanwhile()
         post, z = self.posts(logp, weights)
-        counts = np.bincount(self.post_pieces(), weights=post, minlength=n_pieces)
+        return np.bincount(self.post_pieces(), weights=post, minlength=n_pieces), z
+
+    def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, float]:
+        """(expected counts, log-likelihood ``weights . log Z``): `e_step`'s."""
+        counts, z = self.e_step(logp, weights, n_pieces)
         return counts, float(np.dot(weights, z))
 
     def alternatives(self, lats: np.ndarray, starts: np.ndarray, lengths: np.ndarray, scores: np.ndarray,

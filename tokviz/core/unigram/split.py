@@ -170,14 +170,17 @@ class SplitLattices:
 
     # -- what the trainer asks ----------------------------------------------------------------
 
-    def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int, *,
-                        meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, float]:
-        """As `Lattices.expected_counts` of the whole batch (`weights`: the whole batch's);
-        `meanwhile` is called while the child works."""
+    def e_step(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int, *,
+               meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """As `Lattices.e_step` of the whole batch (`weights`: the whole batch's, each half
+        uses its own); `meanwhile` is called while the child works."""
         (post_a, z_a), (n, both) = self._both("posts", None, logp, lambda: _then(self.a.posts(logp, self.wa), meanwhile))
         post = self._merge(post_a, both[:n])
-        counts = np.bincount(self._pieces, weights=post, minlength=n_pieces)
-        return counts, float(np.dot(weights, np.concatenate((z_a, both[n:]))))
+        return np.bincount(self._pieces, weights=post, minlength=n_pieces), np.concatenate((z_a, both[n:]))
+
+    def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, float]:
+        counts, z = self.e_step(logp, weights, n_pieces)
+        return counts, float(np.dot(weights, z))
 
     def log_z(self, logp: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> np.ndarray:
         """As `Lattices.log_z`; `meanwhile` is called while the child works."""

@@ -268,17 +268,17 @@ class UnigramTrainer:
         with np.errstate(divide="ignore"):
             return np.where(self.alive, np.log(c) - np.log(c.sum()), -np.inf)
 
-    def _em(self, first) -> list[float]:
-        """The round's E- and M-steps: the log-likelihood before each M-step. `first` is
-        called during the first E-step (while a forked child works, if there is one)."""
-        lls = []
+    def _em(self, first) -> list[np.ndarray]:
+        """The round's E- and M-steps: log Z per word before each M-step. `first` is called
+        during the first E-step (while a forked child works, if there is one)."""
+        zs = []
         for i in range(self.em_iterations):
             self._check_stop()
-            counts, ll = self.lattice.expected_counts(self.logp, self.weights, len(self.pieces),
-                                                      meanwhile=first if i == 0 else None)
-            lls.append(ll)
+            counts, z = self.lattice.e_step(self.logp, self.weights, len(self.pieces),
+                                            meanwhile=first if i == 0 else None)
+            zs.append(z)
             self.logp = self._m_step(counts)
-        return lls
+        return zs
 
     def _scores(self) -> tuple[np.ndarray, np.ndarray]:
         """(integer scores, the same as exact floats; dead pieces -inf)."""
@@ -396,13 +396,15 @@ class UnigramTrainer:
             def first() -> None:
                 made["pruned"] = records() if records is not None else ()
 
-            lls = self._em(first)
+            zs = self._em(first)
             self._check_stop()
             q, qf = self._scores()
-            # the log-likelihood after the last M-step, and the Viterbi segmentation
+            # log Z after the last M-step, and the Viterbi segmentation
             z, (lat, _, _, piece) = self.lattice.log_z_and_viterbi(
                 self.logp, qf, meanwhile=lambda: made.update(listing=self._listing(q)))
-            lls.append(float(np.dot(self.weights, z)))
+            # the log-likelihoods, one after the other: a multi-threaded BLAS wakes its
+            # threads once per round, not once per dot product
+            lls = [float(np.dot(self.weights, z)) for z in (*zs, z)]
             self._check_stop()
             freq = np.bincount(piece, weights=self.weights[lat], minlength=len(self.pieces))
             yield self._record(index, tuple(lls), made["listing"], freq, made["pruned"])
