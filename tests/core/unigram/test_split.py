@@ -52,6 +52,8 @@ def test_split_lattices_equal_one_batch_bit_for_bit(mode):
             c2, ll2 = two.expected_counts(logp, t.weights, len(t.pieces))
             assert np.array_equal(c1, c2) and ll1 == ll2
             assert np.array_equal(one.log_z(logp), two.log_z(logp))
+            zs = [one.log_z(logp), one.log_z(logp * 1.5)]
+            assert two.log_likelihoods(t.weights, zs) == one.log_likelihoods(t.weights, zs)  # forked dots
             q = np.where(alive, np.rint(logp * 16) / 16, -np.inf)  # coarse: many ties
             called = []
             assert same(tokens(one.viterbi(q)), tokens(two.viterbi(q, meanwhile=lambda: called.append(1))))

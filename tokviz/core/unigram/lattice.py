@@ -189,6 +189,10 @@ class Lattices:
         counts, z = self.e_step(logp, weights, n_pieces)
         return counts, float(np.dot(weights, z))
 
+    def log_likelihoods(self, weights: np.ndarray, zs) -> list[float]:
+        """``weights . z`` for each log Z array of `zs`."""
+        return [float(np.dot(weights, z)) for z in zs]
+
     def alternatives(self, lats: np.ndarray, starts: np.ndarray, lengths: np.ndarray, scores: np.ndarray,
                      *, pieces: np.ndarray | None = None):
         """Best segmentation of each stretch ``k`` (``lengths[k]`` characters from ``starts[k]``

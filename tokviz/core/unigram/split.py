@@ -1,13 +1,18 @@
 """The word lattices cut in two, the second half computed in a forked child: both cores for EM.
 
-`SplitLattices` does what the trainer asks of one `Lattices` (expected counts, log Z, Viterbi,
-alternatives, subset) for a batch cut at a lattice boundary into two halves of about as many
-edges. The first half is computed here while a child forked once (`tokviz.core.processes.fork.fork_server`)
-computes the second, keeps it and prunes it when told; if the child fails, the second half is
-computed here from then on. The results are bit for bit those of one batch: every value is
-computed lattice by lattice in the same way, the posteriors are put back in the one batch's
-(start, lattice, end) order before they are summed, and the log-likelihood is the same dot product
-of the same arrays. Only used where forking is safe (`use_split`).
+`SplitLattices` does what the trainer asks of one `Lattices` (E-steps, log Z, Viterbi,
+alternatives, subset) for a batch cut at a lattice boundary into two halves. The first half is
+computed here while a child forked once (`tokviz.core.processes.fork.fork_server`) computes the
+second, keeps it and prunes it when told; if the child fails, the second half is computed here
+from then on. The parent takes the smaller share (`PARENT_SHARE`): it also merges, prunes and
+makes the records, partly while the child works (the ``meanwhile`` callables).
+
+The results are bit for bit those of one batch: every value is computed lattice by lattice in
+the same way, the posteriors are put back in the one batch's (start, lattice, end) order before
+they are summed, and the log-likelihoods are the same dot products of the same arrays (computed
+in a throwaway forked child, `DOTS_IN_CHILD`, so that no BLAS helper thread is left spinning on
+the core the child half needs). Only used where forking is safe and a core sat idle lately
+(`use_split`).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tokviz.core.processes.fork import ChildFailed, can_fork, fork_server
+from tokviz.core.processes.fork import ChildFailed, can_fork, fork_call, fork_server
 
 from .lattice import Lattices
 
@@ -24,6 +29,7 @@ PARALLEL_MIN_EDGES = 150_000  # below this the fork and the traffic cost more th
 MIN_IDLE_CORES = 0.5  # a busy machine: halves waiting for each other are slower than one process
 PARENT_SHARE = 0.35  # of the edges: the parent also merges the halves, prunes and makes the records
 PARENT_SHARE_ALTERNATIVES = 0.5  # the parent has nothing else to do meanwhile
+DOTS_IN_CHILD = True  # the log-likelihood dot products in a throwaway child (see the module doc)
 
 
 def _then(result, meanwhile: Callable[[], None] | None):
@@ -181,6 +187,18 @@ class SplitLattices:
     def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, float]:
         counts, z = self.e_step(logp, weights, n_pieces)
         return counts, float(np.dot(weights, z))
+
+    def log_likelihoods(self, weights: np.ndarray, zs) -> list[float]:
+        """As `Lattices.log_likelihoods`, in a throwaway forked child while there is a child
+        at all: a multi-threaded BLAS leaves a helper thread spinning for a while after a dot
+        product, which would take the second core from the child half (the same BLAS and
+        the same number of threads: the same sums)."""
+        if self._server is not None and DOTS_IN_CHILD:
+            try:
+                return fork_call(lambda: [float(np.dot(weights, z)) for z in zs]).result()
+            except (OSError, ChildFailed):
+                pass
+        return [float(np.dot(weights, z)) for z in zs]
 
     def log_z(self, logp: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> np.ndarray:
         """As `Lattices.log_z`; `meanwhile` is called while the child works."""

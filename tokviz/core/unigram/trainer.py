@@ -404,7 +404,7 @@ class UnigramTrainer:
                 self.logp, qf, meanwhile=lambda: made.update(listing=self._listing(q)))
             # the log-likelihoods, one after the other: a multi-threaded BLAS wakes its
             # threads once per round, not once per dot product
-            lls = [float(np.dot(self.weights, z)) for z in (*zs, z)]
+            lls = self.lattice.log_likelihoods(self.weights, (*zs, z))
             self._check_stop()
             freq = np.bincount(piece, weights=self.weights[lat], minlength=len(self.pieces))
             yield self._record(index, tuple(lls), made["listing"], freq, made["pruned"])
