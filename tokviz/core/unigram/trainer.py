@@ -119,50 +119,52 @@ def substrings(texts: Sequence[str], max_chars: int):
     Returns ``(sid, lat, start, end, joined)``: occurrence i is ``texts[lat[i]][start[i]:end[i]]``,
     occurrences are in (text, start, end) order, and ``sid[i]`` numbers the distinct substrings
     in order of first occurrence. ``joined`` is the texts concatenated (to cut pieces from).
-    Substrings are compared exactly: characters are packed into 64-bit words, several words
-    per substring when needed.
+    Substrings are compared exactly, one length after the other: by their characters packed
+    into a 64-bit word while they fit, then by (group of the substring one character shorter,
+    last character).
     """
     joined = "".join(texts)
     n = len(joined)
-    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    alphabet, dense = np.unique(codes, return_inverse=True)
-    dense = dense.astype(np.uint64).ravel() + np.uint64(1)  # 0 = no character
-    bits = int(len(alphabet)).bit_length()
+    present = np.zeros(int(codes.max()) + 1 if n else 1, dtype=bool)
+    present[codes] = True
+    n_alpha = int(present.sum())
+    dense = (np.cumsum(present) - 1).astype(np.uint64).take(codes) + np.uint64(1)  # 0 = no character
+    bits = n_alpha.bit_length()
     per_word = 64 // bits
     pos = np.arange(n, dtype=np.int64)
     text_end = np.repeat(np.cumsum(lengths), lengths)
-    room = np.minimum(text_end - pos, max_chars)  # longest substring starting at each position
+    room = np.minimum(text_end - pos, max_chars)
     first_slot = np.concatenate(([0], np.cumsum(room)[:-1])) if n else pos
     total = int(room.sum())
     sid = np.empty(total, dtype=np.int64)
-    words: list[np.ndarray] = []  # packed characters of the substring starting at each position
+    word = np.zeros(n, dtype=np.uint64)
+    group = np.empty(n, dtype=np.int64)
     n_groups = 0
     for length in range(1, max_chars + 1):
         starts = np.flatnonzero(room >= length)
         if not len(starts):
             break
-        w = (length - 1) // per_word
-        if w == len(words):
-            words.append(np.zeros(n, dtype=np.uint64))
-        words[w][starts] = (words[w][starts] << np.uint64(bits)) | dense[starts + length - 1]
-        keys = [words[j][starts] for j in range(w + 1)]
-        order = np.lexsort(keys[::-1]) if len(keys) > 1 else np.argsort(keys[0], kind="stable")
+        last = dense[starts + length - 1]
+        if length <= per_word:
+            key = word[starts] = (word[starts] << np.uint64(bits)) | last
+        else:
+            key = group[starts].astype(np.uint64) * np.uint64(n_alpha + 1) + last
+        order = np.argsort(key)
+        sk = key[order]
         new = np.ones(len(order), dtype=bool)
-        for k in keys:
-            sk = k[order]
-            new[1:] &= sk[1:] == sk[:-1]
-        new[1:] = ~new[1:]
+        new[1:] = sk[1:] != sk[:-1]
         gid = np.empty(len(order), dtype=np.int64)
         gid[order] = np.cumsum(new) - 1 + n_groups
         n_groups += int(new.sum())
+        group[starts] = gid
         sid[first_slot[starts] + length - 1] = gid
-    # renumber by first occurrence
     first = np.full(n_groups, total, dtype=np.int64)
     np.minimum.at(first, sid, np.arange(total, dtype=np.int64))
-    rank = np.empty(n_groups, dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(n_groups)
-    sid = rank[sid]
+    is_first = np.zeros(total, dtype=bool)
+    is_first[first] = True
+    sid = (np.cumsum(is_first) - 1).take(first)[sid]
     occ_pos = np.repeat(pos, room)
     occ_len = np.arange(total, dtype=np.int64) - np.repeat(first_slot, room) + 1
     text_start = np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(texts) else lengths
