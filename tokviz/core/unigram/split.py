@@ -28,7 +28,7 @@ from .lattice import Lattices
 PARALLEL_MIN_EDGES = 150_000  # below this the fork and the traffic cost more than they save
 MIN_IDLE_CORES = 0.5  # a busy machine: halves waiting for each other are slower than one process
 PARENT_SHARE = 0.35  # of the edges: the parent also merges the halves, prunes and makes the records
-PARENT_SHARE_ALTERNATIVES = 0.5  # the parent has nothing else to do meanwhile
+PARENT_SHARE_ALTERNATIVES = 0.4  # of their cost (the child also sends its answer back)
 DOTS_IN_CHILD = True  # the log-likelihood dot products in a throwaway child (see the module doc)
 
 
@@ -232,10 +232,10 @@ class SplitLattices:
             occ = np.full(len(pieces), -1, dtype=np.int64)
             occ[known] = self._occ_b[pieces[known]]
             flex = np.flatnonzero(~in_b & (occ >= 0))  # first seen in the first half, also in the second
-            want = int(round(len(pieces) * (1 - PARENT_SHARE_ALTERNATIVES))) - int(in_b.sum())
+            cost = lengths * lengths  # about the edges of a stretch
+            want = cost.sum() * (1 - PARENT_SHARE_ALTERNATIVES) - cost[in_b].sum()
             if want > 0 and len(flex):
-                take = min(want, len(flex))
-                pick = flex[np.flatnonzero(np.diff((np.arange(len(flex) + 1) * take) // len(flex)))]
+                pick = flex[:int(np.searchsorted(np.cumsum(cost[flex]), want)) + 1]
                 in_b[pick] = True
                 b_lats[pick] = occ[pick]
                 b_starts[pick] = self._occ_b_start[pieces[pick]]
