@@ -215,7 +215,7 @@ class UnigramTrainer:
         if seed_size is None:
             seed_size = SEED_FACTOR * target_pieces
         n_multi = max(0, seed_size - len(chars))
-        multi = multi[np.lexsort((multi, -coverage[multi]))][:n_multi]
+        multi = multi[_order_by(-coverage[multi].astype(np.int64), multi)][:n_multi]  # coverages are whole
         selected = np.sort(np.concatenate((chars, multi)))
         piece_of = np.full(n_sub, -1, dtype=np.int64)
         piece_of[selected] = np.arange(len(selected))
