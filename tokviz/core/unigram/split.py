@@ -26,7 +26,7 @@ from tokviz.core.processes.fork import ChildFailed, can_fork, fork_call, fork_se
 from .lattice import Lattices
 
 PARALLEL_MIN_EDGES = 150_000  # below this the fork and the traffic cost more than they save
-MIN_IDLE_CORES = 0.5  # a busy machine: halves waiting for each other are slower than one process
+MIN_IDLE_CORES = 0.7  # a busy machine: halves waiting for each other are slower than one process
 PARENT_SHARE = 0.35  # of the edges: the parent also merges the halves, prunes and makes the records
 PARENT_SHARE_ALTERNATIVES = 0.4  # of their cost (the child also sends its answer back)
 DOTS_IN_CHILD = True  # the log-likelihood dot products in a throwaway child (see the module doc)

@@ -35,8 +35,10 @@ from the inside of a word. The rules, exactly:
 
 Scores are stored as integers: log-probabilities in units of 2**-20 nat (`SCORE_SCALE`), so that
 sums over a segmentation are exact and Viterbi ties are well defined everywhere (training,
-`tokviz.core.unigram.tokenizer`, saved models). What this leaves out: counting the corpus, settings
-and timelines (`tokviz.core.unigram.timeline`), encoding (`tokviz.core.unigram.tokenizer`).
+`tokviz.core.unigram.tokenizer`, saved models). A big corpus is trained in two processes where
+forking is safe and a core is free (`tokviz.core.unigram.split`), to the same bytes. What this
+leaves out: counting the corpus, settings and timelines (`tokviz.core.unigram.timeline`),
+encoding (`tokviz.core.unigram.tokenizer`).
 """
 
 from __future__ import annotations
