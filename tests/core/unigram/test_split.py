@@ -78,6 +78,8 @@ def test_split_lattices_equal_one_batch_bit_for_bit(mode):
         two.close()
     if mode == "child dies":
         assert two._server is None
+    with pytest.raises(RuntimeError, match="closed"):
+        two.log_z(np.where(alive, t.logp, -np.inf))
 
 
 def test_a_training_run_is_the_same_through_both_paths(monkeypatch):
@@ -114,3 +116,22 @@ def test_idle_meter():
     sum(range(300_000))
     cores = meter.cores()
     assert cores is None or 0.0 <= cores <= (os.cpu_count() or 1)
+
+
+def test_cancelling_a_split_run_ends_its_child(monkeypatch):
+    from tokviz.core import Cancelled
+    from tokviz.core.unigram.timeline import UnigramTraining
+
+    monkeypatch.setattr(split_module, "PARALLEL_MIN_EDGES", 0)
+    monkeypatch.setattr(split_module, "MIN_IDLE_CORES", 0.0)
+    stop = {"armed": False}
+    training = UnigramTraining(UnigramSettings(vocab_size=80, seed_min_count=1), texts=[TEXT])
+    training.prepare(should_stop=lambda: stop["armed"])
+    steps = training.steps()
+    next(steps)
+    lattices = training._trainer.lattice
+    stop["armed"] = True
+    with pytest.raises(Cancelled):
+        next(steps)
+    if isinstance(lattices, SplitLattices):  # forking is possible here
+        assert lattices._server is None and lattices._closed

@@ -86,6 +86,7 @@ class SplitLattices:
         self._b_stale = False  # self.b lags behind the child's copy
         self._server = None
         self._pending: list[tuple] = []  # requests whose answers are taken with the next one's
+        self._closed = False
         if fork:
             try:
                 self._server = fork_server(self._serve)
@@ -114,6 +115,8 @@ class SplitLattices:
 
     def _send(self, kind: str, payload, array) -> bool:
         """Ask the child (if any) for `kind`; False when the second half is to be done here."""
+        if self._closed:
+            raise RuntimeError("these lattices were closed")
         if self._server is None:
             return False
         try:
@@ -259,6 +262,8 @@ class SplitLattices:
         return self
 
     def close(self) -> None:
-        """End the child; the second half is computed here from then on."""
+        """End the child (at once: an answer still awaited is dropped); the batch cannot be used
+        after that."""
         self._drop()
-        self._settle()
+        self._pending.clear()
+        self._closed = True
