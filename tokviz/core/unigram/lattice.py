@@ -42,6 +42,8 @@ class _Sorted:
         at = self.cols.order
         self.column = {name: arrays[name].take(at) for name in (other, "piece")}  # column layout
         self._names = (key, node, other)
+        self.weights: np.ndarray | None = None  # the lattice weights `edge_weights` was made from
+        self.edge_weights: np.ndarray | None = None
 
     def subset(self, keep_piece: np.ndarray) -> "_Sorted":
         keep = np.flatnonzero(keep_piece[self.arrays["piece"]])
@@ -66,6 +68,7 @@ class Lattices:
         self.end_nodes = self.node_off + self.lengths
         self._fwd: _Sorted | None = None  # by (end, lattice, start)
         self._bwd: _Sorted | None = None  # by (start, lattice, end)
+        self._node_lat: np.ndarray | None = None
 
     def subset(self, keep_piece: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> "Lattices":
         """The same lattices with only the edges of the pieces where `keep_piece` is true (the
@@ -149,16 +152,24 @@ class Lattices:
         alpha = self.forward(logp)
         z = alpha[self.end_nodes]
         beta = self.backward(logp)
-        e = self._backward_plan().arrays
-        src, dst, piece, lat = e["src"], e["dst"], e["piece"], e["lat"]
-        post = alpha.take(src)
-        post -= z.take(lat)
-        v = beta.take(dst)
-        v += logp.take(piece)
+        plan = self._backward_plan()
+        e = plan.arrays
+        alpha -= z.take(self._node_lattice())  # alpha[src] - log Z of its lattice, node by node
+        post = alpha.take(e["src"])
+        v = beta.take(e["dst"])
+        v += logp.take(e["piece"])
         post += v
         np.exp(post, out=post)
-        post *= weights.take(lat)
+        if plan.weights is not weights:  # the weight of each edge's lattice, once per plan
+            plan.weights, plan.edge_weights = weights, weights.take(e["lat"])
+        post *= plan.edge_weights
         return post, z
+
+    def _node_lattice(self) -> np.ndarray:
+        """The lattice of each node."""
+        if self._node_lat is None:
+            self._node_lat = np.repeat(np.arange(len(self.lengths)), self.lengths + 1)
+        return self._node_lat
 
     def post_pieces(self) -> np.ndarray:
         """The piece of each edge in the order `posts` gives them."""
