@@ -103,8 +103,8 @@ class Lattices:
     def _backward_plan(self) -> _Sorted:
         if self._bwd is None:
             order = _stable_order(self.start)  # -> (start, lattice, end)
-            self._bwd = _Sorted({name: getattr(self, name).take(order) for name in ("src", "dst", "start", "piece", "lat")},
-                                "start", "src", "dst")
+            names = ("src", "dst", "start", "piece", "lat")
+            self._bwd = _Sorted({name: getattr(self, name).take(order) for name in names}, "start", "src", "dst")
         return self._bwd
 
     # -- sums over all segmentations ---------------------------------------------------------

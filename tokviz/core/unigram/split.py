@@ -183,7 +183,8 @@ class SplitLattices:
                meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """As `Lattices.e_step` of the whole batch (`weights`: the whole batch's, each half
         uses its own); `meanwhile` is called while the child works."""
-        (post_a, z_a), (n, both) = self._both("posts", None, logp, lambda: _then(self.a.posts(logp, self.wa), meanwhile))
+        (post_a, z_a), (n, both) = self._both(
+            "posts", None, logp, lambda: _then(self.a.posts(logp, self.wa), meanwhile))
         post = self._merge(post_a, both[:n])
         return np.bincount(self._pieces, weights=post, minlength=n_pieces), np.concatenate((z_a, both[n:]))
 
@@ -220,7 +221,8 @@ class SplitLattices:
     def viterbi(self, scores: np.ndarray, *, meanwhile: Callable[[], None] | None = None):
         """As `Lattices.viterbi`; `meanwhile` is called while the child works."""
         mine, (_, rows) = self._both("viterbi", None, scores, lambda: _then(self.a.viterbi(scores), meanwhile))
-        return (np.concatenate((mine[0], rows[0] + self.cut)), *(np.concatenate((x, y)) for x, y in zip(mine[1:], rows[1:])))
+        rest = (np.concatenate((x, y)) for x, y in zip(mine[1:], rows[1:]))
+        return (np.concatenate((mine[0], rows[0] + self.cut)), *rest)
 
     def alternatives(self, lats: np.ndarray, starts: np.ndarray, lengths: np.ndarray, scores: np.ndarray,
                      *, pieces: np.ndarray | None = None):
