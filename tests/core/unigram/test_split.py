@@ -36,9 +36,10 @@ def tokens(rows):
 
 
 @pytest.mark.parametrize("mode", ["fork", "here", "child dies"])
-def test_split_lattices_equal_one_batch_bit_for_bit(mode):
+def test_split_lattices_equal_one_batch_bit_for_bit(mode, monkeypatch):
     if mode != "here" and not can_fork():
         pytest.skip("forking is not available here")
+    monkeypatch.setattr(split_module, "MIN_BUSY_SHARE", 0.0)  # keep the child however busy the machine
     t = trainer()
     one = t.lattice
     two = SplitLattices(one, t.weights, fork=mode != "here")
@@ -135,3 +136,23 @@ def test_cancelling_a_split_run_ends_its_child(monkeypatch):
         next(steps)
     if isinstance(lattices, SplitLattices):  # forking is possible here
         assert lattices._server is None and lattices._closed
+
+
+def test_a_split_run_drops_its_child_when_the_machine_gets_busy(monkeypatch):
+    monkeypatch.setattr(split_module, "PARALLEL_MIN_EDGES", 0)
+    monkeypatch.setattr(split_module, "MIN_IDLE_CORES", 0.0)
+    settings = UnigramSettings(vocab_size=80, seed_min_count=1)
+    monkeypatch.setattr(UnigramTrainer, "parallel", False)
+    serial = to_json(train_unigram(settings, texts=[TEXT]))
+    monkeypatch.setattr(UnigramTrainer, "parallel", True)
+    monkeypatch.setattr(split_module, "MIN_BUSY_SHARE", 2.0)  # never busy enough: dropped at the first prune
+    dropped = []
+    real = split_module.SplitLattices._drop
+
+    def spy(self):
+        dropped.append(self._server is not None)
+        real(self)
+
+    monkeypatch.setattr(split_module.SplitLattices, "_drop", spy)
+    assert to_json(train_unigram(settings, texts=[TEXT])) == serial
+    assert dropped[:1] == [can_fork()]

@@ -17,6 +17,7 @@ the core the child half needs). Only used where forking is safe and a core sat i
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -25,6 +26,7 @@ from tokviz.core.processes.fork import ChildFailed, can_fork, fork_call, fork_se
 
 from .lattice import Lattices
 
+MIN_BUSY_SHARE = 0.6  # of the wall time since the split, or the child is dropped (`_check_pace`)
 PARALLEL_MIN_EDGES = 150_000  # below this the fork and the traffic cost more than they save
 MIN_IDLE_CORES = 0.7  # a busy machine: halves waiting for each other are slower than one process
 PARENT_SHARE = 0.35  # of the edges: the parent also merges the halves, prunes and makes the records
@@ -87,6 +89,7 @@ class SplitLattices:
         self._server = None
         self._pending: list[tuple] = []  # requests whose answers are taken with the next one's
         self._closed = False
+        self._clock = (time.perf_counter(), time.process_time())
         if fork:
             try:
                 self._server = fork_server(self._serve)
@@ -257,11 +260,20 @@ class SplitLattices:
         posteriors) is taken with the next request's."""
         self._keep = np.array(keep_piece, dtype=bool)
         self._settle()
+        self._check_pace()
         sent = self._send("subset", None, self._keep)  # answered with the next request's answer
         self._pending.append((sent, "subset", None, self._keep, lambda answer: self._relayout(None, answer)))
         self.a = self.a.subset(self._keep, meanwhile=meanwhile)
         self.a.post_pieces()  # its plan, made while the child makes its own
         return self
+
+    def _check_pace(self) -> None:
+        """Drop the child if this process was busy less than `MIN_BUSY_SHARE` of the time since
+        the split: the machine got busy and the halves wait for each other (on a busy machine
+        that made training twice as slow as one process)."""
+        wall = time.perf_counter() - self._clock[0]
+        if self._server is not None and wall > 0 and (time.process_time() - self._clock[1]) / wall < MIN_BUSY_SHARE:
+            self._drop()
 
     def close(self) -> None:
         """End the child (at once: an answer still awaited is dropped); the batch cannot be used
