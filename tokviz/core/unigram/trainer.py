@@ -222,17 +222,19 @@ class UnigramTrainer:
         piece_of = np.full(n_sub, -1, dtype=np.int64)
         piece_of[selected] = np.arange(len(selected))
         text_start = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-        at = (text_start[occ_lat] + occ_start)[first[selected]].tolist()
+        seen = first[selected]
+        self.occ_text = occ_lat[seen]
+        self.occ_start = occ_start[seen]
+        at = (text_start[self.occ_text] + self.occ_start).tolist()
         self.pieces = [joined[a:a + n] for a, n in zip(at, sub_len[selected].tolist())]
         self.piece_len = sub_len[selected]
-        self.occ_text = occ_lat[first[selected]]
-        self.occ_start = occ_start[first[selected]]
         # rank of each piece string, for exact tie-breaking in numpy
         self.piece_rank = np.empty(len(self.pieces), dtype=np.int64)
         self.piece_rank[sorted(range(len(self.pieces)), key=self.pieces.__getitem__)] = np.arange(len(self.pieces))
         self.logp = np.log(coverage[selected]) - np.log(coverage[selected].sum())
-        keep = piece_of[sid] >= 0
-        self.lattice = Lattices(lengths, occ_lat[keep], occ_start[keep], occ_end[keep], piece_of[sid[keep]])
+        piece = piece_of.take(sid)
+        keep = np.flatnonzero(piece >= 0)
+        self.lattice = Lattices(lengths, *(x.take(keep) for x in (occ_lat, occ_start, occ_end, piece)))
         self.alive = np.ones(len(self.pieces), dtype=bool)
         self.n_chars = len(chars)
 
