@@ -181,3 +181,41 @@ def test_stopping_a_stream_from_another_thread_ends_a_waiting_read():
     assert time.monotonic() - t0 < 30
     with pytest.raises(ChildProcessError):
         os.waitpid(stream.pid, os.WNOHANG)
+
+
+def test_a_server_answers_each_request_in_order_and_reports_errors():
+    import doctest
+
+    import numpy as np
+
+    from tokviz.core.processes.fork import fork_server
+
+    assert doctest.testmod(fork).failed == 0
+    needs_fork()
+    state = {"total": 0}
+
+    def handle(kind, payload, array):
+        if kind == "fail":
+            raise ValueError("no such thing")
+        state["total"] += int(array.sum())  # the child's own copy of `state` follows the requests
+        return (state["total"], os.getpid()), array * payload
+
+    server = fork_server(handle)
+    try:
+        server.send("add", 2, np.arange(3))
+        (total, pid), doubled = server.receive()
+        assert total == 3 and pid != os.getpid() and doubled.tolist() == [0, 2, 4]
+        server.send("add", 1, np.arange(1000))
+        assert server.receive()[0][0] == 3 + 499500
+        assert state["total"] == 0  # the parent's copy is untouched
+        server.send("fail")
+        with pytest.raises(ChildFailed, match="ValueError: no such thing"):
+            server.receive()
+        server.send("add", 0, np.ones(200_000))  # bigger than a pipe's default buffer
+        assert server.receive()[1].shape == (200_000,)
+        server.send("add", 1, np.zeros((4, 0), dtype=np.int64))  # an empty array has no bytes
+        assert server.receive()[1].shape == (4, 0)
+    finally:
+        server.close()
+    with pytest.raises(ChildFailed):
+        server.send("add", 1, np.arange(2))

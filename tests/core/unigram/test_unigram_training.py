@@ -87,6 +87,17 @@ def test_substrings_match_slicing(texts, m):
     assert joined == "".join(texts)
 
 
+@settings(max_examples=15, deadline=None, database=None)
+@given(seeds=st.lists(st.lists(st.integers(0, 5), min_size=1, max_size=12), min_size=1, max_size=6),
+       m=st.integers(5, 9))
+def test_substrings_longer_than_a_packed_word(seeds, m):
+    """With 5,000 characters in the alphabet only 4 fit in a 64-bit word: longer substrings are
+    grouped by (group one character shorter, last character)."""
+    filler = "".join(chr(0x4E00 + i) for i in range(5000))
+    texts = ["".join(filler[c * 997 % 5000] if c else "a" for c in seed) for seed in seeds] + [filler]
+    test_substrings_match_slicing.hypothesis.inner_test(texts, m)
+
+
 # -- lattices and EM ----------------------------------------------------------------------------
 
 

@@ -3,8 +3,9 @@
 - `pipes`: whole buffers and length-prefixed pickles ("frames") on raw pipe descriptors, and
   events (a frame plus an optional numpy array) on top of them: the one wire format.
 - `fork`: `fork_call`/`fork_map`, forked children that inherit what is loaded (a tokenizer, a
-  corpus) and send back one frame; `can_fork` says where forking is safe; `fork_safe_thread`
-  starts the only kind of helper thread that leaves it safe.
+  corpus) and send back one frame; `fork_server`, one answering requests one by one; `can_fork`
+  says where forking is safe; `fork_safe_thread` starts the only kind of helper thread that
+  leaves it safe.
 - `spawn`: `ChildProcess`, an isolated fresh interpreter (``python -I``) for the window's long
   jobs (training, embeddings), and the child-side helpers of that protocol.
 - `halves`: a big text encoded in two processes (built on `fork_call`).

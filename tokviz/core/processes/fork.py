@@ -4,7 +4,19 @@ A forked child inherits the loaded tokenizer or the corpus as it is (copy-on-wri
 function, sends its result back as one frame (`pipes`) and leaves with ``os._exit``, running
 none of the parent's clean-up. `fork_call` starts one such child; `fork_map` runs a function
 over many jobs, at most `processes` children at a time, and yields the results in job order;
-`fork_stream` runs a producer whose items reach the parent as they are made.
+`fork_stream` runs a producer whose items reach the parent as they are made; `fork_server` a
+child answering requests one by one (the parent sends a request event ``(kind, payload, array)``,
+does its own share of the work, then reads the answer ``handle(kind, payload, array) -> (payload,
+array)``: exactly one answer per request, in order).
+
+    >>> import numpy as np
+    >>> if can_fork():
+    ...     server = fork_server(lambda kind, payload, array: (payload * 2, array + 1))
+    ...     server.send("double", 21, np.zeros(2)); answer = server.receive(); server.close()
+    ... else:
+    ...     answer = (42, np.ones(2))
+    >>> answer[0], answer[1].tolist()
+    (42, [1.0, 1.0])
 
 Forking is only done where it is safe (`can_fork`): on Linux, from the main thread, while no
 other Python thread runs, except the helper threads started by `fork_safe_thread`, which only
@@ -27,7 +39,12 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
-from .pipes import read_frame, write_frame
+from typing import TYPE_CHECKING
+
+from .pipes import read_event, read_frame, write_event, write_frame
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _SAFE_THREADS: set[int] = set()  # idents of threads started by `fork_safe_thread`
 
@@ -223,3 +240,88 @@ def fork_map(
     finally:
         for child in running:
             child.kill()
+
+
+# -- a child answering requests ---------------------------------------------------------------
+
+Handler = Callable[[str, object, "np.ndarray | None"], tuple[object, "np.ndarray | None"]]
+
+
+PIPE_BYTES = 1 << 20  # a request this big is written without waiting for the child to read
+
+
+def _widen(fd: int) -> None:
+    """Ask Linux for a bigger pipe buffer (best effort: the default is 64 KiB)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
+    except (ImportError, OSError):
+        pass
+
+
+class ForkedServer(_Child):
+    """The parent's handle on a child answering requests (`fork_server`): an exception in the
+    handler is sent back and raised by `receive` as `ChildFailed`, so is a child that died."""
+
+    def __init__(self, handle: Handler) -> None:
+        req_read, req_write = os.pipe()
+
+        def body(fd: int) -> None:
+            os.close(req_write)
+            while True:
+                try:
+                    kind, payload, array = read_event(req_read)
+                except EOFError:
+                    return  # the parent closed the requests: done
+                try:
+                    out, out_array = handle(kind, payload, array)
+                except Exception as exc:  # noqa: BLE001 - reported to the parent
+                    write_event(fd, "error", f"{type(exc).__name__}: {exc}")
+                    continue
+                write_event(fd, "ok", out, out_array)
+
+        _widen(req_write)
+        try:
+            super().__init__(*_fork(body))
+        except OSError:
+            os.close(req_write)
+            raise
+        finally:
+            os.close(req_read)
+        _widen(self._fd)
+        self._requests = req_write
+        self._waiting = 0  # requests sent and not yet answered
+
+    def send(self, kind: str, payload: object = None, array: np.ndarray | None = None) -> None:
+        """Send one request (`ChildFailed` if the child is gone)."""
+        try:
+            write_event(self._requests, kind, payload, array)
+        except OSError as exc:
+            raise ChildFailed(f"the child process is gone ({exc})") from None
+        self._waiting += 1
+
+    def receive(self) -> tuple[object, np.ndarray | None]:
+        """The answer to the oldest request not yet answered: ``(payload, array)``."""
+        if not self._waiting:
+            raise RuntimeError("no request is waiting for an answer")
+        try:
+            kind, payload, array = read_event(self._fd)
+        except (EOFError, OSError, ValueError) as exc:
+            raise ChildFailed(f"the child process ended without an answer ({exc})") from None
+        self._waiting -= 1
+        if kind != "ok":
+            raise ChildFailed(payload)
+        return payload, array
+
+    def close(self) -> None:
+        """End the child (whatever it is doing) and reap it."""
+        if self._requests >= 0:
+            os.close(self._requests)
+            self._requests = -1
+        self.kill()
+
+
+def fork_server(handle: Handler) -> ForkedServer:
+    """Fork a child answering requests with `handle` (`OSError` when the system refuses)."""
+    return ForkedServer(handle)

@@ -61,7 +61,8 @@ def write_event(fd: int, kind: str, payload: object = None, array: np.ndarray | 
 
     a = np.ascontiguousarray(array)
     write_frame(fd, (kind, payload, (a.shape, a.dtype.str)))
-    write_all(fd, a)
+    if a.nbytes:  # (an empty array has no bytes to send, and no byte view either)
+        write_all(fd, a)
 
 
 def read_event(fd: int) -> tuple[str, object, np.ndarray | None]:
@@ -72,6 +73,8 @@ def read_event(fd: int) -> tuple[str, object, np.ndarray | None]:
     import numpy as np
 
     array = np.empty(spec[0], dtype=np.dtype(spec[1]))
+    if not array.nbytes:
+        return kind, payload, array
     view, done = memoryview(array).cast("B"), 0
     while done < len(view):
         if hasattr(os, "readv"):  # straight into the array; the GIL is free while it waits

@@ -40,7 +40,8 @@ class ColumnStep:
 
 
 class Columns:
-    """Edges sorted by (position, node, edge order) laid out column by column.
+    """Edges sorted by (position, node, edge order) laid out column by column (a node is at
+    one position: in a lattice, an edge's end node or start node fixes its position).
 
     `order[i]` is the index (in the given order) of the edge at place i of the column layout;
     `steps` has one `ColumnStep` per position that has edges, in increasing position.
@@ -53,7 +54,7 @@ class Columns:
         if not n:
             return
         is_start = np.ones(n, dtype=bool)
-        is_start[1:] = (nodes[1:] != nodes[:-1]) | (positions[1:] != positions[:-1])
+        is_start[1:] = nodes[1:] != nodes[:-1]  # (a node is at one position only)
         gstart = np.flatnonzero(is_start)
         gsize = np.diff(np.append(gstart, n))
         gpos = positions[gstart]

@@ -18,6 +18,8 @@ ties are real ties.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .columns import Columns, row_argmax_first, row_logsumexp
@@ -38,12 +40,14 @@ class _Sorted:
         self.arrays = arrays  # name -> array, in this order
         self.cols = Columns(arrays[node], arrays[key])
         at = self.cols.order
-        self.column = {name: arrays[name][at] for name in (other, "piece")}  # column layout
+        self.column = {name: arrays[name].take(at) for name in (other, "piece")}  # column layout
         self._names = (key, node, other)
+        self.weights: np.ndarray | None = None  # the lattice weights `edge_weights` was made from
+        self.edge_weights: np.ndarray | None = None
 
     def subset(self, keep_piece: np.ndarray) -> "_Sorted":
-        keep = keep_piece[self.arrays["piece"]]
-        return _Sorted({name: x[keep] for name, x in self.arrays.items()}, *self._names)
+        keep = np.flatnonzero(keep_piece[self.arrays["piece"]])
+        return _Sorted({name: x.take(keep) for name, x in self.arrays.items()}, *self._names)
 
 
 class Lattices:
@@ -55,7 +59,7 @@ class Lattices:
 
     def __init__(self, lengths: np.ndarray, lat: np.ndarray, start: np.ndarray, end: np.ndarray, piece: np.ndarray) -> None:
         self.lengths = np.asarray(lengths, dtype=np.int64)
-        self.node_off = np.concatenate(([0], np.cumsum(self.lengths + 1)[:-1])).astype(np.int64)
+        self.node_off = np.cumsum(self.lengths + 1) - (self.lengths + 1)
         self.n_nodes = int(self.lengths.sum() + len(self.lengths))
         self.lat, self.start, self.end, self.piece = (np.asarray(x, dtype=np.int64) for x in (lat, start, end, piece))
         self.src = self.node_off[self.lat] + self.start
@@ -64,30 +68,43 @@ class Lattices:
         self.end_nodes = self.node_off + self.lengths
         self._fwd: _Sorted | None = None  # by (end, lattice, start)
         self._bwd: _Sorted | None = None  # by (start, lattice, end)
+        self._node_lat: np.ndarray | None = None
 
-    def subset(self, keep_piece: np.ndarray) -> "Lattices":
+    def subset(self, keep_piece: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> "Lattices":
         """The same lattices with only the edges of the pieces where `keep_piece` is true (the
-        sorted arrays carry over: filtering keeps their order)."""
-        keep = keep_piece[self.piece]
-        out = Lattices(self.lengths, self.lat[keep], self.start[keep], self.end[keep], self.piece[keep])
+        sorted arrays carry over: filtering keeps their order). `meanwhile` is called once, here
+        after the work (`SplitLattices` calls it while its child works)."""
+        if meanwhile is not None:
+            meanwhile()
+        keep = np.flatnonzero(keep_piece[self.piece])
+        out = Lattices.__new__(Lattices)
+        out.__dict__.update(self.__dict__)
+        for name in ("lat", "start", "end", "piece", "src", "dst"):
+            setattr(out, name, getattr(self, name).take(keep))
+        out._fwd = out._bwd = None
         if self._fwd is not None:
             out._fwd = self._fwd.subset(keep_piece)
         if self._bwd is not None:
             out._bwd = self._bwd.subset(keep_piece)
         return out
 
+    def part(self, lo: int, hi: int) -> "Lattices":
+        """Lattices ``lo..hi-1`` as a batch of their own (numbered from 0)."""
+        a, b = np.searchsorted(self.lat, [lo, hi])
+        return Lattices(self.lengths[lo:hi], self.lat[a:b] - lo, self.start[a:b], self.end[a:b], self.piece[a:b])
+
     def _forward_plan(self) -> _Sorted:
         if self._fwd is None:
             order = _stable_order(self.end)  # (lattice, start, end) -> (end, lattice, start)
-            self._fwd = _Sorted({"src": self.src[order], "dst": self.dst[order], "end": self.end[order],
-                                 "piece": self.piece[order]}, "end", "dst", "src")
+            self._fwd = _Sorted({name: getattr(self, name).take(order) for name in ("src", "dst", "end", "piece")},
+                                "end", "dst", "src")
         return self._fwd
 
     def _backward_plan(self) -> _Sorted:
         if self._bwd is None:
             order = _stable_order(self.start)  # -> (start, lattice, end)
-            self._bwd = _Sorted({"src": self.src[order], "dst": self.dst[order], "start": self.start[order],
-                                 "piece": self.piece[order], "lat": self.lat[order]}, "start", "src", "dst")
+            names = ("src", "dst", "start", "piece", "lat")
+            self._bwd = _Sorted({name: getattr(self, name).take(order) for name in names}, "start", "src", "dst")
         return self._bwd
 
     # -- sums over all segmentations ---------------------------------------------------------
@@ -122,35 +139,98 @@ class Lattices:
             beta[step.nodes] = row_logsumexp(v, step)
         return beta
 
-    def log_z(self, logp: np.ndarray) -> np.ndarray:
-        """Per lattice: log of the summed probability of all its segmentations."""
+    def log_z(self, logp: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> np.ndarray:
+        """Per lattice: log of the summed probability of all its segmentations. `meanwhile`:
+        as in `subset`."""
+        if meanwhile is not None:
+            meanwhile()
         return self.forward(logp)[self.end_nodes]
 
-    def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, float]:
-        """(expected count of each piece over all segmentations, weighted; log-likelihood).
-
-        The E-step: an edge's posterior is ``exp(alpha[src] + logp + beta[dst] - log Z)``.
-        """
+    def posts(self, logp: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(weighted posterior of every edge in (start, lattice, end) order, log Z per lattice):
+        an edge's posterior is ``exp(alpha[src] + logp + beta[dst] - log Z)``."""
         alpha = self.forward(logp)
         z = alpha[self.end_nodes]
         beta = self.backward(logp)
-        e = self._backward_plan().arrays  # the E-step sums in (start, lattice, end) order
-        src, dst, piece, lat = e["src"], e["dst"], e["piece"], e["lat"]
-        post = alpha.take(src)
-        post -= z.take(lat)
-        v = beta.take(dst)
-        v += logp.take(piece)
+        plan = self._backward_plan()
+        e = plan.arrays
+        alpha -= z.take(self._node_lattice())  # alpha[src] - log Z of its lattice, node by node
+        post = alpha.take(e["src"])
+        v = beta.take(e["dst"])
+        v += logp.take(e["piece"])
         post += v
         np.exp(post, out=post)
-        post *= weights.take(lat)
-        counts = np.bincount(piece, weights=post, minlength=n_pieces)
+        if plan.weights is not weights:  # the weight of each edge's lattice, once per plan
+            plan.weights, plan.edge_weights = weights, weights.take(e["lat"])
+        post *= plan.edge_weights
+        return post, z
+
+    def _node_lattice(self) -> np.ndarray:
+        """The lattice of each node."""
+        if self._node_lat is None:
+            self._node_lat = np.repeat(np.arange(len(self.lengths)), self.lengths + 1)
+        return self._node_lat
+
+    def post_pieces(self) -> np.ndarray:
+        """The piece of each edge in the order `posts` gives them."""
+        return self._backward_plan().arrays["piece"]
+
+    def post_starts(self) -> np.ndarray:
+        """The start of each edge in the order `posts` gives them (increasing)."""
+        return self._backward_plan().arrays["start"]
+
+    def log_z_and_viterbi(self, logp: np.ndarray, scores: np.ndarray, *, meanwhile: Callable[[], None] | None = None):
+        """``(log_z(logp), viterbi(scores))`` (`meanwhile`: as in `subset`)."""
+        return self.log_z(logp, meanwhile=meanwhile), self.viterbi(scores)
+
+    def e_step(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int, *,
+               meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(expected count of each piece over all segmentations, weighted; log Z per lattice).
+
+        The posteriors of `posts` are summed in their (start, lattice, end) order. `meanwhile`:
+        as in `subset`.
+        """
+        if meanwhile is not None:
+            meanwhile()
+        post, z = self.posts(logp, weights)
+        return np.bincount(self.post_pieces(), weights=post, minlength=n_pieces), z
+
+    def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, float]:
+        """(expected counts, log-likelihood ``weights . log Z``): `e_step`'s."""
+        counts, z = self.e_step(logp, weights, n_pieces)
         return counts, float(np.dot(weights, z))
+
+    def log_likelihoods(self, weights: np.ndarray, zs) -> list[float]:
+        """``weights . z`` for each log Z array of `zs`."""
+        return [float(np.dot(weights, z)) for z in zs]
+
+    def alternatives(self, lats: np.ndarray, starts: np.ndarray, lengths: np.ndarray, scores: np.ndarray,
+                     *, pieces: np.ndarray | None = None):
+        """Best segmentation of each stretch ``k`` (``lengths[k]`` characters from ``starts[k]``
+        in lattice ``lats[k]``) without the one edge covering it whole: arrays (k, start, end,
+        piece), one row per token, positions relative to the stretch, in `viterbi`'s order.
+        (`pieces`, the piece each stretch spells, is for `SplitLattices`.)"""
+        n = np.asarray(lengths, dtype=np.int64)
+        os = np.asarray(starts, dtype=np.int64)
+        node_lo = self.node_off[lats] + os
+        lo = np.searchsorted(self.src, node_lo)
+        hi = np.searchsorted(self.src, node_lo + n)
+        cnt = hi - lo
+        k = np.repeat(np.arange(len(n)), cnt)
+        e = np.arange(int(cnt.sum())) + np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
+        rs, re = self.start[e] - os[k], self.end[e] - os[k]
+        ok = (re <= n[k]) & ~((rs == 0) & (re == n[k]))
+        sub = Lattices(n, k[ok], rs[ok], re[ok], self.piece[e[ok]])
+        return sub.viterbi(scores)
 
     # -- best segmentation -------------------------------------------------------------------
 
-    def viterbi(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def viterbi(self, scores: np.ndarray, *, meanwhile: Callable[[], None] | None = None):
         """Best segmentation of every lattice: (lattice, start, end, piece) of each token,
-        in no particular order (sort by (lattice, start) to read them)."""
+        in no particular order (sort by (lattice, start) to read them). `meanwhile`: as in
+        `subset`."""
+        if meanwhile is not None:
+            meanwhile()
         plan = self._forward_plan()
         src_c, piece_c, ids = plan.column["src"], plan.column["piece"], plan.cols.order
         best = np.full(self.n_nodes, -np.inf)

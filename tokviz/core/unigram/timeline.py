@@ -235,13 +235,14 @@ class UnigramTraining(StagedTraining):
 
     def _setup(self, counts: dict[str, int], should_stop) -> UnigramTimeline:
         s = self.settings
-        counts = {w: n for w, n in counts.items() if len(w) <= MAX_TRAIN_CHUNK_CHARS}
+        if max(map(len, counts), default=0) > MAX_TRAIN_CHUNK_CHARS:
+            counts = {w: n for w, n in counts.items() if len(w) <= MAX_TRAIN_CHUNK_CHARS}
         if not counts:
             raise CorpusError(
                 f"every chunk is longer than {MAX_TRAIN_CHUNK_CHARS} characters; choose a split that "
                 f"cuts the text into words (whitespace, gpt2, ...)"
             )
-        chars = set().union(*counts)
+        chars = set("".join(counts))
         if s.word_prefix:
             chars.add(s.word_prefix)
         target = target_pieces(s, len(chars))

@@ -35,20 +35,25 @@ from the inside of a word. The rules, exactly:
 
 Scores are stored as integers: log-probabilities in units of 2**-20 nat (`SCORE_SCALE`), so that
 sums over a segmentation are exact and Viterbi ties are well defined everywhere (training,
-`tokviz.core.unigram.tokenizer`, saved models). What this leaves out: counting the corpus, settings
-and timelines (`tokviz.core.unigram.timeline`), encoding (`tokviz.core.unigram.tokenizer`).
+`tokviz.core.unigram.tokenizer`, saved models). A big corpus is trained in two processes where
+forking is safe and a core is free (`tokviz.core.unigram.split`), to the same bytes. What this
+leaves out: counting the corpus, settings and timelines (`tokviz.core.unigram.timeline`),
+encoding (`tokviz.core.unigram.tokenizer`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import operator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from tokviz.core.processes.idle import IdleMeter
 from tokviz.core.text.chunks import Cancelled
 
 from .lattice import Lattices
+from .split import SplitLattices, use_split
 
 SCORE_SCALE = 1 << 20  # scores are log-probabilities times this, rounded to integers
 WORD_PREFIX = "\u2581"  # "▁"
@@ -99,56 +104,69 @@ def quantize(logp: np.ndarray) -> np.ndarray:
     return np.rint(np.asarray(logp) * SCORE_SCALE).astype(np.int64)
 
 
+def _order_by(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
+    """``np.lexsort((minor, major))`` for integer keys, minor ones distinct and non-negative
+    (one argsort of a combined key when it fits in 63 bits)."""
+    if not len(major):
+        return np.zeros(0, dtype=np.int64)
+    lo, span = int(major.min()), int(minor.max()) + 1
+    if (int(major.max()) - lo + 1) * span < 1 << 62:
+        return np.argsort((major - lo) * span + minor)
+    return np.lexsort((minor, major))
+
+
 def substrings(texts: Sequence[str], max_chars: int):
     """Every substring of at most `max_chars` characters of every text, as arrays.
 
     Returns ``(sid, lat, start, end, joined)``: occurrence i is ``texts[lat[i]][start[i]:end[i]]``,
     occurrences are in (text, start, end) order, and ``sid[i]`` numbers the distinct substrings
     in order of first occurrence. ``joined`` is the texts concatenated (to cut pieces from).
-    Substrings are compared exactly: characters are packed into 64-bit words, several words
-    per substring when needed.
+    Substrings are compared exactly, one length after the other: by their characters packed
+    into a 64-bit word while they fit, then by (group of the substring one character shorter,
+    last character).
     """
     joined = "".join(texts)
     n = len(joined)
-    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    alphabet, dense = np.unique(codes, return_inverse=True)
-    dense = dense.astype(np.uint64).ravel() + np.uint64(1)  # 0 = no character
-    bits = int(len(alphabet)).bit_length()
+    present = np.zeros(int(codes.max()) + 1 if n else 1, dtype=bool)
+    present[codes] = True
+    n_alpha = int(present.sum())
+    dense = (np.cumsum(present) - 1).astype(np.uint64).take(codes) + np.uint64(1)  # 0 = no character
+    bits = n_alpha.bit_length()
     per_word = 64 // bits
     pos = np.arange(n, dtype=np.int64)
     text_end = np.repeat(np.cumsum(lengths), lengths)
-    room = np.minimum(text_end - pos, max_chars)  # longest substring starting at each position
+    room = np.minimum(text_end - pos, max_chars)
     first_slot = np.concatenate(([0], np.cumsum(room)[:-1])) if n else pos
     total = int(room.sum())
     sid = np.empty(total, dtype=np.int64)
-    words: list[np.ndarray] = []  # packed characters of the substring starting at each position
+    word = np.zeros(n, dtype=np.uint64)
+    group = np.empty(n, dtype=np.int64)
     n_groups = 0
     for length in range(1, max_chars + 1):
         starts = np.flatnonzero(room >= length)
         if not len(starts):
             break
-        w = (length - 1) // per_word
-        if w == len(words):
-            words.append(np.zeros(n, dtype=np.uint64))
-        words[w][starts] = (words[w][starts] << np.uint64(bits)) | dense[starts + length - 1]
-        keys = [words[j][starts] for j in range(w + 1)]
-        order = np.lexsort(keys[::-1]) if len(keys) > 1 else np.argsort(keys[0], kind="stable")
+        last = dense[starts + length - 1]
+        if length <= per_word:
+            key = word[starts] = (word[starts] << np.uint64(bits)) | last
+        else:
+            key = group[starts].astype(np.uint64) * np.uint64(n_alpha + 1) + last
+        order = np.argsort(key)
+        sk = key[order]
         new = np.ones(len(order), dtype=bool)
-        for k in keys:
-            sk = k[order]
-            new[1:] &= sk[1:] == sk[:-1]
-        new[1:] = ~new[1:]
+        new[1:] = sk[1:] != sk[:-1]
         gid = np.empty(len(order), dtype=np.int64)
         gid[order] = np.cumsum(new) - 1 + n_groups
         n_groups += int(new.sum())
+        group[starts] = gid
         sid[first_slot[starts] + length - 1] = gid
-    # renumber by first occurrence
     first = np.full(n_groups, total, dtype=np.int64)
     np.minimum.at(first, sid, np.arange(total, dtype=np.int64))
-    rank = np.empty(n_groups, dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(n_groups)
-    sid = rank[sid]
+    is_first = np.zeros(total, dtype=bool)
+    is_first[first] = True
+    sid = (np.cumsum(is_first) - 1).take(first)[sid]
     occ_pos = np.repeat(pos, room)
     occ_len = np.arange(total, dtype=np.int64) - np.repeat(first_slot, room) + 1
     text_start = np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(texts) else lengths
@@ -174,9 +192,10 @@ class UnigramTrainer:
         em_iterations: int = EM_ITERATIONS,
         n_special: int = 1,
     ) -> None:
+        self._idle = IdleMeter()  # was a second core free while the seed was built?
         if len(words) != len(weights):
             raise ValueError("words and weights differ in length")
-        if any(w <= 0 for w in weights) or any(not w for w in words):
+        if len(words) and (min(weights) <= 0 or not all(words)):
             raise ValueError("words must be non-empty and their counts positive")
         self.target = target_pieces
         self.prune_fraction = prune_fraction
@@ -184,8 +203,8 @@ class UnigramTrainer:
         self.n_special = n_special
         texts = [word_prefix + w for w in words] if word_prefix else [w for w in words]
         self.weights = np.asarray(weights, dtype=np.float64)
-        self.corpus_length = int(sum(len(w) * c for w, c in zip(words, weights)))
-        lengths = np.array([len(t) for t in texts], dtype=np.int64)
+        self.corpus_length = int(sum(map(operator.mul, map(len, words), weights)))
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
         sid, occ_lat, occ_start, occ_end, joined = substrings(texts, max_piece_chars)
         n_sub = int(sid.max()) + 1 if len(sid) else 0
         count = np.bincount(sid, weights=self.weights[occ_lat], minlength=n_sub)
@@ -198,26 +217,29 @@ class UnigramTrainer:
         if seed_size is None:
             seed_size = SEED_FACTOR * target_pieces
         n_multi = max(0, seed_size - len(chars))
-        multi = multi[np.lexsort((multi, -coverage[multi]))][:n_multi]
+        multi = multi[_order_by(-coverage[multi].astype(np.int64), multi)][:n_multi]  # coverages are whole
         selected = np.sort(np.concatenate((chars, multi)))
         piece_of = np.full(n_sub, -1, dtype=np.int64)
         piece_of[selected] = np.arange(len(selected))
         text_start = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-        at = (text_start[occ_lat] + occ_start)[first[selected]].tolist()
+        seen = first[selected]
+        self.occ_text = occ_lat[seen]
+        self.occ_start = occ_start[seen]
+        at = (text_start[self.occ_text] + self.occ_start).tolist()
         self.pieces = [joined[a:a + n] for a, n in zip(at, sub_len[selected].tolist())]
         self.piece_len = sub_len[selected]
-        self.occ_text = occ_lat[first[selected]]
-        self.occ_start = occ_start[first[selected]]
         # rank of each piece string, for exact tie-breaking in numpy
         self.piece_rank = np.empty(len(self.pieces), dtype=np.int64)
         self.piece_rank[sorted(range(len(self.pieces)), key=self.pieces.__getitem__)] = np.arange(len(self.pieces))
         self.logp = np.log(coverage[selected]) - np.log(coverage[selected].sum())
-        keep = piece_of[sid] >= 0
-        self.lattice = Lattices(lengths, occ_lat[keep], occ_start[keep], occ_end[keep], piece_of[sid[keep]])
+        piece = piece_of.take(sid)
+        keep = np.flatnonzero(piece >= 0)
+        self.lattice = Lattices(lengths, *(x.take(keep) for x in (occ_lat, occ_start, occ_end, piece)))
         self.alive = np.ones(len(self.pieces), dtype=bool)
         self.n_chars = len(chars)
 
     should_stop = None  # set to a callable: checked between the phases of a round (raises Cancelled)
+    parallel = True  # big batches: half the lattices in a forked child where that is safe (`split`)
 
     def _check_stop(self) -> None:
         if self.should_stop is not None and self.should_stop():
@@ -252,15 +274,17 @@ class UnigramTrainer:
         with np.errstate(divide="ignore"):
             return np.where(self.alive, np.log(c) - np.log(c.sum()), -np.inf)
 
-    def _em(self) -> tuple[float, ...]:
-        lls = []
-        for _ in range(self.em_iterations):
+    def _em(self, first) -> list[np.ndarray]:
+        """The round's E- and M-steps: log Z per word before each M-step. `first` is called
+        during the first E-step (while a forked child works, if there is one)."""
+        zs = []
+        for i in range(self.em_iterations):
             self._check_stop()
-            counts, ll = self.lattice.expected_counts(self.logp, self.weights, len(self.pieces))
-            lls.append(ll)
+            counts, z = self.lattice.e_step(self.logp, self.weights, len(self.pieces),
+                                            meanwhile=first if i == 0 else None)
+            zs.append(z)
             self.logp = self._m_step(counts)
-        lls.append(float(np.dot(self.weights, self.lattice.log_z(self.logp))))
-        return tuple(lls)
+        return zs
 
     def _scores(self) -> tuple[np.ndarray, np.ndarray]:
         """(integer scores, the same as exact floats; dead pieces -inf)."""
@@ -274,28 +298,17 @@ class UnigramTrainer:
     def _alternatives(self, idx: np.ndarray, qf: np.ndarray):
         """Best segmentation of each piece ``idx[k]`` without the piece itself, as arrays
         (k, start, end, piece), one row per token."""
-        lat = self.lattice
-        n = self.piece_len[idx]
-        os = self.occ_start[idx]
-        node_lo = lat.node_off[self.occ_text[idx]] + os
-        lo = np.searchsorted(lat.src, node_lo)
-        hi = np.searchsorted(lat.src, node_lo + n)
-        cnt = hi - lo
-        k = np.repeat(np.arange(len(idx)), cnt)
-        e = np.arange(int(cnt.sum())) + np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
-        rs, re = lat.start[e] - os[k], lat.end[e] - os[k]
-        ok = (re <= n[k]) & ~((rs == 0) & (re == n[k]))
-        sub = Lattices(n, k[ok], rs[ok], re[ok], lat.piece[e[ok]])
-        return sub.viterbi(qf)
+        return self.lattice.alternatives(self.occ_text[idx], self.occ_start[idx], self.piece_len[idx], qf, pieces=idx)
 
-    def _prune(self, q: np.ndarray, qf: np.ndarray, freq: np.ndarray) -> tuple[PrunedPiece, ...]:
+    def _prune(self, q: np.ndarray, qf: np.ndarray, freq: np.ndarray) -> Callable[[], tuple[PrunedPiece, ...]] | None:
+        """Prune for the next round; returns what makes the pruned pieces' records (in pruning
+        order), or None when only single characters are left."""
         n_prune = self.size - self.next_size()
         cand = np.flatnonzero(self.alive & (self.piece_len > 1))
         if not len(cand):
-            return ()
+            return None
         used = cand[freq[cand] > 0]
         loss = np.zeros(len(self.pieces))
-        alts: dict[int, tuple[str, ...]] = {}
         if len(used):
             k, s, _, p = self._alternatives(used, qf)
             self._check_stop()
@@ -311,23 +324,29 @@ class UnigramTrainer:
         chosen = cand[order[:n_prune]]
         is_chosen = np.zeros(len(self.pieces), dtype=bool)
         is_chosen[chosen] = True
-        if len(used):
-            alts.update(self._alt_strings(*alts_of, is_chosen))
-        ch = chosen.tolist()
-        out = tuple(map(
-            PrunedPiece,
-            [self.pieces[x] for x in ch],
-            loss[chosen].tolist(),
-            np.rint(freq[chosen]).astype(np.int64).tolist(),
-            q[chosen].tolist(),
-            [alts.get(x, ()) for x in ch],
-        ))
+
+        def records() -> tuple[PrunedPiece, ...]:  # made during the next round's first E-step
+            ch = chosen.tolist()
+            alternative: list[tuple[str, ...]] = [()] * len(ch)
+            if len(used):
+                alts = self._alt_strings(*alts_of, is_chosen)
+                for i in np.flatnonzero(freq[chosen] > 0).tolist():
+                    alternative[i] = alts.get(ch[i], ())
+            return tuple(map(
+                PrunedPiece,
+                list(map(self.pieces.__getitem__, ch)),
+                loss[chosen].tolist(),
+                np.rint(freq[chosen]).astype(np.int64).tolist(),
+                q[chosen].tolist(),
+                alternative,
+            ))
+
         self.alive[chosen] = False
         self.lattice = self.lattice.subset(self.alive)
         live = self.logp[self.alive]
         top = live.max()
         self.logp = np.where(self.alive, self.logp - (top + np.log(np.exp(live - top).sum())), -np.inf)
-        return out
+        return records
 
     def _alt_strings(self, idx, k, s, p, wanted: np.ndarray) -> dict[int, tuple[str, ...]]:
         """{piece: its alternative as strings} for the pieces ``idx[k]`` marked in `wanted`."""
@@ -344,35 +363,60 @@ class UnigramTrainer:
 
     # -- rounds ---------------------------------------------------------------------------------
 
-    def _record(self, index: int, lls: tuple[float, ...], q: np.ndarray, freq: np.ndarray, pruned) -> UnigramRound:
+    def _listing(self, q: np.ndarray) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """The vocabulary, highest score first (ties: piece string), and its scores."""
         alive = np.flatnonzero(self.alive)
-        order = alive[np.lexsort((self.piece_rank[alive], -q[alive]))].tolist()
+        order = alive[_order_by(-q[alive], self.piece_rank[alive])].tolist()
+        return tuple(map(self.pieces.__getitem__, order)), tuple(q[order].tolist())
+
+    def _record(self, index: int, lls: tuple[float, ...], listing, freq: np.ndarray, pruned) -> UnigramRound:
+        pieces, scores = listing
         return UnigramRound(
             index=index,
-            vocab_size=self.n_special + len(order),
+            vocab_size=self.n_special + len(pieces),
             log_likelihood=lls[-1],
             em_log_likelihood=lls,
             viterbi_tokens=int(round(freq.sum())),
             pruned=pruned,
-            pieces=tuple(map(self.pieces.__getitem__, order)),
-            scores=tuple(q[order].tolist()),
+            pieces=pieces,
+            scores=scores,
         )
 
     def rounds(self) -> Iterator[UnigramRound]:
         """Round 0 (seed + EM), then prune + EM rounds until the target size is reached."""
+        split = None
+        if self.parallel and isinstance(self.lattice, Lattices) and use_split(self.lattice, self._idle.cores()):
+            self.lattice = split = SplitLattices(self.lattice, self.weights)
+        try:
+            yield from self._rounds()
+        finally:
+            if split is not None:
+                split.close()
+
+    def _rounds(self) -> Iterator[UnigramRound]:
         index = 0
-        pruned: tuple[PrunedPiece, ...] = ()
+        records = None  # makes the records of the pieces pruned at the start of the round
         while True:
-            lls = self._em()
+            made: dict[str, object] = {}
+
+            def first() -> None:
+                made["pruned"] = records() if records is not None else ()
+
+            zs = self._em(first)
             self._check_stop()
             q, qf = self._scores()
-            lat, _, _, piece = self.lattice.viterbi(qf)
+            # log Z after the last M-step, and the Viterbi segmentation
+            z, (lat, _, _, piece) = self.lattice.log_z_and_viterbi(
+                self.logp, qf, meanwhile=lambda: made.update(listing=self._listing(q)))
+            # the log-likelihoods, one after the other: a multi-threaded BLAS wakes its
+            # threads once per round, not once per dot product
+            lls = self.lattice.log_likelihoods(self.weights, (*zs, z))
             self._check_stop()
             freq = np.bincount(piece, weights=self.weights[lat], minlength=len(self.pieces))
-            yield self._record(index, lls, q, freq, pruned)
+            yield self._record(index, tuple(lls), made["listing"], freq, made["pruned"])
             if self.size <= self.target:
                 return
-            pruned = self._prune(q, qf, freq)
-            if not pruned:
+            records = self._prune(q, qf, freq)
+            if records is None:
                 return  # only single characters are left
             index += 1
