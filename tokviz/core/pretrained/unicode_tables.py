@@ -266,6 +266,7 @@ class PinnedPattern:
         self.fast = regex.compile(pattern)
         self._exact: regex.Pattern | None = None
         self._needs = "\\p{" in pattern or "\\P{" in pattern
+        self._splits: dict[bool, regex.Pattern | None] = {}  # the pattern as one group, for `isolated`
 
     @property
     def exact(self) -> regex.Pattern:
@@ -283,6 +284,26 @@ class PinnedPattern:
 
     def finditer(self, text: str):
         return self.for_text(text).finditer(text)
+
+    def isolated(self, text: str) -> list[str]:
+        """The non-empty matches and the non-empty text between them, in order (HF's
+        ``isolated`` split), cut by one ``split`` over the pattern as a group (the matches
+        ``finditer`` finds, empty ones giving empty pieces)."""
+        pattern = self.for_text(text)
+        exact = pattern is not self.fast
+        split = self._splits.get(exact, False)
+        if split is False:
+            split = self._splits[exact] = regex.compile(f"({pattern.pattern})") if pattern.groups == 0 else None
+        if split is not None:
+            return list(filter(None, split.split(text)))
+        out, prev = [], 0
+        for m in pattern.finditer(text):
+            a, b = m.span()
+            out.append(text[prev:a])
+            out.append(text[a:b])
+            prev = b
+        out.append(text[prev:])
+        return list(filter(None, out))
 
     def sub(self, repl, text: str) -> str:
         return self.for_text(text).sub(repl, text)

@@ -234,10 +234,11 @@ class HfBpeModel:
             return [t[0] for t in hit]
         if self.ignore_merges and limit == INF_RANK and word in self.vocab:
             return [self.vocab[word]]
-        if not self.prefix and not self.suffix:
-            ids = list(map(self.vocab.get, word))
-            if None not in ids and len(ids) <= 64:
-                return self._merge_ids(ids, limit)  # type: ignore[arg-type]
+        ids = list(map(self.vocab.get, word)) if not self.prefix and not self.suffix else [None]
+        if None in ids:  # byte fallback, unknown characters, a prefix or suffix
+            ids = [t[0] for t in self._symbols(word)]
+        if len(ids) <= 64:
+            return self._merge_ids(ids, limit)  # type: ignore[arg-type]
         return [t[0] for t in self.tokenize(word, limit)]
 
     def trace(self, word: str, limit: int = INF_RANK) -> list[tuple[int, tuple[int, int], int, tuple[int, ...]]]:

@@ -1,0 +1,88 @@
+"""The parts of the tokenizer.json ids path against the general pipeline they shortcut: ▁ pieces
+(`marker_pieces`) against `marker_cuts`, one-pass isolated splits (`PinnedPattern.isolated`)
+against the match-by-match cut, BERT's one-pattern pre-tokenizer against its two Splits, words
+kept before ByteLevel's mapping, and per-line encoding of many languages against tokenizers."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import shared_file
+from tests.core.pretrained.pretrained_helpers import corpus, unicode_text
+from tokviz.core.pretrained import load_tokenizer
+from tokviz.core.pretrained import unicode_tables as ut
+from tokviz.core.pretrained.hf.markers import MARKER, marker_cuts, marker_pieces
+from tokviz.core.pretrained.hf.pretokenizers import BertPre, SequencePre, SplitPre, isolated_bounds
+from tokviz.core.pretrained.unicode_tables import PinnedPattern
+
+_NEW17 = "\u0558\u1acf\U0001e6c0"  # letters/marks the pinned patterns treat as unknown
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.sampled_from(f"{MARKER}ab \n"), max_size=12), max_size=3))
+def test_marker_pieces_are_the_pieces_between_marker_cuts(texts):
+    want = []
+    for t in texts:
+        cuts = marker_cuts(t) or ([0, len(t)] if t else [])
+        want.extend(t[a:b] for a, b in zip(cuts, cuts[1:]))
+    assert marker_pieces(texts) == want
+
+
+PATTERNS = [
+    r"\p{N}{1,3}", r"[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+    r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    r"x*", r"\b", r"(?<=a)", r"a|", r"(a)(b)?", r"(?P<w>\w+)", r"(?i)ab", r"\s+",
+]
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+@settings(max_examples=150, deadline=None)
+@given(text=st.one_of(unicode_text(), st.text(st.sampled_from(f"ab xA1 23\n\u4e00,.{_NEW17}"), max_size=16)))
+def test_isolated_split_equals_the_matches_and_the_text_between(pattern, text):
+    pp = PinnedPattern(pattern)
+    assert pp.isolated(text) == [text[a:b] for a, b in isolated_bounds(text, pp)]
+
+
+_BERT_CHARS = [*ut.WHITE_SPACE, *"ab!/:@[`{~x", "\u00a1", "\u3001", "\u0558", "\U00010100", "\U0001039f",
+               "\U00020000", "\U0001f600", "\u00e9"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(unicode_text(), st.text(st.sampled_from(_BERT_CHARS), max_size=14)))
+def test_bert_pre_tokenizer_pattern_equals_its_two_splits(text):
+    two = SequencePre([SplitPre(ut.is_white_space, "removed"), SplitPre(ut.is_bert_punctuation, "isolated")])
+    assert BertPre().split_texts([text, text[::-1]]) == two.split_texts([text, text[::-1]])
+
+
+def _hf(name):
+    return load_tokenizer(shared_file("vocab", "hf", name, "tokenizer.json"))
+
+
+@pytest.mark.parametrize("name", ["gpt2", "deepseek-v3"])
+def test_words_kept_before_the_byte_level_mapping(name):
+    pre = _hf(name).pre_tokenizer
+    assert pre.word_map is not None
+
+    @settings(max_examples=150, deadline=None)
+    @given(text=unicode_text())
+    def check(text):
+        assert list(map(pre.word_map, pre.split_unmapped([text]))) == pre.split_texts([text])
+
+    check()
+
+
+@pytest.mark.parametrize("name", ["gpt2", "bert-base-uncased", "mistral-7b-v0.1", "deepseek-v3"])
+def test_one_encode_per_line_of_many_languages_equals_tokenizers(name):
+    """Each line is new text for the word caches (the ``lines`` benchmark); the ids of every line,
+    and of the aligned path, equal tokenizers'."""
+    tk = pytest.importorskip("tokenizers")
+    ref = tk.Tokenizer.from_file(str(shared_file("vocab", "hf", name, "tokenizer.json")))
+    tok = _hf(name)
+    lines = [ln for ln in corpus("udhr2_all.txt", 400_000).splitlines()[::7] if ln]
+    assert len(lines) > 300
+    for line in lines:
+        want = ref.encode(line).ids
+        assert tok.encode(line).ids == want, line
+        assert tok.encode(line, literal_spans=[(0, 0)]).ids == want, line
