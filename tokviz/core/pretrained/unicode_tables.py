@@ -169,7 +169,7 @@ WHITE_SPACE = frozenset(
 )
 
 # BertNormalizer's CJK ranges (tokenizers' normalizers/bert.rs)
-_CJK_RANGES = (
+CJK_RANGES = (
     (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
     (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F),
 )
@@ -190,7 +190,7 @@ def is_mark(c: str) -> bool:
 
 def is_chinese_char(c: str) -> bool:
     o = ord(c)
-    return o >= 0x3400 and any(a <= o <= b for a, b in _CJK_RANGES)
+    return o >= 0x3400 and any(a <= o <= b for a, b in CJK_RANGES)
 
 
 def bert_clean(c: str) -> str:

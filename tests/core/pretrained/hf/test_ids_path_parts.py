@@ -86,3 +86,43 @@ def test_one_encode_per_line_of_many_languages_equals_tokenizers(name):
         want = ref.encode(line).ids
         assert tok.encode(line).ids == want, line
         assert tok.encode(line, literal_spans=[(0, 0)]).ids == want, line
+
+
+_WORD = st.one_of(unicode_text(), st.text(st.sampled_from("ab#\u2581\u00e9\u4e00\U0001f600 "), max_size=20),
+                  st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80))
+
+
+@pytest.mark.parametrize("name", ["gpt2", "mistral-7b-v0.1", "deepseek-v3", "bert-base-uncased"])
+def test_model_ids_without_spans_equal_the_tokens(name):
+    """`tokenize_ids` (ids path: one-character pairs ranked by their characters, WordPiece looked up
+    from each character's reach) against `tokenize` (spans, cached), at every step limit."""
+    model = _hf(name).model
+
+    @settings(max_examples=300, deadline=None)
+    @given(word=_WORD, limit=st.sampled_from([1 << 62, 0, 1, 50, 300, 5000]))
+    def check(word, limit):
+        assert model.tokenize_ids(word, limit) == [t[0] for t in model.tokenize(word, limit)]
+
+    check()
+
+
+def test_one_character_pairs_are_not_ranked_by_characters_when_two_share_an_id():
+    from tokviz.core.pretrained.hf.models import HfBpeModel
+
+    vocab = {"a": 0, "b": 1, "c": 1, "ab": 2, "ac": 3}
+    model = HfBpeModel(vocab, [("a", "b"), ("a", "c")])
+    assert model._char_pairs is None
+    assert model.tokenize_ids("ab") == [t[0] for t in model.tokenize("ab")] == [3]  # the pair's last rank names it
+    assert HfBpeModel({"a": 0, "b": 1, "ab": 2}, [("a", "b")])._char_pairs == {"ab": 0}
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.one_of(unicode_text(), st.text(st.sampled_from(
+    [*ut.WHITE_SPACE, *"aA\u03a3\u03c3\x00\t\ufffd\u00ad\u200b\u4e00\u3400\u0301\u00e9\u0130\u05bf",
+     "\U00020000", "\U000e0001", "\U0001f600"]), max_size=12)),
+    flags=st.tuples(st.booleans(), st.booleans(), st.sampled_from([None, True, False]), st.booleans()))
+def test_bert_normalizer_on_text_alone_equals_the_aligned_pass(text, flags):
+    from tokviz.core.pretrained.hf.normalizers import BertNormalizer, NormStr
+
+    norm = BertNormalizer(*flags)
+    assert norm(NormStr(text, None)).text == norm(NormStr.of(text)).text
