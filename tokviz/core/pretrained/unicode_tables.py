@@ -266,7 +266,7 @@ class PinnedPattern:
         self.fast = regex.compile(pattern)
         self._exact: regex.Pattern | None = None
         self._needs = "\\p{" in pattern or "\\P{" in pattern
-        self._splits: dict[bool, regex.Pattern | None] = {}  # the pattern as one group, for `isolated`
+        self._splits: dict[str | bool, re.Pattern | regex.Pattern | None] = {}  # for `isolated`
 
     @property
     def exact(self) -> regex.Pattern:
@@ -290,10 +290,10 @@ class PinnedPattern:
         ``isolated`` split), cut by one ``split`` over the pattern as a group (the matches
         ``finditer`` finds, empty ones giving empty pieces)."""
         pattern = self.for_text(text)
-        exact = pattern is not self.fast
-        split = self._splits.get(exact, False)
+        key = "ascii" if text.isascii() else pattern is not self.fast
+        split = self._splits.get(key, False)
         if split is False:
-            split = self._splits[exact] = regex.compile(f"({pattern.pattern})") if pattern.groups == 0 else None
+            split = self._splits[key] = self._split_pattern(key)
         if split is not None:
             return list(filter(None, split.split(text)))
         out, prev = [], 0
@@ -304,6 +304,18 @@ class PinnedPattern:
             prev = b
         out.append(text[prev:])
         return list(filter(None, out))
+
+    def _split_pattern(self, key: str | bool):
+        """The pattern as one group (for `isolated`): for ASCII text (`ascii_pattern`, Python's
+        `re`), the pinned one (True) or the fast one (False); None when it has groups of its own."""
+        if self.fast.groups:
+            return None
+        if key == "ascii":
+            from .ascii_pattern import ascii_pattern
+
+            plain = ascii_pattern(self.pattern)
+            return re.compile(f"({plain})") if plain is not None else self._split_pattern(False)
+        return regex.compile(f"({(self.exact if key else self.fast).pattern})")
 
     def sub(self, repl, text: str) -> str:
         return self.for_text(text).sub(repl, text)

@@ -126,3 +126,34 @@ def test_bert_normalizer_on_text_alone_equals_the_aligned_pass(text, flags):
 
     norm = BertNormalizer(*flags)
     assert norm(NormStr(text, None)).text == norm(NormStr.of(text)).text
+
+
+_ASCII_PATTERNS = [*PATTERNS, r"[^\s\p{L}\p{N}]+", r"\P{L}+\s*", r"[a\P{L}]+", r"[\s\S]", r"\pL\p{Lu}", r"[]a]+",
+                   r"[^]a]+", r"\p{Nd}|\p{Zs}|\p{Cc}+"]
+
+
+@pytest.mark.parametrize("pattern", _ASCII_PATTERNS)
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(st.characters(max_codepoint=127), max_size=24))
+def test_ascii_pattern_matches_as_regex_on_ascii_text(pattern, text):
+    import re
+
+    import regex
+
+    from tokviz.core.pretrained.ascii_pattern import ascii_pattern
+
+    plain = ascii_pattern(pattern)
+    if plain is None:
+        assert regex.compile(pattern).groups or pattern in (r"(?i)ab",)
+        return
+    assert [m.span() for m in re.finditer(plain, text)] == [m.span() for m in regex.finditer(pattern, text)]
+
+
+def test_ascii_pattern_refuses_what_it_cannot_keep_exact():
+    from tokviz.core.pretrained.ascii_pattern import ascii_pattern
+
+    assert ascii_pattern(r"(?i:'s)|\p{L}") is None  # caseless: regex case-folds property classes
+    assert ascii_pattern(r"[^\s\S]") is None and ascii_pattern(r"[^\P{L}]") is None  # regex reads these its own way
+    assert ascii_pattern(r"\p{Nonsense}") is None and ascii_pattern(r"(?<=a+)b") is None  # unknown; re refuses
+    assert ascii_pattern(r"\p{L}") == "[" + "".join(f"\\x{ord(c):02x}" for c in sorted("abcdefghijklmnopqrstuvwxyz"
+                                                                                        "ABCDEFGHIJKLMNOPQRSTUVWXYZ")) + "]"

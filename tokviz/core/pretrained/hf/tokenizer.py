@@ -108,8 +108,9 @@ class HfTokenizer:
         self._cut_marker = isinstance(model, HfBpeModel) and marker_is_boundary(model.merge_pairs, strings)
         self._merge_of: dict[int, tuple[int, int]] | None = None
         model_ids = partial(self._model_ids, kept=True)
-        if isinstance(model, (HfBpeModel, WordPieceModel)) and (pre_tokenizer is None or not self._cut_marker):
-            model_ids = model.tokenize_ids  # (words with no ▁ to cut at inside)
+        if isinstance(model, (HfBpeModel, WordPieceModel)) and (
+                not self._cut_marker or pre_tokenizer is None or pre_tokenizer.word_map is not None):
+            model_ids = model.tokenize_ids  # (words with no ▁ to cut at inside: pieces cut at ▁, byte-level)
         if pre_tokenizer is None and self._cut_marker:  # (Mistral) the text's pieces between ▁ cuts
             self._word_ids: WordIds | None = WordIds(marker_pieces, model_ids)
         else:
