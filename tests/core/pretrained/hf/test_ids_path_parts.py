@@ -157,3 +157,14 @@ def test_ascii_pattern_refuses_what_it_cannot_keep_exact():
     assert ascii_pattern(r"\p{Nonsense}") is None and ascii_pattern(r"(?<=a+)b") is None  # unknown; re refuses
     assert ascii_pattern(r"\p{L}") == "[" + "".join(f"\\x{ord(c):02x}" for c in sorted("abcdefghijklmnopqrstuvwxyz"
                                                                                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ")) + "]"
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=unicode_text(), literal=st.sampled_from([" ", "a", "ab"]), content=st.sampled_from(["\u2581", "", "xy"]))
+def test_normalizer_text_alone_equals_the_aligned_pass(text, literal, content):
+    from tokviz.core.pretrained.hf.normalizers import NormStr, build_normalizer
+
+    norm = build_normalizer({"type": "Sequence", "normalizers": [
+        {"type": "Prepend", "prepend": "\u2581"}, {"type": "Replace", "pattern": {"String": literal}, "content": content},
+        {"type": "Replace", "pattern": {"Regex": r"\s+"}, "content": " "}, {"type": "Lowercase"}]})
+    assert norm.text(text) == norm(NormStr.of(text)).text

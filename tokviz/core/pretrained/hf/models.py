@@ -251,8 +251,12 @@ class HfBpeModel:
             ids = list(map(vocab.get, word))
             if None not in ids and len(ids) <= 64:
                 return self._merge_ranked(ids, list(map(pairs.get, map(add, word, word[1:]), repeat(INF_RANK))), limit)  # type: ignore[arg-type]
-        ids = list(map(vocab.get, word)) if not self.prefix and not self.suffix else [None]
-        if None in ids:  # byte fallback, unknown characters, a prefix or suffix
+        plain = not self.prefix and not self.suffix
+        ids = list(map(vocab.get, word)) if plain else [None]
+        if None in ids and plain and self._bytes_ids is not None:  # every byte has its token
+            byte_ids = self._bytes_ids
+            ids = [i for c, t in zip(word, ids) for i in ((t,) if t is not None else map(byte_ids.__getitem__, c.encode()))]
+        if None in ids:  # unknown characters, a prefix or suffix
             ids = [t[0] for t in self._symbols(word)]
         if len(ids) <= 64:
             return self._merge_ids(ids, limit)  # type: ignore[arg-type]

@@ -209,6 +209,10 @@ class Normalizer:
     def __call__(self, ns: NormStr) -> NormStr:
         raise NotImplementedError
 
+    def text(self, text: str) -> str:
+        """The normalized text alone (the ids path)."""
+        return self(NormStr(text, None)).text
+
 
 class SequenceNormalizer(Normalizer):
     def __init__(self, parts: list[Normalizer]) -> None:
@@ -218,6 +222,11 @@ class SequenceNormalizer(Normalizer):
         for p in self.parts:
             ns = p(ns)
         return ns
+
+    def text(self, text: str) -> str:
+        for p in self.parts:
+            text = p.text(text)
+        return text
 
 
 class BertNormalizer(Normalizer):
@@ -310,6 +319,11 @@ class Replace(Normalizer):
     def __call__(self, ns: NormStr) -> NormStr:
         return ns.replace_matches(self.pattern, self.content)
 
+    def text(self, text: str) -> str:
+        if self.pattern.literal is not None:
+            return text.replace(self.pattern.literal, self.content)
+        return super().text(text)
+
 
 class Prepend(Normalizer):
     """Add a prefix to non-empty text (HF leaves empty text alone)."""
@@ -319,6 +333,9 @@ class Prepend(Normalizer):
 
     def __call__(self, ns: NormStr) -> NormStr:
         return ns.prepend(self.prepend) if ns.text else ns
+
+    def text(self, text: str) -> str:
+        return self.prepend + text if text else text
 
 
 def hf_pattern(d: object, what: str) -> PinnedPattern:

@@ -122,7 +122,7 @@ class HfTokenizer:
         )
 
     def _normalize_text(self, text: str) -> str:
-        return text if self.normalizer is None else self.normalizer(NormStr(text, None)).text
+        return text if self.normalizer is None else self.normalizer.text(text)
 
     @property
     def byte_level(self) -> bool:

@@ -10,6 +10,7 @@ the model (`models`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import chain
 
 from .added import Alternation, split_added
 from .pretokenizers import PreTokenizer
@@ -59,12 +60,15 @@ class WordIds:
             if len(self._caches) >= _LIMITS:
                 del self._caches[next(iter(self._caches))]
             cache = self._caches[limit] = {}
-        out: list[int] = []
-        for word in self._split([text]):  # type: ignore[union-attr]
-            hit = cache.get(word)
-            if hit is None:
-                if len(cache) >= _CACHE_SIZE:
-                    cache.clear()
-                hit = cache[word] = tuple(self._model_ids(word if self._map is None else self._map(word), limit))
-            out.extend(hit)
-        return out
+        words = self._split([text])
+        hits = list(map(cache.get, words))  # type: ignore[arg-type]
+        if None in hits:  # words not seen before: the model's ids, kept
+            for k in [k for k, hit in enumerate(hits) if hit is None]:
+                word = words[k]  # type: ignore[index]
+                hit = cache.get(word)  # (a word twice in the text)
+                if hit is None:
+                    if len(cache) >= _CACHE_SIZE:
+                        cache.clear()
+                    hit = cache[word] = tuple(self._model_ids(word if self._map is None else self._map(word), limit))
+                hits[k] = hit
+        return list(chain.from_iterable(hits))
