@@ -7,7 +7,7 @@ its ASCII members, as `regex` itself finds them (``\\s`` on ASCII is ``\\t\\n\\x
 the space for `regex`, and also ``\\x1c``-``\\x1f`` for `re`: that is why it is rewritten too).
 ``\\w``, ``\\d`` and ``\\b`` mean the same on ASCII in both engines and stay. A pattern with
 syntax only `regex` has, one `re` warns about, a case-insensitive part (whose property classes
-`regex` case-folds) or a negated escape inside a negated class is not rewritten.
+`regex` case-folds), verbose mode or a negated escape inside a negated class is not rewritten.
 
     >>> ascii_pattern(r" ?\\p{N}+|\\s+")
     ' ?[\\\\x30\\\\x31\\\\x32\\\\x33\\\\x34\\\\x35\\\\x36\\\\x37\\\\x38\\\\x39]+|[\\\\x09\\\\x0a\\\\x0b\\\\x0c\\\\x0d\\\\x20]+'
@@ -25,7 +25,7 @@ import warnings
 import regex
 
 _ASCII = [chr(i) for i in range(128)]
-_CASELESS = re.compile(r"\(\?[a-zA-Z]*i")
+_REFUSED_FLAGS = re.compile(r"\(\?[a-zA-Z]*[ix]")  # caseless; verbose (a comment could hold a "[")
 
 
 def _members(escape: str) -> str | None:
@@ -39,7 +39,7 @@ def _members(escape: str) -> str | None:
 
 def ascii_pattern(pattern: str) -> str | None:
     """`pattern` for `re`, matching as `regex` does on ASCII text; None when it cannot be."""
-    if _CASELESS.search(pattern):
+    if _REFUSED_FLAGS.search(pattern):
         return None
     out: list[str] = []
     i, n, in_class, negated = 0, len(pattern), False, False

@@ -54,6 +54,12 @@ _BERT_CHARS = [*ut.WHITE_SPACE, *"ab!/:@[`{~x", "\u00a1", "\u3001", "\u0558", "\
 def test_bert_pre_tokenizer_pattern_equals_its_two_splits(text):
     two = SequencePre([SplitPre(ut.is_white_space, "removed"), SplitPre(ut.is_bert_punctuation, "isolated")])
     assert BertPre().split_texts([text, text[::-1]]) == two.split_texts([text, text[::-1]])
+    assert BertPre().split_unmapped([text]) == two.split_texts([text])
+
+
+def test_bert_ids_path_cuts_words_with_the_pattern():
+    words = _hf("bert-base-uncased")._word_ids._split
+    assert words.__func__ is BertPre.split_unmapped and words(["a,b  c"]) == ["a", ",", "b", "c"]
 
 
 def _hf(name):
@@ -153,6 +159,7 @@ def test_ascii_pattern_refuses_what_it_cannot_keep_exact():
     from tokviz.core.pretrained.ascii_pattern import ascii_pattern
 
     assert ascii_pattern(r"(?i:'s)|\p{L}") is None  # caseless: regex case-folds property classes
+    assert ascii_pattern("(?x) # [\n\\p{L}+") is None  # verbose: a comment may hold a [ 
     assert ascii_pattern(r"[^\s\S]") is None and ascii_pattern(r"[^\P{L}]") is None  # regex reads these its own way
     assert ascii_pattern(r"\p{Nonsense}") is None and ascii_pattern(r"(?<=a+)b") is None  # unknown; re refuses
     assert ascii_pattern(r"\p{L}") == "[" + "".join(f"\\x{ord(c):02x}" for c in sorted("abcdefghijklmnopqrstuvwxyz"

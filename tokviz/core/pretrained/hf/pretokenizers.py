@@ -244,6 +244,9 @@ class BertPre(SequencePre):
         bmp, every = self._bmp.findall, self._all.findall
         return [w for t in texts for w in (bmp(t) if not t or max(t) < "\U00010000" else every(t))]
 
+    def split_unmapped(self, texts: list[str]) -> list[str] | None:
+        return self.split_texts(texts)  # (no mapping)
+
 
 class ByteLevelPre(PreTokenizer):
     """Optional prefix space, GPT-2's split regex, then each byte as its byte-level character."""
