@@ -175,3 +175,11 @@ def test_normalizer_text_alone_equals_the_aligned_pass(text, literal, content):
         {"type": "Prepend", "prepend": "\u2581"}, {"type": "Replace", "pattern": {"String": literal}, "content": content},
         {"type": "Replace", "pattern": {"Regex": r"\s+"}, "content": " "}, {"type": "Lowercase"}]})
     assert norm.text(text) == norm(NormStr.of(text)).text
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=unicode_text())
+def test_byte_level_characters_are_each_utf8_byte_as_its_character(text):
+    from tokviz.core.pretrained.hf.pretokenizers import BYTE_CHAR, to_byte_chars
+
+    assert to_byte_chars(text) == "".join(BYTE_CHAR[b] for b in text.encode("utf-8"))

@@ -41,18 +41,17 @@ def bytes_to_unicode() -> dict[int, str]:
 
 BYTE_CHAR = bytes_to_unicode()
 CHAR_BYTE = {c: b for b, c in BYTE_CHAR.items()}
-_BYTE_TABLE = [BYTE_CHAR[b] for b in range(256)]
 
 
 def to_byte_chars(s: str) -> str:
     """``"h\u00e9"`` -> ``"h\u00c3\u00a9"``: each UTF-8 byte as its byte-level character."""
     if s.isascii():
         return s.translate(_ASCII_TABLE)
-    t = _BYTE_TABLE
-    return "".join([t[b] for b in s.encode("utf-8")])
+    return s.encode("utf-8").decode("latin-1").translate(_LATIN1_TABLE)  # (each byte as one character)
 
 
 _ASCII_TABLE = {b: BYTE_CHAR[b] for b in range(128)}
+_LATIN1_TABLE = {b: BYTE_CHAR[b] for b in range(256)}
 _BYTE_CHARS = per_char_memo(to_byte_chars)  # one character's byte-level characters, kept
 
 

@@ -27,7 +27,7 @@ class WordIds:
         self._split = split_texts
         self._model_ids = model_ids
         self._map = word_map  # applied to a word before the model (the cache is keyed by the word)
-        self._caches: dict[int, dict[str, tuple[int, ...]]] = {}
+        self._caches: dict[int, dict[str, list[int]]] = {}  # (lists the model made: never handed out)
 
     @classmethod
     def of(cls, pre_tokenizer: PreTokenizer | None, model_ids: Callable[[str, int], list[int]]) -> "WordIds | None":
@@ -69,6 +69,6 @@ class WordIds:
                 if hit is None:
                     if len(cache) >= _CACHE_SIZE:
                         cache.clear()
-                    hit = cache[word] = tuple(self._model_ids(word if self._map is None else self._map(word), limit))
+                    hit = cache[word] = self._model_ids(word if self._map is None else self._map(word), limit)
                 hits[k] = hit
         return list(chain.from_iterable(hits))
