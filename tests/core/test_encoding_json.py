@@ -140,3 +140,11 @@ def test_lazy_ids_run_alone_only_when_read_first():
     calls.clear()
     enc = LazyEncoding(ids_only, complete)
     assert enc.spans == [(0, 1), (1, 2)] and enc.ids == [7, 8] and calls == ["all"]  # one pass
+
+
+def test_lazy_ids_assigned_before_reading_are_kept():
+    calls = []
+    enc = LazyEncoding(lambda: calls.append("ids") or [7, 8], lambda: Encoding([7, 8], [b"a", b"b"], [(0, 1), (1, 2)]))
+    enc.ids = [9]  # the caller's ids: the ids path never runs
+    assert enc.ids == [9] and calls == []
+    assert enc.spans == [(0, 1), (1, 2)] and enc.ids == [9]

@@ -87,17 +87,21 @@ def _completed_field(name: str) -> property:
     slot = Encoding.__dict__[name]  # the dataclass's slot descriptor
 
     def get(self):
+        if name == "ids" and self._ids_only is not None:  # the ids asked for first: the ids path
+            slot.__set__(self, self._ids_only())
+            self._ids_only = None
         try:
             return slot.__get__(self)
         except AttributeError:  # not filled yet
-            if name == "ids" and self._ids_only is not None:  # the ids asked for first: the ids path
-                slot.__set__(self, self._ids_only())
-                self._ids_only = None
-            else:
-                self._fill()
+            self._fill()
             return slot.__get__(self)
 
-    return property(get, slot.__set__, doc=f"`Encoding.{name}`, computed on first use.")
+    def set_(self, value) -> None:
+        slot.__set__(self, value)
+        if name == "ids":  # assigned: the ids path is not run
+            self._ids_only = None
+
+    return property(get, set_, doc=f"`Encoding.{name}`, computed on first use.")
 
 
 class LazyEncoding(Encoding):

@@ -169,7 +169,7 @@ WHITE_SPACE = frozenset(
 )
 
 # BertNormalizer's CJK ranges (tokenizers' normalizers/bert.rs)
-_CJK_RANGES = (
+CJK_RANGES = (
     (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
     (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F),
 )
@@ -190,7 +190,7 @@ def is_mark(c: str) -> bool:
 
 def is_chinese_char(c: str) -> bool:
     o = ord(c)
-    return o >= 0x3400 and any(a <= o <= b for a, b in _CJK_RANGES)
+    return o >= 0x3400 and any(a <= o <= b for a, b in CJK_RANGES)
 
 
 def bert_clean(c: str) -> str:
@@ -266,6 +266,7 @@ class PinnedPattern:
         self.fast = regex.compile(pattern)
         self._exact: regex.Pattern | None = None
         self._needs = "\\p{" in pattern or "\\P{" in pattern
+        self._splits: dict[str | bool, re.Pattern | regex.Pattern | None] = {}  # for `isolated`
 
     @property
     def exact(self) -> regex.Pattern:
@@ -283,6 +284,38 @@ class PinnedPattern:
 
     def finditer(self, text: str):
         return self.for_text(text).finditer(text)
+
+    def isolated(self, text: str) -> list[str]:
+        """The non-empty matches and the non-empty text between them, in order (HF's
+        ``isolated`` split), cut by one ``split`` over the pattern as a group (the matches
+        ``finditer`` finds, empty ones giving empty pieces)."""
+        pattern = self.for_text(text)
+        key = "ascii" if text.isascii() else pattern is not self.fast
+        split = self._splits.get(key, False)
+        if split is False:
+            split = self._splits[key] = self._split_pattern(key)
+        if split is not None:
+            return list(filter(None, split.split(text)))
+        out, prev = [], 0
+        for m in pattern.finditer(text):
+            a, b = m.span()
+            out.append(text[prev:a])
+            out.append(text[a:b])
+            prev = b
+        out.append(text[prev:])
+        return list(filter(None, out))
+
+    def _split_pattern(self, key: str | bool):
+        """The pattern as one group (for `isolated`): for ASCII text (`ascii_pattern`, Python's
+        `re`), the pinned one (True) or the fast one (False); None when it has groups of its own."""
+        if self.fast.groups:
+            return None
+        if key == "ascii":
+            from .ascii_pattern import ascii_pattern
+
+            plain = ascii_pattern(self.pattern)
+            return re.compile(f"({plain})") if plain is not None else self._split_pattern(False)
+        return regex.compile(f"({(self.exact if key else self.fast).pattern})")
 
     def sub(self, repl, text: str) -> str:
         return self.for_text(text).sub(repl, text)

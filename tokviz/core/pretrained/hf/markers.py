@@ -18,6 +18,7 @@ from .decoders import MetaspaceDecoder, ReplaceDecoder, SequenceDecoder
 
 MARKER = "\u2581"
 _CUTS = re.compile("[^\u2581](?=\u2581)")  # a word may be cut after each match
+_PIECES = re.compile("\u2581*[^\u2581]+|\u2581+")  # the pieces between those cuts
 Tokenize = Callable[[str, int], Sequence[tuple[int, int, int]]]  # (word, limit) -> (id, start, end) tokens
 
 
@@ -50,6 +51,17 @@ def marker_cuts(word: str) -> list[int] | None:
         return None
     cuts = [m.end() for m in _CUTS.finditer(word)]
     return [0, *cuts, len(word)] if cuts else None
+
+
+def marker_pieces(texts: list[str]) -> list[str]:
+    """Each text cut where `marker_cuts` cuts it, as plain strings (the ids path's words when
+    there is no pre-tokenizer); nothing for an empty text.
+
+    >>> marker_pieces(["\u2581a\u2581\u2581b", "\u2581ab"])
+    ['\u2581a', '\u2581\u2581b', '\u2581ab']
+    """
+    findall = _PIECES.findall
+    return [p for t in texts for p in findall(t)]
 
 
 def cut_tokens(tokenize: Tokenize, word: str, cuts: list[int], limit: int) -> list[tuple[int, int, int]]:

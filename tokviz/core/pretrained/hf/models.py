@@ -12,7 +12,8 @@ WordPiece is greedy longest-match-first with the ``##`` continuation prefix.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import add
 
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.io.checks import is_count
@@ -63,6 +64,14 @@ class HfBpeModel:
             self.merge_pairs.append((ia, ib))
             self.merge_ids.append(new)
         self._rank = pair_rank
+        # the ranks of pairs of one-character tokens by their two characters, so a word's first
+        # pairs are ranked in one C-level pass (not with a prefix, or when two one-character
+        # strings share an id)
+        singles = [i for t, i in self.vocab.items() if len(t) == 1]
+        self._char_pairs: dict[str, int] | None = None
+        if plen == 0 and not self.suffix and len(set(singles)) == len(singles):
+            self._char_pairs = {a + b: pair_rank[(self.vocab[a] << _SHIFT) | self.vocab[b]]
+                                for a, b in merges if len(a) == 1 and len(b) == 1}
         self._bytes_ids: list[int] | None = None
         if byte_fallback:
             ids = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)]
@@ -132,8 +141,13 @@ class HfBpeModel:
         is the lowest, so ranks need no masking."""
         if len(ids) < 2:
             return ids
+        rank_get = self._rank.get
+        return self._merge_ranked(ids, [rank_get((a << _SHIFT) | b, INF_RANK) for a, b in zip(ids, ids[1:])],
+                                  limit, firsts)
+
+    def _merge_ranked(self, ids: list[int], ranks: list[int], limit: int, firsts: list[int] | None = None) -> list[int]:
+        """`_merge_ids` given the ranks of the adjacent pairs (`INF_RANK` for none)."""
         rank_get, new_of, big = self._rank.get, self.merge_ids, INF_RANK
-        ranks = [rank_get((a << _SHIFT) | b, big) for a, b in zip(ids, ids[1:])]
         while ranks:
             m = min(ranks)
             if m >= limit:
@@ -228,16 +242,24 @@ class HfBpeModel:
 
     def tokenize_ids(self, word: str, limit: int = INF_RANK) -> list[int]:
         """The ids of ``tokenize(word, limit)``, made without spans and not cached (the ids path
-        keeps them itself); tokens already made are reused."""
-        hit = self._caches.get(limit, {}).get(word)
-        if hit is not None:
-            return [t[0] for t in hit]
-        if self.ignore_merges and limit == INF_RANK and word in self.vocab:
-            return [self.vocab[word]]
-        if not self.prefix and not self.suffix:
-            ids = list(map(self.vocab.get, word))
+        keeps them itself)."""
+        vocab = self.vocab
+        if self.ignore_merges and limit == INF_RANK and word in vocab:
+            return [vocab[word]]
+        pairs = self._char_pairs
+        if pairs is not None:
+            ids = list(map(vocab.get, word))
             if None not in ids and len(ids) <= 64:
-                return self._merge_ids(ids, limit)  # type: ignore[arg-type]
+                return self._merge_ranked(ids, list(map(pairs.get, map(add, word, word[1:]), repeat(INF_RANK))), limit)  # type: ignore[arg-type]
+        plain = not self.prefix and not self.suffix
+        ids = list(map(vocab.get, word)) if plain else [None]
+        if None in ids and plain and self._bytes_ids is not None:  # every byte has its token
+            byte_ids = self._bytes_ids
+            ids = [i for c, t in zip(word, ids) for i in ((t,) if t is not None else map(byte_ids.__getitem__, c.encode()))]
+        if None in ids:  # unknown characters, a prefix or suffix
+            ids = [t[0] for t in self._symbols(word)]
+        if len(ids) <= 64:
+            return self._merge_ids(ids, limit)  # type: ignore[arg-type]
         return [t[0] for t in self.tokenize(word, limit)]
 
     def trace(self, word: str, limit: int = INF_RANK) -> list[tuple[int, tuple[int, int], int, tuple[int, ...]]]:
@@ -284,6 +306,38 @@ class WordPieceModel:
         self.unk_id = self.vocab[unk_token]
         self._cache: dict[str, tuple[Token, ...]] = {}
         self._longest = max(map(len, self.vocab), default=0)  # no longer piece can be a token
+        # the longest piece a token can be from its first character: at a word's start, after it
+        self._reach: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        plen = len(self.prefix)
+        for t in self.vocab:
+            for reach, piece in ((self._reach[0], t), (self._reach[1], t[plen:] if t.startswith(self.prefix) else "")):
+                if piece and len(piece) > reach.get(piece[0], 0):
+                    reach[piece[0]] = len(piece)
+
+    def tokenize_ids(self, word: str, limit: int = INF_RANK) -> list[int]:
+        """The ids of `tokenize` made without spans and not cached (the ids path keeps them):
+        each piece looked up from the longest a token beginning with its character can be."""
+        n = len(word)
+        if n > self.max_chars:
+            return [self.unk_id]
+        get = self.vocab.get
+        whole = get(word) if word else None
+        if whole is not None:
+            return [whole]
+        out: list[int] = []
+        start, head, prefix = 0, self._reach[0], ""
+        while start < n:
+            end = min(n, start + head.get(word[start], 0))
+            while end > start:
+                tid = get(prefix + word[start:end])
+                if tid is not None:
+                    break
+                end -= 1
+            else:
+                return [self.unk_id]
+            out.append(tid)
+            start, head, prefix = end, self._reach[1], self.prefix
+        return out
 
     def tokenize(self, word: str, limit: int = INF_RANK) -> tuple[Token, ...]:
         hit = self._cache.get(word)

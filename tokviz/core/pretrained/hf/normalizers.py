@@ -9,6 +9,7 @@ computed. Supported: ``BertNormalizer``, ``Lowercase``, ``Strip``, ``StripAccent
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from itertools import chain, repeat
@@ -172,12 +173,45 @@ def compose(ns: NormStr, compat: bool) -> NormStr:
     return NormStr(whole, spans, ns.first)
 
 
+class AnyOf:
+    """A quick test: does a text hold a character of these ranges? A `re` class, bitmap-only for
+    texts without astral characters (a class with astral ranges is tried range by range)."""
+
+    def __init__(self, ranges: list[tuple[int, int]]) -> None:
+        def search(high: int):
+            parts = [f"\\U{a:08x}-\\U{min(b, high):08x}" for a, b in ranges if a <= high]
+            return re.compile("[" + "".join(parts) + "]" if parts else "(?!)").search
+
+        self._bmp, self._all = search(0xFFFF), search(0x10FFFF)
+
+    def holds(self, text: str) -> bool:
+        if text.isascii():  # (known without a pass)
+            return self._bmp(text) is not None
+        return (self._bmp if max(text) < "\U00010000" else self._all)(text) is not None
+
+
+def _ranges(table: ut.CharTable) -> list[tuple[int, int]]:
+    return list(zip(table.starts, table.ends))
+
+
+# what clean_text may change (control and format characters, whitespace but the space), the
+# characters handle_chinese_chars spaces out, the marks BertNormalizer's accent stripping removes
+_BERT_CLEANED = [(0, 0x1F), *_ranges(ut.BERT_OTHER), *((ord(c), ord(c)) for c in ut.WHITE_SPACE if c != " ")]
+_BERT_CHANGED = {(clean, cjk): AnyOf([*(_BERT_CLEANED if clean else []), *(ut.CJK_RANGES if cjk else [])])
+                 for clean in (False, True) for cjk in (False, True)}
+_BERT_MARKS = AnyOf(_ranges(ut.BERT_NONSPACING_MARK))
+
+
 # -- normalizers -----------------------------------------------------------------------------------
 
 
 class Normalizer:
     def __call__(self, ns: NormStr) -> NormStr:
         raise NotImplementedError
+
+    def text(self, text: str) -> str:
+        """The normalized text alone (the ids path)."""
+        return self(NormStr(text, None)).text
 
 
 class SequenceNormalizer(Normalizer):
@@ -189,6 +223,11 @@ class SequenceNormalizer(Normalizer):
             ns = p(ns)
         return ns
 
+    def text(self, text: str) -> str:
+        for p in self.parts:
+            text = p.text(text)
+        return text
+
 
 class BertNormalizer(Normalizer):
     """Clean control characters, space out CJK ideographs, strip accents, lowercase."""
@@ -198,8 +237,27 @@ class BertNormalizer(Normalizer):
         self.handle_chinese_chars = handle_chinese_chars
         self.strip_accents = lowercase if strip_accents is None else strip_accents
         self.lowercase = lowercase
+        self._changes = _BERT_CHANGED[bool(clean_text), bool(handle_chinese_chars)]
+        clean = _BERT_CLEAN if clean_text else None
+        spaced = _CHINESE_SPACED if handle_chinese_chars else None
+        self._per_char = per_char_memo(lambda c: "".join(map(spaced, clean(c))) if clean and spaced else (clean or spaced)(c))
+
+    def _text(self, text: str) -> str:
+        """`__call__` on text alone (the ids path): a pass is skipped when the text holds no
+        character it changes."""
+        if self._changes.holds(text):
+            text = "".join(map(self._per_char, text))
+        if self.strip_accents and not text.isascii():
+            text = ud.normalize("NFD", text)
+            if _BERT_MARKS.holds(text):
+                text = "".join(map(_NO_NONSPACING, text))
+        if self.lowercase:
+            text = cm.lower_text(text) if "\u03a3" not in text else "".join(map(_LOWER, text))
+        return text
 
     def __call__(self, ns: NormStr) -> NormStr:
+        if ns.spans is None:
+            return NormStr(self._text(ns.text), None, ns.first)
         if self.clean_text:
             ns = ns.map_chars(_BERT_CLEAN)
         if self.handle_chinese_chars:
@@ -261,6 +319,11 @@ class Replace(Normalizer):
     def __call__(self, ns: NormStr) -> NormStr:
         return ns.replace_matches(self.pattern, self.content)
 
+    def text(self, text: str) -> str:
+        if self.pattern.literal is not None:
+            return text.replace(self.pattern.literal, self.content)
+        return super().text(text)
+
 
 class Prepend(Normalizer):
     """Add a prefix to non-empty text (HF leaves empty text alone)."""
@@ -270,6 +333,9 @@ class Prepend(Normalizer):
 
     def __call__(self, ns: NormStr) -> NormStr:
         return ns.prepend(self.prepend) if ns.text else ns
+
+    def text(self, text: str) -> str:
+        return self.prepend + text if text else text
 
 
 def hf_pattern(d: object, what: str) -> PinnedPattern:

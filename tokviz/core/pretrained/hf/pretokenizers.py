@@ -9,6 +9,7 @@ split behaviours (``Removed``, ``Isolated``, ``MergedWithPrevious``, ``MergedWit
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from itertools import compress
 
@@ -40,18 +41,17 @@ def bytes_to_unicode() -> dict[int, str]:
 
 BYTE_CHAR = bytes_to_unicode()
 CHAR_BYTE = {c: b for b, c in BYTE_CHAR.items()}
-_BYTE_TABLE = [BYTE_CHAR[b] for b in range(256)]
 
 
 def to_byte_chars(s: str) -> str:
     """``"h\u00e9"`` -> ``"h\u00c3\u00a9"``: each UTF-8 byte as its byte-level character."""
     if s.isascii():
         return s.translate(_ASCII_TABLE)
-    t = _BYTE_TABLE
-    return "".join([t[b] for b in s.encode("utf-8")])
+    return s.encode("utf-8").decode("latin-1").translate(_LATIN1_TABLE)  # (each byte as one character)
 
 
 _ASCII_TABLE = {b: BYTE_CHAR[b] for b in range(128)}
+_LATIN1_TABLE = {b: BYTE_CHAR[b] for b in range(256)}
 _BYTE_CHARS = per_char_memo(to_byte_chars)  # one character's byte-level characters, kept
 
 
@@ -105,6 +105,8 @@ def split_piece(ns: NormStr, pattern, behaviour: str, invert: bool = False) -> l
 
 
 class PreTokenizer:
+    word_map: Callable[[str], str] | None = None  # what the last step does to each word (ByteLevel's)
+
     def __call__(self, pieces: list[NormStr]) -> list[NormStr]:
         raise NotImplementedError
 
@@ -112,6 +114,10 @@ class PreTokenizer:
         """The words of `__call__` as plain strings, for the ids path (no spans), or None when this
         pre-tokenizer has no such shortcut (those whose words depend on where the input starts)."""
         return None
+
+    def split_unmapped(self, texts: list[str]) -> list[str] | None:
+        """`split_texts` before `word_map` (so a word seen before is known by its text)."""
+        return self.split_texts(texts)
 
 
 class SplitPre(PreTokenizer):
@@ -136,7 +142,8 @@ class SplitPre(PreTokenizer):
         if isinstance(self.pattern, PinnedPattern):
             if self.behaviour != "isolated":
                 return None
-            return [t[a:b] for t in texts for a, b in isolated_bounds(t, self.pattern)]
+            isolated = self.pattern.isolated
+            return [w for t in texts for w in isolated(t)]
         keep = self.behaviour == "isolated"
         return [t[a:b] for t in texts for a, b in char_bounds(t, self.pattern, keep)]
 
@@ -204,6 +211,41 @@ class SequencePre(PreTokenizer):
                 return None
         return texts
 
+    @property
+    def word_map(self) -> Callable[[str], str] | None:  # type: ignore[override]
+        return self.parts[-1].word_map if self.parts else None
+
+    def split_unmapped(self, texts: list[str]) -> list[str] | None:
+        for k, p in enumerate(self.parts):
+            texts = p.split_texts(texts) if k < len(self.parts) - 1 else p.split_unmapped(texts)  # type: ignore[assignment]
+            if texts is None:
+                return None
+        return texts
+
+
+class BertPre(SequencePre):
+    """BertPreTokenizer: whitespace removed, then each punctuation character isolated. On the ids
+    path one `re` pattern finds the same words (runs of other characters, single punctuation
+    characters), with a bitmap-only class for texts without astral characters."""
+
+    def __init__(self) -> None:
+        super().__init__([SplitPre(ut.is_white_space, "removed"), SplitPre(ut.is_bert_punctuation, "isolated")])
+        space = "".join(f"\\U{ord(c):08x}" for c in sorted(ut.WHITE_SPACE))
+        ascii_punct = "!-/:-@\\[-`{-~"
+
+        def words(high: int) -> re.Pattern:
+            punct = ascii_punct + ut.BERT_PUNCTUATION.regex_class(high=high)[1:-1]
+            return re.compile(f"[^{space}{punct}]+|[{punct}]")
+
+        self._bmp, self._all = words(0xFFFF), words(0x10FFFF)
+
+    def split_texts(self, texts: list[str]) -> list[str] | None:
+        bmp, every = self._bmp.findall, self._all.findall
+        return [w for t in texts for w in (bmp(t) if not t or max(t) < "\U00010000" else every(t))]
+
+    def split_unmapped(self, texts: list[str]) -> list[str] | None:
+        return self.split_texts(texts)  # (no mapping)
+
 
 class ByteLevelPre(PreTokenizer):
     """Optional prefix space, GPT-2's split regex, then each byte as its byte-level character."""
@@ -230,12 +272,18 @@ class ByteLevelPre(PreTokenizer):
     def __call__(self, pieces: list[NormStr]) -> list[NormStr]:
         return [byte_level(p) for p in self.split_only(pieces)]
 
+    word_map = staticmethod(to_byte_chars)
+
     def split_texts(self, texts: list[str]) -> list[str] | None:
+        words = self.split_unmapped(texts)
+        return None if words is None else list(map(to_byte_chars, words))
+
+    def split_unmapped(self, texts: list[str]) -> list[str] | None:
         if self.add_prefix_space:
             return None
         if self.use_regex:
-            texts = [w for t in texts for w in self.fast.findall(t)]
-        return [to_byte_chars(t) for t in texts if t]
+            return [w for t in texts for w in self.fast.findall(t) if w]
+        return [t for t in texts if t]
 
 
 def byte_level(p: NormStr) -> NormStr:
@@ -291,10 +339,7 @@ def build_pre_tokenizer(d: Mapping | None) -> PreTokenizer | None:
     if t == "ByteLevel":
         return ByteLevelPre(d.get("add_prefix_space", True), d.get("use_regex", True))
     if t == "BertPreTokenizer":
-        return SequencePre([
-            SplitPre(ut.is_white_space, "removed"),
-            SplitPre(ut.is_bert_punctuation, "isolated"),
-        ])
+        return BertPre()
     if t == "Whitespace":
         return SplitPre(PinnedPattern(r"\w+|[^\w\s]+"), "removed", invert=True)
     if t == "WhitespaceSplit":

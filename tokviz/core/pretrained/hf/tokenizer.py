@@ -38,7 +38,7 @@ from .decoders import (
     build_decoder,
     build_post_processor,
 )
-from .markers import MARKER, cut_ids, cut_tokens, marker_cuts, marker_is_boundary, uses_marker
+from .markers import MARKER, cut_ids, cut_tokens, marker_cuts, marker_is_boundary, marker_pieces, uses_marker
 from .models import HfBpeModel, WordPieceModel, build_model
 from .normalizers import Normalizer, NormStr
 from .pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, to_byte_chars
@@ -107,7 +107,14 @@ class HfTokenizer:
         self._vocab_bytes: list[bytes | None] | None = None
         self._cut_marker = isinstance(model, HfBpeModel) and marker_is_boundary(model.merge_pairs, strings)
         self._merge_of: dict[int, tuple[int, int]] | None = None
-        self._word_ids = WordIds.of(pre_tokenizer, partial(self._model_ids, kept=True))
+        model_ids = partial(self._model_ids, kept=True)
+        if isinstance(model, (HfBpeModel, WordPieceModel)) and (
+                not self._cut_marker or pre_tokenizer is None or pre_tokenizer.word_map is not None):
+            model_ids = model.tokenize_ids  # (words with no ▁ to cut at inside: pieces cut at ▁, byte-level)
+        if pre_tokenizer is None and self._cut_marker:  # (Mistral) the text's pieces between ▁ cuts
+            self._word_ids: WordIds | None = WordIds(marker_pieces, model_ids)
+        else:
+            self._word_ids = WordIds.of(pre_tokenizer, model_ids)
         pre = pre_tokenizer
         self._plain_byte_level = (
             normalizer is None and isinstance(pre, ByteLevelPre) and pre.use_regex
@@ -115,7 +122,7 @@ class HfTokenizer:
         )
 
     def _normalize_text(self, text: str) -> str:
-        return text if self.normalizer is None else self.normalizer(NormStr(text, None)).text
+        return text if self.normalizer is None else self.normalizer.text(text)
 
     @property
     def byte_level(self) -> bool:
@@ -256,6 +263,15 @@ class HfTokenizer:
             return list(map(_FIRST, self.model.tokenize(word, limit)))
         return cut_ids(self.model.tokenize, word, cuts, limit)
 
+    def _ids(self, text: str, *, limit: int, allowed: Collection[str], post: bool) -> list[int]:
+        """The ids of `_run` (not aligned): through `WordIds` when the pre-tokenizer cuts strings."""
+        if self._word_ids is None:
+            return self._run(text, limit=limit, allowed=allowed, post=post, aligned=False).ids
+        ids = self._word_ids.text_ids(text, limit, self._patterns.get(allowed, False),
+                                      self._patterns.get(allowed, True), self._normalize_text)
+        pp = self.post_processor
+        return [*pp.before, *ids, *pp.after] if post and pp is not None else ids
+
     def _run(self, text: str, *, limit: int, allowed: Collection[str], post: bool, aligned: bool,
              literal: Sequence[tuple[int, int]] = ()) -> Encoding:
         out = Encoding([], [], [], [], [], [])
@@ -268,13 +284,6 @@ class HfTokenizer:
         for a, b, added in pieces:
             if added is not None:
                 self._push_special(out, added, (a, b), vocab)
-            elif not aligned and self._word_ids is not None:
-                norm = self._normalize_text(text[a:b])
-                for x, y, w_added in split_added(norm, norm_added):
-                    if w_added is not None:
-                        self._push_special(out, w_added, (a, a), None)
-                    else:
-                        out.ids.extend(self._word_ids.ids(norm[x:y], limit))
             elif not aligned:
                 for word, w_added in self._words(NormStr.of(text[a:b], a, aligned=False), norm_added):
                     if w_added is not None:
@@ -393,7 +402,7 @@ class HfTokenizer:
             return self._run(text, limit=limit, allowed=allowed, post=add_special_tokens, aligned=True,
                              literal=literal_spans)
         return LazyEncoding(
-            lambda: self._run(text, limit=limit, allowed=allowed, post=add_special_tokens, aligned=False).ids,
+            lambda: self._ids(text, limit=limit, allowed=allowed, post=add_special_tokens),
             lambda: self._run(text, limit=limit, allowed=allowed, post=add_special_tokens, aligned=True))
 
     def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
@@ -411,7 +420,7 @@ class HfTokenizer:
             allowed = self._all_specials if add_special_tokens else ()
         else:
             allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
-        return self._run(text, limit=self._limit(step), allowed=allowed, post=add_special_tokens, aligned=False).ids
+        return self._ids(text, limit=self._limit(step), allowed=allowed, post=add_special_tokens)
 
     def _token_strings(self, ids: Sequence[int], skip_special_tokens: bool) -> list[str]:
         check_ids(ids, self._strings)
