@@ -20,6 +20,9 @@ JSON_CHUNK = 1 << 16  # tokens per write
 PARALLEL_MIN_TOKENS = 1 << 18  # below this a fork costs more than it saves
 
 
+HEADS = ('{"ids": [', '], "tokens_hex": [', '], "spans": [')
+
+
 def write_json_columns(write: Callable[[str], object], ids: Sequence[int], keys: Sequence, hex_of: Mapping[object, str],
                        starts: Sequence[int], ends: Sequence[int]) -> None:
     """Write the JSON text of tokens given as columns (token k: ``ids[k]``, hex
@@ -27,19 +30,39 @@ def write_json_columns(write: Callable[[str], object], ids: Sequence[int], keys:
     sections = _two_halves(ids, keys, hex_of, starts, ends) if len(ids) >= PARALLEL_MIN_TOKENS else None
     if sections is None:
         sections = [list(_section(k, ids, keys, hex_of, starts, ends)) for k in range(3)]
-    for head, parts in zip(('{"ids": [', '], "tokens_hex": [', '], "spans": ['), sections):
+    write_sections(write, sections, empty_spans(starts, ends))
+
+
+def write_sections(write: Callable[[str], object], sections: Sequence[Sequence[str]], empty: Sequence[int]) -> None:
+    """Write the JSON object from the texts of its three arrays (each given in parts, see
+    `section_texts`, `joined`) and the indices of the empty spans."""
+    for head, parts in zip(HEADS, sections):
         write(head)
         for part in parts:
             write(part)
     write('], "inserted": [')
+    _write_numbers(write, empty, "%d")
+    write("]}")
+
+
+def empty_spans(starts: Sequence[int], ends: Sequence[int]) -> list[int]:
+    """The indices of the empty spans (the tokens the text does not hold: inserted)."""
     if hasattr(starts, "tolist"):  # numpy arrays
         import numpy as np
 
-        empty = np.flatnonzero(np.asarray(starts) == np.asarray(ends)).tolist()
-    else:
-        empty = list(compress(count(), map(eq, starts, ends)))
-    _write_numbers(write, empty, "%d")  # empty spans
-    write("]}")
+        return np.flatnonzero(np.asarray(starts) == np.asarray(ends)).tolist()
+    return list(compress(count(), map(eq, starts, ends)))
+
+
+def section_texts(ids: Sequence[int], keys: Sequence, hex_of: Mapping[object, str], starts: Sequence[int],
+                  ends: Sequence[int]) -> list[str]:
+    """The texts of the three arrays (ids, tokens_hex, spans) between their brackets."""
+    return ["".join(_section(k, ids, keys, hex_of, starts, ends)) for k in range(3)]
+
+
+def joined(first: Sequence[str], second: Sequence[str]) -> list[list[str]]:
+    """The three arrays' texts of two runs of tokens, one after the other, in parts."""
+    return [[a, ", " if a and b else "", b] for a, b in zip(first, second)]
 
 
 def _pairs(starts: Sequence[int], ends: Sequence[int]) -> list[int]:
@@ -65,20 +88,20 @@ def _two_halves(ids, keys, hex_of, starts, ends) -> list[list[str]] | None:
     first = [c[:h] for c in cols]
     second = [c[h:] for c in cols]
 
-    def text(k: int, half) -> str:
+    def text(half) -> list[str]:
         i, kk, s, e = half
-        return "".join(_section(k, i, kk, hex_of, s, e))
+        return section_texts(i, kk, hex_of, s, e)
 
     try:
-        child = fork_call(lambda: [text(k, second) for k in range(3)])
+        child = fork_call(lambda: text(second))
     except OSError:
         return None
-    mine = [text(k, first) for k in range(3)]
+    mine = text(first)
     try:
         theirs = child.result()
     except ChildFailed:
-        theirs = [text(k, second) for k in range(3)]
-    return [[a, ", " if a and b else "", b] for a, b in zip(mine, theirs)]
+        theirs = text(second)
+    return joined(mine, theirs)
 
 
 def _section(k: int, ids, keys, hex_of, starts, ends):

@@ -99,3 +99,28 @@ def test_no_fork_from_a_worker_thread(small_parallel):
     t.join()
     assert seen["can_fork"] is False
     assert seen["ids"] == ref.encode_ordinary(text)
+
+
+def test_two_processes_give_the_json_of_one(small_parallel, monkeypatch):
+    """`write_json_once` (the command line's ``--json``): each half encoded, its spans derived and
+    its arrays formatted in its own process; the text equals the one-process JSON."""
+    import json
+
+    from tokviz.core.pretrained import rank_json
+
+    needs_fork()
+    tok = load_ours("o200k_base")
+    # emoji and combining marks: tokens that cut a character on both sides of the cut
+    text = "\U0001f44d\u0301 " * 20 + corpus("udhr2_all.txt", 300_000) + " \U0001f9d1\u200d\U0001f4bb" * 30
+    forks = []
+    real_fork = fork.fork_call
+    monkeypatch.setattr(rank_json, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
+    out: list[str] = []
+    assert tok.write_json_once(text, out.append)
+    assert forks == [1]
+    enc = tok.encode(text, allowed_special="all")
+    assert "".join(out) == json.dumps(enc.to_json())
+    special = next(iter(tok.special_tokens))
+    for refused in (text[:1000], text + special):  # too small; holds a special token
+        out.clear()
+        assert not tok.write_json_once(refused, out.append) and out == []

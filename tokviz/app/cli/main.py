@@ -260,8 +260,14 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
         enc = encode_specials_as_text(tok, text, step=args.step)
     else:
-        from tokviz.core.pretrained.ids_path import encode_once
+        from tokviz.core.pretrained.ids_path import encode_once, write_json_once
 
+        if fmt == "json":
+            with collector_paused():
+                done = write_json_once(tok, text, sys.stdout.write, step=args.step)
+            if done:
+                sys.stdout.write("\n")
+                return 0
         with collector_paused():
             enc = encode_once(tok, text, step=args.step)
     if fmt == "json":

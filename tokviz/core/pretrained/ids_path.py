@@ -61,6 +61,13 @@ def encode_once(tok, text: str, *, step: int | None = None):
     return tok.encode(text, step=step, allowed_special="all")
 
 
+def write_json_once(tok, text: str, write, *, step: int | None = None) -> bool:
+    """Write the JSON of `encode_once` (``json.dumps(enc.to_json())``) for a one-off encode and
+    return True where a faster path applies (a tiktoken-style tokenizer and a big text: its two
+    halves encoded and written by two processes); False (nothing written) otherwise."""
+    return isinstance(tok, RankBpeTokenizer) and tok.write_json_once(text, write, step=step)
+
+
 def ids_text(ids: Sequence[int], n_vocab: int) -> str:
     """The ids written as decimal numbers separated by spaces (one string; for many ids the
     numbers are looked up in a table of the vocabulary's names instead of formatted one by one)."""

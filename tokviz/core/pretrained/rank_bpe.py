@@ -45,6 +45,7 @@ from .fastsplit import FastSplitter, cut_points
 from .merging.one_chunk import LONG_PIECE, bpe_parts
 from .id_spans import SpanTable
 from .rank_explain import RankBpeExplaining
+from .rank_json import RankBpeJson
 from .unicode_tables import PinnedPattern
 
 _CACHE_LIMITS = 6  # how many step limits keep a chunk cache
@@ -55,7 +56,7 @@ _HELD_CHUNKS = 1 << 18  # chunks of the runs waiting for their new chunks' batch
 
 
 @surrogate_safe
-class RankBpeTokenizer(RankBpeExplaining):
+class RankBpeTokenizer(RankBpeExplaining, RankBpeJson):
     """tiktoken-compatible BPE from ``{token bytes: rank}``, a split pattern and special tokens.
 
     Ids are ranks, as in tiktoken. ``RankBpeTokenizer(ranks, pattern=GPT4_SPLIT_PATTERN)``.
