@@ -16,6 +16,9 @@ Rows (issue #19):
 - ``ids_udhr``: the same with o200k_base over all of udhr2_all.txt (~380 languages).
 - ``json``: ``tokviz encode --json`` (ids, tokens, spans) over udhr2 against ``--ids`` (the ratio
   asked for is json / ids).
+- ``view``: the token view's encode (``encode`` with its spans read, on a worker thread as the
+  view's engine runs it) against the ids path on the same thread, 1 MB of udhr2 with o200k_base,
+  fresh processes alternating (at least 5 each), the tables built first as after loading.
 - ``lines``: every k-th line of udhr2 encoded one call per line, for every shared tokenizer.json
   and ``.tiktoken`` file: tokviz's ``encode`` against tokenizers' ``encode`` (per-line
   microseconds of wall time, with the ratio of CPU times beside it for a busy machine; the same
@@ -250,6 +253,54 @@ def w_lines(side: str, kind: str, path: str, stride: int) -> dict:
             "lines": len(lines), "ids_sha256": digest.hexdigest()}
 
 
+def w_view(side: str, path: str, chars: int) -> dict:
+    """One run of the token view's encode (``encode`` with spans read, on a worker thread as the
+    view's engine does: no forked half) or of the ids path on the same thread, a fresh tokenizer
+    with its tables built (``warm_up``, as after loading in the window)."""
+    import threading
+
+    from tokviz.core.pretrained import load_tokenizer
+
+    text = UDHR.read_text(encoding="utf-8")[:chars]
+    tok = load_tokenizer(path)
+    tok.warm_up()
+    out: dict = {}
+
+    def work() -> None:
+        t0, c0 = time.perf_counter(), time.thread_time()
+        if side == "view":
+            enc = tok.encode(text, allowed_special="all")
+            enc.spans  # noqa: B018 - the view reads the spans first (`_encode`)
+            ids = enc.ids
+        else:
+            ids = tok.encode_ids(text, allowed_special="all")
+        out.update(seconds=time.perf_counter() - t0, cpu=time.thread_time() - c0,
+                   ids_sha256=hashlib.sha256(json.dumps(ids).encode()).hexdigest())
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    return out
+
+
+def view_row(reps: int, env: dict, chars: int) -> dict:
+    """The token view's encode against the ids path, fresh processes alternating, medians."""
+    path = str(TIKTOKEN_DIR / "o200k_base.tiktoken")
+    runs: dict[str, list[dict]] = {"view": [], "ids": []}
+    for rep in range(max(reps, 5)):
+        for side in (("view", "ids") if rep % 2 == 0 else ("ids", "view")):
+            runs[side].append(run_worker(env, "view", side, path, str(chars)))
+    med = {side: statistics.median(r["seconds"] for r in rs) for side, rs in runs.items()}
+    cpu = {side: statistics.median(r["cpu"] for r in rs) for side, rs in runs.items()}
+    same = len({r["ids_sha256"] for rs in runs.values() for r in rs}) == 1
+    row = {"label": "view", "chars": chars, "view_s": med["view"], "ids_s": med["ids"],
+           "ratio": med["view"] / med["ids"], "cpu_ratio": cpu["view"] / cpu["ids"], "same_ids": same,
+           "loadavg": loadavg()}
+    print(f"  token view's encode {med['view']:.3f} s, ids path {med['ids']:.3f} s: ratio {row['ratio']:.2f}x "
+          f"(CPU {row['cpu_ratio']:.2f}x), same ids: {same}   load {loadavg()}", flush=True)
+    return row
+
+
 def tokenizers_shared() -> list[tuple[str, str, Path]]:
     out = [(name, "tiktoken", TIKTOKEN_DIR / f"{name}.tiktoken") for name in ("r50k_base", "cl100k_base", "o200k_base")]
     for folder in sorted(HF_DIR.iterdir()) if HF_DIR.is_dir() else []:
@@ -301,13 +352,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="1 MB texts, every 40th line, 2 repetitions")
     ap.add_argument("--reps", type=int, default=None)
-    ap.add_argument("--only", default="ids_en,ids_udhr,json,lines")
+    ap.add_argument("--only", default="ids_en,ids_udhr,json,view,lines")
     ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         name, *rest = args.worker
         if name == "convert":
             print(json.dumps({"path": str(hf_from_tiktoken(rest[0], Path(rest[1])))}))
+        elif name == "view":
+            print(json.dumps(w_view(rest[0], rest[1], int(rest[2]))))
         else:
             assert name == "lines"
             print(json.dumps(w_lines(rest[0], rest[1], rest[2], int(rest[3]))))
@@ -371,6 +424,10 @@ def main() -> int:
             print(f"  ratio {a}/{b}: time {row['ratio']:.2f}x, peak memory {row['peak_ratio']:.2f}x   "
                   f"load {loadavg()}", flush=True)
             result["rows"].append(row)
+        if "view" in only:
+            print("view: the token view's encode (ids, tokens, spans) against the ids path, 1 MB of udhr2, "
+                  "o200k_base, on a worker thread", flush=True)
+            result["view"] = view_row(reps, env, 1_000_000)
         if "lines" in only:
             print(f"lines: every {stride}th line of udhr2, one encode call per line", flush=True)
             result["lines"] = lines_table(reps, stride, env, tmp)

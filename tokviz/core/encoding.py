@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from itertools import compress, count, starmap
 from operator import eq, itemgetter
 
+from .algorithm.gc_pause import collector_paused
 from .errors import EncodeError
 from .json_columns import write_json_columns
 from .text.split import split_specials
@@ -135,7 +136,8 @@ class LazyEncoding(Encoding):
             write_json_columns(write, *cols)
 
     def _fill(self) -> None:
-        full = self._complete()
+        with collector_paused():  # a long text's tokens and spans: many new objects, no cycles
+            full = self._complete()
         self._complete = _filled  # the text and tokenizer it held are let go
         self._columns = self._ids_only = None
         for name in ("ids", *_LAZY_FIELDS):

@@ -34,6 +34,10 @@ class SpanTable:
             self._lists = begun, inside
         return self._lists
 
+    def warm_up(self) -> None:
+        """Build the tables a long encoding's spans need (numpy's), before they are needed."""
+        self._numpy_tables()
+
     def _numpy_tables(self):
         """(begun, inside) as int64 arrays, from the bytes of all tokens at once."""
         if self._arrays is None:

@@ -354,7 +354,7 @@ class RankBpeTokenizer(RankBpeExplaining, RankBpeJson):
     def warm_up(self) -> None:
         """Build now the tables the first encode of a long text would build (the spans from ids,
         the batch merger, the splitter's), so that a window pays for them while idle."""
-        self._span_table()
+        self._span_table().warm_up()
         self._split.warm_up()
         self._batch_merger()
 
