@@ -44,3 +44,27 @@ def test_a_collector_switched_off_stays_off():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_run_pauses_the_collector_once_for_a_collector_free_trainer(monkeypatch):
+    """`run()` of WordPiece/Unigram keeps the collector paused from first step to last (one
+    `gc.enable` at the end, not one per step); BPE's run leaves it alone; it is on afterwards."""
+    import gc
+
+    from tokviz.core import TrainSettings
+    from tokviz.core.algorithm.registry import make_training
+    from tokviz.core.unigram.timeline import UnigramSettings
+    from tokviz.core.wordpiece.timeline import WordPieceSettings
+
+    text = "hug hug pug pun bun hugs " * 50
+    enables = []
+    real_enable = gc.enable
+    monkeypatch.setattr(gc, "enable", lambda: enables.append(1) or real_enable())
+    for settings, calls in ((WordPieceSettings(merges=6), 1), (UnigramSettings(vocab_size=20), 1),
+                            (TrainSettings(merges=6), 0)):
+        enables.clear()
+        training = make_training(settings, texts=[text])
+        training.prepare()
+        steps = training.run().n_steps
+        assert steps > 1 and len(enables) == calls, settings
+        assert gc.isenabled()

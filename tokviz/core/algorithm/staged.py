@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict
 
+from tokviz.core.algorithm.gc_pause import collector_paused
 from tokviz.core.errors import CorpusError, SettingsError
 from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
 from tokviz.core.text.split import parse_split
@@ -120,8 +121,18 @@ class StagedTraining:
             yield step
         self.timeline.finished = True
 
+    # the trainer makes no reference cycles (its steps run with the collector paused, `paused_gc`)
+    collector_free = False
+
     def run(self):
-        """Drain `steps()` and return the finished timeline."""
-        for _ in self.steps():
-            pass
+        """Drain `steps()` and return the finished timeline; a `collector_free` trainer with the
+        cyclic garbage collector paused throughout (nothing runs between its steps here, and each
+        step's own pause would end in a collection of the step's new objects)."""
+        if self.collector_free:
+            with collector_paused():
+                for _ in self.steps():
+                    pass
+        else:
+            for _ in self.steps():
+                pass
         return self.timeline

@@ -232,6 +232,7 @@ class UnigramTraining(StagedTraining):
     """One Unigram run in stages: `prepare()` (read, count, seed), then iterate `steps()`."""
 
     steps_field = "rounds"
+    collector_free = True
 
     def _setup(self, counts: dict[str, int], should_stop) -> UnigramTimeline:
         s = self.settings

@@ -162,6 +162,8 @@ def merge_budget(settings: WordPieceSettings, base_size: int) -> int | None:
 class WordPieceTraining(StagedTraining):
     """One WordPiece run in stages: `prepare()` (read + count), then iterate `steps()`."""
 
+    collector_free = True
+
     def _setup(self, counts: dict[str, int], should_stop) -> WordPieceTimeline:
         s = self.settings
         # a word longer than max_word_chars always encodes as [UNK]: nothing to learn from it
