@@ -53,21 +53,31 @@ class NormStr:
         return NormStr("".join(mapped), spans, self.first)
 
     def replace_matches(self, pattern: PinnedPattern, content: str) -> "NormStr":
-        """Replace each match by `content`; its characters get the span of the whole match."""
+        """Replace each match by `content`; its characters get the span of the match's last
+        character (as tokenizers aligns them). An empty match inserts `content` (spanning the
+        character before it, or an empty span at the start), except right where the previous
+        match ended, and empty text stays empty: the matches tokenizers' regex engine finds
+        (Python's also finds those empty ones)."""
+        if not self.text:
+            return self
         if self.spans is None or (pattern.literal is not None and len(pattern.literal) == len(content) == 1):
             # (one character for one: every character keeps its own span)
-            if pattern.literal is not None:
+            if pattern.literal:
                 return NormStr(self.text.replace(pattern.literal, content), self.spans, self.first)
-            return NormStr(pattern.sub(lambda m: content, self.text), None, self.first)
-        out, spans, pos = [], [], 0
+            return NormStr(hf_sub(pattern, content, self.text), None, self.first)
+        out, spans, pos, last = [], [], 0, -1
         for m in pattern.finditer(self.text):
             a, b = m.span()
-            if a == b:
+            if a == b == last:
                 continue
+            last = b
             out.append(self.text[pos:a])
             spans.extend(self.spans[pos:a])
             out.append(content)
-            spans.extend([(self.spans[a][0], self.spans[b - 1][1])] * len(content))
+            # tokenizers aligns the new characters with the match's last character (or, for an
+            # empty match, the one before it; an empty span at the start)
+            at = self.spans[b - 1] if b else (self.spans[0][0], self.spans[0][0])
+            spans.extend([at] * len(content))
             pos = b
         out.append(self.text[pos:])
         spans.extend(self.spans[pos:])
@@ -320,9 +330,11 @@ class Replace(Normalizer):
         return ns.replace_matches(self.pattern, self.content)
 
     def text(self, text: str) -> str:
-        if self.pattern.literal is not None:
+        if not text:
+            return text  # (an empty pattern would insert its content: tokenizers leaves "" alone)
+        if self.pattern.literal:
             return text.replace(self.pattern.literal, self.content)
-        return super().text(text)
+        return hf_sub(self.pattern, self.content, text)
 
 
 class Prepend(Normalizer):
@@ -336,6 +348,22 @@ class Prepend(Normalizer):
 
     def text(self, text: str) -> str:
         return self.prepend + text if text else text
+
+
+def hf_sub(pattern: PinnedPattern, content: str, text: str) -> str:
+    """`text` with every match of `pattern` replaced by `content`, as tokenizers' regex engine
+    finds them: no empty match where the previous match ended (Python's finds one there)."""
+    last = -1
+
+    def repl(m) -> str:
+        nonlocal last
+        a, b = m.span()
+        if a == b == last:
+            return ""
+        last = b
+        return content
+
+    return pattern.sub(repl, text)
 
 
 def hf_pattern(d: object, what: str) -> PinnedPattern:
