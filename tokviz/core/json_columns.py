@@ -79,7 +79,7 @@ def _pairs(starts: Sequence[int], ends: Sequence[int]) -> list[int]:
 def _two_halves(ids, keys, hex_of, starts, ends) -> list[list[str]] | None:
     """The three arrays' texts, the second half of each formatted in a forked child; None where
     forking is not possible (the caller formats everything here)."""
-    from .processes.fork import ChildFailed, can_fork, fork_call
+    from .processes.fork import can_fork, here_and_forked
 
     if not can_fork():
         return None
@@ -92,15 +92,7 @@ def _two_halves(ids, keys, hex_of, starts, ends) -> list[list[str]] | None:
         i, kk, s, e = half
         return section_texts(i, kk, hex_of, s, e)
 
-    try:
-        child = fork_call(lambda: text(second))
-    except OSError:
-        return None
-    mine = text(first)
-    try:
-        theirs = child.result()
-    except ChildFailed:
-        theirs = text(second)
+    mine, theirs = here_and_forked(lambda: text(first), lambda: text(second))
     return joined(mine, theirs)
 
 

@@ -219,3 +219,35 @@ def test_a_server_answers_each_request_in_order_and_reports_errors():
         server.close()
     with pytest.raises(ChildFailed):
         server.send("add", 1, np.arange(2))
+
+
+def test_here_and_forked_runs_the_second_half_in_a_child_and_falls_back_here(monkeypatch):
+    """`here_and_forked`: the second job in a child (its pid differs), the first here; a refused
+    fork or a failing child leaves the second job to this process (`there_here` when given); an
+    error here kills the child and is raised."""
+    import os
+
+    from tokviz.core.processes import fork
+
+    if not fork.can_fork():
+        pytest.skip("forking is not available here")
+    me = os.getpid()
+    mine, theirs = fork.here_and_forked(os.getpid, os.getpid)
+    assert mine == me and theirs != me
+
+    def fails_in_child():
+        if os.getpid() != me:
+            raise RuntimeError("the child fails")
+        return "here"
+
+    assert fork.here_and_forked(lambda: 1, fails_in_child) == (1, "here")
+    assert fork.here_and_forked(lambda: 1, fails_in_child, lambda: "instead") == (1, "instead")
+
+    def refuse(fn):
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(fork, "fork_call", refuse)
+    assert fork.here_and_forked(lambda: 1, os.getpid) == (1, me)
+    monkeypatch.undo()
+    with pytest.raises(ValueError):
+        fork.here_and_forked(lambda: int("x"), lambda: 2)

@@ -32,7 +32,7 @@ def test_two_processes_give_the_ids_of_one(small_parallel, monkeypatch):
     monkeypatch.setattr(halves, "run_halves", lambda *a: calls.append(a[-1]) or real(*a))
     forks = []
     real_fork = fork.fork_call
-    monkeypatch.setattr(halves, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
+    monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
     ids = tok.encode_ids(text)
     assert calls and 100_000 < calls[0] < 300_000
     assert forks == [1]
@@ -51,7 +51,7 @@ def test_two_processes_give_the_ids_text_of_one(small_parallel, monkeypatch):
     text = corpus("udhr2_all.txt", 400_000)
     forks = []
     real_fork = fork.fork_call
-    monkeypatch.setattr(halves, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
+    monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
     expected = " ".join(map(str, load_reference("o200k_base").encode_ordinary(text)))
     assert tok.encode_ids_text(text) == expected
     assert forks == [1]
@@ -81,7 +81,7 @@ def test_a_refused_fork_encodes_here(monkeypatch):
     def refuse(fn):
         raise OSError("no more processes")
 
-    monkeypatch.setattr(halves, "fork_call", refuse)
+    monkeypatch.setattr(fork, "fork_call", refuse)
     assert halves.run_halves(lambda p: [len(p)], dict, lambda d: None, "abcdefghij", 3) == [3, 7]
 
 
@@ -106,15 +106,13 @@ def test_two_processes_give_the_json_of_one(small_parallel, monkeypatch):
     its arrays formatted in its own process; the text equals the one-process JSON."""
     import json
 
-    from tokviz.core.pretrained import rank_json
-
     needs_fork()
     tok = load_ours("o200k_base")
     # emoji and combining marks: tokens that cut a character on both sides of the cut
     text = "\U0001f44d\u0301 " * 20 + corpus("udhr2_all.txt", 300_000) + " \U0001f9d1\u200d\U0001f4bb" * 30
     forks = []
     real_fork = fork.fork_call
-    monkeypatch.setattr(rank_json, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
+    monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
     out: list[str] = []
     assert tok.write_json_once(text, out.append)
     assert forks == [1]

@@ -216,27 +216,37 @@ class RankBpeTokenizer(RankBpeExplaining, RankBpeJson):
         return ids_with_specials(text, self.special_tokens, lambda part: self._text_ids(part, thr, share_cache),
                                  allowed_special=allowed_special, disallowed_special=disallowed_special)
 
+    def _half_cut(self, text: str) -> int | None:
+        """Where a big text is cut in two for two processes (`halves`: between two chunks, near
+        the middle), the shared tables built first (once here, not in both processes, numpy's
+        import too); None for a short text, a pattern without the fast splitter, or no fork."""
+        if len(text) < halves.PARALLEL_MIN_CHARS or self._split.ascii is None or not halves.can_fork():
+            return None
+        cut = cut_points(text, len(text) // 2)[1]
+        if not 0 < cut < len(text):
+            return None
+        self._split.warm_up()
+        self._batch_merger()
+        return cut
+
     def _text_ids(self, text: str, thr: int, share_cache: bool = True) -> list[int]:
         cache = self._cache(thr)
-        if len(text) >= halves.PARALLEL_MIN_CHARS and self._split.ascii is not None and halves.can_fork():
-            cut = cut_points(text, len(text) // 2)[1]
-            if 0 < cut < len(text):
-                self._split.warm_up()  # built once here, not in both processes (numpy's import too)
-                self._batch_merger()
-                mark = [0]
+        cut = self._half_cut(text)
+        if cut is None:
+            return self._ids(text, thr, cache)
+        mark = [0]
 
-                def encode(part: str) -> list[int]:
-                    mark[0] = len(cache)
-                    return self._ids(part, thr, cache)
+        def encode(part: str) -> list[int]:
+            mark[0] = len(cache)
+            return self._ids(part, thr, cache)
 
-                return halves.run_halves(
-                    encode,
-                    lambda: dict(islice(cache.items(), mark[0], None)) if share_cache else {},
-                    cache.update,
-                    text,
-                    cut,
-                )
-        return self._ids(text, thr, cache)
+        return halves.run_halves(
+            encode,
+            lambda: dict(islice(cache.items(), mark[0], None)) if share_cache else {},
+            cache.update,
+            text,
+            cut,
+        )
 
     def _ids(self, text: str, thr: int, cache: dict[str, tuple[int, ...]]) -> list[int]:
         """Chunk by chunk through the cache: the new chunks of some runs are encoded first (many
@@ -283,14 +293,10 @@ class RankBpeTokenizer(RankBpeExplaining, RankBpeJson):
 
     def _texts(self, text: str, thr: int) -> list[str]:
         """Non-empty texts of the ids of `text` (joined by spaces: its `ids_text`)."""
-        if len(text) >= halves.PARALLEL_MIN_CHARS and self._split.ascii is not None and halves.can_fork():
-            cut = cut_points(text, len(text) // 2)[1]
-            if 0 < cut < len(text):
-                self._split.warm_up()
-                self._batch_merger()
-                return halves.run_halves(lambda part: self._texts_here(part, thr), dict, lambda d: None,
-                                         text, cut, ids=False)
-        return self._texts_here(text, thr)
+        cut = self._half_cut(text)
+        if cut is None:
+            return self._texts_here(text, thr)
+        return halves.run_halves(lambda part: self._texts_here(part, thr), dict, lambda d: None, text, cut, ids=False)
 
     def _texts_here(self, text: str, thr: int) -> list[str]:
         """`_texts` in this process: each run joined from the texts of its chunks."""

@@ -15,43 +15,27 @@ from collections.abc import Callable
 
 from tokviz.core.json_columns import empty_spans, joined, section_texts, write_sections
 from tokviz.core.processes import halves
-from tokviz.core.processes.fork import ChildFailed, fork_call
+from tokviz.core.processes.fork import here_and_forked
 from tokviz.core.text.split import split_specials
-
-from .fastsplit import cut_points
 
 
 class RankBpeJson:
-    """The one-off JSON half of `RankBpeTokenizer` (it holds `_ids`, `_span_table`, `_vocab`, ...)."""
+    """The one-off JSON half of `RankBpeTokenizer` (it holds `_half_cut`, `_ids`, `_span_table`, ...)."""
 
     def write_json_once(self, text: str, write: Callable[[str], object], *, step: int | None = None) -> bool:
         """Write the JSON of ``encode(text, step=step, allowed_special="all")`` in two processes
         and return True; return False, having written nothing, where this does not apply (see
         the module docstring) or a half's tokens leave text out."""
-        if len(text) < halves.PARALLEL_MIN_CHARS or self._split.ascii is None or not halves.can_fork():
+        if len(text) < halves.PARALLEL_MIN_CHARS or split_specials(text, tuple(self.special_tokens)) != [
+                (0, len(text), False)]:
             return False
-        if split_specials(text, tuple(self.special_tokens)) != [(0, len(text), False)]:
-            return False
-        cut = cut_points(text, len(text) // 2)[1]
-        if not 0 < cut < len(text):
+        cut = self._half_cut(text)
+        if cut is None:
             return False
         thr = self._threshold(step)
-        self._split.warm_up()  # built once here, not in both processes
-        self._batch_merger()
-        self._span_table()
-        try:
-            child = fork_call(lambda: self._json_half(text[cut:], cut, thr))
-        except OSError:
-            return False
-        try:
-            first = self._json_half(text[:cut], 0, thr)
-        except BaseException:
-            child.kill()
-            raise
-        try:
-            second = child.result()
-        except ChildFailed:
-            second = self._json_half(text[cut:], cut, thr)
+        self._span_table()  # built once here, not in both processes
+        first, second = here_and_forked(lambda: self._json_half(text[:cut], 0, thr),
+                                        lambda: self._json_half(text[cut:], cut, thr))
         if first is None or second is None:
             return False
         (texts_a, empty_a, n_a), (texts_b, empty_b, _) = first, second

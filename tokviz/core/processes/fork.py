@@ -2,7 +2,8 @@
 
 A forked child inherits the loaded tokenizer or the corpus as it is (copy-on-write), runs one
 function, sends its result back as one frame (`pipes`) and leaves with ``os._exit``, running
-none of the parent's clean-up. `fork_call` starts one such child; `fork_map` runs a function
+none of the parent's clean-up. `fork_call` starts one such child; `here_and_forked` runs two
+halves of a job, one in such a child, with the fallbacks every caller needs; `fork_map` runs a function
 over many jobs, at most `processes` children at a time, and yields the results in job order;
 `fork_stream` runs a producer whose items reach the parent as they are made; `fork_server` a
 child answering requests one by one (the parent sends a request event ``(kind, payload, array)``,
@@ -201,6 +202,29 @@ class ForkedStream(_Child):
 def fork_call(fn: Callable[[], object]) -> Forked:
     """Start ``fn()`` in a forked child (`OSError` when the system refuses the fork)."""
     return Forked(fn)
+
+
+def here_and_forked(here: Callable[[], object], there: Callable[[], object],
+                    there_here: Callable[[], object] | None = None) -> tuple[object, object]:
+    """``(here(), there())``, `there` computed in a forked child while `here` runs in this
+    process (two halves of one job on two cores). Where the system refuses the fork, or the
+    child fails, `there_here` (by default `there`) runs here afterwards; if `here` raises, the
+    child is killed. The caller checks `can_fork` first."""
+    instead = there if there_here is None else there_here
+    try:
+        child = fork_call(there)
+    except OSError:
+        return here(), instead()
+    try:
+        mine = here()
+    except BaseException:
+        child.kill()
+        raise
+    try:
+        theirs = child.result()
+    except ChildFailed:
+        theirs = instead()
+    return mine, theirs
 
 
 def fork_stream(fn: Callable[[Callable[[object], None]], None]) -> ForkedStream:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable
 
-from .fork import ChildFailed, can_fork, fork_call
+from .fork import can_fork, here_and_forked
 
 PARALLEL_MIN_CHARS = 1_000_000  # below this the fork costs more than it saves
 
@@ -36,18 +36,9 @@ def run_halves(
     list (a few strings), sent back as it is rather than as an array of ids.
     """
     pack = (lambda part: array("I", part)) if ids else list
-    try:
-        child = fork_call(lambda: (pack(encode(text[cut:])), new_entries()))
-    except OSError:
-        return encode(text[:cut]) + encode(text[cut:])
-    try:
-        left = encode(text[:cut])
-    except BaseException:
-        child.kill()
-        raise
-    try:
-        right, extra = child.result()
-    except ChildFailed:
-        return left + encode(text[cut:])
-    merge_entries(extra)
+    left, (right, extra) = here_and_forked(lambda: encode(text[:cut]),
+                                           lambda: (pack(encode(text[cut:])), new_entries()),
+                                           lambda: (pack(encode(text[cut:])), None))  # (cache warm here)
+    if extra is not None:
+        merge_entries(extra)
     return left + (right.tolist() if ids else right)

@@ -68,6 +68,7 @@ def test_the_bound_is_tight_enough_to_matter(lattice):
 def test_the_forked_half_equals_one_process(lattice, monkeypatch):
     """`_batch` with half of the segments in a forked child gives what one process gives."""
     from tokviz.core.pretrained.spm import lattice as lattice_module
+    from tokviz.core.processes import fork
     from tokviz.core.processes.fork import can_fork
 
     if not can_fork():
@@ -77,8 +78,8 @@ def test_the_forked_half_equals_one_process(lattice, monkeypatch):
     monkeypatch.setattr(lattice_module, "_PARALLEL_MIN", 10)
     monkeypatch.setattr(lattice_module, "_idle_core", lambda: True)  # fork whatever the machine's load
     forks = []
-    real_fork = lattice_module.fork_call
-    monkeypatch.setattr(lattice_module, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
+    real_fork = fork.fork_call
+    monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
     assert lattice._batch(segs) == batch_relative(lattice.hashes, segs, lattice.unk_score)
     assert forks == [1]
 

@@ -47,7 +47,7 @@ import regex
 
 from tokviz.core.algorithm.gc_pause import collector_paused
 from tokviz.core.errors import EncodeError
-from tokviz.core.processes.fork import ChildFailed, can_fork, fork_call
+from tokviz.core.processes.fork import can_fork, here_and_forked
 
 from .batch import MAX_SEGMENT, batch_relative, relative_columns, relative_tuples
 from .piece_hashes import PieceHashes
@@ -252,20 +252,9 @@ class PieceLattice:
         if len(missing) < _PARALLEL_MIN or not can_fork() or not _idle_core():
             return batch_relative(table, missing, unk)
         half = len(missing) // 2
-        try:
-            child = fork_call(lambda: relative_columns(table, missing[half:], unk))
-        except OSError:
-            return batch_relative(table, missing, unk)
-        try:
-            left = batch_relative(table, missing[:half], unk)
-        except BaseException:
-            child.kill()
-            raise
-        try:
-            right = relative_tuples(child.result())
-        except ChildFailed:
-            right = batch_relative(table, missing[half:], unk)
-        return left + right
+        left, right = here_and_forked(lambda: relative_columns(table, missing[:half], unk),
+                                      lambda: relative_columns(table, missing[half:], unk))
+        return relative_tuples(left) + relative_tuples(right)
 
     def best_path(self, s: str) -> tuple[list[int], list[int]]:
         """The library's best path over all of `s` (a normalized sentence): the ids (-1 for an
