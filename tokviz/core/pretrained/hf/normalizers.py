@@ -329,13 +329,6 @@ class Replace(Normalizer):
     def __call__(self, ns: NormStr) -> NormStr:
         return ns.replace_matches(self.pattern, self.content)
 
-    def text(self, text: str) -> str:
-        if not text:
-            return text  # (an empty pattern would insert its content: tokenizers leaves "" alone)
-        if self.pattern.literal:
-            return text.replace(self.pattern.literal, self.content)
-        return hf_sub(self.pattern, self.content, text)
-
 
 class Prepend(Normalizer):
     """Add a prefix to non-empty text (HF leaves empty text alone)."""
