@@ -6,7 +6,8 @@ Builds a 250,000-piece Unigram model (the distinct words and word pieces of gute
 udhr2_all scored by log frequency, written with the protobuf writer of the tests, nmt_nfkc
 normalization taken from a small trained model) in a temporary folder, then measures:
 
-- loading it (`load_tokenizer`, then encoding one word): target <= 1 s;
+- loading it (`load_tokenizer`, then encoding one word): target <= 1 s; and the same in a new
+  interpreter, imports included (numba's among them when it is installed), for both sides;
 - encoding 1 MB (the first MB of gutenberg30, and of udhr2_all: ~380 languages), as one text and
   line by line, tokviz's ``encode_ids`` against ``SentencePieceProcessor.encode``, ids identical:
   target within 3x the library.
@@ -22,6 +23,7 @@ import argparse
 import json
 import math
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -78,6 +80,11 @@ def _loadavg() -> str:
         return "?"
 
 
+def _fresh_process(code: str) -> None:
+    """Run `code` in a new interpreter (the test of a user's first load: every import included)."""
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
 CPU: dict[str, tuple[float, float]] = {}  # the last `_alternate`'s medians in CPU seconds
 
 
@@ -125,6 +132,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"load + one word: tokviz {load:.3f} s, sentencepiece {load_sp:.3f} s   target <= 1 s: "
               f"{'ok' if load <= 1.0 else 'MISSED'}   (load average {_loadavg()})")
         results["load"] = {"tokviz_s": load, "sentencepiece_s": load_sp}
+        cold, cold_sp = _alternate(lambda _: _fresh_process(f"from tokviz.core.pretrained import load_tokenizer; "
+                                                            f"load_tokenizer({str(path)!r}).encode_ids('warm up')"),
+                                   lambda: _fresh_process(f"import sentencepiece as s; s.SentencePieceProcessor("
+                                                          f"model_file={str(path)!r}).encode('warm up')"), 3)
+        print(f"the same in a new process (imports included): tokviz {cold:.3f} s, sentencepiece {cold_sp:.3f} s")
+        results["load in a new process"] = {"tokviz_s": cold, "sentencepiece_s": cold_sp}
         sp = spm.SentencePieceProcessor(model_file=str(path))
         for corpus in ("gutenberg30.txt", "udhr2_all.txt"):
             with open(SHARED / "corpora" / corpus, encoding="utf-8") as f:

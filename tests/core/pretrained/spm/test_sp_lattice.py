@@ -1,5 +1,6 @@
 """The Viterbi engine's shortcuts against its slow, exact form: the numpy batch of many segments
-equals the per-segment Python path, and the cached (relative) segments equal exact float32 replays."""
+equals the per-segment Python path, and the cached (relative) segments equal exact float32 replays.
+These are the plain Python path's (``TOKVIZ_JIT=0``); the compiled one is `test_sp_kernels`'s."""
 
 from __future__ import annotations
 
@@ -15,13 +16,14 @@ from tokviz.core.pretrained.spm.batch import batch_relative
 from tokviz.core.pretrained.spm.piece_hashes import PieceHashes
 from tokviz.core.pretrained.spm.lattice import RESET, f32
 
-from .spm_helpers import corpus_lines
+from .spm_helpers import corpus_lines, jit_off
 from .viterbi_oracle import exact_oracle, relative_oracle
 
 
 @pytest.fixture(scope="module")
 def lattice(sp_model):
-    return load_tokenizer(sp_model("unigram-nmt")).lattice
+    with jit_off():
+        return load_tokenizer(sp_model("unigram-nmt")).lattice
 
 
 def _segments(lattice) -> list[str]:
@@ -249,7 +251,8 @@ def _tied_lattice():
               "\u2581a": -0.5 + a, "\u2581ab": -0.5 + a + b, "ca": c + a, "cab": c + a + b, "bca": b + c + a}
     assert all(f32(v) == v for v in scores.values())  # every sum is a float32: the ties are exact
     pieces = ["<unk>", *scores]
-    return PieceLattice(pieces, [0.0, *scores.values()], mode=F32_SP, edge_ids=range(1, len(pieces)), unk_id=0)
+    with jit_off():
+        return PieceLattice(pieces, [0.0, *scores.values()], mode=F32_SP, edge_ids=range(1, len(pieces)), unk_id=0)
 
 
 @pytest.mark.parametrize("seed", [1, 2])

@@ -3,7 +3,8 @@
 models (``nmt_nfkc`` and identity normalization), BPE with byte fallback and the shared Mistral model.
 
 By default a deterministic sample of ``udhr2_all.txt`` lines and of the code points; with
-``TOKVIZ_FULL_PARITY=1`` every line, the whole corpus as one text, and every code point.
+``TOKVIZ_FULL_PARITY=1`` every line, the whole corpus as one text, and every code point. The
+Unigram models run twice: with the compiled Viterbi (when numba is installed) and the plain one.
 """
 
 from __future__ import annotations
@@ -16,21 +17,29 @@ from hypothesis import HealthCheck, given, settings
 from tests.core.pretrained.pretrained_helpers import FULL, corpus, full_only, load_test_plans, unicode_text
 from tokviz.core.pretrained import load_tokenizer
 
-from .spm_helpers import corpus_lines, mistral_model
+from .spm_helpers import corpus_lines, jit_off, mistral_model
 
 spm = pytest.importorskip("sentencepiece")
 
-NAMES = ("unigram-nmt", "unigram-identity", "bpe-bytes", "mistral")
+NAMES = ("unigram-nmt", "unigram-identity", "unigram-nmt python", "unigram-identity python", "bpe-bytes", "mistral")
 _PAIRS: dict = {}
 
 
 @pytest.fixture(params=NAMES)
 def pair(request, sp_model):
-    """(tokviz's tokenizer, sentencepiece's processor) for one model file."""
+    """(tokviz's tokenizer, sentencepiece's processor) for one model file ("python": the plain
+    Viterbi, without numba)."""
     name = request.param
     if name not in _PAIRS:
-        path = mistral_model() if name == "mistral" else sp_model(name)
-        _PAIRS[name] = (load_tokenizer(path), spm.SentencePieceProcessor(model_file=str(path)))
+        model, _, how = name.partition(" ")
+        path = mistral_model() if model == "mistral" else sp_model(model)
+        if how == "python":
+            with jit_off():
+                ours = load_tokenizer(path)
+            assert ours.lattice.compiled is None
+        else:
+            ours = load_tokenizer(path)
+        _PAIRS[name] = (ours, spm.SentencePieceProcessor(model_file=str(path)))
     return _PAIRS[name]
 
 

@@ -45,6 +45,7 @@ from math import frexp, ldexp
 import numpy as np
 import regex
 
+from tokviz.core import jit
 from tokviz.core.algorithm.gc_pause import collector_paused
 from tokviz.core.errors import EncodeError
 from tokviz.core.processes.fork import can_fork, here_and_forked
@@ -134,7 +135,15 @@ class PieceLattice:
         self._cache: dict[str, tuple] = {}
         # the numpy batch's piece table: built with the model for sentencepiece (`best_segments`
         # over long texts), on first use otherwise
-        self.hashes: PieceHashes | None = PieceHashes(ids, sc) if mode == F32_SP and ids else None
+        # with numba (`tokviz.core.jit`), sentencepiece's Viterbi runs compiled over a trie built
+        # here instead (`kernels`), and the hashes are made only if the Python path needs them
+        self.compiled = None
+        if mode == F32_SP and ids and jit.enabled():
+            from .kernels import CompiledPieces
+
+            self.compiled = CompiledPieces(ids, sc, self.unk_score, f32=True)
+        self.hashes: PieceHashes | None = (PieceHashes(ids, sc) if mode == F32_SP and ids and self.compiled is None
+                                           else None)
         self._scores32: np.ndarray | None = None  # `scores32_table`
         self.unit_roundoff = 2.0 ** -24 if mode == F32_SP else 2.0 ** -53
         self.half_ulp_exp = -25 if mode == F32_SP else -54
@@ -264,7 +273,14 @@ class PieceLattice:
 
     def best_segments(self, s: str) -> tuple[list[int], list[tuple[int, ...]]]:
         """The ids of the library's best path over `s` (-1 for an unknown character) and, per
-        segment, its pieces' end positions in it (`absolute_ends` makes them positions in `s`)."""
+        segment, its pieces' end positions in it (`absolute_ends` makes them positions in `s`).
+        With a compiled Viterbi (`compiled`), the whole of `s` is one segment."""
+        if self.compiled is not None:
+            ids_a, ends_a = self.compiled.best_path(s)
+            ids = ids_a.tolist()
+            if self.unk_id is None and -1 in ids:
+                raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
+            return ids, [tuple(ends_a.tolist())]
         parts = self.segment_strings(s)
         out_ids: list[int] = []
         out_ends: list[tuple[int, ...]] = []

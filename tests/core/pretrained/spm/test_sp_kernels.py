@@ -1,0 +1,116 @@
+"""The compiled Unigram Viterbi (`tokviz.core.pretrained.spm.kernels`, numba) against the plain
+one and the slow oracle: same ids and ends on whole texts, through resets and exact ties; and
+the switch between the two paths (`tokviz.core.jit`), including a bare install without numba."""
+
+from __future__ import annotations
+
+import random
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.core.pretrained.pretrained_helpers import corpus, unicode_text
+from tokviz.core import jit
+from tokviz.core.errors import EncodeError
+from tokviz.core.pretrained import load_tokenizer
+from tokviz.core.pretrained.spm.lattice import F32_SP, PieceLattice, absolute_ends
+
+from .spm_helpers import jit_off
+from .test_sp_lattice import _tied_lattice
+from .viterbi_oracle import exact_oracle
+
+pytest.importorskip("numba")
+
+
+@pytest.fixture(scope="module")
+def both(sp_model):
+    """(compiled, plain) tokenizers of the same nmt_nfkc Unigram model."""
+    path = sp_model("unigram-nmt")
+    fast = load_tokenizer(path)
+    with jit_off():
+        plain = load_tokenizer(path)
+    assert fast.lattice.compiled is not None and plain.lattice.compiled is None
+    return fast, plain
+
+
+def _compiled_copy(lattice: PieceLattice) -> PieceLattice:
+    """`lattice`'s pieces and scores in a lattice with the compiled Viterbi."""
+    from tokviz.core.pretrained.spm.kernels import CompiledPieces
+
+    out = PieceLattice.__new__(PieceLattice)
+    out.__dict__.update(lattice.__dict__)
+    out.compiled = CompiledPieces(lattice.ids, lattice.score_of, lattice.unk_score, f32=True)
+    return out
+
+
+def test_the_switch():
+    assert jit.enabled()
+    with jit_off():
+        assert not jit.enabled()
+    assert jit.enabled()
+
+
+def test_a_long_text_with_resets(both):
+    """300 KB of udhr2 as one sentence (the accumulated score passes +-100000 many times)."""
+    fast, plain = both
+    norm = fast.normalize(corpus("udhr2_all.txt", 300_000))
+    ids, seg_ends = fast.lattice.best_segments(norm)
+    ref_ids, ref_ends = plain.lattice.best_segments(norm)
+    assert ids == ref_ids
+    assert absolute_ends(seg_ends) == absolute_ends(ref_ends)
+    assert fast.lattice.best_path(norm[:5000]) == plain.lattice.best_path(norm[:5000])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_exact_ties_through_resets_equal_the_oracle(seed):
+    """Float32 ties that resolve differently at large accumulated scores: the slow oracle's path."""
+    lattice = _compiled_copy(_tied_lattice())
+    rng = random.Random(seed)
+    words = ["".join(rng.choice("abcx") for _ in range(rng.randrange(1, 9))) for _ in range(14_000)]
+    text = "\u2581" + "\u2581".join(words)
+    ids, ends, _ = exact_oracle(lattice, text, 0.0)
+    assert lattice.best_path(text) == (list(ids), list(ends))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=unicode_text())
+def test_generated_unicode(both, text):
+    fast, plain = both
+    norm = fast.normalize(text)
+    assert fast.lattice.best_path(norm) == plain.lattice.best_path(norm)
+    assert fast.encode_ids(text) == plain.encode_ids(text)
+    assert fast.encode(text).spans == plain.encode(text).spans
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(alphabet="\u2581abcx\U0001F600", max_size=60))
+def test_small_alphabet_against_the_oracle(text):
+    lattice = _compiled_copy(_tied_lattice())
+    ids, ends, _ = exact_oracle(lattice, text, 0.0)
+    assert lattice.best_path(text) == (list(ids), list(ends))
+
+
+def test_empty_text_and_unknown_characters():
+    pieces = ["\u2581", "a", "ab"]
+    lat = PieceLattice(pieces, [-1.0, -2.0, -2.5], mode=F32_SP, unk_id=None)
+    assert lat.compiled is not None
+    assert lat.best_path("") == ([], [])
+    assert lat.best_path("\u2581ab") == ([0, 2], [1, 3])
+    with pytest.raises(EncodeError, match="unknown character"):
+        lat.best_path("\u2581abz")
+    lat = PieceLattice(pieces, [-1.0, -2.0, -2.5], mode=F32_SP, unk_id=7)
+    assert lat.best_path("z\u2581a") == ([-1, 0, 1], [1, 2, 3])
+
+
+def test_a_bare_install_without_numba(monkeypatch, sp_model):
+    """numba missing (or failing to import): the plain path, same ids."""
+    monkeypatch.setitem(sys.modules, "numba", None)  # `import numba` raises ImportError
+    monkeypatch.setattr(jit, "_numba_ok", None)
+    assert not jit.enabled()
+    tok = load_tokenizer(sp_model("unigram-nmt"))
+    assert tok.lattice.compiled is None
+    spm = pytest.importorskip("sentencepiece")
+    text = corpus("udhr2_all.txt", 20_000)
+    assert tok.encode_ids(text) == spm.SentencePieceProcessor(model_file=str(sp_model("unigram-nmt"))).encode(text)

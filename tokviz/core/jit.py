@@ -1,0 +1,32 @@
+"""Optional compiled kernels: numba, when it is installed (the ``fast`` extra) and not switched off.
+
+A few hot loops (the SentencePiece Unigram Viterbi) have a numba version that runs the same
+arithmetic compiled; everything else, and everything on a bare install, is plain Python + numpy.
+`enabled()` says whether the compiled versions are used: numba imports, and the environment
+variable ``TOKVIZ_JIT`` is not ``0`` (the tests and benchmarks set it to compare both paths).
+Compiled functions are cached on disk by numba (``cache=True``): the first use on a machine
+compiles them (a few seconds), later processes load them.
+
+What this leaves out: the kernels themselves (next to the code they speed up).
+"""
+
+from __future__ import annotations
+
+import os
+
+_numba_ok: bool | None = None
+
+
+def enabled() -> bool:
+    """Whether compiled kernels are used (numba installed and ``TOKVIZ_JIT`` not ``0``)."""
+    global _numba_ok
+    if os.environ.get("TOKVIZ_JIT", "1") == "0":
+        return False
+    if _numba_ok is None:
+        try:
+            import numba  # noqa: F401
+        except Exception:  # not installed, or broken against this numpy: the plain path
+            _numba_ok = False
+        else:
+            _numba_ok = True
+    return _numba_ok

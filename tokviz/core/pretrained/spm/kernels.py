@@ -1,0 +1,167 @@
+"""The Unigram Viterbi of `lattice` compiled with numba (imported only when `tokviz.core.jit` says so).
+
+The same algorithm as `viterbi.exact_path` over a whole text, with the library's own arithmetic
+done natively: float32 node scores and resets past +-100000 for sentencepiece, doubles for
+tokenizers. Pieces sit in a trie over code points kept as one open-addressing hash table: the
+child of node ``v`` by code point ``c`` is stored under the key ``v << 21 | c`` (exact, no
+hashing collisions to resolve; one row ``(key, child)`` per slot), so the pieces matching at a position are found by walking the
+text from there until the trie has no child.
+
+What this leaves out: choosing this path (`lattice.PieceLattice`), unknown-token handling.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_EMPTY = -1  # an empty slot's key
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_SHIFT = 21  # code points take 21 bits
+_RESET = 100000.0  # sentencepiece's kScoreResetThreshold
+
+
+@njit(cache=True, nogil=True)
+def _find(table, key, shift, mask):  # pragma: no cover - compiled
+    """The slot holding `key` in `table` (rows ``(key, child)``), or the empty slot where it goes."""
+    s = np.int64((np.uint64(key) * _MIX) >> shift)
+    while table[s, 0] != key and table[s, 0] != _EMPTY:
+        s = (s + 1) & mask
+    return s
+
+
+@njit(cache=True, nogil=True)
+def _build(cps, starts, lengths, pids, bits):  # pragma: no cover - compiled
+    """The trie of the pieces: (table with ``2**bits`` rows, each node's piece id or -1)."""
+    size = 1 << bits
+    table = np.full((size, 2), _EMPTY, dtype=np.int64)
+    node_piece = np.full(lengths.sum() + 1, -1, dtype=np.int32)
+    shift, mask = np.uint64(64 - bits), size - 1
+    n_nodes = 1
+    for p in range(len(starts)):
+        node = 0
+        for j in range(starts[p], starts[p] + lengths[p]):
+            key = (node << _SHIFT) | np.int64(cps[j])
+            s = _find(table, key, shift, mask)
+            if table[s, 0] == _EMPTY:
+                table[s, 0] = key
+                table[s, 1] = n_nodes
+                n_nodes += 1
+            node = table[s, 1]
+        node_piece[node] = pids[p]
+    return table, node_piece[:n_nodes].copy()
+
+
+@njit(cache=True, nogil=True)
+def _rehash(table, bits):  # pragma: no cover - compiled
+    """`table`'s rows in a table of ``2**bits`` rows."""
+    size = 1 << bits
+    out = np.full((size, 2), _EMPTY, dtype=np.int64)
+    shift, mask = np.uint64(64 - bits), size - 1
+    for r in range(len(table)):
+        if table[r, 0] != _EMPTY:
+            s = _find(out, table[r, 0], shift, mask)
+            out[s, 0] = table[r, 0]
+            out[s, 1] = table[r, 1]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _viterbi(cps, table, node_piece, bits, scores, unk, reset, best, back, back_start):  # pragma: no cover
+    n = len(cps)
+    shift, mask = np.uint64(64 - bits), (1 << bits) - 1
+    frontier = 0
+    for st in range(n):
+        b = best[st]
+        if reset and (b < -_RESET or b > _RESET):
+            for k in range(st + 1, frontier + 1):
+                best[k] = best[k] - b
+            best[st] = 0
+            b = best[st]
+        node = 0
+        single = False
+        end = st
+        while end < n:
+            key = (node << _SHIFT) | np.int64(cps[end])
+            s = _find(table, key, shift, mask)
+            if table[s, 0] == _EMPTY:
+                break
+            node = table[s, 1]
+            end += 1
+            pid = node_piece[node]
+            if pid >= 0:
+                if end == st + 1:
+                    single = True
+                c = b + scores[pid]
+                if c > best[end]:
+                    best[end] = c
+                    back[end] = pid
+                    back_start[end] = st
+                if end > frontier:
+                    frontier = end
+        if not single:  # no one-character piece: the unknown edge
+            c = b + unk
+            if c > best[st + 1]:
+                best[st + 1] = c
+                back[st + 1] = -1
+                back_start[st + 1] = st
+            if st + 1 > frontier:
+                frontier = st + 1
+    count = 0
+    t = n
+    while t > 0:
+        count += 1
+        t = back_start[t]
+    ids = np.empty(count, dtype=np.int64)
+    ends = np.empty(count, dtype=np.int64)
+    t = n
+    k = count - 1
+    while t > 0:
+        ids[k] = back[t]
+        ends[k] = t
+        t = back_start[t]
+        k -= 1
+    return ids, ends
+
+
+def code_points(s: str) -> np.ndarray:
+    """The code points of `s` (uint32)."""
+    return np.frombuffer(s.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+class CompiledPieces:
+    """The trie of a lattice's pieces and their scores, for `best_path`.
+
+    `ids` maps piece -> id (the pieces the Viterbi may use); `scores[id]` is the score it adds;
+    `f32`: sentencepiece's float32 arithmetic with resets (else doubles, tokenizers')."""
+
+    def __init__(self, ids: dict[str, int], scores, unk_score: float, *, f32: bool) -> None:
+        pieces = list(ids)
+        joined = "".join(pieces)
+        cps = code_points(joined)
+        lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+        starts = np.zeros(len(pieces), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        pids = np.fromiter(ids.values(), dtype=np.int32, count=len(pieces))
+        # built in a table with more rows than characters (so more than nodes: one stays empty),
+        # then moved to one at most half full (pieces share prefixes: 250k pieces of 1.35M
+        # characters make 264k nodes)
+        table, self.node_piece = _build(cps, starts, lengths, pids, max(8, int(len(cps) + 1).bit_length()))
+        self.bits = max(8, int(2 * len(self.node_piece)).bit_length())
+        self.table = _rehash(table, self.bits)
+        del table
+        self.dtype = np.float32 if f32 else np.float64
+        self.scores = np.asarray(scores, dtype=self.dtype)
+        self.unk = self.dtype(unk_score)
+        self.f32 = f32
+
+    def best_path(self, s: str) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, ends) of the best path over `s` from score 0: ids -1 for unknown characters,
+        ends in characters."""
+        n = len(s)
+        best = np.full(n + 1, -np.inf, dtype=self.dtype)
+        best[0] = 0.0
+        back = np.empty(n + 1, dtype=np.int32)
+        back_start = np.empty(n + 1, dtype=np.int32 if n < 2**31 else np.int64)
+        return _viterbi(code_points(s), self.table, self.node_piece, self.bits, self.scores,
+                        self.unk, self.f32, best, back, back_start)
