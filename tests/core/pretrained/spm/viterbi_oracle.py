@@ -15,7 +15,7 @@ def relative_oracle(self, s: str) -> tuple:
     |score| met. A decision with a margin above ``u * (|x| + wmax)`` cannot be changed by
     float rounding (relative error u per addition) when the segment starts at score x."""
     n = len(s)
-    ids, sc, heads = self.ids, self.score_of, self._heads
+    ids, sc, longest = self.ids, self.score_of, max(map(len, self.ids), default=1)
     unk = self.unk_score
     best: list = [0.0] + [None] * n
     second: list = [None] * (n + 1)
@@ -32,7 +32,7 @@ def relative_oracle(self, s: str) -> tuple:
         else:
             c = b + sc[i]
         end = st + 1
-        top = min(st + heads.get(s[st : st + 2], 0), n)
+        top = min(st + longest, n)
         while True:
             cur = best[end]
             if cur is None:
@@ -76,7 +76,7 @@ def exact_oracle(self, s: str, x: float) -> tuple[tuple[int, ...], tuple[int, ..
     """Best path of `s` from the accumulated score `x` with the library's own arithmetic:
     ``(ids, ends, score at the end)``."""
     n = len(s)
-    ids, sc, heads = self.ids, self.score_of, self._heads
+    ids, sc, longest = self.ids, self.score_of, max(map(len, self.ids), default=1)
     unk = self.unk_score
     sp = self.mode == F32_SP
     best: list = [None] * (n + 1)
@@ -93,7 +93,7 @@ def exact_oracle(self, s: str, x: float) -> tuple[tuple[int, ...], tuple[int, ..
         i = ids.get(s[st])
         if i is not None:
             edges.append((st + 1, i, sc[i]))
-        for end in range(st + 2, min(st + heads.get(s[st : st + 2], 0), n) + 1):
+        for end in range(st + 2, min(st + longest, n) + 1):
             i = ids.get(s[st:end])
             if i is not None:
                 edges.append((end, i, sc[i]))

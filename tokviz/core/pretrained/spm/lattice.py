@@ -37,6 +37,7 @@ import math
 import re
 import os
 import struct
+from functools import cached_property
 from itertools import chain
 from operator import itemgetter
 from collections.abc import Collection, Sequence
@@ -111,24 +112,8 @@ class PieceLattice:
         if unk_score is None:
             unk_score = (min((sc[i] for i in ids.values()), default=0.0)) - UNK_PENALTY
         self.unk_score = f32(unk_score) if mode == F32_SP else unk_score
-        # the longest piece starting (ending) with each two characters: lookups from (to) a
-        # position stop there
-        heads: dict[str, int] = {}
-        tails: dict[str, int] = {}
-        for p in ids:
-            n = len(p)
-            if n > 1:
-                h, e = p[:2], p[-2:]
-                if heads.get(h, 0) < n:
-                    heads[h] = n
-                if tails.get(e, 0) < n:
-                    tails[e] = n
-        self._heads = heads
-        self._heads_get = heads.get
-        self._tails_get = tails.get
         self._prefixes: dict[str, tuple] = {}  # node states by prefix (`relative_path`)
         self._get = ids.get
-        self._plen = [len(p) for p in pieces]
         self.suffix = whitespace_suffix
         # pieces that hold the word marker where a segment boundary would be: they stop cutting there
         self._inner = inner_mark_pattern(ids, whitespace_suffix)
@@ -144,9 +129,27 @@ class PieceLattice:
             self.compiled = CompiledPieces(ids, sc, self.unk_score, f32=True)
         self.hashes: PieceHashes | None = (PieceHashes(ids, sc) if mode == F32_SP and ids and self.compiled is None
                                            else None)
+        if self.compiled is None:
+            self._walk_tables  # noqa: B018 - made with the model for the plain Viterbi
         self._scores32: np.ndarray | None = None  # `scores32_table`
         self.unit_roundoff = 2.0 ** -24 if mode == F32_SP else 2.0 ** -53
         self.half_ulp_exp = -25 if mode == F32_SP else -54
+
+    @cached_property
+    def _walk_tables(self) -> tuple[dict[str, int], dict[str, int], list[int]]:
+        """The plain Viterbi's tables: the longest piece starting (ending) with each two
+        characters (lookups from (to) a position stop there), and every piece's length."""
+        heads: dict[str, int] = {}
+        tails: dict[str, int] = {}
+        for p in self.ids:
+            n = len(p)
+            if n > 1:
+                h, e = p[:2], p[-2:]
+                if heads.get(h, 0) < n:
+                    heads[h] = n
+                if tails.get(e, 0) < n:
+                    tails[e] = n
+        return heads, tails, [len(p) for p in self.pieces]
 
     # -- lattice edges ---------------------------------------------------------------------------
 
@@ -158,7 +161,7 @@ class PieceLattice:
         i = ids.get(s[start])
         if i is not None:
             out.append((start + 1, i, sc[i]))
-        for end in range(start + 2, min(start + self._heads.get(s[start : start + 2], 0), len(s)) + 1):
+        for end in range(start + 2, min(start + self._walk_tables[0].get(s[start : start + 2], 0), len(s)) + 1):
             i = ids.get(s[start:end])
             if i is not None:
                 out.append((end, i, sc[i]))
@@ -174,13 +177,14 @@ class PieceLattice:
         changed by float rounding (relative error u per addition) when the segment starts at x."""
         if len(self._prefixes) >= _PREFIXES_SIZE:
             self._prefixes.clear()
-        return relative_path(s, self._prefixes, self._get, self.score_of, self._tails_get, self.unk_score, self._plen)
+        _, tails, plen = self._walk_tables
+        return relative_path(s, self._prefixes, self._get, self.score_of, tails.get, self.unk_score, plen)
 
     def exact(self, s: str, x: float) -> tuple[tuple[int, ...], tuple[int, ...], float]:
         """Best path of `s` from the accumulated score `x` with the library's own arithmetic:
         ``(ids, ends, score at the end)``."""
-        return exact_path(s, x, self._get, self.score_of, self._heads_get, self.unk_score, self._plen,
-                          self.mode == F32_SP)
+        heads, _, plen = self._walk_tables
+        return exact_path(s, x, self._get, self.score_of, heads.get, self.unk_score, plen, self.mode == F32_SP)
 
     def chain_scores(self, x: float, paths: Sequence[tuple[int, ...]]) -> float:
         """The accumulated score after the segments' pieces `paths` (no reset falls inside a
