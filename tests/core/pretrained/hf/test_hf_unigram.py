@@ -1,6 +1,7 @@
 """Hugging Face Unigram and WordLevel tokenizer.json files against `tokenizers` itself: ids of
 ``encode(text)`` and ``decode``, on ``udhr2_all.txt`` (a sample of lines; every line and the whole
-text as one with ``TOKVIZ_FULL_PARITY=1``), the test plans, code points and generated Unicode."""
+text as one with ``TOKVIZ_FULL_PARITY=1``), the test plans, code points and generated Unicode. Two
+Unigram files also run with the plain Viterbi (without numba)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.core.pretrained.pretrained_helpers import FULL, corpus, full_only, load_test_plans, unicode_text
-from tests.core.pretrained.spm.spm_helpers import corpus_lines
+from tests.core.pretrained.spm.spm_helpers import corpus_lines, jit_off
 from tokviz.core.errors import EncodeError, ModelFormatError
 from tokviz.core.pretrained import HfTokenizer, UnsupportedComponent
 
@@ -18,19 +19,26 @@ from .hf_unigram_helpers import built, from_sentencepiece, t5_like, word_level
 
 tk = pytest.importorskip("tokenizers")
 
-NAMES = ("t5-like", "word-level", "sp-precompiled", "sp-byte-fallback")
+NAMES = ("t5-like", "word-level", "sp-precompiled", "sp-byte-fallback", "t5-like python", "sp-precompiled python")
 _OURS: dict = {}
 
 
 @pytest.fixture(params=NAMES)
 def pair(request, sp_folder):
+    """(tokviz's tokenizer, tokenizers') for one file ("python": the plain Viterbi, without numba)."""
     name = request.param
+    model, _, how = name.partition(" ")
     makers = {"t5-like": t5_like, "word-level": word_level,
               "sp-precompiled": lambda: from_sentencepiece(sp_folder),
               "sp-byte-fallback": lambda: from_sentencepiece(sp_folder, byte_fallback=True)}
-    ref, text = built(name, sp_folder, makers[name])
+    ref, text = built(model, sp_folder, makers[model])
     if name not in _OURS:
-        _OURS[name] = HfTokenizer.from_json(json.loads(text), name=name)
+        if how == "python":
+            with jit_off():
+                _OURS[name] = HfTokenizer.from_json(json.loads(text), name=name)
+            assert _OURS[name].model.lattice.compiled is None
+        else:
+            _OURS[name] = HfTokenizer.from_json(json.loads(text), name=name)
     return _OURS[name], ref
 
 

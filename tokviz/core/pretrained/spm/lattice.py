@@ -120,13 +120,14 @@ class PieceLattice:
         self._cache: dict[str, tuple] = {}
         # the numpy batch's piece table: built with the model for sentencepiece (`best_segments`
         # over long texts), on first use otherwise
-        # with numba (`tokviz.core.jit`), sentencepiece's Viterbi runs compiled over a trie built
-        # here instead (`kernels`), and the hashes are made only if the Python path needs them
+        # with numba (`tokviz.core.jit`), the Viterbi runs compiled over a trie built here instead
+        # (`kernels`): sentencepiece's over whole texts, tokenizers' word by word (`word_path`)
         self.compiled = None
-        if mode == F32_SP and ids and jit.enabled():
+        if ids and jit.enabled():
             from .kernels import CompiledPieces
 
-            self.compiled = CompiledPieces(ids, sc, self.unk_score, f32=True)
+            self.compiled = CompiledPieces(ids, sc, self.unk_score, f32=mode == F32_SP)
+        self._word_paths: dict[str, tuple] = {}  # `word_path`'s cache on the compiled path
         self.hashes: PieceHashes | None = (PieceHashes(ids, sc) if mode == F32_SP and ids and self.compiled is None
                                            else None)
         if self.compiled is None:
@@ -363,11 +364,19 @@ class PieceLattice:
         """tokenizers' Viterbi of one pre-tokenized word (scores from 0, f64): (ids, ends), cached."""
         if not word:
             return (), ()
-        hit = self._cache.get(word)
-        if hit is None:
-            if len(self._cache) >= _CACHE_SIZE:
-                self._cache.clear()
-            hit = self._cache[word] = self._relative(word)
+        if self.compiled is not None and not self.compiled.f32:
+            hit = self._word_paths.get(word)
+            if hit is None:
+                if len(self._word_paths) >= _CACHE_SIZE:
+                    self._word_paths.clear()
+                ids, ends = self.compiled.best_path(word)
+                hit = self._word_paths[word] = (tuple(ids.tolist()), tuple(ends.tolist()))
+        else:
+            hit = self._cache.get(word)
+            if hit is None:
+                if len(self._cache) >= _CACHE_SIZE:
+                    self._cache.clear()
+                hit = self._cache[word] = self._relative(word)
         if self.unk_id is None and -1 in hit[0]:
             raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
         return hit[0], hit[1]
