@@ -14,7 +14,9 @@ normalization taken from a small trained model) in a temporary folder, then meas
 
 tokviz and sentencepiece run in turn, `--reps` times each (tokviz's caches empty at each run),
 medians of wall time (the target) and of CPU time (beside it: on a shared machine it moves less);
-the load average is printed beside the figures; JSON in results/sentencepiece.json.
+the load average is printed beside the figures; JSON in results/sentencepiece.json. Then the same
+model as a T5/XLM-R-style tokenizer.json against `tokenizers` (1 MB, one text; no target).
+``--plain`` runs tokviz without its compiled kernels (``TOKVIZ_JIT=0``; results/sentencepiece_plain.json).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -80,6 +83,47 @@ def _loadavg() -> str:
         return "?"
 
 
+def tokenizer_json(model: Path, out: Path) -> Path:
+    """The model as transformers' converters write a SentencePiece Unigram model (T5, XLM-R):
+    Precompiled charsmap, runs of spaces replaced, Metaspace; written by `tokenizers`."""
+    import tokenizers as tk
+    from tokenizers import decoders, models, normalizers, pre_tokenizers
+
+    from tokviz.core.pretrained.spm.proto import parse_model_proto
+
+    proto = parse_model_proto(model.read_bytes())
+    unk = proto.types.index(2) if 2 in proto.types else 0
+    tok = tk.Tokenizer(models.Unigram(list(zip(proto.pieces, proto.scores)), unk, False))
+    tok.normalizer = normalizers.Sequence([normalizers.Precompiled(proto.normalizer.precompiled_charsmap),
+                                           normalizers.Replace(tk.Regex(" {2,}"), " ")])
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
+    tok.decoder = decoders.Metaspace(replacement="\u2581", prepend_scheme="always")
+    tok.save(str(out))
+    return out
+
+
+def _tokenizer_json_rows(model: Path, reps: int) -> dict:
+    """The same model as a tokenizer.json: tokviz against `tokenizers` (no target; for the record)."""
+    import tokenizers as tk
+
+    from tokviz.core.pretrained import load_tokenizer
+
+    rows = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = tokenizer_json(model, Path(tmp) / "unigram.json")
+        ref_tok = tk.Tokenizer.from_file(str(path))
+        for corpus in ("gutenberg30.txt", "udhr2_all.txt"):
+            with open(SHARED / "corpora" / corpus, encoding="utf-8") as f:
+                text = f.read(1_000_000)
+            assert load_tokenizer(path).encode_ids(text) == ref_tok.encode(text).ids, f"ids differ on {corpus}"
+            ours, ref = _alternate(lambda tok: tok.encode_ids(text), lambda: ref_tok.encode(text).ids, reps,
+                                   setup=lambda: load_tokenizer(path))
+            print(f"tokenizer.json Unigram, 1 MB of {corpus:<16} tokviz {ours:6.3f} s  tokenizers {ref:6.3f} s  "
+                  f"{ours / ref:5.2f}x   (load average {_loadavg()})")
+            rows[f"tokenizer.json {corpus} one text"] = {"tokviz_s": ours, "tokenizers_s": ref, "ratio": ours / ref}
+    return rows
+
+
 def _fresh_process(code: str) -> None:
     """Run `code` in a new interpreter (the test of a user's first load: every import included)."""
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
@@ -112,7 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--model", help="a model built before (skips building one: about a minute)")
+    ap.add_argument("--plain", action="store_true", help="tokviz without its compiled kernels (TOKVIZ_JIT=0)")
     args = ap.parse_args(argv)
+    if args.plain:
+        os.environ["TOKVIZ_JIT"] = "0"
     import sentencepiece as spm
 
     from tokviz.core.pretrained import load_tokenizer
@@ -162,7 +209,8 @@ def main(argv: list[str] | None = None) -> int:
                 results[f"{corpus} {how}"] = {"tokviz_s": ours, "sentencepiece_s": ref, "ratio": ratio, "loadavg": la,
                                               "cpu_tokviz_s": cpu_ours, "cpu_sentencepiece_s": cpu_ref,
                                               "cpu_ratio": cpu_ours / cpu_ref}
-    out = ROOT / "tests" / "bench" / "results" / "sentencepiece.json"
+        results.update(_tokenizer_json_rows(path, args.reps))
+    out = ROOT / "tests" / "bench" / "results" / ("sentencepiece_plain.json" if args.plain else "sentencepiece.json")
     out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     return 0
 

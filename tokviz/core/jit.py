@@ -12,7 +12,9 @@ What this leaves out: the kernels themselves (next to the code they speed up).
 
 from __future__ import annotations
 
+import importlib
 import os
+from types import ModuleType
 
 _numba_ok: bool | None = None
 
@@ -30,3 +32,16 @@ def enabled() -> bool:
         else:
             _numba_ok = True
     return _numba_ok
+
+
+def kernels(module: str) -> ModuleType | None:
+    """The kernel module `module` (it imports numba), or None when kernels are off or it cannot be
+    imported here (numba finds no place to cache compiled code, say): the caller takes its plain path."""
+    global _numba_ok
+    if not enabled():
+        return None
+    try:
+        return importlib.import_module(module)
+    except Exception:
+        _numba_ok = False
+        return None

@@ -114,3 +114,23 @@ def test_a_bare_install_without_numba(monkeypatch, sp_model):
     spm = pytest.importorskip("sentencepiece")
     text = corpus("udhr2_all.txt", 20_000)
     assert tok.encode_ids(text) == spm.SentencePieceProcessor(model_file=str(sp_model("unigram-nmt"))).encode(text)
+
+
+def test_kernels_that_cannot_load_leave_the_plain_path(monkeypatch, sp_model):
+    """numba imports but the kernel module fails (no cache location, say): the plain path."""
+    import importlib
+
+    real = importlib.import_module
+
+    def failing(name, *a):
+        if name.endswith(".kernels"):
+            raise RuntimeError("cannot cache function: no locator available")
+        return real(name, *a)
+
+    monkeypatch.setattr(jit, "_numba_ok", None)
+    monkeypatch.setattr(jit.importlib, "import_module", failing)
+    tok = load_tokenizer(sp_model("unigram-nmt"))
+    assert tok.lattice.compiled is None and not jit.enabled()
+    spm = pytest.importorskip("sentencepiece")
+    text = corpus("udhr2_all.txt", 5_000)
+    assert tok.encode_ids(text) == spm.SentencePieceProcessor(model_file=str(sp_model("unigram-nmt"))).encode(text)

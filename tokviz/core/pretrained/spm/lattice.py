@@ -123,10 +123,9 @@ class PieceLattice:
         # with numba (`tokviz.core.jit`), the Viterbi runs compiled over a trie built here instead
         # (`kernels`): sentencepiece's over whole texts, tokenizers' word by word (`word_path`)
         self.compiled = None
-        if ids and jit.enabled():
-            from .kernels import CompiledPieces
-
-            self.compiled = CompiledPieces(ids, sc, self.unk_score, f32=mode == F32_SP)
+        kernels = jit.kernels("tokviz.core.pretrained.spm.kernels") if ids else None
+        if kernels is not None:
+            self.compiled = kernels.CompiledPieces(ids, sc, self.unk_score, f32=mode == F32_SP)
         self._word_paths: dict[str, tuple] = {}  # `word_path`'s cache on the compiled path
         self.hashes: PieceHashes | None = (PieceHashes(ids, sc) if mode == F32_SP and ids and self.compiled is None
                                            else None)
