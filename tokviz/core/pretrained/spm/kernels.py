@@ -67,8 +67,12 @@ def _rehash(table, bits):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _viterbi(cps, table, node_piece, bits, scores, unk, reset, best, back, back_start):  # pragma: no cover
+def _viterbi(cps, table, node_piece, bits, scores, unk, reset):  # pragma: no cover
     n = len(cps)
+    best = np.full(n + 1, -np.inf, dtype=scores.dtype)
+    best[0] = 0
+    back = np.empty(n + 1, dtype=np.int32)
+    back_start = np.empty(n + 1, dtype=np.int64)
     shift, mask = np.uint64(64 - bits), (1 << bits) - 1
     frontier = 0
     for st in range(n):
@@ -158,10 +162,4 @@ class CompiledPieces:
     def best_path(self, s: str) -> tuple[np.ndarray, np.ndarray]:
         """(ids, ends) of the best path over `s` from score 0: ids -1 for unknown characters,
         ends in characters."""
-        n = len(s)
-        best = np.full(n + 1, -np.inf, dtype=self.dtype)
-        best[0] = 0.0
-        back = np.empty(n + 1, dtype=np.int32)
-        back_start = np.empty(n + 1, dtype=np.int32 if n < 2**31 else np.int64)
-        return _viterbi(code_points(s), self.table, self.node_piece, self.bits, self.scores,
-                        self.unk, self.f32, best, back, back_start)
+        return _viterbi(code_points(s), self.table, self.node_piece, self.bits, self.scores, self.unk, self.f32)
