@@ -371,6 +371,9 @@ def test_shortcuts_about_and_panels(window, qtbot):
     import tokviz
 
     assert f"tokviz {tokviz.__version__}" in box.text() and qVersion() in box.text()
+    from tokviz.core import jit
+
+    assert f"<td>numba</td><td>{jit.status()}</td>" in box.text()
     panel = window.script.select_panel("vocabulary")
     assert panel is window.vocab_panel and window.docks.dock("vocabulary").isVisible()
     with pytest.raises(KeyError, match="no panel 'nope'"):

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 import tokviz
+from tokviz.core import jit
 
 CORPUS_FILTER = "Text files (*.txt *.text *.md *.csv *.tsv);;All files (*)"
 MODEL_FILTER = "tokviz models (*.json);;All files (*)"
@@ -138,6 +139,7 @@ def about_text() -> str:
         f"<tr><td>pyqtgraph</td><td>{_version('pyqtgraph')}</td></tr>"
         f"<tr><td>NumPy</td><td>{_version('numpy')}</td></tr>"
         f"<tr><td>regex</td><td>{_version('regex')}</td></tr>"
+        f"<tr><td>numba</td><td>{jit.status()}</td></tr>"
         "</table><p>MIT licence.</p>"
     )
 

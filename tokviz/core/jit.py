@@ -45,3 +45,19 @@ def kernels(module: str) -> ModuleType | None:
     except Exception:
         _numba_ok = False
         return None
+
+
+def status() -> str:
+    """One line for the About box: numba's version and whether the kernels are used (numba is
+    not imported for it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        v = version("numba")
+    except PackageNotFoundError:
+        return "not installed (plain Python paths)"
+    if os.environ.get("TOKVIZ_JIT", "1") == "0":
+        return f"{v}, switched off (TOKVIZ_JIT=0)"
+    if _numba_ok is False:
+        return f"{v}, does not load here (plain Python paths)"
+    return f"{v}, compiled kernels on"

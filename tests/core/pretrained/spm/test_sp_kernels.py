@@ -45,11 +45,17 @@ def _compiled_copy(lattice: PieceLattice) -> PieceLattice:
     return out
 
 
-def test_the_switch():
+def test_the_switch_and_the_status_line(monkeypatch):
+    from importlib.metadata import version
+
     assert jit.enabled()
+    assert jit.status() == f"{version('numba')}, compiled kernels on"
     with jit_off():
         assert not jit.enabled()
+        assert jit.status().endswith("switched off (TOKVIZ_JIT=0)")
     assert jit.enabled()
+    monkeypatch.setattr(jit, "_numba_ok", False)
+    assert jit.status().endswith("does not load here (plain Python paths)")
 
 
 def test_a_long_text_with_resets(both):
@@ -109,6 +115,13 @@ def test_a_bare_install_without_numba(monkeypatch, sp_model):
     monkeypatch.setitem(sys.modules, "numba", None)  # `import numba` raises ImportError
     monkeypatch.setattr(jit, "_numba_ok", None)
     assert not jit.enabled()
+    import importlib.metadata
+
+    def not_installed(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", not_installed)
+    assert jit.status() == "not installed (plain Python paths)"
     tok = load_tokenizer(sp_model("unigram-nmt"))
     assert tok.lattice.compiled is None
     spm = pytest.importorskip("sentencepiece")
