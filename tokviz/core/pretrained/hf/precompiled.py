@@ -76,18 +76,38 @@ class PrecompiledNormalizer(Normalizer):
         out: list[str] = []
         out_spans: list | None = [] if spans is not None else None
         pos = 0
-        # a line feed always ends a grapheme cluster: lines without mapped characters are copied
+        hot = self._hot
+        # a line break is a grapheme cluster of its own (CR LF one cluster): lines without
+        # mapped characters are copied, and a line whose break alone is mapped (the charsmap
+        # maps "\n") is copied up to it
         for line in ns.text.splitlines(keepends=True):
             end = pos + len(line)
             sub = spans[pos:end] if spans is not None else None
-            if self._hot.isdisjoint(line):
+            if hot.isdisjoint(line):
                 out.append(line)
                 if out_spans is not None:
                     out_spans.extend(sub)  # type: ignore[arg-type]
             else:
-                self._line(line, sub, out, out_spans)
+                cut = len(line) - _break_length(line)
+                if cut < len(line) and hot.isdisjoint(line[:cut]):
+                    out.append(line[:cut])
+                    if out_spans is not None:
+                        out_spans.extend(sub[:cut])  # type: ignore[index]
+                    self._line(line[cut:], sub[cut:] if sub is not None else None, out, out_spans)
+                else:
+                    self._line(line, sub, out, out_spans)
             pos = end
         return NormStr("".join(out), out_spans, ns.first)
+
+
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")  # what splitlines cuts after
+
+
+def _break_length(line: str) -> int:
+    """The length of the line break ending `line` (as `str.splitlines` keeps it): 0, 1 or 2."""
+    if line.endswith("\r\n"):
+        return 2
+    return 1 if line and line[-1] in _LINE_BREAKS else 0
 
 
 _NMT_DROP = {c: None for c in [*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F]}
