@@ -1,7 +1,8 @@
 """The parts of the tokenizer.json ids path against the general pipeline they shortcut: ▁ pieces
 (`marker_pieces`) against `marker_cuts`, one-pass isolated splits (`PinnedPattern.isolated`)
 against the match-by-match cut, BERT's one-pattern pre-tokenizer against its two Splits, words
-kept before ByteLevel's mapping, and per-line encoding of many languages against tokenizers."""
+kept before ByteLevel's mapping, Metaspace's words as strings against its pieces, and per-line
+encoding of many languages against tokenizers."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from tests.core.pretrained.pretrained_helpers import corpus, unicode_text
 from tokviz.core.pretrained import load_tokenizer
 from tokviz.core.pretrained import unicode_tables as ut
 from tokviz.core.pretrained.hf.markers import MARKER, marker_cuts, marker_pieces
-from tokviz.core.pretrained.hf.pretokenizers import BertPre, SequencePre, SplitPre, isolated_bounds
+from tokviz.core.pretrained.hf.normalizers import NormStr
+from tokviz.core.pretrained.hf.pretokenizers import BertPre, MetaspacePre, SequencePre, SplitPre, isolated_bounds
 from tokviz.core.pretrained.unicode_tables import PinnedPattern
 
 _NEW17 = "\u0558\u1acf\U0001e6c0"  # letters/marks the pinned patterns treat as unknown
@@ -55,6 +57,23 @@ def test_bert_pre_tokenizer_pattern_equals_its_two_splits(text):
     two = SequencePre([SplitPre(ut.is_white_space, "removed"), SplitPre(ut.is_bert_punctuation, "isolated")])
     assert BertPre().split_texts([text, text[::-1]]) == two.split_texts([text, text[::-1]])
     assert BertPre().split_unmapped([text]) == two.split_texts([text])
+
+
+@pytest.mark.parametrize("scheme", ["always", "never", "first"])
+@pytest.mark.parametrize("split", [True, False])
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(st.one_of(unicode_text(), st.text(st.sampled_from(f"{MARKER}ab \n\u3000"), max_size=12)),
+                      max_size=3))
+def test_metaspace_words_as_strings_equal_its_pieces(scheme, split, texts):
+    pre = MetaspacePre(MARKER, scheme, split)
+    words = pre.split_texts(texts)
+    if scheme == "first":
+        assert words is None
+        return
+    pieces = pre([NormStr.of(t) for t in texts])
+    assert words == [p.text for p in pieces]
+    assert pre.split_unmapped(texts) == words
+    assert MetaspacePre("ab", scheme, split).split_texts(texts) is None  # not one character: no shortcut
 
 
 def test_bert_ids_path_cuts_words_with_the_pattern():

@@ -309,6 +309,35 @@ class MetaspacePre(PreTokenizer):
                 out.append(p)
         return out
 
+    def split_texts(self, texts: list[str]) -> list[str] | None:
+        """`__call__`'s words as strings; None for the ``first`` scheme (it depends on where the
+        input starts) and a replacement that is not one character (it never matches one)."""
+        rep = self.replacement
+        if self.scheme == "first" or len(rep) != 1:
+            return None
+        always = self.scheme == "always"
+        words = self._words()
+        out: list[str] = []
+        for t in texts:
+            if " " in t:
+                t = t.replace(" ", rep)
+            if always and not t.startswith(rep):
+                t = rep + t
+            if self.split:
+                out.extend(words(t))
+            elif t:
+                out.append(t)
+        return out
+
+    def _words(self):
+        """findall of the pieces ``merged_with_next`` makes: each replacement starts a word."""
+        if self._split_words is None:
+            r = regex.escape(self.replacement)
+            self._split_words = regex.compile(f"[^{r}]+|{r}[^{r}]*").findall
+        return self._split_words
+
+    _split_words = None
+
 
 def _behaviour(name: str | None, default: str) -> str:
     if name is None:
