@@ -171,19 +171,27 @@ def unreachable_pieces(tok, *, should_stop=None, progress=None) -> list[tuple[in
     lattice = tok.lattice if isinstance(tok, SentencePieceTokenizer) else tok.model.lattice
     out = []
     items = list(lattice.ids.items())
-    for k, (piece, i) in enumerate(items):
-        if k % 512 == 0:
-            if should_stop is not None and should_stop():
-                raise Cancelled()
-            if progress is not None:
-                progress(k, len(items))
-        if _normalizes_away(tok, piece):
-            out.append((i, "normalized"))
-            continue
-        ids, _ = lattice.word_path(piece) if lattice.mode == "f64" else lattice.best_path(piece)
-        if list(ids) != [i]:
-            out.append((i, "viterbi"))
+    for lo in range(0, len(items), _CHUNK):
+        if should_stop is not None and should_stop():
+            raise Cancelled()
+        if progress is not None:
+            progress(lo, len(items))
+        rest = []
+        for piece, i in items[lo:lo + _CHUNK]:
+            if _normalizes_away(tok, piece):
+                out.append((i, "normalized"))
+            else:
+                rest.append((piece, i))
+        if lattice.compiled is not None:  # all at once, compiled
+            wins = lattice.compiled.whole_pieces([p for p, _ in rest], [i for _, i in rest]).tolist()
+        else:
+            path = lattice.word_path if lattice.mode == "f64" else lattice.best_path
+            wins = [list(path(p)[0]) == [i] for p, i in rest]
+        out.extend((i, "viterbi") for (_, i), wins_alone in zip(rest, wins) if not wins_alone)
     return sorted(out)
+
+
+_CHUNK = 2048  # pieces between two checks for cancelling (and progress reports)
 
 
 @dataclass(frozen=True)

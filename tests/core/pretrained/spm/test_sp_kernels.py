@@ -108,6 +108,26 @@ def test_empty_text_and_unknown_characters():
         lat.best_path("\u2581abz")
     lat = PieceLattice(pieces, [-1.0, -2.0, -2.5], mode=F32_SP, unk_id=7)
     assert lat.best_path("z\u2581a") == ([-1, 0, 1], [1, 2, 3])
+    assert lat.compiled.whole_pieces(["ab", "\u2581a", "", "a"], [2, 0, 0, 1]).tolist() == [True, False, False, True]
+
+
+def test_unreachable_pieces_both_ways(both, tmp_path):
+    """The glitch finder's check, all pieces at once (compiled) and one by one (plain)."""
+    from tokviz.core.pretrained.unigram_explain import unreachable_pieces
+
+    from .spm_helpers import write_model
+
+    fast, plain = both
+    assert unreachable_pieces(fast) == unreachable_pieces(plain)
+    pieces = [("<unk>", 0.0, "unknown"), ("\u2581", -1.0, "normal"), ("a", -1.0, "normal"), ("b", -1.0, "normal"),
+              ("ab", -5.0, "normal"), ("\u2581a", -1.5, "normal"), ("\uff41", -1.0, "normal")]
+    charsmap = fast.proto.normalizer.precompiled_charsmap  # the trained model's nmt_nfkc: maps "ａ" to "a"
+    path = write_model(tmp_path / "m.model", pieces, normalizer={"name": "nmt_nfkc", "precompiled_charsmap": charsmap})
+    fast = load_tokenizer(path)
+    with jit_off():
+        plain = load_tokenizer(path)
+    assert fast.lattice.compiled is not None and plain.lattice.compiled is None
+    assert unreachable_pieces(fast) == unreachable_pieces(plain) == [(4, "viterbi"), (6, "normalized")]
 
 
 def test_a_bare_install_without_numba(monkeypatch, sp_model):

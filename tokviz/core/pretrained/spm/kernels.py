@@ -67,12 +67,9 @@ def _rehash(table, bits):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _viterbi(cps, table, node_piece, bits, scores, unk, reset):  # pragma: no cover
-    n = len(cps)
-    best = np.full(n + 1, -np.inf, dtype=scores.dtype)
-    best[0] = 0
-    back = np.empty(n + 1, dtype=np.int32)
-    back_start = np.empty(n + 1, dtype=np.int64)
+def _relax(cps, lo, n, table, node_piece, bits, scores, unk, reset, best, back, back_start):  # pragma: no cover
+    """The Viterbi over ``cps[lo:lo+n]`` (nodes 0..n; `best` holds 0 at node 0 and -inf after):
+    fills the best scores and each node's best piece and where it starts."""
     shift, mask = np.uint64(64 - bits), (1 << bits) - 1
     frontier = 0
     for st in range(n):
@@ -86,7 +83,7 @@ def _viterbi(cps, table, node_piece, bits, scores, unk, reset):  # pragma: no co
         single = False
         end = st
         while end < n:
-            key = (node << _SHIFT) | np.int64(cps[end])
+            key = (node << _SHIFT) | np.int64(cps[lo + end])
             s = _find(table, key, shift, mask)
             if table[s, 0] == _EMPTY:
                 break
@@ -111,6 +108,16 @@ def _viterbi(cps, table, node_piece, bits, scores, unk, reset):  # pragma: no co
                 back_start[st + 1] = st
             if st + 1 > frontier:
                 frontier = st + 1
+
+
+@njit(cache=True, nogil=True)
+def _viterbi(cps, table, node_piece, bits, scores, unk, reset):  # pragma: no cover
+    n = len(cps)
+    best = np.full(n + 1, -np.inf, dtype=scores.dtype)
+    best[0] = 0
+    back = np.empty(n + 1, dtype=np.int32)
+    back_start = np.empty(n + 1, dtype=np.int64)
+    _relax(cps, 0, n, table, node_piece, bits, scores, unk, reset, best, back, back_start)
     count = 0
     t = n
     while t > 0:
@@ -126,6 +133,28 @@ def _viterbi(cps, table, node_piece, bits, scores, unk, reset):  # pragma: no co
         t = back_start[t]
         k -= 1
     return ids, ends
+
+
+@njit(cache=True, nogil=True)
+def _whole(cps, starts, table, node_piece, bits, scores, unk, reset, want):  # pragma: no cover
+    """For each text ``cps[starts[k]:starts[k+1]]``: is its best path the one piece ``want[k]``?"""
+    n_max = 0
+    for k in range(len(want)):
+        n_max = max(n_max, starts[k + 1] - starts[k])
+    best = np.empty(n_max + 1, dtype=scores.dtype)
+    back = np.empty(n_max + 1, dtype=np.int32)
+    back_start = np.empty(n_max + 1, dtype=np.int64)
+    out = np.zeros(len(want), dtype=np.bool_)
+    for k in range(len(want)):
+        lo, n = starts[k], starts[k + 1] - starts[k]
+        if n == 0:
+            continue
+        best[0] = 0
+        for t in range(1, n + 1):
+            best[t] = -np.inf
+        _relax(cps, lo, n, table, node_piece, bits, scores, unk, reset, best, back, back_start)
+        out[k] = back_start[n] == 0 and back[n] == want[k]
+    return out
 
 
 def code_points(s: str) -> np.ndarray:
@@ -158,6 +187,14 @@ class CompiledPieces:
         self.scores = np.asarray(scores, dtype=self.dtype)
         self.unk = self.dtype(unk_score)
         self.f32 = f32
+
+    def whole_pieces(self, texts: list[str], want: list[int]) -> np.ndarray:
+        """For each of `texts` (from score 0): is its best path the single piece ``want[k]``?"""
+        cps = code_points("".join(texts))
+        starts = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)), out=starts[1:])
+        return _whole(cps, starts, self.table, self.node_piece, self.bits, self.scores, self.unk, self.f32,
+                      np.asarray(want, dtype=np.int64))
 
     def best_path(self, s: str) -> tuple[np.ndarray, np.ndarray]:
         """(ids, ends) of the best path over `s` from score 0: ids -1 for unknown characters,
