@@ -4,8 +4,9 @@ The same algorithm as `viterbi.exact_path` over a whole text, with the library's
 done natively: float32 node scores and resets past +-100000 for sentencepiece, doubles for
 tokenizers. Pieces sit in a trie over code points kept as one open-addressing hash table: the
 child of node ``v`` by code point ``c`` is stored under the key ``v << 21 | c`` (exact, no
-hashing collisions to resolve; one row ``(key, child)`` per slot), so the pieces matching at a position are found by walking the
-text from there until the trie has no child.
+hashing collisions to resolve; one row ``(key, child)`` per slot), so the pieces matching at a
+position are found by walking the text from there until the trie has no child. `whole_pieces`
+runs it over many short texts in one call (is each piece its own best path? the glitch finder).
 
 What this leaves out: choosing this path (`lattice.PieceLattice`), unknown-token handling.
 """

@@ -26,6 +26,10 @@ word cache. A long text first sorts out the segments whose margin stands at any 
 over the cached margins), so its loop only adds their totals (`_scan`); a new word reuses the
 nodes of the words met before that start the same way (`viterbi.relative_path`).
 
+With numba installed, all of this is replaced by the compiled Viterbi of `kernels` (the same
+algorithm over the whole text with the library's arithmetic done natively); the plain path above
+stays for installs without it.
+
 What this leaves out: the tokenizers around it (unknown-token fusing, byte fallback, ids), and
 explaining (`tokviz.core.pretrained.spm.explain`).
 """
@@ -118,8 +122,6 @@ class PieceLattice:
         # pieces that hold the word marker where a segment boundary would be: they stop cutting there
         self._inner = inner_mark_pattern(ids, whitespace_suffix)
         self._cache: dict[str, tuple] = {}
-        # the numpy batch's piece table: built with the model for sentencepiece (`best_segments`
-        # over long texts), on first use otherwise
         # with numba (`tokviz.core.jit`), the Viterbi runs compiled over a trie built here instead
         # (`kernels`): sentencepiece's over whole texts, tokenizers' word by word (`word_path`)
         self.compiled = None
@@ -127,6 +129,8 @@ class PieceLattice:
         if kernels is not None:
             self.compiled = kernels.CompiledPieces(ids, sc, self.unk_score, f32=mode == F32_SP)
         self._word_paths: dict[str, tuple] = {}  # `word_path`'s cache on the compiled path
+        # the plain path's numpy batch piece table: built with the model for sentencepiece
+        # (`best_segments` over long texts), on first use otherwise
         self.hashes: PieceHashes | None = (PieceHashes(ids, sc) if mode == F32_SP and ids and self.compiled is None
                                            else None)
         if self.compiled is None:
