@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .piece_hashes import joined_code_points, text_code_points
+
 _EMPTY = -1  # an empty slot's key
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _SHIFT = 21  # code points take 21 bits
@@ -158,11 +160,6 @@ def _whole(cps, starts, table, node_piece, bits, scores, unk, reset, want):  # p
     return out
 
 
-def code_points(s: str) -> np.ndarray:
-    """The code points of `s` (uint32)."""
-    return np.frombuffer(s.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-
-
 class CompiledPieces:
     """The trie of a lattice's pieces and their scores, for `best_path`.
 
@@ -170,13 +167,8 @@ class CompiledPieces:
     `f32`: sentencepiece's float32 arithmetic with resets (else doubles, tokenizers')."""
 
     def __init__(self, ids: dict[str, int], scores, unk_score: float, *, f32: bool) -> None:
-        pieces = list(ids)
-        joined = "".join(pieces)
-        cps = code_points(joined)
-        lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
-        starts = np.zeros(len(pieces), dtype=np.int64)
-        np.cumsum(lengths[:-1], out=starts[1:])
-        pids = np.fromiter(ids.values(), dtype=np.int32, count=len(pieces))
+        cps, starts, lengths = joined_code_points(list(ids))
+        pids = np.fromiter(ids.values(), dtype=np.int32, count=len(ids))
         # built in a table with more rows than characters (so more than nodes: one stays empty),
         # then moved to one at most half full (pieces share prefixes: 250k pieces of 1.35M
         # characters make 264k nodes)
@@ -191,13 +183,11 @@ class CompiledPieces:
 
     def whole_pieces(self, texts: list[str], want: list[int]) -> np.ndarray:
         """For each of `texts` (from score 0): is its best path the single piece ``want[k]``?"""
-        cps = code_points("".join(texts))
-        starts = np.zeros(len(texts) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)), out=starts[1:])
-        return _whole(cps, starts, self.table, self.node_piece, self.bits, self.scores, self.unk, self.f32,
+        cps, starts, _ = joined_code_points(texts)
+        return _whole(cps, np.append(starts, len(cps)), self.table, self.node_piece, self.bits, self.scores, self.unk, self.f32,
                       np.asarray(want, dtype=np.int64))
 
     def best_path(self, s: str) -> tuple[np.ndarray, np.ndarray]:
         """(ids, ends) of the best path over `s` from score 0: ids -1 for unknown characters,
         ends in characters."""
-        return _viterbi(code_points(s), self.table, self.node_piece, self.bits, self.scores, self.unk, self.f32)
+        return _viterbi(text_code_points(s), self.table, self.node_piece, self.bits, self.scores, self.unk, self.f32)

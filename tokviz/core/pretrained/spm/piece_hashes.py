@@ -14,14 +14,24 @@ B2 = np.uint64(0xC2B2AE3D27D4EB4F)
 _MIX = np.uint64(0xD6E8FEB86659FD93)  # spreads hashes over a table's slots (multiplicative hashing)
 
 
-def code_points(strings: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(code points + 1 as uint64, start of each string, length of each string)."""
-    joined = "".join(strings)
-    cps = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64) + np.uint64(1)
+def text_code_points(s: str) -> np.ndarray:
+    """The code points of `s` (uint32)."""
+    return np.frombuffer(s.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def joined_code_points(strings: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the code points of the strings one after the other as uint32, start of each string,
+    length of each string)."""
     lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
     starts = np.zeros(len(strings), dtype=np.int64)
     np.cumsum(lengths[:-1], out=starts[1:])
-    return cps, starts, lengths
+    return text_code_points("".join(strings)), starts, lengths
+
+
+def code_points(strings: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(code points + 1 as uint64, start of each string, length of each string)."""
+    cps, starts, lengths = joined_code_points(strings)
+    return cps.astype(np.uint64) + np.uint64(1), starts, lengths
 
 
 class PieceHashes:
