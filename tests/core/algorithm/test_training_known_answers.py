@@ -1,23 +1,65 @@
 """Known answers for the three trainers on a real corpus: tinyshakespeare at vocabulary 8000 must
 give, byte for byte, the model file the trainers gave before they were made faster (every step,
 count, score, candidate, pruned piece). The answers and the script that wrote them are in
-``known_answers/``."""
+``known_answers/``. Unigram's answer is its numpy path's; the compiled path (numba) must make the
+same model but for the last bits of its log-likelihoods (sums added in another order)."""
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import shared_file
 from tests.core.algorithm.known_answers.make_training_answers import answer
+from tests.jit_switch import jit_off
+from tokviz.core import jit
 
 HERE = Path(__file__).resolve().parent / "known_answers"
 ANSWERS = json.loads((HERE / "training.json").read_text(encoding="utf-8"))
 
 
+def tinyshakespeare() -> str:
+    return shared_file("corpora", "tinyshakespeare.txt").read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("algorithm", ["bpe", "wordpiece", "unigram"])
 def test_training_tinyshakespeare_matches_the_recorded_model(algorithm):
-    text = shared_file("corpora", "tinyshakespeare.txt").read_text(encoding="utf-8")
-    assert answer(algorithm, text) == ANSWERS[algorithm]
+    text = tinyshakespeare()
+    with jit_off():
+        assert answer(algorithm, text) == ANSWERS[algorithm]
+
+
+def differences(x, y, where: str = "") -> list[str]:
+    """Where two JSON values differ; floats may differ by a relative 1e-12."""
+    if isinstance(x, float) and isinstance(y, float):
+        return [] if math.isclose(x, y, rel_tol=1e-12) else [f"{where}: {x!r} != {y!r}"]
+    if isinstance(x, dict) and isinstance(y, dict):
+        if x.keys() != y.keys():
+            return [f"{where}: keys {sorted(x)} != {sorted(y)}"]
+        return [d for k in x for d in differences(x[k], y[k], f"{where}.{k}")]
+    if isinstance(x, list) and isinstance(y, list):
+        if len(x) != len(y):
+            return [f"{where}: {len(x)} items != {len(y)}"]
+        return [d for i, (a, b) in enumerate(zip(x, y)) for d in differences(a, b, f"{where}[{i}]")]
+    return [] if x == y and type(x) is type(y) else [f"{where}: {x!r} != {y!r}"]
+
+
+def test_compiled_unigram_training_makes_the_numpy_paths_model():
+    from tokviz.core.algorithm.registry import make_training
+    from tokviz.core.unigram.compiled import CompiledLattices
+    from tokviz.core.unigram.timeline import UnigramSettings, to_json
+
+    if not jit.enabled():
+        pytest.skip("numba is not installed here (the compiled path is off)")
+    text = tinyshakespeare()
+    with jit_off():
+        plain = to_json(make_training(UnigramSettings(vocab_size=8000), texts=[text]).run())
+    training = make_training(UnigramSettings(vocab_size=8000), texts=[text])
+    training.prepare()
+    assert isinstance(training._trainer.lattice, CompiledLattices)
+    compiled = to_json(training.run())
+    assert differences(plain, compiled) == []
+    assert differences({"a": [1.0, 2]}, {"a": [1.0 + 1e-9, 2]}) != []  # the comparison can fail

@@ -15,6 +15,12 @@ from tokviz.core.unigram.split import SplitLattices
 from tokviz.core.unigram.timeline import UnigramSettings, to_json, train_unigram
 from tokviz.core.unigram.trainer import UnigramTrainer
 
+@pytest.fixture(autouse=True)
+def numpy_path(monkeypatch):
+    """The split is the numpy path's (`tokviz.core.unigram.compiled` has the compiled one)."""
+    monkeypatch.setenv("TOKVIZ_JIT", "0")
+
+
 TEXT = " ".join(f"w{i % 97}x{i % 13} lower lowest newer{i % 7} wider" for i in range(1500))
 
 

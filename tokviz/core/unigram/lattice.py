@@ -32,6 +32,12 @@ def _stable_order(keys: np.ndarray) -> np.ndarray:
     return np.argsort(keys, kind="stable")
 
 
+def viterbi_freq(z_and_tokens, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, np.ndarray]:
+    """(log Z, weighted uses of each piece) from ``(log Z, Viterbi tokens)``."""
+    z, (lat, _, _, piece) = z_and_tokens
+    return z, np.bincount(piece, weights=weights.take(lat), minlength=n_pieces)
+
+
 class _Sorted:
     """The edges of a batch in one sort order (by end node or by start node), as the arrays a
     dynamic programme reads, and their column layout (`tokviz.core.unigram.columns`)."""
@@ -182,6 +188,12 @@ class Lattices:
     def log_z_and_viterbi(self, logp: np.ndarray, scores: np.ndarray, *, meanwhile: Callable[[], None] | None = None):
         """``(log_z(logp), viterbi(scores))`` (`meanwhile`: as in `subset`)."""
         return self.log_z(logp, meanwhile=meanwhile), self.viterbi(scores)
+
+    def log_z_and_freq(self, logp: np.ndarray, scores: np.ndarray, weights: np.ndarray, n_pieces: int, *,
+                       meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(log Z per lattice under `logp`; weighted uses of each piece in the Viterbi
+        segmentations under `scores`). `meanwhile`: as in `subset`."""
+        return viterbi_freq(self.log_z_and_viterbi(logp, scores, meanwhile=meanwhile), weights, n_pieces)
 
     def e_step(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int, *,
                meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:

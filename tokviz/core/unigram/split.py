@@ -24,7 +24,7 @@ import numpy as np
 
 from tokviz.core.processes.fork import ChildFailed, can_fork, fork_call, fork_server
 
-from .lattice import Lattices
+from .lattice import Lattices, viterbi_freq
 
 MIN_BUSY_SHARE = 0.6  # of the wall time since the split, or the child is dropped (`_check_pace`)
 PARALLEL_MIN_EDGES = 150_000  # below this the fork and the traffic cost more than they save
@@ -220,6 +220,11 @@ class SplitLattices:
         z_a = self.a.log_z(logp, meanwhile=meanwhile)
         tokens = self.viterbi(scores)  # settles the log_z answer first
         return np.concatenate((z_a, got[0])), tokens
+
+    def log_z_and_freq(self, logp: np.ndarray, scores: np.ndarray, weights: np.ndarray, n_pieces: int, *,
+                       meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """As `Lattices.log_z_and_freq`."""
+        return viterbi_freq(self.log_z_and_viterbi(logp, scores, meanwhile=meanwhile), weights, n_pieces)
 
     def viterbi(self, scores: np.ndarray, *, meanwhile: Callable[[], None] | None = None):
         """As `Lattices.viterbi`; `meanwhile` is called while the child works."""

@@ -35,7 +35,9 @@ from the inside of a word. The rules, exactly:
 
 Scores are stored as integers: log-probabilities in units of 2**-20 nat (`SCORE_SCALE`), so that
 sums over a segmentation are exact and Viterbi ties are well defined everywhere (training,
-`tokviz.core.unigram.tokenizer`, saved models). A big corpus is trained in two processes where
+`tokviz.core.unigram.tokenizer`, saved models). With numba (`tokviz.core.jit`) the lattices are
+compiled (`tokviz.core.unigram.compiled`: the same pieces, scores and pruning; log-likelihoods equal
+to about 1e-15). Without it, numpy runs them, and a big corpus is trained in two processes where
 forking is safe and a core is free (`tokviz.core.unigram.split`), to the same bytes. What this
 leaves out: counting the corpus, settings and timelines (`tokviz.core.unigram.timeline`),
 encoding (`tokviz.core.unigram.tokenizer`).
@@ -46,12 +48,14 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from tokviz.core.processes.idle import IdleMeter
 from tokviz.core.text.chunks import Cancelled
 
+from .compiled import load_kernels, make_lattices
 from .lattice import Lattices
 from .split import SplitLattices, use_split
 
@@ -64,9 +68,9 @@ SEED_FACTOR = 10  # default seed size: this many times the target number of piec
 _FLOOR = 1e-30
 
 
-@dataclass(frozen=True, slots=True)
-class PrunedPiece:
-    """A piece removed at the start of a round, and why it was cheap to remove."""
+class PrunedPiece(NamedTuple):
+    """A piece removed at the start of a round, and why it was cheap to remove (a named tuple:
+    a round makes tens of thousands of them)."""
 
     piece: str
     loss: float  # SentencePiece's estimate of the corpus log-likelihood lost without it
@@ -115,31 +119,48 @@ def _order_by(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
     return np.lexsort((minor, major))
 
 
-def substrings(texts: Sequence[str], max_chars: int):
+def substrings(texts: Sequence[str], max_chars: int, *, kernels=None):
     """Every substring of at most `max_chars` characters of every text, as arrays.
 
     Returns ``(sid, lat, start, end, joined)``: occurrence i is ``texts[lat[i]][start[i]:end[i]]``,
     occurrences are in (text, start, end) order, and ``sid[i]`` numbers the distinct substrings
     in order of first occurrence. ``joined`` is the texts concatenated (to cut pieces from).
-    Substrings are compared exactly, one length after the other: by their characters packed
-    into a 64-bit word while they fit, then by (group of the substring one character shorter,
-    last character).
+    With `kernels` (`compiled.load_kernels`) the substrings are numbered by a compiled trie;
+    without, in numpy (`_substring_ids`); the numbers are the same.
     """
     joined = "".join(texts)
     n = len(joined)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    pos = np.arange(n, dtype=np.int64)
+    text_end = np.repeat(np.cumsum(lengths), lengths)
+    room = np.minimum(text_end - pos, max_chars)
+    first_slot = np.concatenate(([0], np.cumsum(room)[:-1])) if n else pos
+    total = int(room.sum())
+    if kernels is not None:
+        sid = kernels.substring_ids(codes, lengths, max_chars, total)
+    else:
+        sid = _substring_ids(codes, room, first_slot, total, max_chars)
+    occ_pos = np.repeat(pos, room)
+    occ_len = np.arange(total, dtype=np.int64) - np.repeat(first_slot, room) + 1
+    text_start = np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(texts) else lengths
+    lat = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)[occ_pos] if n else occ_pos
+    start = occ_pos - text_start[lat]
+    return sid, lat, start, start + occ_len, joined
+
+
+def _substring_ids(codes: np.ndarray, room: np.ndarray, first_slot: np.ndarray, total: int,
+                   max_chars: int) -> np.ndarray:
+    """`substrings`' numbers in numpy: the substrings are compared exactly, one length after the
+    other: by their characters packed into a 64-bit word while they fit, then by (group of the
+    substring one character shorter, last character)."""
+    n = len(codes)
     present = np.zeros(int(codes.max()) + 1 if n else 1, dtype=bool)
     present[codes] = True
     n_alpha = int(present.sum())
     dense = (np.cumsum(present) - 1).astype(np.uint64).take(codes) + np.uint64(1)  # 0 = no character
     bits = n_alpha.bit_length()
     per_word = 64 // bits
-    pos = np.arange(n, dtype=np.int64)
-    text_end = np.repeat(np.cumsum(lengths), lengths)
-    room = np.minimum(text_end - pos, max_chars)
-    first_slot = np.concatenate(([0], np.cumsum(room)[:-1])) if n else pos
-    total = int(room.sum())
     sid = np.empty(total, dtype=np.int64)
     word = np.zeros(n, dtype=np.uint64)
     group = np.empty(n, dtype=np.int64)
@@ -166,13 +187,7 @@ def substrings(texts: Sequence[str], max_chars: int):
     np.minimum.at(first, sid, np.arange(total, dtype=np.int64))
     is_first = np.zeros(total, dtype=bool)
     is_first[first] = True
-    sid = (np.cumsum(is_first) - 1).take(first)[sid]
-    occ_pos = np.repeat(pos, room)
-    occ_len = np.arange(total, dtype=np.int64) - np.repeat(first_slot, room) + 1
-    text_start = np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(texts) else lengths
-    lat = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)[occ_pos] if n else occ_pos
-    start = occ_pos - text_start[lat]
-    return sid, lat, start, start + occ_len, joined
+    return (np.cumsum(is_first) - 1).take(first)[sid]
 
 
 class UnigramTrainer:
@@ -193,6 +208,7 @@ class UnigramTrainer:
         n_special: int = 1,
     ) -> None:
         self._idle = IdleMeter()  # was a second core free while the seed was built?
+        kernels = load_kernels()  # None: the numpy path
         if len(words) != len(weights):
             raise ValueError("words and weights differ in length")
         if len(words) and (min(weights) <= 0 or not all(words)):
@@ -205,7 +221,7 @@ class UnigramTrainer:
         self.weights = np.asarray(weights, dtype=np.float64)
         self.corpus_length = int(sum(map(operator.mul, map(len, words), weights)))
         lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-        sid, occ_lat, occ_start, occ_end, joined = substrings(texts, max_piece_chars)
+        sid, occ_lat, occ_start, occ_end, joined = substrings(texts, max_piece_chars, kernels=kernels)
         n_sub = int(sid.max()) + 1 if len(sid) else 0
         count = np.bincount(sid, weights=self.weights[occ_lat], minlength=n_sub)
         prev_max = np.maximum.accumulate(np.concatenate(([-1], sid[:-1]))) if len(sid) else sid
@@ -234,7 +250,7 @@ class UnigramTrainer:
         self.logp = np.log(coverage[selected]) - np.log(coverage[selected].sum())
         piece = piece_of.take(sid)
         keep = np.flatnonzero(piece >= 0)
-        self.lattice = Lattices(lengths, *(x.take(keep) for x in (occ_lat, occ_start, occ_end, piece)))
+        self.lattice = make_lattices(kernels, lengths, *(x.take(keep) for x in (occ_lat, occ_start, occ_end, piece)))
         self.alive = np.ones(len(self.pieces), dtype=bool)
         self.n_chars = len(chars)
 
@@ -366,8 +382,8 @@ class UnigramTrainer:
     def _listing(self, q: np.ndarray) -> tuple[tuple[str, ...], tuple[int, ...]]:
         """The vocabulary, highest score first (ties: piece string), and its scores."""
         alive = np.flatnonzero(self.alive)
-        order = alive[_order_by(-q[alive], self.piece_rank[alive])].tolist()
-        return tuple(map(self.pieces.__getitem__, order)), tuple(q[order].tolist())
+        order = alive[_order_by(-q[alive], self.piece_rank[alive])]
+        return tuple(map(self.pieces.__getitem__, order.tolist())), tuple(q.take(order).tolist())
 
     def _record(self, index: int, lls: tuple[float, ...], listing, freq: np.ndarray, pruned) -> UnigramRound:
         pieces, scores = listing
@@ -405,14 +421,13 @@ class UnigramTrainer:
             zs = self._em(first)
             self._check_stop()
             q, qf = self._scores()
-            # log Z after the last M-step, and the Viterbi segmentation
-            z, (lat, _, _, piece) = self.lattice.log_z_and_viterbi(
-                self.logp, qf, meanwhile=lambda: made.update(listing=self._listing(q)))
+            # log Z after the last M-step, and the Viterbi segmentation's uses of each piece
+            z, freq = self.lattice.log_z_and_freq(self.logp, qf, self.weights, len(self.pieces),
+                                                  meanwhile=lambda: made.update(listing=self._listing(q)))
             # the log-likelihoods, one after the other: a multi-threaded BLAS wakes its
             # threads once per round, not once per dot product
             lls = self.lattice.log_likelihoods(self.weights, (*zs, z))
             self._check_stop()
-            freq = np.bincount(piece, weights=self.weights[lat], minlength=len(self.pieces))
             yield self._record(index, tuple(lls), made["listing"], freq, made["pruned"])
             if self.size <= self.target:
                 return

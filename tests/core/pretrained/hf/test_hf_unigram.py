@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.core.pretrained.pretrained_helpers import FULL, corpus, full_only, load_test_plans, unicode_text
-from tests.core.pretrained.spm.spm_helpers import corpus_lines, jit_off
+from tests.core.pretrained.spm.spm_helpers import corpus_lines
+from tests.jit_switch import jit_off
 from tokviz.core.errors import EncodeError, ModelFormatError
 from tokviz.core.pretrained import HfTokenizer, UnsupportedComponent
 

@@ -8,9 +8,7 @@ normalization), ``bpe-bytes`` (BPE with byte fallback, spaces kept), all on ever
 
 from __future__ import annotations
 
-import os
 import struct
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -95,18 +93,3 @@ def model_bytes(pieces, *, trainer: dict | None = None, normalizer: dict | None 
 def write_model(path: Path, pieces, **kw) -> Path:
     path.write_bytes(model_bytes(pieces, **kw))
     return path
-
-
-@contextmanager
-def jit_off():
-    """Tokenizers and lattices made inside use the plain Python Viterbi (``TOKVIZ_JIT=0``), not
-    the compiled one (`tokviz.core.pretrained.spm.kernels`)."""
-    old = os.environ.get("TOKVIZ_JIT")
-    os.environ["TOKVIZ_JIT"] = "0"
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ["TOKVIZ_JIT"]
-        else:
-            os.environ["TOKVIZ_JIT"] = old

@@ -12,12 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.core.pretrained.pretrained_helpers import corpus, unicode_text
+from tests.jit_switch import jit_off
 from tokviz.core import jit
 from tokviz.core.errors import EncodeError
 from tokviz.core.pretrained import load_tokenizer
 from tokviz.core.pretrained.spm.lattice import F32_SP, PieceLattice, absolute_ends
 
-from .spm_helpers import jit_off
 from .test_sp_lattice import _tied_lattice
 from .viterbi_oracle import exact_oracle
 

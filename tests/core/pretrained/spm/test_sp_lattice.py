@@ -11,12 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.jit_switch import jit_off
 from tokviz.core.pretrained import load_tokenizer
 from tokviz.core.pretrained.spm.batch import batch_relative
 from tokviz.core.pretrained.spm.piece_hashes import PieceHashes
 from tokviz.core.pretrained.spm.lattice import RESET, f32
 
-from .spm_helpers import corpus_lines, jit_off
+from .spm_helpers import corpus_lines
 from .viterbi_oracle import exact_oracle, relative_oracle
 
 

@@ -1,0 +1,122 @@
+"""The compiled Unigram trainer path (`tokviz.core.unigram.compiled`, numba) against the numpy path
+(`tokviz.core.unigram.lattice`): substring numbers, expected counts, log Z, Viterbi counts with their
+tie rule, alternatives and pruning, on random lattices; the log-space fallback for improbable words;
+the fallback to numpy when the kernels are off."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.jit_switch import jit_off
+from tokviz.core.unigram.compiled import CompiledLattices, load_kernels, make_lattices
+from tokviz.core.unigram.lattice import Lattices
+from tokviz.core.unigram.trainer import UnigramTrainer, substrings
+
+KERNELS = load_kernels()
+pytestmark = pytest.mark.skipif(KERNELS is None, reason="numba is not installed here (the compiled path is off)")
+HYPOTHESIS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def both(words: list[str], pieces: list[str]) -> tuple[Lattices, CompiledLattices]:
+    """The lattices of `words` over `pieces`, numpy and compiled."""
+    index = {p: i for i, p in enumerate(pieces)}
+    rows = [(k, i, j, index[w[i:j]]) for k, w in enumerate(words)
+            for i in range(len(w)) for j in range(i + 1, len(w) + 1) if w[i:j] in index]
+    lat, start, end, piece = (np.array(c, dtype=np.int64) for c in zip(*rows))
+    lengths = np.array([len(w) for w in words])
+    return Lattices(lengths, lat, start, end, piece), make_lattices(KERNELS, lengths, lat, start, end, piece)
+
+
+def by_stretch(rows) -> list[tuple]:
+    """Alternative rows as sorted (k, start, end, piece) tuples (their order is free between stretches)."""
+    return sorted(zip(*(r.tolist() for r in rows)))
+
+
+words_st = st.dictionaries(st.text(alphabet="abcd", min_size=1, max_size=9), st.integers(1, 5), min_size=1, max_size=8)
+
+
+@HYPOTHESIS
+@given(words=words_st, extra=st.lists(st.text(alphabet="abcd", min_size=2, max_size=4), max_size=12, unique=True),
+       raw=st.lists(st.integers(1, 40), min_size=16, max_size=16), grid=st.sampled_from([1.0, 4.0, 2.0 ** 20]))
+def test_compiled_lattices_match_numpy(words, extra, raw, grid):
+    pieces = list(dict.fromkeys(["a", "b", "c", "d", *extra]))
+    logp = np.log(np.array([raw[i % 16] + i for i in range(len(pieces))], dtype=float))
+    logp -= np.log(np.exp(logp).sum())
+    weights = np.array(list(words.values()), dtype=float)
+    plain, compiled = both(list(words), pieces)
+    counts, z = compiled.e_step(logp, weights, len(pieces))
+    ref_counts, ref_z = plain.e_step(logp, weights, len(pieces))
+    assert counts == pytest.approx(ref_counts, rel=1e-12, abs=1e-300)
+    assert z == pytest.approx(ref_z, rel=1e-12, abs=1e-12)
+    # Viterbi on a coarse grid (many exact ties): the same segmentation, so the same counts
+    q = np.rint(logp * grid) / grid
+    z2, freq = compiled.log_z_and_freq(logp, q, weights, len(pieces))
+    ref_z2, ref_freq = plain.log_z_and_freq(logp, q, weights, len(pieces))
+    assert np.array_equal(freq, ref_freq)
+    assert z2 == pytest.approx(ref_z2, rel=1e-12, abs=1e-12)
+    # alternatives of every multi-character piece, where it first occurs
+    occ = {}
+    for k, w in enumerate(words):
+        for i in range(len(w)):
+            for j in range(i + 2, len(w) + 1):
+                occ.setdefault(w[i:j], (k, i))
+    idx = [pieces.index(p) for p in pieces if p in occ]
+    if idx:
+        args = (np.array([occ[pieces[i]][0] for i in idx]), np.array([occ[pieces[i]][1] for i in idx]),
+                np.array([len(pieces[i]) for i in idx]), q)
+        assert by_stretch(compiled.alternatives(*args)) == by_stretch(plain.alternatives(*args))
+    # pruning: the same lattices without some pieces
+    keep = np.array([len(p) == 1 or i % 3 != 0 for i, p in enumerate(pieces)])
+    small, ref_small = compiled.subset(keep), plain.subset(keep)
+    lp = np.where(keep, logp, -np.inf)
+    assert small.e_step(lp, weights, len(pieces))[0] == pytest.approx(
+        ref_small.e_step(lp, weights, len(pieces))[0], rel=1e-12, abs=1e-300)
+
+
+def test_viterbi_ties_go_to_the_longest_last_piece():
+    """"ab" + "c" and "a" + "bc" score the same: the segmentation whose last piece starts first wins."""
+    pieces = ["a", "b", "c", "ab", "bc"]
+    plain, compiled = both(["abc"], pieces)
+    q = np.array([-1.0, -1.0, -1.0, -1.0, -1.0])
+    _, freq = compiled.log_z_and_freq(q, q, np.ones(1), len(pieces))
+    assert freq.tolist() == [1, 0, 0, 0, 1]  # a + bc
+    assert np.array_equal(freq, plain.log_z_and_freq(q, q, np.ones(1), len(pieces))[1])
+
+
+def test_an_improbable_word_is_summed_in_log_space():
+    """A word whose probability underflows doubles (1e-40 per character, 40 characters) still gets
+    its counts and log Z: the kernel redoes it in log space."""
+    word = "ab" * 20
+    pieces = ["a", "b", "ab", "z"]
+    logp = np.log(np.array([1e-40, 1e-40, 1e-40, 1.0 - 3e-40]))
+    plain, compiled = both([word, "z"], pieces)
+    weights = np.array([3.0, 1.0])
+    counts, z = compiled.e_step(logp, weights, 4)
+    ref_counts, ref_z = plain.e_step(logp, weights, 4)
+    assert z[0] < -1000 and np.isfinite(z).all()
+    assert z == pytest.approx(ref_z, rel=1e-12)
+    assert counts == pytest.approx(ref_counts, rel=1e-9)
+    assert compiled.log_z(logp) == pytest.approx(ref_z, rel=1e-12)
+
+
+@HYPOTHESIS
+@given(texts=st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=12), m=st.integers(1, 6))
+def test_compiled_substring_numbers_equal_numpys(texts, m):
+    got, ref = substrings(texts, m, kernels=KERNELS), substrings(texts, m)
+    assert all(np.array_equal(x, y) for x, y in zip(got[:4], ref[:4])) and got[4] == ref[4]
+
+
+def test_a_trainer_takes_the_compiled_path_unless_it_is_off():
+    words, counts = ["hug", "hugs", "pug", "pun", "bun"], [10, 5, 12, 4, 5]
+    assert isinstance(UnigramTrainer(words, counts, target_pieces=8).lattice, CompiledLattices)
+    with jit_off():
+        plain = UnigramTrainer(words, counts, target_pieces=8)
+        assert isinstance(plain.lattice, Lattices)
+        ref = list(plain.rounds())
+    got = list(UnigramTrainer(words, counts, target_pieces=8).rounds())
+    assert [(r.pieces, r.scores, r.pruned, r.viterbi_tokens) for r in got] == \
+        [(r.pieces, r.scores, r.pruned, r.viterbi_tokens) for r in ref]
+    assert [r.log_likelihood for r in got] == pytest.approx([r.log_likelihood for r in ref], rel=1e-12)

@@ -1,0 +1,243 @@
+"""The Unigram trainer's lattice programmes compiled with numba (imported only when `tokviz.core.jit` says so).
+
+The lattices are those of `lattice.Lattices`: edges sorted by (lattice, start, end), lattice w's
+edges at ``eoff[w]:eoff[w + 1]``, positions relative to the lattice. Every programme runs word by
+word over that one order, so no per-position plans are needed and pruning is a plain filter:
+
+- `e_step`: forward-backward in probability space (a word whose total probability is below
+  ``1e-250`` is redone in log space), expected counts and log Z;
+- `log_z_and_freq`: log Z and the weighted uses of every piece in the Viterbi segmentations;
+- `alternatives`: each piece's best segmentation without its own whole edge.
+
+Viterbi ties are broken as in `lattice.Lattices.viterbi` (the smallest start wins): edges are
+relaxed in (start, end) order and only a strictly better score replaces a node's best.
+
+What this leaves out: choosing this path and the numpy arrays around it (`compiled.CompiledLattices`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_TINY = 1e-250  # a word less probable than this is summed in log space
+_EMPTY = -1  # an empty slot's key in `substring_ids`' table
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_SHIFT = 21  # code points take 21 bits
+
+
+@njit(cache=True, nogil=True)
+def substring_ids(codes, lengths, max_chars, total):  # pragma: no cover - compiled
+    """`trainer.substrings`' numbers: every substring of at most `max_chars` code points of every
+    text (``lengths``: the texts' lengths in `codes`), in (text, start, end) order, numbered in order
+    of first occurrence. The substrings form a trie: substring ``s + c`` is found under the key
+    ``(number of s + 1) << 21 | c`` of an open-addressing table."""
+    bits = 1
+    while (1 << bits) < 2 * total + 2:
+        bits += 1
+    size = 1 << bits
+    mask = size - 1
+    shift = np.uint64(64 - bits)
+    keys = np.full(size, _EMPTY, dtype=np.int64)
+    ids = np.empty(size, dtype=np.int64)
+    sid = np.empty(total, dtype=np.int64)
+    slot = 0
+    n_ids = 0
+    text_start = 0
+    for t in range(len(lengths)):
+        text_end = text_start + lengths[t]
+        for a in range(text_start, text_end):
+            node = -1
+            for b in range(a, min(text_end, a + max_chars)):
+                key = ((node + 1) << _SHIFT) | np.int64(codes[b])
+                s = np.int64((np.uint64(key) * _MIX) >> shift)
+                while keys[s] != key and keys[s] != _EMPTY:
+                    s = (s + 1) & mask
+                if keys[s] == _EMPTY:
+                    keys[s] = key
+                    ids[s] = n_ids
+                    n_ids += 1
+                node = ids[s]
+                sid[slot] = node
+                slot += 1
+        text_start = text_end
+    return sid
+
+
+@njit(cache=True, nogil=True)
+def _logaddexp(a, b):  # pragma: no cover - compiled
+    if a == -np.inf:
+        return b
+    if b == -np.inf:
+        return a
+    if a > b:
+        return a + np.log1p(np.exp(b - a))
+    return b + np.log1p(np.exp(a - b))
+
+
+@njit(cache=True, nogil=True)
+def _log_word(e0, e1, n, start, end, piece, logp, weight, la, lb, counts):  # pragma: no cover - compiled
+    """One word's expected counts in log space; returns its log Z."""
+    for j in range(n + 1):
+        la[j] = -np.inf
+        lb[j] = -np.inf
+    la[0] = 0.0
+    lb[n] = 0.0
+    for e in range(e0, e1):
+        t = end[e]
+        la[t] = _logaddexp(la[t], la[start[e]] + logp[piece[e]])
+    for e in range(e1 - 1, e0 - 1, -1):
+        s = start[e]
+        lb[s] = _logaddexp(lb[s], lb[end[e]] + logp[piece[e]])
+    lz = la[n]
+    for e in range(e0, e1):
+        q = piece[e]
+        counts[q] += weight * np.exp(la[start[e]] + logp[q] + lb[end[e]] - lz)
+    return lz
+
+
+@njit(cache=True, nogil=True)
+def e_step(eoff, lengths, start, end, piece, logp, weights, n_pieces):  # pragma: no cover - compiled
+    """(expected count of every piece over all segmentations, weighted; log Z of every word)."""
+    p = np.exp(logp)
+    counts = np.zeros(n_pieces)
+    z = np.empty(len(lengths))
+    width = lengths.max() + 1 if len(lengths) else 1
+    a = np.empty(width)
+    b = np.empty(width)
+    for w in range(len(lengths)):
+        e0, e1, n = eoff[w], eoff[w + 1], lengths[w]
+        for j in range(n + 1):
+            a[j] = 0.0
+            b[j] = 0.0
+        a[0] = 1.0
+        b[n] = 1.0
+        for e in range(e0, e1):
+            a[end[e]] += a[start[e]] * p[piece[e]]
+        total = a[n]
+        if not total > _TINY:
+            z[w] = _log_word(e0, e1, n, start, end, piece, logp, weights[w], a, b, counts)
+            continue
+        f = weights[w] / total
+        for e in range(e1 - 1, e0 - 1, -1):  # backward; beta of the edge's end is final here
+            s, q = start[e], piece[e]
+            v = b[end[e]] * p[q]
+            counts[q] += a[s] * v * f
+            b[s] += v
+        z[w] = np.log(total)
+    return counts, z
+
+
+@njit(cache=True, nogil=True)
+def log_z_and_freq(eoff, lengths, start, end, piece, logp, scores, weights, n_pieces):  # pragma: no cover
+    """(log Z of every word under `logp`; weighted uses of every piece in the Viterbi
+    segmentations under `scores`)."""
+    p = np.exp(logp)
+    freq = np.zeros(n_pieces)
+    z = np.empty(len(lengths))
+    width = lengths.max() + 1 if len(lengths) else 1
+    best = np.empty(width)
+    back = np.empty(width, dtype=np.int64)
+    a = np.empty(width)
+    for w in range(len(lengths)):
+        e0, e1, n = eoff[w], eoff[w + 1], lengths[w]
+        for j in range(n + 1):
+            best[j] = -np.inf
+            a[j] = 0.0
+        best[0] = 0.0
+        a[0] = 1.0
+        for e in range(e0, e1):
+            s, t, q = start[e], end[e], piece[e]
+            a[t] += a[s] * p[q]
+            v = best[s] + scores[q]
+            if v > best[t]:
+                best[t] = v
+                back[t] = e
+        if a[n] > _TINY:
+            z[w] = np.log(a[n])
+        else:
+            for j in range(n + 1):
+                a[j] = -np.inf
+            a[0] = 0.0
+            for e in range(e0, e1):
+                t = end[e]
+                a[t] = _logaddexp(a[t], a[start[e]] + logp[piece[e]])
+            z[w] = a[n]
+        j = n
+        while j > 0:
+            e = back[j]
+            freq[piece[e]] += weights[w]
+            j = start[e]
+    return z, freq
+
+
+@njit(cache=True, nogil=True)
+def alternatives(eoff, start, end, piece, scores, lats, starts, lengths):  # pragma: no cover - compiled
+    """Best segmentation of each stretch k (``lengths[k]`` characters from ``starts[k]`` in lattice
+    ``lats[k]``) without the edge covering it whole: arrays (k, start, end, piece), one row per
+    token, positions relative to the stretch, stretch by stretch, each right to left (the order in
+    which `lattice.Lattices.viterbi` gives a lattice's tokens, so that sums over them agree)."""
+    n_rows = lengths.sum()
+    out_k = np.empty(n_rows, dtype=np.int64)
+    out_s = np.empty(n_rows, dtype=np.int64)
+    out_e = np.empty(n_rows, dtype=np.int64)
+    out_p = np.empty(n_rows, dtype=np.int64)
+    width = lengths.max() + 1 if len(lengths) else 1
+    best = np.empty(width)
+    back = np.empty(width, dtype=np.int64)
+    at = 0
+    for k in range(len(lats)):
+        w, o, n = lats[k], starts[k], lengths[k]
+        lo, hi = eoff[w], eoff[w + 1]
+        while lo < hi:  # the first edge starting at o or after
+            mid = (lo + hi) >> 1
+            if start[mid] < o:
+                lo = mid + 1
+            else:
+                hi = mid
+        for j in range(n + 1):
+            best[j] = -np.inf
+        best[0] = 0.0
+        e = lo
+        stop = eoff[w + 1]
+        while e < stop and start[e] < o + n:
+            s, t = start[e] - o, end[e] - o
+            if t <= n and not (s == 0 and t == n):
+                v = best[s] + scores[piece[e]]
+                if v > best[t]:
+                    best[t] = v
+                    back[t] = e
+            e += 1
+        if best[n] == -np.inf:
+            continue
+        j = n
+        while j > 0:  # right to left, as `Lattices.viterbi` reads its tokens back
+            e = back[j]
+            out_k[at] = k
+            out_s[at] = start[e] - o
+            out_e[at] = j
+            out_p[at] = piece[e]
+            j = start[e] - o
+            at += 1
+    return out_k[:at], out_s[:at], out_e[:at], out_p[:at]
+
+
+@njit(cache=True, nogil=True)
+def keep_edges(eoff, start, end, piece, keep_piece):  # pragma: no cover - compiled
+    """The edges of the pieces where `keep_piece` is true, in the same order: (eoff, start, end, piece)."""
+    n = len(piece)
+    out_off = np.empty(len(eoff), dtype=eoff.dtype)
+    out_s = np.empty(n, dtype=start.dtype)
+    out_e = np.empty(n, dtype=end.dtype)
+    out_p = np.empty(n, dtype=piece.dtype)
+    at = 0
+    out_off[0] = 0
+    for w in range(len(eoff) - 1):
+        for e in range(eoff[w], eoff[w + 1]):
+            if keep_piece[piece[e]]:
+                out_s[at] = start[e]
+                out_e[at] = end[e]
+                out_p[at] = piece[e]
+                at += 1
+        out_off[w + 1] = at
+    return out_off, out_s[:at].copy(), out_e[:at].copy(), out_p[:at].copy()
