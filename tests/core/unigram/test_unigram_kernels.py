@@ -109,6 +109,17 @@ def test_compiled_substring_numbers_equal_numpys(texts, m):
     assert all(np.array_equal(x, y) for x, y in zip(got[:4], ref[:4])) and got[4] == ref[4]
 
 
+def test_the_substring_table_grows_as_it_fills():
+    """Tens of thousands of distinct substrings (the table starts with 4,096 rows and grows four
+    times over whenever it is half full), astral characters among them."""
+    rng = np.random.default_rng(7)
+    alphabet = np.array(list("abcdefghij\u00e9\u4e00\U0001f600"))
+    texts = ["".join(rng.choice(alphabet, size=int(rng.integers(1, 40)))) for _ in range(2000)]
+    got, ref = substrings(texts, 8, kernels=KERNELS), substrings(texts, 8)
+    assert int(ref[0].max()) > 50_000
+    assert all(np.array_equal(x, y) for x, y in zip(got[:4], ref[:4]))
+
+
 def test_a_trainer_takes_the_compiled_path_unless_it_is_off():
     words, counts = ["hug", "hugs", "pug", "pun", "bun"], [10, 5, 12, 4, 5]
     assert isinstance(UnigramTrainer(words, counts, target_pieces=8).lattice, CompiledLattices)

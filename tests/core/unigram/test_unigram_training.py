@@ -26,7 +26,7 @@ from tokviz.core.unigram.timeline import (
     to_json,
     train_unigram,
 )
-from tokviz.core.unigram.trainer import substrings
+from tokviz.core.unigram.trainer import first_by_keys, substrings
 
 HYPOTHESIS = settings(max_examples=120, deadline=None, database=None)
 
@@ -96,6 +96,19 @@ def test_substrings_longer_than_a_packed_word(seeds, m):
     filler = "".join(chr(0x4E00 + i) for i in range(5000))
     texts = ["".join(filler[c * 997 % 5000] if c else "a" for c in seed) for seed in seeds] + [filler]
     test_substrings_match_slicing.hypothesis.inner_test(texts, m)
+
+
+@HYPOTHESIS
+@given(keys=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2)), max_size=40), n=st.integers(0, 45))
+def test_first_by_keys_is_a_full_lexsort_cut(keys, n):
+    """Pruning sorts only the pieces at or below the n-th smallest loss: the same first n as
+    sorting them all (ties at the cut included)."""
+    m = len(keys)
+    items = np.arange(100, 100 + m)
+    key = np.array([k for k, _ in keys], dtype=float)
+    tie = np.array([t for _, t in keys], dtype=np.int64)
+    tie2 = np.arange(m)[::-1].copy()
+    assert np.array_equal(first_by_keys(items, n, key, tie, tie2), items[np.lexsort((tie2, tie, key))][:n])
 
 
 # -- lattices and EM ----------------------------------------------------------------------------

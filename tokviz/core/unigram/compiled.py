@@ -13,6 +13,7 @@ What this leaves out: the numpy programmes (`lattice`), the two-process split (`
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from types import ModuleType
 
@@ -23,6 +24,7 @@ from tokviz.core import jit
 from .lattice import Lattices
 
 KERNELS = "tokviz.core.unigram.kernels"
+THREAD_MIN_EDGES = 100_000  # smaller batches run on one core: a thread costs more than it saves
 
 
 def load_kernels() -> ModuleType | None:
@@ -44,30 +46,74 @@ def _then(meanwhile: Callable[[], None] | None) -> None:
         meanwhile()
 
 
+def _together(jobs: list[Callable[[], object]]) -> list:
+    """Run the jobs (each a call of a kernel, which lets go of the GIL), the second one on a thread
+    of its own: both cores work. Their results, in order."""
+    if len(jobs) == 1:
+        return [jobs[0]()]
+    got: list = [None, None]
+
+    def second() -> None:
+        try:
+            got[1] = (True, jobs[1]())
+        except BaseException as exc:  # handed to the caller below
+            got[1] = (False, exc)
+
+    worker = threading.Thread(target=second, name="tokviz-unigram-kernel", daemon=True)
+    worker.start()
+    try:
+        first = jobs[0]()
+    finally:
+        worker.join()
+    ok, value = got[1] if got[1] is not None else (False, RuntimeError("a Unigram kernel thread did not finish"))
+    if not ok:
+        raise value
+    return [first, value]
+
+
 class CompiledLattices:
-    """A batch of lattices for the compiled kernels; edges sorted by (lattice, start, end)."""
+    """A batch of lattices for the compiled kernels; edges sorted by (lattice, start, end). A batch
+    of at least `THREAD_MIN_EDGES` edges is cut in two at a lattice boundary, and the kernels run
+    on both halves at once (`_together`); the halves' sums are added at the end."""
 
     def __init__(self, kernels: ModuleType, lengths, lat, start, end, piece) -> None:
-        self.k = kernels
-        self.lengths = np.asarray(lengths, dtype=np.int64)
         lat = np.asarray(lat, dtype=np.int64)
-        self.eoff = np.searchsorted(lat, np.arange(len(self.lengths) + 1))
-        self.start, self.end, self.piece = (np.asarray(x, dtype=np.int32) for x in (start, end, piece))
+        lengths = np.asarray(lengths, dtype=np.int64)
+        self._set(kernels, lengths, np.searchsorted(lat, np.arange(len(lengths) + 1)),
+                  *(np.asarray(x, dtype=np.int32) for x in (start, end, piece)))
+
+    def _set(self, kernels: ModuleType, lengths, eoff, start, end, piece) -> None:
+        self.k, self.lengths, self.eoff, self.start, self.end, self.piece = kernels, lengths, eoff, start, end, piece
+        n = len(lengths)
+        cut = int(np.searchsorted(eoff, eoff[-1] // 2)) if n > 1 and len(piece) >= THREAD_MIN_EDGES else n
+        self.cuts = [(0, cut), (cut, n)] if 0 < cut < n else [(0, n)]
+
+    def _part(self, lo: int, hi: int) -> tuple:
+        """(eoff, lengths, start, end, piece) of lattices ``lo..hi-1`` (views, offsets from 0)."""
+        e0, e1 = self.eoff[lo], self.eoff[hi]
+        return (self.eoff[lo:hi + 1] - e0, self.lengths[lo:hi], self.start[e0:e1], self.end[e0:e1], self.piece[e0:e1])
+
+    def _per_part(self, kernel, *rest, weights: np.ndarray) -> list:
+        """`kernel` on every part: ``kernel(*part, *rest, part's weights, n)``."""
+        *rest, n = rest
+        return _together([lambda lo=lo, hi=hi: kernel(*self._part(lo, hi), *rest, weights[lo:hi], n)
+                          for lo, hi in self.cuts])
 
     def subset(self, keep_piece: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> "CompiledLattices":
         """The same lattices with only the edges of the pieces where `keep_piece` is true."""
         _then(meanwhile)
         out = CompiledLattices.__new__(CompiledLattices)
-        out.k, out.lengths = self.k, self.lengths
-        out.eoff, out.start, out.end, out.piece = self.k.keep_edges(self.eoff, self.start, self.end, self.piece,
-                                                                    np.asarray(keep_piece, dtype=np.bool_))
+        kept = self.k.keep_edges(self.eoff, self.start, self.end, self.piece, np.asarray(keep_piece, dtype=np.bool_))
+        out._set(self.k, self.lengths, *kept)
         return out
 
     def e_step(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int, *,
                meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(expected count of each piece over all segmentations, weighted; log Z per lattice)."""
         _then(meanwhile)
-        return self.k.e_step(self.eoff, self.lengths, self.start, self.end, self.piece, logp, weights, n_pieces)
+        parts = self._per_part(self.k.e_step, logp, n_pieces, weights=weights)
+        counts = parts[0][0] + parts[1][0] if len(parts) > 1 else parts[0][0]
+        return counts, np.concatenate([z for _, z in parts])
 
     def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, float]:
         """(expected counts, log-likelihood): `e_step`'s."""
@@ -83,7 +129,9 @@ class CompiledLattices:
         segmentations under `scores`)."""
         n = max(n_pieces, int(self.piece.max()) + 1 if len(self.piece) else 0)
         _then(meanwhile)
-        return self.k.log_z_and_freq(self.eoff, self.lengths, self.start, self.end, self.piece, logp, scores, weights, n)
+        parts = self._per_part(self.k.log_z_and_freq, logp, scores, n, weights=weights)
+        freq = parts[0][1] + parts[1][1] if len(parts) > 1 else parts[0][1]
+        return np.concatenate([z for z, _ in parts]), freq
 
     def log_likelihoods(self, weights: np.ndarray, zs) -> list[float]:
         """``weights . z`` for each log Z array of `zs` (numpy's pairwise sum, not BLAS: a
@@ -92,6 +140,16 @@ class CompiledLattices:
 
     def alternatives(self, lats: np.ndarray, starts: np.ndarray, lengths: np.ndarray, scores: np.ndarray,
                      *, pieces: np.ndarray | None = None):
-        """As `Lattices.alternatives` (rows stretch by stretch, each right to left)."""
-        args = (np.asarray(x, dtype=np.int64) for x in (lats, starts, lengths))
-        return self.k.alternatives(self.eoff, self.start, self.end, self.piece, scores, *args)
+        """As `Lattices.alternatives` (rows stretch by stretch, each right to left); the stretches
+        are shared out between the two cores when the batch is cut in two."""
+        lats, starts, lengths = (np.asarray(x, dtype=np.int64) for x in (lats, starts, lengths))
+        cost = np.cumsum(lengths * lengths)
+        cut = int(np.searchsorted(cost, cost[-1] // 2)) if len(self.cuts) > 1 and len(cost) > 1 else len(lengths)
+        spans = [(0, cut), (cut, len(lengths))] if 0 < cut < len(lengths) else [(0, len(lengths))]
+        parts = _together([lambda a=a, b=b: self.k.alternatives(self.eoff, self.start, self.end, self.piece, scores,
+                                                                lats[a:b], starts[a:b], lengths[a:b])
+                           for a, b in spans])
+        if len(parts) == 1:
+            return parts[0]
+        (k0, *rest0), (k1, *rest1) = parts
+        return (np.concatenate((k0, k1 + spans[1][0])), *(np.concatenate(xy) for xy in zip(rest0, rest1)))

@@ -20,26 +20,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tokviz.core.text.trie_table import EMPTY, SHIFT, find_slot, rehash
+
 _TINY = 1e-250  # a word less probable than this is summed in log space
-_EMPTY = -1  # an empty slot's key in `substring_ids`' table
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-_SHIFT = 21  # code points take 21 bits
 
 
 @njit(cache=True, nogil=True)
 def substring_ids(codes, lengths, max_chars, total):  # pragma: no cover - compiled
     """`trainer.substrings`' numbers: every substring of at most `max_chars` code points of every
-    text (``lengths``: the texts' lengths in `codes`), in (text, start, end) order, numbered in order
-    of first occurrence. The substrings form a trie: substring ``s + c`` is found under the key
-    ``(number of s + 1) << 21 | c`` of an open-addressing table."""
-    bits = 1
-    while (1 << bits) < 2 * total + 2:
-        bits += 1
-    size = 1 << bits
-    mask = size - 1
-    shift = np.uint64(64 - bits)
-    keys = np.full(size, _EMPTY, dtype=np.int64)
-    ids = np.empty(size, dtype=np.int64)
+    text (``lengths``: the texts' lengths in `codes`; `total`: how many there are), in (text,
+    start, end) order, numbered in order of first occurrence. The substrings form a trie
+    (`tokviz.core.text.trie_table`, node ``number + 1``; 0 is the empty string) that grows as it
+    fills."""
+    bits = 12
+    table = np.full((1 << bits, 2), EMPTY, dtype=np.int64)
+    shift, mask = np.uint64(64 - bits), (1 << bits) - 1
     sid = np.empty(total, dtype=np.int64)
     slot = 0
     n_ids = 0
@@ -47,18 +42,22 @@ def substring_ids(codes, lengths, max_chars, total):  # pragma: no cover - compi
     for t in range(len(lengths)):
         text_end = text_start + lengths[t]
         for a in range(text_start, text_end):
-            node = -1
+            node = 0
             for b in range(a, min(text_end, a + max_chars)):
-                key = ((node + 1) << _SHIFT) | np.int64(codes[b])
-                s = np.int64((np.uint64(key) * _MIX) >> shift)
-                while keys[s] != key and keys[s] != _EMPTY:
-                    s = (s + 1) & mask
-                if keys[s] == _EMPTY:
-                    keys[s] = key
-                    ids[s] = n_ids
+                key = (node << SHIFT) | np.int64(codes[b])
+                s = find_slot(table, key, shift, mask)
+                if table[s, 0] == EMPTY:
                     n_ids += 1
-                node = ids[s]
-                sid[slot] = node
+                    table[s, 0] = key
+                    table[s, 1] = n_ids
+                    node = n_ids
+                    if 2 * n_ids > mask:  # half full: four times the rows
+                        bits += 2
+                        table = rehash(table, bits)
+                        shift, mask = np.uint64(64 - bits), (1 << bits) - 1
+                else:
+                    node = table[s, 1]
+                sid[slot] = node - 1
                 slot += 1
         text_start = text_end
     return sid
@@ -240,4 +239,4 @@ def keep_edges(eoff, start, end, piece, keep_piece):  # pragma: no cover - compi
                 out_p[at] = piece[e]
                 at += 1
         out_off[w + 1] = at
-    return out_off, out_s[:at].copy(), out_e[:at].copy(), out_p[:at].copy()
+    return out_off, out_s[:at], out_e[:at], out_p[:at]

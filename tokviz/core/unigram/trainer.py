@@ -119,6 +119,17 @@ def _order_by(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
     return np.lexsort((minor, major))
 
 
+def first_by_keys(items: np.ndarray, n: int, key: np.ndarray, tie: np.ndarray, tie2: np.ndarray) -> np.ndarray:
+    """The first `n` of `items` by (key, tie, tie2), in that order: ``items[np.lexsort((tie2, tie,
+    key))][:n]``, sorting only the items whose key is at most the n-th smallest."""
+    if n <= 0:
+        return items[:0]
+    if n < len(items):
+        low = np.flatnonzero(key <= np.partition(key, n - 1)[n - 1])
+        items, key, tie, tie2 = items[low], key[low], tie[low], tie2[low]
+    return items[np.lexsort((tie2, tie, key))[:n]]
+
+
 def substrings(texts: Sequence[str], max_chars: int, *, kernels=None):
     """Every substring of at most `max_chars` characters of every text, as arrays.
 
@@ -336,8 +347,7 @@ class UnigramTrainer:
             logprob_alt = np.bincount(k, weights=term, minlength=len(used))
             loss[used] = fi * (np.log(fi) - np.log(total) - logprob_alt)
             alts_of = (used, k, s, p)
-        order = np.lexsort((self.piece_rank[cand], q[cand], loss[cand]))
-        chosen = cand[order[:n_prune]]
+        chosen = first_by_keys(cand, n_prune, loss[cand], q[cand], self.piece_rank[cand])
         is_chosen = np.zeros(len(self.pieces), dtype=bool)
         is_chosen[chosen] = True
 

@@ -16,57 +16,33 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tokviz.core.text.trie_table import EMPTY, SHIFT, find_slot, rehash
+
 from .piece_hashes import joined_code_points, text_code_points
 
-_EMPTY = -1  # an empty slot's key
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-_SHIFT = 21  # code points take 21 bits
 _RESET = 100000.0  # sentencepiece's kScoreResetThreshold
-
-
-@njit(cache=True, nogil=True)
-def _find(table, key, shift, mask):  # pragma: no cover - compiled
-    """The slot holding `key` in `table` (rows ``(key, child)``), or the empty slot where it goes."""
-    s = np.int64((np.uint64(key) * _MIX) >> shift)
-    while table[s, 0] != key and table[s, 0] != _EMPTY:
-        s = (s + 1) & mask
-    return s
 
 
 @njit(cache=True, nogil=True)
 def _build(cps, starts, lengths, pids, bits):  # pragma: no cover - compiled
     """The trie of the pieces: (table with ``2**bits`` rows, each node's piece id or -1)."""
     size = 1 << bits
-    table = np.full((size, 2), _EMPTY, dtype=np.int64)
+    table = np.full((size, 2), EMPTY, dtype=np.int64)
     node_piece = np.full(lengths.sum() + 1, -1, dtype=np.int32)
     shift, mask = np.uint64(64 - bits), size - 1
     n_nodes = 1
     for p in range(len(starts)):
         node = 0
         for j in range(starts[p], starts[p] + lengths[p]):
-            key = (node << _SHIFT) | np.int64(cps[j])
-            s = _find(table, key, shift, mask)
-            if table[s, 0] == _EMPTY:
+            key = (node << SHIFT) | np.int64(cps[j])
+            s = find_slot(table, key, shift, mask)
+            if table[s, 0] == EMPTY:
                 table[s, 0] = key
                 table[s, 1] = n_nodes
                 n_nodes += 1
             node = table[s, 1]
         node_piece[node] = pids[p]
     return table, node_piece[:n_nodes].copy()
-
-
-@njit(cache=True, nogil=True)
-def _rehash(table, bits):  # pragma: no cover - compiled
-    """`table`'s rows in a table of ``2**bits`` rows."""
-    size = 1 << bits
-    out = np.full((size, 2), _EMPTY, dtype=np.int64)
-    shift, mask = np.uint64(64 - bits), size - 1
-    for r in range(len(table)):
-        if table[r, 0] != _EMPTY:
-            s = _find(out, table[r, 0], shift, mask)
-            out[s, 0] = table[r, 0]
-            out[s, 1] = table[r, 1]
-    return out
 
 
 @njit(cache=True, nogil=True)
@@ -86,9 +62,9 @@ def _relax(cps, lo, n, table, node_piece, bits, scores, unk, reset, best, back, 
         single = False
         end = st
         while end < n:
-            key = (node << _SHIFT) | np.int64(cps[lo + end])
-            s = _find(table, key, shift, mask)
-            if table[s, 0] == _EMPTY:
+            key = (node << SHIFT) | np.int64(cps[lo + end])
+            s = find_slot(table, key, shift, mask)
+            if table[s, 0] == EMPTY:
                 break
             node = table[s, 1]
             end += 1
@@ -174,7 +150,7 @@ class CompiledPieces:
         # characters make 264k nodes)
         table, self.node_piece = _build(cps, starts, lengths, pids, max(8, int(len(cps) + 1).bit_length()))
         self.bits = max(8, int(2 * len(self.node_piece)).bit_length())
-        self.table = _rehash(table, self.bits)
+        self.table = rehash(table, self.bits)
         del table
         self.dtype = np.float32 if f32 else np.float64
         self.scores = np.asarray(scores, dtype=self.dtype)
