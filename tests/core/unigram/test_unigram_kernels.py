@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.jit_switch import jit_off
+from tokviz.core.unigram import compiled as compiled_module
 from tokviz.core.unigram.compiled import CompiledLattices, load_kernels, make_lattices
 from tokviz.core.unigram.lattice import Lattices
 from tokviz.core.unigram.trainer import UnigramTrainer, substrings
@@ -76,6 +77,39 @@ def test_compiled_lattices_match_numpy(words, extra, raw, grid):
         ref_small.e_step(lp, weights, len(pieces))[0], rel=1e-12, abs=1e-300)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_two_halves_on_two_threads_give_one_batchs_answers(seed, monkeypatch):
+    """Cut in two at a lattice boundary (forced here for small batches), the kernels' answers are
+    the whole batch's: counts and log Z to rounding, Viterbi counts and alternatives exactly."""
+    rng = np.random.default_rng(seed)
+    words = ["".join(rng.choice(list("abcd"), size=int(rng.integers(1, 12)))) for _ in range(int(rng.integers(1, 30)))]
+    words = list(dict.fromkeys(words))
+    pieces = list(dict.fromkeys(["a", "b", "c", "d", *("".join(rng.choice(list("abcd"), size=3)) for _ in range(8)),
+                                 *("".join(rng.choice(list("abcd"), size=2)) for _ in range(6))]))
+    logp = np.log(rng.uniform(0.1, 1.0, len(pieces)))
+    logp -= np.log(np.exp(logp).sum())
+    q = np.rint(logp * 4) / 4
+    weights = rng.integers(1, 5, len(words)).astype(float)
+    _, one = both(words, pieces)
+    monkeypatch.setattr(compiled_module, "THREAD_MIN_EDGES", 0)
+    _, two = both(words, pieces)
+    assert len(two.cuts) == (2 if len(words) > 1 else 1)
+    c1, z1 = one.e_step(logp, weights, len(pieces))
+    c2, z2 = two.e_step(logp, weights, len(pieces))
+    assert c2 == pytest.approx(c1, rel=1e-13) and np.array_equal(z1, z2)
+    assert all(np.array_equal(x, y) for x, y in zip(one.log_z_and_freq(logp, q, weights, len(pieces)),
+                                                     two.log_z_and_freq(logp, q, weights, len(pieces))))
+    multi = [i for i, p in enumerate(pieces) if len(p) > 1 and any(p in w for w in words)]
+    where = [next((k, w.index(pieces[i])) for k, w in enumerate(words) if pieces[i] in w) for i in multi]
+    args = (np.array([k for k, _ in where], dtype=np.int64), np.array([o for _, o in where], dtype=np.int64),
+            np.array([len(pieces[i]) for i in multi], dtype=np.int64), q)
+    if multi:
+        assert by_stretch(one.alternatives(*args)) == by_stretch(two.alternatives(*args))
+    keep = np.array([len(p) == 1 or i % 2 == 0 for i, p in enumerate(pieces)])
+    assert np.array_equal(one.subset(keep).e_step(logp, weights, len(pieces))[1],
+                          two.subset(keep).e_step(logp, weights, len(pieces))[1])
+
+
 def test_viterbi_ties_go_to_the_longest_last_piece():
     """"ab" + "c" and "a" + "bc" score the same: the segmentation whose last piece starts first wins."""
     pieces = ["a", "b", "c", "ab", "bc"]
@@ -110,8 +144,8 @@ def test_compiled_substring_numbers_equal_numpys(texts, m):
 
 
 def test_the_substring_table_grows_as_it_fills():
-    """Tens of thousands of distinct substrings (the table starts with 4,096 rows and grows four
-    times over whenever it is half full), astral characters among them."""
+    """Tens of thousands of distinct substrings (the table starts with 4,096 rows and doubles
+    whenever it is half full), astral characters among them."""
     rng = np.random.default_rng(7)
     alphabet = np.array(list("abcdefghij\u00e9\u4e00\U0001f600"))
     texts = ["".join(rng.choice(alphabet, size=int(rng.integers(1, 40)))) for _ in range(2000)]

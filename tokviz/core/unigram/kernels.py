@@ -30,8 +30,8 @@ def substring_ids(codes, lengths, max_chars, total):  # pragma: no cover - compi
     """`trainer.substrings`' numbers: every substring of at most `max_chars` code points of every
     text (``lengths``: the texts' lengths in `codes`; `total`: how many there are), in (text,
     start, end) order, numbered in order of first occurrence. The substrings form a trie
-    (`tokviz.core.text.trie_table`, node ``number + 1``; 0 is the empty string) that grows as it
-    fills."""
+    (`tokviz.core.text.trie_table`, node ``number + 1``; 0 is the empty string) that doubles when
+    half full."""
     bits = 12
     table = np.full((1 << bits, 2), EMPTY, dtype=np.int64)
     shift, mask = np.uint64(64 - bits), (1 << bits) - 1
@@ -51,8 +51,8 @@ def substring_ids(codes, lengths, max_chars, total):  # pragma: no cover - compi
                     table[s, 0] = key
                     table[s, 1] = n_ids
                     node = n_ids
-                    if 2 * n_ids > mask:  # half full: four times the rows
-                        bits += 2
+                    if 2 * n_ids > mask:  # half full: twice the rows
+                        bits += 1
                         table = rehash(table, bits)
                         shift, mask = np.uint64(64 - bits), (1 << bits) - 1
                 else:

@@ -1,19 +1,19 @@
 """The records a WordPiece training run yields: one `WordPieceStep` per merge, with the
 `WordPieceCandidate` pairs it beat (scores and the raw counts behind them).
 
-Frozen and shared: a runner-up that did not change between two steps is the same object in both.
+Named tuples (a run makes tens of thousands), immutable and shared: a runner-up that did not change
+between two steps is the same object in both.
 What this leaves out: the trainer (`tokviz.core.wordpiece.trainer`), the file format
 (`tokviz.core.wordpiece.timeline`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class WordPieceCandidate:
+class WordPieceCandidate(NamedTuple):
     """A pair that could have been merged at a step, with its score and the raw counts."""
 
     pair: tuple[int, int]
@@ -25,8 +25,7 @@ class WordPieceCandidate:
     first_offset: int  # character offset of the pair in that word
 
 
-@dataclass(frozen=True, slots=True)
-class WordPieceStep:
+class WordPieceStep(NamedTuple):
     """One merge of a WordPiece timeline. Step k = the base vocabulary + the first k merges."""
 
     rank: int  # 0-based merge index
