@@ -50,18 +50,19 @@ def worker(algo: str, path: str, vocab: int) -> dict:
 
     from tokviz.core import jit
 
-    text = Path(path).read_text(encoding="utf-8")
-    out: dict = {}
-    for prefix in ("", "again_"):
+    def train(prefix: str) -> dict:  # the timeline is dropped on return, before the next training
         t0, c0 = time.perf_counter(), time.process_time()
         training = make_training(settings_for(algo, vocab), texts=[text])
         training.prepare()
         prepared = time.perf_counter() - t0
         timeline = training.run()
-        out.update({f"{prefix}seconds": time.perf_counter() - t0, f"{prefix}cpu_seconds": time.process_time() - c0,
-                    f"{prefix}prepare_seconds": prepared})
+        return {f"{prefix}seconds": time.perf_counter() - t0, f"{prefix}cpu_seconds": time.process_time() - c0,
+                f"{prefix}prepare_seconds": prepared, "steps": timeline.n_steps, "vocab_size": timeline.vocab_size}
+
+    text = Path(path).read_text(encoding="utf-8")
+    out = {**train(""), **train("again_")}
     # asked only now: `jit.enabled()` imports numba, which the first training must pay for itself
-    return {**out, "jit": jit.enabled(), "steps": timeline.n_steps, "vocab_size": timeline.vocab_size}
+    return {**out, "jit": jit.enabled()}
 
 
 def _loadavg() -> str:

@@ -64,6 +64,9 @@ def check_budget(vocab_size: int | None, merges: int | None, min_count: int) -> 
         raise SettingsError(f"minimum count must be at least 1, got {min_count}")
 
 
+_DRAINED = object()  # a run's trainer once `run()` has made every step
+
+
 class StagedTraining:
     """One training run in stages: `prepare()` (read + count + set up), then iterate `steps()`."""
 
@@ -110,6 +113,8 @@ class StagedTraining:
     def steps(self, *, record: bool = True) -> Iterator:
         """Yield each step as it is made, appending it to `self.timeline`; with ``record=False``
         the timeline stays empty (the caller keeps the one list, e.g. the window's)."""
+        if self._trainer is _DRAINED:
+            return  # `run()` made every step already
         if self._trainer is None:
             self.prepare()
         if not record:
@@ -132,6 +137,9 @@ class StagedTraining:
             with collector_paused():
                 for _ in self.steps():
                     pass
+                # drained: the trainer's working state (heaps, tables) goes before the collector
+                # is back, or its first pass would walk every object the run made
+                self._trainer = _DRAINED
         else:
             for _ in self.steps():
                 pass

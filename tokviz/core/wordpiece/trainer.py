@@ -123,6 +123,8 @@ class WordPieceTrainer:
         self.pinned: dict[int, tuple[int, int, int, int]] = {}
         self.group_pinned: dict[int, tuple[int, int, int, int]] = {}
         self.heap: list[tuple[int, int, int, int]] = []
+        # group -> pairs whose key rose while still below the group's top (`_raise_left`)
+        self._raise_later: dict[int, set[int]] = {}
         # A heap is compacted (its stale entries dropped) once it is twice as long as after the
         # last compaction: dropping them in bulk is cheaper than popping each past the top.
         self._limit: dict[int, int] = {}  # group -> length that triggers its compaction
@@ -214,7 +216,7 @@ class WordPieceTrainer:
         groups in `pending`, whose count fell and which are not raised yet: so a pair that does
         not become the top of its group needs no global score (most do not)."""
         ct, shift, group_key = self.tok_count[t], self._k, self._group_key
-        counts, tok_count = self.pair_count, self.tok_count
+        counts, tok_count, later = self.pair_count, self.tok_count, self._raise_later
         pinned, groups, group_pinned, push = self.pinned, self.groups, self.group_pinned, heapq.heappush
         n, min_count, limit = self._n, self.min_count, self._limit
         for x in self.by_left.get(t, ()):
@@ -227,11 +229,20 @@ class WordPieceTrainer:
             neg = -group_key(c, ct)
             if entry[0] <= neg:
                 continue  # its entry (at the same position) is already as good
+            b = x & _MASK
+            group = groups[b]  # a pinned pair has its group
+            if neg > group[0][0] and b not in pending:
+                # still below its group's top: raised when the group is next looked at (a pair
+                # whose left token merges often is raised many times before that)
+                raise_later = later.get(b)
+                if raise_later is None:
+                    later[b] = {x}
+                else:
+                    raise_later.add(x)
+                continue
             n += 1
             pos = entry[1]
             entry = pinned[x] = (neg, pos, n, x)
-            b = x & _MASK
-            group = groups[b]  # a pinned pair has its group
             push(group, entry)
             if len(group) > limit.get(b, _MIN_COMPACT):
                 self._compact_group(b)
@@ -264,9 +275,29 @@ class WordPieceTrainer:
         """Drop the stale entries of the global heap (never while `candidates` has groups out)."""
         self._heap_limit = 2 * drop_stale(self.heap, self.group_pinned) + _MIN_COMPACT
 
+    def _raise_deferred(self, b: int) -> None:
+        """Give the pairs of group `b` whose raise `_raise_left` put off their true keys."""
+        xs = self._raise_later.pop(b, None)
+        if xs is None:
+            return
+        pinned, counts, tok_count, group_key, group = self.pinned, self.pair_count, self.tok_count, \
+            self._group_key, self.groups[b]
+        for x in xs:
+            entry = pinned.get(x)
+            if entry is None or counts[x] < self.min_count:
+                continue  # gone, or left for `_group_top` to drop
+            neg = -group_key(counts[x], tok_count[x >> _SHIFT])
+            if entry[0] > neg:
+                entry = pinned[x] = (neg, entry[1], self._seq(), x)
+                heapq.heappush(group, entry)
+        if len(group) > self._limit.get(b, _MIN_COMPACT):
+            self._compact_group(b)
+
     def _group_top(self, b: int) -> tuple[int, int, int, int] | None:
         """The best live entry (-group key, pos, seq, key) of group `b`, refreshing stale
         entries; it is left in place."""
+        if b in self._raise_later:
+            self._raise_deferred(b)
         h = self.groups.get(b)
         pinned, counts, tok_count, group_key = self.pinned, self.pair_count, self.tok_count, self._group_key
         first_seen, version = self.first_seen, self.version
