@@ -49,11 +49,12 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_right
+from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
 from .corpus import CONTINUATION, SHIFT, base_symbols, initial_counts
 from .lazy_heaps import drop_stale, group_key_for
-from .trainer_records import WordPieceCandidate, WordPieceStep
+from .trainer_records import WordPieceCandidate, WordPieceStep, merge_record
 from .word_merge import MASK, merge_many, merge_one
 
 N_CANDIDATES = 5
@@ -124,7 +125,7 @@ class WordPieceTrainer:
         self.group_pinned: dict[int, tuple[int, int, int, int]] = {}
         self.heap: list[tuple[int, int, int, int]] = []
         # group -> pairs whose key rose while still below the group's top (`_raise_left`)
-        self._raise_later: dict[int, set[int]] = {}
+        self._raise_later: defaultdict[int, set[int]] = defaultdict(set)
         # A heap is compacted (its stale entries dropped) once it is twice as long as after the
         # last compaction: dropping them in bulk is cheaper than popping each past the top.
         self._limit: dict[int, int] = {}  # group -> length that triggers its compaction
@@ -234,11 +235,7 @@ class WordPieceTrainer:
             if neg > group[0][0] and b not in pending:
                 # still below its group's top: raised when the group is next looked at (a pair
                 # whose left token merges often is raised many times before that)
-                raise_later = later.get(b)
-                if raise_later is None:
-                    later[b] = {x}
-                else:
-                    raise_later.add(x)
+                later[b].add(x)
                 continue
             n += 1
             pos = entry[1]
@@ -277,19 +274,14 @@ class WordPieceTrainer:
 
     def _raise_deferred(self, b: int) -> None:
         """Give the pairs of group `b` whose raise `_raise_left` put off their true keys."""
-        xs = self._raise_later.pop(b, None)
-        if xs is None:
-            return
-        pinned, counts, tok_count, group_key, group = self.pinned, self.pair_count, self.tok_count, \
-            self._group_key, self.groups[b]
-        for x in xs:
-            entry = pinned.get(x)
-            if entry is None or counts[x] < self.min_count:
-                continue  # gone, or left for `_group_top` to drop
-            neg = -group_key(counts[x], tok_count[x >> _SHIFT])
-            if entry[0] > neg:
-                entry = pinned[x] = (neg, entry[1], self._seq(), x)
-                heapq.heappush(group, entry)
+        pinned, counts, group = self.pinned, self.pair_count, self.groups[b]
+        for x in self._raise_later.pop(b):
+            entry = pinned.get(x)  # None: gone; a count below the minimum: `_group_top` drops it
+            if entry is not None and counts[x] >= self.min_count:
+                neg = -self._group_key(counts[x], self.tok_count[x >> _SHIFT])
+                if entry[0] > neg:
+                    entry = pinned[x] = (neg, entry[1], self._seq(), x)
+                    heapq.heappush(group, entry)
         if len(group) > self._limit.get(b, _MIN_COMPACT):
             self._compact_group(b)
 
@@ -499,19 +491,7 @@ class WordPieceTrainer:
             self.forms.append(form)
             self.tok_len.append(self.tok_len[a] + self.tok_len[b])
             self.length -= self._merge(k, new)
-            win = cands[0]
-            step = WordPieceStep(
-                rank=self.rank,
-                pair=win.pair,
-                id=new + self.first_id,
-                token=form.encode("utf-8"),
-                score=win.score,
-                count=win.count,
-                left_count=win.left_count,
-                right_count=win.right_count,
-                length=self.length,
-                candidates=cands,
-            )
+            step = merge_record(self.rank, new + self.first_id, form, self.length, cands)
             self.rank += 1
             yield step
 

@@ -46,3 +46,12 @@ class WordPieceStep(NamedTuple):
     @property
     def exact_score(self) -> Fraction:
         return Fraction(self.count, self.left_count * self.right_count)
+
+
+def merge_record(rank: int, new_id: int, form: str, length: int,
+                 candidates: tuple[WordPieceCandidate, ...]) -> WordPieceStep:
+    """The record of merge `rank`: its winner (``candidates[0]``) became token `new_id`, spelled
+    `form`, leaving the corpus `length` tokens long."""
+    win = candidates[0]
+    return WordPieceStep(rank, win.pair, new_id, form.encode("utf-8"), win.score, win.count, win.left_count,
+                         win.right_count, length, candidates)
