@@ -14,7 +14,7 @@ from tests.jit_switch import jit_off
 from tokviz.core.unigram import compiled as compiled_module
 from tokviz.core.unigram.compiled import CompiledLattices, load_kernels, make_lattices
 from tokviz.core.unigram.lattice import Lattices
-from tokviz.core.unigram.trainer import UnigramTrainer, substrings
+from tokviz.core.unigram.trainer import UnigramTrainer, string_ranks, substrings
 
 KERNELS = load_kernels()
 pytestmark = pytest.mark.skipif(KERNELS is None, reason="numba is not installed here (the compiled path is off)")
@@ -141,6 +141,19 @@ def test_an_improbable_word_is_summed_in_log_space():
 def test_compiled_substring_numbers_equal_numpys(texts, m):
     got, ref = substrings(texts, m, kernels=KERNELS), substrings(texts, m)
     assert all(np.array_equal(x, y) for x, y in zip(got[:4], ref[:4])) and got[4] == ref[4]
+    assert_ordered_as_python(got)
+
+
+def assert_ordered_as_python(got) -> None:
+    """The trie's order of the distinct substrings is Python's string order."""
+    lengths = np.zeros(int(got.lat.max()) + 1, dtype=np.int64)
+    np.maximum.at(lengths, got.lat, got.end)  # every text's last substring ends at its end
+    offsets = np.concatenate(([0], np.cumsum(lengths)))
+    first = np.unique(got.sid, return_index=True)[1]  # numbers are 0, 1, 2, ...
+    at = offsets[got.lat[first]] + got.start[first]
+    strings = [got.joined[a:b] for a, b in zip(at.tolist(), (at + got.end[first] - got.start[first]).tolist())]
+    assert len(set(strings)) == len(strings)
+    assert np.array_equal(string_ranks(strings, got.order), string_ranks(strings))
 
 
 def test_the_substring_table_grows_as_it_fills():
@@ -152,6 +165,7 @@ def test_the_substring_table_grows_as_it_fills():
     got, ref = substrings(texts, 8, kernels=KERNELS), substrings(texts, 8)
     assert int(ref[0].max()) > 50_000
     assert all(np.array_equal(x, y) for x, y in zip(got[:4], ref[:4]))
+    assert_ordered_as_python(got)
 
 
 def test_a_trainer_takes_the_compiled_path_unless_it_is_off():

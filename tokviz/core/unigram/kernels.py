@@ -26,16 +26,22 @@ _TINY = 1e-250  # a word less probable than this is summed in log space
 
 
 @njit(cache=True, nogil=True)
-def substring_ids(codes, lengths, max_chars, total):  # pragma: no cover - compiled
-    """`trainer.substrings`' numbers: every substring of at most `max_chars` code points of every
+def substring_table(codes, lengths, max_chars, total):  # pragma: no cover - compiled
+    """`trainer.substrings` compiled: every substring of at most `max_chars` code points of every
     text (``lengths``: the texts' lengths in `codes`; `total`: how many there are), in (text,
-    start, end) order, numbered in order of first occurrence. The substrings form a trie
-    (`tokviz.core.text.trie_table`, node ``number + 1``; 0 is the empty string) that doubles when
-    half full."""
+    start, end) order: (number, text, start, end) of each, numbered in order of first occurrence,
+    and of each number the number of the substring one character shorter (-1: none) and its last
+    code point (for `trie_preorder`). The substrings form a trie (`tokviz.core.text.trie_table`,
+    node ``number + 1``; 0 is the empty string) that doubles when half full."""
     bits = 12
     table = np.full((1 << bits, 2), EMPTY, dtype=np.int64)
     shift, mask = np.uint64(64 - bits), (1 << bits) - 1
     sid = np.empty(total, dtype=np.int64)
+    lat = np.empty(total, dtype=np.int32)
+    start = np.empty(total, dtype=np.int32)
+    end = np.empty(total, dtype=np.int32)
+    parent = np.empty(total, dtype=np.int64)
+    last = np.empty(total, dtype=np.int64)
     slot = 0
     n_ids = 0
     text_start = 0
@@ -47,6 +53,8 @@ def substring_ids(codes, lengths, max_chars, total):  # pragma: no cover - compi
                 key = (node << SHIFT) | np.int64(codes[b])
                 s = find_slot(table, key, shift, mask)
                 if table[s, 0] == EMPTY:
+                    parent[n_ids] = node - 1
+                    last[n_ids] = codes[b]
                     n_ids += 1
                     table[s, 0] = key
                     table[s, 1] = n_ids
@@ -58,9 +66,58 @@ def substring_ids(codes, lengths, max_chars, total):  # pragma: no cover - compi
                 else:
                     node = table[s, 1]
                 sid[slot] = node - 1
+                lat[slot] = t
+                start[slot] = a - text_start
+                end[slot] = b + 1 - text_start
                 slot += 1
         text_start = text_end
-    return sid
+    return sid, lat, start, end, parent[:n_ids].copy(), last[:n_ids].copy()
+
+
+@njit(cache=True, nogil=True)
+def trie_preorder(parent, last):  # pragma: no cover - compiled
+    """The rank of each substring in code point order (Python's string order): the trie of
+    `substring_table` walked depth first, children by code point, a prefix before its extensions."""
+    n = len(parent)
+    first = np.zeros(n + 2, dtype=np.int64)  # children of node q (0: the empty string, else number + 1)
+    for i in range(n):
+        first[parent[i] + 2] += 1
+    for q in range(1, n + 2):
+        first[q] += first[q - 1]
+    kids = np.empty(n, dtype=np.int64)
+    fill = first.copy()
+    for i in range(n):
+        q = parent[i] + 1
+        kids[fill[q]] = i
+        fill[q] += 1
+    for q in range(n + 1):  # each node's children by code point
+        lo, hi = first[q], first[q + 1]
+        if hi - lo > 32:
+            kids[lo:hi] = kids[lo:hi][np.argsort(last[kids[lo:hi]])]
+            continue
+        for j in range(lo + 1, hi):
+            x = kids[j]
+            k = j - 1
+            while k >= lo and last[kids[k]] > last[x]:
+                kids[k + 1] = kids[k]
+                k -= 1
+            kids[k + 1] = x
+    pre = np.empty(n, dtype=np.int64)
+    stack = np.empty(n + 1, dtype=np.int64)
+    top = 0
+    for j in range(first[1] - 1, first[0] - 1, -1):
+        stack[top] = kids[j]
+        top += 1
+    counter = 0
+    while top > 0:
+        top -= 1
+        x = stack[top]
+        pre[x] = counter
+        counter += 1
+        for j in range(first[x + 2] - 1, first[x + 1] - 1, -1):
+            stack[top] = kids[j]
+            top += 1
+    return pre
 
 
 @njit(cache=True, nogil=True)

@@ -130,34 +130,56 @@ def first_by_keys(items: np.ndarray, n: int, key: np.ndarray, tie: np.ndarray, t
     return items[np.lexsort((tie2, tie, key))[:n]]
 
 
-def substrings(texts: Sequence[str], max_chars: int, *, kernels=None):
-    """Every substring of at most `max_chars` characters of every text, as arrays.
+class Substrings(NamedTuple):
+    """`substrings`' answer: occurrence i is ``texts[lat[i]][start[i]:end[i]]``; occurrences are
+    in (text, start, end) order, and ``sid[i]`` numbers the distinct substrings in order of first
+    occurrence. ``joined`` is the texts concatenated (to cut pieces from); ``order`` the rank of
+    every distinct substring in Python's string order when the compiled trie gave it (else None)."""
 
-    Returns ``(sid, lat, start, end, joined)``: occurrence i is ``texts[lat[i]][start[i]:end[i]]``,
-    occurrences are in (text, start, end) order, and ``sid[i]`` numbers the distinct substrings
-    in order of first occurrence. ``joined`` is the texts concatenated (to cut pieces from).
-    With `kernels` (`compiled.load_kernels`) the substrings are numbered by a compiled trie;
-    without, in numpy (`_substring_ids`); the numbers are the same.
-    """
+    sid: np.ndarray
+    lat: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    joined: str
+    order: np.ndarray | None = None
+
+
+def substrings(texts: Sequence[str], max_chars: int, *, kernels=None) -> Substrings:
+    """Every substring of at most `max_chars` characters of every text, as arrays (`Substrings`).
+    With `kernels` (`compiled.load_kernels`) a compiled trie numbers them (and orders them); without,
+    numpy (`_substring_ids`); the numbers and occurrences are the same."""
     joined = "".join(texts)
     n = len(joined)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    if kernels is not None:
+        m = np.minimum(lengths, max_chars)  # a text of length L has sum(min(L - j, max_chars)) substrings
+        total = int((m * (m + 1) // 2 + (lengths - m) * max_chars).sum())
+        sid, lat, start, end, parent, last = kernels.substring_table(codes, lengths, max_chars, total)
+        return Substrings(sid, lat, start, end, joined, kernels.trie_preorder(parent, last))
     pos = np.arange(n, dtype=np.int64)
     text_end = np.repeat(np.cumsum(lengths), lengths)
     room = np.minimum(text_end - pos, max_chars)
     first_slot = np.concatenate(([0], np.cumsum(room)[:-1])) if n else pos
     total = int(room.sum())
-    if kernels is not None:
-        sid = kernels.substring_ids(codes, lengths, max_chars, total)
-    else:
-        sid = _substring_ids(codes, room, first_slot, total, max_chars)
+    sid = _substring_ids(codes, room, first_slot, total, max_chars)
     occ_pos = np.repeat(pos, room)
     occ_len = np.arange(total, dtype=np.int64) - np.repeat(first_slot, room) + 1
     text_start = np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(texts) else lengths
     lat = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)[occ_pos] if n else occ_pos
     start = occ_pos - text_start[lat]
-    return sid, lat, start, start + occ_len, joined
+    return Substrings(sid, lat, start, start + occ_len, joined)
+
+
+def string_ranks(strings: Sequence[str], order: np.ndarray | None = None) -> np.ndarray:
+    """The rank of each of `strings` (distinct) in Python's string order; `order`: their ranks among
+    some superset (`Substrings.order`), when known."""
+    rank = np.empty(len(strings), dtype=np.int64)
+    if order is not None:
+        rank[np.argsort(order)] = np.arange(len(strings))
+    else:
+        rank[sorted(range(len(strings)), key=strings.__getitem__)] = np.arange(len(strings))
+    return rank
 
 
 def _substring_ids(codes: np.ndarray, room: np.ndarray, first_slot: np.ndarray, total: int,
@@ -232,7 +254,7 @@ class UnigramTrainer:
         self.weights = np.asarray(weights, dtype=np.float64)
         self.corpus_length = int(sum(map(operator.mul, map(len, words), weights)))
         lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-        sid, occ_lat, occ_start, occ_end, joined = substrings(texts, max_piece_chars, kernels=kernels)
+        sid, occ_lat, occ_start, occ_end, joined, order = substrings(texts, max_piece_chars, kernels=kernels)
         n_sub = int(sid.max()) + 1 if len(sid) else 0
         count = np.bincount(sid, weights=self.weights[occ_lat], minlength=n_sub)
         prev_max = np.maximum.accumulate(np.concatenate(([-1], sid[:-1]))) if len(sid) else sid
@@ -256,8 +278,7 @@ class UnigramTrainer:
         self.pieces = [joined[a:a + n] for a, n in zip(at, sub_len[selected].tolist())]
         self.piece_len = sub_len[selected]
         # rank of each piece string, for exact tie-breaking in numpy
-        self.piece_rank = np.empty(len(self.pieces), dtype=np.int64)
-        self.piece_rank[sorted(range(len(self.pieces)), key=self.pieces.__getitem__)] = np.arange(len(self.pieces))
+        self.piece_rank = string_ranks(self.pieces, None if order is None else order[selected])
         self.logp = np.log(coverage[selected]) - np.log(coverage[selected].sum())
         piece = piece_of.take(sid)
         keep = np.flatnonzero(piece >= 0)
