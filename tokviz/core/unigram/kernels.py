@@ -7,7 +7,9 @@ word over that one order, so no per-position plans are needed and pruning is a p
 - `e_step`: forward-backward in probability space (a word whose total probability is below
   ``1e-250`` is redone in log space), expected counts and log Z;
 - `log_z_and_freq`: log Z and the weighted uses of every piece in the Viterbi segmentations;
-- `alternatives`: each piece's best segmentation without its own whole edge.
+- `alternatives`: each piece's best segmentation without its own whole edge;
+- `keep_edges`: the edges of the pieces a prune keeps;
+- `substring_table` and `trie_preorder`: the seed's substrings, numbered, and their string order.
 
 Viterbi ties are broken as in `lattice.Lattices.viterbi` (the smallest start wins): edges are
 relaxed in (start, end) order and only a strictly better score replaces a node's best.
