@@ -68,3 +68,20 @@ def test_run_pauses_the_collector_once_for_a_collector_free_trainer(monkeypatch)
         steps = training.run().n_steps
         assert steps > 1 and len(enables) == calls, settings
         assert gc.isenabled()
+
+
+def test_run_lets_a_drained_trainer_go_before_the_collector_is_back():
+    """After `run()` of a collector-free trainer its working state (heaps, lattices) is gone, no
+    longer alive for the collector to walk; `steps()` then has nothing more to give, and the
+    timeline keeps every step."""
+    import weakref
+
+    from tokviz.core.algorithm.registry import make_training
+    from tokviz.core.wordpiece.timeline import WordPieceSettings
+
+    training = make_training(WordPieceSettings(merges=6), texts=["hug hug pug pun bun hugs " * 50])
+    training.prepare()
+    trainer = weakref.ref(training._trainer)
+    timeline = training.run()
+    assert trainer() is None
+    assert list(training.steps()) == [] and timeline.n_steps == 6 and timeline.finished

@@ -134,16 +134,24 @@ def _logaddexp(a, b):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _log_word(e0, e1, n, start, end, piece, logp, weight, la, lb, counts):  # pragma: no cover - compiled
-    """One word's expected counts in log space; returns its log Z."""
+def _log_forward(e0, e1, n, start, end, piece, logp, la):  # pragma: no cover - compiled
+    """One word's forward sums in log space (into ``la[:n + 1]``); returns its log Z."""
     for j in range(n + 1):
         la[j] = -np.inf
-        lb[j] = -np.inf
     la[0] = 0.0
-    lb[n] = 0.0
     for e in range(e0, e1):
         t = end[e]
         la[t] = _logaddexp(la[t], la[start[e]] + logp[piece[e]])
+    return la[n]
+
+
+@njit(cache=True, nogil=True)
+def _log_word(e0, e1, n, start, end, piece, logp, weight, la, lb, counts):  # pragma: no cover - compiled
+    """One word's expected counts in log space; returns its log Z."""
+    _log_forward(e0, e1, n, start, end, piece, logp, la)
+    for j in range(n + 1):
+        lb[j] = -np.inf
+    lb[n] = 0.0
     for e in range(e1 - 1, e0 - 1, -1):
         s = start[e]
         lb[s] = _logaddexp(lb[s], lb[end[e]] + logp[piece[e]])
@@ -214,13 +222,7 @@ def log_z_and_freq(eoff, lengths, start, end, piece, logp, scores, weights, n_pi
         if a[n] > _TINY:
             z[w] = np.log(a[n])
         else:
-            for j in range(n + 1):
-                a[j] = -np.inf
-            a[0] = 0.0
-            for e in range(e0, e1):
-                t = end[e]
-                a[t] = _logaddexp(a[t], a[start[e]] + logp[piece[e]])
-            z[w] = a[n]
+            z[w] = _log_forward(e0, e1, n, start, end, piece, logp, a)
         j = n
         while j > 0:
             e = back[j]

@@ -241,11 +241,11 @@ class UnigramTrainer:
         n_special: int = 1,
     ) -> None:
         self._idle = IdleMeter()  # was a second core free while the seed was built?
-        kernels = load_kernels()  # None: the numpy path
         if len(words) != len(weights):
             raise ValueError("words and weights differ in length")
         if len(words) and (min(weights) <= 0 or not all(words)):
             raise ValueError("words must be non-empty and their counts positive")
+        kernels = load_kernels()  # None: the numpy path
         self.target = target_pieces
         self.prune_fraction = prune_fraction
         self.em_iterations = em_iterations
