@@ -258,3 +258,21 @@ def test_saved_files_get_the_usual_mode_not_mkstemps_0600(tmp_path):
         assert kept.read_bytes() == b"new"
     finally:
         os.umask(umask)
+
+
+def test_saving_and_loading_give_the_collector_back(tmp_path, timeline):
+    import gc
+
+    from tokviz.core.io.model_files import load_model, save_model
+
+    assert gc.isenabled()
+    path = tmp_path / "m.json"
+    save_model(timeline, path)
+    assert gc.isenabled() and load_model(path) == timeline and gc.isenabled()
+    save_timeline(timeline, path)
+    assert load_timeline(path) == timeline and gc.isenabled()
+    path.write_text('{"format": "tokviz-model", "version": 1}')
+    for load in (load_model, load_timeline):
+        with pytest.raises(ModelFormatError, match=r"^\S*m\.json: "):
+            load(path)
+        assert gc.isenabled()

@@ -315,6 +315,36 @@ def test_json_errors_are_clear(timeline):
         from_json(bad)
 
 
+def _set(d: dict, path: tuple, value) -> None:
+    for key in path[:-1]:
+        d = d[key]
+    d[path[-1]] = value
+
+
+@pytest.mark.parametrize(("path", "value", "message"), [
+    (("rounds", "rows", 1, 5, 0), True, "round 1 is malformed"),
+    (("rounds", "rows", 1, 5, 0), -1.5, "round 1 is malformed"),
+    (("rounds", "rows", 1, 5, 0), -(2**64), "round 1 is malformed"),
+    (("rounds", "rows", 0, 2, 0), "x", "round 0 is malformed"),
+    (("rounds", "rows", 0, 2, 0), float("inf"), "round 0 is malformed"),
+    (("rounds", "rows", 1, 4, 0, 1), float("nan"), "round 1 has a malformed pruned piece"),
+    (("rounds", "rows", 1, 4, 0, 2), -1, "round 1 has a malformed pruned piece"),
+    (("rounds", "rows", 1, 4, 0, 3), 0.5, "round 1 has a malformed pruned piece"),
+    (("rounds", "rows", 1, 4, 0, 0), 0, "round 1 has a malformed pruned piece"),  # [UNK]'s id
+    (("rounds", "rows", 1, 4, 0, 4), [10**6], "round 1 has a malformed pruned piece"),
+    (("rounds", "rows", 1, 4, 0, 4), "ab", "round 1 has a malformed pruned piece"),
+    (("rounds", "rows", 1, 4, 0), [1, 2.0, 3, 4], "round 1 has a malformed pruned piece"),
+    (("pieces", 0), 5, "non-empty strings"),
+    (("pieces", 0), "", "non-empty strings"),
+])
+def test_json_fields_are_checked(timeline, path, value, message):
+    d = json.loads(json.dumps(to_json(timeline)))
+    assert d["rounds"]["rows"][1][4] and d["rounds"]["rows"][0][2]  # round 1 pruned pieces; round 0 ran EM
+    _set(d, path, value)
+    with pytest.raises(ModelFormatError, match=message):
+        from_json(d)
+
+
 def test_docstring_examples():
     result = doctest.testmod(unigram_module)
     assert result.attempted > 0 and result.failed == 0
@@ -325,6 +355,19 @@ def test_scores_are_quantized_log_probabilities(timeline):
     total = sum(math.exp(s / SCORE_SCALE) for s in r.scores)
     assert total == pytest.approx(1.0, abs=1e-4)
     assert r.top(3)[0] == (r.pieces[0], pytest.approx(math.exp(r.scores[0] / SCORE_SCALE)))
+
+
+def test_scores_in_id_order_match_the_plain_lookup(timeline):
+    pieces = timeline.pieces()
+    expected = []
+    for r in timeline.rounds:  # the plain way: each round's piece -> score, read in id order
+        by_piece = dict(zip(r.pieces, r.scores))
+        expected.append([by_piece[p] for p in pieces[: r.n_pieces]])
+    assert len(expected) > 1
+    assert timeline.scores_by_round() == expected
+    assert [timeline.scores(k) for k in range(timeline.n_rounds)] == expected
+    assert timeline.scores() == expected[-1]
+    assert all(type(s) is int for s in expected[0])
 
 
 def test_chunks_longer_than_the_limit_are_left_out():

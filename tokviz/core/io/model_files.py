@@ -12,6 +12,7 @@ import json
 import os
 from pathlib import Path
 
+from tokviz.core.algorithm.gc_pause import collector_paused
 from tokviz.core.algorithm.registry import SPECS, spec_named, spec_of, spec_with_format
 from tokviz.core.bpe.model_file import FORMAT_NAME, FORMAT_VERSION, STEP_COLUMNS, timeline_from_json, timeline_to_json  # noqa: F401 - FORMAT_* and STEP_COLUMNS: public names of the BPE format
 from tokviz.core.bpe.timeline import Timeline
@@ -23,7 +24,8 @@ from .safe_files import MAX_MODEL_BYTES, read_file_bytes, write_atomic
 def save_timeline(timeline: Timeline, path: str | os.PathLike) -> None:
     """Write `timeline` to `path` atomically; raise `TokvizError` if it cannot be written."""
     path = Path(path)
-    data = json.dumps(timeline_to_json(timeline), ensure_ascii=True, separators=(",", ":"))
+    with collector_paused():  # a model is hundreds of thousands of small lists, none in a cycle
+        data = json.dumps(timeline_to_json(timeline), ensure_ascii=True, separators=(",", ":"))
     write_atomic(path, data.encode("utf-8"))
 
 
@@ -45,11 +47,12 @@ def model_from_json(d: object):
 def load_timeline(path: str | os.PathLike) -> Timeline:
     """Read a model file written by `save_timeline`."""
     path = Path(path)
-    d = read_json(path)
-    try:
-        return timeline_from_json(d)
-    except ModelFormatError as exc:
-        raise ModelFormatError(f"{path}: {exc}") from None
+    with collector_paused():  # parsing and checking make as many lists as saving
+        d = read_json(path)
+        try:
+            return timeline_from_json(d)
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"{path}: {exc}") from None
 
 
 def read_file(path: Path, error: type[TokvizError] = ModelFormatError) -> bytes:
@@ -81,15 +84,17 @@ MODEL_FORMATS = tuple(spec.format_name for spec in SPECS.values())
 
 def save_model(timeline, path: str | os.PathLike) -> None:
     """Write a BPE, WordPiece or Unigram timeline to `path` atomically (its own format name)."""
-    data = json.dumps(model_to_json(timeline), ensure_ascii=True, separators=(",", ":"))
+    with collector_paused():  # a model is hundreds of thousands of small lists, none in a cycle
+        data = json.dumps(model_to_json(timeline), ensure_ascii=True, separators=(",", ":"))
     write_atomic(Path(path), data.encode("utf-8"))
 
 
 def load_model(path: str | os.PathLike):
     """Read a model file of any tokviz format: a `Timeline`, `WordPieceTimeline` or `UnigramTimeline`."""
     path = Path(path)
-    d = read_json(path)
-    try:
-        return model_from_json(d)
-    except ModelFormatError as exc:
-        raise ModelFormatError(f"{path}: {exc}") from None
+    with collector_paused():  # parsing and checking make as many lists as saving
+        d = read_json(path)
+        try:
+            return model_from_json(d)
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"{path}: {exc}") from None

@@ -27,6 +27,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
+
+import numpy as np
 
 from tokviz.core.algorithm.gc_pause import paused_gc
 from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
@@ -34,7 +38,7 @@ from tokviz.core.algorithm.records import Segmentation as StepSegmentation
 from tokviz.core.algorithm.records import TreeNode, segment_pieces
 from tokviz.core.algorithm.staged import JsonSettings, StagedTraining
 from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
-from tokviz.core.io.checks import MAX_COUNT, is_count
+from tokviz.core.io.checks import MAX_COUNT, all_counts, all_numbers, ints_within, is_count
 from tokviz.core.text.split import parse_split
 
 from .tokenizer import LatticeEdge, Segmentation, UnigramExplanation, UnigramTokenizer
@@ -47,11 +51,14 @@ from .trainer import (
     PrunedPiece,
     UnigramRound,
     UnigramTrainer,
+    order_by,
+    string_ranks,
 )
 
 FORMAT_NAME = "tokviz-unigram"
 FORMAT_VERSION = 1
 MAX_TRAIN_CHUNK_CHARS = 4096  # longer chunks are left out of training (SentencePiece: 4192 bytes)
+_PIECE = attrgetter("piece")
 ROUND_COLUMNS = ["index", "log_likelihood", "em_log_likelihood", "viterbi_tokens", "pruned", "scores"]
 PRUNED_COLUMNS = ["id", "loss", "freq", "score", "alternative"]
 
@@ -153,14 +160,17 @@ class UnigramTimeline(PieceLayout):
             return []
         out = list(self.rounds[-1].pieces)
         for r in reversed(self.rounds[1:]):
-            out.extend(p.piece for p in reversed(r.pruned))
+            out.extend(map(_PIECE, reversed(r.pruned)))
         return out
 
     def scores(self, step: int | None = None) -> list[int]:
         """Scores of the vocabulary after round `step`, in id order."""
-        r = self.rounds[self._clamp(step)]
-        by_piece = dict(zip(r.pieces, r.scores))
-        return [by_piece[p] for p in self.pieces()[: r.n_pieces]]
+        return _in_id_order(self.rounds[self._clamp(step)], _positions(self.pieces()))
+
+    def scores_by_round(self) -> list[list[int]]:
+        """`scores(k)` for every round k (the id order is worked out once)."""
+        position = _positions(self.pieces())
+        return [_in_id_order(r, position) for r in self.rounds]
 
     def token_forms(self) -> list[str]:
         """Vocabulary form of every id: [UNK], specials, then `pieces()`."""
@@ -213,6 +223,18 @@ class UnigramTimeline(PieceLayout):
 
     def merge_tree(self, token_id: int) -> TreeNode | None:
         return None
+
+
+def _positions(pieces: list[str]) -> dict[str, int]:
+    return dict(zip(pieces, range(len(pieces))))
+
+
+def _in_id_order(r: UnigramRound, position: dict[str, int]) -> list[int]:
+    """The scores of round `r` in id order: its pieces are the first ``r.n_pieces`` of the ids."""
+    ids = np.fromiter(map(position.__getitem__, r.pieces), dtype=np.int64, count=r.n_pieces)
+    out = np.empty(r.n_pieces, dtype=np.int64)
+    out[ids] = r.scores
+    return out.tolist()
 
 
 def target_pieces(settings: UnigramSettings, n_chars: int) -> int:
@@ -278,9 +300,10 @@ def to_json(timeline: UnigramTimeline) -> dict:
     n_special = timeline.n_special
     id_of = {p: n_special + i for i, p in enumerate(pieces)}
     rows = []
-    for k, r in enumerate(timeline.rounds):
-        pruned = [[id_of[p.piece], p.loss, p.freq, p.score, [id_of[a] for a in p.alternative]] for p in r.pruned]
-        rows.append([r.index, r.log_likelihood, list(r.em_log_likelihood), r.viterbi_tokens, pruned, timeline.scores(k)])
+    for r, scores in zip(timeline.rounds, timeline.scores_by_round()):
+        pruned = [[id_of[p.piece], p.loss, p.freq, p.score, list(map(id_of.__getitem__, p.alternative))]
+                  for p in r.pruned]
+        rows.append([r.index, r.log_likelihood, list(r.em_log_likelihood), r.viterbi_tokens, pruned, scores])
     return {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
@@ -299,13 +322,29 @@ def _is_int(x: object) -> bool:
     return is_count(x)  # counts, ids, lengths
 
 
-def _is_score(x: object) -> bool:
-    """A piece score: a whole log-probability times `SCORE_SCALE` (negative), within 64 bits."""
-    return isinstance(x, int) and not isinstance(x, bool) and abs(x) <= MAX_COUNT
-
-
 def _is_num(x: object) -> bool:
     return (_is_int(x) or isinstance(x, float)) and math.isfinite(x)
+
+
+def _scores_ok(xs: list) -> bool:
+    """Piece scores: whole log-probabilities times `SCORE_SCALE` (negative), within 64 bits."""
+    return ints_within(xs, -MAX_COUNT, MAX_COUNT)
+
+
+def _pruned_from_json(rows: list, forms: list[str], n_special: int, k: int) -> tuple[PrunedPiece, ...]:
+    """The pruned pieces of round `k` from their rows, checked column by column (`forms`: id ->
+    piece, with ``n_special`` placeholders first)."""
+    need(all(type(p) is list and len(p) == len(PRUNED_COLUMNS) for p in rows), f"round {k} has a malformed pruned piece")
+    if not rows:
+        return ()
+    ids, losses, freqs, scores, alts = zip(*rows)
+    last = len(forms) - 1
+    need(ints_within(ids, n_special, last) and all_numbers(losses) and all_counts(freqs) and _scores_ok(scores)
+         and all(type(a) is list for a in alts) and ints_within(list(chain.from_iterable(alts)), n_special, last),
+         f"round {k} has a malformed pruned piece")
+    name = forms.__getitem__
+    return tuple(map(PrunedPiece, map(name, ids), map(float, losses), freqs, scores,
+                     [tuple(map(name, a)) for a in alts]))
 
 
 def from_json(d: object) -> UnigramTimeline:
@@ -314,33 +353,29 @@ def from_json(d: object) -> UnigramTimeline:
     try:
         settings = UnigramSettings.from_json(d["settings"])
         pieces = d["pieces"]
-        need(isinstance(pieces, list) and all(isinstance(p, str) and p for p in pieces), "pieces must be non-empty strings")
+        need(isinstance(pieces, list) and set(map(type, pieces)) <= {str} and all(pieces),
+             "pieces must be non-empty strings")
         need(len(set(pieces)) == len(pieces), "pieces must be distinct")
         rd = d["rounds"]
         need(rd.get("columns") == ROUND_COLUMNS, "unknown round columns")
         n_special = 1 + len(settings.special_tokens)
+        forms = [""] * n_special + pieces  # id -> piece
+        rank = string_ranks(pieces)  # a round lists its pieces by score, ties in string order
         rounds = []
         prev = len(pieces)
         for k, row in enumerate(rd["rows"]):
             need(isinstance(row, list) and len(row) == len(ROUND_COLUMNS), f"round {k} is malformed")
             index, ll, em, vt, pruned, scores = row
-            need(_is_int(index) and _is_num(ll) and _is_int(vt) and isinstance(em, list)
-                 and all(_is_num(x) for x in em) and isinstance(scores, list)
-                 and all(_is_score(x) for x in scores) and isinstance(pruned, list), f"round {k} is malformed")
+            need(_is_int(index) and _is_num(ll) and _is_int(vt) and isinstance(em, list) and all_numbers(em)
+                 and isinstance(scores, list) and _scores_ok(scores) and isinstance(pruned, list),
+                 f"round {k} is malformed")
             need(len(scores) <= prev, f"round {k} has more pieces than the round before")
             prev = len(scores)
-            ps = []
-            for p in pruned:
-                need(isinstance(p, list) and len(p) == len(PRUNED_COLUMNS) and _is_int(p[0]) and _is_num(p[1])
-                     and _is_int(p[2]) and _is_score(p[3]) and isinstance(p[4], list)
-                     and all(_is_int(a) and n_special <= a < n_special + len(pieces) for a in p[4])
-                     and n_special <= p[0] < n_special + len(pieces), f"round {k} has a malformed pruned piece")
-                ps.append(PrunedPiece(pieces[p[0] - n_special], float(p[1]), p[2], p[3],
-                                      tuple(pieces[a - n_special] for a in p[4])))
-            order = sorted(range(len(scores)), key=lambda i: (-scores[i], pieces[i]))
+            ps = _pruned_from_json(pruned, forms, n_special, k)
+            order = order_by(-np.array(scores, dtype=np.int64), rank[: len(scores)]).tolist()
             rounds.append(UnigramRound(
-                index, n_special + len(scores), float(ll), tuple(float(x) for x in em), vt, tuple(ps),
-                tuple(pieces[i] for i in order), tuple(scores[i] for i in order),
+                index, n_special + len(scores), float(ll), tuple(map(float, em)), vt, ps,
+                tuple(map(pieces.__getitem__, order)), tuple(map(scores.__getitem__, order)),
             ))
         tl = UnigramTimeline(settings, rounds, d.get("corpus_length", 0), d.get("n_chunks", 0),
                              d.get("seed_size", 0), bool(d.get("finished", True)))

@@ -121,7 +121,7 @@ class UnigramTokenizer(PieceTokenizer):
         s = timeline.settings
         return cls(
             timeline.pieces(),
-            [timeline.scores(k) for k in range(timeline.n_rounds)],
+            timeline.scores_by_round(),
             parse_split(s.split),
             word_prefix=s.word_prefix,
             special_tokens=s.special_tokens,

@@ -108,7 +108,7 @@ def quantize(logp: np.ndarray) -> np.ndarray:
     return np.rint(np.asarray(logp) * SCORE_SCALE).astype(np.int64)
 
 
-def _order_by(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
+def order_by(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
     """``np.lexsort((minor, major))`` for integer keys, minor ones distinct and non-negative
     (one argsort of a combined key when it fits in 63 bits)."""
     if not len(major):
@@ -266,7 +266,7 @@ class UnigramTrainer:
         if seed_size is None:
             seed_size = SEED_FACTOR * target_pieces
         n_multi = max(0, seed_size - len(chars))
-        multi = multi[_order_by(-coverage[multi].astype(np.int64), multi)][:n_multi]  # coverages are whole
+        multi = multi[order_by(-coverage[multi].astype(np.int64), multi)][:n_multi]  # coverages are whole
         selected = np.sort(np.concatenate((chars, multi)))
         piece_of = np.full(n_sub, -1, dtype=np.int64)
         piece_of[selected] = np.arange(len(selected))
@@ -413,7 +413,7 @@ class UnigramTrainer:
     def _listing(self, q: np.ndarray) -> tuple[tuple[str, ...], tuple[int, ...]]:
         """The vocabulary, highest score first (ties: piece string), and its scores."""
         alive = np.flatnonzero(self.alive)
-        order = alive[_order_by(-q[alive], self.piece_rank[alive])]
+        order = alive[order_by(-q[alive], self.piece_rank[alive])]
         return tuple(map(self.pieces.__getitem__, order.tolist())), tuple(q.take(order).tolist())
 
     def _record(self, index: int, lls: tuple[float, ...], listing, freq: np.ndarray, pruned) -> UnigramRound:
