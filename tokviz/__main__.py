@@ -1,6 +1,6 @@
 """``python -m tokviz``: the same as the ``tokviz`` command."""
 
-from tokviz.app.cli.main import main
+from tokviz.app.cli.entry import run
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

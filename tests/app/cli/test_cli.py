@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -392,14 +393,48 @@ def test_failed_write_leaves_no_partial_file(cli, workdir, monkeypatch):
 # -- real processes ---------------------------------------------------------------------------
 
 
-def tokviz(*argv: str, cwd, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+def tokviz(*argv: str, cwd, stdin: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "tokviz", *argv],
         cwd=cwd,
         input=stdin if stdin is not None else b"",
         capture_output=True,
         timeout=120,
+        env=env,
     )
+
+
+def buffered_env() -> dict:
+    """The environment with Python's standard streams buffered, as they are for most users."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+
+
+def test_process_exit_flushes_everything_and_keeps_the_status(tmp_path):
+    # the command ends with os._exit (`tokviz.app.cli.entry`): every byte must be out first
+    (tmp_path / "c.txt").write_text("aaabdaaabac")
+    assert tokviz("train", "c.txt", "-o", "m.json", "--split", "none", "--merges", "3", cwd=tmp_path).returncode == 0
+    text = "aaabd" * 40_000  # 200,000 characters: far more than a pipe or a stdout buffer holds
+    r = tokviz("encode", "m.json", "--ids", cwd=tmp_path, stdin=text.encode(), env=buffered_env())
+    assert r.returncode == 0 and r.stderr == b""
+    assert r.stdout == b" ".join([b"258 100"] * 40_000) + b"\n"
+    r = tokviz("encode", "m.json", "aaab", "--ids", cwd=tmp_path, env=buffered_env())
+    assert (r.returncode, r.stdout, r.stderr) == (0, b"258\n", b"")
+    r = tokviz("encode", "nope.json", "x", cwd=tmp_path, env=buffered_env())
+    assert r.returncode == 2 and r.stdout == b"" and r.stderr.startswith(b"tokviz: ") and r.stderr.count(b"\n") == 1
+
+
+def test_process_output_to_a_reader_that_leaves_early(tmp_path):
+    (tmp_path / "c.txt").write_text("aaabdaaabac")
+    assert tokviz("train", "c.txt", "-o", "m.json", "--split", "none", "--merges", "3", cwd=tmp_path).returncode == 0
+    (tmp_path / "big.txt").write_text("aaabd" * 400_000)
+    proc = subprocess.Popen([sys.executable, "-m", "tokviz", "encode", "m.json", "-f", "big.txt", "--ids"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=buffered_env())
+    assert proc.stdout.read(7) == b"258 100"
+    proc.stdout.close()  # like `| head -c 7`
+    with proc.stderr:
+        err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0
+    assert err == b""  # no "Exception ignored ... BrokenPipeError" on the way out
 
 
 def test_process_train_encode_decode(tmp_path):

@@ -152,7 +152,7 @@ class GlitchScan:
         """The rows of every ordinary token, `size` tokens at a time, in id order."""
         if self.coverage is None:
             self.prepare()
-        g, total = self.graph, len(self.ordinary)
+        total = len(self.ordinary)
         for start in range(0, total, size):
             self._check()
             self.progress("Scoring tokens…", 0.3 + 0.7 * start / max(1, total))

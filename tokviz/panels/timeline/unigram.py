@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.pretrained.unigram_explain import loaded_unigram
-from tokviz.core.unigram.replay import unigram_series
 from tokviz.panels.base import monospace_font
 from tokviz.panels.deferred import DeferredChart
 from tokviz.panels.widgets import STRETCH, cell_table, hbox, segmentation_controls, set_cells, vbox

@@ -1,0 +1,37 @@
+"""The ``tokviz`` command and ``python -m tokviz``: `main`, then leave at once when no window was
+involved.
+
+A process that trained a model or opened a large tokenizer holds millions of small objects, and
+an ordinary interpreter exit frees them one by one and shuts the compiled kernels' LLVM down: a
+tenth to a quarter of a second after the work is done (a Unigram ``tokviz train`` on
+tinyshakespeare: 1.55 s -> 1.35 s). Everything the command writes is closed by then (files go
+through ``with`` blocks and atomic renames), so the standard streams are flushed and the process
+ends with ``os._exit``. With Qt loaded (the window, screenshots, animations) the exit stays the
+ordinary one, so Qt can tear its objects down in order.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .main import main
+
+
+def run() -> None:
+    """Run the command in ``sys.argv`` and exit with its status."""
+    code = main()
+    if "PySide6" in sys.modules:
+        raise SystemExit(code)
+    exit_now(code)
+
+
+def exit_now(code: int) -> None:
+    """Flush stdout and stderr (a closed pipe is not an error any more), then end the process
+    without the interpreter's clean-up."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader that went away, a closed stream
+            pass
+    os._exit(code)
