@@ -48,29 +48,41 @@ def _then(meanwhile: Callable[[], None] | None) -> None:
         meanwhile()
 
 
-def _together(jobs: list[Callable[[], object]]) -> list:
-    """Run the jobs (each a call of a kernel, which lets go of the GIL), the second one on a thread
-    of its own: both cores work. Their results, in order."""
-    if len(jobs) == 1:
+def _together(jobs: list[Callable[[], object]], meanwhile: Callable[[], None] | None = None) -> list:
+    """Run the jobs (each a call of a kernel, which lets go of the GIL) on both cores: without
+    `meanwhile`, the first here and the second on a thread of its own; with it (the trainer's
+    Python work, which needs the GIL), every job on a thread of its own while this thread does
+    `meanwhile`. The jobs' results, in order."""
+    if len(jobs) == 1 and meanwhile is None:
         return [jobs[0]()]
-    got: list = [None, None]
+    here = None if meanwhile is not None else 0  # the job this thread runs, if any
+    got: list = [None] * len(jobs)
 
-    def second() -> None:
+    def run(i: int) -> None:
         try:
-            got[1] = (True, jobs[1]())
+            got[i] = (True, jobs[i]())
         except BaseException as exc:  # handed to the caller below
-            got[1] = (False, exc)
+            got[i] = (False, exc)
 
-    worker = threading.Thread(target=second, name="tokviz-unigram-kernel", daemon=True)
-    worker.start()
+    workers = [threading.Thread(target=run, args=(i,), name="tokviz-unigram-kernel", daemon=True)
+               for i in range(len(jobs)) if i != here]
+    for worker in workers:
+        worker.start()
     try:
-        first = jobs[0]()
+        if meanwhile is not None:
+            meanwhile()
+        else:
+            run(here)
     finally:
-        worker.join()
-    ok, value = got[1] if got[1] is not None else (False, RuntimeError("a Unigram kernel thread did not finish"))
-    if not ok:
-        raise value
-    return [first, value]
+        for worker in workers:
+            worker.join()
+    missing = (False, RuntimeError("a Unigram kernel thread did not finish"))
+    results = []
+    for ok, value in (g if g is not None else missing for g in got):
+        if not ok:
+            raise value
+        results.append(value)
+    return results
 
 
 class CompiledLattices:
@@ -95,11 +107,11 @@ class CompiledLattices:
         e0, e1 = self.eoff[lo], self.eoff[hi]
         return (self.eoff[lo:hi + 1] - e0, self.lengths[lo:hi], self.start[e0:e1], self.end[e0:e1], self.piece[e0:e1])
 
-    def _per_part(self, kernel, *rest, weights: np.ndarray) -> list:
-        """`kernel` on every part: ``kernel(*part, *rest, part's weights, n)``."""
+    def _per_part(self, kernel, *rest, weights: np.ndarray, meanwhile: Callable[[], None] | None) -> list:
+        """`kernel` on every part: ``kernel(*part, *rest, part's weights, n)``; `meanwhile` at the same time."""
         *rest, n = rest
         return _together([lambda lo=lo, hi=hi: kernel(*self._part(lo, hi), *rest, weights[lo:hi], n)
-                          for lo, hi in self.cuts])
+                          for lo, hi in self.cuts], meanwhile)
 
     def subset(self, keep_piece: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> "CompiledLattices":
         """The same lattices with only the edges of the pieces where `keep_piece` is true."""
@@ -112,8 +124,7 @@ class CompiledLattices:
     def e_step(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int, *,
                meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(expected count of each piece over all segmentations, weighted; log Z per lattice)."""
-        _then(meanwhile)
-        parts = self._per_part(self.k.e_step, logp, n_pieces, weights=weights)
+        parts = self._per_part(self.k.e_step, logp, n_pieces, weights=weights, meanwhile=meanwhile)
         counts = parts[0][0] + parts[1][0] if len(parts) > 1 else parts[0][0]
         return counts, np.concatenate([z for _, z in parts])
 
@@ -130,8 +141,7 @@ class CompiledLattices:
         """(log Z per lattice under `logp`; weighted uses of each piece in the Viterbi
         segmentations under `scores`)."""
         n = max(n_pieces, int(self.piece.max()) + 1 if len(self.piece) else 0)
-        _then(meanwhile)
-        parts = self._per_part(self.k.log_z_and_freq, logp, scores, n, weights=weights)
+        parts = self._per_part(self.k.log_z_and_freq, logp, scores, n, weights=weights, meanwhile=meanwhile)
         freq = parts[0][1] + parts[1][1] if len(parts) > 1 else parts[0][1]
         return np.concatenate([z for z, _ in parts]), freq
 
