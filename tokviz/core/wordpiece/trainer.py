@@ -327,8 +327,8 @@ class WordPieceTrainer:
 
     def _pop_group(self) -> tuple[int, tuple[int, int, int, int], tuple[int, int]] | None:
         """Pop the group holding the best live pair: (b, its best entry, (-its score key, its
-        position)). The group's global entry leaves the heap (put it back with
-        `_restore_group`); the pair entry stays."""
+        position)). The group's global entry leaves the heap (`candidates` puts it back); the pair
+        entry stays."""
         heap, gp = self.heap, self.group_pinned
         while heap:
             first = heap[0]
@@ -350,39 +350,37 @@ class WordPieceTrainer:
             return b, top, g
         return None
 
-    def _restore_group(self, b: int) -> None:
-        heapq.heappush(self.heap, self.group_pinned[b])
-
     def candidates(self, n: int) -> list[tuple[int, int, int]]:
-        """The `n` best live pairs as (-score key, first position, key), best first; the state
-        is left as it was. Groups are merged lazily: a pair from the next group enters only when
-        it beats every pair taken so far."""
+        """The `n` best live pairs as (-score key, first position, key), best first; the state is
+        left as it was. The next group is looked at only when its entry (never worse than its best
+        pair) beats every pair taken so far; a group's next pair only while more are wanted."""
         found: list[tuple[int, int, int]] = []
         taken_groups: list[int] = []
         taken_pairs: list[tuple[int, tuple[int, int, int, int]]] = []
         merge: list[tuple[int, int, int, int]] = []  # (-score key, pos, key, b)
-        nxt = self._pop_group()
+        heap, groups = self.heap, self.groups
         while len(found) < n:
-            while nxt is not None and (not merge or nxt[2] < merge[0][:2]):
-                b, entry, (neg, pos) = nxt
-                taken_groups.append(b)
-                taken_pairs.append((b, heapq.heappop(self.groups[b])))
-                heapq.heappush(merge, (neg, pos, entry[3], b))
+            if heap and (not merge or heap[0][:2] < merge[0][:2]):
                 nxt = self._pop_group()
+                if nxt is not None:
+                    b, entry, g = nxt
+                    taken_groups.append(b)
+                    taken_pairs.append((b, heapq.heappop(groups[b])))
+                    heapq.heappush(merge, (*g, entry[3], b))
+                continue
             if not merge:
                 break
             neg, pos, k, b = heapq.heappop(merge)
             found.append((neg, pos, k))
-            top = self._group_top(b)
-            if top is not None:
-                taken_pairs.append((b, heapq.heappop(self.groups[b])))
-                heapq.heappush(merge, (-self._score_key(top[3]), top[1], top[3], b))
-        if nxt is not None:
-            taken_groups.append(nxt[0])
+            if len(found) < n:
+                top = self._group_top(b)
+                if top is not None:
+                    taken_pairs.append((b, heapq.heappop(groups[b])))
+                    heapq.heappush(merge, (-self._score_key(top[3]), top[1], top[3], b))
         for b, entry in taken_pairs:
-            heapq.heappush(self.groups[b], entry)
+            heapq.heappush(groups[b], entry)
         for b in taken_groups:
-            self._restore_group(b)
+            heapq.heappush(heap, self.group_pinned[b])
         return found
 
     def _candidate(self, pos: int, k: int) -> WordPieceCandidate:
