@@ -437,6 +437,18 @@ def test_process_output_to_a_reader_that_leaves_early(tmp_path):
     assert err == b""  # no "Exception ignored ... BrokenPipeError" on the way out
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("buffered", [True, False])
+def test_process_output_to_a_full_disk_is_one_line_and_status_2(tmp_path, buffered):
+    (tmp_path / "c.txt").write_text("aaabdaaabac")
+    assert tokviz("train", "c.txt", "-o", "m.json", "--split", "none", "--merges", "3", cwd=tmp_path).returncode == 0
+    env = buffered_env() if buffered else {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with open("/dev/full", "wb") as full:
+        r = subprocess.run([sys.executable, "-m", "tokviz", "encode", "m.json", "aaab", "--ids"], cwd=tmp_path,
+                           stdout=full, stderr=subprocess.PIPE, timeout=120, env=env)
+    assert (r.returncode, r.stderr) == (2, b"tokviz: cannot write the output: No space left on device\n")
+
+
 def test_process_train_encode_decode(tmp_path):
     (tmp_path / "c.txt").write_text("aaabdaaabac")
     r = tokviz("train", "c.txt", "-o", "m.json", "--split", "none", "--merges", "3", cwd=tmp_path)

@@ -27,11 +27,21 @@ def run() -> None:
 
 
 def exit_now(code: int) -> None:
-    """Flush stdout and stderr (a closed pipe is not an error any more), then end the process
-    without the interpreter's clean-up."""
-    for stream in (sys.stdout, sys.stderr):
+    """Flush stdout and stderr, then end the process without the interpreter's clean-up. A reader
+    that went away (``| head``) is not an error; output that cannot be written (a full disk) is
+    one line on stderr and status 2."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    except (OSError, ValueError) as exc:
+        code = code or 2
         try:
-            stream.flush()
-        except (OSError, ValueError):  # a reader that went away, a closed stream
+            print(f"tokviz: cannot write the output: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+        except (OSError, ValueError):
             pass
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
     os._exit(code)

@@ -8,6 +8,7 @@ commands start fast and work without a display.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -24,6 +25,7 @@ from .arguments import check_arguments, utf8_argument
 from .messages import one_line
 
 EXIT_USAGE = 2
+OUTPUT_ERRNOS = (errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT)  # writing stdout can fail so
 REPLACE_HINT = "use --encoding-errors replace to read it anyway"  # train's option; encode has none
 COMMANDS = ("train", "encode", "decode", "merges", "gui", "screenshot", "lesson", "animate", "export",
             "compare", "chat")
@@ -469,4 +471,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except MemoryError:
         print("tokviz: out of memory", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:  # model and text files go through TokvizError: this is mostly the output
+        where = f"{exc.filename}: " if exc.filename else "cannot write the output: " if exc.errno in OUTPUT_ERRNOS else ""
+        print(one_line(f"tokviz: {where}{exc.strerror or exc}"), file=sys.stderr)
         return EXIT_USAGE
