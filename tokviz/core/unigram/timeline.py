@@ -298,11 +298,13 @@ def to_json(timeline: UnigramTimeline) -> dict:
     each round stores the scores of its vocabulary (an id prefix) and its pruned pieces by id."""
     pieces = timeline.pieces()
     n_special = timeline.n_special
-    id_of = {p: n_special + i for i, p in enumerate(pieces)}
+    id_of = dict(zip(pieces, range(n_special, n_special + len(pieces)))).__getitem__
     rows = []
     for r, scores in zip(timeline.rounds, timeline.scores_by_round()):
-        pruned = [[id_of[p.piece], p.loss, p.freq, p.score, list(map(id_of.__getitem__, p.alternative))]
-                  for p in r.pruned]
+        # column by column (a round prunes up to tens of thousands of pieces), then row by row
+        piece, loss, freq, score, alternative = zip(*r.pruned) if r.pruned else ((),) * 5
+        alts = [list(map(id_of, a)) for a in alternative]
+        pruned = list(map(list, zip(map(id_of, piece), loss, freq, score, alts)))
         rows.append([r.index, r.log_likelihood, list(r.em_log_likelihood), r.viterbi_tokens, pruned, scores])
     return {
         "format": FORMAT_NAME,
