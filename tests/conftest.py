@@ -87,6 +87,25 @@ def machine_independent_fonts(tmp_path_factory):
         os.environ["FONTCONFIG_FILE"] = previous
 
 
+@pytest.fixture(autouse=True)
+def no_background_warm_up(monkeypatch):
+    """Windows in tests warm no algorithm up on a thread of their own (`tokviz.engine.training.warm_up`):
+    a thread still loading numba would decide, by timing, whether another test may fork. The tests of
+    the warm-up itself switch it back on with `warm_ups_on`."""
+    from tokviz.core.algorithm.registry import SPECS
+    from tokviz.engine.training import warm_up
+
+    monkeypatch.setattr(warm_up, "_started", set(SPECS))
+
+
+@pytest.fixture
+def warm_ups_on(monkeypatch):
+    """Every algorithm can be warmed up again (once each) in this test."""
+    from tokviz.engine.training import warm_up
+
+    monkeypatch.setattr(warm_up, "_started", set())
+
+
 QT_MODULES = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6")
 
 

@@ -296,3 +296,22 @@ def test_save_and_open_model_round_trip(corpus_window, qtbot, tmp_path, settings
     assert window.training_panel.algorithm_box.currentData() == tl.algorithm
     assert window.trained_models.models[-1].name == "model.json"
     assert not window.dialogs.errors
+
+
+def test_choosing_unigram_starts_loading_its_kernels(window, qtbot, monkeypatch, warm_ups_on):
+    """The first Unigram training of a window session does not wait for numba: choosing Unigram
+    starts loading it on a thread of its own (`tokviz.engine.training.warm_up`), once."""
+    import threading
+    from dataclasses import replace
+
+    from tokviz.core.algorithm import registry
+
+    ran: list[str] = []
+    monkeypatch.setitem(registry.SPECS, "unigram",
+                        replace(registry.SPECS["unigram"], warm_up=lambda: ran.append(threading.current_thread().name)))
+    _pick(window.training_panel, "wordpiece")
+    _pick(window.training_panel, "unigram")
+    qtbot.waitUntil(lambda: ran == ["tokviz-warm-up-unigram"], timeout=10_000)
+    _pick(window.training_panel, "bpe")
+    _pick(window.training_panel, "unigram")
+    assert ran == ["tokviz-warm-up-unigram"]

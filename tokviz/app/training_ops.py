@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from tokviz.core import Timeline, TokvizError
 from tokviz.core.algorithm.registry import step_noun
+from tokviz.engine.training.warm_up import warm_up_in_background
 from tokviz.panels.training.status import format_duration
 
 from .services import WindowServices
+
+WARM_UP_DELAY_MS = 2000  # after the window opens: a restored Unigram choice starts loading its kernels
 
 
 class TrainingController(QObject):
@@ -38,6 +41,14 @@ class TrainingController(QObject):
         e.cancelled.connect(self._on_engine_cancelled)
         e.failed.connect(self._on_engine_failed)
         e.running_changed.connect(self._on_engine_running_changed)
+        # an algorithm with compiled code (Unigram) starts loading it once chosen; a choice restored
+        # from the settings, once the window has had time to come up
+        training_panel.algorithm_box.currentIndexChanged.connect(self._warm_up_chosen_algorithm)
+        QTimer.singleShot(WARM_UP_DELAY_MS, self, self._warm_up_chosen_algorithm)
+
+    @Slot()
+    def _warm_up_chosen_algorithm(self) -> None:
+        warm_up_in_background(self.training_panel.algo.algorithm)
 
     def start(self, settings=None) -> bool:
         """Train on the corpus; False (with a message) if the settings or corpus are unusable."""

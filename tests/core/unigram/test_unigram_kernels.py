@@ -5,6 +5,8 @@ the fallback to numpy when the kernels are off."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,6 +19,7 @@ from tokviz.core.unigram.lattice import Lattices
 from tokviz.core.unigram.trainer import UnigramTrainer, string_ranks, substrings
 
 KERNELS = load_kernels()
+ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.skipif(KERNELS is None, reason="numba is not installed here (the compiled path is off)")
 HYPOTHESIS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -209,3 +212,43 @@ def test_a_trainer_takes_the_compiled_path_unless_it_is_off():
     assert [(r.pieces, r.scores, r.pruned, r.viterbi_tokens) for r in got] == \
         [(r.pieces, r.scores, r.pruned, r.viterbi_tokens) for r in ref]
     assert [r.log_likelihood for r in got] == pytest.approx([r.log_likelihood for r in ref], rel=1e-12)
+
+
+WARM_UP_PROBE = """
+import json, random
+from tokviz.core.unigram import kernels
+from tokviz.core.unigram.timeline import UnigramSettings, train_unigram, warm_up
+ENTRY = ("substring_table", "trie_preorder", "e_step", "log_z_and_freq", "alternatives", "keep_edges")
+signatures = lambda: {n: sorted(map(str, getattr(kernels, n).signatures)) for n in ENTRY}
+before = signatures()
+ok = warm_up()
+warmed = signatures()
+rng = random.Random(7)
+words = ["".join(rng.choice("abcdefgh") for _ in range(rng.randint(2, 12))) for _ in range(6000)]
+train_unigram(UnigramSettings(vocab_size=600), texts=[" ".join(words * 3)])  # two halves on two threads
+print(json.dumps([ok, before, warmed, signatures()]))
+"""
+
+
+def test_warm_up_loads_every_kernel_with_a_real_trainings_types(tmp_path):
+    """`warm_up` (what the app runs when Unigram is chosen) leaves a real training nothing to load:
+    in a fresh process, every kernel has its one signature afterwards and a real training (big
+    enough for the two-thread halves) adds none."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", WARM_UP_PROBE], capture_output=True, text=True, timeout=300,
+                         cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    ok, before, warmed, after = json.loads(out.stdout)
+    assert ok is True
+    assert all(sigs == [] for sigs in before.values())
+    assert all(len(sigs) == 1 for sigs in warmed.values()) and after == warmed
+
+
+def test_warm_up_with_the_kernels_off_does_nothing():
+    from tokviz.core.unigram.timeline import warm_up
+
+    with jit_off():
+        assert warm_up() is False

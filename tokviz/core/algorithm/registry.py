@@ -44,6 +44,7 @@ class AlgorithmSpec:
     format_name: str  # the model file's "format" header
     to_json: Callable  # timeline -> its model-file dict
     from_json: Callable  # dict -> timeline (`ModelFormatError` saying what is wrong)
+    warm_up: Callable[[], object] | None = None  # loads compiled code a first training would wait for
 
     @property
     def steps_field(self) -> str:
@@ -59,7 +60,7 @@ SPECS: dict[str, AlgorithmSpec] = {
         AlgorithmSpec("wordpiece", "WordPiece", WordPieceSettings, WordPieceTraining, WordPieceTimeline, "merge",
                       wordpiece.FORMAT_NAME, wordpiece.to_json, wordpiece.from_json),
         AlgorithmSpec("unigram", "Unigram", UnigramSettings, UnigramTraining, UnigramTimeline, "round",
-                      unigram.FORMAT_NAME, unigram.to_json, unigram.from_json),
+                      unigram.FORMAT_NAME, unigram.to_json, unigram.from_json, unigram.warm_up),
     )
 }
 ALGORITHMS = tuple(SPECS)

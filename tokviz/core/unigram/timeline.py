@@ -78,6 +78,7 @@ __all__ = [
     "from_json",
     "to_json",
     "train_unigram",
+    "warm_up",
 ]
 
 
@@ -287,6 +288,19 @@ def train_unigram(
 ) -> UnigramTimeline:
     """Train to completion: ``train_unigram(UnigramSettings(vocab_size=1000), texts=[text])``."""
     return UnigramTraining(settings, texts=texts, table=table).run()
+
+
+def warm_up() -> bool:
+    """Load the compiled trainer now (numba and its kernels: about 0.4 s the first time in a
+    process) by training a tiny corpus, which calls every kernel with the argument types a real
+    training passes. False when the kernels are off (`tokviz.core.jit`). The app runs it on a
+    thread of its own when Unigram is chosen, so the training the user then starts does not wait."""
+    from .compiled import load_kernels
+
+    if load_kernels() is None:
+        return False
+    train_unigram(UnigramSettings(vocab_size=12, seed_min_count=1), texts=["hug pug hug hugs bun"])
+    return True
 
 
 # -- model files --------------------------------------------------------------------------------
