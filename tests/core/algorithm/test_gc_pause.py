@@ -85,3 +85,25 @@ def test_run_lets_a_drained_trainer_go_before_the_collector_is_back():
     timeline = training.run()
     assert trainer() is None
     assert list(training.steps()) == [] and timeline.n_steps == 6 and timeline.finished
+
+
+def test_run_calls_each_after_every_step_with_the_collector_still_paused(monkeypatch):
+    """`run(each=...)` (the command line's progress bar) is called once per step, inside the one
+    pause of a collector-free trainer and after BPE's steps too."""
+    import gc
+
+    from tokviz.core import TrainSettings
+    from tokviz.core.algorithm.registry import make_training
+    from tokviz.core.unigram.timeline import UnigramSettings
+    from tokviz.core.wordpiece.timeline import WordPieceSettings
+
+    text = "hug hug pug pun bun hugs " * 50
+    for settings, paused in ((WordPieceSettings(merges=6), True), (UnigramSettings(vocab_size=20), True),
+                             (TrainSettings(merges=6), False)):
+        training = make_training(settings, texts=[text])
+        timeline = training.prepare()
+        seen: list[tuple[int, bool]] = []
+        training.run(each=lambda: seen.append((timeline.n_steps, gc.isenabled())))
+        assert [n for n, _ in seen] == list(range(1, timeline.n_steps + 1)) and len(seen) > 1, settings
+        assert all(enabled is not paused for _, enabled in seen), settings
+        assert gc.isenabled()

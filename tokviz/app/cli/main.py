@@ -194,8 +194,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     bar.stage("counting chunks")
     timeline = training.prepare(progress=bar.counting)
     bar.start(training.budget)
-    for _ in training.steps():
-        bar.update(timeline.n_steps)
+    training.run(each=lambda: bar.update(timeline.n_steps))  # WordPiece, Unigram: no collector passes between steps
     bar.finish(timeline.n_steps, timeline.vocab_size)
     save_model(timeline, out)
     return 0

@@ -19,7 +19,7 @@ to the timeline as it is yielded (the one step list: callers that need a stable 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict
 
 from tokviz.core.algorithm.gc_pause import collector_paused
@@ -129,18 +129,21 @@ class StagedTraining:
     # the trainer makes no reference cycles (its steps run with the collector paused, `paused_gc`)
     collector_free = False
 
-    def run(self):
+    def run(self, each: Callable[[], None] | None = None):
         """Drain `steps()` and return the finished timeline; a `collector_free` trainer with the
-        cyclic garbage collector paused throughout (nothing runs between its steps here, and each
-        step's own pause would end in a collection of the step's new objects)."""
+        cyclic garbage collector paused throughout (nothing runs between its steps here but `each`,
+        called after every step, e.g. a progress bar; each step's own pause would end in a
+        collection of the step's new objects)."""
         if self.collector_free:
             with collector_paused():
                 for _ in self.steps():
-                    pass
+                    if each is not None:
+                        each()
                 # drained: the trainer's working state (heaps, tables) goes before the collector
                 # is back, or its first pass would walk every object the run made
                 self._trainer = _DRAINED
         else:
             for _ in self.steps():
-                pass
+                if each is not None:
+                    each()
         return self.timeline
