@@ -23,10 +23,23 @@ from .safe_files import MAX_MODEL_BYTES, read_file_bytes, write_atomic
 
 def save_timeline(timeline: Timeline, path: str | os.PathLike) -> None:
     """Write `timeline` to `path` atomically; raise `TokvizError` if it cannot be written."""
-    path = Path(path)
+    _save(timeline, path, timeline_to_json)
+
+
+def _save(timeline, path: str | os.PathLike, to_json) -> None:
     with collector_paused():  # a model is hundreds of thousands of small lists, none in a cycle
-        data = json.dumps(timeline_to_json(timeline), ensure_ascii=True, separators=(",", ":"))
-    write_atomic(path, data.encode("utf-8"))
+        data = json.dumps(to_json(timeline), ensure_ascii=True, separators=(",", ":"))
+    write_atomic(Path(path), data.encode("utf-8"))
+
+
+def _load(path: str | os.PathLike, from_json):
+    path = Path(path)
+    with collector_paused():  # parsing and checking make as many lists as saving
+        d = read_json(path)
+        try:
+            return from_json(d)
+        except ModelFormatError as exc:
+            raise ModelFormatError(f"{path}: {exc}") from None
 
 
 def model_to_json(timeline) -> dict:
@@ -46,13 +59,7 @@ def model_from_json(d: object):
 
 def load_timeline(path: str | os.PathLike) -> Timeline:
     """Read a model file written by `save_timeline`."""
-    path = Path(path)
-    with collector_paused():  # parsing and checking make as many lists as saving
-        d = read_json(path)
-        try:
-            return timeline_from_json(d)
-        except ModelFormatError as exc:
-            raise ModelFormatError(f"{path}: {exc}") from None
+    return _load(path, timeline_from_json)
 
 
 def read_file(path: Path, error: type[TokvizError] = ModelFormatError) -> bytes:
@@ -84,17 +91,9 @@ MODEL_FORMATS = tuple(spec.format_name for spec in SPECS.values())
 
 def save_model(timeline, path: str | os.PathLike) -> None:
     """Write a BPE, WordPiece or Unigram timeline to `path` atomically (its own format name)."""
-    with collector_paused():  # a model is hundreds of thousands of small lists, none in a cycle
-        data = json.dumps(model_to_json(timeline), ensure_ascii=True, separators=(",", ":"))
-    write_atomic(Path(path), data.encode("utf-8"))
+    _save(timeline, path, model_to_json)
 
 
 def load_model(path: str | os.PathLike):
     """Read a model file of any tokviz format: a `Timeline`, `WordPieceTimeline` or `UnigramTimeline`."""
-    path = Path(path)
-    with collector_paused():  # parsing and checking make as many lists as saving
-        d = read_json(path)
-        try:
-            return model_from_json(d)
-        except ModelFormatError as exc:
-            raise ModelFormatError(f"{path}: {exc}") from None
+    return _load(path, model_from_json)
