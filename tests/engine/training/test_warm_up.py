@@ -34,8 +34,3 @@ def test_a_failing_warm_up_is_only_a_missed_head_start(monkeypatch, warm_ups_on)
     thread.join(30)
     assert errors == [] and not thread.is_alive()
 
-
-def test_the_real_unigram_warm_up_runs(warm_ups_on):
-    thread = warm_up_in_background("unigram")
-    thread.join(120)
-    assert not thread.is_alive()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .main import main
+from .main import main, os_error_line
 
 
 def run() -> None:
@@ -37,7 +37,7 @@ def exit_now(code: int) -> None:
     except (OSError, ValueError) as exc:
         code = code or 2
         try:
-            print(f"tokviz: cannot write the output: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+            print(os_error_line(exc, output=True), file=sys.stderr)
         except (OSError, ValueError):
             pass
     try:

@@ -25,7 +25,8 @@ from .arguments import check_arguments, utf8_argument
 from .messages import one_line
 
 EXIT_USAGE = 2
-OUTPUT_ERRNOS = (errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT)  # writing stdout can fail so
+# writing stdout can fail so (EDQUOT is not defined on every platform)
+OUTPUT_ERRNOS = tuple(getattr(errno, n) for n in ("ENOSPC", "EIO", "EFBIG", "EDQUOT") if hasattr(errno, n))
 REPLACE_HINT = "use --encoding-errors replace to read it anyway"  # train's option; encode has none
 COMMANDS = ("train", "encode", "decode", "merges", "gui", "screenshot", "lesson", "animate", "export",
             "compare", "chat")
@@ -472,6 +473,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("tokviz: out of memory", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:  # model and text files go through TokvizError: this is mostly the output
-        where = f"{exc.filename}: " if exc.filename else "cannot write the output: " if exc.errno in OUTPUT_ERRNOS else ""
-        print(one_line(f"tokviz: {where}{exc.strerror or exc}"), file=sys.stderr)
+        print(os_error_line(exc), file=sys.stderr)
         return EXIT_USAGE
+
+
+def os_error_line(exc: OSError | ValueError, *, output: bool = False) -> str:
+    """The one line for an error `main` did not expect: the file it names, or the output when its
+    errno says writing failed (or `output`: it came from flushing stdout)."""
+    if getattr(exc, "filename", None):
+        where = f"{exc.filename}: "
+    elif output or getattr(exc, "errno", None) in OUTPUT_ERRNOS:
+        where = "cannot write the output: "
+    else:
+        where = ""
+    return one_line(f"tokviz: {where}{getattr(exc, 'strerror', None) or exc}")
