@@ -113,34 +113,34 @@ def test_two_halves_on_two_threads_give_one_batchs_answers(seed, monkeypatch):
                           two.subset(keep).e_step(logp, weights, len(pieces))[1])
 
 
-@pytest.mark.parametrize("halves", [False, True])
-def test_meanwhile_runs_once_beside_the_kernels(halves, monkeypatch):
-    """The trainer's `meanwhile` work runs here while the kernels run on threads of their own: the
-    answers are the ones without it; an error in it reaches the caller once the kernels are done."""
+@pytest.mark.parametrize("fails_on", ["this thread", "the other thread"])
+def test_a_kernel_error_on_either_core_reaches_the_caller(fails_on, monkeypatch):
+    """A batch cut in two runs its halves on this thread and on a thread of its own: an error in
+    either reaches the caller, after the other thread is joined."""
     import threading
 
     words, pieces = ["abcab", "cab", "abc", "bca"], ["a", "b", "c", "ab", "ca", "abc"]
-    if halves:
-        monkeypatch.setattr(compiled_module, "THREAD_MIN_EDGES", 0)
+    monkeypatch.setattr(compiled_module, "THREAD_MIN_EDGES", 0)
     _, lat = both(words, pieces)
-    assert len(lat.cuts) == (2 if halves else 1)
-    logp = np.log(np.full(len(pieces), 1 / len(pieces)))
-    weights = np.array([3.0, 1.0, 2.0, 1.0])
-    plain = lat.e_step(logp, weights, len(pieces)), lat.log_z_and_freq(logp, logp, weights, len(pieces))
-    seen: list[str] = []
-    with_work = (lat.e_step(logp, weights, len(pieces), meanwhile=lambda: seen.append(threading.current_thread().name)),
-                 lat.log_z_and_freq(logp, logp, weights, len(pieces), meanwhile=lambda: seen.append("z")))
-    assert seen == [threading.current_thread().name, "z"]
-    for a, b in zip(plain, with_work):
-        assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert len(lat.cuts) == 2
+    here = threading.current_thread()
+    real = lat.k.e_step
+    ran: list[bool] = []
+
+    def e_step(*args):
+        on_this = threading.current_thread() is here
+        ran.append(on_this)
+        if on_this == (fails_on == "this thread"):
+            raise KeyError("kernel")
+        return real(*args)
+
+    monkeypatch.setattr(lat, "k", type("K", (), {"e_step": staticmethod(e_step)})())
     before = threading.active_count()
-
-    def fails() -> None:
-        raise KeyError("meanwhile")
-
-    with pytest.raises(KeyError, match="meanwhile"):
-        lat.e_step(logp, weights, len(pieces), meanwhile=fails)
-    assert threading.active_count() == before  # the kernel threads were joined
+    logp = np.log(np.full(len(pieces), 1 / len(pieces)))
+    with pytest.raises(KeyError, match="kernel"):
+        lat.e_step(logp, np.ones(len(words)), len(pieces))
+    assert sorted(ran) == [False, True]  # both halves ran, one on each thread
+    assert threading.active_count() == before  # the kernel thread was joined
 
 
 def test_viterbi_ties_go_to_the_longest_last_piece():

@@ -83,8 +83,8 @@ def step_fields(timeline: Timeline | None, step: int, text: str = "") -> dict:
         k = max(0, min(step, timeline.last_step))
         r = timeline.steps[k]
         out = {"step": k, "n_steps": timeline.last_step, "merges": 0, "vocab": r.vocab_size,
-               "corpus_tokens": f"{r.viterbi_tokens:,}", "count": len(r.pruned),
-               "merge": f"round {k}: {len(r.pruned)} pieces pruned" if k else "the seed vocabulary"}
+               "corpus_tokens": f"{r.viterbi_tokens:,}", "count": r.n_pruned,
+               "merge": f"round {k}: {r.n_pruned} pieces pruned" if k else "the seed vocabulary"}
         if text:
             out["tokens"] = len(timeline.tokenizer().encode_ordinary(text, step=k).ids)
         return out

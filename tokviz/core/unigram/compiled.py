@@ -43,19 +43,11 @@ def make_lattices(kernels: ModuleType | None, lengths: np.ndarray, lat: np.ndarr
     return CompiledLattices(kernels, lengths, lat, start, end, piece)
 
 
-def _then(meanwhile: Callable[[], None] | None) -> None:
-    if meanwhile is not None:
-        meanwhile()
-
-
-def _together(jobs: list[Callable[[], object]], meanwhile: Callable[[], None] | None = None) -> list:
-    """Run the jobs (each a call of a kernel, which lets go of the GIL) on both cores: without
-    `meanwhile`, the first here and the second on a thread of its own; with it (the trainer's
-    Python work, which needs the GIL), every job on a thread of its own while this thread does
-    `meanwhile`. The jobs' results, in order."""
-    if len(jobs) == 1 and meanwhile is None:
+def _together(jobs: list[Callable[[], object]]) -> list:
+    """Run the jobs (each a call of a kernel, which lets go of the GIL) on both cores: the first
+    here, the others on threads of their own. The jobs' results, in order."""
+    if len(jobs) == 1:
         return [jobs[0]()]
-    here = None if meanwhile is not None else 0  # the job this thread runs, if any
     got: list = [None] * len(jobs)
 
     def run(i: int) -> None:
@@ -65,14 +57,11 @@ def _together(jobs: list[Callable[[], object]], meanwhile: Callable[[], None] | 
             got[i] = (False, exc)
 
     workers = [threading.Thread(target=run, args=(i,), name="tokviz-unigram-kernel", daemon=True)
-               for i in range(len(jobs)) if i != here]
+               for i in range(1, len(jobs))]
     for worker in workers:
         worker.start()
     try:
-        if meanwhile is not None:
-            meanwhile()
-        else:
-            run(here)
+        run(0)
     finally:
         for worker in workers:
             worker.join()
@@ -107,24 +96,22 @@ class CompiledLattices:
         e0, e1 = self.eoff[lo], self.eoff[hi]
         return (self.eoff[lo:hi + 1] - e0, self.lengths[lo:hi], self.start[e0:e1], self.end[e0:e1], self.piece[e0:e1])
 
-    def _per_part(self, kernel, *rest, weights: np.ndarray, meanwhile: Callable[[], None] | None) -> list:
-        """`kernel` on every part: ``kernel(*part, *rest, part's weights, n)``; `meanwhile` at the same time."""
+    def _per_part(self, kernel, *rest, weights: np.ndarray) -> list:
+        """`kernel` on every part: ``kernel(*part, *rest, part's weights, n)``."""
         *rest, n = rest
         return _together([lambda lo=lo, hi=hi: kernel(*self._part(lo, hi), *rest, weights[lo:hi], n)
-                          for lo, hi in self.cuts], meanwhile)
+                          for lo, hi in self.cuts])
 
-    def subset(self, keep_piece: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> "CompiledLattices":
+    def subset(self, keep_piece: np.ndarray) -> "CompiledLattices":
         """The same lattices with only the edges of the pieces where `keep_piece` is true."""
-        _then(meanwhile)
         out = CompiledLattices.__new__(CompiledLattices)
         kept = self.k.keep_edges(self.eoff, self.start, self.end, self.piece, np.asarray(keep_piece, dtype=np.bool_))
         out._set(self.k, self.lengths, *kept)
         return out
 
-    def e_step(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int, *,
-               meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def e_step(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, np.ndarray]:
         """(expected count of each piece over all segmentations, weighted; log Z per lattice)."""
-        parts = self._per_part(self.k.e_step, logp, n_pieces, weights=weights, meanwhile=meanwhile)
+        parts = self._per_part(self.k.e_step, logp, n_pieces, weights=weights)
         counts = parts[0][0] + parts[1][0] if len(parts) > 1 else parts[0][0]
         return counts, np.concatenate([z for _, z in parts])
 
@@ -136,12 +123,12 @@ class CompiledLattices:
     def log_z(self, logp: np.ndarray) -> np.ndarray:
         return self.log_z_and_freq(logp, logp, np.zeros(len(self.lengths)), 0)[0]
 
-    def log_z_and_freq(self, logp: np.ndarray, scores: np.ndarray, weights: np.ndarray, n_pieces: int, *,
-                       meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def log_z_and_freq(self, logp: np.ndarray, scores: np.ndarray, weights: np.ndarray,
+                       n_pieces: int) -> tuple[np.ndarray, np.ndarray]:
         """(log Z per lattice under `logp`; weighted uses of each piece in the Viterbi
         segmentations under `scores`)."""
         n = max(n_pieces, int(self.piece.max()) + 1 if len(self.piece) else 0)
-        parts = self._per_part(self.k.log_z_and_freq, logp, scores, n, weights=weights, meanwhile=meanwhile)
+        parts = self._per_part(self.k.log_z_and_freq, logp, scores, n, weights=weights)
         freq = parts[0][1] + parts[1][1] if len(parts) > 1 else parts[0][1]
         return np.concatenate([z for z, _ in parts]), freq
 

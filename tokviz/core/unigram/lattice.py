@@ -18,7 +18,6 @@ ties are real ties.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 
 import numpy as np
 
@@ -76,12 +75,9 @@ class Lattices:
         self._bwd: _Sorted | None = None  # by (start, lattice, end)
         self._node_lat: np.ndarray | None = None
 
-    def subset(self, keep_piece: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> "Lattices":
+    def subset(self, keep_piece: np.ndarray) -> "Lattices":
         """The same lattices with only the edges of the pieces where `keep_piece` is true (the
-        sorted arrays carry over: filtering keeps their order). `meanwhile` is called once, here
-        after the work (`SplitLattices` calls it while its child works)."""
-        if meanwhile is not None:
-            meanwhile()
+        sorted arrays carry over: filtering keeps their order)."""
         keep = np.flatnonzero(keep_piece[self.piece])
         out = Lattices.__new__(Lattices)
         out.__dict__.update(self.__dict__)
@@ -145,11 +141,8 @@ class Lattices:
             beta[step.nodes] = row_logsumexp(v, step)
         return beta
 
-    def log_z(self, logp: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> np.ndarray:
-        """Per lattice: log of the summed probability of all its segmentations. `meanwhile`:
-        as in `subset`."""
-        if meanwhile is not None:
-            meanwhile()
+    def log_z(self, logp: np.ndarray) -> np.ndarray:
+        """Per lattice: log of the summed probability of all its segmentations."""
         return self.forward(logp)[self.end_nodes]
 
     def posts(self, logp: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -185,25 +178,21 @@ class Lattices:
         """The start of each edge in the order `posts` gives them (increasing)."""
         return self._backward_plan().arrays["start"]
 
-    def log_z_and_viterbi(self, logp: np.ndarray, scores: np.ndarray, *, meanwhile: Callable[[], None] | None = None):
-        """``(log_z(logp), viterbi(scores))`` (`meanwhile`: as in `subset`)."""
-        return self.log_z(logp, meanwhile=meanwhile), self.viterbi(scores)
+    def log_z_and_viterbi(self, logp: np.ndarray, scores: np.ndarray):
+        """``(log_z(logp), viterbi(scores))``."""
+        return self.log_z(logp), self.viterbi(scores)
 
-    def log_z_and_freq(self, logp: np.ndarray, scores: np.ndarray, weights: np.ndarray, n_pieces: int, *,
-                       meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def log_z_and_freq(self, logp: np.ndarray, scores: np.ndarray, weights: np.ndarray,
+                       n_pieces: int) -> tuple[np.ndarray, np.ndarray]:
         """(log Z per lattice under `logp`; weighted uses of each piece in the Viterbi
-        segmentations under `scores`). `meanwhile`: as in `subset`."""
-        return viterbi_freq(self.log_z_and_viterbi(logp, scores, meanwhile=meanwhile), weights, n_pieces)
+        segmentations under `scores`)."""
+        return viterbi_freq(self.log_z_and_viterbi(logp, scores), weights, n_pieces)
 
-    def e_step(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int, *,
-               meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def e_step(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, np.ndarray]:
         """(expected count of each piece over all segmentations, weighted; log Z per lattice).
 
-        The posteriors of `posts` are summed in their (start, lattice, end) order. `meanwhile`:
-        as in `subset`.
+        The posteriors of `posts` are summed in their (start, lattice, end) order.
         """
-        if meanwhile is not None:
-            meanwhile()
         post, z = self.posts(logp, weights)
         return np.bincount(self.post_pieces(), weights=post, minlength=n_pieces), z
 
@@ -237,12 +226,9 @@ class Lattices:
 
     # -- best segmentation -------------------------------------------------------------------
 
-    def viterbi(self, scores: np.ndarray, *, meanwhile: Callable[[], None] | None = None):
+    def viterbi(self, scores: np.ndarray):
         """Best segmentation of every lattice: (lattice, start, end, piece) of each token,
-        in no particular order (sort by (lattice, start) to read them). `meanwhile`: as in
-        `subset`."""
-        if meanwhile is not None:
-            meanwhile()
+        in no particular order (sort by (lattice, start) to read them)."""
         plan = self._forward_plan()
         src_c, piece_c, ids = plan.column["src"], plan.column["piece"], plan.cols.order
         best = np.full(self.n_nodes, -np.inf)

@@ -4,8 +4,7 @@
 alternatives, subset) for a batch cut at a lattice boundary into two halves. The first half is
 computed here while a child forked once (`tokviz.core.processes.fork.fork_server`) computes the
 second, keeps it and prunes it when told; if the child fails, the second half is computed here
-from then on. The parent takes the smaller share (`PARENT_SHARE`): it also merges, prunes and
-makes the records, partly while the child works (the ``meanwhile`` callables).
+from then on. The parent takes the smaller share (`PARENT_SHARE`): it also merges the halves and prunes.
 
 The results are bit for bit those of one batch: every value is computed lattice by lattice in
 the same way, the posteriors are put back in the one batch's (start, lattice, end) order before
@@ -18,7 +17,6 @@ the core the child half needs). Only used where forking is safe and a core sat i
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 import numpy as np
 
@@ -29,15 +27,9 @@ from .lattice import Lattices, viterbi_freq
 MIN_BUSY_SHARE = 0.6  # of the wall time since the split, or the child is dropped (`_check_pace`)
 PARALLEL_MIN_EDGES = 150_000  # below this the fork and the traffic cost more than they save
 MIN_IDLE_CORES = 0.7  # a busy machine: halves waiting for each other are slower than one process
-PARENT_SHARE = 0.35  # of the edges: the parent also merges the halves, prunes and makes the records
+PARENT_SHARE = 0.35  # of the edges: the parent also merges the halves and prunes
 PARENT_SHARE_ALTERNATIVES = 0.4  # of their cost (the child also sends its answer back)
 DOTS_IN_CHILD = True  # the log-likelihood dot products in a throwaway child (see the module doc)
-
-
-def _then(result, meanwhile: Callable[[], None] | None):
-    if meanwhile is not None:
-        meanwhile()
-    return result
 
 
 def use_split(lattices: Lattices, idle_cores: float | None = None) -> bool:
@@ -182,12 +174,10 @@ class SplitLattices:
 
     # -- what the trainer asks ----------------------------------------------------------------
 
-    def e_step(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int, *,
-               meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def e_step(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, np.ndarray]:
         """As `Lattices.e_step` of the whole batch (`weights`: the whole batch's, each half
-        uses its own); `meanwhile` is called while the child works."""
-        (post_a, z_a), (n, both) = self._both(
-            "posts", None, logp, lambda: _then(self.a.posts(logp, self.wa), meanwhile))
+        uses its own)."""
+        (post_a, z_a), (n, both) = self._both("posts", None, logp, lambda: self.a.posts(logp, self.wa))
         post = self._merge(post_a, both[:n])
         return np.bincount(self._pieces, weights=post, minlength=n_pieces), np.concatenate((z_a, both[n:]))
 
@@ -207,28 +197,28 @@ class SplitLattices:
                 pass
         return [float(np.dot(weights, z)) for z in zs]
 
-    def log_z(self, logp: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> np.ndarray:
-        """As `Lattices.log_z`; `meanwhile` is called while the child works."""
-        z_a, (_, z_b) = self._both("log_z", None, logp, lambda: self.a.log_z(logp, meanwhile=meanwhile))
+    def log_z(self, logp: np.ndarray) -> np.ndarray:
+        """As `Lattices.log_z`."""
+        z_a, (_, z_b) = self._both("log_z", None, logp, lambda: self.a.log_z(logp))
         return np.concatenate((z_a, z_b))
 
-    def log_z_and_viterbi(self, logp: np.ndarray, scores: np.ndarray, *, meanwhile: Callable[[], None] | None = None):
+    def log_z_and_viterbi(self, logp: np.ndarray, scores: np.ndarray):
         """``(log_z(logp), viterbi(scores))``, both asked of the child at once."""
         sent = self._send("log_z", None, logp)
         self._pending.append((sent, "log_z", None, logp, lambda answer: got.append(answer[1])))
         got: list[np.ndarray] = []
-        z_a = self.a.log_z(logp, meanwhile=meanwhile)
+        z_a = self.a.log_z(logp)
         tokens = self.viterbi(scores)  # settles the log_z answer first
         return np.concatenate((z_a, got[0])), tokens
 
-    def log_z_and_freq(self, logp: np.ndarray, scores: np.ndarray, weights: np.ndarray, n_pieces: int, *,
-                       meanwhile: Callable[[], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def log_z_and_freq(self, logp: np.ndarray, scores: np.ndarray, weights: np.ndarray,
+                       n_pieces: int) -> tuple[np.ndarray, np.ndarray]:
         """As `Lattices.log_z_and_freq`."""
-        return viterbi_freq(self.log_z_and_viterbi(logp, scores, meanwhile=meanwhile), weights, n_pieces)
+        return viterbi_freq(self.log_z_and_viterbi(logp, scores), weights, n_pieces)
 
-    def viterbi(self, scores: np.ndarray, *, meanwhile: Callable[[], None] | None = None):
-        """As `Lattices.viterbi`; `meanwhile` is called while the child works."""
-        mine, (_, rows) = self._both("viterbi", None, scores, lambda: _then(self.a.viterbi(scores), meanwhile))
+    def viterbi(self, scores: np.ndarray):
+        """As `Lattices.viterbi`."""
+        mine, (_, rows) = self._both("viterbi", None, scores, lambda: self.a.viterbi(scores))
         rest = (np.concatenate((x, y)) for x, y in zip(mine[1:], rows[1:]))
         return (np.concatenate((mine[0], rows[0] + self.cut)), *rest)
 
@@ -259,16 +249,15 @@ class SplitLattices:
         k = np.concatenate((ka[mine[0]], kb[rows[0]]))
         return (k, *(np.concatenate((x, y)) for x, y in zip(mine[1:], rows[1:])))
 
-    def subset(self, keep_piece: np.ndarray, *, meanwhile: Callable[[], None] | None = None) -> "SplitLattices":
-        """Keep only the edges of the pieces where `keep_piece` is true (in place; returns self);
-        `meanwhile` is called while the child works. The child's answer (the layout of its
-        posteriors) is taken with the next request's."""
+    def subset(self, keep_piece: np.ndarray) -> "SplitLattices":
+        """Keep only the edges of the pieces where `keep_piece` is true (in place; returns self).
+        The child's answer (the layout of its posteriors) is taken with the next request's."""
         self._keep = np.array(keep_piece, dtype=bool)
         self._settle()
         self._check_pace()
         sent = self._send("subset", None, self._keep)  # answered with the next request's answer
         self._pending.append((sent, "subset", None, self._keep, lambda answer: self._relayout(None, answer)))
-        self.a = self.a.subset(self._keep, meanwhile=meanwhile)
+        self.a = self.a.subset(self._keep)
         self.a.post_pieces()  # its plan, made while the child makes its own
         return self
 

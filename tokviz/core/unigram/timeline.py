@@ -41,19 +41,19 @@ from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, Tok
 from tokviz.core.io.checks import MAX_COUNT, all_counts, all_numbers, ints_within, is_count
 from tokviz.core.text.split import parse_split
 
-from .tokenizer import LatticeEdge, Segmentation, UnigramExplanation, UnigramTokenizer
-from .trainer import (
-    EM_ITERATIONS,
-    MAX_PIECE_CHARS,
-    PRUNE_FRACTION,
+from .rounds import (
     SCORE_SCALE,
-    WORD_PREFIX,
+    PieceTable,
     PrunedPiece,
+    RoundColumns,
     UnigramRound,
-    UnigramTrainer,
-    order_by,
-    string_ranks,
+    id_order,
+    positions,
+    scores_in_id_order,
+    shared_table,
 )
+from .tokenizer import LatticeEdge, Segmentation, UnigramExplanation, UnigramTokenizer
+from .trainer import EM_ITERATIONS, MAX_PIECE_CHARS, PRUNE_FRACTION, WORD_PREFIX, UnigramTrainer, string_ranks
 
 FORMAT_NAME = "tokviz-unigram"
 FORMAT_VERSION = 1
@@ -159,6 +159,9 @@ class UnigramTimeline(PieceLayout):
         """Every piece any round had, in id order (ids start after [UNK] and the specials)."""
         if not self.rounds:
             return []
+        table = shared_table(self.rounds)
+        if table is not None:  # from the rounds' arrays
+            return list(map(table.strings.__getitem__, id_order(self.rounds).tolist()))
         out = list(self.rounds[-1].pieces)
         for r in reversed(self.rounds[1:]):
             out.extend(map(_PIECE, reversed(r.pruned)))
@@ -166,12 +169,19 @@ class UnigramTimeline(PieceLayout):
 
     def scores(self, step: int | None = None) -> list[int]:
         """Scores of the vocabulary after round `step`, in id order."""
-        return _in_id_order(self.rounds[self._clamp(step)], _positions(self.pieces()))
+        return self._scores_of([self.rounds[self._clamp(step)]])[0]
 
     def scores_by_round(self) -> list[list[int]]:
         """`scores(k)` for every round k (the id order is worked out once)."""
+        return self._scores_of(self.rounds)
+
+    def _scores_of(self, rounds: list[UnigramRound]) -> list[list[int]]:
+        table = shared_table(self.rounds)
+        if table is not None:
+            id_of = positions(id_order(self.rounds), len(table.strings))
+            return [scores_in_id_order(r, id_of) for r in rounds]
         position = _positions(self.pieces())
-        return [_in_id_order(r, position) for r in self.rounds]
+        return [_in_id_order(r, position) for r in rounds]
 
     def token_forms(self) -> list[str]:
         """Vocabulary form of every id: [UNK], specials, then `pieces()`."""
@@ -311,14 +321,9 @@ def to_json(timeline: UnigramTimeline) -> dict:
     "rounds": {"columns": [...], "rows": [...]}, ...}``. Pieces are listed once, in id order;
     each round stores the scores of its vocabulary (an id prefix) and its pruned pieces by id."""
     pieces = timeline.pieces()
-    n_special = timeline.n_special
-    id_of = dict(zip(pieces, range(n_special, n_special + len(pieces)))).__getitem__
     rows = []
-    for r, scores in zip(timeline.rounds, timeline.scores_by_round()):
-        # column by column (a round prunes up to tens of thousands of pieces), then row by row
-        piece, loss, freq, score, alternative = zip(*r.pruned) if r.pruned else ((),) * 5
-        alts = [list(map(id_of, a)) for a in alternative]
-        pruned = list(map(list, zip(map(id_of, piece), loss, freq, score, alts)))
+    for r, scores, columns in zip(timeline.rounds, timeline.scores_by_round(), _pruned_by_round(timeline, pieces)):
+        pruned = list(map(list, zip(*columns)))  # column by column, then row by row
         rows.append([r.index, r.log_likelihood, list(r.em_log_likelihood), r.viterbi_tokens, pruned, scores])
     return {
         "format": FORMAT_NAME,
@@ -334,6 +339,23 @@ def to_json(timeline: UnigramTimeline) -> dict:
     }
 
 
+def _pruned_by_round(timeline: UnigramTimeline, pieces: list[str]) -> Iterator[tuple[list, ...]]:
+    """Every round's pruned pieces as columns: ids, losses, freqs, scores, alternatives (id lists);
+    `pieces`: ``timeline.pieces()``."""
+    n_special, rounds = timeline.n_special, timeline.rounds
+    table = shared_table(rounds)
+    if table is not None:  # from the rounds' arrays
+        id_of = positions(id_order(rounds), len(table.strings)) + n_special
+        for c in (r.columns for r in rounds):
+            yield (id_of[c.pruned].tolist(), c.loss.tolist(), c.freq.tolist(), c.pruned_scores.tolist(),
+                   c.alternatives(id_of))
+        return
+    id_of = dict(zip(pieces, range(n_special, n_special + len(pieces)))).__getitem__
+    for r in rounds:
+        piece, loss, freq, score, alternative = zip(*r.pruned) if r.pruned else ((),) * 5
+        yield list(map(id_of, piece)), loss, freq, score, [list(map(id_of, a)) for a in alternative]
+
+
 def _is_int(x: object) -> bool:
     return is_count(x)  # counts, ids, lengths
 
@@ -347,20 +369,23 @@ def _scores_ok(xs: list) -> bool:
     return ints_within(xs, -MAX_COUNT, MAX_COUNT)
 
 
-def _pruned_from_json(rows: list, forms: list[str], n_special: int, k: int) -> tuple[PrunedPiece, ...]:
-    """The pruned pieces of round `k` from their rows, checked column by column (`forms`: id ->
-    piece, with ``n_special`` placeholders first)."""
+def _pruned_from_json(rows: list, n_pieces: int, n_special: int, k: int) -> dict[str, np.ndarray]:
+    """The `RoundColumns` fields of round `k`'s pruned pieces from their rows (ids count
+    ``n_special`` placeholders first), checked column by column."""
     need(all(type(p) is list and len(p) == len(PRUNED_COLUMNS) for p in rows), f"round {k} has a malformed pruned piece")
     if not rows:
-        return ()
+        return {}
     ids, losses, freqs, scores, alts = zip(*rows)
-    last = len(forms) - 1
+    last = n_special + n_pieces - 1
     need(ints_within(ids, n_special, last) and all_numbers(losses) and all_counts(freqs) and _scores_ok(scores)
          and all(type(a) is list for a in alts) and ints_within(list(chain.from_iterable(alts)), n_special, last),
          f"round {k} has a malformed pruned piece")
-    name = forms.__getitem__
-    return tuple(map(PrunedPiece, map(name, ids), map(float, losses), freqs, scores,
-                     [tuple(map(name, a)) for a in alts]))
+    offsets = np.zeros(len(alts) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, alts), dtype=np.int64, count=len(alts)), out=offsets[1:])
+    return {"pruned": np.array(ids, dtype=np.int64) - n_special, "loss": np.array(losses, dtype=np.float64),
+            "freq": np.array(freqs, dtype=np.int64), "pruned_scores": np.array(scores, dtype=np.int64),
+            "alt_offsets": offsets,
+            "alt_pieces": np.fromiter(chain.from_iterable(alts), dtype=np.int64, count=int(offsets[-1])) - n_special}
 
 
 def from_json(d: object) -> UnigramTimeline:
@@ -375,8 +400,7 @@ def from_json(d: object) -> UnigramTimeline:
         rd = d["rounds"]
         need(rd.get("columns") == ROUND_COLUMNS, "unknown round columns")
         n_special = 1 + len(settings.special_tokens)
-        forms = [""] * n_special + pieces  # id -> piece
-        rank = string_ranks(pieces)  # a round lists its pieces by score, ties in string order
+        table = PieceTable(pieces, string_ranks(pieces))  # the rounds index the pieces by id
         rounds = []
         prev = len(pieces)
         for k, row in enumerate(rd["rows"]):
@@ -387,16 +411,15 @@ def from_json(d: object) -> UnigramTimeline:
                  f"round {k} is malformed")
             need(len(scores) <= prev, f"round {k} has more pieces than the round before")
             prev = len(scores)
-            ps = _pruned_from_json(pruned, forms, n_special, k)
-            order = order_by(-np.array(scores, dtype=np.int64), rank[: len(scores)]).tolist()
-            rounds.append(UnigramRound(
-                index, n_special + len(scores), float(ll), tuple(map(float, em)), vt, ps,
-                tuple(map(pieces.__getitem__, order)), tuple(map(scores.__getitem__, order)),
-            ))
+            columns = RoundColumns(table, np.arange(len(scores), dtype=np.int64), np.array(scores, dtype=np.int64),
+                                   **_pruned_from_json(pruned, len(pieces), n_special, k))
+            rounds.append(UnigramRound(index, n_special + len(scores), float(ll), tuple(map(float, em)), vt,
+                                       columns=columns))
         tl = UnigramTimeline(settings, rounds, d.get("corpus_length", 0), d.get("n_chunks", 0),
                              d.get("seed_size", 0), bool(d.get("finished", True)))
         need(_is_int(tl.corpus_length) and _is_int(tl.n_chunks) and _is_int(tl.seed_size), "bad corpus figures")
-        need(not rounds or tl.pieces() == pieces, "the pieces do not match the rounds' pruning order")
+        need(not rounds or np.array_equal(id_order(rounds), np.arange(len(pieces))),
+             "the pieces do not match the rounds' pruning order")
         return tl
     except TokvizError as exc:
         if isinstance(exc, ModelFormatError):

@@ -46,8 +46,7 @@ encoding (`tokviz.core.unigram.tokenizer`).
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -57,9 +56,9 @@ from tokviz.core.text.chunks import Cancelled
 
 from .compiled import load_kernels, make_lattices
 from .lattice import Lattices
+from .rounds import SCORE_SCALE, PieceTable, RoundColumns, UnigramRound, order_by
 from .split import SplitLattices, use_split
 
-SCORE_SCALE = 1 << 20  # scores are log-probabilities times this, rounded to integers
 WORD_PREFIX = "\u2581"  # "▁"
 MAX_PIECE_CHARS = 16
 PRUNE_FRACTION = 0.25
@@ -68,55 +67,9 @@ SEED_FACTOR = 10  # default seed size: this many times the target number of piec
 _FLOOR = 1e-30
 
 
-class PrunedPiece(NamedTuple):
-    """A piece removed at the start of a round, and why it was cheap to remove (a named tuple:
-    a round makes tens of thousands of them)."""
-
-    piece: str
-    loss: float  # SentencePiece's estimate of the corpus log-likelihood lost without it
-    freq: int  # weighted uses in the Viterbi segmentation of the corpus
-    score: int  # its log-probability (units of 2**-20 nat) when it was pruned
-    # its best segmentation without it; () when freq is 0 (ask the tokenizer of the round
-    # before for ``nbest(piece, 2)`` to see one)
-    alternative: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class UnigramRound:
-    """The vocabulary after one round (round 0: the seed after its first EM)."""
-
-    index: int
-    vocab_size: int  # pieces + [UNK] + special tokens
-    log_likelihood: float  # corpus log-likelihood (all segmentations) after the round's EM
-    em_log_likelihood: tuple[float, ...]  # before each M-step, then after the last one
-    viterbi_tokens: int  # weighted corpus length in tokens under Viterbi segmentation
-    pruned: tuple[PrunedPiece, ...]  # removed at the start of this round, in pruning order
-    pieces: tuple[str, ...]  # the vocabulary, highest score first (ties: piece string)
-    scores: tuple[int, ...]  # log-probabilities in units of 2**-20 nat, same order
-
-    @property
-    def n_pieces(self) -> int:
-        return len(self.pieces)
-
-    def top(self, n: int = 10) -> list[tuple[str, float]]:
-        """The `n` most probable pieces with their probabilities."""
-        return [(p, float(np.exp(s / SCORE_SCALE))) for p, s in zip(self.pieces[:n], self.scores[:n])]
-
-
 def quantize(logp: np.ndarray) -> np.ndarray:
     """Log-probabilities -> integer scores (units of 2**-20 nat)."""
     return np.rint(np.asarray(logp) * SCORE_SCALE).astype(np.int64)
-
-
-def order_by(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
-    """``np.lexsort((minor, major))`` for integer keys, minor ones distinct and non-negative
-    (one argsort of a combined key when it fits in 63 bits)."""
-    if not len(major):
-        return np.zeros(0, dtype=np.int64)
-    lo, span = int(major.min()), int(minor.max()) + 1
-    if (int(major.max()) - lo + 1) * span < 1 << 62:
-        return np.argsort((major - lo) * span + minor)
-    return np.lexsort((minor, major))
 
 
 def first_by_keys(items: np.ndarray, n: int, key: np.ndarray, tie: np.ndarray, tie2: np.ndarray) -> np.ndarray:
@@ -279,6 +232,7 @@ class UnigramTrainer:
         self.piece_len = sub_len[selected]
         # rank of each piece string, for exact tie-breaking in numpy
         self.piece_rank = string_ranks(self.pieces, None if order is None else order[selected])
+        self.table = PieceTable(self.pieces, self.piece_rank)  # what the rounds' columns index into
         self.logp = np.log(coverage[selected]) - np.log(coverage[selected].sum())
         piece = piece_of.take(sid)
         keep = np.flatnonzero(piece >= 0)
@@ -322,14 +276,12 @@ class UnigramTrainer:
         with np.errstate(divide="ignore"):
             return np.where(self.alive, np.log(c) - np.log(c.sum()), -np.inf)
 
-    def _em(self, first) -> list[np.ndarray]:
-        """The round's E- and M-steps: log Z per word before each M-step. `first` is called
-        during the first E-step (while a forked child works, if there is one)."""
+    def _em(self) -> list[np.ndarray]:
+        """The round's E- and M-steps: log Z per word before each M-step."""
         zs = []
-        for i in range(self.em_iterations):
+        for _ in range(self.em_iterations):
             self._check_stop()
-            counts, z = self.lattice.e_step(self.logp, self.weights, len(self.pieces),
-                                            meanwhile=first if i == 0 else None)
+            counts, z = self.lattice.e_step(self.logp, self.weights, len(self.pieces))
             zs.append(z)
             self.logp = self._m_step(counts)
         return zs
@@ -348,8 +300,8 @@ class UnigramTrainer:
         (k, start, end, piece), one row per token."""
         return self.lattice.alternatives(self.occ_text[idx], self.occ_start[idx], self.piece_len[idx], qf, pieces=idx)
 
-    def _prune(self, q: np.ndarray, qf: np.ndarray, freq: np.ndarray) -> Callable[[], tuple[PrunedPiece, ...]] | None:
-        """Prune for the next round; returns what makes the pruned pieces' records (in pruning
+    def _prune(self, q: np.ndarray, qf: np.ndarray, freq: np.ndarray) -> dict[str, np.ndarray] | None:
+        """Prune for the next round; returns the pruned pieces' `RoundColumns` fields (in pruning
         order), or None when only single characters are left."""
         n_prune = self.size - self.next_size()
         cand = np.flatnonzero(self.alive & (self.piece_len > 1))
@@ -357,6 +309,7 @@ class UnigramTrainer:
             return None
         used = cand[freq[cand] > 0]
         loss = np.zeros(len(self.pieces))
+        k = s = p = np.zeros(0, dtype=np.int64)
         if len(used):
             k, s, _, p = self._alternatives(used, qf)
             self._check_stop()
@@ -367,66 +320,42 @@ class UnigramTrainer:
             term = np.log(freq[p] + fi[k]) - logsum_alt[k]
             logprob_alt = np.bincount(k, weights=term, minlength=len(used))
             loss[used] = fi * (np.log(fi) - np.log(total) - logprob_alt)
-            alts_of = (used, k, s, p)
         chosen = first_by_keys(cand, n_prune, loss[cand], q[cand], self.piece_rank[cand])
-        is_chosen = np.zeros(len(self.pieces), dtype=bool)
-        is_chosen[chosen] = True
-
-        def records() -> tuple[PrunedPiece, ...]:  # made during the next round's first E-step
-            ch = chosen.tolist()
-            alternative: list[tuple[str, ...]] = [()] * len(ch)
-            if len(used):
-                alts = self._alt_strings(*alts_of, is_chosen)
-                for i in np.flatnonzero(freq[chosen] > 0).tolist():
-                    alternative[i] = alts.get(ch[i], ())
-            return tuple(map(
-                PrunedPiece,
-                list(map(self.pieces.__getitem__, ch)),
-                loss[chosen].tolist(),
-                np.rint(freq[chosen]).astype(np.int64).tolist(),
-                q[chosen].tolist(),
-                alternative,
-            ))
-
+        pruned = {"pruned": chosen, "loss": loss[chosen], "freq": np.rint(freq[chosen]).astype(np.int64),
+                  "pruned_scores": q[chosen], **self._alt_columns(chosen, used[k], s, p)}
         self.alive[chosen] = False
         self.lattice = self.lattice.subset(self.alive)
         live = self.logp[self.alive]
         top = live.max()
         self.logp = np.where(self.alive, self.logp - (top + np.log(np.exp(live - top).sum())), -np.inf)
-        return records
+        return pruned
 
-    def _alt_strings(self, idx, k, s, p, wanted: np.ndarray) -> dict[int, tuple[str, ...]]:
-        """{piece: its alternative as strings} for the pieces ``idx[k]`` marked in `wanted`."""
-        rows = wanted[idx[k]]
-        k, s, p = k[rows], s[rows], p[rows]
-        order = np.lexsort((s, k))
-        k, p = k[order], p[order]
-        if not len(k):
-            return {}
-        names = list(map(self.pieces.__getitem__, p.tolist()))
-        cuts = (np.flatnonzero(np.diff(k)) + 1).tolist()
-        starts, ends = [0, *cuts], [*cuts, len(k)]
-        return {x: tuple(names[a:b]) for x, a, b in zip(idx[k[starts]].tolist(), starts, ends)}
+    def _alt_columns(self, chosen: np.ndarray, owner: np.ndarray, start: np.ndarray,
+                     piece: np.ndarray) -> dict[str, np.ndarray]:
+        """The alternatives of the `chosen` pieces from the rows (owner, start, piece) of every used
+        piece's: ``alt_offsets`` and ``alt_pieces`` (`RoundColumns`)."""
+        at = np.full(len(self.pieces), -1, dtype=np.int64)
+        at[chosen] = np.arange(len(chosen))
+        row_at = at[owner]
+        rows = np.flatnonzero(row_at >= 0)
+        row_at, start, piece = row_at[rows], start[rows], piece[rows]
+        order = np.lexsort((start, row_at))
+        offsets = np.zeros(len(chosen) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(row_at, minlength=len(chosen)), out=offsets[1:])
+        return {"alt_offsets": offsets, "alt_pieces": piece[order].astype(np.int64)}
 
     # -- rounds ---------------------------------------------------------------------------------
 
-    def _listing(self, q: np.ndarray) -> tuple[tuple[str, ...], tuple[int, ...]]:
-        """The vocabulary, highest score first (ties: piece string), and its scores."""
+    def _record(self, index: int, lls: tuple[float, ...], q: np.ndarray, freq: np.ndarray,
+                pruned: dict[str, np.ndarray]) -> UnigramRound:
         alive = np.flatnonzero(self.alive)
-        order = alive[order_by(-q[alive], self.piece_rank[alive])]
-        return tuple(map(self.pieces.__getitem__, order.tolist())), tuple(q.take(order).tolist())
-
-    def _record(self, index: int, lls: tuple[float, ...], listing, freq: np.ndarray, pruned) -> UnigramRound:
-        pieces, scores = listing
         return UnigramRound(
             index=index,
-            vocab_size=self.n_special + len(pieces),
+            vocab_size=self.n_special + len(alive),
             log_likelihood=lls[-1],
             em_log_likelihood=lls,
             viterbi_tokens=int(round(freq.sum())),
-            pruned=pruned,
-            pieces=pieces,
-            scores=scores,
+            columns=RoundColumns(self.table, alive, q[alive], **pruned),
         )
 
     def rounds(self) -> Iterator[UnigramRound]:
@@ -442,27 +371,21 @@ class UnigramTrainer:
 
     def _rounds(self) -> Iterator[UnigramRound]:
         index = 0
-        records = None  # makes the records of the pieces pruned at the start of the round
+        pruned: dict[str, np.ndarray] = {}  # the pieces pruned at the start of the round
         while True:
-            made: dict[str, object] = {}
-
-            def first() -> None:
-                made["pruned"] = records() if records is not None else ()
-
-            zs = self._em(first)
+            zs = self._em()
             self._check_stop()
             q, qf = self._scores()
             # log Z after the last M-step, and the Viterbi segmentation's uses of each piece
-            z, freq = self.lattice.log_z_and_freq(self.logp, qf, self.weights, len(self.pieces),
-                                                  meanwhile=lambda: made.update(listing=self._listing(q)))
+            z, freq = self.lattice.log_z_and_freq(self.logp, qf, self.weights, len(self.pieces))
             # the log-likelihoods, one after the other: a multi-threaded BLAS wakes its
             # threads once per round, not once per dot product
             lls = self.lattice.log_likelihoods(self.weights, (*zs, z))
             self._check_stop()
-            yield self._record(index, tuple(lls), made["listing"], freq, made["pruned"])
+            yield self._record(index, tuple(lls), q, freq, pruned)
             if self.size <= self.target:
                 return
-            records = self._prune(q, qf, freq)
-            if records is None:
+            pruned = self._prune(q, qf, freq)
+            if pruned is None:
                 return  # only single characters are left
             index += 1

@@ -83,7 +83,7 @@ class UnigramRoundsView(QWidget):
             t.setRowCount(len(rounds))
             for r, rd in enumerate(rounds):
                 set_cells(t, r, (str(rd.index), f"{rd.vocab_size:,}", f"{rd.log_likelihood:,.1f}",
-                                 f"{len(rd.pruned):,}", f"{rd.viterbi_tokens:,}"), right=(0, 1, 2, 3, 4))
+                                 f"{rd.n_pruned:,}", f"{rd.viterbi_tokens:,}"), right=(0, 1, 2, 3, 4))
         finally:
             self._syncing = False
         t.resizeColumnsToContents()
