@@ -45,6 +45,14 @@ def test_arrays_and_tuples_give_the_same_ids_scores_and_model_file(trained):
     assert trained.scores_by_round() == tuples.scores_by_round()
     assert all(trained.scores(k) == tuples.scores(k) for k in range(trained.n_rounds))
     assert to_json(trained) == to_json(tuples)
+    assert trained.pruning() == tuples.pruning()
+    rounds_of, scores = trained.pruning()
+    ids = {p: i for i, p in enumerate(trained.pieces())}
+    assert rounds_of[:trained.rounds[-1].n_pieces] == [-1] * trained.rounds[-1].n_pieces
+    assert scores[:trained.rounds[-1].n_pieces] == trained.scores()
+    for r in trained.rounds:
+        assert all(rounds_of[ids[p.piece]] == r.index and scores[ids[p.piece]] == p.score for p in r.pruned)
+    assert sorted(rounds_of).count(-1) == trained.rounds[-1].n_pieces
     assert trained.rounds == tuples.rounds
     loaded = from_json(to_json(tuples))
     assert loaded.rounds == trained.rounds and to_json(loaded) == to_json(trained)

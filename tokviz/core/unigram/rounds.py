@@ -199,6 +199,21 @@ def scores_in_id_order(r: UnigramRound, id_of: np.ndarray) -> list[int]:
     return out.tolist()
 
 
+def pruning_in_id_order(rounds: Sequence[UnigramRound], id_of: np.ndarray) -> tuple[list[int], list[int]]:
+    """Per piece in id order: the round that pruned it (-1: kept to the last round) and its
+    score then (or in the last round); `id_of` as for `scores_in_id_order`."""
+    n = int((id_of >= 0).sum())
+    round_of = np.full(n, -1, dtype=np.int64)
+    score = np.zeros(n, dtype=np.int64)
+    last = rounds[-1].columns
+    score[id_of[last.alive]] = last.scores
+    for r in rounds:
+        ids = id_of[r.columns.pruned]
+        round_of[ids] = r.index
+        score[ids] = r.columns.pruned_scores
+    return round_of.tolist(), score.tolist()
+
+
 def positions(order: np.ndarray, size: int) -> np.ndarray:
     """``id_of`` for `id_order`'s answer: ``id_of[order[i]] == i`` (-1 for indices not in it)."""
     id_of = np.full(size, -1, dtype=np.int64)

@@ -49,6 +49,7 @@ from .rounds import (
     UnigramRound,
     id_order,
     positions,
+    pruning_in_id_order,
     scores_in_id_order,
     shared_table,
 )
@@ -182,6 +183,20 @@ class UnigramTimeline(PieceLayout):
             return [scores_in_id_order(r, id_of) for r in rounds]
         position = _positions(self.pieces())
         return [_in_id_order(r, position) for r in rounds]
+
+    def pruning(self) -> tuple[list[int], list[int]]:
+        """Per piece, in id order: the round that pruned it (-1: in the last round's vocabulary)
+        and its score then (or its last score)."""
+        table = shared_table(self.rounds)
+        if table is not None:  # from the rounds' arrays
+            return pruning_in_id_order(self.rounds, positions(id_order(self.rounds), len(table.strings)))
+        at = _positions(self.pieces())
+        kept = self.scores() if self.rounds else []
+        rounds_of, scores = [-1] * len(at), kept + [0] * (len(at) - len(kept))
+        for r in self.rounds:
+            for p in r.pruned:
+                rounds_of[at[p.piece]], scores[at[p.piece]] = r.index, p.score
+        return rounds_of, scores
 
     def token_forms(self) -> list[str]:
         """Vocabulary form of every id: [UNK], specials, then `pieces()`."""

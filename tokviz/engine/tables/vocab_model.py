@@ -62,18 +62,9 @@ def unigram_columns(timeline) -> tuple[list[int], list[float]]:
     (final, or when it was pruned); -1 for [UNK] and the specials."""
     from tokviz.core.unigram.timeline import SCORE_SCALE
 
-    n_special = timeline.n_special
-    pieces = timeline.pieces()
-    ranks, logp = [-1] * (n_special + len(pieces)), [-1.0] * (n_special + len(pieces))
-    if timeline.rounds:
-        for i, score in enumerate(timeline.scores()):
-            logp[n_special + i] = score / SCORE_SCALE
-        at = {p: n_special + i for i, p in enumerate(pieces)}
-        for r in timeline.rounds:
-            for p in r.pruned:
-                ranks[at[p.piece]] = r.index
-                logp[at[p.piece]] = p.score / SCORE_SCALE
-    return ranks, logp
+    fixed = [-1] * timeline.n_special
+    rounds_of, scores = timeline.pruning()
+    return fixed + rounds_of, [-1.0] * len(fixed) + [s / SCORE_SCALE for s in scores]
 
 
 class VocabModel(RecordModel):
