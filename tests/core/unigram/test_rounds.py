@@ -30,6 +30,10 @@ def as_tuples(tl: UnigramTimeline) -> UnigramTimeline:
     return UnigramTimeline(tl.settings, rounds, tl.corpus_length, tl.n_chunks, tl.seed_size, tl.finished)
 
 
+def as_tuples_round(r: UnigramRound) -> UnigramRound:
+    return pickle.loads(pickle.dumps(r))
+
+
 def test_trained_and_loaded_rounds_keep_arrays_of_one_table(trained):
     assert shared_table(trained.rounds) is not None
     loaded = from_json(to_json(trained))
@@ -66,6 +70,10 @@ def test_tuples_from_arrays_match_the_rules(trained):
         assert r.n_pieces == len(r.pieces) == len(r.scores) == r.vocab_size - trained.n_special
         assert [(-s, p) for p, s in zip(r.pieces, r.scores)] == sorted((-s, p) for p, s in zip(r.pieces, r.scores))
         assert set(r.pieces) == set(ids[:r.n_pieces])
+        fresh = UnigramRound(r.index, r.vocab_size, r.log_likelihood, r.em_log_likelihood, r.viterbi_tokens,
+                             columns=r.columns)
+        assert all(fresh.first_pruned(n) == r.pruned[:n] for n in (0, 1, 3, r.n_pruned, r.n_pruned + 5))
+        assert fresh.n_unused_pruned == sum(1 for p in r.pruned if not p.freq) == as_tuples_round(r).n_unused_pruned
         assert r.n_pruned == len(r.pruned) and (k > 0 or not r.pruned)
         before = set(trained.rounds[k - 1].pieces) if k else set()
         for p in r.pruned:

@@ -89,11 +89,19 @@ class RoundColumns(NamedTuple):
         offsets = self.alt_offsets.tolist()
         return [flat[a:b] for a, b in zip(offsets, offsets[1:])]
 
-    def records(self) -> tuple[PrunedPiece, ...]:
-        """The pruned pieces, in pruning order."""
+    def records(self, n: int | None = None) -> tuple[PrunedPiece, ...]:
+        """The pruned pieces, in pruning order (the first `n`)."""
+        part = self if n is None or n >= len(self.pruned) else self._head(n)
         name = self.table.strings.__getitem__
-        return tuple(map(PrunedPiece, map(name, self.pruned.tolist()), self.loss.tolist(), self.freq.tolist(),
-                         self.pruned_scores.tolist(), [tuple(map(name, a)) for a in self.alternatives()]))
+        return tuple(map(PrunedPiece, map(name, part.pruned.tolist()), part.loss.tolist(), part.freq.tolist(),
+                         part.pruned_scores.tolist(), [tuple(map(name, a)) for a in part.alternatives()]))
+
+    def _head(self, n: int) -> "RoundColumns":
+        """The same round with only its first `n` pruned pieces."""
+        offsets = self.alt_offsets[:n + 1]
+        return self._replace(pruned=self.pruned[:n], loss=self.loss[:n], freq=self.freq[:n],
+                             pruned_scores=self.pruned_scores[:n], alt_offsets=offsets,
+                             alt_pieces=self.alt_pieces[:offsets[-1]])
 
 
 class UnigramRound:
@@ -146,6 +154,17 @@ class UnigramRound:
     @property
     def n_pruned(self) -> int:
         return len(self.columns.pruned) if self._pruned is None else len(self._pruned)
+
+    def first_pruned(self, n: int) -> tuple[PrunedPiece, ...]:
+        """``pruned[:n]``, without making the others' records."""
+        return self._pruned[:n] if self._pruned is not None else self.columns.records(n)
+
+    @property
+    def n_unused_pruned(self) -> int:
+        """How many pruned pieces no Viterbi segmentation used (freq 0)."""
+        if self._pruned is not None:
+            return sum(1 for p in self._pruned if not p.freq)
+        return int(np.count_nonzero(self.columns.freq == 0))
 
     def top(self, n: int = 10) -> list[tuple[str, float]]:
         """The `n` most probable pieces with their probabilities."""

@@ -118,12 +118,12 @@ class UnigramRoundsView(QWidget):
                                       f"(nothing pruned yet). Later rounds prune the cheapest pieces.")
         else:
             before = tl.rounds[k - 1].vocab_size
-            unused = sum(1 for p in rd.pruned if not p.freq)
+            unused = rd.n_unused_pruned
             self.pruned_label.setText(
-                f"Round {k} pruned {len(rd.pruned):,} pieces ({before:,} → {rd.vocab_size:,}; {unused:,} of them "
+                f"Round {k} pruned {rd.n_pruned:,} pieces ({before:,} → {rd.vocab_size:,}; {unused:,} of them "
                 f"unused), those whose removal costs the corpus least log-likelihood, cheapest first")
         t = self.pruned
-        rows = rd.pruned[:MAX_PRUNED_ROWS]
+        rows = rd.first_pruned(MAX_PRUNED_ROWS)
         t.setRowCount(len(rows))
         for r, p in enumerate(rows):
             alt = " ".join(p.alternative) if p.alternative else "(unused: no segmentation chose it)"
