@@ -1,5 +1,5 @@
-"""Unigram (SentencePiece style): training rounds (`trainer`, `lattice`), the timeline and model
-files (`timeline`), and Viterbi/n-best/sampled encoding (`tokenizer`).
+"""Unigram (SentencePiece style): training rounds (`trainer`, `lattice`, kept as arrays by `rounds`),
+the timeline and model files (`timeline`), and Viterbi/n-best/sampled encoding (`tokenizer`).
 
 Core: may import `text`, `algorithm`, `encoding`, `errors`; no Qt.
 """

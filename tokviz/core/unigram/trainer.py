@@ -39,8 +39,9 @@ sums over a segmentation are exact and Viterbi ties are well defined everywhere 
 compiled (`tokviz.core.unigram.compiled`: the same pieces, scores and pruning; log-likelihoods equal
 to about 1e-15). Without it, numpy runs them, and a big corpus is trained in two processes where
 forking is safe and a core is free (`tokviz.core.unigram.split`), to the same bytes. What this
-leaves out: counting the corpus, settings and timelines (`tokviz.core.unigram.timeline`),
-encoding (`tokviz.core.unigram.tokenizer`).
+leaves out: counting the corpus, settings and timelines (`tokviz.core.unigram.timeline`), the
+rounds it yields, kept as arrays until read (`tokviz.core.unigram.rounds`), encoding
+(`tokviz.core.unigram.tokenizer`).
 """
 
 from __future__ import annotations
