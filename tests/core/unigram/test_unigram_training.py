@@ -313,6 +313,10 @@ def test_json_errors_are_clear(timeline):
     bad["pieces"][-1], bad["pieces"][2] = bad["pieces"][2], bad["pieces"][-1]
     with pytest.raises(ModelFormatError, match="pruning order"):
         from_json(bad)
+    bad = json.loads(json.dumps(d))
+    bad["rounds"]["rows"][1][5].append(bad["rounds"]["rows"][1][5][-1])  # a piece more than round 0 left it
+    with pytest.raises(ModelFormatError, match="round 1's pieces and pruned pieces do not add up"):
+        from_json(bad)
 
 
 def _set(d: dict, path: tuple, value) -> None:

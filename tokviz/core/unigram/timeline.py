@@ -176,10 +176,15 @@ class UnigramTimeline(PieceLayout):
         """`scores(k)` for every round k (the id order is worked out once)."""
         return self._scores_of(self.rounds)
 
-    def _scores_of(self, rounds: list[UnigramRound]) -> list[list[int]]:
+    def id_of_index(self) -> np.ndarray | None:
+        """Each index of the rounds' shared piece table -> its id among the pieces (`pieces()`
+        order), or None when the rounds are tuples (`tokviz.core.unigram.rounds`)."""
         table = shared_table(self.rounds)
-        if table is not None:
-            id_of = positions(id_order(self.rounds), len(table.strings))
+        return None if table is None else positions(id_order(self.rounds), len(table.strings))
+
+    def _scores_of(self, rounds: list[UnigramRound]) -> list[list[int]]:
+        id_of = self.id_of_index()
+        if id_of is not None:
             return [scores_in_id_order(r, id_of) for r in rounds]
         position = _positions(self.pieces())
         return [_in_id_order(r, position) for r in rounds]
@@ -187,9 +192,9 @@ class UnigramTimeline(PieceLayout):
     def pruning(self) -> tuple[list[int], list[int]]:
         """Per piece, in id order: the round that pruned it (-1: in the last round's vocabulary)
         and its score then (or its last score)."""
-        table = shared_table(self.rounds)
-        if table is not None:  # from the rounds' arrays
-            return pruning_in_id_order(self.rounds, positions(id_order(self.rounds), len(table.strings)))
+        id_of = self.id_of_index()
+        if id_of is not None:  # from the rounds' arrays
+            return pruning_in_id_order(self.rounds, id_of)
         at = _positions(self.pieces())
         kept = self.scores() if self.rounds else []
         rounds_of, scores = [-1] * len(at), kept + [0] * (len(at) - len(kept))
@@ -358,9 +363,9 @@ def _pruned_by_round(timeline: UnigramTimeline, pieces: list[str]) -> Iterator[t
     """Every round's pruned pieces as columns: ids, losses, freqs, scores, alternatives (id lists);
     `pieces`: ``timeline.pieces()``."""
     n_special, rounds = timeline.n_special, timeline.rounds
-    table = shared_table(rounds)
-    if table is not None:  # from the rounds' arrays
-        id_of = positions(id_order(rounds), len(table.strings)) + n_special
+    id_of = timeline.id_of_index()
+    if id_of is not None:  # from the rounds' arrays
+        id_of = id_of + n_special
         for c in (r.columns for r in rounds):
             yield (id_of[c.pruned].tolist(), c.loss.tolist(), c.freq.tolist(), c.pruned_scores.tolist(),
                    c.alternatives(id_of))
@@ -424,10 +429,11 @@ def from_json(d: object) -> UnigramTimeline:
             need(_is_int(index) and _is_num(ll) and _is_int(vt) and isinstance(em, list) and all_numbers(em)
                  and isinstance(scores, list) and _scores_ok(scores) and isinstance(pruned, list),
                  f"round {k} is malformed")
-            need(len(scores) <= prev, f"round {k} has more pieces than the round before")
-            prev = len(scores)
             columns = RoundColumns(table, np.arange(len(scores), dtype=np.int64), np.array(scores, dtype=np.int64),
                                    **_pruned_from_json(pruned, len(pieces), n_special, k))
+            need(not k or len(scores) + len(columns.pruned) == prev,
+                 f"round {k}'s pieces and pruned pieces do not add up to the round before")
+            prev = len(scores)
             rounds.append(UnigramRound(index, n_special + len(scores), float(ll), tuple(map(float, em)), vt,
                                        columns=columns))
         tl = UnigramTimeline(settings, rounds, d.get("corpus_length", 0), d.get("n_chunks", 0),
