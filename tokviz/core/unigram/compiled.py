@@ -23,7 +23,7 @@ import numpy as np
 
 from tokviz.core import jit
 
-from .lattice import Lattices
+from .lattice import Lattices, log_likelihoods
 
 KERNELS = "tokviz.core.unigram.kernels"
 THREAD_MIN_EDGES = 100_000  # smaller batches run on one core: a thread costs more than it saves
@@ -133,9 +133,8 @@ class CompiledLattices:
         return np.concatenate([z for z, _ in parts]), freq
 
     def log_likelihoods(self, weights: np.ndarray, zs) -> list[float]:
-        """``weights . z`` for each log Z array of `zs` (numpy's pairwise sum, not BLAS: a
-        multi-threaded BLAS would leave a helper thread spinning on the other core)."""
-        return [float(np.multiply(weights, z).sum()) for z in zs]
+        """``weights . z`` for each log Z array of `zs` (`tokviz.core.unigram.lattice.log_likelihoods`)."""
+        return log_likelihoods(weights, zs)
 
     def alternatives(self, lats: np.ndarray, starts: np.ndarray, lengths: np.ndarray, scores: np.ndarray,
                      *, pieces: np.ndarray | None = None):

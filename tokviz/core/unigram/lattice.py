@@ -24,6 +24,17 @@ import numpy as np
 from .columns import Columns, row_argmax_first, row_logsumexp
 
 
+def log_likelihoods(weights: np.ndarray, zs) -> list[float]:
+    """``weights . z`` for each log Z array of `zs`, summed in an order fixed by the arrays alone.
+
+    Not `np.dot`: BLAS splits a dot product across its threads, so the last bits of the sum (and
+    so a trained model's log-likelihoods) would change with the machine's BLAS and thread count,
+    and a multi-threaded BLAS leaves a helper thread spinning on the other core afterwards.
+    numpy's own sum is pairwise in a fixed order, on any machine.
+    """
+    return [float(np.multiply(weights, z).sum()) for z in zs]
+
+
 def _stable_order(keys: np.ndarray) -> np.ndarray:
     """Stable argsort of small non-negative integers (radix sort for 16-bit keys)."""
     if keys.size and keys.max() < 32768:
@@ -199,11 +210,11 @@ class Lattices:
     def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, float]:
         """(expected counts, log-likelihood ``weights . log Z``): `e_step`'s."""
         counts, z = self.e_step(logp, weights, n_pieces)
-        return counts, float(np.dot(weights, z))
+        return counts, log_likelihoods(weights, (z,))[0]
 
     def log_likelihoods(self, weights: np.ndarray, zs) -> list[float]:
-        """``weights . z`` for each log Z array of `zs`."""
-        return [float(np.dot(weights, z)) for z in zs]
+        """``weights . z`` for each log Z array of `zs` (`log_likelihoods`)."""
+        return log_likelihoods(weights, zs)
 
     def alternatives(self, lats: np.ndarray, starts: np.ndarray, lengths: np.ndarray, scores: np.ndarray,
                      *, pieces: np.ndarray | None = None):

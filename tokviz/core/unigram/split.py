@@ -8,9 +8,8 @@ from then on. The parent takes the smaller share (`PARENT_SHARE`): it also merge
 
 The results are bit for bit those of one batch: every value is computed lattice by lattice in
 the same way, the posteriors are put back in the one batch's (start, lattice, end) order before
-they are summed, and the log-likelihoods are the same dot products of the same arrays (computed
-in a throwaway forked child, `DOTS_IN_CHILD`, so that no BLAS helper thread is left spinning on
-the core the child half needs). Only used where forking is safe and a core sat idle lately
+they are summed, and the log-likelihoods are the same fixed-order sums of the same arrays
+(`tokviz.core.unigram.lattice.log_likelihoods`). Only used where forking is safe and a core sat idle lately
 (`use_split`).
 """
 
@@ -20,16 +19,15 @@ import time
 
 import numpy as np
 
-from tokviz.core.processes.fork import ChildFailed, can_fork, fork_call, fork_server
+from tokviz.core.processes.fork import ChildFailed, can_fork, fork_server
 
-from .lattice import Lattices, viterbi_freq
+from .lattice import Lattices, log_likelihoods, viterbi_freq
 
 MIN_BUSY_SHARE = 0.6  # of the wall time since the split, or the child is dropped (`_check_pace`)
 PARALLEL_MIN_EDGES = 150_000  # below this the fork and the traffic cost more than they save
 MIN_IDLE_CORES = 0.7  # a busy machine: halves waiting for each other are slower than one process
 PARENT_SHARE = 0.35  # of the edges: the parent also merges the halves and prunes
 PARENT_SHARE_ALTERNATIVES = 0.4  # of their cost (the child also sends its answer back)
-DOTS_IN_CHILD = True  # the log-likelihood dot products in a throwaway child (see the module doc)
 
 
 def use_split(lattices: Lattices, idle_cores: float | None = None) -> bool:
@@ -183,19 +181,11 @@ class SplitLattices:
 
     def expected_counts(self, logp: np.ndarray, weights: np.ndarray, n_pieces: int) -> tuple[np.ndarray, float]:
         counts, z = self.e_step(logp, weights, n_pieces)
-        return counts, float(np.dot(weights, z))
+        return counts, log_likelihoods(weights, (z,))[0]
 
     def log_likelihoods(self, weights: np.ndarray, zs) -> list[float]:
-        """As `Lattices.log_likelihoods`, in a throwaway forked child while there is a child
-        at all: a multi-threaded BLAS leaves a helper thread spinning for a while after a dot
-        product, which would take the second core from the child half (the same BLAS and
-        the same number of threads: the same sums)."""
-        if self._server is not None and DOTS_IN_CHILD:
-            try:
-                return fork_call(lambda: [float(np.dot(weights, z)) for z in zs]).result()
-            except (OSError, ChildFailed):
-                pass
-        return [float(np.dot(weights, z)) for z in zs]
+        """As `Lattices.log_likelihoods`."""
+        return log_likelihoods(weights, zs)
 
     def log_z(self, logp: np.ndarray) -> np.ndarray:
         """As `Lattices.log_z`."""
