@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import signal
 
+import pytest
+
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
@@ -55,6 +57,8 @@ def test_screenshot_sizes_are_checked(tmp_path, capsys):
     assert not list(tmp_path.glob("*.png"))
 
 
+@pytest.mark.e2e
+@pytest.mark.timeout(900)
 def test_screenshots_of_window_and_panels(tmp_path, capsys):
     assert gui.run_screenshots(tmp_path, theme="dark") == 0
     names = sorted(p.name for p in tmp_path.glob("*.png"))
