@@ -44,24 +44,24 @@ def corpus_window(window):
 def test_panel_shows_only_the_options_of_the_chosen_algorithm(window):
     p = window.training_panel
     form = p._form
-    assert form.isRowVisible(p.units_box) and not form.isRowVisible(p.algo.max_word_spin)
+    assert form.isRowVisible(p.units_box) and not form.isRowVisible(p.algo.control("max_word_chars"))
     _pick(p, "wordpiece")
     assert p.split_box.currentData() == "whitespace"  # a GPT split keeps spaces in every word
-    assert not form.isRowVisible(p.units_box) and form.isRowVisible(p.algo.max_word_spin)
-    assert not form.isRowVisible(p.algo.seed_spin)
+    assert not form.isRowVisible(p.units_box) and form.isRowVisible(p.algo.control("max_word_chars"))
+    assert not form.isRowVisible(p.algo.control("seed_size"))
     tie_break = getattr(p, "tie_break_box", None)  # BPE's tie-break rule does not apply
     assert tie_break is None or not form.isRowVisible(tie_break)
-    p.algo.max_word_spin.setValue(42)
+    p.algo.control("max_word_chars").setValue(42)
     p.budget_spin.setValue(300)
     s = p.settings()
     assert isinstance(s, WordPieceSettings) and (s.max_word_chars, s.vocab_size, s.split) == (42, 300, "whitespace")
     _pick(p, "unigram")
-    assert form.isRowVisible(p.algo.prune_spin) and not form.isRowVisible(p.algo.max_word_spin)
+    assert form.isRowVisible(p.algo.control("prune_fraction")) and not form.isRowVisible(p.algo.control("max_word_chars"))
     assert not p.budget_box.isEnabled() and p.budget_box.currentData() == "vocab_size"
     assert "seed" in form.labelForField(p.min_count_spin).text().lower()
-    p.algo.prune_spin.setValue(0.4)
-    p.algo.em_spin.setValue(3)
-    p.algo.seed_spin.setValue(5000)
+    p.algo.control("prune_fraction").setValue(0.4)
+    p.algo.control("em_iterations").setValue(3)
+    p.algo.control("seed_size").setValue(5000)
     s = p.settings()
     assert isinstance(s, UnigramSettings) and (s.prune_fraction, s.em_iterations, s.seed_size) == (0.4, 3, 5000)
     p.specials_edit.setText("[UNK]")  # impossible: explained under the form, Train disabled
@@ -81,7 +81,7 @@ def test_algorithm_settings_persist(make_window, settings_store):
     w2 = make_window()
     p = w2.training_panel
     assert p.algorithm_box.currentData() == "unigram"
-    assert (p.budget_spin.value(), p.algo.prune_spin.value(), p.algo.em_spin.value()) == (777, 0.3, 4)
+    assert (p.budget_spin.value(), p.algo.control("prune_fraction").value(), p.algo.control("em_iterations").value()) == (777, 0.3, 4)
 
 
 # -- engine ---------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """``tokviz train --algorithm bpe|wordpiece|unigram`` and ``tokviz merges`` for every algorithm.
 
-`add_algorithm_options` adds the algorithm choice and the options only one algorithm has;
-`train_settings` turns parsed arguments into `TrainSettings`, `WordPieceSettings` or
-`UnigramSettings`, refusing (with a one-line `UsageError`) options the chosen algorithm does not
-have; `write_steps` prints the merges of a BPE or WordPiece model, or the rounds of a Unigram one.
+`add_algorithm_options` adds the algorithm choice and every setting the algorithms declare (one
+declaration each, on the settings dataclass: `tokviz.core.algorithm.options`); `train_settings`
+turns parsed arguments into the chosen algorithm's settings, refusing (with a one-line
+`UsageError`) options it does not have; `write_steps` prints the merges of a BPE or WordPiece
+model, or the rounds of a Unigram one.
 
 What this leaves out: the rest of the command line (``tokviz.app.cli.main``).
 """
@@ -14,87 +15,82 @@ import argparse
 import json
 from typing import TextIO
 
-from tokviz.core import TrainSettings
-from tokviz.core.algorithm.registry import ALGORITHMS
-from tokviz.core.unigram.timeline import UnigramSettings
-from tokviz.core.wordpiece.timeline import WordPieceSettings
+from tokviz.core.algorithm.options import Option, option_named, options_of
+from tokviz.core.algorithm.registry import ALGORITHMS, SPECS
 
-# option dest -> (flag, algorithms that have it)
-ONLY = {
-    "units": ("--units", ("bpe",)),
-    "end_of_word": ("--end-of-word", ("bpe",)),
-    "tie_break": ("--tie-break", ("bpe",)),
-    "merges": ("--merges", ("bpe", "wordpiece")),
-    "max_word_chars": ("--max-word-chars", ("wordpiece",)),
-    "seed_size": ("--seed-size", ("unigram",)),
-    "prune_fraction": ("--prune-fraction", ("unigram",)),
-    "em_iterations": ("--em-iterations", ("unigram",)),
-}
+from .arguments import number, whole_number
 
 
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1 (e.g. 0.25), got {value}")
-    return value
+def declared_options() -> dict[str, list[tuple[str, str, Option]]]:
+    """Every declared setting of every algorithm by CLI attribute: ``[(algorithm, field name,
+    declaration), ...]`` in the registry's order."""
+    found: dict[str, list[tuple[str, str, Option]]] = {}
+    for name, spec in SPECS.items():
+        for field_name, o in options_of(spec.settings_type):
+            found.setdefault(o.dest, []).append((name, field_name, o))
+    return found
 
 
-def add_algorithm_options(t: argparse.ArgumentParser, positive) -> None:
-    """The ``train`` options of WordPiece and Unigram (every default None: "not given")."""
-    t.add_argument("--algorithm", choices=ALGORITHMS, default="bpe",
-                   help="bpe (default), wordpiece (BERT) or unigram (SentencePiece)")
-    t.add_argument("--max-word-chars", type=positive, metavar="N", help="wordpiece: longer words become [UNK]")
-    t.add_argument("--seed-size", type=positive, metavar="N", help="unigram: seed vocabulary size")
-    t.add_argument("--prune-fraction", type=_fraction, metavar="F", help="unigram: pieces pruned per round")
-    t.add_argument("--em-iterations", type=positive, metavar="N", help="unigram: EM iterations per round")
+def _help(declarations: list[tuple[str, str, Option]]) -> str:
+    """One help text for a flag: each algorithm's meaning and default, grouped when they agree."""
+    parts: dict[str, list[str]] = {}
+    for algo, field_name, o in declarations:
+        default = SPECS[algo].settings_type.__dataclass_fields__[field_name].default
+        shown = "" if default is None or default == () or o.kind == "tokens" else f" (default {default})"
+        parts.setdefault(o.help + shown, []).append(algo)
+    if len(parts) == 1 and len(declarations) == len(ALGORITHMS):
+        return next(iter(parts))
+    return "; ".join(f"{' and '.join(algos)}: {text}" for text, algos in parts.items())
+
+
+def add_algorithm_options(t: argparse.ArgumentParser) -> None:
+    """``--algorithm`` and every declared setting of every algorithm, generated from the
+    declarations (`tokviz.core.algorithm.options`); every default is None: "not given", so the
+    chosen algorithm's own default applies."""
+    t.add_argument("--algorithm", choices=ALGORITHMS, default=ALGORITHMS[0],
+                   help="; ".join(f"{name}: {spec.tip}" for name, spec in SPECS.items()))
+    groups: dict[str, argparse.ArgumentParser] = {}  # exclusive group name -> its argparse group
+    for declarations in declared_options().values():
+        o = declarations[0][2]
+        where = t
+        if o.exclusive is not None:
+            if o.exclusive not in groups:
+                groups[o.exclusive] = t.add_mutually_exclusive_group()
+            where = groups[o.exclusive]
+        help_text = _help(declarations).replace("%", "%%")
+        if o.kind == "tokens":
+            where.add_argument(o.flag, action="append", default=[], metavar=o.metavar, help=help_text)
+        elif o.kind == "choice":
+            where.add_argument(o.flag, choices=o.choices, help=help_text)
+        else:
+            kind = {"int": whole_number, "float": number, "str": str}[o.kind]
+            where.add_argument(o.flag, type=kind, metavar=o.metavar, help=help_text)
 
 
 def train_settings(args: argparse.Namespace, usage_error: type[Exception]):
-    """The settings object of ``args.algorithm``; `usage_error` for options it does not have."""
-    algo = args.algorithm
-    for dest, (flag, algos) in ONLY.items():
-        if getattr(args, dest, None) is not None and algo not in algos:
-            have = " and ".join(algos)
-            raise usage_error(f"tokviz train: {flag} applies to {have} only, not --algorithm {algo}")
-    return SETTINGS_FROM_ARGS[algo](args, tuple(args.special)).validate()
-
-
-def _bpe_settings(args: argparse.Namespace, specials: tuple[str, ...]) -> TrainSettings:
-    return TrainSettings(
-        units=args.units or "bytes", split=args.split or "gpt4", end_of_word=args.end_of_word,
-        vocab_size=args.vocab_size, merges=args.merges,
-        min_count=2 if args.min_count is None else args.min_count,
-        special_tokens=specials, word_counts=args.word_counts,
-        tie_break=getattr(args, "tie_break", None) or "first",
-    )
-
-
-def _wordpiece_settings(args: argparse.Namespace, specials: tuple[str, ...]) -> WordPieceSettings:
-    d = WordPieceSettings()
-    return WordPieceSettings(
-        vocab_size=args.vocab_size, merges=args.merges, split=args.split or "whitespace",
-        min_count=d.min_count if args.min_count is None else args.min_count, special_tokens=specials,
-        max_word_chars=d.max_word_chars if args.max_word_chars is None else args.max_word_chars,
-    )
-
-
-def _unigram_settings(args: argparse.Namespace, specials: tuple[str, ...]) -> UnigramSettings:
-    d = UnigramSettings()
-    return UnigramSettings(
-        vocab_size=d.vocab_size if args.vocab_size is None else args.vocab_size, split=args.split or "whitespace",
-        seed_size=args.seed_size or None,
-        seed_min_count=d.seed_min_count if args.min_count is None else args.min_count,
-        prune_fraction=d.prune_fraction if args.prune_fraction is None else args.prune_fraction,
-        em_iterations=d.em_iterations if args.em_iterations is None else args.em_iterations,
-        special_tokens=specials,
-    )
-
-
-# --algorithm NAME -> its settings from the parsed options (the names are the registry's)
-SETTINGS_FROM_ARGS = {"bpe": _bpe_settings, "wordpiece": _wordpiece_settings, "unigram": _unigram_settings}
+    """The settings object of ``args.algorithm`` from the declared options given; `usage_error`
+    for options it does not have."""
+    spec = SPECS[args.algorithm]
+    given = {}
+    # the options fewest algorithms have are named first when several do not apply
+    for dest, declarations in sorted(declared_options().items(), key=lambda item: len(item[1])):
+        value = getattr(args, dest, None)
+        if value is None or value == []:
+            continue
+        declared = option_named(spec.settings_type, dest)
+        if declared is None:
+            algos = " and ".join(algo for algo, _, _ in declarations)
+            raise usage_error(f"tokviz train: {declarations[0][2].flag} applies to {algos} only, "
+                              f"not --algorithm {args.algorithm}")
+        name, o = declared
+        if o.kind == "tokens":
+            value = tuple(value)
+        elif o.none_text is not None and value == o.low:  # the form's "not set" (e.g. an automatic seed size)
+            value = None
+        given[name] = value
+    if "word_counts" in spec.settings_type.__dataclass_fields__:  # recorded with the timeline
+        given["word_counts"] = args.word_counts
+    return spec.settings_type(**given).validate()
 
 
 def write_steps(timeline, out: TextIO, *, as_json: bool, format_token) -> None:

@@ -11,10 +11,30 @@ What this leaves out: text read from files and stdin (``tokviz.core.text.corpus.
 
 from __future__ import annotations
 
+import argparse
 import os
 from collections.abc import Sequence
 
 from tokviz.core.errors import TokvizError
+
+
+def whole_number(text: str) -> int:
+    """An argparse type: a whole number >= 0 (`validate` of the settings has the last word)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
+def number(text: str) -> float:
+    """An argparse type: any number."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
 
 
 class ArgumentEncodingError(TokvizError):

@@ -21,7 +21,7 @@ from tokviz.core.algorithm.gc_pause import collector_paused
 from tokviz.core.errors import TokvizError
 from tokviz.core.text.corpus import ENCODING_ERRORS, read_text
 
-from .arguments import check_arguments, utf8_argument
+from .arguments import check_arguments, utf8_argument, whole_number
 from .messages import one_line
 
 EXIT_USAGE = 2
@@ -39,16 +39,6 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, no usage dump
         raise UsageError(f"{self.prog}: {message}")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
-    return value
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -77,10 +67,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     from .export import add_export_parser  # tokenizer.json, .tiktoken
 
-    add_export_parser(sub, _positive)
+    add_export_parser(sub, whole_number)
     from .compare import add_compare_parser  # efficiency metrics
 
-    add_compare_parser(sub, _positive)
+    add_compare_parser(sub, whole_number)
     from .chat import add_chat_parser  # chat templates
 
     add_chat_parser(sub)
@@ -106,28 +96,15 @@ LEAN_COMMANDS = ("encode", "decode", "merges")  # `main` builds only their own p
 
 
 def _add_train_parser(sub) -> None:
-    from tokviz.core.bpe.timeline import TIE_BREAKS
-    from tokviz.core.text.split import SPLIT_CHOICES
-
     from .algorithms import add_algorithm_options
 
     t = sub.add_parser("train", help="train a BPE, WordPiece or Unigram tokenizer and save its timeline")
     t.add_argument("files", nargs="+", metavar="FILE")
     t.add_argument("-o", "--output", required=True, metavar="MODEL.json")
-    budget = t.add_mutually_exclusive_group()
-    budget.add_argument("--vocab-size", type=_positive, metavar="N")
-    budget.add_argument("--merges", type=_positive, metavar="N")
-    t.add_argument("--units", choices=("bytes", "chars"))  # default bytes (BPE only)
-    t.add_argument("--split", metavar=SPLIT_CHOICES)  # default gpt4 (BPE), whitespace (WordPiece, Unigram)
-    t.add_argument("--end-of-word", metavar="MARK")
     t.add_argument("--word-counts", action="store_true", help="FILEs are 'word count' tables")
-    t.add_argument("--min-count", type=_positive, metavar="N")  # default: the algorithm's
-    t.add_argument("--special", action="append", default=[], metavar="TOKEN")
-    t.add_argument("--tie-break", choices=TIE_BREAKS,  # default first (BPE only)
-                   help="equal counts: first (pair seen first) or hf (Hugging Face's BpeTrainer order)")
     t.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_algorithm_options(t, _positive)  # --algorithm and its own options
+    add_algorithm_options(t)  # --algorithm and every algorithm's declared settings
 
 
 def _add_encode_parser(sub) -> None:
@@ -135,7 +112,7 @@ def _add_encode_parser(sub) -> None:
     e.add_argument("model", metavar="MODEL")
     e.add_argument("text", nargs="?", metavar="TEXT")
     e.add_argument("-f", "--file", metavar="FILE")
-    e.add_argument("--step", type=_positive, metavar="K", help="use only the first K merges")
+    e.add_argument("--step", type=whole_number, metavar="K", help="use only the first K merges")
     e.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
     fmt = e.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_const", const="json", dest="format")

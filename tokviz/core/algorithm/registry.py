@@ -44,6 +44,7 @@ class AlgorithmSpec:
     format_name: str  # the model file's "format" header
     to_json: Callable  # timeline -> its model-file dict
     from_json: Callable  # dict -> timeline (`ModelFormatError` saying what is wrong)
+    tip: str  # one sentence for menus' tooltips and the CLI's help
     warm_up: Callable[[], object] | None = None  # loads compiled code a first training would wait for
 
     @property
@@ -56,11 +57,16 @@ SPECS: dict[str, AlgorithmSpec] = {
     s.name: s
     for s in (
         AlgorithmSpec("bpe", "BPE", TrainSettings, Training, Timeline, "merge",
-                      bpe_file.FORMAT_NAME, bpe_file.timeline_to_json, bpe_file.timeline_from_json),
+                      bpe_file.FORMAT_NAME, bpe_file.timeline_to_json, bpe_file.timeline_from_json,
+                      "Byte-pair encoding: merge the most frequent pair, step after step"),
         AlgorithmSpec("wordpiece", "WordPiece", WordPieceSettings, WordPieceTraining, WordPieceTimeline, "merge",
-                      wordpiece.FORMAT_NAME, wordpiece.to_json, wordpiece.from_json),
+                      wordpiece.FORMAT_NAME, wordpiece.to_json, wordpiece.from_json,
+                      "WordPiece (BERT): merge the pair with the best count(ab) / (count(a) · count(b)); "
+                      "continuation pieces start with ##"),
         AlgorithmSpec("unigram", "Unigram", UnigramSettings, UnigramTraining, UnigramTimeline, "round",
-                      unigram.FORMAT_NAME, unigram.to_json, unigram.from_json, unigram.warm_up),
+                      unigram.FORMAT_NAME, unigram.to_json, unigram.from_json,
+                      "Unigram (SentencePiece): start from many substrings, run EM and prune the pieces "
+                      "that cost least, round after round", unigram.warm_up),
     )
 }
 ALGORITHMS = tuple(SPECS)

@@ -16,8 +16,18 @@ from itertools import chain
 import numpy as np
 
 from tokviz.core.algorithm.merge_steps import MergeSteps
+from tokviz.core.algorithm.options import option
 from tokviz.core.algorithm.records import Segmentation, TreeNode
-from tokviz.core.algorithm.staged import JsonSettings, StagedTraining, check_budget
+from tokviz.core.algorithm.staged import (
+    MERGES,
+    MIN_PAIR_COUNT,
+    SPECIAL_TOKENS,
+    SPLIT,
+    VOCAB_SIZE,
+    JsonSettings,
+    StagedTraining,
+    check_budget,
+)
 from tokviz.core.errors import CorpusError, SettingsError
 from tokviz.core.text.split import parse_split
 
@@ -35,15 +45,19 @@ TIE_BREAKS = ("first", "hf")
 class TrainSettings(JsonSettings):
     """Every option of a training run. `vocab_size` counts base + merges + special tokens."""
 
-    units: str = "bytes"
-    split: str = "gpt4"
-    end_of_word: str | None = None
-    vocab_size: int | None = None
-    merges: int | None = None
-    min_count: int = 2
-    special_tokens: tuple[str, ...] = ()
+    units: str = option("bytes", flag="--units", label="&Units:", kind="choice", choices=UNITS, row="panel",
+                        help="what BPE starts from: the 256 byte values, or the corpus's characters")
+    split: str = option("gpt4", **SPLIT)
+    end_of_word: str | None = option(None, flag="--end-of-word", label="&End-of-word mark:", kind="str",
+                                     metavar="MARK", row="panel",
+                                     help="append a marker to every chunk, as in the original BPE paper")
+    vocab_size: int | None = option(None, **VOCAB_SIZE)
+    merges: int | None = option(None, **MERGES)
+    min_count: int = option(2, **MIN_PAIR_COUNT)
+    special_tokens: tuple[str, ...] = option((), **SPECIAL_TOKENS)
     word_counts: bool = False
-    tie_break: str = "first"
+    tie_break: str = option("first", flag="--tie-break", label="Ties:", kind="choice", choices=TIE_BREAKS, row="panel",
+                            help="equal counts: first (pair seen first) or hf (Hugging Face's BpeTrainer order)")
 
     def validate(self) -> "TrainSettings":
         """Raise `SettingsError` / `SplitError` for settings that cannot work; return self."""

@@ -33,10 +33,11 @@ from operator import attrgetter
 import numpy as np
 
 from tokviz.core.algorithm.gc_pause import paused_gc
+from tokviz.core.algorithm.options import option
 from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
 from tokviz.core.algorithm.records import Segmentation as StepSegmentation
 from tokviz.core.algorithm.records import TreeNode, segment_pieces
-from tokviz.core.algorithm.staged import JsonSettings, StagedTraining
+from tokviz.core.algorithm.staged import SPECIAL_TOKENS, SPLIT, VOCAB_SIZE, JsonSettings, StagedTraining
 from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
 from tokviz.core.io.checks import MAX_COUNT, all_counts, all_numbers, ints_within, is_count
 from tokviz.core.text.split import parse_split
@@ -87,15 +88,22 @@ __all__ = [
 class UnigramSettings(JsonSettings):
     """Every option of a Unigram run. `vocab_size` counts [UNK] + specials + pieces."""
 
-    vocab_size: int = 8000  # the vocabulary ends smaller if the seed is smaller
-    split: str = "whitespace"
+    vocab_size: int = option(8000, **VOCAB_SIZE)  # the vocabulary ends smaller if the seed is smaller
+    split: str = option("whitespace", **SPLIT)
     word_prefix: str | None = WORD_PREFIX
     max_piece_chars: int = MAX_PIECE_CHARS
-    seed_size: int | None = None  # default: SEED_FACTOR * the target number of pieces
-    seed_min_count: int = 2
-    prune_fraction: float = PRUNE_FRACTION
-    em_iterations: int = EM_ITERATIONS
-    special_tokens: tuple[str, ...] = ()
+    seed_size: int | None = option(None, flag="--seed-size", label="Seed si&ze:", low=0, high=10_000_000,
+                                   none_text="Auto (10× the target)",
+                                   help="how many frequent substrings the seed vocabulary starts from "
+                                        "(default: 10 times the target)")
+    seed_min_count: int = option(2, flag="--min-count", label="&Min seed count:", low=1, high=1_000_000_000,
+                                 row="panel", help="substrings seen fewer times never enter the seed vocabulary")
+    prune_fraction: float = option(PRUNE_FRACTION, flag="--prune-fraction", label="P&rune per round:", kind="float",
+                                   low=0.01, high=0.99, step=0.05, metavar="F",
+                                   help="fraction of the pieces each round removes (those that cost least)")
+    em_iterations: int = option(EM_ITERATIONS, flag="--em-iterations", label="EM &iterations:", low=1, high=100,
+                                help="EM iterations (expected counts, then new probabilities) per round")
+    special_tokens: tuple[str, ...] = option((), **SPECIAL_TOKENS)
 
     algorithm = "unigram"
 

@@ -26,9 +26,19 @@ from dataclasses import dataclass, field
 
 from tokviz.core.algorithm.gc_pause import paused_gc
 from tokviz.core.algorithm.merge_steps import MergeSteps
+from tokviz.core.algorithm.options import option
 from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
 from tokviz.core.algorithm.records import Segmentation, TreeNode, segment_pieces
-from tokviz.core.algorithm.staged import JsonSettings, StagedTraining, check_budget
+from tokviz.core.algorithm.staged import (
+    MERGES,
+    MIN_PAIR_COUNT,
+    SPECIAL_TOKENS,
+    SPLIT,
+    VOCAB_SIZE,
+    JsonSettings,
+    StagedTraining,
+    check_budget,
+)
 from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
 from tokviz.core.io.checks import is_count
 from tokviz.core.text.split import parse_split
@@ -64,12 +74,13 @@ __all__ = [
 class WordPieceSettings(JsonSettings):
     """Every option of a WordPiece run. `vocab_size` counts [UNK] + specials + base + merges."""
 
-    vocab_size: int | None = None
-    merges: int | None = None
-    split: str = "whitespace"
-    min_count: int = 1
-    special_tokens: tuple[str, ...] = ()
-    max_word_chars: int = MAX_WORD_CHARS
+    vocab_size: int | None = option(None, **VOCAB_SIZE)
+    merges: int | None = option(None, **MERGES)
+    split: str = option("whitespace", **SPLIT)
+    min_count: int = option(1, **MIN_PAIR_COUNT)
+    special_tokens: tuple[str, ...] = option((), **SPECIAL_TOKENS)
+    max_word_chars: int = option(MAX_WORD_CHARS, flag="--max-word-chars", label="Max &word length:", low=1,
+                                 high=100_000, help="words longer than this many characters become [UNK] (BERT: 100)")
 
     algorithm = "wordpiece"
 

@@ -1,81 +1,110 @@
-"""The algorithm choice of the training panel and the options only WordPiece or Unigram have.
+"""The algorithm choice of the training panel and the rows of the options only some algorithms have.
 
-`AlgorithmOptions` holds the algorithm combo (BPE / WordPiece / Unigram) and the extra controls:
-WordPiece's maximum word length; Unigram's seed size, prune fraction and EM iterations per round
-(`tokviz.core.UnigramSettings`). `FORMS` says, per algorithm (by the registry's names), which rows
-the form shows, how the shared rows read, and how the controls become that algorithm's settings;
-`TrainingPanel` reads the chosen `AlgorithmForm` instead of comparing names.
+`AlgorithmOptions` holds the algorithm combo (every algorithm of the registry, with its tip) and
+one control per setting an algorithm declares as its own row (`tokviz.core.algorithm.options`:
+WordPiece's maximum word length; Unigram's seed size, prune fraction and EM iterations), made
+from the declaration: a spin box with its range, or a combo box of its choices. Only the chosen
+algorithm's rows are shown, and `own_values` reads them back by field name; `TrainingPanel` asks
+`declares` and `panel_option` instead of comparing algorithm names.
 
-What this leaves out: the shared controls (split, budget, min count, specials: the panel).
+What this leaves out: the rows the panel draws itself (split, budget, min count, specials, and
+BPE's units, end-of-word mark and tie-break), whose labels and help come from the same declarations.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QSpinBox, QWidget
 
-from tokviz.core.algorithm.registry import ALGORITHM_TITLES, ALGORITHMS, algorithm_of
-from tokviz.core.errors import SettingsError
-from tokviz.core.unigram.timeline import UnigramSettings
-from tokviz.core.wordpiece.timeline import WordPieceSettings
+from tokviz.core.algorithm.options import Option, option_named, options_of
+from tokviz.core.algorithm.registry import SPECS, AlgorithmSpec, algorithm_of
 
-ALGORITHM_TIPS = {
-    "bpe": "Byte-pair encoding: merge the most frequent pair, step after step",
-    "wordpiece": "WordPiece (BERT): merge the pair with the best count(ab) / (count(a) · count(b)); "
-                 "continuation pieces start with ##",
-    "unigram": "Unigram (SentencePiece): start from many substrings, run EM and prune the pieces "
-               "that cost least, round after round",
-}
-NON_BPE_SPLIT = "whitespace"  # what picking WordPiece or Unigram switches a GPT-style split to
-GPT_SPLITS = ("gpt4", "gpt2", "o200k")
+GPT_SPLITS = ("gpt4", "gpt2", "o200k")  # splits that keep the leading space in every chunk
+
+
+def own_options() -> dict[str, Option]:
+    """Every own-row setting of every algorithm by CLI attribute (the first declaration)."""
+    found: dict[str, Option] = {}
+    for spec in SPECS.values():
+        for _, o in options_of(spec.settings_type):
+            if o.row == "own":
+                found.setdefault(o.dest, o)
+    return found
+
+
+def make_control(o: Option, name: str) -> QWidget:
+    """The form control a declaration asks for, with its range, steps and tooltip."""
+    if o.kind == "choice":
+        control: QWidget = QComboBox(objectName=name)
+        for choice in o.choices:
+            control.addItem(choice, choice)
+    elif o.kind == "float":
+        control = QDoubleSpinBox(objectName=name)
+        control.setRange(o.low if o.low is not None else 0.0, o.high if o.high is not None else 1e9)
+        if o.step is not None:
+            control.setSingleStep(o.step)
+    else:
+        control = QSpinBox(objectName=name)
+        control.setRange(int(o.low if o.low is not None else 0), int(o.high if o.high is not None else 2**31 - 1))
+        control.setGroupSeparatorShown(control.maximum() >= 10_000)
+        if o.none_text is not None:
+            control.setSpecialValueText(o.none_text)
+    control.setToolTip(o.tooltip)
+    return control
+
+
+def control_value(control: QWidget, o: Option):
+    """The value a control shows (None for its "not set" text)."""
+    if isinstance(control, QComboBox):
+        return control.currentData()
+    if isinstance(control, QDoubleSpinBox):
+        return round(control.value(), 4)
+    value = control.value()
+    return None if o.none_text is not None and value == control.minimum() else value
+
+
+def show_value(control: QWidget, value) -> None:
+    """Show `value` (None: the control's "not set" text) in a control of `make_control`."""
+    if isinstance(control, QComboBox):
+        control.setCurrentIndex(max(0, control.findData(value)))
+    else:
+        control.setValue(control.minimum() if value is None else value)
 
 
 class AlgorithmOptions(QObject):
-    """Algorithm combo + algorithm-specific rows, added to the panel's form by `add_rows`."""
+    """Algorithm combo + the algorithms' own rows, added to the panel's form by `add_rows`."""
 
     changed = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)  # a holder: its controls live in the panel's form
         self.algorithm_box = QComboBox(objectName="algorithm_box")
-        for key in ALGORITHMS:
-            self.algorithm_box.addItem(ALGORITHM_TITLES[key], key)
-            self.algorithm_box.setItemData(self.algorithm_box.count() - 1, ALGORITHM_TIPS[key], Qt.ItemDataRole.ToolTipRole)
+        for key, spec in SPECS.items():
+            self.algorithm_box.addItem(spec.title, key)
+            self.algorithm_box.setItemData(self.algorithm_box.count() - 1, spec.tip, Qt.ItemDataRole.ToolTipRole)
         self.algorithm_box.setToolTip("Which subword algorithm to train")
-        d_wp, d_un = WordPieceSettings(), UnigramSettings()
-        self.max_word_spin = QSpinBox(objectName="max_word_spin")
-        self.max_word_spin.setRange(1, 100_000)
-        self.max_word_spin.setValue(d_wp.max_word_chars)
-        self.max_word_spin.setToolTip("Words longer than this many characters become [UNK] (BERT: 100)")
-        self.seed_spin = QSpinBox(objectName="seed_size_spin")
-        self.seed_spin.setRange(0, 10_000_000)
-        self.seed_spin.setSpecialValueText("Auto (10× the target)")
-        self.seed_spin.setGroupSeparatorShown(True)
-        self.seed_spin.setToolTip("How many frequent substrings the seed vocabulary starts from")
-        self.prune_spin = QDoubleSpinBox(objectName="prune_spin")
-        self.prune_spin.setRange(0.01, 0.99)
-        self.prune_spin.setSingleStep(0.05)
-        self.prune_spin.setValue(d_un.prune_fraction)
-        self.prune_spin.setToolTip("Fraction of the pieces each round removes (those that cost least)")
-        self.em_spin = QSpinBox(objectName="em_spin")
-        self.em_spin.setRange(1, 100)
-        self.em_spin.setValue(d_un.em_iterations)
-        self.em_spin.setToolTip("EM iterations (expected counts, then new probabilities) per round")
         self.algorithm_box.currentIndexChanged.connect(self.changed)
-        for w in (self.max_word_spin, self.seed_spin, self.em_spin):
-            w.valueChanged.connect(self.changed)
-        self.prune_spin.valueChanged.connect(self.changed)
+        self._options = own_options()
+        self.controls: dict[str, QWidget] = {dest: make_control(o, f"{dest}_control")
+                                             for dest, o in self._options.items()}
+        for dest, control in self.controls.items():
+            show_value(control, self._default_of(dest))
+            signal = control.currentIndexChanged if isinstance(control, QComboBox) else control.valueChanged
+            signal.connect(self.changed)
+
+    def _default_of(self, dest: str):
+        """The default of the first algorithm declaring `dest`."""
+        for spec in SPECS.values():
+            declared = option_named(spec.settings_type, dest)
+            if declared is not None:
+                return spec.settings_type.__dataclass_fields__[declared[0]].default
+        return None
 
     def add_rows(self, form: QFormLayout, at: int) -> None:
-        """Put the algorithm row at `at` and the specific rows at the end of `form`."""
+        """Put the algorithm row at `at` and the own rows at the end of `form`."""
         form.insertRow(at, "&Algorithm:", self.algorithm_box)
-        form.addRow("Max &word length:", self.max_word_spin)
-        form.addRow("Seed si&ze:", self.seed_spin)
-        form.addRow("P&rune per round:", self.prune_spin)
-        form.addRow("EM &iterations:", self.em_spin)
+        for dest, control in self.controls.items():
+            form.addRow(self._options[dest].label, control)
         self._form = form
 
     @property
@@ -83,83 +112,49 @@ class AlgorithmOptions(QObject):
         return self.algorithm_box.currentData()
 
     @property
-    def form(self) -> AlgorithmForm:
-        """What the chosen algorithm's form looks like and how it builds settings."""
-        return FORMS[self.algorithm]
+    def spec(self) -> AlgorithmSpec:
+        """The chosen algorithm's registry entry."""
+        return SPECS[self.algorithm]
+
+    def control(self, dest: str) -> QWidget:
+        """The own-row control of the setting behind CLI attribute `dest` (``"seed_size"``)."""
+        return self.controls[dest]
+
+    def declares(self, dest: str) -> bool:
+        """Does the chosen algorithm have the setting behind CLI attribute `dest`?"""
+        return option_named(self.spec.settings_type, dest) is not None
+
+    def panel_option(self, dest: str) -> tuple[str, Option] | None:
+        """(field name, declaration) of the chosen algorithm's setting behind `dest`, else None."""
+        return option_named(self.spec.settings_type, dest)
+
+    def works_on_words(self) -> bool:
+        """Does the chosen algorithm split on whitespace by default (a GPT-style split, which
+        keeps the leading space in every chunk, does not suit it)?"""
+        split = self.spec.settings_type.__dataclass_fields__.get("split")
+        return split is not None and split.default not in GPT_SPLITS
 
     def update_rows(self) -> None:
         """Show only the rows of the chosen algorithm."""
-        own = self.form.own_rows
-        for name in OWN_ROWS:
-            self._form.setRowVisible(getattr(self, name), name in own)
+        for dest, control in self.controls.items():
+            self._form.setRowVisible(control, self.declares(dest))
 
     def widgets(self) -> tuple[QWidget, ...]:
-        return (self.algorithm_box, *(getattr(self, name) for name in OWN_ROWS))
+        return (self.algorithm_box, *self.controls.values())
 
     def show_settings(self, s) -> None:
         """Show the algorithm (and its own options) of settings `s` (signals blocked by the caller)."""
         self.algorithm_box.setCurrentIndex(max(0, self.algorithm_box.findData(algorithm_of(s))))
-        self.form.show(self, s)
+        for dest, control in self.controls.items():
+            declared = option_named(type(s), dest)
+            if declared is not None:
+                show_value(control, getattr(s, declared[0]))
 
-    def build_settings(self, *, split: str, budget: str, n: int, min_count: int, specials: tuple[str, ...]):
-        """The chosen algorithm's settings from the shared controls (`budget`: vocab_size, merges,
-        none), for algorithms whose form builds them here (`form.build`)."""
-        return self.form.build(self, split, budget, n, min_count, specials).validate()
-
-
-def _show_nothing(options: AlgorithmOptions, s) -> None:
-    pass
-
-
-def _show_wordpiece(options: AlgorithmOptions, s: WordPieceSettings) -> None:
-    options.max_word_spin.setValue(s.max_word_chars)
-
-
-def _show_unigram(options: AlgorithmOptions, s: UnigramSettings) -> None:
-    options.seed_spin.setValue(s.seed_size or 0)
-    options.prune_spin.setValue(s.prune_fraction)
-    options.em_spin.setValue(s.em_iterations)
-
-
-def _wordpiece_settings(options: AlgorithmOptions, split, budget, n, min_count, specials) -> WordPieceSettings:
-    return WordPieceSettings(
-        vocab_size=n if budget == "vocab_size" else None,
-        merges=n if budget == "merges" else None,
-        split=split, min_count=min_count, special_tokens=specials,
-        max_word_chars=options.max_word_spin.value(),
-    )
-
-
-def _unigram_settings(options: AlgorithmOptions, split, budget, n, min_count, specials) -> UnigramSettings:
-    if budget != "vocab_size":
-        raise SettingsError("Unigram training needs a vocabulary size (it prunes down to it)")
-    return UnigramSettings(
-        vocab_size=n, split=split, seed_size=options.seed_spin.value() or None, seed_min_count=min_count,
-        prune_fraction=round(options.prune_spin.value(), 4), em_iterations=options.em_spin.value(),
-        special_tokens=specials,
-    )
-
-
-@dataclass(frozen=True)
-class AlgorithmForm:
-    """How the training form looks for one algorithm and how it turns controls into settings."""
-
-    own_rows: tuple[str, ...]  # attributes of `AlgorithmOptions` shown for this algorithm
-    bpe_rows: bool  # units, end-of-word mark and tie-break apply
-    works_on_words: bool  # a GPT-style split (leading space in every chunk) becomes a whitespace split
-    min_count_label: str
-    min_count_tip: str
-    show: Callable[[AlgorithmOptions, object], None]
-    build: Callable | None  # None: the panel builds the settings from its BPE rows
-    vocab_size_only: bool = False  # the budget is always a vocabulary size (Unigram prunes down to it)
-
-
-OWN_ROWS = ("max_word_spin", "seed_spin", "prune_spin", "em_spin")
-_PAIR_COUNT = ("&Min pair count:", "Stop when no pair occurs at least this many times")
-FORMS = {  # the training panel's per-algorithm table, keyed by the registry's names
-    "bpe": AlgorithmForm((), True, False, *_PAIR_COUNT, _show_nothing, None),
-    "wordpiece": AlgorithmForm(("max_word_spin",), False, True, *_PAIR_COUNT, _show_wordpiece, _wordpiece_settings),
-    "unigram": AlgorithmForm(("seed_spin", "prune_spin", "em_spin"), False, True, "&Min seed count:",
-                             "Substrings seen fewer times never enter the seed vocabulary", _show_unigram,
-                             _unigram_settings, vocab_size_only=True),
-}
+    def own_values(self) -> dict[str, object]:
+        """The chosen algorithm's own-row settings as ``{field name: value}``."""
+        values = {}
+        for dest, control in self.controls.items():
+            declared = self.panel_option(dest)
+            if declared is not None:
+                values[declared[0]] = control_value(control, declared[1])
+        return values

@@ -27,10 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core import SPLIT_PRESETS, Timeline, TokvizError, TrainSettings, merge_budget, parse_split
+from tokviz.core import SPLIT_PRESETS, SettingsError, Timeline, TokvizError, TrainSettings, merge_budget, parse_split
 from tokviz.panels.base import Panel, monospace_font, show_error_text
 
-from .algorithms import GPT_SPLITS, NON_BPE_SPLIT, AlgorithmOptions
+from .algorithms import GPT_SPLITS, AlgorithmOptions
+
+NON_BPE_SPLIT = "whitespace"  # what picking an algorithm that works on words switches a GPT-style split to
 
 UNIT_CHOICES = (("bytes", "Bytes (UTF-8, 256 base tokens)"), ("chars", "Characters of the corpus"))
 SPLIT_CHOICES = (
@@ -229,26 +231,30 @@ class TrainingPanel(Panel):
         key = self.split_box.currentData()
         return f"regex:{self.pattern_edit.text()}" if key == "custom" else key
 
-    def settings(self, *, word_counts: bool = False) -> TrainSettings:
-        """The settings the controls describe; raises `TokvizError` saying what is wrong."""
-        budget = self.budget_box.currentData()
-        n = self.budget_spin.value()
-        specials = tuple(self.specials_edit.text().split())
-        if self.algo.form.build is not None:  # the algorithm's own settings (WordPiece, Unigram)
-            return self.algo.build_settings(split=self._split_spec(), budget=budget, n=n,
-                                            min_count=self.min_count_spin.value(), specials=specials)
-        s = TrainSettings(
-            units=self.units_box.currentData(),
-            split=self._split_spec(),
-            end_of_word=self.eow_edit.text() if self.eow_box.isChecked() else None,
-            vocab_size=n if budget == BUDGET_VOCAB else None,
-            merges=n if budget == BUDGET_MERGES else None,
-            min_count=self.min_count_spin.value(),
-            special_tokens=specials,
-            word_counts=word_counts,
-            tie_break=self.tie_break_box.currentData(),
-        ).validate()
-        if s.units == "bytes":
+    def settings(self, *, word_counts: bool = False):
+        """The chosen algorithm's settings the controls describe; raises `TokvizError` saying
+        what is wrong."""
+        algo = self.algo
+        budget, n = self.budget_box.currentData(), self.budget_spin.value()
+        given = {"split": self._split_spec(), "special_tokens": tuple(self.specials_edit.text().split()),
+                 **algo.own_values()}
+        if algo.declares("merges"):
+            given.update(vocab_size=n if budget == BUDGET_VOCAB else None, merges=n if budget == BUDGET_MERGES else None)
+        elif budget == BUDGET_VOCAB:
+            given["vocab_size"] = n
+        else:
+            raise SettingsError(f"{algo.spec.title} training needs a vocabulary size (it prunes down to it)")
+        given[algo.panel_option("min_count")[0]] = self.min_count_spin.value()
+        for dest, value in (("units", lambda: self.units_box.currentData()),
+                            ("end_of_word", lambda: self.eow_edit.text() if self.eow_box.isChecked() else None),
+                            ("tie_break", lambda: self.tie_break_box.currentData())):
+            if algo.declares(dest):  # BPE's rows
+                given[dest] = value()
+        fields = algo.spec.settings_type.__dataclass_fields__
+        if "word_counts" in fields:  # recorded with the timeline
+            given["word_counts"] = word_counts
+        s = algo.spec.settings_type(**given).validate()
+        if given.get("units") == "bytes":
             merge_budget(s, 256)  # a vocabulary smaller than 256 + specials is impossible
         return s
 
@@ -261,8 +267,10 @@ class TrainingPanel(Panel):
             w.blockSignals(True)
         try:
             self.algo.show_settings(s)  # algorithm and its own options
-            if hasattr(s, "units"):
-                self.units_box.setCurrentIndex(max(0, self.units_box.findData(s.units)))
+            own = {dest: getattr(s, declared[0]) for dest in ("units", "merges", "min_count", "end_of_word", "tie_break")
+                   if (declared := self.algo.panel_option(dest)) is not None}
+            if "units" in own:
+                self.units_box.setCurrentIndex(max(0, self.units_box.findData(own["units"])))
             if s.split.startswith("regex:"):
                 self._custom_regex = s.split[len("regex:"):]
                 self._custom_edited = True
@@ -272,18 +280,18 @@ class TrainingPanel(Panel):
             if s.vocab_size is not None:
                 self.budget_box.setCurrentIndex(self.budget_box.findData(BUDGET_VOCAB))
                 self.budget_spin.setValue(s.vocab_size)
-            elif getattr(s, "merges", None) is not None:
+            elif own.get("merges") is not None:
                 self.budget_box.setCurrentIndex(self.budget_box.findData(BUDGET_MERGES))
-                self.budget_spin.setValue(max(1, s.merges))
+                self.budget_spin.setValue(max(1, own["merges"]))
             else:
                 self.budget_box.setCurrentIndex(self.budget_box.findData(BUDGET_NONE))
-            self.min_count_spin.setValue(getattr(s, "min_count", getattr(s, "seed_min_count", 1)))
-            eow = getattr(s, "end_of_word", None)
+            self.min_count_spin.setValue(own["min_count"])
+            eow = own.get("end_of_word")
             self.eow_box.setChecked(eow is not None)
             if eow is not None:
                 self.eow_edit.setText(eow)
             self.specials_edit.setText(" ".join(s.special_tokens))
-            self.tie_break_box.setCurrentIndex(max(0, self.tie_break_box.findData(getattr(s, "tie_break", "first"))))
+            self.tie_break_box.setCurrentIndex(max(0, self.tie_break_box.findData(own.get("tie_break", "first"))))
         finally:
             for w in widgets:
                 w.blockSignals(False)
@@ -321,18 +329,18 @@ class TrainingPanel(Panel):
         return -1
 
     def _update_algorithm_rows(self) -> None:
-        form = self.algo.form
-        tie_break = self.findChild(QWidget, "tie_break_box")  # added by the tie-break work, if present
-        for w in (self.units_box, self.eow_box, tie_break):
-            row = self._row_of(w) if w is not None else -1
+        algo = self.algo
+        for dest, w in (("units", self.units_box), ("end_of_word", self.eow_box), ("tie_break", self.tie_break_box)):
+            row = self._row_of(w)
             if row >= 0:
-                self._form.setRowVisible(row, form.bpe_rows)
-        self.algo.update_rows()
+                self._form.setRowVisible(row, algo.declares(dest))
+        algo.update_rows()
+        _, min_count = algo.panel_option("min_count")
         label = self._form.labelForField(self.min_count_spin)
         if label is not None:
-            label.setText(form.min_count_label)
-        self.min_count_spin.setToolTip(form.min_count_tip)
-        fixed_budget = form.build is not None and form.vocab_size_only
+            label.setText(min_count.label)
+        self.min_count_spin.setToolTip(min_count.tooltip)
+        fixed_budget = not algo.declares("merges")
         if fixed_budget and self.budget_box.currentData() != BUDGET_VOCAB:
             self.budget_box.blockSignals(True)
             self.budget_box.setCurrentIndex(self.budget_box.findData(BUDGET_VOCAB))
@@ -345,7 +353,7 @@ class TrainingPanel(Panel):
     def _on_algorithm_box_activated(self, _index: int) -> None:
         """The user picked an algorithm: WordPiece and Unigram work on words, so a GPT-style
         split (which keeps the leading space in every chunk) becomes a whitespace split."""
-        if self.algo.form.works_on_words and self.split_box.currentData() in GPT_SPLITS:
+        if self.algo.works_on_words() and self.split_box.currentData() in GPT_SPLITS:
             self.split_box.setCurrentIndex(self.split_box.findData(NON_BPE_SPLIT))
 
     # -- validation -------------------------------------------------------------------------
