@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -131,9 +131,10 @@ def modules_per_folder(modules: dict[str, Module]) -> dict[str, int]:
 ALGORITHM_NAMES = {"bpe", "wordpiece", "unigram", "pretrained"}
 
 
-def algorithm_switches(modules: dict[str, Module]) -> list[tuple[str, int]]:
+def algorithm_switches(modules: dict[str, Module], names: Collection[str] = ALGORITHM_NAMES) -> list[tuple[str, int]]:
     """Places that compare something with an algorithm's name (``x.algorithm == "bpe"``,
-    ``a in ("wordpiece", "unigram")``, ``getattr(tl, "algorithm", "bpe") == ...``)."""
+    ``a in ("wordpiece", "unigram")``, ``getattr(tl, "algorithm", "bpe") == ...``), or with one
+    of other `names` (the keys of another registry)."""
     found = []
     for m in modules.values():
         for node in ast.walk(m.tree):
@@ -142,7 +143,7 @@ def algorithm_switches(modules: dict[str, Module]) -> list[tuple[str, int]]:
                 continue
             for side in [node.left, *node.comparators]:
                 values = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
-                if any(isinstance(v, ast.Constant) and v.value in ALGORITHM_NAMES for v in values):
+                if any(isinstance(v, ast.Constant) and v.value in names for v in values):
                     found.append((m.name, node.lineno))
                     break
     return found

@@ -19,11 +19,12 @@ from tokviz.core.embeddings.positional import (
     sinusoidal,
     sinusoidal_similarity,
 )
+from tokviz.core.embeddings.positional_kinds import LEARNED
 from tokviz.engine.heatmaps.heatmap_engine import (
-    LEARNED_CACHE,
     HeatmapEngine,
     PositionalRequest,
     compute_positional_view,
+    positional_table,
 )
 from tokviz.panels.heatmaps.heatmap_view import HeatmapView, tick_list
 from tokviz.panels.heatmaps.positional_panel import PositionalPanel, parse_dims
@@ -232,8 +233,8 @@ def test_parse_dims():
 
 def test_learned_cache_slices(qtbot):
     p = PositionalParams(d=4, n_pos=10, seed=11)
-    big = LEARNED_CACHE.get(p)
-    small = LEARNED_CACHE.get(PositionalParams(d=4, n_pos=3, seed=11))
+    big = positional_table(LEARNED, p)
+    small = positional_table(LEARNED, PositionalParams(d=4, n_pos=3, seed=11))
     assert np.shares_memory(big, small) and np.array_equal(small, learned_random(3, 4, seed=11))
 
 

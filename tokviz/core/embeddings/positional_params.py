@@ -3,9 +3,9 @@
 `PositionalParams` holds the controls of the positional-encodings view (model dimension, number
 of positions, base, seed, ALiBi heads) and checks them, raising `SettingsError` with a message that
 says what to choose. The small pieces of maths used by more than one module live here too:
-the sinusoid/RoPE frequencies ``base^(-2i/d)``, the ALiBi slopes, and a fast, accurate float32
-sine/cosine for large angles. The matrices themselves are built in `tokviz.core.embeddings.positional` and
-`tokviz.core.embeddings.rope`; this module leaves them out.
+the sinusoid/RoPE frequencies ``base^(-2i/d)``, the ALiBi slopes, a fast, accurate float32
+sine/cosine for large angles, and the row-by-row `similarity` of a table. The matrices of each kind
+are built in `sinusoidal`, `learned`, `rope` and `alibi` (this package); this module leaves them out.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ MIN_DIM, MAX_DIM = 2, 2048
 MIN_POSITIONS, MAX_POSITIONS = 1, 8192
 DEFAULT_BASE = 10000.0
 MAX_HEADS = 1024
-KINDS = ("sinusoidal", "learned", "rope", "alibi")
+SIMILARITIES = ("dot", "cosine")
 TWO_PI = 2.0 * math.pi
 _CHUNK_ROWS = 256  # rows per chunk in `cos_sin_into`: keeps the float64 temporaries in cache
 
@@ -109,11 +109,11 @@ def check_heads(n_heads: object, head: object = 0) -> tuple[int, int]:
     return int(n_heads), int(head)  # type: ignore[call-overload]
 
 
-def check_kind(kind: object) -> str:
-    """One of `KINDS`, or `SettingsError`."""
-    if kind not in KINDS:
-        raise SettingsError(f"unknown positional encoding {kind!r}; choose one of {', '.join(KINDS)}")
-    return str(kind)
+def check_measure(measure: object) -> str:
+    """One of `SIMILARITIES`, or `SettingsError`."""
+    if measure not in SIMILARITIES:
+        raise SettingsError(f"unknown similarity {measure!r}; choose one of {', '.join(SIMILARITIES)}")
+    return str(measure)
 
 
 def as_positions(positions: object) -> np.ndarray:
@@ -267,4 +267,31 @@ def toeplitz_rows(by_distance, positions: np.ndarray, dtype: type) -> np.ndarray
         g = np.asarray(by_distance(m, 1)).astype(dtype, copy=False)  # (2m+1,)
         for i in range(n):
             out[i] = g[m + positions - positions[i]]
+    return out
+
+
+def similarity(matrix: np.ndarray, kind: str = "dot") -> np.ndarray:
+    """Row-by-row similarity of a ``(n, d)`` matrix: ``"dot"`` products or ``"cosine"``, ``(n, n)``.
+
+    The result is float32 and exactly symmetric; cosine has a unit diagonal (also for an all-zero
+    row, whose similarity to every other row is 0) and values clipped to ``[-1, 1]``. Cost is an
+    ``(n, d) @ (d, n)`` product: for thousands of rows pass a subsample (`display_positions`).
+
+    >>> similarity(np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0]]), "cosine").astype(float).round(4).tolist()
+    [[1.0, 0.7071, 0.0], [0.7071, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    kind = check_measure(kind)
+    x = np.asarray(matrix)
+    if x.ndim != 2 or x.dtype.kind not in "fiu":
+        raise SettingsError(f"similarity needs a 2-D numeric matrix, got shape {x.shape} of {x.dtype}")
+    x = x.astype(np.float32)
+    if kind == "cosine":
+        norms = np.linalg.norm(x, axis=1)
+        x /= np.where(norms > 0, norms, 1)[:, None]
+    out = x @ x.T  # (n, n)
+    out += out.T  # symmetric to the last bit, whatever the BLAS did
+    out *= 0.5
+    if kind == "cosine":
+        np.clip(out, -1.0, 1.0, out=out)
+        np.fill_diagonal(out, 1.0)
     return out

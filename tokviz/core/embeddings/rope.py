@@ -11,7 +11,8 @@ constant along every diagonal.
 Pairing: ``layout="interleaved"`` pairs dimensions ``(2i, 2i+1)`` (RoFormer, GPT-J, Meta's
 LLaMA code); ``layout="half"`` pairs ``(i, i + d//2)`` (GPT-NeoX, Hugging Face LLaMA). With an odd
 ``d`` the last dimension has no partner and is not rotated. What this leaves out: attention
-itself, multiple heads, and scaled/extended variants (NTK, YaRN).
+itself, multiple heads, and scaled/extended variants (NTK, YaRN). `RoPEEncoding` is the kind the
+positional-encodings view shows: angles per pair, query x key scores and the score by distance.
 """
 
 from __future__ import annotations
@@ -20,10 +21,22 @@ import numpy as np
 
 from tokviz.core.errors import SettingsError
 
+from .positional_encoding import (
+    VIEW_DIMS,
+    VIEW_DISTANCE,
+    VIEW_MATRIX,
+    VIEW_SIMILARITY,
+    ColourScale,
+    Curve,
+    Empty,
+    PositionalEncoding,
+    no_vector_error,
+)
 from .positional_params import (
     DEFAULT_BASE,
     MAX_POSITIONS,
     TWO_PI,
+    PositionalParams,
     as_positions,
     check_base,
     check_dim,
@@ -33,6 +46,7 @@ from .positional_params import (
     phase_sums,
     toeplitz_rows,
 )
+from .positional_text import check_index, number_text, value_text
 
 LAYOUTS = ("interleaved", "half")
 
@@ -240,3 +254,84 @@ def rope_demo_vectors(d: int, *, seed: int | None = None) -> tuple[np.ndarray, n
         return np.ones(d), np.ones(d)
     rng = np.random.default_rng(check_seed(seed))
     return rng.standard_normal(d), rng.standard_normal(d)
+
+
+class RoPEEncoding(PositionalEncoding):
+    """Rotations of query/key pairs: angles per pair, and scores that depend only on the distance.
+
+    >>> enc, p = RoPEEncoding(), PositionalParams(d=8, n_pos=5)
+    >>> enc.matrix(p).shape, enc.view_label("similarity"), enc.column_name(2)
+    ((5, 4), 'Query × key scores', 'pair 2')
+    >>> enc.formula(5, 3, PositionalParams(d=64))
+    'θ(5, 3) = 5 · 10000^(-6/64) = 2.1085 rad (rotates dimensions 6, 7)'
+    """
+
+    key = "rope"
+    label = "RoPE"
+    views = (VIEW_MATRIX, VIEW_SIMILARITY, VIEW_DISTANCE, VIEW_DIMS)
+    uses_base = True
+    uses_measure = False
+    qk_views = (VIEW_SIMILARITY, VIEW_DISTANCE)
+
+    def view_label(self, view: str) -> str:
+        labels = {VIEW_SIMILARITY: "Query × key scores", VIEW_DISTANCE: "Score by distance"}
+        return labels.get(view) or super().view_label(view)
+
+    def axis_titles(self, view: str) -> tuple[str, str]:
+        if view == VIEW_MATRIX:
+            return "pair i (angle θ, wrapped to ±π)", "position"
+        if view == VIEW_DISTANCE:
+            return "distance n − m", "score"
+        if view == VIEW_DIMS:
+            return "position", "angle (rad)"
+        return super().axis_titles(view)
+
+    def colour_scale(self, view: str, measure: str = "dot") -> ColourScale:
+        if view == VIEW_MATRIX:
+            return ColourScale(levels=(-np.pi, np.pi), cyclic=True)
+        return super().colour_scale(view, measure)
+
+    def note(self, view: str) -> str:
+        return "score <R_i q, R_j k> of a query at row i and a key at column j" if view == VIEW_SIMILARITY else ""
+
+    def column_name(self, col: int) -> str:
+        return f"pair {col}"
+
+    def matrix(self, p: PositionalParams, *, positions: np.ndarray | None = None,
+               empty: Empty | None = None) -> np.ndarray:
+        """Angles of every pair, wrapped to ``[-pi, pi]`` (positions x ``d // 2``)."""
+        pos = as_positions(p.n_pos if positions is None else positions)
+        return rope_angles(pos, p.d, p.base, wrap=True, out=empty((len(pos), p.d // 2)) if empty else None)
+
+    def similarity(self, p: PositionalParams, measure: str = "dot", *,
+                   positions: np.ndarray | None = None) -> np.ndarray:
+        raise no_vector_error(self.key, "rope_score_matrix")
+
+    def pair_matrix(self, p: PositionalParams, measure: str = "dot", *,
+                    positions: np.ndarray | None = None, random_qk: bool = False) -> np.ndarray:
+        """Query x key scores ``<R_i q, R_j k>`` (`rope_score_matrix`), float32."""
+        q, k = rope_demo_vectors(p.d, seed=p.seed if random_qk else None)
+        return rope_score_matrix(q, k, p.n_pos if positions is None else positions, p.base).astype(np.float32)
+
+    def distance_curves(self, p: PositionalParams, *, random_qk: bool = False) -> list[Curve]:
+        q, k = rope_demo_vectors(p.d, seed=p.seed if random_qk else None)
+        dist, score = rope_score_by_distance(q, k, min(p.n_pos - 1, MAX_POSITIONS - 1), p.base)
+        return [("score <R_m q, R_n k>", dist.astype(np.float64), score)]
+
+    def formula(self, pos: int, col: int, p: PositionalParams | None = None, *, value: float | None = None,
+                causal: bool = False, digits: int = 4) -> str:
+        """Cell (`pos`, pair `col`): the angle ``pos · base^(-2i/d)``, and its wrapped value."""
+        p = (p or PositionalParams()).validate()
+        pos = check_index("position", pos, MAX_POSITIONS)
+        pair = check_index("pair", col, p.d // 2)
+        theta = pos * p.base ** (-2 * pair / p.d)
+        text = (f"θ({pos}, {pair}) = {pos} · {number_text(p.base)}^(-{2 * pair}/{p.d}) = "
+                f"{value_text(theta, digits)} rad")
+        wrapped = theta - TWO_PI * round(theta / TWO_PI)
+        if abs(wrapped - theta) > 1e-12:
+            text += f" ≡ {value_text(wrapped, digits)} rad (mod 2π)"
+        return text + f" (rotates dimensions {2 * pair}, {2 * pair + 1})"
+
+    def pair_text(self, pos: int, other: int, value: float, *, measure: str = "dot") -> str:
+        return (f"query at {pos}, key at {other} (distance {other - pos}): score {value:.6g}\n"
+                f"<R_{pos} q, R_{other} k> depends only on the distance {other - pos}")

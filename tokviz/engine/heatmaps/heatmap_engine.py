@@ -6,11 +6,13 @@ A control change calls ``engine.request(fn, *args)``; after `debounce_ms` of qui
 runs on a `TaskEngine` worker and ``computed(result)`` arrives on the GUI thread. A newer request
 cancels the one still running, so a stale matrix never replaces a newer one.
 
-`compute_positional_view` turns the panel's controls into the matrix (or curves) to draw, using
-`tokviz.core.embeddings.positional` only; positions x positions views use `display_positions` (at most
-`MAX_SQUARE` rows) and learned tables are cached per (seed, d, scale) and sliced when only the
-number of positions changes (sinusoidal tables per (d, base) too). Positions x dimensions tables
-are computed into recycled memory (`MATRIX_POOL`): fresh 32 MB page-faults in slowly.
+`compute_positional_view` turns the panel's controls into the matrix (or curves) to draw by asking
+the request's `PositionalEncoding` (`tokviz.core.embeddings.positional`) for it, never switching on
+its kind; positions x positions views use `display_positions` (at most `MAX_SQUARE` rows). Tables
+whose rows depend only on the position (an encoding's `table_key`: learned per (seed, d, scale),
+sinusoidal per (d, base)) are cached and sliced when only the number of positions changes.
+Positions x dimensions tables are computed into recycled memory (`MATRIX_POOL`): fresh 32 MB
+page-faults in slowly.
 
 What this leaves out: drawing (``tokviz.panels.heatmaps.heatmap_view``) and the maths (``tokviz.core``).
 """
@@ -19,39 +21,41 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from tokviz.core import SettingsError
 from tokviz.core.embeddings import positional as P
-from tokviz.core.embeddings.positional import PositionalParams
+from tokviz.core.embeddings.positional import (
+    VIEW_DIMS,
+    VIEW_DISTANCE,
+    VIEW_MATRIX,
+    VIEW_SIMILARITY,
+    PositionalEncoding,
+    PositionalParams,
+)
 from tokviz.engine.tasks import DebouncedTaskEngine
 
 from .matrix_pool import MATRIX_POOL
 
-VIEW_MATRIX, VIEW_SIMILARITY, VIEW_DISTANCE, VIEW_DIMS = "matrix", "similarity", "distance", "dims"
-VIEWS_BY_KIND = {
-    "sinusoidal": (VIEW_MATRIX, VIEW_SIMILARITY, VIEW_DIMS),
-    "learned": (VIEW_MATRIX, VIEW_SIMILARITY, VIEW_DIMS),
-    "trained": (VIEW_MATRIX, VIEW_SIMILARITY, VIEW_DIMS),  # the table trained with the embeddings
-    "rope": (VIEW_MATRIX, VIEW_SIMILARITY, VIEW_DISTANCE, VIEW_DIMS),
-    "alibi": (VIEW_MATRIX, VIEW_DISTANCE),
-}
 MAX_SQUARE = 2048  # rows of a positions x positions view (display_positions)
 MAX_LEARNED_SIMILARITY = 1024  # rows of a learned table's similarity (an (n, d) @ (d, n) product)
 
 
 @dataclass(frozen=True)
 class PositionalRequest:
-    kind: str
+    kind: str  # an encoding's key (`tokviz.core.embeddings.positional.encoding`)
     view: str
     params: PositionalParams
     measure: str = "dot"  # similarity: "dot" or "cosine"
     dims: tuple[int, ...] = (0, 1, 2, 3)  # columns plotted by the "dims" view
-    rope_random: bool = False  # distance view: random q, k instead of all ones
-    table: np.ndarray | None = field(default=None, compare=False, repr=False)  # kind "trained": (rows, D)
+    rope_random: bool = False  # views scoring a query against a key: random q, k instead of all ones
+    table: np.ndarray | None = field(default=None, compare=False, repr=False)  # a `needs_table` kind's (rows, D)
+
+    @property
+    def encoding(self) -> PositionalEncoding:
+        """The encoding asked for, showing `table` if it needs one."""
+        return P.encoding(self.kind).with_table(self.table)
 
 
 @dataclass
@@ -72,54 +76,36 @@ class PositionalView:
 
 
 class _TableCache:
-    """The last table per key, grown as needed and sliced for fewer rows (rows depend only on
-    the position, so the first n rows of a longer table are the n-row table)."""
+    """The last table of one encoding, grown as needed and sliced for fewer rows (rows depend only
+    on the position, so the first n rows of a longer table are the n-row table)."""
 
-    def __init__(self, make: Callable[[PositionalParams], np.ndarray], key: Callable[[PositionalParams], tuple]):
-        self._make, self._key_of = make, key
+    def __init__(self, enc: PositionalEncoding):
+        self._enc = enc
         self._lock = threading.Lock()
         self._key: tuple | None = None
         self._table: np.ndarray | None = None
 
-    def get(self, p: PositionalParams) -> np.ndarray:  # (n_pos, d), read-only view
-        key = self._key_of(p)
+    def get(self, p: PositionalParams) -> np.ndarray:  # (n_pos, columns), read-only view
+        key = self._enc.table_key(p)
         with self._lock:
             if self._key == key and self._table is not None and len(self._table) >= p.n_pos:
                 return self._table[: p.n_pos]
-        table = self._make(p)
+        table = self._enc.matrix(p, empty=MATRIX_POOL.empty)
         table.flags.writeable = False
         with self._lock:
             self._key, self._table = key, table
         return table
 
 
-def _pooled(p: PositionalParams, cols: int) -> np.ndarray:  # (n_pos, cols) float32 in recycled memory
-    return MATRIX_POOL.empty((p.n_pos, cols))
+_CACHES = {enc.key: _TableCache(enc) for enc in P.ENCODINGS}
 
 
-LEARNED_CACHE = _TableCache(lambda p: P.learned_random(p.n_pos, p.d, p.seed, p.scale, out=_pooled(p, p.d)),
-                            lambda p: (p.seed, p.d, p.scale))
-SINUSOIDAL_CACHE = _TableCache(lambda p: P.sinusoidal(p.n_pos, p.d, p.base, out=_pooled(p, p.d)),
-                               lambda p: (p.d, p.base))
-
-
-def trained_table(req: PositionalRequest) -> np.ndarray:
-    """The first `n_pos` rows of the position table trained with the embeddings, ``(rows, D)``."""
-    if req.table is None:
-        raise SettingsError("no trained position table yet: train embeddings with Positions > 0 first")
-    return np.asarray(req.table, dtype=np.float32)[: req.params.n_pos]
-
-
-def _table(kind: str, p: PositionalParams, req: PositionalRequest | None = None) -> np.ndarray:
-    if kind == "trained":
-        return trained_table(req)
-    if kind == "learned":
-        return LEARNED_CACHE.get(p)
-    if kind == "sinusoidal":
-        return SINUSOIDAL_CACHE.get(p)
-    if kind == "rope":
-        return P.rope_angles(p.n_pos, p.d, p.base, wrap=True, out=_pooled(p, p.d // 2))
-    return P.positional_matrix(kind, p)
+def positional_table(enc: PositionalEncoding, p: PositionalParams) -> np.ndarray:
+    """The positions x columns matrix of a (not `square_matrix`) encoding: from the cache when its
+    `table_key` allows, else computed into recycled memory."""
+    if enc.table_key(p) is not None:
+        return _CACHES[enc.key].get(p)
+    return enc.matrix(p, empty=MATRIX_POOL.empty)
 
 
 def compute_positional_view(req: PositionalRequest) -> PositionalView:
@@ -141,70 +127,33 @@ def compute_positional_view(req: PositionalRequest) -> PositionalView:
 
 def _compute(req: PositionalRequest) -> PositionalView:
     p = req.params.validate()
-    kind, view = req.kind, req.view
-    if view not in VIEWS_BY_KIND[kind]:
-        view = VIEW_MATRIX
+    enc = req.encoding
+    view = req.view if req.view in enc.views else VIEW_MATRIX
     out = PositionalView(req)
-    if view == VIEW_MATRIX:
-        if kind == "alibi":
-            pos = P.display_positions(p.n_pos, MAX_SQUARE)
-            out.matrix = P.alibi_bias(pos, n_heads=p.n_heads, head=p.head)
-            out.rows = out.cols = pos
-            out.signed = False  # all <= 0: a sequential map from the most negative to 0
-            out.x_title, out.y_title = "key position", "query position"
-        else:
-            out.matrix = _table(kind, p, req)
-            out.rows = np.arange(len(out.matrix))
-            out.cyclic = kind == "rope"
-            if kind in ("sinusoidal", "rope"):
-                out.levels = (-np.pi, np.pi) if kind == "rope" else (-1.0, 1.0)
-            out.x_title = "pair i (angle θ, wrapped to ±π)" if kind == "rope" else "dimension"
-            out.y_title = "position"
-        return out
-    if view == VIEW_SIMILARITY:
-        if kind == "rope":
-            pos = P.display_positions(p.n_pos, MAX_SQUARE)
-            q, k = P.rope_demo_vectors(p.d, seed=p.seed if req.rope_random else None)
-            out.matrix = P.rope_score_matrix(q, k, pos, p.base).astype(np.float32)
-            out.note = "score <R_i q, R_j k> of a query at row i and a key at column j"
-        else:
-            limit = MAX_LEARNED_SIMILARITY if kind in ("learned", "trained") else MAX_SQUARE
-            if kind == "trained":
-                table = trained_table(req)
-                pos = P.display_positions(len(table), limit)
-                out.matrix = P.similarity(table[pos], req.measure)
-            elif kind == "learned":
-                pos = P.display_positions(p.n_pos, limit)
-                out.matrix = P.similarity(LEARNED_CACHE.get(p)[pos], req.measure)
-            else:
-                pos = P.display_positions(p.n_pos, limit)
-                out.matrix = P.positional_similarity(kind, p, req.measure, positions=pos)
-            if req.measure == "cosine":
-                out.levels = (-1.0, 1.0)
-        out.rows = out.cols = pos
-        out.x_title = out.y_title = "position"
-        return out
+    scale = enc.colour_scale(view, req.measure)
+    out.levels, out.signed, out.cyclic = scale.levels, scale.signed, scale.cyclic
+    out.x_title, out.y_title = enc.axis_titles(view)
+    out.note = enc.note(view)
     if view == VIEW_DISTANCE:
-        m = min(p.n_pos - 1, P.MAX_POSITIONS - 1)
-        if kind == "rope":
-            q, k = P.rope_demo_vectors(p.d, seed=p.seed if req.rope_random else None)
-            dist, score = P.rope_score_by_distance(q, k, m, p.base)
-            out.curves = [("score <R_m q, R_n k>", dist.astype(np.float64), score)]
-            out.x_title, out.y_title = "distance n − m", "score"
+        out.curves = enc.distance_curves(p, random_qk=req.rope_random)
+    elif view == VIEW_DIMS:
+        mat = positional_table(enc, p)
+        x = np.arange(len(mat), dtype=np.float64)
+        out.curves = [(enc.column_name(d), x, mat[:, d].astype(np.float64))
+                      for d in req.dims if 0 <= d < mat.shape[1]]
+    elif view == VIEW_MATRIX and not enc.square_matrix:
+        out.matrix = positional_table(enc, p)
+        out.rows = np.arange(len(out.matrix))
+    else:  # positions x positions
+        if view == VIEW_SIMILARITY and enc.similarity_by_product:  # rows of the (cached) table multiplied
+            table = positional_table(enc, p)
+            pos = P.display_positions(len(table), MAX_LEARNED_SIMILARITY)
+            out.matrix = P.similarity(table[pos], req.measure)
         else:
-            slope = float(P.alibi_slopes(p.n_heads)[p.head])
-            dist = np.arange(-m, m + 1, dtype=np.float64)
-            out.curves = [(f"head {p.head}: −{slope:g}·|distance|", dist, -slope * np.abs(dist))]
-            out.x_title, out.y_title = "distance (key − query)", "bias"
-        return out
-    # VIEW_DIMS
-    mat = _table(kind, p, req)
-    x = np.arange(len(mat), dtype=np.float64)
-    for d in req.dims:
-        if 0 <= d < mat.shape[1]:
-            name = f"pair {d}" if kind == "rope" else f"dimension {d}"
-            out.curves.append((name, x, mat[:, d].astype(np.float64)))
-    out.x_title, out.y_title = "position", "angle (rad)" if kind == "rope" else "value"
+            pos = P.display_positions(p.n_pos, MAX_SQUARE)
+            out.matrix = (enc.matrix(p, positions=pos) if view == VIEW_MATRIX else
+                          enc.pair_matrix(p, req.measure, positions=pos, random_qk=req.rope_random))
+        out.rows = out.cols = pos
     return out
 
 

@@ -6,7 +6,8 @@ query-key scores), score or bias by distance (RoPE, ALiBi) and chosen dimensions
 Rows can be labelled with the tokens of the current text (`set_text_tokens`), so the heatmap shows
 what each of your tokens gets added. Hovering a cell shows the formula with the numbers filled in.
 
-Matrices are computed by `HeatmapEngine` on a worker thread (debounced; newest wins).
+Matrices are computed by `HeatmapEngine` on a worker thread (debounced; newest wins). Which
+controls and views a kind offers, and how its cells read, the kind's `PositionalEncoding` says.
 What this leaves out: the maths (``tokviz.core.embeddings.positional``) and where the tokens come from.
 """
 
@@ -28,13 +29,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.embeddings.positional import MAX_DIM, MAX_POSITIONS, MIN_DIM, PositionalParams, formula_text
-from tokviz.engine.heatmaps.heatmap_engine import (
+from tokviz.core.embeddings.positional import (
+    ENCODINGS,
+    MAX_DIM,
+    MAX_POSITIONS,
+    MIN_DIM,
+    TRAINED,
     VIEW_DIMS,
-    VIEW_DISTANCE,
     VIEW_MATRIX,
     VIEW_SIMILARITY,
-    VIEWS_BY_KIND,
+    PositionalEncoding,
+    PositionalParams,
+    encoding,
+)
+from tokviz.engine.heatmaps.heatmap_engine import (
     HeatmapEngine,
     PositionalRequest,
     PositionalView,
@@ -45,14 +53,6 @@ from tokviz.panels.widgets import form_grid
 
 from .heatmap_view import HeatmapView, style_plot, wrapping_label
 
-KIND_LABELS = {"sinusoidal": "Sinusoidal", "learned": "Learned (random init)", "rope": "RoPE", "alibi": "ALiBi",
-               "trained": "Learned (trained)"}  # "trained": offered once `set_trained_table` gave one
-VIEW_LABELS = {
-    VIEW_MATRIX: "Positions × dimensions",
-    VIEW_SIMILARITY: "Positions × positions",
-    VIEW_DISTANCE: "By distance",
-    VIEW_DIMS: "Dimensions over positions",
-}
 CURVE_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 
 
@@ -102,9 +102,9 @@ class PositionalPanel(Panel):
 
     def _build(self) -> None:
         self.kind_box = QComboBox(objectName="kind_box")
-        for key, label in KIND_LABELS.items():
-            if key != "trained":
-                self.kind_box.addItem(label, key)
+        for enc in ENCODINGS:
+            if not enc.needs_table:  # (a trained table's kind is offered once `set_trained_table` gave one)
+                self.kind_box.addItem(enc.label, enc.key)
         self.view_box = QComboBox(objectName="view_box")
         self.dim_spin = QSpinBox(objectName="dim_spin", minimum=MIN_DIM, maximum=MAX_DIM, value=64)
         self.dim_spin.setToolTip("Model dimension d")
@@ -178,14 +178,19 @@ class PositionalPanel(Panel):
 
     @property
     def kind(self) -> str:
+        """The current encoding's key ("sinusoidal", ...)."""
         return self.kind_box.currentData()
+
+    @property
+    def encoding(self) -> PositionalEncoding:
+        return encoding(self.kind)
 
     @property
     def view(self) -> str:
         return self.view_box.currentData() or VIEW_MATRIX
 
     def params(self) -> PositionalParams:
-        trained = self.kind == "trained" and self._trained is not None
+        trained = self.encoding.needs_table and self._trained is not None
         d = self._trained.shape[1] if trained else self.dim_spin.value()
         return PositionalParams(d=d, n_pos=self.pos_spin.value(), base=float(self.base_spin.value()),
                                 seed=self.seed_spin.value(), n_heads=self.heads_spin.value(),
@@ -195,21 +200,21 @@ class PositionalPanel(Panel):
         p = self.params()
         return PositionalRequest(self.kind, self.view, p, self.measure_box.currentData(),
                                  parse_dims(self.dims_edit.text(), p.d), self.rope_random_box.isChecked(),
-                                 self._trained if self.kind == "trained" else None)
+                                 self._trained if self.encoding.needs_table else None)
 
     def set_trained_table(self, table) -> None:
         """The learned position table ``(rows, D)`` trained with the embeddings: offered as the kind
         "Learned (trained)" (shown at once when that kind is current)."""
         self._trained = np.array(table, dtype=np.float32)
-        if self.kind_box.findData("trained") < 0:
-            self.kind_box.addItem(KIND_LABELS["trained"], "trained")
-        if self.kind == "trained":
+        if self.kind_box.findData(TRAINED.key) < 0:
+            self.kind_box.addItem(TRAINED.label, TRAINED.key)
+        if self.encoding.needs_table:
             self._show_trained_dim()
             self._request()
 
     def _show_trained_dim(self) -> None:
         """The (disabled) d box shows the trained table's D; the user's d comes back afterwards."""
-        trained = self.kind == "trained" and self._trained is not None
+        trained = self.encoding.needs_table and self._trained is not None
         if trained and self._user_d is None:
             self._user_d = self.dim_spin.value()
         value = self._trained.shape[1] if trained else self._user_d
@@ -237,33 +242,28 @@ class PositionalPanel(Panel):
         current = self.view
         self.view_box.blockSignals(True)
         self.view_box.clear()
-        for v in VIEWS_BY_KIND[self.kind]:
-            label = VIEW_LABELS[v]
-            if v == VIEW_SIMILARITY and self.kind == "rope":
-                label = "Query × key scores"
-            if v == VIEW_MATRIX and self.kind == "alibi":
-                label = "Query × key bias"
-            if v == VIEW_DISTANCE:
-                label = "Score by distance" if self.kind == "rope" else "Bias by distance"
-            self.view_box.addItem(label, v)
+        enc = self.encoding
+        for v in enc.views:
+            self.view_box.addItem(enc.view_label(v), v)
         i = self.view_box.findData(current)
         self.view_box.setCurrentIndex(max(0, i))
         self.view_box.blockSignals(False)
         self._update_extra()
 
     def _update_extra(self) -> None:
-        kind, view = self.kind, self.view
-        self.measure_label.setVisible(view == VIEW_SIMILARITY and kind != "rope")
-        self.measure_box.setVisible(view == VIEW_SIMILARITY and kind != "rope")
+        enc, view = self.encoding, self.view
+        self.measure_label.setVisible(view == VIEW_SIMILARITY and enc.uses_measure)
+        self.measure_box.setVisible(view == VIEW_SIMILARITY and enc.uses_measure)
         for w in (self.heads_label, self.heads_spin, self.head_label, self.head_spin):
-            w.setVisible(kind == "alibi")
-        self.rope_random_box.setVisible(kind == "rope" and view in (VIEW_SIMILARITY, VIEW_DISTANCE))
+            w.setVisible(enc.uses_heads)
+        self.rope_random_box.setVisible(view in enc.qk_views)
         self.dims_label.setVisible(view == VIEW_DIMS)
         self.dims_edit.setVisible(view == VIEW_DIMS)
-        self.tokens_box.setVisible(view == VIEW_MATRIX and kind != "alibi")
-        self.base_spin.setEnabled(kind in ("sinusoidal", "rope"))
-        self.dim_spin.setEnabled(kind not in ("alibi", "trained"))
-        self.seed_spin.setEnabled(kind == "learned" or (kind == "rope" and self.rope_random_box.isChecked()))
+        self.tokens_box.setVisible(view == VIEW_MATRIX and not enc.square_matrix)
+        self.base_spin.setEnabled(enc.uses_base)
+        self.dim_spin.setEnabled(enc.uses_dim)
+        # the seed draws a random table, or the random query and key of the views that score them
+        self.seed_spin.setEnabled(enc.uses_seed or (bool(enc.qk_views) and self.rope_random_box.isChecked()))
 
     @Slot(int)
     def _on_kind_box_changed(self, _i: int) -> None:
@@ -309,7 +309,7 @@ class PositionalPanel(Panel):
             return None
         rows = view.rows
         req = view.request
-        if req.view == VIEW_MATRIX and req.kind != "alibi" and self.tokens_box.isChecked() and self._tokens:
+        if req.view == VIEW_MATRIX and not req.encoding.square_matrix and self.tokens_box.isChecked() and self._tokens:
             toks = self._tokens
             return [f"{p} {toks[p]}" if p < len(toks) else str(p) for p in rows.tolist()]
         return [str(p) for p in rows.tolist()]
@@ -318,6 +318,7 @@ class PositionalPanel(Panel):
         self._shown = view
         self.status.setPalette(self.palette())
         req = view.request
+        enc = req.encoding
         if view.matrix is not None:
             self.stack.setCurrentWidget(self.heatmap)
             cols = [str(c) for c in view.cols.tolist()] if view.cols is not None else None
@@ -325,9 +326,10 @@ class PositionalPanel(Panel):
                                     row_labels=self._row_labels(view), col_labels=cols,
                                     x_title=view.x_title, y_title=view.y_title, corner=view.y_title)
             n_rows, n_cols = view.matrix.shape
-            text = f"{KIND_LABELS[req.kind]}: {n_rows:,} × {n_cols:,}"
-            if req.kind == "trained" and req.table is not None:
-                text += f" (trained with the embeddings; the table has {len(req.table):,} positions)"
+            text = f"{enc.label}: {n_rows:,} × {n_cols:,}"
+            source = enc.source_note()
+            if source:
+                text += f" ({source})"
             elif view.rows is not None and len(view.rows) < req.params.n_pos:
                 text += f" (every {int(view.rows[1] - view.rows[0]) if len(view.rows) > 1 else 1}th position of {req.params.n_pos:,})"
             if view.note:
@@ -344,7 +346,7 @@ class PositionalPanel(Panel):
             self.curves.setLabel("bottom", view.x_title)
             self.curves.setLabel("left", view.y_title)
             self._fit_curves(view.curves)
-            self.status.setText(f"{KIND_LABELS[req.kind]}: {len(view.curves)} curve(s)"
+            self.status.setText(f"{enc.label}: {len(view.curves)} curve(s)"
                                 if view.curves else "Type dimensions to plot, e.g. 0, 1, 8-10")
         self.view_shown.emit()
 
@@ -365,25 +367,18 @@ class PositionalPanel(Panel):
         if view is None:
             return ""
         req, p = view.request, view.request.params
+        enc = req.encoding
         pos = int(view.rows[row]) if view.rows is not None else row
-        if req.view == VIEW_MATRIX:
-            if req.kind == "alibi":
-                key = int(view.cols[col])
-                return formula_text("alibi", pos, key, p, value=value)
-            label = self.heatmap.label_of_row(row)
-            token = label.split(" ", 1)[1] if " " in label else ""
-            head = f"position {pos}" + (f" (token {token})" if token else "") + f", dimension {col}: {value:.6g}\n"
-            if req.kind == "trained":
-                rows = len(req.table) if req.table is not None else 0
-                return head + (f"P[{pos}, {col}] = {value:.4f} (learned by the embedding model: a token at "
-                               f"index t of its paragraph adds row t mod {rows})")
-            return head + formula_text(req.kind, pos, col, p, value=value)
-        other = int(view.cols[col]) if view.cols is not None else col
-        if req.kind == "rope":
-            return (f"query at {pos}, key at {other} (distance {other - pos}): score {value:.6g}\n"
-                    f"<R_{pos} q, R_{other} k> depends only on the distance {other - pos}")
-        measure = "cosine" if req.measure == "cosine" else "dot product"
-        return f"positions {pos} and {other} (distance {other - pos}): {measure} {value:.6g}"
+        other = int(view.cols[col]) if view.cols is not None else col  # a key position, or the column
+        if req.view != VIEW_MATRIX:
+            return enc.pair_text(pos, other, value, measure=req.measure)
+        formula = enc.formula(pos, other, p, value=value)
+        if enc.square_matrix:
+            return formula
+        label = self.heatmap.label_of_row(row)
+        token = label.split(" ", 1)[1] if " " in label else ""
+        head = f"position {pos}" + (f" (token {token})" if token else "") + f", dimension {col}: {value:.6g}"
+        return f"{head}\n{formula}"
 
     def prepare_screenshot(self) -> None:
         """For the screenshot command: show the readout of a cell."""
