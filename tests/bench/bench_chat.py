@@ -5,7 +5,8 @@ An 80-message conversation (about 4,100 DeepSeek V3 tokens) rendered with DeepSe
 1. The render job alone (template, message spans, encoding, linter, token labels and colours):
    the first render, then one message edited 40 times (a sentence typed into it one character at
    a time), median and p95
-   (target: median within one 60 Hz frame, 16.7 ms).
+   (target: median within one 60 Hz frame, 16.7 ms); and what containment costs: one render of
+   the template in this process against one in the warm child process (`TemplateRunner`), medians.
 2. The Chat view: 40 keystrokes into one message, 60 ms apart (slower than the one-frame debounce,
    so each key renders); time from each key to the new prompt on screen, and the longest time the
    GUI thread was blocked (a 2 ms heartbeat; target: at most 50 ms).
@@ -32,7 +33,8 @@ from PySide6.QtWidgets import QApplication
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_token_view import Heartbeat
 
-from tokviz.core.chat import load_chat_model
+from tokviz.core.chat import default_runner, load_chat_model, render_template, template_messages
+from tokviz.core.chat.render import template_variables
 from tokviz.engine.chat.chat_engine import ChatRequest, chat_job
 from tokviz.panels.chat.panel import ChatPanel
 
@@ -86,11 +88,20 @@ def main() -> int:
         chat_job(r)
         times.append((time.perf_counter() - t0) * 1000)
     med = statistics.median(times)
+    variables = {**template_variables(model, add_generation_prompt=True), "messages": template_messages(messages)}
+    here, child = [], []
+    for _ in range(EDITS):
+        for out, render in ((here, render_template), (child, default_runner().render)):
+            t0 = time.perf_counter()
+            render(model.template, variables)
+            out.append((time.perf_counter() - t0) * 1000)
     rows.append(("model folder loaded", f"{load_s * 1000:.0f} ms", "", True))
     rows.append((f"first render ({n_tokens:,} tokens, {len(first.render.text):,} chars)", f"{first_ms:.1f} ms", "",
                  True))
     rows.append(("render job after an edit: median", f"{med:.1f} ms", f"<= {FRAME_MS:.1f} ms", med <= FRAME_MS))
     rows.append(("render job after an edit: p95", f"{p95(times):.1f} ms", "", True))
+    rows.append(("one template render in this process: median", f"{statistics.median(here):.2f} ms", "", True))
+    rows.append(("one template render in the warm child: median", f"{statistics.median(child):.2f} ms", "", True))
 
     panel = ChatPanel()
     panel.resize(1280, 720)

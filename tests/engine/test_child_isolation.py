@@ -8,7 +8,8 @@ import pytest
 from tokviz.core.processes.spawn import ChildProcess
 
 PLANTED = ("regex", "numpy", "tokviz", "pickle", "runpy")
-CHILDREN = ("tokviz.engine.training.child", "tokviz.engine.heatmaps.embedding_child", "tokviz.engine.compare_child")
+CHILDREN = ("tokviz.engine.training.child", "tokviz.engine.heatmaps.embedding_child", "tokviz.engine.compare_child",
+            "tokviz.core.chat.child")
 
 
 @pytest.mark.parametrize("module", CHILDREN)

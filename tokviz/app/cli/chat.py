@@ -7,7 +7,8 @@ ids on one line; ``--json``: ``{"text", "ids", "tokens_hex", "spans", "special",
 "message_tokens", "message_status"}`` (with ``--lint`` also ``"findings"``). ``--lint`` prints the
 findings one per line (after the ids with ``--ids``, instead of the text otherwise) and exits with 1
 when one is a warning or an error. A folder without a template, a template that fails (with its
-line), malformed messages: exit 2 with one line, as every tokviz command.
+line) or passes a limit of its process (time, CPU, memory: `tokviz.core.chat.TemplateStopped`),
+malformed messages: exit 2 with one line, as every tokviz command.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import argparse
 import json
 import sys
 
-from tokviz.core.chat import lint_chat, load_chat_model, read_messages, render_chat
+from tokviz.core.chat import default_runner, lint_chat, load_chat_model, read_messages, render_chat
 
 EXIT_FINDINGS = 1
 
@@ -42,6 +43,7 @@ def add_chat_parser(sub) -> None:
 def run_chat(args: argparse.Namespace) -> int:
     """``tokviz chat``; errors are `TokvizError`s (one line, exit 2, from ``main``)."""
     messages = read_messages(args.file)
+    default_runner().start()  # the template's process starts while the model loads
     model = load_chat_model(args.model, template=args.template)
     render = render_chat(model, messages, add_generation_prompt=args.add_generation_prompt,
                          specials_as_text=args.specials_as_text)

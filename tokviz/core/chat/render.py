@@ -1,7 +1,8 @@
 """`render_chat`: a conversation rendered by a model's chat template and encoded, with each message located.
 
 The text and ids are what transformers' ``apply_chat_template(messages, add_generation_prompt=...,
-tokenize=True)`` gives: the template rendered in the sandbox (`tokviz.core.chat.sandbox`) with
+tokenize=True)`` gives: the template rendered in the sandbox (`tokviz.core.chat.sandbox`), inside a
+child process with hard limits (`tokviz.core.chat.contained`; by default the process's own runner), with
 ``messages``, ``add_generation_prompt``, ``tools``/``documents`` (None) and the named special
 tokens (``bos_token``, ...), then encoded with ``add_special_tokens=False`` and every added token
 recognised. With ``specials_as_text`` the special-token strings a message holds are encoded as text
@@ -25,9 +26,10 @@ import regex
 
 from tokviz.core.encoding import Encoding
 
+from .contained import TemplateRunner, TemplateStopped, default_runner
 from .folder import ChatModel
 from .messages import template_messages
-from .sandbox import DEFAULT_TIMEOUT, TemplateError, render_template
+from .sandbox import DEFAULT_TIMEOUT, TemplateError
 
 _MARK = 0xF0000  # message i: U+F0000 + 2i before its content, + 1 after
 MAX_MARKED = 0x7FFE  # messages located by markers (plane 15 has room for this many pairs)
@@ -102,22 +104,25 @@ def template_variables(model: ChatModel, *, add_generation_prompt: bool) -> dict
 
 
 def render_text(model: ChatModel, messages: Sequence[Mapping], *, add_generation_prompt: bool = False,
-                timeout: float = DEFAULT_TIMEOUT) -> str:
+                timeout: float = DEFAULT_TIMEOUT, runner: TemplateRunner | None = None) -> str:
     """The prompt as text (``apply_chat_template(..., tokenize=False)``)."""
     variables = template_variables(model, add_generation_prompt=add_generation_prompt)
-    return render_template(model.template, {**variables, "messages": template_messages(messages)}, timeout=timeout)
+    return (runner or default_runner()).render(model.template, {**variables, "messages": template_messages(messages)},
+                                               timeout=timeout)
 
 
 def render_chat(model: ChatModel, messages: Sequence[Mapping], *, add_generation_prompt: bool = False,
                 specials_as_text: bool = False, timeout: float = DEFAULT_TIMEOUT,
-                should_stop: Callable[[], bool] | None = None) -> ChatRender:
-    """Render, locate every message, encode. `TemplateError` when the template fails; `Cancelled`
-    when `should_stop()` turns true while the template runs."""
+                should_stop: Callable[[], bool] | None = None, runner: TemplateRunner | None = None) -> ChatRender:
+    """Render, locate every message, encode. `TemplateError` when the template fails
+    (`TemplateStopped` when it passed a hard limit); `Cancelled` when `should_stop()` turns true
+    while the template runs (`runner`: the process's own runner by default)."""
+    runner = runner or default_runner()
     variables = template_variables(model, add_generation_prompt=add_generation_prompt)
     prepared = template_messages(messages)
-    text = render_template(model.template, {**variables, "messages": prepared}, timeout=timeout,
-                           should_stop=should_stop)
-    located = locate_messages(model.template, variables, prepared, text, timeout=timeout, should_stop=should_stop)
+    text = runner.render(model.template, {**variables, "messages": prepared}, timeout=timeout, should_stop=should_stop)
+    located = locate_messages(model.template, variables, prepared, text, timeout=timeout, should_stop=should_stop,
+                              runner=runner)
     literal = [m.span for m in located if m.span is not None] if specials_as_text else ()
     enc = model.tokenizer.encode(text, add_special_tokens=False, literal_spans=literal)
     ranges = token_ranges(enc, [m.span for m in located])
@@ -195,28 +200,33 @@ def _unmark(marked: str) -> tuple[str, dict[int, int], dict[int, int]]:
     return "".join(parts), starts, ends
 
 
-def _render_marked(source: str, variables: dict, messages: list[dict], timeout: float, should_stop):
+def _render_marked(runner: TemplateRunner, source: str, variables: dict, messages: list[dict], timeout: float,
+                   should_stop):
     try:
-        return _unmark(render_template(source, {**variables, "messages": messages}, timeout=timeout,
-                                       should_stop=should_stop))
+        return _unmark(runner.render(source, {**variables, "messages": messages}, timeout=timeout,
+                                     should_stop=should_stop))
+    except TemplateStopped:  # a template that passes a hard limit here is as hostile as anywhere
+        raise
     except TemplateError:  # the template treats the marked text differently: search instead
         return None
 
 
 def locate_messages(source: str, variables: dict, messages: Sequence[Mapping], text: str, *,
-                    timeout: float = DEFAULT_TIMEOUT, should_stop: Callable[[], bool] | None = None
-                    ) -> list[MessageSpan]:
+                    timeout: float = DEFAULT_TIMEOUT, should_stop: Callable[[], bool] | None = None,
+                    runner: TemplateRunner | None = None) -> list[MessageSpan]:
     """Each message's place in `text`, the template's rendering of `messages` (see the module
-    docstring for how)."""
+    docstring for how), rendered by `runner` (the process's own by default)."""
+    runner = runner or default_runner()
     # private-use characters already in the prompt would pass for markers: search instead
     ok = _markable(messages) if not _MARKS.search(text) else [False] * len(messages)
     roles = [str(m.get("role", "")) for m in messages]
-    outer = _render_marked(source, variables, _marked(messages, ok, False), timeout, should_stop) if any(ok) else None
+    outer = (_render_marked(runner, source, variables, _marked(messages, ok, False), timeout, should_stop)
+             if any(ok) else None)
     exact = None
     if outer is not None and outer[0] == text:
         exact = outer
     elif outer is not None and any(ok[i] and _content(m) != _content(m).strip() for i, m in enumerate(messages)):
-        inner = _render_marked(source, variables, _marked(messages, ok, True), timeout, should_stop)
+        inner = _render_marked(runner, source, variables, _marked(messages, ok, True), timeout, should_stop)
         if inner is not None and inner[0] == text:
             exact = inner
     out: list[MessageSpan] = []

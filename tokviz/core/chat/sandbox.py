@@ -9,15 +9,18 @@ the network: no attribute starting with ``_``, no mutating methods, no loader (`
 ``extends`` find nothing).
 
 Jinja has no ``while``, but a template can still run for ages (nested loops over ``range(100000)``,
-a macro calling itself, a string doubled in a namespace). A render in a thread cannot be killed, so
-the environment checks a deadline itself: at every iteration of every ``for`` loop (each loop's
-iterable is wrapped when the template is compiled) and at every call (macros, methods, globals);
-and it caps what could exhaust memory first: the output, strings and lists
-made by ``*`` and ``+``, values stored in a namespace, and number arguments of calls and filters
-(``'x'.ljust(10**12)``). Passing a limit raises `TemplateError` with the template line.
+a macro calling itself, a string doubled in a namespace). As a fast first line that names the
+template line, the environment checks a deadline itself: at every iteration of every ``for`` loop
+(each loop's iterable is wrapped when the template is compiled) and at every call (macros, methods,
+globals); and it caps what could exhaust memory first: the output, strings and lists made by ``*``
+and ``+``, values stored in a namespace, and number arguments of calls and filters
+(``'x'.ljust(10**12)``). Passing a limit raises `TemplateError` with the template line. Work done
+inside one filter or operator (``'%1000000000d' % 1``, ``replace('', ...)``) escapes these checks:
+`render_template` is therefore only called inside the template child (`tokviz.core.chat.child`),
+whose process has hard limits and can be killed (`tokviz.core.chat.contained`).
 
 What this leaves out: which template and variables to render (`tokviz.core.chat.folder`), locating
-messages in the result (`tokviz.core.chat.render`).
+messages in the result (`tokviz.core.chat.render`), the hard limits (`tokviz.core.chat.contained`).
 """
 
 from __future__ import annotations
@@ -60,6 +63,10 @@ class TemplateError(TokvizError):
 
 class TemplateTimeout(TemplateError):
     """The render passed its time limit."""
+
+
+class TemplateOutOfMemory(TemplateError):
+    """The render asked for more memory than the process may have."""
 
 
 @dataclass
@@ -288,7 +295,7 @@ def render_template(source: str, variables: Mapping[str, object], *, timeout: fl
         raise TemplateError("recursion too deep (a macro that calls itself without end?)",
                             template_line(exc.__traceback__)) from None
     except MemoryError:
-        raise TemplateError("the template needs more memory than this machine has") from None
+        raise TemplateOutOfMemory("the template needs more memory than this process may use") from None
     except Exception as exc:  # noqa: BLE001 - a template's own Python error (None + 1, 'a'[5], ...)
         raise TemplateError(f"{type(exc).__name__}: {exc}", template_line(exc.__traceback__)) from None
     finally:

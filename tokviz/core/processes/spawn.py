@@ -23,8 +23,7 @@ import threading
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 import tokviz
 from tokviz.core.errors import TokvizError
@@ -32,6 +31,9 @@ from tokviz.core.text.chunks import Cancelled
 
 from .fork import fork_safe_thread
 from .pipes import read_event, read_frame, write_event, write_frame
+
+if TYPE_CHECKING:  # a child that sends no array (the chat-template child) starts without numpy
+    import numpy as np
 
 CHILD_EXIT_SECONDS = 3.0  # after a stop, how long the child may take before it is killed
 LAST_EVENTS = ("done", "finished", "cancelled", "failed", "error")  # the child ends after these

@@ -5,8 +5,10 @@ template (`tokviz.core.chat.render_chat`), lints the prompt and prepares what th
 (`tokviz.core.display.tokens.token_display`), so the GUI thread only paints. A template error is a
 result, not a failure: the view shows it (with its line and the linter's finding) and keeps the
 messages. Requests run on a `DebouncedTaskEngine`: at once after a quiet moment, debounced by a
-frame while typing, the newest winning; a template still running when a newer request arrives
-stops at its next loop or call (its `should_stop`).
+frame while typing, the newest winning. Templates render in the engine's own warm child process
+(`tokviz.core.chat.TemplateRunner`, started when a folder is loaded): a render still running when a
+newer request arrives is given a moment, then killed, and so is one still running at `shutdown`;
+a template that passes a hard limit (time, CPU, memory) is a result like any template error.
 
 What this leaves out: widgets (``tokviz.panels.chat``).
 """
@@ -19,7 +21,16 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from tokviz.core.chat import ChatModel, ChatRender, Finding, TemplateError, lint_chat, load_chat_model, render_chat
+from tokviz.core.chat import (
+    ChatModel,
+    ChatRender,
+    Finding,
+    TemplateError,
+    TemplateRunner,
+    lint_chat,
+    load_chat_model,
+    render_chat,
+)
 from tokviz.core.display.tokens import TokenDisplay, token_display
 from tokviz.engine.tasks import DebouncedTaskEngine, TaskEngine
 
@@ -46,13 +57,14 @@ class ChatResult:
     seconds: float = 0.0
 
 
-def chat_job(request: ChatRequest, *, should_stop=lambda: False, progress=lambda *a: None) -> ChatResult:
-    """Render, lint and label one request (runs on a worker thread)."""
+def chat_job(request: ChatRequest, *, runner: TemplateRunner | None = None, should_stop=lambda: False,
+             progress=lambda *a: None) -> ChatResult:
+    """Render (in `runner`'s child), lint and label one request (runs on a worker thread)."""
     t0 = time.perf_counter()
     model, messages = request.model, list(request.messages)
     try:
         render = render_chat(model, messages, add_generation_prompt=request.add_generation_prompt,
-                             specials_as_text=request.specials_as_text, should_stop=should_stop)
+                             specials_as_text=request.specials_as_text, should_stop=should_stop, runner=runner)
     except TemplateError as exc:
         return ChatResult(request, None, exc, lint_chat(model, messages, error=exc),
                           seconds=time.perf_counter() - t0)
@@ -82,6 +94,7 @@ class ChatEngine(QObject):
         self.renderer = DebouncedTaskEngine("chat_renderer", self, debounce_ms=DEBOUNCE_MS, stoppable=True)
         self.loader.finished.connect(self.model_loaded)
         self.loader.failed.connect(self.load_failed)
+        self.templates = TemplateRunner()
         self.renderer.computed.connect(self.rendered)
         self.renderer.failed.connect(self.render_failed)
         self._closed = False
@@ -94,13 +107,17 @@ class ChatEngine(QObject):
     def load(self, folder: str | Path) -> None:
         if not self._closed:
             self.loader.start(load_job, str(folder))
+            self.templates.start()  # its start-up overlaps the loading
 
     def request(self, request: ChatRequest) -> None:
         """Render `request`: at once after a quiet moment, else when typing pauses for a frame."""
         if not self._closed:
-            self.renderer.request(chat_job, request)
+            self.renderer.request(chat_job, request, runner=self.templates)
+            self.templates.wake()  # a render this request cancelled stops waiting for its child
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        """Stop loading and rendering: a template still running is killed, so this never waits on it."""
         self._closed = True
+        self.templates.close()
         self.renderer.shutdown()
         return self.loader.shutdown(timeout_ms)

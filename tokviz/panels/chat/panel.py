@@ -10,8 +10,9 @@ template when the model has several.
 
 A model folder (``tokenizer.json`` + ``tokenizer_config.json``) is opened with "Open model
 folder…", or follows the tokenizer opened in the window when its folder has a chat template.
-Rendering runs in `ChatEngine` (off the GUI thread, newest request wins); a template error or a
-folder without a template is shown in the banner and the messages stay as they are.
+Rendering runs in `ChatEngine` (off the GUI thread, in a child process, newest request wins); a
+template error, a template stopped at a limit of that process (time, CPU, memory) or a folder
+without a template is shown in the banner and the messages stay as they are.
 """
 
 from __future__ import annotations
@@ -334,7 +335,8 @@ class ChatPanel(Panel):
             self._show_banner(f"The template fails: {result.error}", error=True)
             self.view.clear()
             self.messages_view.show_spans(None)
-            self.status.setText("No prompt: the template raised an error (see the template line marked on the right).")
+            where = " (see the template line marked on the right)" if result.error.line else ""
+            self.status.setText(f"No prompt: the template failed{where}.")
         else:
             self.banner.hide()
             self._show_tokens()
