@@ -148,6 +148,7 @@ def test_glitch_finder_cancel(gpt2_window, qtbot):
 def test_known_tokenizers_menu_lists_names(window):
     menu = window.menus["known"]
     menu.aboutToShow.emit()
+    assert window.tokenizers.wait_known() == "listed"
     names = [a.objectName() for a in menu.actions()]
     for n in ("gpt2", "r50k_base", "cl100k_base", "o200k_base"):
         assert f"action_known_{n}" in names

@@ -31,7 +31,8 @@ def hf_cache(tmp_path, monkeypatch):
 
 def test_known_tokenizers_list_the_hugging_face_cache(window, qtbot, hf_cache):
     menu = window.menus["known"]
-    menu.aboutToShow.emit()
+    menu.aboutToShow.emit()  # looks through the caches again, on a background thread
+    assert window.tokenizers.wait_known() == "listed"
     actions = {a.objectName(): a for a in menu.actions()}
     mistral = actions["action_known_hf:mistralai/Mistral-7B-v0.1"]
     assert "SentencePiece bpe" in mistral.text() and "493 KB" in mistral.text()

@@ -40,13 +40,12 @@ from tokviz.engine.settings import LAYOUT_VERSION, THEMES
 from tokviz.engine.tasks import TaskEngine
 from tokviz.panels.view_state import restore_view_state, view_state
 
+from .autosave_files import AUTOSAVE_NAME, CLEAN_EXIT_NAME, path_exists, write_autosave, write_marker
 from .docks import raised_panel_ids
 from .services import WindowServices
 from .waiting import wait_for_signals
 
 SESSION_FILTER = "tokviz sessions (*.tokviz);;All files (*)"
-AUTOSAVE_NAME = "autosave.tokviz"
-CLEAN_EXIT_NAME = "clean-exit"
 HASH_TIMEOUT_MS = 600_000  # hashing a corpus of gigabytes on a slow disk
 MIN_SANE_SIDE = 4096  # a saved window side up to this is always applied (twice the screen beyond)
 
@@ -57,12 +56,6 @@ def _b64(data: QByteArray) -> str:
 
 def _unb64(text: object) -> QByteArray | None:
     return QByteArray.fromBase64(text.encode("ascii")) if isinstance(text, str) and text else None
-
-
-def _write_autosave(session: Session, path: Path, *, should_stop=None, progress=None) -> str:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save_session(session, path)
-    return str(path)
 
 
 def _with_suffix(path: Path) -> Path:
@@ -108,6 +101,8 @@ class SessionController(QObject):
         self.writer = TaskEngine("session-autosave", self)
         self.hasher = TaskEngine("session-hash", self)  # corpus files hashed off the GUI thread
         self.writer.finished.connect(self._on_writer_finished)
+        self.writer.failed.connect(self._on_writer_failed)
+        self.autosave_error = ""  # why the autosaves are failing ("" while they work)
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.autosave)
         seconds = services.settings.autosave_seconds()
@@ -117,7 +112,7 @@ class SessionController(QObject):
         remove_stale_temp_files(folder)  # what a killed autosave left behind
         self.autosave_path = folder / AUTOSAVE_NAME
         self.marker_path = folder / CLEAN_EXIT_NAME
-        self.crashed = self.autosave_path.exists() and not self.marker_path.exists()
+        self.crashed = path_exists(self.autosave_path) and not path_exists(self.marker_path)
         try:
             self.marker_path.unlink()  # running now: a crash from here on leaves no marker
         except OSError:
@@ -434,7 +429,7 @@ class SessionController(QObject):
         except (TokvizError, OSError):
             return False
         self.dirty = False
-        self.writer.start(_write_autosave, session, self.autosave_path)
+        self.writer.start(write_autosave, session, self.autosave_path)
         return True
 
     @property
@@ -449,10 +444,24 @@ class SessionController(QObject):
 
     @Slot(object)
     def _on_writer_finished(self, path: str) -> None:
+        if self.autosave_error:
+            self.autosave_error = ""
+            self.services.status("Automatic saving works again", 5000)
         self.autosaved.emit(path)
         if self._pending:
             self._pending = False
             self.autosave(force=True)
+
+    @Slot(str)
+    def _on_writer_failed(self, message: str) -> None:
+        """Say once per run of failures (not on every tick) that autosaving does not work; the
+        session stays changed so the next tick tries again, and nothing in the window is lost."""
+        self.dirty = True
+        self._pending = False
+        if not self.autosave_error:
+            self.services.status(f"Automatic saving failed: {message}. Your work is still here; "
+                                 f"save it with File > Save Session.")
+        self.autosave_error = message
 
     def offer_recovery(self) -> bool:
         """After a crash: ask to restore the autosaved session; True if it was restored."""
@@ -476,11 +485,7 @@ class SessionController(QObject):
         """The window is closing normally: no recovery offer next time."""
         self.timer.stop()
         self.writer.shutdown()
-        try:
-            self.marker_path.parent.mkdir(parents=True, exist_ok=True)
-            self.marker_path.write_text("clean exit\n", encoding="utf-8")
-        except OSError:
-            pass
+        write_marker(self.marker_path)
 
     def shutdown(self) -> None:
         self.timer.stop()

@@ -5,7 +5,9 @@ minbpe .model, tokviz model, folder, a known name such as ``cl100k_base`` or ``h
 the Hugging Face cache) is read on a background thread
 (`TaskEngine` + `load_any_timeline`) with a status message and a Cancel button in the status bar.
 A `.tiktoken` file of an unknown encoding asks for its split pattern and tries again. Once read,
-the tokenizer becomes the current model of the shared `StepModel`.
+the tokenizer becomes the current model of the shared `StepModel`. The Known Tokenizers menu is
+filled from a listing of the caches made on another background thread (`list_known_tokenizers`):
+whatever is in the Hugging Face cache, the window opens at once.
 """
 
 from __future__ import annotations
@@ -16,11 +18,10 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QMenu, QPushButton
 
-from tokviz.core.pretrained.caches import HF_PREFIX, cached_tokenizers, hf_hub_cache
+from tokviz.core.pretrained.caches import HF_PREFIX, KnownListing, hf_hub_cache
 from tokviz.core.pretrained.common import PatternRequired
-from tokviz.core.pretrained.tiktoken_files import known_tokenizers
 from tokviz.core.text.split import SPLIT_PRESETS
-from tokviz.engine.pretrained_tasks import load_any_timeline
+from tokviz.engine.pretrained_tasks import list_known_tokenizers, load_any_timeline
 from tokviz.engine.tasks import TaskEngine
 
 from .services import WindowServices
@@ -56,6 +57,12 @@ class TokenizerController(QObject):
         self._source: str | None = None
         self._pattern: str | None = None
         self.outcome = ""  # "opened", "failed", "cancelled" of the last load
+        self.lister = TaskEngine("known-tokenizers", self)  # File > Known Tokenizers, off the GUI thread
+        self.lister.finished.connect(self._on_lister_finished)
+        self.lister.failed.connect(self._on_lister_failed)
+        self._listing: KnownListing | None = None  # the caches as last looked through
+        self._listing_error = ""
+        self._known_menu: QMenu | None = None
 
     @property
     def is_loading(self) -> bool:
@@ -116,13 +123,61 @@ class TokenizerController(QObject):
         if name and name.strip() not in ("", HF_PREFIX):
             self.open(name.strip())
 
+    def attach_known_menu(self, menu: QMenu) -> None:
+        """Keep File > Known Tokenizers ▸ filled: the caches are looked through on a background
+        thread now and each time the menu opens (a slow or broken cache never holds the window
+        up), and the menu is filled again when the listing changed."""
+        self._known_menu = menu
+        menu.aboutToShow.connect(self.refresh_known)
+        self.fill_known_menu(menu)
+        self.refresh_known()
+
+    @Slot()
+    def refresh_known(self) -> None:
+        """Look through the caches again (newest request wins)."""
+        self.lister.start(list_known_tokenizers)
+
+    def wait_known(self, timeout_ms: int = 60_000) -> str:
+        """Run the event loop until the caches have been looked through: ``"listed"``,
+        ``"failed"``, ``"idle"`` (nothing running) or ``"timeout"``."""
+        if not self.lister.is_running:
+            return "idle"
+        return wait_for_signals({"listed": [self.lister.finished], "failed": [self.lister.failed]}, timeout_ms)
+
+    @Slot(object)
+    def _on_lister_finished(self, listing: KnownListing) -> None:
+        changed = (listing, "") != (self._listing, self._listing_error)
+        self._listing, self._listing_error = listing, ""
+        if changed and self._known_menu is not None:
+            self.fill_known_menu(self._known_menu)
+
+    @Slot(str)
+    def _on_lister_failed(self, message: str) -> None:
+        self._listing_error = message
+        if self._known_menu is not None:
+            self.fill_known_menu(self._known_menu)
+
     def fill_known_menu(self, menu: QMenu) -> None:
-        """Known Tokenizers ▸: tiktoken's names (marked when the file is on this machine), then
-        every tokenizer in the Hugging Face cache, with size and kind."""
+        """Known Tokenizers ▸ from the last listing (no disk access here): tiktoken's names (marked
+        when the file is on this machine), then every tokenizer in the Hugging Face cache, with
+        size and kind, and what was skipped."""
         menu.clear()
-        cached = cached_tokenizers()
-        sizes = {c.source: c for c in cached}
-        for k in known_tokenizers():
+        listing = self._listing
+        if listing is None:
+            looking = menu.addAction(f"Could not look through the caches: {self._listing_error}"
+                                     if self._listing_error else "Looking for tokenizers on this machine…")
+            looking.setObjectName("known_tokenizers_looking")
+            looking.setEnabled(False)
+        else:
+            self._add_known_entries(menu, listing)
+        menu.addSeparator()
+        by_name = menu.addAction("Open by Name (hf:ORG/NAME)…")
+        by_name.setObjectName("action_open_tokenizer_by_name")
+        by_name.triggered.connect(self.open_name_dialog)
+
+    def _add_known_entries(self, menu: QMenu, listing: KnownListing) -> None:
+        sizes = {c.source: c for c in listing.cached}
+        for k in listing.names:
             c = sizes.get(k.name)
             label = f"{k.name} — {k.description}" + (f" (tiktoken, {_size(c.size)})" if c else " (download)")
             action = menu.addAction(label)
@@ -134,24 +189,31 @@ class TokenizerController(QObject):
             action.setProperty("cached", k.cached)
             action.triggered.connect(partial(self._on_known_triggered, k.name))
         menu.addSeparator()
-        hub = [c for c in cached if c.cache == "huggingface"]
-        title = menu.addAction(f"Hugging Face cache ({hf_hub_cache()})" if hub else
-                               f"Hugging Face cache: no tokenizers in {hf_hub_cache()}")
+        hub = [c for c in listing.cached if c.cache == "huggingface"]
+        cache = _shown_path(hf_hub_cache())
+        title = menu.addAction(f"Hugging Face cache ({cache})" if hub else f"Hugging Face cache: no tokenizers in {cache}")
         title.setEnabled(False)
         for c in hub:
             action = menu.addAction(f"{c.source[len(HF_PREFIX):]} — {c.kind}, {_size(c.size)}")
             action.setObjectName(f"action_known_{c.source}")
-            action.setStatusTip(f"{c.source}: {c.path}")
+            action.setStatusTip(f"{c.source}: {_shown_path(c.path)}")
             action.setToolTip(action.statusTip())
             action.setProperty("cached", True)
             action.triggered.connect(partial(self._on_known_triggered, c.source))
-        menu.addSeparator()
-        by_name = menu.addAction("Open by Name (hf:ORG/NAME)…")
-        by_name.setObjectName("action_open_tokenizer_by_name")
-        by_name.triggered.connect(self.open_name_dialog)
+        if listing.notes:
+            n = len(listing.notes)
+            skipped = menu.addAction(f"Skipped {n} unusable cache entr{'y' if n == 1 else 'ies'}…")
+            skipped.setObjectName("known_tokenizers_skipped")
+            skipped.setStatusTip(_shown_path(listing.notes[0]))
+            skipped.triggered.connect(partial(self._on_skipped_triggered, listing.notes))
 
     def _on_known_triggered(self, name: str, _checked: bool = False) -> None:
         self.open(name)
+
+    def _on_skipped_triggered(self, notes: tuple[str, ...], _checked: bool = False) -> None:
+        shown = [_shown_path(n) for n in notes[:20]] + ([f"… and {len(notes) - 20} more"] if len(notes) > 20 else [])
+        self.services.dialogs.info("Skipped cache entries", "tokviz did not use these entries of the "
+                                   "Hugging Face cache:\n" + "\n".join(shown))
 
     # -- outcomes ---------------------------------------------------------------------------
 
@@ -199,6 +261,13 @@ class TokenizerController(QObject):
 
     def shutdown(self) -> None:
         self.loader.shutdown()
+        self.lister.shutdown()
+
+
+def _shown_path(path) -> str:
+    """A path for a menu label: bytes that are not UTF-8 (kept by Python as lone surrogates) shown
+    as \ufffd, which Qt can display."""
+    return str(path).encode("utf-8", "replace").decode("utf-8")
 
 
 def _size(n: int) -> str:

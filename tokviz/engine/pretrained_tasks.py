@@ -1,5 +1,5 @@
-"""Background jobs for pretrained tokenizers: loading one as a timeline, indexing a vocabulary,
-querying the index (the glitch finder streams: `glitch_finder`). Plain functions for `TaskEngine` (called with
+"""Background jobs for pretrained tokenizers: loading one as a timeline, listing the tokenizers
+on this machine (File > Known Tokenizers), indexing a vocabulary, querying the index (the glitch finder streams: `glitch_finder`). Plain functions for `TaskEngine` (called with
 ``should_stop`` and ``progress``); the engines that run them live with their owners (main
 window, vocabulary panel).
 
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tokviz.core.pretrained.caches import KnownListing, known_listing
 from tokviz.core.pretrained.vocab_view import VocabIndex
 
 def load_any_timeline(source: str, *, pattern: str | None = None, should_stop=lambda: False,
@@ -28,6 +29,12 @@ def load_any_timeline(source: str, *, pattern: str | None = None, should_stop=la
     if not timeline.has_counts:  # a loaded tokenizer (no training counts): its one-time tables built here, off the
         warm_up(timeline.tokenizer())  # GUI thread, not by the first encode the window asks for
     return timeline
+
+
+def list_known_tokenizers(*, should_stop=lambda: False, progress=lambda *a: None) -> KnownListing:
+    """The tiktoken names and both caches' files: read from the disk, so never on the GUI thread
+    (a slow or hostile cache must not stop the window from opening)."""
+    return known_listing(should_stop=should_stop)
 
 
 class TimelineVocab:

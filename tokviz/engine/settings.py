@@ -22,6 +22,7 @@ from PySide6.QtCore import QByteArray, QSettings
 
 from tokviz.core import TokvizError, TrainSettings
 from tokviz.core.algorithm.registry import settings_from_json, settings_to_json
+from tokviz.core.io.safe_files import parse_json
 
 ORGANIZATION = "tokviz"
 APPLICATION = "tokviz"
@@ -76,9 +77,9 @@ class AppSettings:
         return value if isinstance(value, str) else default
 
     def _json(self, key: str):
-        try:
-            return json.loads(self._str(key, "null"))
-        except ValueError:
+        try:  # a value edited by hand may be anything: unreadable means unset
+            return parse_json(self._str(key, "null"), key)
+        except TokvizError:
             return None
 
     def _bytes(self, key: str) -> QByteArray | None:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes
-from tokviz.core.pretrained.caches import HF_PREFIX, resolve_hf
+from tokviz.core.pretrained.caches import HF_PREFIX, check_snapshot, resolve_hf
 from tokviz.core.pretrained.hf.tokenizer import HfTokenizer
 from tokviz.core.special_tokens import AddedToken
 
@@ -83,7 +83,9 @@ def model_folder(source: str | os.PathLike) -> Path:
     text = os.fspath(source)
     if isinstance(text, str) and text.startswith(HF_PREFIX):  # a snapshot folder of the Hugging Face cache
         try:
-            return resolve_hf(text).parent
+            snapshot = resolve_hf(text).parent
+            check_snapshot(snapshot)  # the config and templates must stay inside the cache too
+            return snapshot
         except TokvizError as exc:
             raise ChatFolderError(str(exc)) from None
     path = Path(source)

@@ -18,7 +18,7 @@ from tokviz.core.bpe.model_file import FORMAT_NAME, FORMAT_VERSION, STEP_COLUMNS
 from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.errors import ModelFormatError, TokvizError
 
-from .safe_files import MAX_MODEL_BYTES, read_file_bytes, write_atomic
+from .safe_files import MAX_MODEL_BYTES, JsonWording, parse_json, read_file_bytes, write_atomic
 
 
 def save_timeline(timeline: Timeline, path: str | os.PathLike) -> None:
@@ -67,21 +67,18 @@ def read_file(path: Path, error: type[TokvizError] = ModelFormatError) -> bytes:
     return read_file_bytes(path, limit=MAX_MODEL_BYTES, error=error)
 
 
+_FILE_WORDING = JsonWording(
+    not_utf8="{name}: not a tokviz {what} file (not UTF-8 JSON)",
+    invalid="{name}: not a valid {what} file (JSON error at line {line}, column {column}; truncated?)",
+    too_deep="{name}: not a valid {what} file (JSON nested too deeply)",
+    too_long="{name}: not a valid {what} file (a number of more than {limit:,} digits)",
+)
+
+
 def read_json(path: Path, error: type[TokvizError] = ModelFormatError, *, kind: str = "model") -> object:
     """The JSON value in a tokviz `kind` file ("model", "session"); `error` saying what is wrong
     otherwise."""
-    raw = read_file(path, error)
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise error(f"{path}: not a tokviz {kind} file (not UTF-8 JSON)") from None
-    except json.JSONDecodeError as exc:
-        raise error(
-            f"{path}: not a valid {kind} file (JSON error at line {exc.lineno}, column {exc.colno}; "
-            f"truncated?)"
-        ) from None
-    except RecursionError:
-        raise error(f"{path}: not a valid {kind} file (JSON nested too deeply)") from None
+    return parse_json(read_file(path, error), str(path), error, what=kind, wording=_FILE_WORDING)
 
 
 # -- any algorithm: BPE (tokviz-model), WordPiece (tokviz-wordpiece), Unigram (tokviz-unigram) --

@@ -24,8 +24,10 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from tokviz.core.errors import TokvizError
@@ -107,19 +109,49 @@ def read_head(path: str | os.PathLike, n: int, error: type[TokvizError] = Tokviz
         os.close(fd)
 
 
-def parse_json(data: bytes, name: str, error: type[TokvizError] = TokvizError, *, what: str = "JSON") -> object:
-    """The JSON value in `data` (UTF-8, a BOM allowed); `error` naming `name` for anything else,
-    including documents nested too deeply for the parser (a one-line error, never a traceback)."""
+@dataclass(frozen=True)
+class JsonWording:
+    """How `parse_json` words its one-line errors. Each is a format string over ``name``, ``what``
+    and, where known, ``offset`` (a bad byte), ``line``, ``column``, ``msg``, ``detail`` (the
+    parser's words) and ``limit`` (the most digits Python reads in one integer)."""
+
+    not_utf8: str = "{name}: not UTF-8 {what} (bad byte at offset {offset})"
+    invalid: str = "{name}: not valid {what} ({detail})"
+    too_deep: str = "{name}: {what} nested too deeply to be a tokviz or tokenizer file"
+    too_long: str = ("{name}: not valid {what} (a number of more than {limit:,} digits; no tokenizer or tokviz "
+                     "file holds one)")
+
+
+def parse_json(data: bytes | str, name: str, error: type[TokvizError] = TokvizError, *, what: str = "JSON",
+               wording: JsonWording = JsonWording()) -> object:
+    """The JSON value in `data` (UTF-8 bytes, a BOM allowed, or text): the one place tokviz parses
+    JSON it did not write itself. Anything else is `error` naming `name` in one line (`wording`),
+    including documents nested too deeply for the parser and integers longer than Python converts
+    (``sys.get_int_max_str_digits``, 4,300 digits by default), never a traceback.
+
+        >>> parse_json(b'{"a": [1, 2]}', "x.json")
+        {'a': [1, 2]}
+        >>> try:
+        ...     parse_json("[" + "9" * 5000 + "]", "x.json")
+        ... except TokvizError as exc:
+        ...     print(exc)
+        x.json: not valid JSON (a number of more than 4,300 digits; no tokenizer or tokviz file holds one)
+    """
     import json
 
+    words = {"name": name, "what": what}
     try:
-        return json.loads(data.decode("utf-8-sig"))
+        return json.loads(data.decode("utf-8-sig") if isinstance(data, (bytes, bytearray)) else data)
     except UnicodeDecodeError as exc:
-        raise error(f"{name}: not UTF-8 {what} (bad byte at offset {exc.start})") from None
+        raise error(wording.not_utf8.format(offset=exc.start, **words)) from None
     except json.JSONDecodeError as exc:
-        raise error(f"{name}: not valid {what} ({exc})") from None
+        raise error(wording.invalid.format(detail=exc, line=exc.lineno, column=exc.colno, msg=exc.msg,
+                                           **words)) from None
+    except ValueError:  # the int() of a number longer than the interpreter's digit limit
+        limit = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
+        raise error(wording.too_long.format(limit=limit, **words)) from None
     except RecursionError:
-        raise error(f"{name}: {what} nested too deeply to be a tokviz or tokenizer file") from None
+        raise error(wording.too_deep.format(**words)) from None
 
 
 # -- writing ------------------------------------------------------------------------------------

@@ -19,7 +19,6 @@ and the figures' maths (``lesson_figures``).
 
 from __future__ import annotations
 
-import json
 import os
 import string
 from collections.abc import Mapping
@@ -28,9 +27,12 @@ from importlib.resources import files
 from pathlib import Path
 
 from tokviz.core.bpe.timeline import TrainSettings
+from tokviz.core.embeddings.positional_encoding import VIEWS as POSITIONAL_VIEWS
+from tokviz.core.embeddings.positional_kinds import KINDS as POSITIONAL_KINDS
 from tokviz.core.unigram.timeline import UnigramSettings
 from tokviz.core.wordpiece.timeline import WordPieceSettings
 from tokviz.core.errors import SettingsError, TokvizError
+from tokviz.core.io.safe_files import JsonWording, parse_json
 
 FORMAT = "tokviz-lesson"
 VERSION = 1
@@ -57,8 +59,7 @@ ACTIONS: dict[str, dict[str, tuple]] = {
 REQUIRED = {"step": ("to",), "vocab": ("size",), "panel": ("id",), "text": ("value",), "tab": ("name",),
             "train": ("settings",), "tokenizer": ("name",), "positional": ("kind",), "embeddings": ("table",)}
 CHOICES = {("tab", "name"): TABS, ("view", "mode"): ("text", "ids", "both"), ("view", "pad"): ("left", "right"),
-           ("positional", "kind"): ("sinusoidal", "learned", "rope", "alibi"),
-           ("positional", "view"): ("matrix", "similarity", "distance", "dims"),
+           ("positional", "kind"): POSITIONAL_KINDS, ("positional", "view"): POSITIONAL_VIEWS,
            ("embeddings", "table"): ("random", "trained"), ("panel", "id"): PANELS}
 # pretrained tokenizers a lesson may compare: name -> (file name, row title)
 PRETRAINED = {
@@ -291,11 +292,11 @@ def _check_table(figure: Mapping, source: str) -> None:
             raise _fail(source, where, f"a list of {len(header)} strings")
 
 
+_LESSON_WORDING = JsonWording(invalid="{name}: not valid JSON (line {line}, column {column}: {msg})")
+
+
 def load_lesson_text(text: str, source: str = "<lesson>") -> Lesson:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise LessonError(f"lesson {source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    data = parse_json(text, f"lesson {source}", LessonError, wording=_LESSON_WORDING)
     return parse_lesson(data, source)
 
 

@@ -8,12 +8,11 @@ tiktoken makes). The result has r50k_base's ranks, split pattern and ``<|endofte
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError
-from tokviz.core.io.safe_files import MAX_MODEL_BYTES, read_file_bytes
+from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes
 
 from .rank_bpe import RankBpeTokenizer
 from .tiktoken_files import ENDOFTEXT, KNOWN_ENCODINGS
@@ -39,8 +38,10 @@ def _read(path: Path) -> str:
         raise ModelFormatError(f"{path}: cannot read ({exc})") from None
 
 
-def data_gym_ranks(vocab_bpe: str, encoder_json: str | None = None, *, source: str = "vocab.bpe") -> dict[bytes, int]:
-    """``{token bytes: rank}`` from the texts of ``vocab.bpe`` (and ``encoder.json`` to check)."""
+def data_gym_ranks(vocab_bpe: str, encoder_json: str | None = None, *, source: str = "vocab.bpe",
+                   encoder_source: str = "encoder.json") -> dict[bytes, int]:
+    """``{token bytes: rank}`` from the texts of ``vocab.bpe`` (and ``encoder.json`` to check);
+    `source` and `encoder_source` name the files in errors."""
     order, char_byte = _byte_tables()
 
     def decode(s: str) -> bytes:
@@ -61,10 +62,7 @@ def data_gym_ranks(vocab_bpe: str, encoder_json: str | None = None, *, source: s
             raise ModelFormatError(f"{source}: line {no} is not 'left right': {line[:60]!r}")
         ranks[decode(parts[0]) + decode(parts[1])] = len(ranks)
     if encoder_json is not None:
-        try:
-            enc = json.loads(encoder_json)
-        except json.JSONDecodeError as exc:
-            raise ModelFormatError(f"encoder.json: not valid JSON ({exc})") from None
+        enc = parse_json(encoder_json, encoder_source, ModelFormatError)
         if not isinstance(enc, dict):
             raise ModelFormatError("encoder.json: expected an object of token -> id")
         loaded = {decode(k): v for k, v in enc.items() if k not in (ENDOFTEXT, "<|startoftext|>")}
@@ -82,10 +80,11 @@ def load_data_gym(vocab_bpe: str | os.PathLike, encoder_json: str | os.PathLike 
     if encoder_json is None and (vocab_bpe.parent / "encoder.json").is_file():
         encoder_json = vocab_bpe.parent / "encoder.json"
     enc_text = _read(Path(encoder_json)) if encoder_json is not None else None
-    ranks = data_gym_ranks(_read(vocab_bpe), enc_text, source=str(vocab_bpe))
+    ranks = data_gym_ranks(_read(vocab_bpe), enc_text, source=str(vocab_bpe), encoder_source=str(encoder_json))
     specials = {ENDOFTEXT: len(ranks)}  # GPT-2: 50256, right after the merges
     if enc_text is not None:
-        eot = json.loads(enc_text).get(ENDOFTEXT)
+        enc = parse_json(enc_text, str(encoder_json), ModelFormatError)
+        eot = enc.get(ENDOFTEXT) if isinstance(enc, dict) else None
         if isinstance(eot, int):
             specials = {ENDOFTEXT: eot}
     tok = RankBpeTokenizer(ranks, pattern=KNOWN_ENCODINGS["gpt2"].pattern, special_tokens=specials, name="gpt2")
