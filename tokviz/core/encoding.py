@@ -78,6 +78,7 @@ class Encoding:
 
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_SCAN_EACH = 32  # up to this many disallowed specials, the text is searched for each in turn
 
 
 _LAZY_FIELDS = ("tokens", "spans", "unknown", "special", "dropped")
@@ -198,6 +199,8 @@ def allowed_specials(
             f"{sorted(special_tokens)[:8] or 'no special tokens'}"
         )
     disallowed = set(special_tokens) - allowed if disallowed_special == "all" else set(disallowed_special)
+    if len(disallowed) > _SCAN_EACH:  # many: one pass over the text for all of them
+        disallowed = {text[a:b] for a, b, special in split_specials(text, tuple(disallowed)) if special}
     for s in sorted(disallowed):
         if s in text:
             raise EncodeError(

@@ -23,3 +23,8 @@ class ModelFormatError(TokvizError):
 
 class EncodeError(TokvizError):
     """Text or ids that a tokenizer cannot encode or decode (disallowed special token, bad id)."""
+
+
+class PatternTimeout(TokvizError):
+    """A regular expression from a file or typed by a user ran past its time limit (it backtracks
+    catastrophically on this text); the message names the pattern and the limit."""

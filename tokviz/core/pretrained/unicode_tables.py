@@ -21,6 +21,8 @@ from bisect import bisect_right
 
 import regex
 
+from tokviz.core.text.pattern_limits import limited, limited_iter, time_limit
+
 
 def _parse(table: str) -> tuple[list[int], list[int]]:
     starts, ends = [], []
@@ -258,11 +260,16 @@ def pin_pattern(pattern: str) -> str:
 
 class PinnedPattern:
     """A compiled split pattern that matches like tiktoken's: the fast `regex` pattern for texts
-    without `NEW_IN_UNICODE_17` characters, the pinned one (`pin_pattern`) for the others."""
+    without `NEW_IN_UNICODE_17` characters, the pinned one (`pin_pattern`) for the others.
 
-    def __init__(self, pattern: str, *, literal: str | None = None) -> None:
+    Patterns come from files: every match runs with a time limit (`tokviz.core.text.pattern_limits`),
+    and Python's `re` (which has none) only runs `trusted` patterns (tokviz's own).
+    """
+
+    def __init__(self, pattern: str, *, literal: str | None = None, trusted: bool = False) -> None:
         self.pattern = pattern
         self.literal = literal  # the text of a plain-string pattern
+        self.trusted = trusted or literal is not None
         self.fast = regex.compile(pattern)
         self._exact: regex.Pattern | None = None
         self._needs = "\\p{" in pattern or "\\P{" in pattern
@@ -275,29 +282,38 @@ class PinnedPattern:
         return self._exact
 
     def for_text(self, text: str) -> regex.Pattern:
+        """The compiled pattern for `text` (run it with ``timeout=time_limit(len(text))``)."""
         if not self._needs or text.isascii() or not _has_new17(text):
             return self.fast
         return self.exact
 
     def findall(self, text: str, *, concurrent: bool | None = None) -> list[str]:
-        return self.for_text(text).findall(text, concurrent=concurrent)
+        limit = time_limit(len(text))
+        with limited(self.pattern, limit, len(text)):
+            return self.for_text(text).findall(text, concurrent=concurrent, timeout=limit)
 
-    def finditer(self, text: str):
-        return self.for_text(text).finditer(text)
+    def finditer(self, text: str, *, concurrent: bool | None = None):
+        limit = time_limit(len(text))
+        return limited_iter(self.for_text(text).finditer(text, concurrent=concurrent, timeout=limit),
+                            self.pattern, limit, len(text))
 
     def isolated(self, text: str) -> list[str]:
         """The non-empty matches and the non-empty text between them, in order (HF's
         ``isolated`` split), cut by one ``split`` over the pattern as a group (the matches
         ``finditer`` finds, empty ones giving empty pieces)."""
         pattern = self.for_text(text)
-        key = "ascii" if text.isascii() else pattern is not self.fast
+        key = "ascii" if text.isascii() and self.trusted else pattern is not self.fast
         split = self._splits.get(key, False)
         if split is False:
             split = self._splits[key] = self._split_pattern(key)
         if split is not None:
-            return list(filter(None, split.split(text)))
+            if key == "ascii":  # Python's re: no timeout, only for trusted patterns
+                return list(filter(None, split.split(text)))
+            limit = time_limit(len(text))
+            with limited(self.pattern, limit, len(text)):
+                return list(filter(None, split.split(text, timeout=limit)))
         out, prev = [], 0
-        for m in pattern.finditer(text):
+        for m in self.finditer(text):
             a, b = m.span()
             out.append(text[prev:a])
             out.append(text[a:b])
@@ -318,7 +334,9 @@ class PinnedPattern:
         return regex.compile(f"({(self.exact if key else self.fast).pattern})")
 
     def sub(self, repl, text: str) -> str:
-        return self.for_text(text).sub(repl, text)
+        limit = time_limit(len(text))
+        with limited(self.pattern, limit, len(text)):
+            return self.for_text(text).sub(repl, text, timeout=limit)
 
     @classmethod
     def of_literal(cls, text: str) -> "PinnedPattern":

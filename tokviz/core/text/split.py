@@ -22,6 +22,9 @@ import regex
 
 from tokviz.core.errors import SplitError
 
+from .literals import Literals
+from .pattern_limits import limited, time_limit
+
 GPT2_SPLIT_PATTERN = (
     r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
 )
@@ -74,7 +77,7 @@ class Splitter:
             return None
         from tokviz.core.pretrained.unicode_tables import PinnedPattern  # Unicode 16, as tiktoken
 
-        return PinnedPattern(python_regex_pattern(self.pattern))
+        return PinnedPattern(python_regex_pattern(self.pattern), trusted=self.spec in SPLIT_PRESETS)
 
     @property
     def lossless(self) -> bool:
@@ -89,7 +92,7 @@ class Splitter:
             return text.split()
         # concurrent=True releases the GIL while matching: background tokenization then never
         # blocks the GUI thread for the length of a long findall.
-        return [c for c in self._compiled.for_text(text).findall(text, concurrent=True) if c]
+        return [c for c in self._compiled.findall(text, concurrent=True) if c]
 
     def count(self, text: str) -> Counter:
         """``Counter`` of the chunks of `text` (what corpus counting needs, without the list).
@@ -111,7 +114,9 @@ class Splitter:
         properties = "\\p{" in pinned.pattern or "\\P{" in pinned.pattern
         if properties and not text.isascii() and _has_new_unicode(text):
             pattern = pinned.exact
-        counts = Counter(pattern.findall(text, concurrent=True))
+        limit = time_limit(len(text))  # a pattern a user typed: it may backtrack without end
+        with limited(pinned.pattern, limit, len(text)):
+            counts = Counter(pattern.findall(text, concurrent=True, timeout=limit))
         counts.pop("", None)
         return counts
 
@@ -119,8 +124,7 @@ class Splitter:
         """Character spans ``(start, end)`` of the chunks of `text`."""
         if self._compiled is None:
             return [(0, len(text))] if text else []
-        pattern = self._compiled.for_text(text)
-        return [m.span() for m in pattern.finditer(text, concurrent=True) if m.end() > m.start()]
+        return [m.span() for m in self._compiled.finditer(text, concurrent=True) if m.end() > m.start()]
 
 
 def _has_new_unicode(text: str) -> bool:
@@ -153,10 +157,10 @@ def parse_split(spec: str) -> Splitter:
 
 
 @lru_cache(maxsize=64)
-def _specials_pattern(specials: tuple[str, ...]) -> regex.Pattern:
-    """The alternation of the special-token strings, longest first (built once per set: encoding
-    many short texts asks for the same set again and again)."""
-    return regex.compile("|".join(regex.escape(s) for s in sorted(specials, key=len, reverse=True)))
+def _specials_table(specials: tuple[str, ...]) -> Literals:
+    """The special-token strings, matched leftmost-longest (built once per set: encoding many
+    short texts asks for the same set again and again)."""
+    return Literals(specials)
 
 
 def split_specials(text: str, specials: tuple[str, ...] | list[str]) -> list[tuple[int, int, bool]]:
@@ -172,11 +176,11 @@ def split_specials(text: str, specials: tuple[str, ...] | list[str]) -> list[tup
         return [(0, len(text), False)] if text else []
     pieces: list[tuple[int, int, bool]] = []
     pos = 0
-    for m in _specials_pattern(tuple(sorted(specials))).finditer(text):
-        if m.start() > pos:
-            pieces.append((pos, m.start(), False))
-        pieces.append((m.start(), m.end(), True))
-        pos = m.end()
+    for a, b, _ in _specials_table(tuple(sorted(specials))).finditer(text):
+        if a > pos:
+            pieces.append((pos, a, False))
+        pieces.append((a, b, True))
+        pos = b
     if pos < len(text):
         pieces.append((pos, len(text), False))
     return pieces

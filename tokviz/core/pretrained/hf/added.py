@@ -1,12 +1,14 @@
 """Cutting a ``tokenizer.json``'s added tokens out of text, as tokenizers' ``AddedVocabulary`` does.
 
-Added tokens are matched before anything else, longest first, with their flags: ``single_word``
-(not inside a word), ``lstrip`` / ``rstrip`` (the match swallows the whitespace beside it) and
-``normalized`` (matched in the normalized text, so the pattern holds the normalized form). Text
-between matches is encoded by the model; a match can be kept as text (`literal_test`: special
-tokens inside character ranges a user typed). The pieces between added tokens are encoded
-independently, so their encodings can be reused (`PieceCache`): a chat whose one message changed
-re-encodes that message only.
+Added tokens are found as tokenizers finds them: the leftmost-longest occurrences of their texts
+(one sorted table of all of them, `tokviz.core.text.literals.Literals`, where tokenizers builds
+one Aho-Corasick automaton; never one pattern per token), then each match's flags:
+``single_word`` (a match inside a word is dropped), ``lstrip`` / ``rstrip`` (the match swallows
+the whitespace beside it) and ``normalized`` (matched in the normalized text, so the table holds
+the normalized form). Text between matches is encoded by the model; a match can be kept as text
+(`literal_test`: special tokens inside character ranges a user typed). The pieces between added
+tokens are encoded independently, so their encodings can be reused (`PieceCache`): a chat whose
+one message changed re-encodes that message only.
 
 What this leaves out: the pipeline that uses these (`tokviz.core.pretrained.hf.tokenizer`).
 """
@@ -14,7 +16,6 @@ What this leaves out: the pipeline that uses these (`tokviz.core.pretrained.hf.t
 from __future__ import annotations
 
 import bisect
-import re
 import threading
 from collections.abc import Callable, Collection, Sequence
 
@@ -22,92 +23,96 @@ import regex
 
 from tokviz.core.encoding import Encoding
 from tokviz.core.special_tokens import AddedToken
+from tokviz.core.text.literals import Literals
 
 AsText = Callable[[int, int, int], bool]  # (start, end, token id) -> keep the match as text
 
+# tokenizers' tests around a match (Rust's Unicode \w and \s, as the regex module's)
+_WORD = regex.compile(r"\w")
+_SPACES_BEFORE = regex.compile(r"(?r)\s*")
+_SPACES_AFTER = regex.compile(r"\s*")
+
 
 class AddedPatterns:
-    """The alternation of the allowed added tokens, built once per set of allowed tokens."""
+    """The matchers of the allowed added tokens, built once per set of allowed tokens."""
 
     def __init__(self, tokens: Sequence[AddedToken], normalize: Callable[[str], str] | None) -> None:
         self._tokens = list(tokens)
         self._normalize = normalize
-        self._cache: dict[tuple[frozenset[str], bool], Alternation | None] = {}
+        self._cache: dict[tuple[frozenset[str], bool], AddedMatcher | None] = {}
 
-    def get(self, allowed: Collection[str], normalized: bool) -> "Alternation | None":
-        """The pattern of the allowed tokens with this ``normalized`` flag; group ``t<id>`` names
-        the token. None when there are none."""
+    def get(self, allowed: Collection[str], normalized: bool) -> "AddedMatcher | None":
+        """The matcher of the allowed tokens with this ``normalized`` flag; None when there are none."""
         key = (allowed if isinstance(allowed, frozenset) else frozenset(allowed), normalized)
         if key not in self._cache:
             if len(self._cache) > 16:
                 self._cache.clear()
-            self._cache[key] = self._build(key[0], normalized)
+            self._cache[key] = self._build(key, normalized)
         return self._cache[key]
 
-    def _build(self, allowed: frozenset[str], normalized: bool) -> "Alternation | None":
-        toks = [t for t in self._tokens if t.content in allowed and t.normalized == normalized and t.content]
+    def _build(self, key: tuple[frozenset[str], bool], normalized: bool) -> "AddedMatcher | None":
+        allowed = key[0]
+        toks = [t for t in self._tokens if t.normalized == normalized and t.content and t.content in allowed]
         if not toks:
             return None
-        alts, firsts = [], set()
-        for t in sorted(toks, key=lambda t: len(t.content), reverse=True):
-            content = t.content
-            if normalized and self._normalize is not None:  # matched in normalized text
-                content = self._normalize(content)
-            firsts.add(content[:1])  # "" (a token the normalizer empties): no quick test
-            p = regex.escape(content)
-            if t.single_word:
-                p = rf"(?<!\w){p}(?!\w)"
-            if t.lstrip:
-                p = r"\s*" + p
-            if t.rstrip:
-                p = p + r"\s*"
-            alts.append(f"(?P<t{t.id}>{p})")
-        return Alternation("|".join(alts), firsts)
+        if normalized and self._normalize is not None:  # matched in normalized text
+            contents = [self._normalize(t.content) for t in toks]
+        else:
+            contents = [t.content for t in toks]
+        return AddedMatcher(toks, Literals(contents), key)
 
 
-class Alternation:
-    """The pattern of some added tokens (``finditer`` as a compiled pattern's), with a quick
-    test first: a text holding none of the characters the tokens start with has no match (every
-    match holds its token's text whole), so most texts never run the alternation of hundreds of
-    tokens, and it is compiled only when a text first needs it."""
+class AddedMatcher:
+    """Some added tokens (`tokens`, and `literals` of their texts in the same order), matched as
+    tokenizers' ``find_matches`` does; `key` identifies the set (a cache key)."""
 
-    def __init__(self, pattern: str, firsts: Collection[str]) -> None:
-        self.pattern = pattern  # the source (a cache key)
-        self._first = re.compile("[" + "".join(map(re.escape, sorted(firsts))) + "]") if "" not in firsts else None
-        self._compiled: regex.Pattern | None = None
+    def __init__(self, tokens: Sequence[AddedToken], literals: Literals, key: object) -> None:
+        self.tokens = tokens
+        self.literals = literals
+        self.key = key
 
-    def finditer(self, text: str):
-        if self._first is not None and self._first.search(text) is None:
-            return iter(())
-        if self._compiled is None:
-            self._compiled = regex.compile(self.pattern)
-        return self._compiled.finditer(text)
+    def split(self, text: str, as_text: AsText | None = None) -> list[tuple[int, int, int | None]]:
+        """`split_added` with these tokens. A match the flags or `as_text` drop still ends where
+        it ends: the search goes on after it (as the automaton's does)."""
+        out: list[tuple[int, int, int | None]] = []
+        pos = 0  # the end of the last piece
+        n = len(text)
+        tokens = self.tokens
+        for a, b, k in self.literals.finditer(text):
+            tok = tokens[k]
+            if tok.single_word and ((a > 0 and _WORD.match(text, a - 1)) or (b < n and _WORD.match(text, b))):
+                continue
+            if as_text is not None and as_text(a, b, tok.id):
+                continue
+            start, stop = a, b
+            if tok.lstrip:  # the whitespace before, unless the last piece took it
+                start = max(_SPACES_BEFORE.match(text, 0, a).start(), pos)  # type: ignore[union-attr]
+            if tok.rstrip:
+                stop = _SPACES_AFTER.match(text, b).end()  # type: ignore[union-attr]
+            start = max(start, pos)  # (the last token's rstrip may have run into this match)
+            if stop <= start:
+                continue
+            if start > pos:
+                out.append((pos, start, None))
+            out.append((start, stop, tok.id))
+            pos = stop
+        if pos < n:
+            out.append((pos, n, None))
+        return out
 
 
-def split_added(text: str, pattern: Alternation | regex.Pattern | None, as_text: AsText | None = None
+def split_added(text: str, added: AddedMatcher | None, as_text: AsText | None = None
                 ) -> list[tuple[int, int, int | None]]:
     """``(start, end, added id or None)`` pieces of `text`; a match for which
     ``as_text(start, end, id)`` is true stays ordinary text.
 
-    >>> split_added("a<s>b", regex.compile("(?P<t1><s>)"))
+    >>> tok = AddedToken(1, "<s>")
+    >>> split_added("a<s>b", AddedMatcher([tok], Literals(["<s>"]), None))
     [(0, 1, None), (1, 4, 1), (4, 5, None)]
     """
-    if pattern is None or not text:
+    if added is None or not text:
         return [(0, len(text), None)] if text else []
-    out: list[tuple[int, int, int | None]] = []
-    pos = 0
-    for m in pattern.finditer(text):
-        a, b = m.span()
-        tid = int(m.lastgroup[1:])  # type: ignore[index]
-        if a == b or (as_text is not None and as_text(a, b, tid)):
-            continue
-        if a > pos:
-            out.append((pos, a, None))
-        out.append((a, b, tid))
-        pos = b
-    if pos < len(text):
-        out.append((pos, len(text), None))
-    return out
+    return added.split(text, as_text)
 
 
 def literal_test(literal: Sequence[tuple[int, int]], special_ids: Collection[int]) -> AsText | None:

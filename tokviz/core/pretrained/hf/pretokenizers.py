@@ -253,7 +253,7 @@ class ByteLevelPre(PreTokenizer):
     def __init__(self, add_prefix_space: bool = False, use_regex: bool = True) -> None:
         self.add_prefix_space = add_prefix_space
         self.use_regex = use_regex
-        self.regex = PinnedPattern(HF_GPT2_PATTERN)
+        self.regex = PinnedPattern(HF_GPT2_PATTERN, trusted=True)
         self.fast = FastSplitter(HF_GPT2_PATTERN, self.regex)
 
     def split_only(self, pieces: list[NormStr]) -> list[NormStr]:
@@ -370,7 +370,7 @@ def build_pre_tokenizer(d: Mapping | None) -> PreTokenizer | None:
     if t == "BertPreTokenizer":
         return BertPre()
     if t == "Whitespace":
-        return SplitPre(PinnedPattern(r"\w+|[^\w\s]+"), "removed", invert=True)
+        return SplitPre(PinnedPattern(r"\w+|[^\w\s]+", trusted=True), "removed", invert=True)
     if t == "WhitespaceSplit":
         return SplitPre(ut.is_white_space, "removed")
     if t == "CharDelimiterSplit":

@@ -29,7 +29,7 @@ from tokviz.core.pretrained.tiktoken_files import RANK_SLACK
 from tokviz.core.text.surrogates import surrogate_safe
 from tokviz.core.special_tokens import AddedToken
 
-from .added import AddedPatterns, Alternation, PieceCache, append_shifted, literal_inside, literal_test, split_added
+from .added import AddedMatcher, AddedPatterns, PieceCache, append_shifted, literal_inside, literal_test, split_added
 from .components import build_normalizer, build_pre_tokenizer, contains
 from .decoders import (
     ByteLevelDecoder,
@@ -231,7 +231,7 @@ class HfTokenizer:
 
     # -- the pipeline -----------------------------------------------------------------------
 
-    def _words(self, ns: NormStr, norm_added: Alternation | None, as_text=None) -> list[tuple[NormStr, int | None]]:
+    def _words(self, ns: NormStr, norm_added: AddedMatcher | None, as_text=None) -> list[tuple[NormStr, int | None]]:
         """Normalize one piece of text and cut it into model words (or normalized added tokens)."""
         if self.normalizer is not None:
             ns = self.normalizer(ns)
@@ -293,7 +293,7 @@ class HfTokenizer:
             elif len(pieces) == 1:  # one text: nothing to reuse
                 self._encode_piece(text, a, b, limit, norm_added, as_text, out, covered)
             else:  # text between added tokens (a chat's messages): edits re-encode only their piece
-                key = (text[a:b], a == 0, limit, norm_added.pattern if norm_added else None, literal_inside(literal, a, b))
+                key = (text[a:b], a == 0, limit, norm_added.key if norm_added else None, literal_inside(literal, a, b))
                 hit = self._pieces.get(key)
                 if hit is None:
                     piece, cov = Encoding([], [], [], [], [], []), []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import chain
 
-from .added import Alternation, split_added
+from .added import AddedMatcher, split_added
 from .pretokenizers import PreTokenizer
 
 _CACHE_SIZE = 200_000  # words per step limit before the cache starts over
@@ -36,7 +36,7 @@ class WordIds:
             return None
         return cls(pre_tokenizer.split_unmapped, model_ids, pre_tokenizer.word_map)
 
-    def text_ids(self, text: str, limit: int, raw_added: Alternation | None, norm_added: Alternation | None,
+    def text_ids(self, text: str, limit: int, raw_added: AddedMatcher | None, norm_added: AddedMatcher | None,
                  normalize: Callable[[str], str]) -> list[int]:
         """The ids of `text`: its added tokens (`raw_added` matched in the text, `norm_added` in
         the normalized text between those) and the words of the rest."""
