@@ -8,7 +8,8 @@ probability ∝ p^alpha (subword regularization), computed by the same functions
 (`tokviz.core.unigram.tokenizer.nbest_paths`, ...). A word is taken as the model sees it: normalized
 and pre-tokenized (``Hello`` -> ``▁Hello``). Scores are the file's, rounded to 2**-20 nat for the
 exact sums those functions use; the encoder itself (`PieceLattice`) uses the file's floats, so the
-"best" shown is the encoder's but for ties closer than 2**-20.
+"best" shown is the encoder's but for ties closer than 2**-20. Scores beyond +-`SCORE_LIMIT` nat
+(a file may hold -1e308) are shown at that limit, where sums and probabilities stay finite.
 
 `unreachable_pieces` lists the pieces no input can produce: encoding the piece's own text does not
 give the piece (a longer or better-scored path always wins). `word_level_oov` counts a WordLevel
@@ -36,6 +37,13 @@ from tokviz.core.unigram.trainer import SCORE_SCALE
 from .hf.tokenizer import HfTokenizer
 from .hf.unigram import HfUnigramModel, WordLevelModel
 from .spm.tokenizer import SentencePieceTokenizer
+
+SCORE_LIMIT = 1e12  # nat; far beyond any real log-probability, and 2**20 times it fits in 64 bits
+
+
+def score_units(x: float) -> int:
+    """A score in 2**-20 nat, clamped to +-`SCORE_LIMIT` nat: ``score_units(-1e308) == -2**20 * 10**12``."""
+    return round(max(-SCORE_LIMIT, min(SCORE_LIMIT, x)) * SCORE_SCALE)
 
 
 def is_unigram(tok) -> bool:
@@ -103,11 +111,11 @@ class UnigramExplainer:
         """edges[t]: (start, id, score in 2**-20 nat) of the pieces ending at t, by start."""
         n = len(text)
         edges: list[list[tuple[int, int, int]]] = [[] for _ in range(n + 1)]
-        unk = round(self.lattice.unk_score * SCORE_SCALE)
+        unk = score_units(self.lattice.unk_score)
         for st in range(n):
             found, single = self.lattice.edges_from(text, st)
             for end, i, sc in found:
-                edges[end].append((st, i, round(sc * SCORE_SCALE)))
+                edges[end].append((st, i, score_units(sc)))
             if not single:
                 edges[st + 1].append((st, -1, unk))
         return edges

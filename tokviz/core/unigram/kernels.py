@@ -12,7 +12,10 @@ word over that one order, so no per-position plans are needed and pruning is a p
 - `substring_table` and `trie_preorder`: the seed's substrings, numbered, and their string order.
 
 Viterbi ties are broken as in `lattice.Lattices.viterbi` (the smallest start wins): edges are
-relaxed in (start, end) order and only a strictly better score replaces a node's best.
+relaxed in (start, end) order and only a strictly better score replaces a node's best, but the
+first edge from a reached node always takes the node it reaches (as the numpy path's first maximum
+does, even at -inf); back-pointers start at -1 and are followed only while set, so no score can
+send an index out of bounds.
 
 What this leaves out: choosing this path and the numpy arrays around it (`compiled.CompiledLattices`).
 """
@@ -209,6 +212,7 @@ def log_z_and_freq(eoff, lengths, start, end, piece, logp, scores, weights, n_pi
         e0, e1, n = eoff[w], eoff[w + 1], lengths[w]
         for j in range(n + 1):
             best[j] = -np.inf
+            back[j] = -1
             a[j] = 0.0
         best[0] = 0.0
         a[0] = 1.0
@@ -216,7 +220,7 @@ def log_z_and_freq(eoff, lengths, start, end, piece, logp, scores, weights, n_pi
             s, t, q = start[e], end[e], piece[e]
             a[t] += a[s] * p[q]
             v = best[s] + scores[q]
-            if v > best[t]:
+            if (s == 0 or back[s] >= 0) and (back[t] < 0 or v > best[t]):
                 best[t] = v
                 back[t] = e
         if a[n] > _TINY:
@@ -224,7 +228,7 @@ def log_z_and_freq(eoff, lengths, start, end, piece, logp, scores, weights, n_pi
         else:
             z[w] = _log_forward(e0, e1, n, start, end, piece, logp, a)
         j = n
-        while j > 0:
+        while j > 0 and back[j] >= 0:
             e = back[j]
             freq[piece[e]] += weights[w]
             j = start[e]
@@ -257,6 +261,7 @@ def alternatives(eoff, start, end, piece, scores, lats, starts, lengths):  # pra
                 hi = mid
         for j in range(n + 1):
             best[j] = -np.inf
+            back[j] = -1
         best[0] = 0.0
         e = lo
         stop = eoff[w + 1]
@@ -264,14 +269,14 @@ def alternatives(eoff, start, end, piece, scores, lats, starts, lengths):  # pra
             s, t = start[e] - o, end[e] - o
             if t <= n and not (s == 0 and t == n):
                 v = best[s] + scores[piece[e]]
-                if v > best[t]:
+                if (s == 0 or back[s] >= 0) and (back[t] < 0 or v > best[t]):
                     best[t] = v
                     back[t] = e
             e += 1
-        if best[n] == -np.inf:
+        if back[n] < 0:  # no other segmentation
             continue
         j = n
-        while j > 0:  # right to left, as `Lattices.viterbi` reads its tokens back
+        while j > 0 and back[j] >= 0:  # right to left, as `Lattices.viterbi` reads its tokens back
             e = back[j]
             out_k[at] = k
             out_s[at] = start[e] - o

@@ -7,11 +7,17 @@ when bit 9 is set); a key's value is the byte offset of its replacement in the s
 which ends at a NUL. Looking a text up is darts-clone's ``commonPrefixSearch``: follow the bytes
 while ``label == byte``, collecting the keys that end on the way.
 
-Two readers use it: SentencePiece's normalizer takes the *longest* key at each position
-(`CharsMap.longest`); Hugging Face's ``Precompiled`` normalizer takes the *first* (shortest) key
-that is a prefix of a grapheme (`CharsMap.first`). `CharsMap.hot` is a character class of every
-character that can take part in a match (a key of one character, or any character after the first
-of a longer key): text without them is left as it is, so only those places are looked up.
+Two readers use it: SentencePiece's normalizer takes the *longest* key at each position among
+the first 32 found (`CharsMap.longest`); Hugging Face's ``Precompiled`` normalizer takes the
+*first* (shortest) key that is a prefix of a grapheme (`CharsMap.first`). `CharsMap.hot` is a
+character class of every character that can take part in a match (a key of one character, or any
+character after the first of a longer key): text without them is left as it is, so only those
+places are looked up.
+
+A blob is checked as sentencepiece checks it before use (`check_blob`, `check_units`), so a
+corrupt one is refused with one line instead of being read out of bounds; besides, tokviz refuses
+a trie whose keys loop back on themselves or whose walk passes a budget (no sentencepiece build
+makes either, and both would make reading it unbounded).
 
 What this leaves out: building a charsmap from rules (sentencepiece's ``normalization_rule_tsv``).
 """
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import struct
 
+import numpy as np
 import regex
 
 from tokviz.core.errors import ModelFormatError
@@ -27,6 +34,51 @@ from tokviz.core.errors import ModelFormatError
 _LABEL_MASK = (1 << 31) | 0xFF
 _VALUE_MASK = (1 << 31) - 1
 _MEMO_SIZE = 50_000
+_MAX_RESULTS = 32  # sentencepiece's kMaxTrieResultsSize: the longest key is taken among this many
+_SCAN_BUDGET = 4_000_000  # trie steps `CharsMap._scan` may take (a real NFKC charsmap takes ~0.1M)
+
+
+def _broken(why: str) -> ModelFormatError:
+    return ModelFormatError(f"the precompiled charsmap is broken ({why})")
+
+
+def check_blob(blob: bytes) -> int:
+    """The trie's size in bytes, once the blob passes sentencepiece's
+    ``DecodePrecompiledCharsMap``: a header, a trie of whole 1024-byte blocks (darts-clone
+    allocates 256 units at a time) inside the blob, and replacements ending with a NUL."""
+    if len(blob) <= 4:
+        raise _broken("shorter than its header")
+    (size,) = struct.unpack_from("<I", blob, 0)
+    if size >= len(blob) - 4:
+        raise _broken("its trie is larger than the blob")
+    if size < 1024 or size % 1024:
+        raise _broken(f"its trie of {size} bytes is not whole blocks of 1024")
+    if blob[-1] != 0:
+        raise _broken("its replacements do not end with a NUL")
+    return size
+
+
+def check_units(units: np.ndarray, n_strings: int) -> None:
+    """sentencepiece's validation of the double array (``DoubleArray::validate``), unit by unit:
+    the root has label 0 and children; every value is an offset inside the replacements; every
+    other unit's children start inside the array (whole blocks: so does every child) and a unit
+    marked as having a leaf has a value unit there. Example: a root ``0x80000000`` (a value, not a
+    node) or a value unit ``0xFFFFFFFF`` (offset 2**31 - 1) is refused."""
+    u = units.astype(np.int64)
+    n = len(u)
+    offset = (u >> 10) << ((u & (1 << 9)) >> 6)
+    if (u[0] & _LABEL_MASK) != 0 or offset[0] == 0:
+        raise _broken("its root is not a node")
+    is_value = (u >> 31) == 1
+    if np.any(is_value & ((u & _VALUE_MASK) >= n_strings)):
+        raise _broken("a value points past its replacements")
+    base = np.arange(n, dtype=np.int64) ^ offset
+    node = ~is_value
+    if np.any(node & (base >= n)):
+        raise _broken("a node's children are outside the trie")
+    leaf = node & (((u >> 8) & 1) == 1)
+    if np.any(leaf & ~is_value[np.minimum(base, n - 1)]):
+        raise _broken("a node marked as a key has no value")
 
 
 def _offset(u: int) -> int:
@@ -41,15 +93,11 @@ class CharsMap:
     """A parsed precompiled charsmap. ``CharsMap(blob)``; an empty blob is not a charsmap."""
 
     def __init__(self, blob: bytes) -> None:
-        if len(blob) <= 4:
-            raise ModelFormatError("the precompiled charsmap is broken (shorter than its header)")
-        (size,) = struct.unpack_from("<I", blob, 0)
-        if size >= len(blob) or size % 4:
-            raise ModelFormatError("the precompiled charsmap is broken (its trie is larger than the blob)")
-        self.units: list[int] = list(struct.unpack_from(f"<{size // 4}I", blob, 4))
-        if not self.units:
-            raise ModelFormatError("the precompiled charsmap is broken (empty trie)")
+        size = check_blob(blob)
+        units = np.frombuffer(blob, dtype="<u4", count=size // 4, offset=4)
         self.strings = bytes(blob[4 + size :])
+        check_units(units, len(self.strings))
+        self.units: list[int] = units.tolist()
         self._replacement: dict[int, str] = {}
         self._longest: dict[str, tuple[int, str] | None] = {}
         self._first: dict[str, str | None] = {}
@@ -107,13 +155,24 @@ class CharsMap:
             if 0 < lab < 256:
                 by_base.setdefault(i ^ lab, []).append((lab, i))
 
+        steps = [0]  # trie steps taken, against `_SCAN_BUDGET`
+        by_children: dict[int, list[tuple[str, int]]] = {}  # `chars_from` depends on the children's base
+
         def chars_from(node: int) -> list[tuple[str, int]]:
             """(character, node after it) for every character readable from `node`."""
+            children = node ^ _offset(units[node])
+            hit = by_children.get(children)
+            if hit is not None:
+                return hit
             out = []
             stack = [(node, b"")]
             while stack:
                 pos, pending = stack.pop()
-                for lab, child in by_base.get(pos ^ _offset(units[pos]), ()):
+                kids = by_base.get(pos ^ _offset(units[pos]), ())
+                steps[0] += len(kids) + 1
+                if steps[0] > _SCAN_BUDGET:
+                    raise _broken("its trie is too tangled to read")
+                for lab, child in kids:
                     data = pending + bytes((lab,))
                     if len(data) == _char_len(data[0]):
                         try:
@@ -122,6 +181,7 @@ class CharsMap:
                             pass  # a key that is not UTF-8 can never match text
                     elif len(data) < _char_len(data[0]) and (len(data) == 1 or 0x80 <= lab < 0xC0):
                         stack.append((child, data))
+            by_children[children] = out
             return out
 
         def has_leaf(node: int) -> bool:
@@ -132,39 +192,47 @@ class CharsMap:
 
         single: dict[str, str] = {}
         continuing: set[str] = set()
-        depth: dict[int, int] = {}  # node -> most characters readable from it
         roots = chars_from(0)
         for ch, node in roots:
             if has_leaf(node):
                 single[ch] = self._value(leaf_value(node))
-        # every character readable after the first one, and the longest key (iteratively, each node once)
-        seen: set[int] = set()
-        order: list[int] = []
-        edges: dict[int, list[int]] = {}
-        stack = [node for _, node in roots]
-        while stack:
-            node = stack.pop()
-            if node in seen:
+        # every character readable after the first one, and the longest key: depth first, each
+        # node once, its depth once its children are done (a child still open is a loop)
+        depth: dict[int, int] = {}  # node -> most characters readable from it (done nodes)
+        has_next: set[int] = set()
+        for _, root in roots:
+            if root in depth:
                 continue
-            seen.add(node)
-            order.append(node)
-            nxt = chars_from(node)
-            edges[node] = [n for _, n in nxt]
-            for ch, n in nxt:
-                continuing.add(ch)
-                if n not in seen:
-                    stack.append(n)
-        for node in reversed(order):  # children are finished before parents in a DAG walked this way
-            depth[node] = 1 + max((depth.get(n, 1) for n in edges[node]), default=0)
-        longest = max((depth.get(node, 1) for _, node in roots), default=1)
-        starters = {ch for ch, node in roots if edges.get(node)}
+            path = [(root, iter(chars_from(root)))]
+            open_nodes = {root}
+            while path:
+                node, rest = path[-1]
+                for ch, n in rest:
+                    steps[0] += 1
+                    if steps[0] > _SCAN_BUDGET:
+                        raise _broken("its trie is too tangled to read")
+                    continuing.add(ch)
+                    has_next.add(node)
+                    if n in open_nodes:
+                        raise _broken("its trie loops back on itself")
+                    if n not in depth:
+                        open_nodes.add(n)
+                        path.append((n, iter(chars_from(n))))
+                        break
+                else:
+                    path.pop()
+                    open_nodes.discard(node)
+                    depth[node] = 1 + max((depth[n] for _, n in chars_from(node)), default=0)
+        longest = max((depth[node] for _, node in roots), default=1)
+        starters = {ch for ch, node in roots if node in has_next}
         return single, continuing, longest, starters
 
     # -- lookups -----------------------------------------------------------------------------------
 
     def longest(self, text: str, pos: int) -> tuple[int, str] | None:
-        """SentencePiece's rule: the longest key starting at `pos` of `text`, as (characters it
-        covers, replacement), or None. Keys that end inside a character are ignored."""
+        """SentencePiece's rule: the longest key starting at `pos` of `text` among the first
+        `_MAX_RESULTS` (shortest first), as (characters it covers, replacement), or None. Keys that
+        end inside a character are ignored."""
         window = text[pos : pos + self.max_chars]
         memo = self._longest
         if window in memo:
@@ -176,7 +244,7 @@ class CharsMap:
             n += len(c.encode("utf-8", "surrogatepass"))
             bounds.add(n)
         best = None
-        for length, value in self._matches(data):
+        for length, value in self._matches(data)[:_MAX_RESULTS]:
             if length in bounds:
                 best = (length, value)
         out = None

@@ -2,11 +2,17 @@
 
 The same algorithm as `viterbi.exact_path` over a whole text, with the library's own arithmetic
 done natively: float32 node scores and resets past +-100000 for sentencepiece, doubles for
-tokenizers. Pieces sit in a trie over code points kept as one open-addressing hash table: the
-child of node ``v`` by code point ``c`` is stored under the key ``v << 21 | c`` (exact, no
-hashing collisions to resolve; one row ``(key, child)`` per slot), so the pieces matching at a
-position are found by walking the text from there until the trie has no child. `whole_pieces`
-runs it over many short texts in one call (is each piece its own best path? the glitch finder).
+tokenizers. As in both libraries, a node's first candidate always takes it, whatever its score
+(scores of -1e308 add up to -inf, and an -inf candidate must still set the node), and a reset
+moves only the nodes already set: a node is set once its start (`back_start`) is not -1, so
+back-pointers always lead back to node 0 and nothing is read out of bounds (`CompiledPieces`
+refuses non-finite scores and ids without one before any kernel runs).
+
+Pieces sit in a trie over code points kept as one open-addressing hash table: the child of node
+``v`` by code point ``c`` is stored under the key ``v << 21 | c`` (exact, no hashing collisions to
+resolve; one row ``(key, child)`` per slot), so the pieces matching at a position are found by
+walking the text from there until the trie has no child. `whole_pieces` runs it over many short
+texts in one call (is each piece its own best path? the glitch finder).
 
 What this leaves out: choosing this path (`lattice.PieceLattice`), unknown-token handling.
 """
@@ -47,15 +53,17 @@ def _build(cps, starts, lengths, pids, bits):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _relax(cps, lo, n, table, node_piece, bits, scores, unk, reset, best, back, back_start):  # pragma: no cover
-    """The Viterbi over ``cps[lo:lo+n]`` (nodes 0..n; `best` holds 0 at node 0 and -inf after):
-    fills the best scores and each node's best piece and where it starts."""
+    """The Viterbi over ``cps[lo:lo+n]`` (nodes 0..n; `best` holds the start score at node 0,
+    `back_start` -1 at nodes 1..n: not set yet): fills the best scores and each node's best piece
+    and where it starts."""
     shift, mask = np.uint64(64 - bits), (1 << bits) - 1
     frontier = 0
     for st in range(n):
         b = best[st]
         if reset and (b < -_RESET or b > _RESET):
             for k in range(st + 1, frontier + 1):
-                best[k] = best[k] - b
+                if back_start[k] >= 0:
+                    best[k] = best[k] - b
             best[st] = 0
             b = best[st]
         node = 0
@@ -73,7 +81,7 @@ def _relax(cps, lo, n, table, node_piece, bits, scores, unk, reset, best, back, 
                 if end == st + 1:
                     single = True
                 c = b + scores[pid]
-                if c > best[end]:
+                if back_start[end] < 0 or c > best[end]:
                     best[end] = c
                     back[end] = pid
                     back_start[end] = st
@@ -81,7 +89,7 @@ def _relax(cps, lo, n, table, node_piece, bits, scores, unk, reset, best, back, 
                     frontier = end
         if not single:  # no one-character piece: the unknown edge
             c = b + unk
-            if c > best[st + 1]:
+            if back_start[st + 1] < 0 or c > best[st + 1]:
                 best[st + 1] = c
                 back[st + 1] = -1
                 back_start[st + 1] = st
@@ -95,11 +103,13 @@ def _viterbi(cps, table, node_piece, bits, scores, unk, reset):  # pragma: no co
     best = np.full(n + 1, -np.inf, dtype=scores.dtype)
     best[0] = 0
     back = np.empty(n + 1, dtype=np.int32)
-    back_start = np.empty(n + 1, dtype=np.int64)
+    back_start = np.full(n + 1, -1, dtype=np.int64)
     _relax(cps, 0, n, table, node_piece, bits, scores, unk, reset, best, back, back_start)
     count = 0
     t = n
     while t > 0:
+        if not 0 <= back_start[t] < t:  # every node is set (each start sets the next one)
+            raise ValueError("the Viterbi left a node without a best piece")
         count += 1
         t = back_start[t]
     ids = np.empty(count, dtype=np.int64)
@@ -131,9 +141,21 @@ def _whole(cps, starts, table, node_piece, bits, scores, unk, reset, want):  # p
         best[0] = 0
         for t in range(1, n + 1):
             best[t] = -np.inf
+            back_start[t] = -1
         _relax(cps, lo, n, table, node_piece, bits, scores, unk, reset, best, back, back_start)
         out[k] = back_start[n] == 0 and back[n] == want[k]
     return out
+
+
+def checked_scores(scores, unk_score: float, dtype) -> tuple[np.ndarray, np.floating]:
+    """`scores` and `unk_score` as `dtype`, refused (ValueError) unless every one is a finite number
+    there: both libraries refuse other scores, and the kernels are only tested on finite ones."""
+    with np.errstate(over="ignore", invalid="ignore"):  # float32 overflow -> inf, refused below
+        arr = np.asarray(scores, dtype=np.float64).astype(dtype)
+        unk = dtype(unk_score)
+    if arr.ndim != 1 or not (np.isfinite(arr).all() and np.isfinite(unk)):
+        raise ValueError("Unigram scores must be finite numbers")
+    return arr, unk
 
 
 class CompiledPieces:
@@ -143,8 +165,15 @@ class CompiledPieces:
     `f32`: sentencepiece's float32 arithmetic with resets (else doubles, tokenizers')."""
 
     def __init__(self, ids: dict[str, int], scores, unk_score: float, *, f32: bool) -> None:
+        self.dtype = np.float32 if f32 else np.float64
+        self.scores, self.unk = checked_scores(scores, unk_score, self.dtype)
+        pids = np.fromiter(ids.values(), dtype=np.int64, count=len(ids))
+        # the kernels index scores with the ids, and keep them in 32 bits
+        n = len(self.scores)
+        if n > np.iinfo(np.int32).max or (len(pids) and not 0 <= pids.min() <= pids.max() < n):
+            raise ValueError("a piece id has no score")
+        pids = pids.astype(np.int32)
         cps, starts, lengths = joined_code_points(list(ids))
-        pids = np.fromiter(ids.values(), dtype=np.int32, count=len(ids))
         # built in a table with more rows than characters (so more than nodes: one stays empty),
         # then moved to one at most half full (pieces share prefixes: 250k pieces of 1.35M
         # characters make 264k nodes)
@@ -152,9 +181,6 @@ class CompiledPieces:
         self.bits = max(8, int(2 * len(self.node_piece)).bit_length())
         self.table = rehash(table, self.bits)
         del table
-        self.dtype = np.float32 if f32 else np.float64
-        self.scores = np.asarray(scores, dtype=self.dtype)
-        self.unk = self.dtype(unk_score)
         self.f32 = f32
 
     def whole_pieces(self, texts: list[str], want: list[int]) -> np.ndarray:

@@ -28,7 +28,9 @@ nodes of the words met before that start the same way (`viterbi.relative_path`).
 
 With numba installed, all of this is replaced by the compiled Viterbi of `kernels` (the same
 algorithm over the whole text with the library's arithmetic done natively); the plain path above
-stays for installs without it.
+stays for installs without it. A model whose float32 scores are large enough for a sum to reach
++-inf (and then NaN, which holds to the end of the text) is run by one exact Viterbi over the
+whole text instead.
 
 What this leaves out: the tokenizers around it (unknown-token fusing, byte fallback, ids), and
 explaining (`tokviz.core.pretrained.spm.explain`).
@@ -52,7 +54,7 @@ import regex
 
 from tokviz.core import jit
 from tokviz.core.algorithm.gc_pause import collector_paused
-from tokviz.core.errors import EncodeError
+from tokviz.core.errors import EncodeError, ModelFormatError
 from tokviz.core.processes.fork import can_fork, here_and_forked
 
 from .batch import MAX_SEGMENT, batch_relative, relative_columns, relative_tuples
@@ -108,7 +110,7 @@ class PieceLattice:
                 ids[p] = i  # a repeated piece keeps its last id (tokenizers' token_to_ids)
         self.ids = ids
         # score of each piece as the Viterbi adds it (user-defined symbols: sentencepiece's formula)
-        sc = [float(x) for x in scores]
+        sc = checked_scores(scores, len(pieces), mode)
         if mode == F32_SP:
             for i in user_defined:
                 sc[i] = f32(0.1 * (len(pieces[i].encode("utf-8")) - 1))  # GetUserDefinedScore(bytes)
@@ -135,6 +137,11 @@ class PieceLattice:
                                            else None)
         if self.compiled is None:
             self._walk_tables  # noqa: B018 - made with the model for the plain Viterbi
+        # sentencepiece's float32 sums can reach +-inf only with scores this large (a reset
+        # subtracts up to longest + 1 node scores): then NaN can follow and hold for the rest of
+        # the text, which no cached segment knows, so the plain path runs one exact Viterbi
+        top = max([abs(self.unk_score), *(abs(sc[i]) for i in ids.values())])
+        self.whole_text_exact = mode == F32_SP and (top + RESET) * (max(map(len, ids), default=1) + 2) >= FLT_MAX / 2
         self._scores32: np.ndarray | None = None  # `scores32_table`
         self.unit_roundoff = 2.0 ** -24 if mode == F32_SP else 2.0 ** -53
         self.half_ulp_exp = -25 if mode == F32_SP else -54
@@ -283,12 +290,16 @@ class PieceLattice:
         """The ids of the library's best path over `s` (-1 for an unknown character) and, per
         segment, its pieces' end positions in it (`absolute_ends` makes them positions in `s`).
         With a compiled Viterbi (`compiled`), the whole of `s` is one segment."""
-        if self.compiled is not None:
-            ids_a, ends_a = self.compiled.best_path(s)
-            ids = ids_a.tolist()
+        if self.compiled is not None or self.whole_text_exact:
+            if self.compiled is not None:
+                ids_a, ends_a = self.compiled.best_path(s)
+                ids, ends = ids_a.tolist(), tuple(ends_a.tolist())
+            else:
+                ids_t, ends, _ = self.exact(s, 0.0)
+                ids = list(ids_t)
             if self.unk_id is None and -1 in ids:
                 raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
-            return ids, [tuple(ends_a.tolist())]
+            return ids, [ends]
         parts = self.segment_strings(s)
         out_ids: list[int] = []
         out_ends: list[tuple[int, ...]] = []
@@ -383,6 +394,23 @@ class PieceLattice:
         if self.unk_id is None and -1 in hit[0]:
             raise EncodeError("an unknown character, and the model has no unknown token (unk_id is null)")
         return hit[0], hit[1]
+
+
+def checked_scores(scores: Sequence[float], n_pieces: int, mode: str) -> list[float]:
+    """`scores` as floats, one per piece, each finite (in float32 too for sentencepiece's
+    arithmetic), else ModelFormatError: both libraries refuse NaN and infinite scores, and the
+    Viterbis (compiled or not) index them by piece id."""
+    sc = [float(x) for x in scores]
+    if len(sc) != n_pieces:
+        raise ModelFormatError(f"{len(sc)} scores for {n_pieces} pieces")
+    arr = np.asarray(sc, dtype=np.float64)
+    if not np.isfinite(arr).all():
+        raise ModelFormatError("a piece's score is NaN or infinite")
+    if mode == F32_SP:
+        with np.errstate(over="ignore"):
+            if not np.isfinite(arr.astype(np.float32)).all():
+                raise ModelFormatError("a piece's score is beyond the range of a float32")
+    return sc
 
 
 def _idle_core() -> bool:

@@ -4,9 +4,10 @@ Both walk the positions of a segment left to right and relax, from each start, t
 end of every piece that matches there (the one-character piece, or the unknown edge when there is
 none, then longer pieces up to the longest one with the same first two characters). A candidate
 replaces a node's score only when it is larger, so on a tie the earliest start (the longest last
-piece) wins, as in sentencepiece and tokenizers. Nodes start at -inf instead of "unset" and keep
-only the id of their best piece (its length gives the start back), so a relaxation is a handful
-of list operations.
+piece) wins, as in sentencepiece and tokenizers; but a node's first candidate always takes it,
+whatever its score (sums of scores like -1e308 reach -inf, and the libraries still set the node).
+Nodes keep only the id of their best piece (its length gives the start back), so a relaxation is
+a handful of list operations.
 
 - `relative_path`: from score 0 in doubles, node by node (pieces ending at a node, earliest start
   first: the same comparisons in the same order) with each prefix's nodes kept for the next
@@ -26,6 +27,7 @@ from math import inf
 
 RESET = 100000.0  # sentencepiece's kScoreResetThreshold
 _NEG = -inf
+_UNSET = -2  # `exact_path`'s id of a node no candidate has reached yet (-1 is the unknown piece)
 
 
 def backtrack(back: list[int], plen: Sequence[int], n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -75,6 +77,7 @@ def relative_path(s: str, memo: dict, get: Callable, sc: Sequence[float], tails_
             lo = 0
         cur = _NEG  # a first candidate's gap to it is inf: never the margin
         bi = bd = 0
+        first = True
         last = t - 1
         for st in range(lo, t):
             i = get(s[st:t])
@@ -86,7 +89,8 @@ def relative_path(s: str, memo: dict, get: Callable, sc: Sequence[float], tails_
             else:
                 continue
             d = depth[st] + 1
-            if c > cur:
+            if first or c > cur:
+                first = False
                 g = (c - cur) / (d + bd + 1)
                 cur = c
                 bi = i
@@ -115,14 +119,15 @@ def exact_path(s: str, x: float, get: Callable, sc: Sequence[float], heads_get: 
     n = len(s)
     r = array.array("f", [0.0])  # r[0] = v; r[0] is v rounded to float32
     best = [x] + [_NEG] * n
-    back = [0] * (n + 1)
+    back = [_UNSET] * (n + 1)
     frontier = 0
     for st in range(n):
         b = best[st]
         if f32 and (b < -RESET or b > RESET):
             for k in range(st + 1, frontier + 1):
-                r[0] = best[k] - b
-                best[k] = r[0]
+                if back[k] != _UNSET:  # sentencepiece moves the nodes already set only
+                    r[0] = best[k] - b
+                    best[k] = r[0]
             best[st] = b = 0.0
         end = st + 1
         top = st + heads_get(s[st:st + 2], 1)
@@ -138,7 +143,7 @@ def exact_path(s: str, x: float, get: Callable, sc: Sequence[float], heads_get: 
             if f32:
                 r[0] = c
                 c = r[0]
-            if c > best[end]:
+            if c > best[end] or back[end] == _UNSET:
                 best[end] = c
                 back[end] = i
             if end > frontier:
