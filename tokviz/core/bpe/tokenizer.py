@@ -21,6 +21,8 @@ from tokviz.core.text.surrogates import surrogate_safe
 from .units import UNK_TOKEN, BaseVocab
 
 _SHIFT = 32
+_POS_BITS = 32  # a heap entry of the long-chunk loop: rank << _POS_BITS | position
+_POS_MASK = (1 << _POS_BITS) - 1
 _LONG_CHUNK = 48  # chunks longer than this use the heap-based merge loop
 _CACHE_LIMITS = 6  # how many step limits keep a chunk cache
 _CACHE_SIZE = 200_000  # entries per cache before it is cleared
@@ -199,10 +201,12 @@ class BpeTokenizer:
         for i in range(n - 1):
             r = ranks.get((ids[i] << _SHIFT) | ids[i + 1])
             if r is not None and r < limit:
-                heap.append((r, i))
+                heap.append(r << _POS_BITS | i)  # one int orders as (rank, position) and compares faster
         heapq.heapify(heap)
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            r, p = heapq.heappop(heap)
+            e = pop(heap)
+            r, p = e >> _POS_BITS, e & _POS_MASK
             a = ids[p]
             q = nxt[p]
             if a < 0 or q < 0 or ranks.get((a << _SHIFT) | ids[q]) != r:
@@ -216,12 +220,12 @@ class BpeTokenizer:
                 prv[after] = p
                 k = ranks.get((new << _SHIFT) | ids[after])
                 if k is not None and k < limit:
-                    heapq.heappush(heap, (k, p))
+                    push(heap, k << _POS_BITS | p)
             o = prv[p]
             if o >= 0:
                 k = ranks.get((ids[o] << _SHIFT) | new)
                 if k is not None and k < limit:
-                    heapq.heappush(heap, (k, o))
+                    push(heap, k << _POS_BITS | o)
         return [x for x in ids if x >= 0]
 
     def _cache(self, limit: int) -> dict[str, tuple]:

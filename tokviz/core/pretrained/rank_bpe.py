@@ -53,6 +53,7 @@ _CACHE_SIZE = 500_000  # entries per chunk cache before it is cleared
 _BATCH_MIN = 256  # fewer new chunks than this are merged one by one (numpy costs more than it saves)
 _BATCH_NEW = 32_768  # new chunks merged in one `merging` call (bounds its arrays)
 _HELD_CHUNKS = 1 << 18  # chunks of the runs waiting for their new chunks' batch (bounds memory)
+_FORMATS_MAX = 64  # longest id tuple written through a ready-made format string
 
 
 @surrogate_safe
@@ -302,14 +303,20 @@ class RankBpeTokenizer(RankBpeExplaining, RankBpeJson):
         """`_texts` in this process: each run joined from the texts of its chunks."""
         texts: dict[str, str] = {}  # chunk -> its ids as text (this call's own cache)
         lookup = texts.__getitem__
-        formats = [""]  # formats[k]: k ids separated by spaces
+        formats = [""]  # formats[k]: k ids separated by spaces (up to _FORMATS_MAX)
 
         def add(new: Collection[str]) -> None:
             (names, ranks), (others, ids) = self._encoded(new, thr)
             texts.update(zip(names, map(str, ranks)))
-            longest = max(map(len, ids), default=0)
+            # a format per length costs the square of the longest: long chunks are joined instead
+            longest = min(max(map(len, ids), default=0), _FORMATS_MAX)
             formats.extend(" ".join(["%d"] * k) for k in range(len(formats), longest + 1))
-            texts.update(zip(others, map(mod, map(formats.__getitem__, map(len, ids)), ids)))
+            short = [len(t) <= _FORMATS_MAX for t in ids]
+            if all(short):
+                texts.update(zip(others, map(mod, map(formats.__getitem__, map(len, ids)), ids)))
+                return
+            for name, t, fits in zip(others, ids, short):
+                texts[name] = formats[len(t)] % t if fits else " ".join(map(str, t))
 
         out = [" ".join(map(lookup, run)) for runs in self._cached_runs(text, texts, add) for run in runs]
         return [" ".join(filter(None, out))] if any(out) else []

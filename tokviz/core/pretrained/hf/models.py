@@ -22,6 +22,8 @@ from tokviz.core.pretrained.common import INF_RANK
 from .normalizers import UnsupportedComponent
 
 _SHIFT = 32
+_POS_BITS = 32  # a heap entry of the long-word loop: rank << _POS_BITS | position
+_POS_MASK = (1 << _POS_BITS) - 1
 _CACHE_SIZE = 200_000
 Token = tuple[int, int, int]  # (id, start char, end char) in the word
 
@@ -194,10 +196,12 @@ class HfBpeModel:
         for i in range(n - 1):
             r = rank_of.get((ids[i] << _SHIFT) | ids[i + 1])
             if r is not None and r < limit:
-                heap.append((r, i))
+                heap.append(r << _POS_BITS | i)  # one int orders as (rank, position) and compares faster
         heapq.heapify(heap)
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            r, p = heapq.heappop(heap)
+            e = pop(heap)
+            r, p = e >> _POS_BITS, e & _POS_MASK
             q = nxt[p]
             if not alive[p] or q >= n or rank_of.get((ids[p] << _SHIFT) | ids[q]) != r:
                 continue
@@ -210,12 +214,12 @@ class HfBpeModel:
                 prv[after] = p
                 k = rank_of.get((ids[p] << _SHIFT) | ids[after])
                 if k is not None and k < limit:
-                    heapq.heappush(heap, (k, p))
+                    push(heap, k << _POS_BITS | p)
             o = prv[p]
             if o >= 0:
                 k = rank_of.get((ids[o] << _SHIFT) | ids[p])
                 if k is not None and k < limit:
-                    heapq.heappush(heap, (k, o))
+                    push(heap, k << _POS_BITS | o)
         return [(ids[i], starts[i], ends[i]) for i in range(n) if alive[i]]
 
     def tokenize(self, word: str, limit: int = INF_RANK) -> tuple[Token, ...]:
