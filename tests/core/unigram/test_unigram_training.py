@@ -265,6 +265,7 @@ def test_vocab_too_small_and_settings_errors():
         (UnigramSettings(prune_fraction=1.0), "between 0 and 1"),
         (UnigramSettings(word_prefix="__"), "one character"),
         (UnigramSettings(em_iterations=0), "EM iterations"),
+        (UnigramSettings(max_piece_chars=65), "between 1 and 64"),  # a settings file cannot make the seed huge
         (UnigramSettings(special_tokens=("x", "x")), "distinct"),
     ]:
         with pytest.raises(SettingsError, match=message):

@@ -59,6 +59,7 @@ from .trainer import EM_ITERATIONS, MAX_PIECE_CHARS, PRUNE_FRACTION, WORD_PREFIX
 
 FORMAT_NAME = "tokviz-unigram"
 FORMAT_VERSION = 1
+MAX_PIECE_CHARS_LIMIT = 64  # the seed's substring table costs characters x this; sentencepiece's default is 16
 MAX_TRAIN_CHUNK_CHARS = 4096  # longer chunks are left out of training (SentencePiece: 4192 bytes)
 _PIECE = attrgetter("piece")
 ROUND_COLUMNS = ["index", "log_likelihood", "em_log_likelihood", "viterbi_tokens", "pruned", "scores"]
@@ -114,8 +115,9 @@ class UnigramSettings(JsonSettings):
             raise SettingsError(f"vocabulary size must be positive, got {self.vocab_size}")
         if self.word_prefix is not None and len(self.word_prefix) != 1:
             raise SettingsError(f"the word prefix must be one character (like '▁') or none, got {self.word_prefix!r}")
-        if self.max_piece_chars < 1:
-            raise SettingsError(f"maximum piece length must be at least 1, got {self.max_piece_chars}")
+        if not 1 <= self.max_piece_chars <= MAX_PIECE_CHARS_LIMIT:  # the seed's table grows with it
+            raise SettingsError(f"maximum piece length must be between 1 and {MAX_PIECE_CHARS_LIMIT}, "
+                                f"got {self.max_piece_chars}")
         if self.seed_size is not None and self.seed_size < 1:
             raise SettingsError(f"seed size must be positive, got {self.seed_size}")
         if self.seed_min_count < 1:
