@@ -92,7 +92,7 @@ def no_background_warm_up(monkeypatch):
     """Windows in tests warm no algorithm up on a thread of their own (`tokviz.engine.training.warm_up`):
     a thread still loading numba would decide, by timing, whether another test may fork. The tests of
     the warm-up itself switch it back on with `warm_ups_on`."""
-    from tokviz.core.algorithm.registry import SPECS
+    from tokviz.core.registry import SPECS
     from tokviz.engine.training import warm_up
 
     monkeypatch.setattr(warm_up, "_started", set(SPECS))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tokviz.core import TrainSettings, train
-from tokviz.core.io.tokenizer_export import export_tokenizer_json
+from tokviz.core.saved.tokenizer_export import export_tokenizer_json
 from tokviz.core.unigram.timeline import UnigramSettings
 
 CORPUS = (

@@ -6,7 +6,7 @@ Run from the repository root::
     python tests/bench/bench_algorithms.py --reps 3 --vocab 8000
 
 Each algorithm trains with its own default settings (BPE: bytes + GPT-4 split; WordPiece and
-Unigram: whitespace words) through `tokviz.core.algorithm.registry.make_training`, in a fresh subprocess
+Unigram: whitespace words) through `tokviz.core.registry.make_training`, in a fresh subprocess
 (``--worker ALGO``, the algorithms alternating) that times only the training (reading the file is
 left out), in wall-clock and CPU seconds (CPU is steadier on a shared machine), twice: the first
 training of the process, then the same training again in it. The first includes what a process
@@ -52,7 +52,7 @@ def settings_for(algo: str, vocab: int):
 
 
 def worker(algo: str, path: str, vocab: int, warm: bool = False) -> dict:
-    from tokviz.core.algorithm.registry import SPECS, make_training
+    from tokviz.core.registry import SPECS, make_training
 
     from tokviz.core import jit
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tokviz.core import TrainSettings
-from tokviz.core.io.session import MAX_WINDOW_SIDE, clean_view
+from tokviz.core.saved.session import MAX_WINDOW_SIDE, clean_view
 
 TEXT = "low lower lowest newer newest " * 20
 

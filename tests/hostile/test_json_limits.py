@@ -90,7 +90,7 @@ def test_cli_says_one_line_naming_the_file(cli, tmp_path, kind):
 
 
 def test_sessions_and_lessons_are_one_line(tmp_path):
-    from tokviz.core.io.session import load_session
+    from tokviz.core.saved.session import load_session
     from tokviz.core.lessons.files import LessonError, load_lesson_text
 
     session = tmp_path / "s.tokviz"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tokviz.core.errors import PatternTimeout
-from tokviz.core.pretrained.unicode_tables import PinnedPattern
+from tokviz.core.text.unicode_tables import PinnedPattern
 from tokviz.core.text import pattern_limits
 from tokviz.core.text.split import parse_split
 

@@ -97,7 +97,7 @@ def test_autosave_into_a_read_only_folder(make_window, settings_store, qtbot, ca
 
 def test_the_autosave_writer_says_why_in_one_line(tmp_path, monkeypatch):
     from tokviz.app.autosave_files import path_exists, write_autosave, write_marker
-    from tokviz.core.io.session import CorpusRef, Session
+    from tokviz.core.saved.session import CorpusRef, Session
 
     blocked = tmp_path / "data"
     blocked.write_text("", encoding="utf-8")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tokviz.core import TokvizError
-from tokviz.core.io.session import Session, save_session
+from tokviz.core.saved.session import Session, save_session
 
 AUTOSAVE_NAME = "autosave.tokviz"
 CLEAN_EXIT_NAME = "clean-exit"

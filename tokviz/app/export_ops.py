@@ -4,7 +4,7 @@ Writes the current BPE model as a Hugging Face ``tokenizer.json`` or as ``NAME.t
 ``NAME.tiktoken.json`` (split pattern and special tokens; the file dialog asks about the first, this
 asks before replacing the second), with all merges or only the first k
 (the timeline's current step, when "At the Current Step Only" is checked). The core does the
-work (`tokviz.core.io.tokenizer_export`, atomic writes); this runs it on a background thread
+work (`tokviz.core.saved.tokenizer_export`, atomic writes); this runs it on a background thread
 (`TaskEngine`: a 100k-merge model takes ~0.4 s) on a snapshot of the timeline, keeps the menu
 actions disabled with the reason in their tips when the model cannot be exported (WordPiece,
 Unigram, loaded tokenizers, end-of-word markers, character units for tiktoken), and shows errors
@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QMenu
 from tokviz.core import TokvizError
 
 if TYPE_CHECKING:
-    from tokviz.core.io.tokenizer_export import ExportedFiles
+    from tokviz.core.saved.tokenizer_export import ExportedFiles
 from tokviz.engine.tasks import TaskEngine
 
 from .services import WindowServices
@@ -48,7 +48,7 @@ FORMATS = {  # the keys are tokviz.core.pretrained.EXPORT_FORMATS
 
 
 def _write(timeline, path: Path, fmt: str, step: int | None, *, should_stop, progress) -> ExportedFiles:
-    from tokviz.core.io.tokenizer_export import export_timeline
+    from tokviz.core.saved.tokenizer_export import export_timeline
 
     return export_timeline(timeline, path, fmt, step=step)  # one call: nothing to cancel between
 
@@ -95,7 +95,7 @@ class ExportController(QObject):
         timeline = self.step_model.timeline
         if timeline is None:
             return "No model yet: train a BPE tokenizer (or open a tokviz BPE model) first"
-        from tokviz.core.io.tokenizer_export import export_problem  # the formats load with the first model
+        from tokviz.core.saved.tokenizer_export import export_problem  # the formats load with the first model
 
         why = export_problem(timeline, fmt)
         return why[:1].upper() + why[1:] if why else None
@@ -129,7 +129,7 @@ class ExportController(QObject):
                                              f.filters)
         if not path:
             return False
-        from tokviz.core.io.tokenizer_export import check_export_targets
+        from tokviz.core.saved.tokenizer_export import check_export_targets
 
         try:  # the dialog asked about `path`; the sidecar it did not show
             files = check_export_targets(path, fmt)

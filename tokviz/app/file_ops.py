@@ -15,9 +15,9 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QGuiApplication
 
 from tokviz.core import TokvizError
-from tokviz.core.io.model_files import save_model
+from tokviz.core.saved.model_files import save_model
 from tokviz.core.io.safe_files import write_atomic
-from tokviz.core.io.session import is_session_file
+from tokviz.core.saved.session import is_session_file
 from tokviz.engine.corpus_files import LoadedCorpus, LoadedModel, NotUtf8Error, is_model_file, load_file
 from tokviz.engine.tasks import TaskEngine
 

@@ -1,6 +1,6 @@
 """`SessionController`: File > Save Session / Open Session, autosave and crash recovery.
 
-A session (``tokviz.core.io.session``) is gathered from the window (corpus, training settings, the
+A session (``tokviz.core.saved.session``) is gathered from the window (corpus, training settings, the
 timeline, loaded tokenizers, the step, and the view: dock layout, raised panels, each panel's
 ``view_state()``, vocabulary selection, theme, font scale, geometry) and applied back in the same
 order a user would: corpus, settings, model, view, step. A file that does not parse leaves the
@@ -24,9 +24,9 @@ from PySide6.QtCore import QByteArray, QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QApplication
 
 from tokviz.core import TokvizError
-from tokviz.core.algorithm.registry import snapshot
+from tokviz.core.registry import snapshot
 from tokviz.core.io.safe_files import remove_stale_temp_files
-from tokviz.core.io.session import (
+from tokviz.core.saved.session import (
     EMBED_LIMIT,
     CorpusRef,
     Session,

@@ -13,7 +13,7 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from tokviz.core import Timeline, TokvizError
-from tokviz.core.algorithm.registry import step_noun
+from tokviz.core.registry import step_noun
 from tokviz.engine.training.warm_up import warm_up_in_background
 from tokviz.panels.training.status import format_duration
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bpe.units import UNK_TOKEN
+from .algorithm.records import UNK_TOKEN
 from .encoding import Encoding, uncovered
 from .errors import EncodeError
 from .text.split import parse_split

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from itertools import compress, count, starmap
 from operator import eq, itemgetter
 
-from .algorithm.gc_pause import collector_paused
+from .gc_pause import collector_paused
 from .errors import EncodeError
 from .json_columns import write_json_columns
 from .text.split import split_specials

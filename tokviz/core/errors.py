@@ -28,3 +28,8 @@ class EncodeError(TokvizError):
 class PatternTimeout(TokvizError):
     """A regular expression from a file or typed by a user ran past its time limit (it backtracks
     catastrophically on this text); the message names the pattern and the limit."""
+
+
+class Cancelled(Exception):
+    """Raised inside long work (counting, training, rendering) when the caller's `should_stop`
+    returns True: not an error, so not a `TokvizError`."""

@@ -21,7 +21,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings
 
 from tokviz.core import TokvizError, TrainSettings
-from tokviz.core.algorithm.registry import settings_from_json, settings_to_json
+from tokviz.core.registry import settings_from_json, settings_to_json
 from tokviz.core.io.safe_files import parse_json
 
 ORGANIZATION = "tokviz"

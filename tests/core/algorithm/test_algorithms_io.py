@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tokviz.core import ModelFormatError, SettingsError, TokvizError, TrainSettings, load_timeline, save_timeline
-from tokviz.core.algorithm.registry import (
+from tokviz.core.registry import (
     algorithm_of,
     empty_copy,
     make_training,
@@ -17,7 +17,7 @@ from tokviz.core.algorithm.registry import (
     step_noun,
 )
 from tokviz.core.bpe.timeline import Timeline, Training, train
-from tokviz.core.io.model_files import load_model, save_model
+from tokviz.core.saved.model_files import load_model, save_model
 from tokviz.core.unigram.timeline import UnigramSettings, UnigramTimeline, UnigramTraining, train_unigram
 from tokviz.core.wordpiece.timeline import WordPieceSettings, WordPieceTimeline, WordPieceTraining, train_wordpiece
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import shared_file
-from tokviz.core.algorithm.registry import make_training, settings_from_json
+from tokviz.core.registry import make_training, settings_from_json
 from tokviz.core.compare.health import health_csv, health_markdown, vocabulary_health
 from tokviz.core.compare.trace import first_divergence, trace_pipeline
 from tokviz.core.compare.vocab import compare_vocabularies, vocabulary_at

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import qt_modules_loaded, shared_file
 from tokviz.core import TrainSettings, train
-from tokviz.core.algorithm.registry import make_training
+from tokviz.core.registry import make_training
 from tokviz.core.unigram.timeline import UnigramSettings
 from tokviz.core.wordpiece.timeline import WordPieceSettings
 from tokviz.core.lessons.figures import (

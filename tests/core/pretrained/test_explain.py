@@ -16,7 +16,7 @@ from tokviz.core.pretrained import (
     token_counts,
     token_flags,
 )
-from tokviz.core.text.chunks import Cancelled
+from tokviz.core.errors import Cancelled
 
 from .pretrained_helpers import corpus, load_ours
 

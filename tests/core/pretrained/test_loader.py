@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from tokviz.core import BpeTokenizer, ModelFormatError, TrainSettings, save_timeline, train
-from tokviz.core.algorithm.registry import make_training
-from tokviz.core.io.model_files import save_model
+from tokviz.core.registry import make_training
+from tokviz.core.saved.model_files import save_model
 from tokviz.core.pretrained import (
     HfTokenizer,
     RankBpeTokenizer,

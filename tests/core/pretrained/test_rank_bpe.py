@@ -12,7 +12,7 @@ from tokviz.core import EncodeError
 from tokviz.core.pretrained import RankBpeTokenizer, fastsplit
 from tokviz.core.pretrained.common import python_pattern
 from tokviz.core.pretrained.merging.one_chunk import bpe_parts, bpe_parts_heap
-from tokviz.core.pretrained.unicode_tables import NEW_IN_UNICODE_17, PinnedPattern, pin_pattern
+from tokviz.core.text.unicode_tables import NEW_IN_UNICODE_17, PinnedPattern, pin_pattern
 from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
 
 from .pretrained_helpers import TIKTOKEN_NAMES, corpus, load_ours, unicode_text

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from tests.core.pretrained.pretrained_helpers import HF_NAMES, TIKTOKEN_NAMES, load_ours, load_reference
 from tokviz.core import CharTokenizer, TrainSettings, WordTokenizer
-from tokviz.core.algorithm.registry import make_training
+from tokviz.core.registry import make_training
 from tokviz.core.text.surrogates import fix_surrogates, has_surrogates
 from tokviz.core.unigram.timeline import UnigramSettings
 from tokviz.core.wordpiece.timeline import WordPieceSettings

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 TRAIN = """
 import hashlib, json, random
-from tokviz.core.algorithm.registry import make_training
+from tokviz.core.registry import make_training
 from tokviz.core.unigram.timeline import UnigramSettings, to_json
 rng = random.Random(7)
 words = ["".join(rng.choice("abcdefghij") for _ in range(rng.randint(3, 9))) for _ in range(30000)]

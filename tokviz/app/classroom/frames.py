@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QWidget
 from tokviz.core import TokvizError
 from tokviz.core.io.gif import write_gif, write_png
 from tokviz.core.io.safe_files import write_atomic
-from tokviz.core.text.chunks import Cancelled
+from tokviz.core.errors import Cancelled
 
 MAX_UPSCALE = 2.0  # a grabbed image is enlarged at most this much (more only blurs)
 MAX_RENDER_SCALE = 4.0  # small panels are rendered at most this much larger (sharp)

@@ -16,7 +16,7 @@ import json
 from typing import TextIO
 
 from tokviz.core.algorithm.options import Option, option_named, options_of
-from tokviz.core.algorithm.registry import ALGORITHMS, SPECS
+from tokviz.core.registry import ALGORITHMS, SPECS
 
 from .arguments import number, whole_number
 

@@ -7,7 +7,7 @@ extension. The core refuses what has no exact form (WordPiece, Unigram, loaded t
 end-of-word markers, character units for tiktoken) with a one-line message, and any export onto
 MODEL itself or over a file the command did not name; writes are atomic, so an error leaves no
 file behind.
-What this leaves out: the formats (`tokviz.core.io.tokenizer_export`), the rest of the CLI.
+What this leaves out: the formats (`tokviz.core.saved.tokenizer_export`), the rest of the CLI.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tokviz.core.algorithm.registry import step_noun
-from tokviz.core.io.tokenizer_export import EXPORT_FORMATS, check_export_targets, export_timeline
+from tokviz.core.registry import step_noun
+from tokviz.core.saved.tokenizer_export import EXPORT_FORMATS, check_export_targets, export_timeline
 
 SUFFIX_FORMATS = {".json": "hf", ".tiktoken": "tiktoken"}
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tokviz import __version__
-from tokviz.core.algorithm.gc_pause import collector_paused
+from tokviz.core.gc_pause import collector_paused
 from tokviz.core.errors import TokvizError
 from tokviz.core.text.corpus import ENCODING_ERRORS, read_text
 
@@ -139,8 +139,8 @@ def _add_merges_parser(sub) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from tokviz.core.algorithm.registry import make_training, step_noun
-    from tokviz.core.io.model_files import save_model
+    from tokviz.core.registry import make_training, step_noun
+    from tokviz.core.saved.model_files import save_model
     from tokviz.core.io.safe_files import same_file
     from tokviz.core.text.corpus import parse_word_counts
 
@@ -221,7 +221,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
         text = decode_utf8(data, name="<stdin>")
     timeline = _read_model(args.model, args.pattern)
     if args.step is not None and args.step > timeline.n_steps:
-        from tokviz.core.algorithm.registry import step_noun
+        from tokviz.core.registry import step_noun
 
         noun = step_noun(timeline, 1)
         raise UsageError(f"tokviz encode: --step {args.step} is past the last {noun} ({timeline.n_steps})")

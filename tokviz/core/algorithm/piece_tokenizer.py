@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from tokviz.core.bpe.units import UNK_TOKEN
+from tokviz.core.algorithm.records import UNK_TOKEN
 from tokviz.core.encoding import Encoding, encode_with_specials, uncovered
 from tokviz.core.errors import EncodeError, ModelFormatError
 from tokviz.core.text.split import Splitter

@@ -15,7 +15,7 @@ Three subword algorithms (BPE, WordPiece, Unigram) and the loaded real tokenizer
   replay step k. Its capability flags (``has_counts``, ``lists_merges``, ...) and methods
   (``step_of``, ``segment``, ``merge_tree``) replace switching on the algorithm's name.
 
-The one place that maps an algorithm's *name* to its classes is `tokviz.core.algorithm.registry`.
+The one place that maps an algorithm's *name* to its classes is `tokviz.core.registry`.
 This module imports nothing of tokviz but the records it names, so every algorithm can import it.
 """
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+UNK_TOKEN = "[UNK]"  # the unknown token of the vocabulary-based algorithms (WordPiece, Unigram, BPE by chars)
+
 
 @dataclass(frozen=True, slots=True)
 class Segmentation:

@@ -9,7 +9,7 @@ staged training run (count the corpus, then a generator of steps).
 
 Everything else is here: reading the corpus (`count`), the empty-corpus error, appending each step
 to the timeline as it is yielded (the one step list: callers that need a stable copy take
-`tokviz.core.algorithm.registry.snapshot`), ``finished`` at the end, and `run`.
+`tokviz.core.registry.snapshot`), ``finished`` at the end, and `run`.
 
     >>> from tokviz.core.wordpiece.timeline import WordPieceSettings, WordPieceTraining
     >>> t = WordPieceTraining(WordPieceSettings(merges=2), texts=["hug hug pug"])
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict
 
-from tokviz.core.algorithm.gc_pause import collector_paused
+from tokviz.core.gc_pause import collector_paused
 from tokviz.core.errors import CorpusError, SettingsError
 from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
 from tokviz.core.text.split import SPLIT_CHOICES, parse_split

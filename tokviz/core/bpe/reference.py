@@ -37,7 +37,7 @@ def oracle_split(text: str, split: str) -> list[str]:
         return [text] if text else []
     if split == "whitespace":
         return text.split()
-    from tokviz.core.pretrained.unicode_tables import pin_pattern  # Unicode 16 (checked against tiktoken)
+    from tokviz.core.text.unicode_tables import pin_pattern  # Unicode 16 (checked against tiktoken)
 
     if split.startswith("regex:"):
         return [c for c in regex.findall(pin_pattern(split[len("regex:"):]), text) if c]

@@ -17,7 +17,7 @@ import numpy as np
 
 from tokviz.core.algorithm.merge_steps import MergeSteps
 from tokviz.core.algorithm.options import option
-from tokviz.core.algorithm.records import Segmentation, TreeNode
+from tokviz.core.algorithm.records import UNK_TOKEN, Segmentation, TreeNode
 from tokviz.core.algorithm.staged import (
     MERGES,
     MIN_PAIR_COUNT,
@@ -34,7 +34,7 @@ from tokviz.core.text.split import parse_split
 from .replay import merge_tree, segment_text
 from .tokenizer import BpeTokenizer
 from .trainer import HF_BYTE_ORDER, BpeTrainer, MergeStep
-from .units import UNITS, UNK_TOKEN, BaseVocab
+from .units import UNITS, BaseVocab
 
 # "first": equal counts go to the pair seen first; "hf": to the smallest (left, right) pair in
 # Hugging Face tokenizers' id order, which reproduces its BpeTrainer's merge list exactly.

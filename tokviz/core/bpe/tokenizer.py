@@ -13,12 +13,13 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from tokviz.core.algorithm.protocol import StepTimeline as Timeline  # a BPE `Timeline`
+from tokviz.core.algorithm.records import UNK_TOKEN
 from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
 from tokviz.core.errors import EncodeError
 from tokviz.core.text.split import Splitter, parse_split
 from tokviz.core.text.surrogates import surrogate_safe
 
-from .units import UNK_TOKEN, BaseVocab
+from .units import BaseVocab
 
 _SHIFT = 32
 _POS_BITS = 32  # a heap entry of the long-chunk loop: rank << _POS_BITS | position

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from tokviz.core.errors import SettingsError
 
 UNITS = ("bytes", "chars")
-UNK_TOKEN = "[UNK]"
 
 
 @dataclass(frozen=True)

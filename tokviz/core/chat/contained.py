@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping
 from tokviz.core.processes.fork import fork_safe_thread
 from tokviz.core.processes.pipes import read_event
 from tokviz.core.processes.spawn import ChildProcess
-from tokviz.core.text.chunks import Cancelled
+from tokviz.core.errors import Cancelled
 
 from .sandbox import DEFAULT_TIMEOUT, TemplateError, TemplateTimeout
 

@@ -41,7 +41,7 @@ from jinja2.compiler import CodeGenerator
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from tokviz.core.errors import TokvizError
-from tokviz.core.text.chunks import Cancelled
+from tokviz.core.errors import Cancelled
 
 DEFAULT_TIMEOUT = 2.0  # seconds a render may take
 MAX_OUTPUT_CHARS = 20_000_000  # a rendered prompt (a 4k-token conversation is ~16k characters)

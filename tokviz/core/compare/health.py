@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tokviz.core.glitch.evidence import CATEGORIES, round_trip_category
-from tokviz.core.text.chunks import Cancelled
+from tokviz.core.errors import Cancelled
 
 FLAGS = {
     "mostly inside": "on the corpus it almost only occurs inside longer tokens (IoS >= 0.9)",

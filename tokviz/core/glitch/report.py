@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tokviz.core.text.chunks import Cancelled
+from tokviz.core.errors import Cancelled
 
 from .evidence import ZIPF, MergeGraph, expected_counts, rarity, seen_counts
 from .score import REASONS, GlitchRow, is_run, score_parts

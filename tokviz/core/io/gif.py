@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from tokviz.core.text.chunks import Cancelled
+from tokviz.core.errors import Cancelled
 
 MAX_COLORS = 256
 

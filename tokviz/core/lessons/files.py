@@ -165,7 +165,7 @@ def _corpus(d: Mapping, source: str, where: str) -> Corpus:
 
 def _settings(d: Mapping, source: str, where: str):
     """BPE settings, or WordPiece/Unigram ones with ``"algorithm": "wordpiece"|"unigram"``."""
-    from tokviz.core.algorithm.registry import settings_from_json
+    from tokviz.core.registry import settings_from_json
 
     try:
         return settings_from_json(d)

@@ -10,7 +10,7 @@ shares `BpeTokenizer`'s grid: `encode`, `encode_ordinary`, `encode_ids`, `decode
 `token_bytes`, ``name``, ``step=k`` for the first k merges.
 
 Explaining: `merge_list` (the merge timeline), `merge_tree`, `find_unreachable`, `find_unused`,
-`VocabIndex`. Exporting a timeline trained in tokviz lives in `tokviz.core.io.tokenizer_export`.
+`VocabIndex`. Exporting a timeline trained in tokviz lives in `tokviz.core.saved.tokenizer_export`.
 
 The names below are imported from their modules when first used (PEP 562): importing one
 submodule, or the package for one name, does not load every reader (the window starts faster).

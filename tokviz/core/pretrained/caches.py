@@ -29,7 +29,7 @@ from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.io.safe_files import open_regular, read_head
-from tokviz.core.text.chunks import Cancelled
+from tokviz.core.errors import Cancelled
 
 from .tiktoken_files import KNOWN_ENCODINGS, KnownTokenizer, cache_path, known_tokenizers
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 
 from tokviz.core.bpe.tokenizer import BpeTokenizer
-from tokviz.core.text.chunks import Cancelled
+from tokviz.core.errors import Cancelled
 
 from .common import LoadedMerge
 

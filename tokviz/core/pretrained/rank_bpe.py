@@ -46,7 +46,7 @@ from .merging.one_chunk import LONG_PIECE, bpe_parts
 from .id_spans import SpanTable
 from .rank_explain import RankBpeExplaining
 from .rank_json import RankBpeJson
-from .unicode_tables import PinnedPattern
+from tokviz.core.text.unicode_tables import PinnedPattern
 
 _CACHE_LIMITS = 6  # how many step limits keep a chunk cache
 _CACHE_SIZE = 500_000  # entries per chunk cache before it is cleared

@@ -42,7 +42,7 @@ class RankBpeExplaining:
             vocab = self._vocab
             for index, r in enumerate(self._merge_ranks):
                 if should_stop is not None and index % 4096 == 0 and should_stop():
-                    from tokviz.core.text.chunks import Cancelled
+                    from tokviz.core.errors import Cancelled
 
                     raise Cancelled()
                 out.append(LoadedMerge(index, r, self.merge_of(r), vocab[r]))  # type: ignore[arg-type]

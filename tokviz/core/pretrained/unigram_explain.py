@@ -23,7 +23,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from tokviz.core.text.chunks import Cancelled
+from tokviz.core.errors import Cancelled
 from tokviz.core.unigram.tokenizer import (
     LatticeEdge,
     Segmentation,

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import tokviz
 from tokviz.core.errors import TokvizError
-from tokviz.core.text.chunks import Cancelled
+from tokviz.core.errors import Cancelled
 
 from .fork import fork_safe_thread
 from .pipes import read_event, read_frame, write_event, write_frame

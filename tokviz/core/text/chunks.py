@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import regex
 
+from tokviz.core.errors import Cancelled
 from tokviz.core.processes.fork import can_fork, fork_call
 
 from .split import Splitter, split_specials
@@ -29,10 +30,6 @@ _PARALLEL_SPECS = frozenset({"gpt2", "gpt4", "o200k", "whitespace"})
 
 ShouldStop = Callable[[], bool]
 Progress = Callable[[int, int], None]
-
-
-class Cancelled(Exception):
-    """Raised inside counting when the caller's `should_stop` returns True."""
 
 
 def _slices(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:

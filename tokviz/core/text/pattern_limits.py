@@ -12,7 +12,7 @@ pinned Unicode 16 forms included, over 10 MB of multilingual text): 7 times less
 allows, and a short text gets two seconds where it needs a millisecond. A catastrophic pattern
 stops within about twice its limit (the module looks at the clock now and then).
 
-What this leaves out: compiling the patterns (`tokviz.core.pretrained.unicode_tables.PinnedPattern`).
+What this leaves out: compiling the patterns (`tokviz.core.text.unicode_tables.PinnedPattern`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ splitting by `split_specials`.
 
 Patterns match with the Unicode version of tiktoken's and tokenizers' Rust regex engines (16), not
 the newer tables of the `regex` module: a letter new in Unicode 17 is not a letter (``\\p{L}``) here either
-(`tokviz.core.pretrained.unicode_tables.PinnedPattern`), so a model trained here and exported to
+(`tokviz.core.text.unicode_tables.PinnedPattern`), so a model trained here and exported to
 tokenizer.json or .tiktoken splits every text as those libraries do.
 """
 
@@ -75,7 +75,7 @@ class Splitter:
     def _compiled(self):  # a PinnedPattern, or None
         if self.pattern is None:
             return None
-        from tokviz.core.pretrained.unicode_tables import PinnedPattern  # Unicode 16, as tiktoken
+        from tokviz.core.text.unicode_tables import PinnedPattern  # Unicode 16, as tiktoken
 
         return PinnedPattern(python_regex_pattern(self.pattern), trusted=self.spec in SPLIT_PRESETS)
 
@@ -129,7 +129,7 @@ class Splitter:
 
 def _has_new_unicode(text: str) -> bool:
     """Does `text` hold a character new in Unicode 17 (which the pinned pattern must see)?"""
-    from tokviz.core.pretrained.unicode_tables import NEW_IN_UNICODE_17
+    from tokviz.core.text.unicode_tables import NEW_IN_UNICODE_17
 
     first = min(NEW_IN_UNICODE_17.starts)
     return any(c in NEW_IN_UNICODE_17 for c in set(text) if ord(c) >= first)

@@ -32,7 +32,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from tokviz.core.algorithm.gc_pause import paused_gc
+from tokviz.core.gc_pause import paused_gc
 from tokviz.core.algorithm.options import option
 from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
 from tokviz.core.algorithm.records import Segmentation as StepSegmentation

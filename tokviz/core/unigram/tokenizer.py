@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from tokviz.core.algorithm.piece_tokenizer import UNK_ID, ChunkResult, PieceTokenizer
 from tokviz.core.algorithm.protocol import StepTimeline as UnigramTimeline  # a `UnigramTimeline`
-from tokviz.core.bpe.units import UNK_TOKEN
+from tokviz.core.algorithm.records import UNK_TOKEN
 from tokviz.core.encoding import Encoding, uncovered
 from tokviz.core.text.surrogates import surrogate_safe
 from tokviz.core.errors import EncodeError

@@ -53,7 +53,7 @@ from typing import NamedTuple
 import numpy as np
 
 from tokviz.core.processes.idle import IdleMeter
-from tokviz.core.text.chunks import Cancelled
+from tokviz.core.errors import Cancelled
 
 from .compiled import load_kernels, make_lattices
 from .lattice import Lattices

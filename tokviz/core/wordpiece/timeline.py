@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tokviz.core.algorithm.gc_pause import paused_gc
+from tokviz.core.gc_pause import paused_gc
 from tokviz.core.algorithm.merge_steps import MergeSteps
 from tokviz.core.algorithm.options import option
 from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from tokviz.core.algorithm.piece_tokenizer import UNK_ID, ChunkResult, PieceTokenizer
 from tokviz.core.algorithm.protocol import StepTimeline as WordPieceTimeline  # a `WordPieceTimeline`
-from tokviz.core.bpe.units import UNK_TOKEN
+from tokviz.core.algorithm.records import UNK_TOKEN
 from tokviz.core.errors import EncodeError
 from tokviz.core.text.split import Splitter, parse_split
 

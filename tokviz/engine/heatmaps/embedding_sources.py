@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from tokviz.core.algorithm.registry import snapshot
+from tokviz.core.registry import snapshot
 from tokviz.engine.tasks import TaskEngine
 
 from .embedding_engine import MAX_CORPUS_CHARS, TokenizedCorpus, encode_current_text, tokenize_corpus

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from tokviz.core import Cancelled, TrainSettings, parse_word_counts
-from tokviz.core.algorithm.registry import empty_copy, make_training  # BPE, WordPiece or Unigram
+from tokviz.core.registry import empty_copy, make_training  # BPE, WordPiece or Unigram
 from tokviz.core.processes.pipes import read_frame, write_event
 from tokviz.core.processes.spawn import JOB_ERRORS, child_pipes, exit_child, run_child, watch_parent
 

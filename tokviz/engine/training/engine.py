@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from tokviz.core import Timeline, TrainSettings
-from tokviz.core.algorithm.registry import empty_copy, make_training, step_noun
+from tokviz.core.registry import empty_copy, make_training, step_noun
 from tokviz.core.processes.pipes import write_frame
 from tokviz.core.processes.spawn import ChildProcess
 from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, ChildWorkerMixin, background_mode

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 
-from tokviz.core.algorithm.registry import SPECS
+from tokviz.core.registry import SPECS
 
 _started: set[str] = set()
 _lock = threading.Lock()

@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QSpinBox, QWidget
 
 from tokviz.core.algorithm.options import Option, option_named, options_of
-from tokviz.core.algorithm.registry import SPECS, AlgorithmSpec, algorithm_of
+from tokviz.core.registry import SPECS, AlgorithmSpec, algorithm_of
 
 GPT_SPLITS = ("gpt4", "gpt2", "o200k")  # splits that keep the leading space in every chunk
 

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from tests.conftest import shared_file
 from tests.core.pretrained.pretrained_helpers import corpus, unicode_text
 from tokviz.core.pretrained import load_tokenizer
-from tokviz.core.pretrained import unicode_tables as ut
+from tokviz.core.text import unicode_tables as ut
 from tokviz.core.pretrained.hf.markers import MARKER, marker_cuts, marker_pieces
 from tokviz.core.pretrained.hf.normalizers import NormStr
 from tokviz.core.pretrained.hf.pretokenizers import BertPre, MetaspacePre, SequencePre, SplitPre, isolated_bounds
-from tokviz.core.pretrained.unicode_tables import PinnedPattern
+from tokviz.core.text.unicode_tables import PinnedPattern
 
 _NEW17 = "\u0558\u1acf\U0001e6c0"  # letters/marks the pinned patterns treat as unknown
 

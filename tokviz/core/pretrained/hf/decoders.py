@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import regex
 
 from tokviz.core.errors import ModelFormatError
-from tokviz.core.pretrained.unicode_tables import PinnedPattern
+from tokviz.core.text.unicode_tables import PinnedPattern
 
 from .normalizers import UnsupportedComponent, hf_pattern
 from .pretokenizers import CHAR_BYTE

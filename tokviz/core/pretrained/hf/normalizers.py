@@ -17,8 +17,8 @@ from itertools import chain, repeat
 import regex
 
 from tokviz.core.errors import ModelFormatError
-from tokviz.core.pretrained import unicode_tables as ut
-from tokviz.core.pretrained.unicode_tables import PinnedPattern
+from tokviz.core.text import unicode_tables as ut
+from tokviz.core.text.unicode_tables import PinnedPattern
 
 from . import case_mapping as cm  # Lowercase with Rust's newer case tables, as tokenizers
 from . import unicode_forms as ud  # NFD/NFKD/NFC/NFKC with Unicode 9.0's data, as tokenizers

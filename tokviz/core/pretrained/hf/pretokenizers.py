@@ -15,9 +15,9 @@ from itertools import compress
 
 import regex
 
-from tokviz.core.pretrained import unicode_tables as ut
+from tokviz.core.text import unicode_tables as ut
 from tokviz.core.pretrained.fastsplit import HF_GPT2_PATTERN, FastSplitter
-from tokviz.core.pretrained.unicode_tables import PinnedPattern
+from tokviz.core.text.unicode_tables import PinnedPattern
 
 from .normalizers import NormStr, UnsupportedComponent, hf_pattern, per_char_memo
 

@@ -30,7 +30,7 @@ import unicodedata
 from functools import lru_cache
 
 from tokviz.core.pretrained.unicode9_assigned import ASSIGNED, UNICODE_VERSION
-from tokviz.core.pretrained.unicode_tables import CharTable
+from tokviz.core.text.unicode_tables import CharTable
 
 KNOWN = CharTable("".join(ASSIGNED))  # what Unicode 9.0 assigns
 

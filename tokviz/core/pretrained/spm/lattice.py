@@ -53,7 +53,7 @@ import numpy as np
 import regex
 
 from tokviz.core import jit
-from tokviz.core.algorithm.gc_pause import collector_paused
+from tokviz.core.gc_pause import collector_paused
 from tokviz.core.errors import EncodeError, ModelFormatError
 from tokviz.core.processes.fork import can_fork, here_and_forked
 

@@ -11,8 +11,8 @@ import pytest
 from tokviz.core import TrainSettings, train
 from tokviz.core.errors import TokvizError
 from tokviz.core.io.gif import changed_box, lzw_encode, write_gif, write_png
-from tokviz.core.io.model_files import model_to_json
-from tokviz.core.io.session import (
+from tokviz.core.saved.model_files import model_to_json
+from tokviz.core.saved.session import (
     CorpusChangedError,
     CorpusRef,
     Session,
@@ -51,7 +51,7 @@ def test_round_trip_keeps_everything(tmp_path):
 
 @pytest.mark.parametrize("settings", [WordPieceSettings(merges=6), UnigramSettings(vocab_size=40)])
 def test_other_algorithms_round_trip(tmp_path, settings):
-    from tokviz.core.algorithm.registry import make_training
+    from tokviz.core.registry import make_training
     tl = make_training(settings, texts=[TEXT]).run()
     s = _session(train_settings=settings, timeline=tl)
     save_session(s, tmp_path / "b.tokviz")

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from tokviz.core.pretrained import unicode_tables as ut
+from tokviz.core.text import unicode_tables as ut
 
-from .pretrained_helpers import HF_NAMES, TIKTOKEN_NAMES, full_only, our_ids, reference_ids
+from tests.core.pretrained.pretrained_helpers import HF_NAMES, TIKTOKEN_NAMES, full_only, our_ids, reference_ids
 
 ALL = TIKTOKEN_NAMES + HF_NAMES
 

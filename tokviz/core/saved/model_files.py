@@ -12,13 +12,13 @@ import json
 import os
 from pathlib import Path
 
-from tokviz.core.algorithm.gc_pause import collector_paused
-from tokviz.core.algorithm.registry import SPECS, spec_named, spec_of, spec_with_format
+from tokviz.core.gc_pause import collector_paused
+from tokviz.core.registry import SPECS, spec_named, spec_of, spec_with_format
 from tokviz.core.bpe.model_file import FORMAT_NAME, FORMAT_VERSION, STEP_COLUMNS, timeline_from_json, timeline_to_json  # noqa: F401 - FORMAT_* and STEP_COLUMNS: public names of the BPE format
 from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.errors import ModelFormatError, TokvizError
 
-from .safe_files import MAX_MODEL_BYTES, JsonWording, parse_json, read_file_bytes, write_atomic
+from tokviz.core.io.safe_files import MAX_MODEL_BYTES, JsonWording, parse_json, read_file_bytes, write_atomic
 
 
 def save_timeline(timeline: Timeline, path: str | os.PathLike) -> None:

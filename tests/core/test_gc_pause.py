@@ -7,7 +7,7 @@ import gc
 
 import pytest
 
-from tokviz.core.algorithm.gc_pause import paused_gc
+from tokviz.core.gc_pause import paused_gc
 
 
 def test_items_are_computed_paused_and_handed_over_enabled():
@@ -52,7 +52,7 @@ def test_run_pauses_the_collector_once_for_a_collector_free_trainer(monkeypatch)
     import gc
 
     from tokviz.core import TrainSettings
-    from tokviz.core.algorithm.registry import make_training
+    from tokviz.core.registry import make_training
     from tokviz.core.unigram.timeline import UnigramSettings
     from tokviz.core.wordpiece.timeline import WordPieceSettings
 
@@ -76,7 +76,7 @@ def test_run_lets_a_drained_trainer_go_before_the_collector_is_back():
     timeline keeps every step."""
     import weakref
 
-    from tokviz.core.algorithm.registry import make_training
+    from tokviz.core.registry import make_training
     from tokviz.core.wordpiece.timeline import WordPieceSettings
 
     training = make_training(WordPieceSettings(merges=6), texts=["hug hug pug pun bun hugs " * 50])
@@ -93,7 +93,7 @@ def test_run_calls_each_after_every_step_with_the_collector_still_paused(monkeyp
     import gc
 
     from tokviz.core import TrainSettings
-    from tokviz.core.algorithm.registry import make_training
+    from tokviz.core.registry import make_training
     from tokviz.core.unigram.timeline import UnigramSettings
     from tokviz.core.wordpiece.timeline import WordPieceSettings
 

@@ -11,7 +11,7 @@ every algorithm. Code that starts from a *name* (a model file's ``"algorithm"`` 
     ('Unigram', 'rounds')
 
 What this leaves out: the algorithms themselves (``tokviz.core.bpe``, ``.wordpiece``, ``.unigram``)
-and model files (``tokviz.core.io.model_files``).
+and model files (``tokviz.core.saved.model_files``).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from tokviz.core.unigram.timeline import UnigramSettings, UnigramTimeline, Unigr
 from tokviz.core.wordpiece import timeline as wordpiece
 from tokviz.core.wordpiece.timeline import WordPieceSettings, WordPieceTimeline, WordPieceTraining
 
-from .protocol import StepTimeline
-from .protocol import step_noun as _timeline_step_noun
+from tokviz.core.algorithm.protocol import StepTimeline
+from tokviz.core.algorithm.protocol import step_noun as _timeline_step_noun
 
 
 @dataclass(frozen=True)

@@ -29,14 +29,14 @@ from pathlib import Path
 import regex
 
 from tokviz.core.bpe.timeline import Timeline
-from tokviz.core.bpe.units import UNK_TOKEN
+from tokviz.core.algorithm.records import UNK_TOKEN
 from tokviz.core.errors import TokvizError
 from tokviz.core.pretrained.common import python_pattern
 from tokviz.core.pretrained.hf.pretokenizers import BYTE_CHAR
 from tokviz.core.pretrained.loader import SIDECAR_FORMAT, is_tiktoken_sidecar, tiktoken_sidecar
 from tokviz.core.text.split import SPACE_CHARS, SPLIT_PRESETS, python_regex_pattern
 
-from .safe_files import same_file, write_atomic
+from tokviz.core.io.safe_files import same_file, write_atomic
 
 _WHOLE_TEXT = r"[\s\S]+"
 
