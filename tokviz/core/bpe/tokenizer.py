@@ -9,12 +9,12 @@ limit. Results are cached per chunk and per step. Method names follow tiktoken's
 from __future__ import annotations
 
 import heapq
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from tokviz.core.algorithm.chunked import ChunkedTokenizer
 from tokviz.core.algorithm.protocol import StepTimeline as Timeline  # a BPE `Timeline`
 from tokviz.core.algorithm.records import UNK_TOKEN
-from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
 from tokviz.core.errors import EncodeError
 from tokviz.core.text.split import Splitter, parse_split
 from tokviz.core.text.surrogates import surrogate_safe
@@ -25,8 +25,6 @@ _SHIFT = 32
 _POS_BITS = 32  # a heap entry of the long-chunk loop: rank << _POS_BITS | position
 _POS_MASK = (1 << _POS_BITS) - 1
 _LONG_CHUNK = 48  # chunks longer than this use the heap-based merge loop
-_CACHE_LIMITS = 6  # how many step limits keep a chunk cache
-_CACHE_SIZE = 200_000  # entries per cache before it is cleared
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +43,7 @@ def _utf8_len(c: str) -> int:
 
 
 @surrogate_safe
-class BpeTokenizer:
+class BpeTokenizer(ChunkedTokenizer):
     """A BPE tokenizer from base units, an ordered merge list, a split rule and special tokens."""
 
     kind = "bpe"  # what made it (the pretrained tokenizers say "tiktoken" or "hf")
@@ -93,7 +91,7 @@ class BpeTokenizer:
             unit_len.extend([0] * (size - len(unit_len)))
             for i, (data, n) in extra.items():
                 vocab[i], unit_len[i] = data, n
-        self._vocab = vocab
+        self._id_bytes = vocab
         self._unit_len = unit_len
         self._index = base.index() if base.units == "chars" else None
         self._caches: dict[int, dict[str, tuple]] = {}
@@ -113,7 +111,7 @@ class BpeTokenizer:
 
     @property
     def n_vocab(self) -> int:
-        return len(self._vocab)
+        return len(self._id_bytes)
 
     @property
     def n_merges(self) -> int:
@@ -121,11 +119,11 @@ class BpeTokenizer:
 
     def token_bytes(self, token_id: int) -> bytes:
         self._check_ids([token_id])
-        return self._vocab[token_id]
+        return self._id_bytes[token_id]
 
     def vocab(self) -> list[bytes]:
         """Bytes of every id (a copy)."""
-        return list(self._vocab)
+        return list(self._id_bytes)
 
     def is_special(self, token_id: int) -> bool:
         """True for special tokens and ``[UNK]``."""
@@ -136,30 +134,20 @@ class BpeTokenizer:
         k = token_id - self.base_size
         return self.merges[k] if 0 <= k < len(self.merges) else None  # type: ignore[return-value]
 
-    def chunks(self, text: str) -> list[str]:
-        """The pre-tokenizer chunks of `text` (what BPE runs on, one at a time)."""
-        return self.splitter.chunks(text)
-
     def clamp_step(self, step: int | None) -> int:
         """`step` limited to 0..n_merges (None = all merges): how many merges an encode uses."""
         if step is None:
             return len(self.merges)
         return max(0, min(int(step), len(self.merges)))
 
-    _limit = clamp_step
+    _limit = _step_key = clamp_step
 
     def encode_chunk(
         self, chunk: str, *, step: int | None = None, cached: bool = True
     ) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
         """Ids and chunk-relative character spans of one pre-tokenized chunk at `step`."""
         limit = self.clamp_step(step)
-        if not cached:
-            return self._encode_chunk(chunk, limit)
-        cache = self._cache(limit)
-        hit = cache.get(chunk)
-        if hit is None:
-            hit = cache[chunk] = self._encode_chunk(chunk, limit)
-        return hit
+        return self._chunk(chunk, limit) if cached else self._encode_chunk(chunk, limit)
 
     # -- encoding ---------------------------------------------------------------------------
 
@@ -229,14 +217,6 @@ class BpeTokenizer:
                     push(heap, k << _POS_BITS | o)
         return [x for x in ids if x >= 0]
 
-    def _cache(self, limit: int) -> dict[str, tuple]:
-        cache = self._caches.get(limit)
-        if cache is None or len(cache) > _CACHE_SIZE:
-            if cache is None and len(self._caches) >= _CACHE_LIMITS:
-                del self._caches[next(iter(self._caches))]
-            cache = self._caches[limit] = {}
-        return cache
-
     def _encode_chunk(self, chunk: str, limit: int) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
         """(ids, spans relative to the chunk start) for one chunk, not cached."""
         unk = -1 if self.unk_id is None else self.unk_id
@@ -288,90 +268,18 @@ class BpeTokenizer:
                 pos = end
         return tuple(spans)
 
-    def _encode_text(self, text: str, offset: int, limit: int, out: Encoding) -> None:
-        """Append the tokens of ordinary text (no specials) starting at `offset` to `out`."""
-        cache = self._cache(limit)
-        ids, tokens, spans = out.ids, out.tokens, out.spans
-        vocab, unk = self._vocab, self.unk_id
-        chunk_spans = self.splitter.spans(text)
-        for a, b in chunk_spans:
-            chunk = text[a:b]
-            hit = cache.get(chunk)
-            if hit is None:
-                hit = cache[chunk] = self._encode_chunk(chunk, limit)
-            t_ids, rel = hit
-            if unk is not None and unk in t_ids:
-                first = len(ids)
-                out.unknown.extend(first + i for i, t in enumerate(t_ids) if t == unk)
-            ids.extend(t_ids)
-            tokens.extend([vocab[t] for t in t_ids])
-            start = offset + a
-            spans.extend([(start + x, start + y) for x, y in rel])
-        if not self.splitter.lossless:
-            out.dropped.extend((offset + x, offset + y) for x, y in uncovered(chunk_spans, len(text)))
-
-    def encode(
-        self,
-        text: str,
-        *,
-        step: int | None = None,
-        allowed_special: Collection[str] | str = (),
-        disallowed_special: Collection[str] | str = "all",
-    ) -> Encoding:
-        """Encode `text` with the first `step` merges (all by default).
-
-        Special tokens in `allowed_special` ("all" for every one) are encoded as such; any in
-        `disallowed_special` ("all" = every special not allowed) found in the text is an error;
-        the others are encoded as ordinary text.
-        """
-        limit = self._limit(step)
-        return encode_with_specials(
-            text, self.special_tokens, self._vocab.__getitem__,
-            lambda part, offset, out: self._encode_text(part, offset, limit, out),
-            allowed_special=allowed_special, disallowed_special=disallowed_special,
-        )
-
-    def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
-        """Encode `text` treating special-token strings as plain text."""
-        out = Encoding([], [], [], [], [], [])
-        self._encode_text(text, 0, self._limit(step), out)
-        return out
-
-    def encode_ids(self, text: str, *, step: int | None = None) -> list[int]:
-        """Just the ids of `encode_ordinary` (the fast path: no spans, no token bytes)."""
-        limit = self._limit(step)
-        cache = self._cache(limit)
-        ids: list[int] = []
-        for chunk in self.splitter.chunks(text):
-            hit = cache.get(chunk)
-            if hit is None:
-                hit = cache[chunk] = self._encode_chunk(chunk, limit)
-            ids.extend(hit[0])
-        return ids
-
     # -- decoding ---------------------------------------------------------------------------
 
     def _check_ids(self, ids: Sequence[int]) -> None:
-        n = len(self._vocab)
+        n = len(self._id_bytes)
         for i in ids:
-            if not isinstance(i, int) or not 0 <= i < n or (i >= self.base_size + len(self.merges) and not self._vocab[i]):
+            if not isinstance(i, int) or not 0 <= i < n or (i >= self.base_size + len(self.merges) and not self._id_bytes[i]):
                 raise EncodeError(f"id {i} is not in the vocabulary (valid ids: 0..{n - 1})")
 
     def decode_tokens_bytes(self, ids: Sequence[int]) -> list[bytes]:
         self._check_ids(ids)
-        return [self._vocab[i] for i in ids]
+        return [self._id_bytes[i] for i in ids]
 
-    def decode_bytes(self, ids: Sequence[int]) -> bytes:
-        return b"".join(self.decode_tokens_bytes(ids))
-
-    def decode(self, ids: Sequence[int], *, errors: str = "replace") -> str:
-        """The text of `ids` (invalid UTF-8 from partial tokens becomes U+FFFD by default)."""
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
-
-    def decode_with_offsets(self, ids: Sequence[int]) -> tuple[str, list[int]]:
-        """Decoded text and, per token, the character offset where it starts (tiktoken's rule:
-        a token starting inside a character points at that character)."""
-        return offsets_of(self.decode_tokens_bytes(ids))
 
     # -- explaining -------------------------------------------------------------------------
 

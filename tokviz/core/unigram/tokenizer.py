@@ -29,7 +29,8 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tokviz.core.algorithm.piece_tokenizer import UNK_ID, ChunkResult, PieceTokenizer
+from tokviz.core.algorithm.chunked import ChunkResult
+from tokviz.core.algorithm.piece_tokenizer import UNK_ID, PieceTokenizer
 from tokviz.core.algorithm.protocol import StepTimeline as UnigramTimeline  # a `UnigramTimeline`
 from tokviz.core.algorithm.records import UNK_TOKEN
 from tokviz.core.encoding import Encoding, uncovered
@@ -251,7 +252,7 @@ class UnigramTokenizer(PieceTokenizer):
             seg = self.sample(text[a:b], alpha=alpha, step=step, rng=rng)
             out.unknown.extend(len(out.ids) + k for k, i in enumerate(seg.ids) if i == UNK_ID)
             out.ids.extend(seg.ids)
-            out.tokens.extend(self._tokens[i] for i in seg.ids)
+            out.tokens.extend(self._id_bytes[i] for i in seg.ids)
             out.spans.extend((a + x, a + y) for x, y in seg.spans)
         if not self.splitter.lossless:
             out.dropped.extend(uncovered(chunk_spans, len(text)))

@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tokviz.core.algorithm.piece_tokenizer import UNK_ID, ChunkResult, PieceTokenizer
+from tokviz.core.algorithm.chunked import ChunkResult
+from tokviz.core.algorithm.piece_tokenizer import UNK_ID, PieceTokenizer
 from tokviz.core.algorithm.protocol import StepTimeline as WordPieceTimeline  # a `WordPieceTimeline`
 from tokviz.core.algorithm.records import UNK_TOKEN
 from tokviz.core.errors import EncodeError
