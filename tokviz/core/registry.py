@@ -45,6 +45,7 @@ class AlgorithmSpec:
     to_json: Callable  # timeline -> its model-file dict
     from_json: Callable  # dict -> timeline (`ModelFormatError` saying what is wrong)
     tip: str  # one sentence for menus' tooltips and the CLI's help
+    not_exported: str | None  # why tokenizer.json / .tiktoken export refuses this algorithm (None: it exports)
     warm_up: Callable[[], object] | None = None  # loads compiled code a first training would wait for
 
     @property
@@ -58,15 +59,19 @@ SPECS: dict[str, AlgorithmSpec] = {
     for s in (
         AlgorithmSpec("bpe", "BPE", TrainSettings, Training, Timeline, "merge",
                       bpe_file.FORMAT_NAME, bpe_file.timeline_to_json, bpe_file.timeline_from_json,
-                      "Byte-pair encoding: merge the most frequent pair, step after step"),
+                      "Byte-pair encoding: merge the most frequent pair, step after step", None),
         AlgorithmSpec("wordpiece", "WordPiece", WordPieceSettings, WordPieceTraining, WordPieceTimeline, "merge",
                       wordpiece.FORMAT_NAME, wordpiece.to_json, wordpiece.from_json,
                       "WordPiece (BERT): merge the pair with the best count(ab) / (count(a) · count(b)); "
-                      "continuation pieces start with ##"),
+                      "continuation pieces start with ##",
+                      "WordPiece models are not exported: Hugging Face's WordPiece reads a word that starts "
+                      "with '##' as a continuation piece, so its ids would differ from tokviz's; export a BPE model"),
         AlgorithmSpec("unigram", "Unigram", UnigramSettings, UnigramTraining, UnigramTimeline, "round",
                       unigram.FORMAT_NAME, unigram.to_json, unigram.from_json,
                       "Unigram (SentencePiece): start from many substrings, run EM and prune the pieces "
-                      "that cost least, round after round", unigram.warm_up),
+                      "that cost least, round after round",
+                      "Unigram models are not exported: tokenizer.json and .tiktoken export is for BPE models "
+                      "(train with the BPE algorithm)", unigram.warm_up),
     )
 }
 ALGORITHMS = tuple(SPECS)

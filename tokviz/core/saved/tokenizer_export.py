@@ -31,6 +31,7 @@ import regex
 from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.algorithm.records import UNK_TOKEN
 from tokviz.core.errors import TokvizError
+from tokviz.core.registry import spec_of
 from tokviz.core.pretrained.common import python_pattern
 from tokviz.core.pretrained.hf.pretokenizers import BYTE_CHAR
 from tokviz.core.pretrained.loader import SIDECAR_FORMAT, is_tiktoken_sidecar, tiktoken_sidecar
@@ -53,21 +54,14 @@ class TiktokenExport:
     special_tokens: dict[str, int]
 
 
-_NOT_BPE = {  # algorithm -> why it is not exported (BPE timelines only)
-    "wordpiece": "WordPiece models are not exported: Hugging Face's WordPiece reads a word that starts "
-                 "with '##' as a continuation piece, so its ids would differ from tokviz's; export a BPE model",
-    "unigram": "Unigram models are not exported: tokenizer.json and .tiktoken export is for BPE models "
-               "(train with the BPE algorithm)",
-    "pretrained": "this tokenizer was loaded from {source}, not trained in tokviz: use that file as it is",
-}
-
-
 def _check_exportable(timeline, fmt: str = "hf") -> None:
     """Raise `TokvizError` unless `timeline` has an exact form in `fmt` ("hf" or "tiktoken")."""
-    if not isinstance(timeline, Timeline):  # WordPiece, Unigram or a loaded tokenizer
-        algorithm = getattr(timeline, "algorithm", None)
+    spec = spec_of(timeline)
+    if spec is None:  # a loaded tokenizer
         source = getattr(timeline.settings, "source", "a file")
-        raise TokvizError(_NOT_BPE.get(algorithm, f"{algorithm} models are not exported").format(source=source))
+        raise TokvizError(f"this tokenizer was loaded from {source}, not trained in tokviz: use that file as it is")
+    if spec.not_exported is not None:
+        raise TokvizError(spec.not_exported)
     if timeline.base.end_of_word is not None:
         raise TokvizError(
             f"this model appends the end-of-word marker {timeline.base.end_of_word!r} to every "
