@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tokviz.core import Cancelled
-from tokviz.core.compare import Comparison, ModelSpec, iter_compare, prepare_documents
+from tokviz.core.compare import Comparison, FileSource, ModelSpec, iter_compare, prepare_documents
 
 
 def open_any_model(source: str, pattern: str | None = None):
@@ -28,13 +28,13 @@ def open_any_model(source: str, pattern: str | None = None):
 def run_comparison(text: str | Path, specs: Sequence[ModelSpec], *, by_document: bool = False,
                    reference: int | str | None = None, should_stop: Callable[[], bool],
                    progress: Callable[[str, float], None]) -> Comparison:
-    """Every model's result on `text` (a `Path` is read here first; per document with
-    `by_document`); `Cancelled` when `should_stop()` turns True between two documents."""
-    if isinstance(text, Path):
-        from tokviz.core import read_text
-
+    """Every model's result on `text` (a `Path` is read piece by piece, `FileSource`; per document
+    with `by_document`); `Cancelled` when `should_stop()` turns True between two documents."""
+    if isinstance(text, Path):  # read piece by piece, once per model: a big corpus is never held whole
         progress(f"Reading {text.name}…", 0.0)
-        text = read_text(text, allow_empty=True)
+        text = FileSource(text)
+        if not by_document:
+            text.check()  # a bad file fails here, not once per model
     docs, ref = prepare_documents(text, reference) if by_document else ([], None)
     results = []
     for e in iter_compare(text, specs, by_document=by_document, documents=docs or None, reference=reference):

@@ -265,7 +265,9 @@ def background_mode():
     restores both, after `gc.freeze()`: the objects made meanwhile (50 000 merges are ~350 000
     objects) are long-lived results, and scanning them in the first collection afterwards would
     freeze the window for a fifth of a second. Frozen objects are still freed by reference
-    counting when they are dropped.
+    counting when they are dropped, but a reference cycle among them never is: what a job makes
+    and the window keeps (a loaded tokenizer, its tables) must hold no cycle (a recursive closure,
+    a bound method of an object stored in its own parts), or every switch keeps the old one.
     """
     global _gc_depth, _gc_was_enabled, _switch_interval
     with _gc_lock:

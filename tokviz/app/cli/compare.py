@@ -8,8 +8,10 @@ order, with ``model`` and the metric keys (and, with ``--by-document``, ``gini``
 and a ``documents`` list); ``--csv``: one row per model (per model and document with
 ``--by-document``, then the model's whole-text row with its Gini coefficient).
 
-A model that cannot be opened or measured is reported on stderr in one line while the others
-still print; the exit status is then 2. What this leaves out: the metrics (core), the GUI.
+The text is read in pieces of whole lines (`tokviz.core.compare.FileSource`), once per model: a
+corpus of any size takes the memory of a piece, not of the corpus. A model that cannot be opened
+or measured is reported on stderr in one line while the others still print; the exit status is
+then 2. What this leaves out: the metrics (core), the GUI.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import json
 import os
 import sys
 
-from tokviz.core import TokvizError, read_text
-from tokviz.core.compare import METRIC_KEYS, Document, ModelResult, ModelSpec, iter_compare, prepare_documents
+from tokviz.core import TokvizError
+from tokviz.core.compare import (METRIC_KEYS, Document, FileSource, ModelResult, ModelSpec, iter_compare,
+                                 prepare_documents)
+from tokviz.core.errors import CorpusError
 from tokviz.core.compare.report import csv_header, csv_rows, format_figure, short_labels
 
 from .messages import one_line
@@ -64,14 +68,20 @@ def run_compare(args: argparse.Namespace, read_model, usage_error: type[Exceptio
     """``tokviz compare``; `read_model(path, pattern)` opens a MODEL as ``tokviz encode`` does."""
     if args.reference is not None and not args.by_document:
         raise usage_error("tokviz compare: --reference needs --by-document")
-    text = read_text(args.file, allow_empty=True)  # binary or not UTF-8: one-line CorpusError
+    # read in pieces, once to check it (binary or not UTF-8: one-line CorpusError) or to split it
+    # into documents, then once per model: memory follows the piece, not the corpus
+    text = FileSource(args.file)
     docs: list[Document] = []
     ref = None
     if args.by_document:
         try:
             docs, ref = prepare_documents(text, args.reference)
+        except CorpusError:
+            raise
         except TokvizError as exc:
             raise usage_error(f"tokviz compare: {exc}") from None
+    else:
+        text.check()
     specs = model_specs(args.models, args.step, read_model, args.pattern)
     out = sys.stdout
     writer = _CsvOut(out, by_document=args.by_document) if args.format == "csv" else None

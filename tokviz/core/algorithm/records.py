@@ -53,7 +53,10 @@ def steps_tree(steps, first: int, token_id: int, *, max_nodes: int = 2000) -> Tr
         a, b = steps[r].pair
         return TreeNode(i, r, (build(a), build(b)))
 
-    return build(int(token_id))
+    try:
+        return build(int(token_id))
+    finally:
+        del build  # a recursive closure is a reference cycle: freed now, not by the collector
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,26 +53,58 @@ def split_documents(text: str) -> list[Document]:
     >>> [d.title for d in split_documents("T\\n  body\\n\\nU\\n  more\\n")]
     ['T', 'U']
     """
-    starts = [0]
-    indented = False
-    pos = 0
-    prev: str | None = None
-    for line in text.splitlines(keepends=True):
-        body = line.rstrip("\r\n")
-        if pos and body and not body[0].isspace() and prev is not None and not prev.strip() \
-                and (prev or indented):
-            starts.append(pos)
-            indented = False
-        elif body[:1].isspace() and body.strip():
-            indented = True
-        prev = body
-        pos += len(line)
-    bounds = starts + [len(text)]
-    docs = []
-    for i, (a, b) in enumerate(zip(bounds, bounds[1:]), start=1):
-        first = text[a:b].split("\n", 1)[0].strip()
-        docs.append(Document(i, first[:200] or f"document {i}", a, b))
-    return docs
+    splitter = DocumentSplitter()
+    return [*splitter.feed(text), splitter.finish()]
+
+
+class DocumentSplitter:
+    """`split_documents` of a text given in pieces, each ending with a line break (but the last):
+    `feed` each piece (the documents it ended), then `finish` (the last document). Holds the
+    first line of the current document, not the text.
+
+    >>> s = DocumentSplitter()
+    >>> [d.title for d in s.feed("A\\n  a1\\n  \\n")] + [d.title for d in s.feed("B\\n  b\\n")] + [s.finish().title]
+    ['A', 'B']
+    """
+
+    def __init__(self) -> None:
+        self.pos = 0  # chars fed so far
+        self.indented = False  # the current document has an indented line
+        self.prev: str | None = None  # the line before, without its line break
+        self.start = 0  # of the current document
+        self.first_line = ""  # its text up to its first "\n"
+        self.number = 1
+
+    def feed(self, piece: str) -> list[Document]:
+        ended = []
+        offset = self.pos
+        if offset == 0:
+            self.first_line = piece.split("\n", 1)[0]
+        pos, prev, indented = self.pos, self.prev, self.indented
+        for line in piece.splitlines(keepends=True):
+            body = line.rstrip("\r\n")
+            if pos and body and not body[0].isspace() and prev is not None and not prev.strip() \
+                    and (prev or indented):
+                ended.append(self._end(pos))
+                nl = piece.find("\n", pos - offset)
+                self.first_line = piece[pos - offset: nl if nl >= 0 else len(piece)]
+                indented = False
+            elif body[:1].isspace() and body.strip():
+                indented = True
+            prev = body
+            pos += len(line)
+        self.pos, self.prev, self.indented = pos, prev, indented
+        return ended
+
+    def finish(self) -> Document:
+        """The last document (the whole text when it has no title line after its start)."""
+        return self._end(self.pos)
+
+    def _end(self, end: int) -> Document:
+        first = self.first_line[: end - self.start].strip()
+        doc = Document(self.number, first[:200] or f"document {self.number}", self.start, end)
+        self.start, self.number = end, self.number + 1
+        return doc
 
 
 def find_reference(documents: Sequence[Document], reference: int | str | None = None) -> int:

@@ -202,11 +202,15 @@ def compute_metrics(
     (2.5, 1.0, 0.75, 0.0, None)
     """
     n = len(ids)
-    counts = id_counts(ids)
     unk = int(np.isin(ids, unk_ids).sum()) if len(unk_ids) and n else 0
-    byte_rate = None
-    if byte_ids is not None:
-        byte_rate = ratio(int(np.isin(ids, byte_ids).sum()) if n else 0, n)
+    byte_hits = int(np.isin(ids, byte_ids).sum()) if byte_ids is not None and n else 0
+    return _finish(n, id_counts(ids), unk, byte_hits if byte_ids is not None else None, chars=chars,
+                   n_bytes=n_bytes, words=words, continued=continued, vocab_size=vocab_size)
+
+
+def _finish(n: int, counts: np.ndarray, unk: int, byte_hits: int | None, *, chars: int, n_bytes: int,
+            words: int, continued: int, vocab_size: int) -> Metrics:
+    """The metrics of `n` tokens whose distinct ids occur `counts` times (by id, no zeros)."""
     return Metrics(
         tokens=n,
         chars=chars,
@@ -219,5 +223,48 @@ def compute_metrics(
         vocab_used=ratio(len(counts), vocab_size),
         renyi_efficiency=renyi_efficiency(counts, vocab_size),
         unk_rate=ratio(unk, n),
-        byte_fallback_rate=byte_rate,
+        byte_fallback_rate=None if byte_hits is None else ratio(byte_hits, n),
     )
+
+
+class MetricsSum:
+    """`compute_metrics` of a text measured in parts: add each part's ids and counts, then
+    `metrics()` gives what `compute_metrics` gives for the whole (the same id counts, in id
+    order, so the same floats). Memory: one count per id, not one entry per token.
+
+    >>> s = MetricsSum(vocab_size=4, unk_ids=np.array([], dtype=np.int64), byte_ids=None)
+    >>> s.add(np.array([0, 1, 2]), chars=3, n_bytes=3, words=1, continued=1)
+    >>> s.add(np.array([0, 1]), chars=2, n_bytes=2, words=1, continued=1)
+    >>> s.metrics().fertility, s.metrics().vocab_used
+    (2.5, 0.75)
+    """
+
+    def __init__(self, *, vocab_size: int, unk_ids: np.ndarray, byte_ids: np.ndarray | None) -> None:
+        self.vocab_size, self.unk_ids, self.byte_ids = vocab_size, unk_ids, byte_ids
+        self.counts = np.zeros(0, dtype=np.int64)  # (max id + 1,) occurrences of each id
+        self.tokens = self.chars = self.bytes = self.words = self.continued = self.unk = self.byte_hits = 0
+
+    def add(self, ids: np.ndarray, *, chars: int, n_bytes: int, words: int, continued: int) -> None:
+        """Count one part: its tokens' `ids` and the counts `TextFacts` gives for its text."""
+        n = len(ids)
+        if n:
+            found = np.bincount(ids)
+            if len(found) > len(self.counts):
+                found[: len(self.counts)] += self.counts
+                self.counts = found
+            else:
+                self.counts[: len(found)] += found
+            if len(self.unk_ids):
+                self.unk += int(np.isin(ids, self.unk_ids).sum())
+            if self.byte_ids is not None:
+                self.byte_hits += int(np.isin(ids, self.byte_ids).sum())
+        self.tokens += n
+        self.chars += chars
+        self.bytes += n_bytes
+        self.words += words
+        self.continued += continued
+
+    def metrics(self) -> Metrics:
+        return _finish(self.tokens, self.counts[self.counts > 0], self.unk,
+                       None if self.byte_ids is None else self.byte_hits, chars=self.chars, n_bytes=self.bytes,
+                       words=self.words, continued=self.continued, vocab_size=self.vocab_size)

@@ -3,33 +3,38 @@
 ``iter_compare(text, models)`` yields a `CompareEvent` after each document of each model (and
 once per model when documents are off); the event of a model's last piece of work carries its
 `ModelResult`. The CLI drains it; a GUI worker iterates it on a thread and stops between two
-events when cancelled (encoding one whole text is the longest step: about a second for 5 MB).
+events when cancelled (encoding one piece is the longest step: about a second for 5 MB).
 `compare()` drains it into a `Comparison`.
 
 Each model is a `ModelSpec`: a label, a function that opens its timeline, and a step. A model
 that fails to open or to encode (any `TokvizError` or `OSError`) gets a result with `error` set
 and the others still run; one model open at a time, so a big one is freed before the next loads.
 
-Per document: the whole text is encoded once per model and each token is counted in the
-document where it starts (tokens never cross a title line's start in practice: the line break
-before it ends every split chunk). So the documents' token counts add up to the whole text's,
-and ``continued_words`` always refers to the whole-text encoding.
-What this leaves out: reading files and resolving model names (the CLI's job), formatting.
+The text streams: it is read (`source`) and encoded (`seams`) piece by piece, with the tokens of
+one encoding of the whole text, and each piece's figures are added up (`MetricsSum`), so memory
+follows the piece and the vocabulary, not the text (a file is read once per model, and once more
+for its documents). Per document: each token is counted in the document where it starts (tokens
+never cross a title line's start in practice: the line break before it ends every split chunk).
+So the documents' token counts add up to the whole text's, and ``continued_words`` always refers
+to the whole-text encoding.
+What this leaves out: resolving model names (the CLI's job), formatting.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from tokviz.core.errors import TokvizError
 
-from .documents import Document, find_reference, gini, premiums, split_documents
-from .metrics import Metrics, TextFacts, compute_metrics, text_facts, token_counts_per_word
+from .documents import Document, DocumentSplitter, find_reference, gini, premiums
+from .metrics import Metrics, MetricsSum, compute_metrics, token_counts_per_word
 from .scripts import ScriptCounter
-from .tokens import ModelFacts, TokenPositions, encode_positions, model_facts
+from .seams import EncodedPiece, encoded_pieces
+from .source import TextSource, as_source
+from .tokens import ModelFacts, model_facts
 
 
 @dataclass(frozen=True)
@@ -74,50 +79,92 @@ class Comparison:
     reference: int | None = None  # index of the reference document
 
 
-def prepare_documents(text: str, reference: int | str | None = None) -> tuple[list[Document], int]:
-    """The documents of `text` with their dominant scripts, and the reference's index."""
-    counter = ScriptCounter()
-    docs = [Document(d.number, d.title, d.start, d.end, counter.dominant(text[d.start:d.end]))
-            for d in split_documents(text)]
+def prepare_documents(text: str | TextSource, reference: int | str | None = None) -> tuple[list[Document], int]:
+    """The documents of `text` (a string or a `TextSource`, read once, piece by piece) with their
+    dominant scripts, and the reference's index."""
+    splitter, counter = DocumentSplitter(), ScriptCounter()
+    docs: list[Document] = []
+    chars: dict[int, int] = {}  # code point -> occurrences in the current document
+
+    def close(d: Document) -> None:
+        nonlocal chars
+        docs.append(replace(d, script=counter.dominant_of(chars)))
+        chars = {}
+
+    offset = 0
+    for piece in as_source(text).pieces():
+        a = 0
+        for d in splitter.feed(piece):
+            counter.tally(piece[a:d.end - offset], chars)
+            close(d)
+            a = d.end - offset
+        counter.tally(piece[a:], chars)
+        offset += len(piece)
+    close(splitter.finish())
     return docs, find_reference(docs, reference)
 
 
-def _metrics(model: ModelFacts, facts: TextFacts, pos: TokenPositions, continued: np.ndarray,
-             t0: int, t1: int, c0: int, c1: int) -> Metrics:
-    """Metrics of tokens ``[t0, t1)`` and chars ``[c0, c1)``; `continued` marks each word."""
-    w0, w1 = facts.word_range(c0, c1)
-    return compute_metrics(
-        pos.ids[t0:t1], chars=c1 - c0, n_bytes=facts.n_bytes(c0, c1), words=w1 - w0,
-        continued=int(continued[w0:w1].sum()), vocab_size=model.vocab_size,
-        unk_ids=model.unk_ids, byte_ids=model.byte_ids,
-    )
+class _DocumentRows:
+    """Per-document metrics of a text measured piece by piece: a document inside one piece is
+    measured there, one that goes on into the next piece is summed (`MetricsSum`)."""
+
+    def __init__(self, model: ModelFacts, documents: Sequence[Document]) -> None:
+        self.model, self.documents = model, documents
+        self.rows: list[Metrics] = []
+        self.open: MetricsSum | None = None  # the current document's sum so far, when it began earlier
+
+    def add(self, piece: EncodedPiece, continued: np.ndarray) -> None:
+        """Measure the parts of the documents in `piece`; `continued` marks each of its words.
+        A token counts in the document where it starts, as in one encoding of the whole text."""
+        facts, pos, model = piece.facts, piece.positions, self.model
+        start, end = piece.offset, piece.offset + len(facts.text)
+        while len(self.rows) < len(self.documents) and self.documents[len(self.rows)].start < end:
+            d = self.documents[len(self.rows)]
+            c0, c1 = max(d.start, start) - start, min(d.end, end) - start
+            t0 = int(np.searchsorted(pos.starts, pos.position(facts, c0), "left"))
+            t1 = len(pos.ids) if d.end >= end else int(np.searchsorted(pos.starts, pos.position(facts, c1), "left"))
+            w0, w1 = facts.word_range(c0, c1)
+            part = {"chars": c1 - c0, "n_bytes": facts.n_bytes(c0, c1), "words": w1 - w0,
+                    "continued": int(continued[w0:w1].sum())}
+            if d.end <= end and self.open is None:  # all of it in this piece
+                self.rows.append(compute_metrics(pos.ids[t0:t1], vocab_size=model.vocab_size, unk_ids=model.unk_ids,
+                                                 byte_ids=model.byte_ids, **part))
+                continue
+            if self.open is None:
+                self.open = MetricsSum(vocab_size=model.vocab_size, unk_ids=model.unk_ids, byte_ids=model.byte_ids)
+            self.open.add(pos.ids[t0:t1], **part)
+            if d.end > end:
+                return  # it goes on in the next piece
+            self.rows.append(self.open.metrics())
+            self.open = None
 
 
-def _measure(spec: ModelSpec, facts: TextFacts, documents: Sequence[Document],
+def _measure(spec: ModelSpec, source: TextSource, documents: Sequence[Document],
              reference: int) -> Iterator[int | ModelResult]:
     """Yield the number of documents done so far, then the model's result."""
     model = model_facts(spec.open(), spec.step)
-    pos = encode_positions(model, facts)
-    ws, we = pos.word_bounds(facts)
-    continued = token_counts_per_word(pos.starts, pos.ends, ws, we) >= 2  # (words,) bool
-    n_chars = len(facts.text)
-    whole = _metrics(model, facts, pos, continued, 0, len(pos.ids), 0, n_chars)
+    whole = MetricsSum(vocab_size=model.vocab_size, unk_ids=model.unk_ids, byte_ids=model.byte_ids)
+    rows = _DocumentRows(model, documents)
+    for piece in encoded_pieces(model, source):
+        facts, pos = piece.facts, piece.positions
+        ws, we = pos.word_bounds(facts)
+        continued = token_counts_per_word(pos.starts, pos.ends, ws, we) >= 2  # (words,) bool
+        whole.add(pos.ids, chars=len(facts.text), n_bytes=facts.n_bytes(), words=facts.n_words,
+                  continued=int(continued.sum()))
+        before = len(rows.rows)
+        rows.add(piece, continued)
+        yield from range(before + 1, min(len(rows.rows), len(documents) - 1) + 1)
     if not documents:
-        yield ModelResult(spec.label, spec.step, whole)
+        yield ModelResult(spec.label, spec.step, whole.metrics())
         return
-    cuts = np.searchsorted(pos.starts, [pos.position(facts, d.start) for d in documents[1:]], "left")
-    bounds = [0, *cuts.tolist(), len(pos.ids)]
-    rows = []
-    for i, d in enumerate(documents):
-        rows.append(_metrics(model, facts, pos, continued, bounds[i], bounds[i + 1], d.start, d.end))
-        if i + 1 < len(documents):
-            yield i + 1
-    prem = premiums([m.tokens for m in rows], reference)
-    yield ModelResult(spec.label, spec.step, whole, tuple(rows), tuple(prem), gini(prem))
+    if not rows.rows:  # an empty text: its one empty document
+        rows.rows.append(whole.metrics())
+    prem = premiums([m.tokens for m in rows.rows], reference)
+    yield ModelResult(spec.label, spec.step, whole.metrics(), tuple(rows.rows), tuple(prem), gini(prem))
 
 
 def iter_compare(
-    text: str,
+    text: str | TextSource,
     models: Sequence[ModelSpec],
     *,
     by_document: bool = False,
@@ -126,23 +173,24 @@ def iter_compare(
 ) -> Iterator[CompareEvent]:
     """Measure each model on `text` (module doc); with `by_document`, per document too.
 
+    `text` is a string or a `TextSource` (a file read piece by piece, once per model);
     `documents` (from `prepare_documents`) saves splitting again; `reference` picks the
     premiums' reference document (`documents.find_reference`). Errors of one model go into
     its result; a bad `reference` raises `TokvizError` before any model runs.
     """
-    facts = text_facts(text)
+    source = as_source(text)
     docs: Sequence[Document] = ()
     ref = 0
     if by_document:
         if documents is None:
-            docs, ref = prepare_documents(text, reference)
+            docs, ref = prepare_documents(source, reference)
         else:
             docs, ref = documents, find_reference(documents, reference)
     total = max(1, len(docs))
     for k, spec in enumerate(models):
         result = None
         try:
-            for item in _measure(spec, facts, docs, ref):
+            for item in _measure(spec, source, docs, ref):
                 if isinstance(item, ModelResult):
                     result = item
                 else:

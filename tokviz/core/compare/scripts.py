@@ -89,16 +89,27 @@ class ScriptCounter:
         >>> ScriptCounter().dominant("12 + 3!")
         'Common'
         """
-        if not text:
-            return COMMON
-        cps = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
-        codes, counts = np.unique(cps, return_counts=True)
-        new = [int(c) for c in codes if int(c) not in self._script]
+        return self.dominant_of(self.tally(text))
+
+    def tally(self, text: str, counts: dict[int, int] | None = None) -> dict[int, int]:
+        """`counts` (code point -> occurrences; a new dict when None) with the characters of
+        `text` added: the parts of a text read in pieces add up to the whole."""
+        counts = {} if counts is None else counts
+        if text:
+            cps = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
+            codes, found = np.unique(cps, return_counts=True)
+            for c, n in zip(codes.tolist(), found.tolist()):
+                counts[c] = counts.get(c, 0) + n
+        return counts
+
+    def dominant_of(self, counts: dict[int, int]) -> str:
+        """The dominant script of a text whose characters occur `counts` times (`tally`)."""
+        new = [c for c in counts if c not in self._script]
         if new:
             found = scripts_of("".join(map(chr, new)))
             self._script.update(zip(new, found))
         totals: dict[str, int] = {}
-        for c, n in zip(codes.tolist(), counts.tolist()):
+        for c, n in counts.items():
             s = self._script[c]
             if s != COMMON:
                 totals[s] = totals.get(s, 0) + n

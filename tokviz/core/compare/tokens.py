@@ -151,6 +151,21 @@ def _span_positions(tokenizer, text: str, step: int | None) -> TokenPositions:
     return TokenPositions(np.array(enc.ids, dtype=np.int64), starts, spans[:, 1].copy(), False)
 
 
+def positions_of(model: ModelFacts, text: str, data: bytes, *, try_bytes: bool) -> TokenPositions:
+    if try_bytes:
+        found = _byte_positions(model.tokenizer.encode_ids(text, step=model.step), model, data)
+        if found is not None:
+            return found
+    return _span_positions(model.tokenizer, text, model.step)
+
+
+def byte_exact_start(model: ModelFacts, text: str) -> bool:
+    """Whether the tokens of the text's first `PROBE_CHARS` spell it: worth trying bytes."""
+    probe = text[:PROBE_CHARS]
+    ids = model.tokenizer.encode_ids(probe, step=model.step)
+    return _byte_positions(ids, model, probe.encode("utf-8", "surrogatepass")) is not None
+
+
 def encode_positions(model: ModelFacts, facts: TextFacts) -> TokenPositions:
     """Encode ``facts.text`` with `model` as plain text; each token's position (module doc).
 
@@ -162,11 +177,4 @@ def encode_positions(model: ModelFacts, facts: TextFacts) -> TokenPositions:
     >>> p.ids.tolist(), p.starts.tolist(), p.ends.tolist(), p.in_bytes
     ([256, 32, 195, 169], [0, 2, 3, 4], [2, 3, 4, 5], True)
     """
-    tok, text, step = model.tokenizer, facts.text, model.step
-    probe = text[:PROBE_CHARS]
-    sample = _byte_positions(tok.encode_ids(probe, step=step), model, probe.encode("utf-8", "surrogatepass"))
-    if sample is not None:
-        found = _byte_positions(tok.encode_ids(text, step=step), model, facts.data)
-        if found is not None:
-            return found
-    return _span_positions(tok, text, step)
+    return positions_of(model, facts.text, facts.data, try_bytes=byte_exact_start(model, facts.text))

@@ -102,7 +102,10 @@ def merge_tree(tok, token_id: int) -> MergeTree:
         memo[i] = node
         return node
 
-    return build(token_id, 0)
+    try:
+        return build(token_id, 0)
+    finally:
+        del build  # a recursive closure is a reference cycle: freed now, not by the collector
 
 
 def ordinary_ids(tok) -> list[int]:

@@ -17,6 +17,7 @@ import os
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from tokviz.core.algorithm.records import Segmentation, TreeNode
 
@@ -103,11 +104,9 @@ class LoadedTimeline:
 
     def __init__(self, tok, *, source: str | None = None) -> None:
         self._tok = tok
-        vocab = [t if t is not None else b"" for t in tok.vocab()]
-        self._vocab = vocab
         if isinstance(tok, RankBpeTokenizer):
             ids: Sequence[int] = tok.merge_ranks
-            steps: Sequence[LoadedMerge] = LazyMerges(ids, vocab, tok.merge_of)
+            steps: Sequence[LoadedMerge] = LazyMerges(ids, self._vocab, tok.merge_of)
         else:
             from .explain import merge_list
 
@@ -128,6 +127,12 @@ class LoadedTimeline:
             special_tokens=tuple(getattr(tok, "special_tokens", {}) or {}),
             model=str(model),
         )
+
+    @cached_property
+    def _vocab(self) -> list[bytes]:
+        """Bytes of every id, made when first asked for (a model may have millions of pieces, and
+        encoding needs none of them)."""
+        return [t if t is not None else b"" for t in self._tok.vocab()]
 
     @property
     def title(self) -> str:
@@ -210,7 +215,10 @@ class LoadedTimeline:
                 return TreeNode(node.id, rank)
             return TreeNode(node.id, rank, tuple(convert(c) for c in node.children))
 
-        return convert(_merge_tree(self._tok, int(token_id)))
+        try:
+            return convert(_merge_tree(self._tok, int(token_id)))
+        finally:
+            del convert  # a recursive closure is a cycle (holding this timeline): freed now, not by the collector
 
     def segment(self, text: str, k: int, tokenizer=None) -> Segmentation:
         """`text` encoded with the first k merges; ``fresh`` = tokens the k-th merge formed (the

@@ -21,25 +21,28 @@ _WORD_COUNT_LINE = re.compile(r"^(?P<word>.+?)(?:\t|[ ]+)(?P<count>[0-9]+)[ \t]*
 
 MAX_TABLE_UNITS = 2**62  # characters a word-count table may stand for (64-bit counts, with room)
 
-def decode_utf8(data: bytes, *, name: str = "<text>", errors: str = "strict", hint: str = "") -> str:
+def decode_utf8(data: bytes, *, name: str = "<text>", errors: str = "strict", hint: str = "",
+                offset: int = 0) -> str:
     """Decode `data` as UTF-8 (BOM allowed). Refuse NUL bytes and invalid UTF-8 unless replacing;
     the message ends with `hint`, what the caller offers to do about it (an option it has).
+    `offset`: where `data` starts in its file (a part read on its own: no BOM past the start,
+    offsets in messages counted from the file's start).
 
     >>> decode_utf8(b"\\xef\\xbb\\xbfhi")
     'hi'
     """
     if errors not in ENCODING_ERRORS:
         raise CorpusError(f"unknown encoding-errors mode {errors!r}; use 'strict' or 'replace'")
-    skip = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
+    skip = len(UTF8_BOM) if offset == 0 and data.startswith(UTF8_BOM) else 0
     nul = data.find(b"\x00", skip)
     if nul >= 0:
-        raise CorpusError(f"{name}: looks like a binary file (NUL byte at offset {nul}), not text")
+        raise CorpusError(f"{name}: looks like a binary file (NUL byte at offset {offset + nul}), not text")
     try:
         return data[skip:].decode("utf-8", errors=errors)
     except UnicodeDecodeError as exc:
         raise CorpusError(
             f"{name}: not valid UTF-8 (first bad byte 0x{data[skip + exc.start]:02X} at offset "
-            f"{skip + exc.start}); {hint or 'convert it to UTF-8 first'}"
+            f"{offset + skip + exc.start}); {hint or 'convert it to UTF-8 first'}"
         ) from None
 
 

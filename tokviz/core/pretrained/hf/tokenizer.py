@@ -56,6 +56,17 @@ def _added_id(value: object) -> int:
     return value
 
 
+def model_word_ids(model, cut_marker: bool, word: str, limit: int, *, kept: bool = False) -> list[int]:
+    """The ids `model` gives a pre-tokenized `word` (cut at its ``▁`` first when `cut_marker`); when
+    the caller keeps them (`kept`), BPE makes them without spans or a cache entry of its own."""
+    cuts = marker_cuts(word) if cut_marker else None
+    if cuts is None:
+        if kept and isinstance(model, HfBpeModel):
+            return model.tokenize_ids(word, limit)
+        return list(map(_FIRST, model.tokenize(word, limit)))
+    return cut_ids(model.tokenize, word, cuts, limit)
+
+
 @surrogate_safe
 class HfTokenizer:
     """A tokenizer.json pipeline. ``HfTokenizer.from_file("tokenizer.json")``."""
@@ -86,7 +97,8 @@ class HfTokenizer:
         self._special_ids = frozenset(t.id for t in self.added if t.special) | frozenset(
             (post_processor.before + post_processor.after) if post_processor else ()
         )
-        self._patterns = AddedPatterns(self.added, self._normalize_text)
+        # (its parts hold no bound method of self: a frozen cycle (`gc.freeze`) would never be freed)
+        self._patterns = AddedPatterns(self.added, normalizer.text if normalizer is not None else None)
         self._pieces = PieceCache()
         self._added_ids = {t.id: t for t in self.added}
         ids = [*model.vocab.values(), *(t.id for t in self.added)]
@@ -107,7 +119,7 @@ class HfTokenizer:
         self._vocab_bytes: list[bytes | None] | None = None
         self._cut_marker = isinstance(model, HfBpeModel) and marker_is_boundary(model.merge_pairs, strings)
         self._merge_of: dict[int, tuple[int, int]] | None = None
-        model_ids = partial(self._model_ids, kept=True)
+        model_ids = partial(model_word_ids, model, self._cut_marker, kept=True)
         if isinstance(model, (HfBpeModel, WordPieceModel)) and (
                 not self._cut_marker or pre_tokenizer is None or pre_tokenizer.word_map is not None):
             model_ids = model.tokenize_ids  # (words with no ▁ to cut at inside: pieces cut at ▁, byte-level)
@@ -254,14 +266,8 @@ class HfTokenizer:
         return self.model.tokenize(word, limit) if cuts is None else cut_tokens(self.model.tokenize, word, cuts, limit)
 
     def _model_ids(self, word: str, limit: int, *, kept: bool = False) -> list[int]:
-        """The ids of `_model_tokens`; when the caller keeps them (`kept`), BPE makes them without
-        spans or a cache entry of its own."""
-        cuts = marker_cuts(word) if self._cut_marker else None
-        if cuts is None:
-            if kept and isinstance(self.model, HfBpeModel):
-                return self.model.tokenize_ids(word, limit)
-            return list(map(_FIRST, self.model.tokenize(word, limit)))
-        return cut_ids(self.model.tokenize, word, cuts, limit)
+        """The ids of `_model_tokens` (`model_word_ids`)."""
+        return model_word_ids(self.model, self._cut_marker, word, limit, kept=kept)
 
     def _ids(self, text: str, *, limit: int, allowed: Collection[str], post: bool) -> list[int]:
         """The ids of `_run` (not aligned): through `WordIds` when the pre-tokenizer cuts strings."""

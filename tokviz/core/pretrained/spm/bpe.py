@@ -110,26 +110,27 @@ class SpBpe:
             add(left, nxt[left])
         out: list[tuple[int, int, int]] = []
         unk = self.unk_id
-
-        def resegment(a: int, b: int, depth: int) -> None:
-            w = s[a:b]
-            i = pmap.get(w, unk)
-            if depth > _MAX_DEPTH:
-                out.append((a, b, i))
-            elif i == unk or i not in mergeable:
-                out.append((a, b, unk))
-            elif i not in unused:
-                out.append((a, b, i))
-            elif w not in rev:
-                out.append((a, b, unk))
-            else:
-                left, _ = rev[w]
-                resegment(a, a + len(left), depth + 1)
-                resegment(a + len(left), b, depth + 1)
-
         k = 0
         while 0 <= k < n:
-            resegment(starts[k], ends[k], 0)
+            # the piece, split back into its parts where it is unused (a stack, not a recursive
+            # closure: that is a reference cycle, which a frozen collector never frees)
+            todo = [(starts[k], ends[k], 0)]
+            while todo:
+                a, b, depth = todo.pop()
+                w = s[a:b]
+                i = pmap.get(w, unk)
+                if depth > _MAX_DEPTH:
+                    out.append((a, b, i))
+                elif i == unk or i not in mergeable:
+                    out.append((a, b, unk))
+                elif i not in unused:
+                    out.append((a, b, i))
+                elif w not in rev:
+                    out.append((a, b, unk))
+                else:
+                    left, _ = rev[w]
+                    todo.append((a + len(left), b, depth + 1))  # after the left part
+                    todo.append((a, a + len(left), depth + 1))
             k = nxt[k]
         return tuple(out)
 
