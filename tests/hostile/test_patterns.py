@@ -113,3 +113,36 @@ def test_the_window_reports_a_catastrophic_pattern_and_keeps_the_text(window, qt
     qtbot.waitUntil(lambda: "time limit" in tv.status.text(), timeout=30_000)
     assert "Cannot tokenize" in tv.status.text() and "(a|aa)+" in tv.status.text()
     assert tv.text() == TEXT and window.corpus_panel.text() == "the user's corpus"
+
+
+# -- vetted patterns: Python's re (no time limit) only for published patterns known to be linear ----
+
+VETTED_RUNS = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_CPU, (60, 60))  # quadratic backtracking on 200k characters takes hours
+from tokviz.core.pretrained.common import VETTED_PATTERNS, python_pattern
+from tokviz.core.text.unicode_tables import PinnedPattern
+n = 200_000
+texts = [c * n for c in " \\n\\r\\t!1aA_'"] + [" !" * (n // 2), "\\r\\n" * (n // 2), " a" * (n // 2), "1a" * (n // 2)]
+for source in sorted(VETTED_PATTERNS):
+    pattern = PinnedPattern(python_pattern(source), trusted=True)
+    for text in texts:
+        assert "".join(pattern.isolated(text)) == text
+print("ok", len(VETTED_PATTERNS) * len(texts))
+"""
+
+
+def test_vetted_patterns_are_linear_on_runs_of_one_character():
+    """Every vetted pattern, on Python's re (the ASCII path), splits 200,000-character runs within a
+    CPU limit a quadratic pattern would pass by hours."""
+    done = subprocess.run([sys.executable, "-c", VETTED_RUNS], cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0 and done.stdout.startswith("ok"), done.stderr[-2000:]
+
+
+def test_only_vetted_patterns_from_files_take_the_unlimited_path():
+    from tokviz.core.pretrained.common import VETTED_PATTERNS
+    from tokviz.core.pretrained.hf.normalizers import hf_pattern
+
+    assert all(hf_pattern({"Regex": p}, "Split").trusted for p in VETTED_PATTERNS)
+    assert not hf_pattern({"Regex": CATASTROPHIC}, "Split").trusted
+    assert not hf_pattern({"Regex": r"\p{N}{1,3} "}, "Split").trusted  # a near copy is not vetted

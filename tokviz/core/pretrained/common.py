@@ -80,6 +80,19 @@ def check_ids(ids: Sequence[int], vocab: Sequence[bytes | None]) -> None:
             raise EncodeError(f"id {i!r} is not in the vocabulary (valid ids: 0..{n - 1})")
 
 
+# Published pre-tokenizer patterns, as tokenizer.json files write them, known to match in linear time
+# (no nested quantifier, no quantified alternation whose branches overlap): DeepSeek V3's three
+# Split patterns. A file's pattern equal to one of these may run on Python's faster `re` for ASCII
+# text, which has no time limit; any other pattern from a file runs on `regex` with one
+# (`tokviz.core.text.pattern_limits`). Tested on runs of one character in a child with a CPU limit.
+VETTED_PATTERNS = frozenset({
+    "\\p{N}{1,3}",
+    "[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+",
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+"
+    "| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+})
+
+
 def python_pattern(pattern: str) -> str:
     """A Rust (tiktoken) / Oniguruma pattern for Python's `regex`: ``$`` becomes ``\\Z``.
 

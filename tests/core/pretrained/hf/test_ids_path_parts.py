@@ -165,7 +165,7 @@ def test_ascii_pattern_matches_as_regex_on_ascii_text(pattern, text):
 
     import regex
 
-    from tokviz.core.pretrained.ascii_pattern import ascii_pattern
+    from tokviz.core.text.ascii_pattern import ascii_pattern
 
     plain = ascii_pattern(pattern)
     if plain is None:
@@ -175,7 +175,7 @@ def test_ascii_pattern_matches_as_regex_on_ascii_text(pattern, text):
 
 
 def test_ascii_pattern_refuses_what_it_cannot_keep_exact():
-    from tokviz.core.pretrained.ascii_pattern import ascii_pattern
+    from tokviz.core.text.ascii_pattern import ascii_pattern
 
     assert ascii_pattern(r"(?i:'s)|\p{L}") is None  # caseless: regex case-folds property classes
     assert ascii_pattern("(?x) # [\n\\p{L}+") is None  # verbose: a comment may hold a [ 

@@ -364,10 +364,10 @@ def hf_pattern(d: object, what: str) -> PinnedPattern:
     if isinstance(d, Mapping) and "String" in d:
         return PinnedPattern.of_literal(str(d["String"]))
     if isinstance(d, Mapping) and "Regex" in d:
-        from tokviz.core.pretrained.common import python_pattern
+        from tokviz.core.pretrained.common import VETTED_PATTERNS, python_pattern
 
         try:
-            return PinnedPattern(python_pattern(d["Regex"]))
+            return PinnedPattern(python_pattern(d["Regex"]), trusted=d["Regex"] in VETTED_PATTERNS)
         except regex.error as exc:
             raise ModelFormatError(f"{what}: invalid regex {d['Regex']!r}: {exc}") from None
     raise ModelFormatError(f"{what}: pattern must be {{'String': ...}} or {{'Regex': ...}}, got {d!r}")
