@@ -304,7 +304,7 @@ def test_choosing_unigram_starts_loading_its_kernels(window, qtbot, monkeypatch,
     import threading
     from dataclasses import replace
 
-    from tokviz.core.algorithm import registry
+    from tokviz.core import registry
 
     ran: list[str] = []
     monkeypatch.setitem(registry.SPECS, "unigram",

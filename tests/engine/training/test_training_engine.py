@@ -161,7 +161,7 @@ def test_one_step_list_shared_read_only(engine, qtbot, monkeypatch, use_process,
     """The run's steps live in one list: the object `prepared` hands out is the one that grows,
     that `finished` returns and that the step model shows; the worker returns a count, not a copy,
     and the trainer (in this process) records nothing."""
-    from tokviz.core.algorithm import registry
+    from tokviz.core import registry
     from tokviz.core.algorithm.staged import StagedTraining
     from tokviz.engine.step_model import StepModel
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 
-from tokviz.core.algorithm import registry
+from tokviz.core import registry
 from tokviz.engine.training.warm_up import warm_up_in_background
 
 
