@@ -264,7 +264,7 @@ def test_save_and_open_a_model(window, make_window, tmp_path, qtbot, dialogs):
     assert train_and_wait(window, TrainSettings(merges=12, units="chars", special_tokens=("<s>",))) == "finished"
     path = tmp_path / "model.json"
     dialogs.save_path_answer = str(path)
-    assert window.save_model_dialog() is True
+    assert window.files.save_model_dialog() is True
     assert load_timeline(path).merges() == window.script.timeline.merges()
     other = make_window(load_default_sample=False)
     with qtbot.waitSignal(other.files.model_opened, timeout=10_000):

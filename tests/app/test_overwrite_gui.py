@@ -87,12 +87,12 @@ def test_png_frames_already_in_the_folder_ask_first(trained, qtbot, dialogs, tmp
     monkeypatch.setattr(AnimationDialog, "exec", accepted)
     dialogs.save_path_answer = str(folder)
     dialogs.overwrite_answer = False
-    assert not run_export_dialog(trained)
+    assert not run_export_dialog(trained.animation, trained)
     assert dialogs.asked_overwrite == [[str(folder / "frame_0002.png")]]
     assert (folder / "frame_0002.png").read_bytes() == b"last week's frame"
 
     dialogs.overwrite_answer = True
     with qtbot.waitSignal(trained.animation.finished, timeout=60_000):
-        assert run_export_dialog(trained)
+        assert run_export_dialog(trained.animation, trained)
     assert sorted(p.name for p in folder.iterdir()) == [f"frame_000{i}.png" for i in range(1, 5)]
     assert (folder / "frame_0002.png").read_bytes().startswith(b"\x89PNG")

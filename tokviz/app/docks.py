@@ -10,17 +10,82 @@ with `add_later(panel_id, title, build)`: its dock (and its place in the layout)
 and `build()` makes the panel the first time anyone asks for it (`panel(panel_id)`, the dock shown)
 or when `build_pending()` runs, which the window does after its first paint. The window appears
 before those panels' modules are even imported.
+
+The window itself is handed to no controller: what they may do with it as a frame are the
+protocols `DockFrame` (place docks: `DockManager`, the workspace layouts) and `LayoutFrame` (also
+keep and restore the dock layout and geometry: workspaces, sessions). A `QMainWindow` is both;
+its ``window()`` (the top-level widget: the window itself) owns the docks, menus and actions made.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QScrollArea, QWidget
+from PySide6.QtCore import QByteArray, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QScreen
+from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar, QScrollArea, QStatusBar, QWidget
 
 from tokviz.panels.base import Panel
+
+
+class DockFrame(Protocol):
+    """Where the panels' docks are placed, split, tabbed and sized."""
+
+    def window(self) -> QWidget: ...
+
+    def addAction(self, action: QAction) -> None: ...
+
+    def addDockWidget(self, area: Qt.DockWidgetArea, dock: QDockWidget,
+                      orientation: Qt.Orientation = ...) -> None: ...
+
+    def removeDockWidget(self, dock: QDockWidget) -> None: ...
+
+    def splitDockWidget(self, after: QDockWidget, dock: QDockWidget, orientation: Qt.Orientation) -> None: ...
+
+    def tabifyDockWidget(self, first: QDockWidget, second: QDockWidget) -> None: ...
+
+    def tabifiedDockWidgets(self, dock: QDockWidget) -> list[QDockWidget]: ...
+
+    def dockWidgetArea(self, dock: QDockWidget) -> Qt.DockWidgetArea: ...
+
+    def resizeDocks(self, docks: list[QDockWidget], sizes: list[int], orientation: Qt.Orientation) -> None: ...
+
+
+class LayoutFrame(DockFrame, Protocol):
+    """A frame whose dock layout and geometry are kept and put back (workspaces, sessions)."""
+
+    def saveState(self, version: int = ...) -> QByteArray: ...
+
+    def restoreState(self, state: QByteArray, version: int = ...) -> bool: ...
+
+    def saveGeometry(self) -> QByteArray: ...
+
+    def restoreGeometry(self, geometry: QByteArray) -> bool: ...
+
+    def size(self) -> QSize: ...
+
+    def width(self) -> int: ...
+
+    def height(self) -> int: ...
+
+    def resize(self, width: int, height: int) -> None: ...
+
+    def isMaximized(self) -> bool: ...
+
+    def isFullScreen(self) -> bool: ...
+
+    def screen(self) -> QScreen: ...
+
+    def menuBar(self) -> QMenuBar: ...
+
+    def statusBar(self) -> QStatusBar: ...
+
+    def findChildren(self, kind: type) -> list: ...
+
+    def installEventFilter(self, watcher: QObject) -> None: ...
+
+    def removeEventFilter(self, watcher: QObject) -> None: ...
 
 
 def dock_name(panel_id: str) -> str:
@@ -28,14 +93,15 @@ def dock_name(panel_id: str) -> str:
 
 
 class DockManager(QObject):
-    """Registry of the window's panels and their docks."""
+    """Registry of the window's panels and their docks (placed in `frame`, and belonging to its
+    window, as the View > Panels menu does)."""
 
     panel_added = Signal(str)
 
-    def __init__(self, window: QMainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        self.menu = QMenu("&Panels", window)
+    def __init__(self, frame: DockFrame) -> None:
+        super().__init__(frame.window())
+        self.frame = frame
+        self.menu = QMenu("&Panels", frame.window())
         self.menu.setObjectName("panels_menu")
         self._panels: dict[str, Panel] = {}
         self._docks: dict[str, QDockWidget] = {}
@@ -108,24 +174,24 @@ class DockManager(QObject):
                   shortcut: str | None) -> QDockWidget:
         if pid in self._docks:
             raise ValueError(f"a panel with id {pid!r} is already docked")
-        dock = QDockWidget(title, self.window)
+        dock = QDockWidget(title, self.frame.window())
         dock.setObjectName(dock_name(pid))
         dock.setFeatures(
             QDockWidget.DockWidgetFeature.DockWidgetMovable
             | QDockWidget.DockWidgetFeature.DockWidgetFloatable
             | QDockWidget.DockWidgetFeature.DockWidgetClosable
         )
-        self.window.addDockWidget(area, dock)
+        self.frame.addDockWidget(area, dock)
         if tabify_with is not None:
-            self.window.tabifyDockWidget(self._docks[tabify_with], dock)
+            self.frame.tabifyDockWidget(self._docks[tabify_with], dock)
         action = dock.toggleViewAction()
         action.setText(title)
         action.setStatusTip(f"Show or hide the {title} panel")
         if shortcut:  # the key brings the panel forward; showing and hiding stay in the menu
-            go = QAction(f"Go to {title}", self.window, shortcut=shortcut,
+            go = QAction(f"Go to {title}", self.frame.window(), shortcut=shortcut,
                          objectName=f"goto_{pid}", triggered=lambda *_: self.select(pid))
             go.setStatusTip(f"Show the {title} panel, bring it to the front and focus it")
-            self.window.addAction(go)
+            self.frame.addAction(go)
             self._goto[pid] = go
             self._goto_menu().addAction(go)
         self.menu.addAction(action)

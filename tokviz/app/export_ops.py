@@ -27,6 +27,7 @@ from tokviz.core import TokvizError
 
 if TYPE_CHECKING:
     from tokviz.core.saved.tokenizer_export import ExportedFiles
+from tokviz.engine.step_model import StepModel
 from tokviz.engine.tasks import TaskEngine
 
 from .services import WindowServices
@@ -59,7 +60,7 @@ class ExportController(QObject):
     exported = Signal(str)
     export_failed = Signal(str)
 
-    def __init__(self, step_model, services: WindowServices, parent: QObject | None = None) -> None:
+    def __init__(self, step_model: StepModel, services: WindowServices, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.step_model, self.services = step_model, services
         self.writer = TaskEngine("tokenizer-exporter", self)

@@ -9,20 +9,26 @@ saved model (detected from its header) opens into the shared `StepModel`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QGuiApplication
 
 from tokviz.core import TokvizError
+from tokviz.core.algorithm.protocol import StepTimeline
 from tokviz.core.saved.model_files import save_model
 from tokviz.core.io.safe_files import write_atomic
 from tokviz.core.saved.session import is_session_file
 from tokviz.engine.corpus_files import LoadedCorpus, LoadedModel, NotUtf8Error, is_model_file, load_file
+from tokviz.engine.samples import sample
+from tokviz.engine.step_model import StepModel
 from tokviz.engine.tasks import TaskEngine
+from tokviz.panels.corpus.panel import CorpusPanel
 
 from .dialogs import CORPUS_FILTER, MODEL_FILTER, OPEN_FILTER
 from .services import WindowServices
+from .waiting import wait_for_signals
 
 
 class FileController(QObject):
@@ -33,7 +39,8 @@ class FileController(QObject):
     open_failed = Signal(str)  # message
     saved = Signal(str)  # path of a corpus or model just written
 
-    def __init__(self, services: WindowServices, corpus_panel, step_model, *, show_model, open_session,
+    def __init__(self, services: WindowServices, corpus_panel: CorpusPanel, step_model: StepModel, *,
+                 show_model: Callable[[StepTimeline, Path], None], open_session: Callable[[Path], bool],
                  parent: QObject | None = None) -> None:
         """`show_model(timeline, path)` shows an opened model; `open_session(path)` opens a
         ``.tokviz`` session (both belong to other controllers)."""
@@ -50,6 +57,42 @@ class FileController(QObject):
     @property
     def is_loading(self) -> bool:
         return self.loader.is_running
+
+    def wait(self, timeout_ms: int = 60_000) -> str:
+        """Run the event loop until the file being opened is shown; ``"opened"``, ``"failed"``,
+        ``"cancelled"``, ``"idle"`` (nothing loading) or ``"timeout"``."""
+        corpus = self.corpus
+        if not self.is_loading and not corpus.is_loading:
+            return "idle"
+        result = wait_for_signals({"opened": [self.corpus_opened, self.model_opened], "failed": [self.open_failed],
+                                   "cancelled": [self.loader.cancelled]}, timeout_ms)
+        if result == "opened" and corpus.is_loading:
+            result = wait_for_signals({"opened": [corpus.text_loaded]}, timeout_ms)
+        return result
+
+    # -- replacing the corpus ---------------------------------------------------------------
+
+    def new_corpus(self) -> bool:
+        """File > New Corpus: an empty corpus (asks about unsaved changes first)."""
+        if not self.maybe_save():
+            return False
+        self.corpus.clear_document()
+        return True
+
+    def set_corpus_text(self, text: str, *, word_counts: bool | None = None, title: str | None = None) -> bool:
+        """Replace the corpus with `text` (asks about unsaved changes first)."""
+        if not self.maybe_save():
+            return False
+        self.corpus.set_text(text, title=title, word_counts=word_counts)
+        return True
+
+    def load_sample(self, key: str) -> bool:
+        """A built-in sample (keys in `tokviz.engine.samples.SAMPLES`) as the corpus."""
+        s = sample(key)
+        if not self.set_corpus_text(s.read(), word_counts=s.word_counts, title=f"Sample: {s.title}"):
+            return False
+        self.services.status(f"Sample: {s.description}", 5000)
+        return True
 
     # -- opening ----------------------------------------------------------------------------
 

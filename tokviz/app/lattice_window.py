@@ -9,12 +9,14 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QWidget
 
 from tokviz.core.pretrained.unigram_explain import lattice_source
+from tokviz.engine.step_model import StepModel
+from tokviz.panels.token_view.panel import TokenViewPanel
 
 
 class LatticeController(QObject):
     """`show_word(word)` opens (or raises) the lattice window on `word`."""
 
-    def __init__(self, token_view, step_model, parent: QWidget) -> None:
+    def __init__(self, token_view: TokenViewPanel, step_model: StepModel, parent: QWidget) -> None:
         super().__init__(parent)
         self._host = parent
         self.step_model = step_model

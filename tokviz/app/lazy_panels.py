@@ -9,25 +9,34 @@ right after the window's first paint (`tokviz.app.docks.DockManager.add_later`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 
-def add_heatmap_docks(window) -> None:
-    """Dock the two heatmap panels of `window` as tabs of the corpus, built on first need."""
+from tokviz.engine.step_model import StepModel
+from tokviz.engine.workspace import Workspace
+
+from .docks import DockManager
+
+
+def add_heatmap_docks(docks: DockManager, workspace: Workspace) -> None:
+    """Dock the two heatmap panels as tabs of the corpus, built on first need; they show the
+    tokens of `workspace`'s text."""
 
     def build() -> list:
         from tokviz.panels.heatmaps.embedding_panel import EmbeddingPanel
         from tokviz.panels.heatmaps.positional_panel import PositionalPanel
 
         embeddings, positional = EmbeddingPanel(), PositionalPanel()
-        embeddings.attach(window.workspace, followers=(positional,))  # it shows the same tokens
+        embeddings.attach(workspace, followers=(positional,))  # it shows the same tokens
         embeddings.text_tokens_changed.connect(positional.set_text_tokens)
         embeddings.positional_trained.connect(positional.set_trained_table)
         return [embeddings, positional]
 
-    window.docks.add_later("embeddings", "Embedding similarity", build, tabify_with="corpus")
-    window.docks.add_later("positional", "Positional encodings", build, tabify_with="corpus")
+    docks.add_later("embeddings", "Embedding similarity", build, tabify_with="corpus")
+    docks.add_later("positional", "Positional encodings", build, tabify_with="corpus")
 
 
-def add_compare_dock(docks, step_model, workspace, on_token_selected) -> None:
+def add_compare_dock(docks: DockManager, step_model: StepModel, workspace: Workspace,
+                     on_token_selected: Callable[[object, int], None]) -> None:
     """Dock the Compare panel as a tab of the corpus, built on first need; a token picked in it
     goes to `on_token_selected(timeline, id)`."""
 
@@ -41,7 +50,7 @@ def add_compare_dock(docks, step_model, workspace, on_token_selected) -> None:
     docks.add_later("compare", "Compare metrics", build, tabify_with="corpus", scroll=True)  # 500 px tall
 
 
-def add_chat_dock(docks, step_model) -> None:
+def add_chat_dock(docks: DockManager, step_model: StepModel) -> None:
     """Dock the Chat view as a tab of the corpus (Alt+6), built on first need (Jinja's import)."""
 
     def build() -> list:

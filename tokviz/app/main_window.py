@@ -1,8 +1,13 @@
 """`MainWindow`: assembles models, engines, panels and docks, and wires them together.
 
 It owns no algorithm: training runs in `TrainingEngine`, files are read by `FileController`,
-panels display. Panels are docks registered with `DockManager` (``window.docks``). Each controller
-gets the objects it works with (`WindowServices`, models, panels), never the window.
+panels display. Panels are docks registered with `DockManager` (``window.docks``). The window is
+built in stages, each from parts that are complete when handed over: models and engines, panels
+and docks, the controllers of files, training and tokenizers, the classroom (lessons, presenter
+mode, sessions, animation export), then the commands (workspaces, actions, menus, toolbar), and
+last the scripting surface. Each controller gets the typed objects it works with (`WindowServices`,
+models, panels, other controllers, and for those that arrange the window a frame protocol:
+`tokviz.app.docks.DockFrame`, `LayoutFrame`, the presenter's `PresenterFrame`), never the window.
 
 Scripts, tests, the screenshot command and lessons drive the window through ``window.script``
 (`tokviz.app.scripting.Scripting`), not through the window's own methods, which are the menu
@@ -35,9 +40,9 @@ from tokviz.panels.training.status import TrainingStatusPanel
 from tokviz.panels.vocab_panel import VocabPanel
 from tokviz.panels.welcome.screen import WelcomeScreen
 
-from .actions import WindowActions, build_menus, build_toolbar
+from .actions import ActionTargets, WindowActions, WindowCommands, build_menus, build_toolbar
 from .classroom.animation import AnimationExporter  # classroom
-from .classroom.lesson_runner import LessonRunner, LessonViews  # guided lessons
+from .classroom.lesson_runner import LessonParts, LessonRunner, LessonViews  # guided lessons
 from .classroom.presenter import Presenter, PresenterParts  # classroom
 from .dialogs import Dialogs, ShortcutsDialog, show_about
 from .docks import DockManager
@@ -47,7 +52,7 @@ from .scripting import ScriptParts, Scripting
 from .lattice_window import LatticeController
 from .lazy_panels import add_chat_dock, add_compare_dock, add_heatmap_docks
 from .services import WindowServices
-from .session_ops import SessionController, SessionViews  # classroom
+from .session_ops import SessionController, SessionParts, SessionViews  # classroom
 from .theme import Appearance
 from .tokenizer_ops import TokenizerController  # pretrained tokenizers
 from .training_ops import TrainingController
@@ -75,89 +80,15 @@ class MainWindow(QMainWindow):
         self.settings_store = settings if settings is not None else AppSettings.open()
         self.appearance = Appearance(QApplication.instance(), self.settings_store, self)
         self.dialogs = dialogs if dialogs is not None else Dialogs(self)
-
-        self.step_model = StepModel(self)
-        self.trained_models = TrainedModels(self)  # finished runs: token view comparison rows
-        # what panels share besides the step: the corpus and the current text
-        self.workspace = Workspace(self.step_model, self.trained_models, self)
-        self.training_engine = TrainingEngine(self)
-        self.step_model.follow(self.training_engine)
-        self.vocab_model = VocabModel(self)
-        self.vocab_model.attach(self.step_model)
-
-        self.corpus_panel = CorpusPanel()
-        self.corpus_panel.bind_workspace(self.workspace)
-        self.training_panel = TrainingPanel()
-        self.vocab_panel = VocabPanel(self.vocab_model)
-        self.vocab_panel.attach(self.step_model)  # vocabulary browser
-        self.docks = DockManager(self)
-        self.setDockNestingEnabled(True)
-        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks
-                            | QMainWindow.DockOption.AllowNestedDocks)
-        for panel, key in ((self.corpus_panel, "Alt+1"), (self.training_panel, "Alt+2"),
-                           (self.vocab_panel, "Alt+3")):
-            self.docks.add_panel(panel, shortcut=key)
-        # merge timeline: follows the step model; vocabulary selection -> provenance
-        self.timeline_panel = TimelinePanel(self.step_model)
-        self.timeline_panel.set_corpus_source(self.corpus_panel.corpus_input)
-        self.docks.add_panel(self.timeline_panel, tabify_with="corpus", shortcut="Alt+4")
-        self.vocab_panel.table.selectionModel().selectionChanged.connect(self._on_vocab_selection_changed)
-        add_heatmap_docks(self)  # embedding similarities + positional encodings, tabs beside the corpus
-        # token view: follows the step model; a clicked token is selected in the vocabulary
-        # the token view reads at most BASELINE_CORPUS_CHARS: never join a 30 MB file on the GUI thread
-        self.token_view_panel = TokenViewPanel(
-            self.step_model, corpus_text=partial(self.workspace.corpus_sample, BASELINE_CORPUS_CHARS))
-        self.token_view_panel.bind_workspace(self.workspace)
-        self.docks.add_panel(self.token_view_panel, tabify_with="corpus", shortcut="Alt+5")
-        self.token_view_panel.token_selected.connect(self.vocab_panel.select_token)
-        install_model_rows(self.token_view_panel, self.trained_models)
-        self.lattice = LatticeController(self.token_view_panel, self.step_model, self)  # "Show lattice"
-        add_chat_dock(self.docks, self.step_model)  # chat templates
-        self.training_status = TrainingStatusPanel()
-        self.services = WindowServices(self.dialogs, self.settings_store, self.statusBar())
-        self.training = TrainingController(self.training_engine, self.workspace, self.corpus_panel,
-                                           self.training_panel, self.training_status, self.services, self)
-        self.files = FileController(self.services, self.corpus_panel, self.step_model, parent=self,
-                                    show_model=self.training.show_model, open_session=self._open_session)
-        self.tokenizers = TokenizerController(self.step_model, self.training_engine, self.training_panel,
-                                              self.training.show_model, self.services, self)  # pretrained tokenizers
-        self.exporter = ExportController(self.step_model, self.services, self)
-        add_compare_dock(self.docks, self.step_model, self.workspace, self._on_compare_token_selected)
-        self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.workspace.corpus_sample)
-        self.docks.add_panel(self.glitch_panel, tabify_with="vocabulary")
-        self.glitch_panel.token_selected.connect(self._on_glitch_token_selected)
-        self.presenter = Presenter(self, PresenterParts(  # classroom
-            self.docks, self.appearance, self.settings_store, self.step_model, self.token_view_panel,
-            self.timeline_panel.playback))
-        parts = ScriptParts(self.services, self.step_model, self.corpus_panel, self.files, self.training,
-                            self.training_engine, self.tokenizers, self.exporter, self.docks, self.appearance,
-                            self.presenter)
-        self.script = Scripting(parts)  # what scripts, tests and lessons drive
-        self.sessions = parts.sessions = SessionController(
-            self, self.script, SessionViews(self.corpus_panel, self.training_panel, self.vocab_panel,
-                                            self.token_view_panel), self.services, self)
-        self.animation = parts.animation = AnimationExporter(
-            self.step_model, self.timeline_panel, self.token_view_panel, self.script.select_panel, self.services, self)
-        self.lesson_panel = LessonPanel()  # guided lessons: a tab beside the training panel
-        self.docks.add_panel(self.lesson_panel)
-        self.lessons = parts.lessons = LessonRunner(
-            self.script, self.lesson_panel,
-            LessonViews(self.corpus_panel, self.token_view_panel, partial(self.docks.panel, "embeddings"),
-                        partial(self.docks.panel, "positional")),  # heatmap panels: built on first use
-            self.dialogs, self)
-        self.presenter.follow_lessons(self.lessons)
-        self.presenter.active_changed.connect(self.lesson_panel.set_presenting)
-
-        self.workspaces = WorkspaceController(self, self.docks, self.settings_store, self,
-                                              before_change=self.presenter.leave_for_layout)
-        self.welcome = WelcomeController(WelcomeScreen(self), self.settings_store, WelcomePaths(
-            self._welcome_train_sample, self._welcome_open_tokenizer, self._welcome_start_lesson), self)
-        self.commands = WindowActions(self)  # (not `actions`: that is QWidget.actions())
-        self.presenter.bind_actions(cancel=self.commands.cancel, toggle=self.commands.presenter,
-                                    leave=self.commands.presenter_leave)
-        self.toolbar = build_toolbar(self, self.commands)
-        self.menus = build_menus(self, self.commands, self.docks.menu)
-        self.toolbar.findChild(QWidget, "samples_button").setMenu(self.menus["samples"])
+        self._build_models()
+        self._build_panels()
+        self._build_controllers()
+        self._build_classroom()
+        self._build_commands()
+        self.script = Scripting(ScriptParts(  # what scripts, tests and lessons drive: last, from complete parts
+            self.services, self.step_model, self.corpus_panel, self.files, self.training, self.training_engine,
+            self.tokenizers, self.exporter, self.docks, self.appearance, self.presenter, self.sessions,
+            self.animation, self.lessons))
         self.welcome.screen.cover(self, self._dock_area)
         self.statusBar().addPermanentWidget(self.training_status)
         self.setAcceptDrops(True)
@@ -177,6 +108,106 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.sessions.offer_recovery)
         elif offer_welcome:
             self.welcome.offer()
+
+    # -- the stages of building ---------------------------------------------------------------
+
+    def _build_models(self) -> None:
+        """What panels and controllers share: the step, finished runs, the corpus and text, training."""
+        self.step_model = StepModel(self)
+        self.trained_models = TrainedModels(self)  # finished runs: token view comparison rows
+        # what panels share besides the step: the corpus and the current text
+        self.workspace = Workspace(self.step_model, self.trained_models, self)
+        self.training_engine = TrainingEngine(self)
+        self.step_model.follow(self.training_engine)
+        self.vocab_model = VocabModel(self)
+        self.vocab_model.attach(self.step_model)
+
+    def _build_panels(self) -> None:
+        """The panels and their docks, in docking order (saved layouts and View > Panels know it)."""
+        self.corpus_panel = CorpusPanel()
+        self.corpus_panel.bind_workspace(self.workspace)
+        self.training_panel = TrainingPanel()
+        self.vocab_panel = VocabPanel(self.vocab_model)
+        self.vocab_panel.attach(self.step_model)  # vocabulary browser
+        self.docks = DockManager(self)
+        self.setDockNestingEnabled(True)
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks
+                            | QMainWindow.DockOption.AllowNestedDocks)
+        for panel, key in ((self.corpus_panel, "Alt+1"), (self.training_panel, "Alt+2"),
+                           (self.vocab_panel, "Alt+3")):
+            self.docks.add_panel(panel, shortcut=key)
+        # merge timeline: follows the step model; vocabulary selection -> provenance
+        self.timeline_panel = TimelinePanel(self.step_model)
+        self.timeline_panel.set_corpus_source(self.corpus_panel.corpus_input)
+        self.docks.add_panel(self.timeline_panel, tabify_with="corpus", shortcut="Alt+4")
+        self.vocab_panel.table.selectionModel().selectionChanged.connect(self._on_vocab_selection_changed)
+        add_heatmap_docks(self.docks, self.workspace)  # embedding similarities + positional encodings
+        # token view: follows the step model; a clicked token is selected in the vocabulary
+        # the token view reads at most BASELINE_CORPUS_CHARS: never join a 30 MB file on the GUI thread
+        self.token_view_panel = TokenViewPanel(
+            self.step_model, corpus_text=partial(self.workspace.corpus_sample, BASELINE_CORPUS_CHARS))
+        self.token_view_panel.bind_workspace(self.workspace)
+        self.docks.add_panel(self.token_view_panel, tabify_with="corpus", shortcut="Alt+5")
+        self.token_view_panel.token_selected.connect(self.vocab_panel.select_token)
+        install_model_rows(self.token_view_panel, self.trained_models)
+        self.lattice = LatticeController(self.token_view_panel, self.step_model, self)  # "Show lattice"
+        add_chat_dock(self.docks, self.step_model)  # chat templates
+        self.training_status = TrainingStatusPanel()
+
+    def _build_controllers(self) -> None:
+        """Training, files, real tokenizers and exports; then the panels that show their results."""
+        self.services = WindowServices(self.dialogs, self.settings_store, self.statusBar())
+        self.training = TrainingController(self.training_engine, self.workspace, self.corpus_panel,
+                                           self.training_panel, self.training_status, self.services, self)
+        # a .tokviz file opened as a file is a session: the session controller, made later, opens it
+        self.files = FileController(self.services, self.corpus_panel, self.step_model, parent=self,
+                                    show_model=self.training.show_model, open_session=self._open_session)
+        self.tokenizers = TokenizerController(self.step_model, self.training_engine, self.training_panel,
+                                              self.training.show_model, self.services, self)  # pretrained tokenizers
+        self.exporter = ExportController(self.step_model, self.services, self)
+        add_compare_dock(self.docks, self.step_model, self.workspace, self._on_compare_token_selected)
+        self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.workspace.corpus_sample)
+        self.docks.add_panel(self.glitch_panel, tabify_with="vocabulary")
+        self.glitch_panel.token_selected.connect(self._on_glitch_token_selected)
+
+    def _build_classroom(self) -> None:
+        """Guided lessons, presenter mode (which follows the lessons), sessions, animation export."""
+        self.lesson_panel = LessonPanel()  # guided lessons: a tab beside the training panel
+        self.docks.add_panel(self.lesson_panel)
+        self.lessons = LessonRunner(
+            LessonParts(self.files, self.training, self.step_model, self.docks), self.lesson_panel,
+            LessonViews(self.corpus_panel, self.token_view_panel, partial(self.docks.panel, "embeddings"),
+                        partial(self.docks.panel, "positional")),  # heatmap panels: built on first use
+            self.dialogs, self)
+        self.presenter = Presenter(self, PresenterParts(
+            self.docks, self.appearance, self.settings_store, self.step_model, self.token_view_panel,
+            self.timeline_panel.playback, self.lessons), self)
+        self.presenter.active_changed.connect(self.lesson_panel.set_presenting)
+        self.sessions = SessionController(
+            self, SessionParts(self.step_model, self.files, self.training, self.tokenizers, self.presenter,
+                               self.docks, self.appearance),
+            SessionViews(self.corpus_panel, self.training_panel, self.vocab_panel, self.token_view_panel),
+            self.services, self)
+        self.animation = AnimationExporter(self.step_model, self.timeline_panel, self.token_view_panel,
+                                           self.docks.select, self.services, self)
+
+    def _build_commands(self) -> None:
+        """Workspaces, the first-run screen, the actions, toolbar and menus."""
+        self.workspaces = WorkspaceController(self, self.docks, self.settings_store, self,
+                                              before_change=self.presenter.leave_for_layout)
+        self.welcome = WelcomeController(WelcomeScreen(self), self.settings_store, WelcomePaths(
+            self._welcome_train_sample, self._welcome_open_tokenizer, self._welcome_start_lesson), self)
+        self.commands = WindowActions(self, ActionTargets(  # (not `actions`: that is QWidget.actions())
+            self.files, self.tokenizers, self.exporter, self.sessions, self.animation, self.training,
+            self.appearance, self.presenter, self.workspaces, self.welcome, self.lessons, self.settings_store,
+            WindowCommands(self.edit_focused, self.reset_layout, self.show_shortcuts, self.show_about)))
+        # presenter mode takes Esc from Cancel and checks its own action: bound once the actions exist
+        self.presenter.bind_actions(cancel=self.commands.cancel, toggle=self.commands.presenter,
+                                    leave=self.commands.presenter_leave)
+        self.toolbar = build_toolbar(self, self.commands)
+        self.addToolBar(self.toolbar)
+        self.menus = build_menus(self.menuBar(), self.commands, self.docks.menu, self.toolbar)
+        self.toolbar.findChild(QWidget, "samples_button").setMenu(self.menus["samples"])
 
     # -- wiring -----------------------------------------------------------------------------
 
@@ -261,7 +292,7 @@ class MainWindow(QMainWindow):
         return self.rect().adjusted(0, top, 0, bottom - self.height())
 
     def _welcome_train_sample(self) -> bool:
-        return self.script.load_sample(DEFAULT_SAMPLE) and self.script.start_training()
+        return self.files.load_sample(DEFAULT_SAMPLE) and self.training.start()
 
     def _welcome_open_tokenizer(self) -> None:
         self.workspaces.choose("inspect")
@@ -270,33 +301,12 @@ class MainWindow(QMainWindow):
     def _welcome_start_lesson(self) -> bool:
         from tokviz.core.lessons.files import builtin_lessons
 
-        return self.script.start_lesson(builtin_lessons()[0].name)
+        return self.lessons.start(builtin_lessons()[0].name)
 
     # -- menu commands ----------------------------------------------------------------------
 
     def _open_session(self, path) -> bool:
         return self.sessions.open(path)
-
-    @Slot()
-    def new_corpus(self) -> None:
-        if self.files.maybe_save():
-            self.corpus_panel.clear_document()
-
-    @Slot()
-    def open_file_dialog(self) -> None:
-        self.files.open_dialog()
-
-    @Slot()
-    def open_model_dialog(self) -> None:
-        self.files.open_dialog(models_only=True)
-
-    @Slot()
-    def save_corpus_as(self) -> bool:
-        return self.files.save_as()
-
-    @Slot()
-    def save_model_dialog(self) -> bool:
-        return self.files.save_model_dialog()
 
     def edit_focused(self, method: str) -> None:
         """Edit > Undo/Copy/...: call `method` on the focused widget (or a parent that has it),

@@ -1,8 +1,9 @@
 """`Scripting`: the surface that scripts, tests, `tokviz screenshot|lesson|animate` and lessons drive.
 
 One per window (``window.script``), apart from `MainWindow`: it holds the controllers and shared
-models it works through, never the window. Every call either acts at once or starts background
-work and returns; the ``wait_for_*`` calls run the event loop until that work is on screen.
+models it works through, never the window, and is made last, from complete parts. Every call
+either acts at once or starts background work and returns; the ``wait_for_*`` calls run the event
+loop until that work is on screen.
 
 Corpus and files
     ``open_path(path)`` (a corpus, saved model or session, read in the background; then
@@ -31,14 +32,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tokviz.core import Timeline, TrainSettings
-from tokviz.engine.samples import sample
+from tokviz.core.algorithm.protocol import StepTimeline
+from tokviz.core.registry import AnySettings
 from tokviz.engine.step_model import StepModel
 from tokviz.engine.training.engine import TrainingEngine
 from tokviz.panels.base import Panel
 from tokviz.panels.corpus.panel import CorpusPanel
 
 from .classroom.animation import AnimationExporter, AnimationSpec
+from .classroom.lesson_runner import LessonRunner
 from .classroom.presenter import Presenter
 from .docks import DockManager
 from .export_ops import ExportController
@@ -51,9 +53,9 @@ from .training_ops import TrainingController
 from .waiting import wait_for_signals
 
 
-@dataclass
+@dataclass(frozen=True)
 class ScriptParts:
-    """What `Scripting` works through (built by the window)."""
+    """What `Scripting` works through (built by the window before it)."""
 
     services: WindowServices
     step_model: StepModel
@@ -65,10 +67,10 @@ class ScriptParts:
     exporter: ExportController
     docks: DockManager
     appearance: Appearance
-    presenter: Presenter | None = None
-    sessions: SessionController | None = None
-    animation: AnimationExporter | None = None
-    lessons: object | None = None  # LessonRunner, which itself drives this surface
+    presenter: Presenter
+    sessions: SessionController
+    animation: AnimationExporter
+    lessons: LessonRunner
 
 
 class Scripting:
@@ -85,28 +87,14 @@ class Scripting:
     def wait_for_file(self, timeout_ms: int = 60_000) -> str:
         """Run the event loop until the file being opened is shown; ``"opened"``, ``"failed"``,
         ``"cancelled"``, ``"idle"`` (nothing loading) or ``"timeout"``."""
-        f, corpus = self.parts.files, self.parts.corpus_panel
-        if not f.is_loading and not corpus.is_loading:
-            return "idle"
-        result = self.wait_for({"opened": [f.corpus_opened, f.model_opened], "failed": [f.open_failed],
-                                "cancelled": [f.loader.cancelled]}, timeout_ms)
-        if result == "opened" and corpus.is_loading:
-            result = self.wait_for({"opened": [corpus.text_loaded]}, timeout_ms)
-        return result
+        return self.parts.files.wait(timeout_ms)
 
     def set_corpus_text(self, text: str, *, word_counts: bool | None = None, title: str | None = None) -> bool:
         """Replace the corpus with `text` (asks about unsaved changes first)."""
-        if not self.parts.files.maybe_save():
-            return False
-        self.parts.corpus_panel.set_text(text, title=title, word_counts=word_counts)
-        return True
+        return self.parts.files.set_corpus_text(text, word_counts=word_counts, title=title)
 
     def load_sample(self, key: str) -> bool:
-        s = sample(key)
-        if not self.set_corpus_text(s.read(), word_counts=s.word_counts, title=f"Sample: {s.title}"):
-            return False
-        self.parts.services.status(f"Sample: {s.description}", 5000)
-        return True
+        return self.parts.files.load_sample(key)
 
     def save_corpus(self, path: str | Path | None = None) -> bool:
         return self.parts.files.save(path)
@@ -117,7 +105,7 @@ class Scripting:
     # -- training ---------------------------------------------------------------------------
 
     @property
-    def timeline(self) -> Timeline | None:
+    def timeline(self) -> StepTimeline | None:
         return self.parts.step_model.timeline
 
     @property
@@ -134,7 +122,7 @@ class Scripting:
         """Signal(str): how each run ended, ``"finished"``, ``"cancelled"`` or ``"failed"``."""
         return self.parts.training.done
 
-    def start_training(self, settings: TrainSettings | None = None) -> bool:
+    def start_training(self, settings: AnySettings | None = None) -> bool:
         """Train on the corpus; False (with a message) if the settings or corpus are unusable.
 
         Without `settings`, the training panel's options and the corpus's word-frequency mode are

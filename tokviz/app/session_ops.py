@@ -2,9 +2,10 @@
 
 A session (``tokviz.core.saved.session``) is gathered from the window (corpus, training settings, the
 timeline, loaded tokenizers, the step, and the view: dock layout, raised panels, each panel's
-``view_state()``, vocabulary selection, theme, font scale, geometry) and applied back in the same
-order a user would: corpus, settings, model, view, step. A file that does not parse leaves the
-window untouched; a big corpus file that is missing or changed is reported and the rest restored.
+``view_state()``, vocabulary selection, theme, font scale, geometry: `tokviz.app.session_view`) and
+applied back in the same order a user would: corpus, settings, model, view, step. A file that does
+not parse leaves the window untouched; a big corpus file that is missing or changed is reported and
+the rest restored.
 
 Autosave: every ``AppSettings.autosave_seconds()`` (default 60) when something changed, and at
 once when a training run starts or finishes, to ``<data dir>/autosave.tokviz``, written on a
@@ -20,8 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QObject, QTimer, Signal, Slot
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from tokviz.core import TokvizError
 from tokviz.core.registry import snapshot
@@ -36,27 +36,26 @@ from tokviz.core.saved.session import (
     load_session,
     save_session,
 )
-from tokviz.engine.settings import LAYOUT_VERSION, THEMES
+from tokviz.engine.step_model import StepModel
 from tokviz.engine.tasks import TaskEngine
-from tokviz.panels.view_state import restore_view_state, view_state
+from tokviz.panels.corpus.panel import CorpusPanel
+from tokviz.panels.token_view.panel import TokenViewPanel
+from tokviz.panels.training.panel import TrainingPanel
+from tokviz.panels.vocab_panel import VocabPanel
 
 from .autosave_files import AUTOSAVE_NAME, CLEAN_EXIT_NAME, path_exists, write_autosave, write_marker
-from .docks import raised_panel_ids
+from .classroom.presenter import Presenter
+from .docks import DockManager, LayoutFrame
+from .file_ops import FileController
 from .services import WindowServices
+from .session_view import apply_view, gather_view
+from .theme import Appearance
+from .tokenizer_ops import TokenizerController
+from .training_ops import TrainingController
 from .waiting import wait_for_signals
 
 SESSION_FILTER = "tokviz sessions (*.tokviz);;All files (*)"
 HASH_TIMEOUT_MS = 600_000  # hashing a corpus of gigabytes on a slow disk
-MIN_SANE_SIDE = 4096  # a saved window side up to this is always applied (twice the screen beyond)
-
-
-def _b64(data: QByteArray) -> str:
-    return bytes(data.toBase64()).decode("ascii")
-
-
-def _unb64(text: object) -> QByteArray | None:
-    return QByteArray.fromBase64(text.encode("ascii")) if isinstance(text, str) and text else None
-
 
 def _with_suffix(path: Path) -> Path:
     """A session file name: ``.tokviz`` added when the name has no extension."""
@@ -74,12 +73,28 @@ def _check_corpus(ref: CorpusRef, *, should_stop, progress) -> bool:
 
 @dataclass(frozen=True)
 class SessionViews:
-    """The panels whose state a session keeps besides each panel's ``view_state()``."""
+    """The panels whose state a session keeps besides each panel's ``view_state()``: the corpus,
+    the training settings, the vocabulary selection and the token view's compared tokenizers."""
 
-    corpus: object  # tokviz.panels.corpus.panel.CorpusPanel: the corpus
-    training: object  # tokviz.panels.training.panel.TrainingPanel: the settings
-    vocab: object  # tokviz.panels.vocab_panel.VocabPanel: the selection
-    token_view: object  # tokviz.panels.token_view.panel.TokenViewPanel: compared tokenizers
+    corpus: CorpusPanel
+    training: TrainingPanel
+    vocab: VocabPanel
+    token_view: TokenViewPanel
+
+
+@dataclass(frozen=True)
+class SessionParts:
+    """What a session is gathered from and restored through besides the panels: the model and
+    step, the corpus files, training runs, tokenizers, presenter mode (its normal layout is the one
+    kept), the docks and the look."""
+
+    step_model: StepModel
+    files: FileController
+    training: TrainingController
+    tokenizers: TokenizerController
+    presenter: Presenter
+    docks: DockManager
+    appearance: Appearance
 
 
 class SessionController(QObject):
@@ -89,12 +104,11 @@ class SessionController(QObject):
     opened = Signal(str)
     autosaved = Signal(str)
 
-    def __init__(self, frame, script, views: SessionViews, services: WindowServices,
+    def __init__(self, frame: LayoutFrame, parts: SessionParts, views: SessionViews, services: WindowServices,
                  parent: QObject | None = None) -> None:
-        """`frame`: the main window, whose geometry and dock layout a session keeps; `script`: the
-        scripting surface a session is restored through (corpus, model, tokenizer, theme)."""
+        """`frame`: the main window, whose geometry and dock layout a session keeps."""
         super().__init__(parent)
-        self.window, self.script, self.views, self.services = frame, script, views, services
+        self.frame, self.parts, self.views, self.services = frame, parts, views, services
         self.path: Path | None = None  # the session file of File > Save Session
         self.dirty = False
         self._restoring = False
@@ -125,7 +139,7 @@ class SessionController(QObject):
 
     def watch(self) -> None:
         """Mark the session changed on edits, steps, models and view changes."""
-        v, sm, look = self.views, self.script.step_model, self.script.parts.appearance
+        v, sm, look = self.views, self.parts.step_model, self.parts.appearance
         for sig in (v.corpus.document_changed, v.corpus.editor.textChanged, v.training.settings_changed,
                     sm.timeline_changed, sm.step_changed, look.theme_changed, look.font_scale_changed,
                     v.token_view.editor.textChanged):
@@ -133,18 +147,18 @@ class SessionController(QObject):
         for sig in (sm.timeline_changed, sm.step_changed, sm.finished_changed):
             sig.connect(self._remember_settled)
         self._remember_settled()
-        self.script.parts.training_engine.started.connect(self._on_training_started)
-        self.script.training_done.connect(self._on_training_done)
+        self.parts.training.engine.started.connect(self._on_training_started)
+        self.parts.training.done.connect(self._on_training_done)
 
     def _training_in_progress(self) -> bool:
-        sm = self.script.step_model
-        return sm.source == "training" and not sm.is_finished and self.script.is_training
+        sm = self.parts.step_model
+        return sm.source == "training" and not sm.is_finished and self.parts.training.engine.is_running
 
     @Slot()
     def _remember_settled(self, *_args) -> None:
         """Keep the model on screen, unless it is a run still training (its steps keep coming)."""
         if not self._training_in_progress():
-            sm = self.script.step_model
+            sm = self.parts.step_model
             self._settled = (sm.timeline, sm.source, sm.step)
 
     @Slot()
@@ -199,8 +213,7 @@ class SessionController(QObject):
     def gather(self) -> Session:
         """The window's state as a `Session` (the timeline is a snapshot: safe to serialise
         on another thread while training continues)."""
-        w, v, sm = self.window, self.views, self.script.step_model
-        docks, look = self.script.parts.docks, self.script.parts.appearance
+        v, sm = self.views, self.parts.step_model
         c = v.corpus
         stat = c.path.stat() if c.path is not None and not c.is_modified and c.path.exists() else None
         if stat is not None and stat.st_size > EMBED_LIMIT:  # by path + sha256 (hashed once per file version)
@@ -222,25 +235,8 @@ class SessionController(QObject):
             view_extra["pretrained_pattern"] = getattr(tl.settings, "pattern", None)
         elif tl is not None:
             model = snapshot(tl)
-        panels = {}
-        for pid in docks.panel_ids():
-            state = view_state(docks.panel(pid))
-            if state is not None:
-                panels[pid] = state
-        geometry, layout, size = (self.script.parts.presenter.normal_layout()
-                                  or (w.saveGeometry(), w.saveState(LAYOUT_VERSION), w.size()))
-        view = {
-            "layout_version": LAYOUT_VERSION,
-            "layout": _b64(layout),  # presenting: the normal layout it returns to
-            "geometry": _b64(geometry),
-            "size": [size.width(), size.height()],
-            "raised": raised_panel_ids(docks),
-            "theme": look.theme,
-            "font_scale": look.font_scale,
-            "vocab_selection": v.vocab.selected_ids(),
-            "panels": panels,
-            **view_extra,
-        }
+        view = {**gather_view(self.frame, self.parts.docks, self.parts.appearance, v.vocab,
+                              self.parts.presenter.normal_layout()), **view_extra}
         return Session(corpus, settings, model, source if model is not None else "", tokenizers,
                        v.token_view.compare_paths(), step if tl is not None else None, view)
 
@@ -296,7 +292,7 @@ class SessionController(QObject):
         except TokvizError as exc:
             self.services.dialogs.error("Could not open the session", str(exc))
             return False
-        if not self.script.parts.files.maybe_save():
+        if not self.parts.files.maybe_save():
             return False
         self.apply(session)
         self.path = Path(path)
@@ -307,13 +303,13 @@ class SessionController(QObject):
 
     def apply(self, s: Session) -> None:
         """Restore `s` on screen: corpus, settings, model, view, step."""
-        w, v, sm = self.script, self.views, self.script.step_model
+        p, v, sm = self.parts, self.views, self.parts.step_model
         problems: list[str] = []
         self._restoring = True
         try:
-            w.leave_presenter()
-            if w.is_training:
-                w.cancel_training()
+            p.presenter.leave()
+            if p.training.engine.is_running:
+                p.training.engine.cancel()
             if s.corpus is not None:
                 self._apply_corpus(s.corpus, problems)
             if s.train_settings is not None:
@@ -325,14 +321,14 @@ class SessionController(QObject):
                 sm.set_timeline(s.timeline, source=s.model_source or "session")
                 v.training.show_summary(s.timeline, status="Model from the session")
             elif s.tokenizers:  # a pretrained tokenizer
-                w.open_tokenizer(s.tokenizers[0], s.view.get("pretrained_pattern"))
-                if w.wait_for_tokenizer() != "opened":
+                p.tokenizers.open(s.tokenizers[0], pattern=s.view.get("pretrained_pattern"))
+                if p.tokenizers.wait() != "opened":
                     problems.append(f"the tokenizer {s.tokenizers[0]} could not be loaded")
             else:
                 sm.set_timeline(None)
             view, dropped = clean_view(s.view)
             problems.extend(dropped)
-            self._apply_view(view, problems)
+            apply_view(self.frame, self.parts.docks, self.parts.appearance, v.vocab, view, problems)
             self._load_compare(list(s.compare_tokenizers))
             if s.step is not None and sm.timeline is not None:
                 sm.set_step(s.step)
@@ -343,53 +339,20 @@ class SessionController(QObject):
             self.services.dialogs.error("Session partly restored", "; ".join(p[:1].upper() + p[1:] for p in problems))
 
     def _apply_corpus(self, ref: CorpusRef, problems: list[str]) -> None:
-        w, corpus = self.script, self.views.corpus
+        files, corpus = self.parts.files, self.views.corpus
         if ref.text is not None:
             corpus.set_text(ref.text, title=ref.title or None, word_counts=ref.word_counts)
             if corpus.is_loading:
-                w.wait_for({"loaded": [corpus.text_loaded]}, 60_000)
+                wait_for_signals({"loaded": [corpus.text_loaded]}, 60_000)
             return
         try:
             self._in_background(_check_corpus, ref)
         except TokvizError as exc:
             problems.append(str(exc))
             return
-        w.parts.files.open_path(ref.path)
-        w.wait_for_file()
+        files.open_path(ref.path)
+        files.wait()
         corpus.set_word_counts(ref.word_counts)
-
-    def _apply_view(self, v: dict, problems: list[str]) -> None:
-        w, docks = self.window, self.script.parts.docks
-        if v.get("theme") in THEMES:
-            self.script.set_theme(v["theme"])
-        if isinstance(v.get("font_scale"), (int, float)):
-            self.script.parts.appearance.set_font_scale(float(v["font_scale"]))
-        geometry = _unb64(v.get("geometry"))
-        if geometry is not None:
-            w.restoreGeometry(geometry)
-        size = v.get("size")
-        if size is not None and not (w.isMaximized() or w.isFullScreen()):
-            # restoreGeometry fits the window onto the screen; keep the saved size, but within reach
-            # of this screen (a window of 100000 x 100000 crashes while painting)
-            screen = (w.screen() or QApplication.primaryScreen()).availableGeometry()
-            w.resize(min(size[0], max(2 * screen.width(), MIN_SANE_SIDE)),
-                     min(size[1], max(2 * screen.height(), MIN_SANE_SIDE)))
-        layout = _unb64(v.get("layout"))
-        if layout is not None and v.get("layout_version") == LAYOUT_VERSION:
-            w.restoreState(layout, LAYOUT_VERSION)
-        for pid in v.get("raised", []):
-            if pid in docks.panel_ids() and docks.dock(pid).isVisible():
-                docks.dock(pid).raise_()
-        for pid, state in (v.get("panels") or {}).items():
-            if pid in docks.panel_ids():
-                try:
-                    restore_view_state(docks.panel(pid), state)
-                except (TypeError, ValueError, AttributeError, OverflowError) as exc:  # a shared file's odd value
-                    problems.append(f"the {pid} panel's view could not be restored ({exc})")
-        ids = v.get("vocab_selection") or []
-        if ids and isinstance(ids[0], int):
-            self.views.vocab.select_token(ids[0])
-        QApplication.processEvents()  # let raised tabs and restored geometry settle
 
     def _load_compare(self, paths: list[str]) -> None:
         """Add the token view's comparison rows one after another (its loader keeps only the newest)."""
@@ -440,7 +403,7 @@ class SessionController(QObject):
     def wait_autosaved(self, timeout_ms: int = 10_000) -> str:
         if not self.writer.is_running:
             return "idle"
-        return self.script.wait_for({"done": [self.writer.finished, self.writer.failed]}, timeout_ms)
+        return wait_for_signals({"done": [self.writer.finished, self.writer.failed]}, timeout_ms)
 
     @Slot(object)
     def _on_writer_finished(self, path: str) -> None:

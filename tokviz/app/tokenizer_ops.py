@@ -12,17 +12,22 @@ whatever is in the Hugging Face cache, the window opens at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QMenu, QPushButton
 
+from tokviz.core.algorithm.protocol import StepTimeline
 from tokviz.core.pretrained.caches import HF_PREFIX, KnownListing, hf_hub_cache
 from tokviz.core.pretrained.common import PatternRequired
 from tokviz.core.text.split import SPLIT_PRESETS
 from tokviz.engine.pretrained_tasks import list_known_tokenizers, load_any_timeline
+from tokviz.engine.step_model import StepModel
 from tokviz.engine.tasks import TaskEngine
+from tokviz.engine.training.engine import TrainingEngine
+from tokviz.panels.training.panel import TrainingPanel
 
 from .services import WindowServices
 from .waiting import wait_for_signals
@@ -39,7 +44,8 @@ class TokenizerController(QObject):
     open_failed = Signal(str)
     cancelled = Signal()
 
-    def __init__(self, step_model, training_engine, training_panel, show_model, services: WindowServices,
+    def __init__(self, step_model: StepModel, training_engine: TrainingEngine, training_panel: TrainingPanel,
+                 show_model: Callable[[StepTimeline, Path], None], services: WindowServices,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.step_model, self.training_engine, self.training_panel = step_model, training_engine, training_panel

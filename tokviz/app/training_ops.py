@@ -14,8 +14,12 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from tokviz.core import Timeline, TokvizError
 from tokviz.core.registry import step_noun
+from tokviz.engine.training.engine import TrainingEngine
 from tokviz.engine.training.warm_up import warm_up_in_background
-from tokviz.panels.training.status import format_duration
+from tokviz.engine.workspace import Workspace
+from tokviz.panels.corpus.panel import CorpusPanel
+from tokviz.panels.training.panel import TrainingPanel
+from tokviz.panels.training.status import TrainingStatusPanel, format_duration
 
 from .services import WindowServices
 
@@ -27,8 +31,9 @@ class TrainingController(QObject):
 
     done = Signal(str)  # "finished", "cancelled" or "failed", once per run
 
-    def __init__(self, engine, workspace, corpus_panel, training_panel, training_status,
-                 services: WindowServices, parent: QObject | None = None) -> None:
+    def __init__(self, engine: TrainingEngine, workspace: Workspace, corpus_panel: CorpusPanel,
+                 training_panel: TrainingPanel, training_status: TrainingStatusPanel, services: WindowServices,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engine, self.workspace, self.services = engine, workspace, services
         self.corpus_panel, self.training_panel, self.training_status = corpus_panel, training_panel, training_status

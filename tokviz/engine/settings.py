@@ -20,8 +20,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from tokviz.core import TokvizError, TrainSettings
-from tokviz.core.registry import settings_from_json, settings_to_json
+from tokviz.core import TokvizError
+from tokviz.core.registry import AnySettings, settings_from_json, settings_to_json
 from tokviz.core.io.safe_files import parse_json
 
 ORGANIZATION = "tokviz"
@@ -130,7 +130,7 @@ class AppSettings:
 
     # -- training ---------------------------------------------------------------------------
 
-    def train_settings(self) -> TrainSettings | None:
+    def train_settings(self) -> AnySettings | None:
         """The last training settings (BPE, WordPiece or Unigram), or None if there are none or
         they no longer validate."""
         d = self._json(KEY_TRAINING)
@@ -141,7 +141,7 @@ class AppSettings:
         except (TokvizError, TypeError, ValueError):
             return None
 
-    def save_train_settings(self, settings: TrainSettings) -> None:
+    def save_train_settings(self, settings: AnySettings) -> None:
         self.qsettings.setValue(KEY_TRAINING, json.dumps(settings_to_json(settings)))
 
     # -- files ------------------------------------------------------------------------------

@@ -230,7 +230,7 @@ def test_help_menu_lists_the_lessons_and_starts_one(window):
 
 
 def test_a_failed_training_stops_the_step_with_a_message(window, dialogs, monkeypatch):
-    monkeypatch.setattr(window.script, "start_training", lambda settings=None: False)
+    monkeypatch.setattr(window.training, "start", lambda settings=None: False)
     assert window.script.start_lesson("1")
     assert window.script.wait_for_lesson_step(WAIT) == "failed"
     assert "could not be shown: training could not start" in window.lesson_panel.caption.text()

@@ -12,6 +12,7 @@ Signals: `progress_changed(what, fraction)`, then one of `finished(path)`, `canc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,8 +22,13 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QWidget
 
 from tokviz.core import TokvizError
+from tokviz.engine.step_model import StepModel
 from tokviz.engine.tasks import TaskEngine
+from tokviz.panels.base import Panel
+from tokviz.panels.timeline.panel import TimelinePanel
+from tokviz.panels.token_view.panel import TokenViewPanel
 
+from ..services import WindowServices
 from .frames import caption_strip, encode_frames, fit_image, image_to_array, render_crisp, used_size
 from .presenter import step_caption
 
@@ -81,7 +87,8 @@ class AnimationExporter(QObject):
     cancelled = Signal()
     failed = Signal(str)
 
-    def __init__(self, step_model, timeline_panel, token_view_panel, select_panel, services,
+    def __init__(self, step_model: StepModel, timeline_panel: TimelinePanel, token_view_panel: TokenViewPanel,
+                 select_panel: Callable[[str], Panel], services: WindowServices,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.step_model, self.timeline_panel, self.token_view_panel = step_model, timeline_panel, token_view_panel

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .animation import TARGETS, AnimationSpec
+from .animation import TARGETS, AnimationExporter, AnimationSpec
 from .frames import frame_path
 
 
@@ -74,28 +74,28 @@ class AnimationDialog(QDialog):
                              self.caption.isChecked())
 
 
-def run_export_dialog(window) -> bool:
-    """File > Export Animation…: ask for the options and the output, then export with progress."""
-    if window.step_model.timeline is None:
-        window.dialogs.info("No timeline yet", "Train a tokenizer (or open a model) first.")
+def run_export_dialog(exporter: AnimationExporter, parent: QWidget) -> bool:
+    """File > Export Animation…: ask for the options and the output, then export with progress
+    (the dialogs belong to `parent`)."""
+    sm, dialogs, store = exporter.step_model, exporter.services.dialogs, exporter.services.settings
+    if sm.timeline is None:
+        dialogs.info("No timeline yet", "Train a tokenizer (or open a model) first.")
         return False
-    dialog = AnimationDialog(window.step_model.n_steps, window.step_model.step, window)
+    dialog = AnimationDialog(sm.n_steps, sm.step, parent)
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return False
     fmt = dialog.format.currentData()
-    store = window.settings_store
     suggested = str(Path(store.last_dir()) / ("timeline.gif" if fmt == "gif" else "timeline-frames"))
     filters = "Animated GIF (*.gif)" if fmt == "gif" else "Folder for the PNG files (*)"
-    path = window.dialogs.save_path("Export Animation", suggested, filters)
+    path = dialogs.save_path("Export Animation", suggested, filters)
     if not path:
         return False
     if fmt != "gif":  # a folder: the dialog never saw the frame files it already holds
         taken = [f for i in range(len(dialog.spec(path).steps())) if (f := frame_path(Path(path), i)).exists()]
-        if taken and not window.dialogs.ask_overwrite(taken):
+        if taken and not dialogs.ask_overwrite(taken):
             return False
     store.set_last_dir(Path(path).parent)
-    exporter = window.animation
-    progress = QProgressDialog("Rendering frames…", "Cancel", 0, 1000, window)
+    progress = QProgressDialog("Rendering frames…", "Cancel", 0, 1000, parent)
     progress.setWindowTitle("Export Animation")
     progress.setWindowModality(Qt.WindowModality.WindowModal)
     progress.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

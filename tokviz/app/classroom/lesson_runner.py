@@ -1,9 +1,9 @@
-"""`LessonRunner`: plays a guided lesson through the scripting surface, one step at a time, never blocking.
+"""`LessonRunner`: plays a guided lesson through the window's controllers, one step at a time, never blocking.
 
 Going to step i replays the lesson's state up to i, so Back and Next always show the same screen:
 
 1. the training in force at step i (the lesson's own, or the last ``train`` action of steps <= i)
-   runs if it is not the one on screen: corpus, then `Scripting.start_training`, then wait for
+   runs if it is not the one on screen: corpus, then `TrainingController.start`, then wait for
    the run to end;
 2. the lesson's set-up (token view text, pretrained tokenizers, panels), then the actions of the
    steps from that training up to i, in order;
@@ -14,8 +14,9 @@ Actions that take time (training, loading a corpus or a tokenizer, tokenizing fo
 training embeddings, positional heatmaps) return the signals to wait for; the runner continues
 when one fires. A newer request (Next pressed again, another lesson) makes older waits stale.
 
-A lesson drives the window as any script does (`tokviz.app.scripting.Scripting`), plus the panels
-it sets up and reads figures from (`LessonViews`); it never holds the window.
+A lesson drives the window through the controllers a script works through (`LessonParts`: the
+corpus, training runs, the step, the panel in front), plus the panels it sets up and reads figures
+from (`LessonViews`); it never holds the window, nor the scripting surface (which drives lessons).
 
 What this leaves out: the lesson files (``tokviz.core.lessons.files``), the maths of the figures
 (``tokviz.core.lessons.figures``), drawing (``tokviz.panels.lesson_panel``).
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
@@ -43,32 +45,57 @@ from tokviz.core.lessons.files import (
     pretrained_file,
 )
 from tokviz.engine.samples import sample
+from tokviz.engine.step_model import StepModel
+from tokviz.panels.corpus.panel import CorpusPanel
+from tokviz.panels.lesson_panel import LessonPanel
+from tokviz.panels.token_view.panel import TokenViewPanel
+
+from ..dialogs import Dialogs
+from ..docks import DockManager
+from ..file_ops import FileController
+from ..training_ops import TrainingController
+
+if TYPE_CHECKING:  # the heatmap panels are built on first use: not imported with the window
+    from tokviz.panels.heatmaps.embedding_panel import EmbeddingPanel
+    from tokviz.panels.heatmaps.positional_panel import PositionalPanel
 
 _TOKENIZER_CACHE: dict[str, object] = {}  # path -> loaded tokenizer (lessons share them)
 VIEW_DEFAULTS = {"mode": "text", "whitespace": True, "bos": False, "eos": False, "pad": "right"}
 
 
 @dataclass(frozen=True)
+class LessonParts:
+    """What a lesson drives: the corpus (`files`), training runs (`training`), the step shown
+    (`step_model`) and the panel in front (`docks`)."""
+
+    files: FileController
+    training: TrainingController
+    step_model: StepModel
+    docks: DockManager
+
+
+@dataclass(frozen=True)
 class LessonViews:
     """The panels a lesson sets up and reads its figures from, besides its own."""
 
-    corpus: object  # tokviz.panels.corpus.panel.CorpusPanel
-    token_view: object  # tokviz.panels.token_view.panel.TokenViewPanel
-    embedding: Callable[[], object]  # -> EmbeddingPanel (the heatmap panels are built on first use)
-    positional: Callable[[], object]  # -> PositionalPanel
+    corpus: CorpusPanel
+    token_view: TokenViewPanel
+    embedding: Callable[[], EmbeddingPanel]  # the heatmap panels are built on first use
+    positional: Callable[[], PositionalPanel]
 
 
 class LessonRunner(QObject):
-    """Drives the window through a `Lesson` with `script`, showing the lesson in `panel`."""
+    """Drives the window through a `Lesson` with `parts`, showing the lesson in `panel`."""
 
     step_shown = Signal(int)  # the step is on screen (caption, panels, figure)
     failed = Signal(str)
     lesson_changed = Signal()  # a lesson started or stopped
     caption_changed = Signal(str)  # the step's caption ("" when the lesson stops)
 
-    def __init__(self, script, panel, views: LessonViews, dialogs, parent: QObject | None = None) -> None:
+    def __init__(self, parts: LessonParts, panel: LessonPanel, views: LessonViews, dialogs: Dialogs,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.script, self.panel, self.views, self.dialogs = script, panel, views, dialogs
+        self.parts, self.panel, self.views, self.dialogs = parts, panel, views, dialogs
         self.panel_ids: list[str] | None = None  # the panels presenter mode shows while it runs
         self._lessons: list[Lesson] | None = None
         self.lesson: Lesson | None = None
@@ -117,7 +144,7 @@ class LessonRunner(QObject):
         # presenter mode: the lesson's main panel, and the lesson panel when it has a figure to show
         self.panel_ids = main + (["lesson"] if lesson.figure is not None or not main else [])
         self.panel.show_lesson(lesson.label, lesson.n_steps)
-        self.script.select_panel("lesson")
+        self.parts.docks.select("lesson")
         self.lesson_changed.emit()
         self.go(0)
         return True
@@ -234,16 +261,16 @@ class LessonRunner(QObject):
     # -- actions -------------------------------------------------------------------------------
 
     def _do_corpus(self, a: Action):
-        corpus, w = a.get("corpus"), self.script
+        corpus, files = a.get("corpus"), self.parts.files
         if corpus is None:
             self._corpus_text = ""
-            ok = w.set_corpus_text("", title=f"Lesson: {self.lesson.title}")
+            ok = files.set_corpus_text("", title=f"Lesson: {self.lesson.title}")
         elif corpus.kind == "sample":
             self._corpus_text = sample(corpus.value).read()
-            ok = w.load_sample(corpus.value)
+            ok = files.load_sample(corpus.value)
         else:
             self._corpus_text = corpus.read()
-            ok = w.set_corpus_text(self._corpus_text, title=f"Lesson: {self.lesson.title}")
+            ok = files.set_corpus_text(self._corpus_text, title=f"Lesson: {self.lesson.title}")
         if not ok:
             raise LessonError("the corpus was not replaced (unsaved changes were kept)")
         if self.views.corpus.is_loading:
@@ -251,34 +278,34 @@ class LessonRunner(QObject):
         return None
 
     def _do_train(self, a: Action):
-        w = self.script
-        if w.is_training:  # reports "cancelled" now, before the wait below listens
-            w.cancel_training()
-        if not w.start_training(a.get("settings")):
+        training = self.parts.training
+        if training.engine.is_running:  # reports "cancelled" now, before the wait below listens
+            training.engine.cancel()
+        if not training.start(a.get("settings")):
             raise LessonError("training could not start")
-        return [(w.training_done, lambda outcome: None if outcome == "finished" else f"training {outcome}")]
+        return [(training.done, lambda outcome: None if outcome == "finished" else f"training {outcome}")]
 
     def _do_untrain(self, _a: Action):
-        w = self.script
-        if w.is_training:
-            w.cancel_training()
-        w.step_model.set_timeline(None)
+        engine = self.parts.training.engine
+        if engine.is_running:
+            engine.cancel()
+        self.parts.step_model.set_timeline(None)
 
     def _do_anchor(self, a: Action):
         self._anchor = a.get("anchor")
 
     def _do_step(self, a: Action):
-        sm = self.script.step_model
+        sm = self.parts.step_model
         to = a.get("to")
         sm.set_step(sm.n_steps if to == "last" else to)
 
     def _do_vocab(self, a: Action):
-        tl = self.script.timeline
+        tl = self.parts.step_model.timeline
         if tl is not None:
-            self.script.step_model.set_step(a.get("size") - (tl.vocab_size - tl.n_merges))
+            self.parts.step_model.set_step(a.get("size") - (tl.vocab_size - tl.n_merges))
 
     def _do_panel(self, a: Action):
-        self.script.select_panel(a.get("id"))
+        self.parts.docks.select(a.get("id"))
 
     def _do_text(self, a: Action):
         tv = self.views.token_view
@@ -345,7 +372,8 @@ class LessonRunner(QObject):
         p = self.views.embedding()
         if "dim" in a.args and p.dim_spin.value() != a.get("dim"):
             p.dim_spin.setValue(a.get("dim"))
-        tl, sm = self.script.timeline, self.script.step_model
+        sm = self.parts.step_model
+        tl = sm.timeline
         key = (id(tl), tl.n_steps if tl is not None else 0, sm.step)
         if p.corpus is None or self._embedded != key:
             self._queue.insert(0, a)  # again, once the corpus is tokenized
@@ -379,7 +407,7 @@ class LessonRunner(QObject):
     # -- showing ---------------------------------------------------------------------------
 
     def context(self) -> FigureContext:
-        v, w = self.views, self.script
+        v, sm = self.views, self.parts.step_model
         emb = v.embedding()
         embedding = None
         if emb.table is not None and emb.corpus is not None and emb.table.n_vocab == emb.corpus.n_vocab:
@@ -387,8 +415,8 @@ class LessonRunner(QObject):
         result = v.token_view.result
         b = result.batch if result is not None else None
         batch = (b.batch, b.lines, b.bos_id, b.eos_id, b.pad_id) if b is not None else None
-        return FigureContext(text=v.token_view.text(), corpus=self._corpus_text, timeline=w.timeline,
-                             step=w.step_model.step, tokenizers=dict(self.tokenizers), embedding=embedding,
+        return FigureContext(text=v.token_view.text(), corpus=self._corpus_text, timeline=sm.timeline,
+                             step=sm.step, tokenizers=dict(self.tokenizers), embedding=embedding,
                              params=dict(self.lesson.figure or {}), missing=dict(self.missing), batch=batch)
 
     def _show_step(self) -> None:

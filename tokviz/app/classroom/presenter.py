@@ -10,24 +10,32 @@ lesson's caption, or one set with `Presenter.set_caption`). Left/Right/PageUp/Pa
 the timeline (or a running lesson: its ``next()``/``prev()``) wherever the focus is, except while
 typing. Leaving restores the exact previous layout, fonts and palette.
 
-The presenter works on the main window as a frame (geometry, bars, docks) and gets every other
-object it touches explicitly (`PresenterParts`); the window's actions and the lesson runner,
-which are made after it, are bound with `bind_actions` and `follow_lessons`.
+The presenter works on the main window as a frame (`PresenterFrame`: geometry,
+bars, docks) and gets every other object it touches explicitly (`PresenterParts`, the lesson
+runner among them); the window's actions, which call it and so are made after it, are bound with
+`bind_actions`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QToolBar, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QToolBar, QWidget
 
-from tokviz.app.docks import raised_panel_ids
+from tokviz.app.docks import DockManager, LayoutFrame, raised_panel_ids
+from tokviz.app.theme import Appearance
 from tokviz.core.display.tokens import undrawn_marked, visible_token
-from tokviz.engine.settings import LAYOUT_VERSION, PRESENTER_SCALE_MIN, clamp_presenter_scale
+from tokviz.engine.playback import Playback
+from tokviz.engine.settings import LAYOUT_VERSION, PRESENTER_SCALE_MIN, AppSettings, clamp_presenter_scale
+from tokviz.engine.step_model import StepModel
 from tokviz.panels.base import HIGHLIGHT_WIDTH_PROPERTY, SMALL_PRINT_PROPERTY
 from tokviz.panels.timeline.transport import focus_is_typing
+from tokviz.panels.token_view.panel import TokenViewPanel
+
+from .lesson_runner import LessonRunner
 
 PRESENTER_HIGHLIGHT = 3.0  # pen width multiplier while presenting
 SMALL_PRINT_PX_1080 = 24  # the least pixel size of any small print (byte-group captions) on a 1080-line screen
@@ -59,18 +67,38 @@ def _shown(token: bytes | str) -> str:
     return visible_token(token) if isinstance(token, bytes) else str(token)
 
 
+class PresenterFrame(LayoutFrame, Protocol):
+    """A frame that can take the whole screen with a caption bar (presenter mode)."""
+
+    def showFullScreen(self) -> None: ...
+
+    def windowState(self) -> Qt.WindowState: ...
+
+    def setWindowState(self, state: Qt.WindowState) -> None: ...
+
+    def addToolBar(self, area: Qt.ToolBarArea, bar: QToolBar) -> None: ...
+
+    def removeToolBar(self, bar: QToolBar) -> None: ...
+
+    def focusWidget(self) -> QWidget | None: ...
+
+    def minimumSizeHint(self) -> QSize: ...
+
+
 @dataclass(frozen=True)
 class PresenterParts:
     """What presenter mode changes besides the frame: panels (through `docks`), fonts and palette
     (`appearance`), the stored scale (`settings`), the caption's source (`step_model`), the token
-    palette (`token_view`) and what the clicker keys step (`playback`, the timeline's)."""
+    palette (`token_view`), what the clicker keys step (`playback`, the timeline's) and the lesson
+    runner, whose running lesson picks the panels, captions the screen and takes the clicker keys."""
 
-    docks: object  # tokviz.app.docks.DockManager
-    appearance: object  # tokviz.app.theme.Appearance
-    settings: object  # tokviz.engine.settings.AppSettings
-    step_model: object  # tokviz.engine.step_model.StepModel
-    token_view: object  # tokviz.panels.token_view.panel.TokenViewPanel
-    playback: object  # tokviz.panels.timeline.transport's playback controller
+    docks: DockManager
+    appearance: Appearance
+    settings: AppSettings
+    step_model: StepModel
+    token_view: TokenViewPanel
+    playback: Playback
+    lessons: LessonRunner
 
 
 class PresenterKeys(QObject):
@@ -96,7 +124,7 @@ class PresenterKeys(QObject):
         if kind not in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride) or event.modifiers() not in (
                 Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier):
             return False
-        if not isinstance(obj, QWidget) or obj.window() is not self.presenter.window:
+        if not isinstance(obj, QWidget) or obj.window() is not self.presenter.frame.window():
             return False
         slot = self._action(Qt.Key(event.key()))
         if slot is None or focus_is_typing():
@@ -114,11 +142,12 @@ class Presenter(QObject):
     active_changed = Signal(bool)
     caption_changed = Signal(str)
 
-    def __init__(self, frame: QMainWindow, parts: PresenterParts) -> None:
-        super().__init__(frame)
-        self.window = frame  # the frame presented: geometry, bars and docks
+    def __init__(self, frame: PresenterFrame, parts: PresenterParts, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.frame = frame  # the frame presented: geometry, bars and docks
         self.parts = parts
-        self.lessons = None  # the lesson runner (`follow_lessons`)
+        self.lessons: LessonRunner | None = parts.lessons
+        parts.lessons.caption_changed.connect(self._update_caption)
         self._actions: dict[str, QAction] = {}  # cancel, presenter, presenter_leave (`bind_actions`)
         self.panel_ids: list[str] = []
         self.scale = 1.0  # the scale in use: the one asked for, or less when the panels did not fit
@@ -134,11 +163,6 @@ class Presenter(QObject):
     def bind_actions(self, *, cancel: QAction, toggle: QAction, leave: QAction) -> None:
         """The window's Cancel (its Esc is taken while presenting), Presenter and Leave actions."""
         self._actions = {"cancel": cancel, "toggle": toggle, "leave": leave}
-
-    def follow_lessons(self, lessons) -> None:
-        """A running lesson picks the panels, captions the screen and takes the clicker keys."""
-        self.lessons = lessons
-        lessons.caption_changed.connect(self._update_caption)
 
     @property
     def active(self) -> bool:
@@ -158,12 +182,12 @@ class Presenter(QObject):
         if self._lesson_running() and self.lessons.panel_ids:
             return [p for p in self.lessons.panel_ids if p in docks.panel_ids()][:2]
         raised = [p for p in raised_panel_ids(docks) if p not in SIDE_PANELS]
-        focus = self.window.focusWidget()  # the panel the user is in (a workspace shows several)
+        focus = self.frame.focusWidget()  # the panel the user is in (a workspace shows several)
         mine = [p for p in raised if focus is not None and docks.dock(p).isAncestorOf(focus)]
         return (mine or raised)[:1] or ["timeline"]
 
     def enter(self, panel_ids: list[str] | None = None, scale: float | None = None) -> None:
-        w, P, A = self.window, self.parts, self._actions
+        w, P, A = self.frame, self.parts, self._actions
         if self.active:
             self.leave()
         if self._settling is not None:
@@ -221,7 +245,7 @@ class Presenter(QObject):
     def leave(self) -> None:
         if not self.active:
             return
-        w, saved, P, A = self.window, self._saved, self.parts, self._actions
+        w, saved, P, A = self.frame, self._saved, self.parts, self._actions
         self._saved = None
         app = QApplication.instance()
         w.removeEventFilter(self)
@@ -260,14 +284,14 @@ class Presenter(QObject):
         # again at each resize the window manager still delivers, until the size is the saved one)
         self._settling = saved
         w.installEventFilter(self)
-        QTimer.singleShot(0, w, self._settle)
+        QTimer.singleShot(0, self, self._settle)
         A["cancel"].setShortcuts(saved["cancel_keys"])
         A["leave"].setEnabled(False)
         A["toggle"].setChecked(False)
         self.active_changed.emit(False)
 
     def _screen(self) -> QSize | None:
-        w = self.window
+        w = self.frame
         return self.screen_size or (w.screen().geometry().size() if w.screen() is not None else None)
 
     def _small_print_px(self) -> int:
@@ -278,7 +302,7 @@ class Presenter(QObject):
     def _fit_scale(self, scale: float) -> float:
         """The largest font scale <= `scale` (in `FIT_STEP`s, at least the minimum) at which the
         window's minimum size fits the screen: two panels never push the window off a projector."""
-        w = self.window
+        w = self.frame
         screen = self._screen()
         while screen is not None and scale > PRESENTER_SCALE_MIN:
             QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # sizes after hiding parts
@@ -290,7 +314,7 @@ class Presenter(QObject):
         return scale
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if obj is self.window and event.type() == QEvent.Type.Resize:
+        if obj is self.frame and event.type() == QEvent.Type.Resize:
             # once the window's layout has the new size
             QTimer.singleShot(0, self, self._balance if self.active else self._settle)
         return False
@@ -301,12 +325,12 @@ class Presenter(QObject):
         self.leave()
         if self._settling is not None:
             self._settling = None
-            self.window.removeEventFilter(self)
+            self.frame.removeEventFilter(self)
 
     def _settle(self) -> None:
         """After leaving: the normal dock state again, now that the window has a new size; done
         once the window is back at its saved size (or maximized)."""
-        saved, w = self._settling, self.window
+        saved, w = self._settling, self.frame
         if saved is None or self.active:
             return
         QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)  # minimum sizes at the normal fonts
@@ -317,7 +341,7 @@ class Presenter(QObject):
 
     def _balance(self) -> None:
         """Two panels get half of the width each (or as near as their minimum widths allow)."""
-        w = self.window
+        w = self.frame
         if self.active and len(self.panel_ids) == 2:
             half = w.width() // 2
             w.resizeDocks([self.parts.docks.dock(p) for p in self.panel_ids], [half, half], Qt.Orientation.Horizontal)
@@ -336,7 +360,7 @@ class Presenter(QObject):
     # -- captions ---------------------------------------------------------------------------
 
     def _build_caption_bar(self) -> None:
-        bar = QToolBar("Caption", self.window)
+        bar = QToolBar("Caption", self.frame.window())
         bar.setObjectName("presenter_caption_bar")
         bar.setMovable(False)
         bar.setFloatable(False)
@@ -349,7 +373,7 @@ class Presenter(QObject):
         label.setFont(font)
         bar.addWidget(label)
         label.setSizePolicy(label.sizePolicy().Policy.Expanding, label.sizePolicy().Policy.Preferred)
-        self.window.addToolBar(Qt.ToolBarArea.BottomToolBarArea, bar)
+        self.frame.addToolBar(Qt.ToolBarArea.BottomToolBarArea, bar)
         self._bar, self._label = bar, label
 
     def set_caption(self, text: str) -> None:

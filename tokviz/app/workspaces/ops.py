@@ -5,18 +5,21 @@ workspace) and puts back the chosen one's: as the user left it, or else its layo
 `tokviz.app.workspaces.layouts` (the task's main view in front and big, every other panel a tab). "Reset
 Workspace Layout" forgets the saved arrangement of the workspace on screen and lays it out afresh.
 
-It works on the main window as a frame (`saveState`/`restoreState`, dock splits) and gets the docks
-(`DockManager`) and the settings explicitly.
+It works on the main window as a frame (`tokviz.app.docks.LayoutFrame`: `saveState`/`restoreState`,
+dock splits) and gets the docks (`DockManager`) and the settings explicitly.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QTabBar, QToolBar
+from PySide6.QtWidgets import QApplication, QDockWidget, QMenu, QTabBar, QToolBar
 
-from tokviz.engine.settings import LAYOUT_VERSION
+from tokviz.engine.settings import LAYOUT_VERSION, AppSettings
 
+from ..docks import DockManager, LayoutFrame
 from .layouts import (
     DEFAULT_WORKSPACE,
     WORKSPACES,
@@ -29,7 +32,7 @@ from .layouts import (
 )
 
 
-def dock_area_size(frame: QMainWindow) -> tuple[int, int]:
+def dock_area_size(frame: LayoutFrame) -> tuple[int, int]:
     """Width and height the docks share: the window less its menu bar, toolbars and status bar."""
     h = frame.height()
     if frame.menuBar().isVisible():
@@ -42,7 +45,7 @@ def dock_area_size(frame: QMainWindow) -> tuple[int, int]:
     return max(1, frame.width()), max(1, h)
 
 
-def arrange(frame: QMainWindow, docks, layout: WorkspaceLayout) -> None:
+def arrange(frame: LayoutFrame, docks: DockManager, layout: WorkspaceLayout) -> None:
     """Lay the docks of `docks` (a `DockManager`) out as `layout` says, sized to the window."""
     check_covers(layout, docks.panel_ids())
     dock = docks.dock
@@ -80,7 +83,7 @@ def arrange(frame: QMainWindow, docks, layout: WorkspaceLayout) -> None:
     hide_stale_tab_bars(frame)
 
 
-def hide_stale_tab_bars(frame: QMainWindow) -> None:
+def hide_stale_tab_bars(frame: LayoutFrame) -> None:
     """Hide the tab bars of tab groups that no longer exist (Qt leaves those of a rearranged layout
     on screen, under the new ones): a tab bar in use lists only docks that are tabbed together now."""
     QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
@@ -105,7 +108,7 @@ def whole_titles(bar: QTabBar) -> None:
     bar.setUsesScrollButtons(True)
 
 
-def fit_sizes(frame: QMainWindow, docks, layout: WorkspaceLayout) -> None:
+def fit_sizes(frame: LayoutFrame, docks: DockManager, layout: WorkspaceLayout) -> None:
     """Give the columns and the slots of `layout` their share of the window."""
     width, height = dock_area_size(frame)
     columns = layout.columns_for(frame.width())
@@ -123,8 +126,8 @@ class WorkspaceController(QObject):
 
     changed = Signal(str)
 
-    def __init__(self, frame: QMainWindow, docks, settings, parent: QObject | None = None, *,
-                 before_change=None) -> None:
+    def __init__(self, frame: LayoutFrame, docks: DockManager, settings: AppSettings,
+                 parent: QObject | None = None, *, before_change: Callable[[], None] | None = None) -> None:
         """`before_change()` runs before a workspace is changed or reset (leave presenter mode)."""
         super().__init__(parent)
         self.frame, self.docks, self.settings = frame, docks, settings
@@ -134,7 +137,7 @@ class WorkspaceController(QObject):
         self.group = QActionGroup(self)
         self.actions: dict[str, QAction] = {}
         for w in WORKSPACES:
-            a = QAction(w.title, frame, objectName=f"action_workspace_{w.key}", checkable=True)
+            a = QAction(w.title, frame.window(), objectName=f"action_workspace_{w.key}", checkable=True)
             a.setShortcut(w.shortcut)
             a.setStatusTip(w.summary)
             a.setToolTip(w.summary)

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject
 
+from tokviz.engine.settings import AppSettings
+from tokviz.panels.welcome.screen import WelcomeScreen
+
 
 @dataclass(frozen=True)
 class WelcomePaths:
@@ -25,7 +28,8 @@ class WelcomePaths:
 
 
 class WelcomeController(QObject):
-    def __init__(self, screen, settings, paths: WelcomePaths, parent: QObject | None = None) -> None:
+    def __init__(self, screen: WelcomeScreen, settings: AppSettings, paths: WelcomePaths,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.screen, self.settings, self.paths = screen, settings, paths
         screen.chosen.connect(self._on_screen_chosen)

@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from tokviz.core import Cancelled, TrainSettings, parse_word_counts
-from tokviz.core.registry import empty_copy, make_training  # BPE, WordPiece or Unigram
+from tokviz.core import Cancelled, parse_word_counts
+from tokviz.core.registry import AnySettings, empty_copy, make_training  # BPE, WordPiece or Unigram
 from tokviz.core.processes.pipes import read_frame, write_event
 from tokviz.core.processes.spawn import JOB_ERRORS, child_pipes, exit_child, run_child, watch_parent
 
@@ -69,7 +69,7 @@ class CorpusInput:
 
 
 def training_events(
-    settings: TrainSettings,
+    settings: AnySettings,
     corpus: CorpusInput,
     *,
     should_stop: Callable[[], bool],

@@ -25,8 +25,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from tokviz.core import Timeline, TrainSettings
-from tokviz.core.registry import empty_copy, make_training, step_noun
+from tokviz.core.registry import AnySettings, AnyTimeline, empty_copy, make_training, step_noun
 from tokviz.core.processes.pipes import write_frame
 from tokviz.core.processes.spawn import ChildProcess
 from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, ChildWorkerMixin, background_mode
@@ -76,7 +75,7 @@ class TrainingWorker(ChildWorkerMixin, BackgroundWorker):
     prepared = Signal(int, object, object)  # run id, Timeline (no steps yet), budget or None
     steps_ready = Signal(int, list)  # run id, [MergeStep, ...]
 
-    def __init__(self, run_id: int, settings: TrainSettings, corpus: CorpusInput, *,
+    def __init__(self, run_id: int, settings: AnySettings, corpus: CorpusInput, *,
                  use_process: bool | None = None) -> None:
         super().__init__(run_id)
         self.settings = settings
@@ -158,7 +157,7 @@ class TrainingEngine(BackgroundEngine):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._reset_counters()
-        self.timeline: Timeline | None = None  # the current run's timeline: its one step list
+        self.timeline: AnyTimeline | None = None  # the current run's timeline: its one step list
         self.last_progress: TrainingProgress | None = None
         self._tick = QTimer(self, interval=TICK_MS)
         self._tick.timeout.connect(self._on_tick_timeout)
@@ -174,7 +173,7 @@ class TrainingEngine(BackgroundEngine):
 
     # -- public -----------------------------------------------------------------------------
 
-    def start(self, settings: TrainSettings, corpus: CorpusInput) -> int:
+    def start(self, settings: AnySettings, corpus: CorpusInput) -> int:
         """Start training (cancelling any current run). Raises `TokvizError` for bad settings."""
         settings = settings.validate()
         make_training(settings)  # any algorithm: an impossible budget fails here, not later
@@ -251,7 +250,7 @@ class TrainingEngine(BackgroundEngine):
         self._emit_progress(done / total if total else None)
 
     @Slot(int, object, object)
-    def _on_worker_prepared(self, run_id: int, timeline: Timeline, budget: int | None) -> None:
+    def _on_worker_prepared(self, run_id: int, timeline: AnyTimeline, budget: int | None) -> None:
         if not self.is_current(run_id):
             return
         self._budget = budget
