@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "tokviz"
-STDLIB_PRIVATE = {"_exit", "_getframe", "_asdict", "_replace", "_fields", "_make"}  # documented API
+STDLIB_PRIVATE = {"_exit", "_getframe", "_current_frames", "_asdict", "_replace", "_fields", "_make"}  # documented API
 QT_PREFIXES = ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6")
 
 

@@ -4,6 +4,7 @@ core never imports Qt, no import cycles, small modules, small folders, no other 
 from __future__ import annotations
 
 from tests.structure import (
+    ROOT,
     algorithm_switches,
     import_cycles,
     iter_sleeps,
@@ -15,6 +16,9 @@ from tests.structure import (
 
 MAX_LINES = 500
 MAX_MODULES_PER_FOLDER = 20
+# other modules' private names the tests still read (white-box checks, each with its reason, and
+# files not yet moved to public seams): lower this as they go, never raise it
+MAX_PRIVATE_IN_TESTS = 49
 
 MODULES = load_modules()
 
@@ -45,6 +49,12 @@ def test_folders_stay_small():
 
 def test_no_module_uses_another_modules_private_names():
     assert private_accesses(MODULES) == []
+
+
+def test_tests_read_few_private_names():
+    """Tests go through public seams; the white-box looks left do not grow in number."""
+    found = private_accesses(load_modules(ROOT / "tests"))
+    assert len(found) <= MAX_PRIVATE_IN_TESTS, "\n".join(f"{m}:{line} {name}" for m, line, name in found)
 
 
 def test_no_switching_on_algorithm_names():

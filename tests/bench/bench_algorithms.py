@@ -52,6 +52,7 @@ def settings_for(algo: str, vocab: int):
 
 
 def worker(algo: str, path: str, vocab: int, warm: bool = False) -> dict:
+    from tokviz.core.processes.parallel import choose_processes
     from tokviz.core.registry import SPECS, make_training
 
     from tokviz.core import jit
@@ -59,7 +60,7 @@ def worker(algo: str, path: str, vocab: int, warm: bool = False) -> dict:
     def train(prefix: str) -> dict:  # the timeline is dropped on return, before the next training
         t0, c0 = time.perf_counter(), time.process_time()
         training = make_training(settings_for(algo, vocab), texts=[text])
-        training.prepare()
+        training.prepare(processes=choose_processes())  # as ``tokviz train`` counts
         prepared = time.perf_counter() - t0
         timeline = training.run()
         return {f"{prefix}seconds": time.perf_counter() - t0, f"{prefix}cpu_seconds": time.process_time() - c0,

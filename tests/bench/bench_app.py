@@ -89,12 +89,12 @@ class StallMeter:
         self.phase = "idle"
         self.gaps: dict[str, list[float]] = {}
         self.worst: dict[str, float] = {}
-        self._last = 0.0
+        self.last = 0.0  # perf_counter() of the last tick (or of `start`)
 
     def start(self, phase: str) -> None:
         self.phase = phase
         self.gaps.setdefault(phase, [])
-        self._last = time.perf_counter()
+        self.last = time.perf_counter()
         self.timer.start()
 
     def stop(self) -> None:
@@ -102,8 +102,8 @@ class StallMeter:
 
     def _tick(self) -> None:
         now = time.perf_counter()
-        gap = (now - self._last) * 1000.0
-        self._last = now
+        gap = (now - self.last) * 1000.0
+        self.last = now
         self.gaps[self.phase].append(gap)
 
     def summary(self, phase: str) -> dict:

@@ -46,10 +46,12 @@ def _peak_mb() -> dict:
 
 def w_tokviz_train(path: str, split: str, vocab: int, model_out: str | None) -> dict:
     from tokviz.core import Training, TrainSettings, save_timeline
+    from tokviz.core.processes.parallel import choose_processes
 
     text = Path(path).read_text(encoding="utf-8")
     t0 = time.perf_counter()
     training = Training(TrainSettings(split=split, vocab_size=vocab), texts=[text])
+    training.prepare(processes=choose_processes())  # as ``tokviz train`` counts
     timeline = training.run()
     seconds = time.perf_counter() - t0
     if model_out:
@@ -58,15 +60,15 @@ def w_tokviz_train(path: str, split: str, vocab: int, model_out: str | None) -> 
 
 
 def w_hf_train(path: str, split: str, vocab: int) -> dict:
+    from bench_training import pieces_of  # tokviz's counting cut, written out (checked there)
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
-    from tokviz.core.text.chunks import _slices
     from tokviz.core.text.split import SPLIT_PRESETS
 
     text = Path(path).read_text(encoding="utf-8")
     # Feed ~1 MB pieces cut where the split pattern always cuts, so HF can use all its threads
     # and still sees exactly the chunks tokviz sees.
-    pieces = [text[a:b] for a, b in _slices(text, 0, len(text), 1_000_000)]
+    pieces = pieces_of(text, 1_000_000)
     t0 = time.perf_counter()
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.Sequence([
@@ -101,13 +103,14 @@ def _encode_text() -> str:
 
 def w_tokviz_encode(out_ids: str | None) -> dict:
     from tokviz.core.pretrained import load_tokenizer
+    from tokviz.core.processes.parallel import choose_processes
 
     text = _encode_text()
     t_load = time.perf_counter()
     tok = load_tokenizer(str(CL100K))
     load = time.perf_counter() - t_load
     t0 = time.perf_counter()
-    ids = tok.encode_ids(text)
+    ids = tok.encode_ids(text, processes=choose_processes())  # as ``tokviz encode`` does
     seconds = time.perf_counter() - t0
     if out_ids:
         Path(out_ids).write_text(json.dumps(ids))

@@ -178,11 +178,11 @@ def hf_from_tiktoken(name: str, out: Path) -> Path:
     """A tokenizer.json equivalent to tiktoken's `name` (transformers' ``TikTokenConverter``: each
     token's merge is the two parts tiktoken's loop leaves when only lower ranks may join; the
     split pattern as an isolated ``Split``, then byte-level characters), written to `out`."""
-    import tiktoken
+    from tiktoken_ext import openai_public
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers
 
-    enc = tiktoken.get_encoding(name)
-    ranks = enc._mergeable_ranks
+    spec = getattr(openai_public, name)()  # what tiktoken's `get_encoding(name)` is built from
+    ranks, specials = spec["mergeable_ranks"], spec["special_tokens"]
     table = [chr(b) for b in range(256)]  # GPT-2's bytes_to_unicode
     shift = 0
     for b in range(256):
@@ -200,18 +200,18 @@ def hf_from_tiktoken(name: str, out: Path) -> Path:
             parts = _bpe_split(ranks, token, rank)
             if len(parts) == 2:
                 merges.append((chars(parts[0]), chars(parts[1])))
-    for s, i in enc._special_tokens.items():
+    for s, i in specials.items():
         vocab[s] = i
     hf = Tokenizer(models.BPE(vocab=vocab, merges=merges, ignore_merges=True))
     # Oniguruma reads cl100k's possessive ``\p{N}{1,3}+`` as "one or more runs of 1-3 digits";
     # at the end of its alternative it means the same as the greedy ``{1,3}``
-    pattern = enc._pat_str.replace("{1,3}+", "{1,3}")
+    pattern = spec["pat_str"].replace("{1,3}+", "{1,3}")
     hf.pre_tokenizer = pre_tokenizers.Sequence([
         pre_tokenizers.Split(Regex(pattern), "isolated"),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
     ])
     hf.decoder = decoders.ByteLevel()
-    hf.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in enc._special_tokens])
+    hf.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in specials])
     path = out / f"{name}.tokenizer.json"
     hf.save(str(path))
     return path

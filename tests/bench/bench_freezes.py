@@ -228,7 +228,7 @@ class StallWatch:
 
         sampled = 0.0  # when the current gap was last sampled
         while not self._stop.wait(0.01):
-            last = self.meter._last
+            last = self.meter.last
             now = time.perf_counter()
             if self.meter.timer.isActive() and now - last > self.threshold and now - max(sampled, last) > 0.05:
                 sampled = now  # a long gap is sampled every 50 ms: where the time goes, not only where it began

@@ -98,14 +98,13 @@ def main() -> int:
 
     # playback at 60 steps/s for 3 s
     refreshes = [0]
-    orig = panel.refresh
+    orig = panel.parts.refresh
 
-    def counted() -> None:  # the event loop paints what changed, as in the app
+    def counted(step: int) -> None:  # the event loop paints what changed, as in the app
         refreshes[0] += 1
-        orig()
+        orig(step)
 
-    panel._update_timer.timeout.disconnect()
-    panel._update_timer.timeout.connect(counted)
+    panel.parts.refresh = counted
     model.set_step(1000)
     panel.playback.set_speed(60)
     loop = QEventLoop()
@@ -113,7 +112,7 @@ def main() -> int:
     t_play = time.monotonic()
     panel.playback.play()
     loop.exec()
-    panel.playback._on_timer_timeout()  # the step due now
+    panel.playback.advance()  # the step due now
     secs = time.monotonic() - t_play
     panel.playback.pause()
     advanced = model.step - 1000

@@ -61,13 +61,15 @@ def test_streamed_json_equals_json_dumps(tok, monkeypatch):
                                   (True, False, True), (True, True, True)):  # fresh: from the ids' columns
         monkeypatch.setattr(json_columns, "PARALLEL_MIN_TOKENS", 2 if halves else 1 << 30)
         monkeypatch.setattr(id_spans, "ARRAY_MIN", 1 if arrays else 1 << 30)  # numpy starts and ends
-        forks = []
-        monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
-        parts: list[str] = []
-        (tok.encode(text, allowed_special="all") if fresh else enc).write_json(parts.append)
-        assert "".join(parts) == expected
-        assert len(parts) > (3 if halves else 10)
-        assert len(forks) == (1 if halves and fork.can_fork() else 0)  # the second halves formatted in a child
+        for processes in (1, 2):  # the default, and two allowed
+            forks = []
+            monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
+            parts: list[str] = []
+            (tok.encode(text, allowed_special="all") if fresh else enc).write_json(parts.append, processes=processes)
+            assert "".join(parts) == expected
+            two = halves and processes == 2
+            assert len(parts) > (3 if two else 10)
+            assert len(forks) == (1 if two and fork.can_fork() else 0)  # the second halves formatted in a child
     if tok.kind == "tiktoken" or getattr(tok, "byte_level", False):
         assert _splits_a_character(enc)  # the case where spans of neighbouring tokens overlap
 

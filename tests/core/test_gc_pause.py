@@ -81,9 +81,9 @@ def test_run_lets_a_drained_trainer_go_before_the_collector_is_back():
 
     training = make_training(WordPieceSettings(merges=6), texts=["hug hug pug pun bun hugs " * 50])
     training.prepare()
-    trainer = weakref.ref(training._trainer)
+    trainer = weakref.ref(training.trainer)
     timeline = training.run()
-    assert trainer() is None
+    assert trainer() is None and training.trainer is None
     assert list(training.steps()) == [] and timeline.n_steps == 6 and timeline.finished
 
 

@@ -16,7 +16,7 @@ def test_a_big_list_is_freed_over_several_turns(qtbot):
     rows = [Row() for _ in range(3 * SLICE + 5)]
     release.drop(rows)
     assert release.pending == 3 * SLICE + 5 and freed == []  # nothing freed on the spot
-    release._on_timer_timeout()  # one turn: one slice
+    release.free_slice()  # one turn: one slice
     assert len(freed) == SLICE and release.pending == 2 * SLICE + 5
     qtbot.waitUntil(lambda: release.pending == 0)
     assert rows == [] and len(freed) == 3 * SLICE + 5

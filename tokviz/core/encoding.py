@@ -70,11 +70,12 @@ class Encoding:
         self.write_json(parts.append)
         return "".join(parts)
 
-    def write_json(self, write: Callable[[str], object]) -> None:
-        """Write ``json.dumps(self.to_json())`` through `write`, in chunks (`write_json_columns`)."""
+    def write_json(self, write: Callable[[str], object], *, processes: int = 1) -> None:
+        """Write ``json.dumps(self.to_json())`` through `write`, in chunks, a long encoding's
+        in two processes given two `processes` (`write_json_columns`)."""
         spans = self.spans
         write_json_columns(write, self.ids, self.tokens, {t: t.hex() for t in set(self.tokens)},
-                           list(map(_FIRST, spans)), list(map(_SECOND, spans)))
+                           list(map(_FIRST, spans)), list(map(_SECOND, spans)), processes=processes)
 
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
@@ -127,14 +128,14 @@ class LazyEncoding(Encoding):
         self._complete = complete
         self._columns = columns  # the arguments of `write_json_columns` after `write`, or None
 
-    def write_json(self, write: Callable[[str], object]) -> None:
+    def write_json(self, write: Callable[[str], object], *, processes: int = 1) -> None:
         """`Encoding.write_json`, from the columns when given and nothing was filled yet (no
         tokens or spans lists made)."""
         cols = self._columns() if self._columns is not None and self._complete is not _filled else None
         if cols is None:
-            super().write_json(write)
+            super().write_json(write, processes=processes)
         else:
-            write_json_columns(write, *cols)
+            write_json_columns(write, *cols, processes=processes)
 
     def _fill(self) -> None:
         with collector_paused():  # a long text's tokens and spans: many new objects, no cycles

@@ -1,10 +1,11 @@
 """The JSON text of an encoding written from its columns (`Encoding.to_json`'s layout).
 
 `write_json_columns` formats `JSON_CHUNK` tokens at a time (one ``%`` per chunk, no string of the
-whole, no dict, no tuple per token). A long encoding (`PARALLEL_MIN_TOKENS` tokens or more, where
-forking is safe: the command line, never the window) has the second half of each array formatted
-in a forked child that inherits the columns, while this process formats the first half: on two
-cores the writing of 1.4 million tokens' ids, hex bytes and spans takes about half the time.
+whole, no dict, no tuple per token). A long encoding (`PARALLEL_MIN_TOKENS` tokens or more) given
+two ``processes`` (the command line's choice: `tokviz.core.processes.parallel`) has the second half
+of each array formatted in a forked child that inherits the columns where forking is safe, while
+this process formats the first half: on two cores the writing of 1.4 million tokens' ids, hex
+bytes and spans takes about half the time.
 The starts and ends may be numpy arrays (`tokviz.core.pretrained.id_spans`): numpy then pairs
 them and finds the empty spans.
 What this leaves out: the `Encoding` itself (`tokviz.core.encoding`).
@@ -24,10 +25,10 @@ HEADS = ('{"ids": [', '], "tokens_hex": [', '], "spans": [')
 
 
 def write_json_columns(write: Callable[[str], object], ids: Sequence[int], keys: Sequence, hex_of: Mapping[object, str],
-                       starts: Sequence[int], ends: Sequence[int]) -> None:
+                       starts: Sequence[int], ends: Sequence[int], *, processes: int = 1) -> None:
     """Write the JSON text of tokens given as columns (token k: ``ids[k]``, hex
-    ``hex_of[keys[k]]``, span ``(starts[k], ends[k])``); see the module doc."""
-    sections = _two_halves(ids, keys, hex_of, starts, ends) if len(ids) >= PARALLEL_MIN_TOKENS else None
+    ``hex_of[keys[k]]``, span ``(starts[k], ends[k])``), in up to two `processes`; see the module doc."""
+    sections = _two_halves(ids, keys, hex_of, starts, ends, processes) if len(ids) >= PARALLEL_MIN_TOKENS else None
     if sections is None:
         sections = [list(_section(k, ids, keys, hex_of, starts, ends)) for k in range(3)]
     write_sections(write, sections, empty_spans(starts, ends))
@@ -76,12 +77,13 @@ def _pairs(starts: Sequence[int], ends: Sequence[int]) -> list[int]:
     return both
 
 
-def _two_halves(ids, keys, hex_of, starts, ends) -> list[list[str]] | None:
-    """The three arrays' texts, the second half of each formatted in a forked child; None where
-    forking is not possible (the caller formats everything here)."""
-    from .processes.fork import can_fork, here_and_forked
+def _two_halves(ids, keys, hex_of, starts, ends, processes: int) -> list[list[str]] | None:
+    """The three arrays' texts, the second half of each formatted in a forked child; None for
+    one process or where forking is not possible (the caller formats everything here)."""
+    from .processes.fork import here_and_forked
+    from .processes.parallel import usable
 
-    if not can_fork():
+    if usable(processes) < 2:
         return None
     h = len(ids) // 2
     cols = (ids, keys, starts, ends)

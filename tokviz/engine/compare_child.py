@@ -2,7 +2,8 @@
 
 In a fresh isolated interpreter (`tokviz.core.processes.spawn.ChildProcess`) the window's thread
 never waits for the GIL while 5 MB are encoded, and the child's main thread may fork
-(`tokviz.core.processes.fork.can_fork`): big texts are encoded on both cores. Child side:
+(`tokviz.core.processes.parallel.choose_processes`): big texts are encoded on two cores when the
+machine has one to spare. Child side:
 `child_main` reads one job frame ``(text or Path, [ModelSpec, ...], by_document, reference)``
 (specs whose ``open`` pickles: ``functools.partial`` of a module function), then any frame or the
 end of input means "stop"; it writes ``("progress", (what, fraction))`` events, then
@@ -19,6 +20,7 @@ from functools import partial
 from pathlib import Path
 
 from tokviz.core.compare import ModelSpec
+from tokviz.core.processes.parallel import choose_processes
 from tokviz.core.processes.pipes import read_frame, write_event, write_frame
 from tokviz.core.processes.spawn import JOB_ERRORS, child_pipes, exit_child, run_child, watch_parent
 
@@ -50,6 +52,7 @@ def child_main() -> int:
     except JOB_ERRORS:
         return 1
     watch_parent(fd_in, stop)
+    processes = choose_processes()
     last = [0.0]
 
     def progress(what: str, fraction: float) -> None:
@@ -60,7 +63,7 @@ def child_main() -> int:
 
     def run() -> None:
         result = run_comparison(text, specs, by_document=by_document, reference=reference,
-                                should_stop=stop.is_set, progress=progress)
+                                should_stop=stop.is_set, progress=progress, processes=processes)
         write_event(fd_out, "result", result)
         write_event(fd_out, "done")
 

@@ -27,9 +27,10 @@ def open_any_model(source: str, pattern: str | None = None):
 
 def run_comparison(text: str | Path, specs: Sequence[ModelSpec], *, by_document: bool = False,
                    reference: int | str | None = None, should_stop: Callable[[], bool],
-                   progress: Callable[[str, float], None]) -> Comparison:
+                   progress: Callable[[str, float], None], processes: int = 1) -> Comparison:
     """Every model's result on `text` (a `Path` is read piece by piece, `FileSource`; per document
-    with `by_document`); `Cancelled` when `should_stop()` turns True between two documents."""
+    with `by_document`; big pieces encoded by up to `processes` processes); `Cancelled` when
+    `should_stop()` turns True between two documents."""
     if isinstance(text, Path):  # read piece by piece, once per model: a big corpus is never held whole
         progress(f"Reading {text.name}…", 0.0)
         text = FileSource(text)
@@ -37,7 +38,8 @@ def run_comparison(text: str | Path, specs: Sequence[ModelSpec], *, by_document:
             text.check()  # a bad file fails here, not once per model
     docs, ref = prepare_documents(text, reference) if by_document else ([], None)
     results = []
-    for e in iter_compare(text, specs, by_document=by_document, documents=docs or None, reference=reference):
+    for e in iter_compare(text, specs, by_document=by_document, documents=docs or None, reference=reference,
+                          processes=processes):
         if should_stop():
             raise Cancelled()
         progress(f"Measuring {specs[e.model_index].label}", (e.model_index + e.done / e.total) / e.n_models)

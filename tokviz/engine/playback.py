@@ -122,6 +122,10 @@ class Playback(QObject):
 
     @Slot()
     def _on_timer_timeout(self) -> None:
+        self.advance()
+
+    def advance(self) -> None:
+        """Go to the step due now by the playback clock (what each tick of the timer does)."""
         m = self.step_model
         n = m.n_steps
         target = self._k0 + int((time.monotonic() - self._t0) * self._speed)

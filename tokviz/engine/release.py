@@ -36,6 +36,12 @@ class GradualRelease(QObject):
 
     @Slot()
     def _on_timer_timeout(self) -> None:
+        self.free_slice()
+
+    def free_slice(self) -> None:
+        """Free up to `SLICE` items now: what each turn of the event loop does."""
+        if not self._lists:
+            return
         items = self._lists[-1]
         del items[-SLICE:]
         if not items:

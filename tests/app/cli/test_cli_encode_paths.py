@@ -89,7 +89,8 @@ def test_a_one_off_encode_keeps_no_forked_cache_and_equals_encode(monkeypatch):
     tok = RankBpeTokenizer(ranks, pattern=r"\S+|\s+")
     asked = []
     real = tok._text_ids
-    monkeypatch.setattr(tok, "_text_ids", lambda text, thr, share_cache=True: asked.append(share_cache)
-                        or real(text, thr, share_cache))
+    monkeypatch.setattr(tok, "_text_ids", lambda text, thr, share_cache=True, processes=1:
+                        asked.append((share_cache, processes)) or real(text, thr, share_cache, processes))
     enc = encode_once(tok, "abc ab x")
-    assert asked == [False] and enc.ids == [257, 32, 256, 32, 120] and enc.spans == tok.encode("abc ab x").spans
+    assert encode_once(tok, "abc ab x", processes=2).ids == enc.ids
+    assert asked == [(False, 1), (False, 2)] and enc.ids == [257, 32, 256, 32, 120] and enc.spans == tok.encode("abc ab x").spans

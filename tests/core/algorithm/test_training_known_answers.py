@@ -62,7 +62,7 @@ def test_compiled_unigram_training_makes_the_numpy_paths_model():
         plain = to_json(make_training(UnigramSettings(vocab_size=8000), texts=[text]).run())
     training = make_training(UnigramSettings(vocab_size=8000), texts=[text])
     training.prepare()
-    assert isinstance(training._trainer.lattice, CompiledLattices)
+    assert isinstance(training.trainer.lattice, CompiledLattices)
     compiled = to_json(training.run())
     assert differences(plain, compiled) == []
     assert differences({"a": [1.0, 2]}, {"a": [1.0 + 1e-9, 2]}) != []  # the comparison can fail

@@ -24,7 +24,7 @@ from tokviz.core.bpe.trainer import HF_BYTE_ORDER
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
 
-from tokviz.core.saved.tokenizer_export import _rust_pattern, export_tokenizer_json  # noqa: E402
+from tokviz.core.saved.tokenizer_export import rust_pattern, export_tokenizer_json  # noqa: E402
 from tokviz.core.pretrained.hf.pretokenizers import CHAR_BYTE  # noqa: E402
 
 FULL = bool(os.environ.get("TOKVIZ_FULL_PARITY"))
@@ -34,7 +34,7 @@ FULL = bool(os.environ.get("TOKVIZ_FULL_PARITY"))
 
 
 def hf_pre_tokenizer(split: str, units: str = "bytes"):
-    parts = [pre_tokenizers.Split(Regex(_rust_pattern(split, oniguruma=True)), behavior="removed", invert=True)]
+    parts = [pre_tokenizers.Split(Regex(rust_pattern(split, oniguruma=True)), behavior="removed", invert=True)]
     if units == "bytes":
         parts.append(pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False))
     return pre_tokenizers.Sequence(parts)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokviz.core.bpe.timeline import _base_ids
+from tokviz.core.bpe.timeline import base_ids
 from tokviz.core.bpe.trainer import HF_BYTE_ORDER, BpeTrainer
 from tokviz.core.bpe.units import BaseVocab
 
@@ -44,9 +44,9 @@ def test_from_flat_checks_lengths():
 
 @pytest.mark.parametrize("units,mark", [("bytes", None), ("bytes", "</w>"), ("chars", None), ("chars", "_")])
 @pytest.mark.parametrize("chunks", [["low", " lower", "né", "😀!"], ["a"], ["\u3000x", "y"]])
-def test_base_ids_concatenate_symbolize(units, mark, chunks):
+def testbase_ids_concatenate_symbolize(units, mark, chunks):
     base = BaseVocab.from_chunks(units, chunks, mark)
-    flat, lengths = _base_ids(base, chunks)
+    flat, lengths = base_ids(base, chunks)
     seqs = [base.symbolize(c) for c in chunks]
     assert flat.dtype == np.int64
     assert flat.tolist() == [x for s in seqs for x in s]

@@ -383,8 +383,9 @@ def test_steps_match_a_plain_reference_implementation():
     seqs = [[1, 2, 1, 3, 1, 2, 4, 4, 4, 0], [3, 3, 1, 2]]  # repeated inputs: their gradients add up
     s = EmbedTrainSettings(dim=4, epochs=3, batch_size=64, learning_rate=0.05, seed=5)
     trainer = EmbedTrainer(seqs, 6, s)
-    # white box: the starting parameters, to run the reference from the same point
-    E, W, b = (trainer._E.astype(np.float64), trainer._W.astype(np.float64), trainer._b.astype(np.float64))
+    # the starting parameters, to run the reference from the same point
+    E = trainer.vectors.astype(np.float64)
+    W, b = (p.astype(np.float64) for p in trainer.output_layer())
     x, y, _ = token_pairs(seqs, 6)
     cols = {int(t): j for j, t in enumerate(trainer.output_ids)}
     moments = {k: [np.zeros_like(v), np.zeros_like(v)] for k, v in (("E", E), ("W", W), ("b", b))}
@@ -413,5 +414,6 @@ def test_steps_match_a_plain_reference_implementation():
     got = [r.loss for r in trainer.steps()]
     assert got == pytest.approx(losses, rel=1e-5)
     assert np.allclose(trainer.embeddings().vectors, E, atol=1e-5)
-    assert np.allclose(trainer._W, W, atol=1e-5)
-    assert np.allclose(trainer._b, b, atol=1e-5)
+    trained_w, trained_b = trainer.output_layer()
+    assert np.allclose(trained_w, W, atol=1e-5)
+    assert np.allclose(trained_b, b, atol=1e-5)

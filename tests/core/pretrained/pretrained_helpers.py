@@ -44,6 +44,26 @@ def load_ours(name: str):
     return _TOKENIZERS[name]
 
 
+def fresh_copy(tok):
+    """A new tiktoken-style tokenizer like `tok` (vocabulary, pattern, special tokens) whose chunk
+    caches are empty: what a test of the cold path needs (the shared ones are warm)."""
+    from tokviz.core.pretrained import RankBpeTokenizer
+
+    return RankBpeTokenizer(tok.mergeable_ranks, pattern=tok.pattern, special_tokens=tok.special_tokens, name=tok.name)
+
+
+def piece_ids(ranks: dict[bytes, int], piece: bytes, thr: int) -> tuple[int, ...]:
+    """tiktoken's ids of one chunk's bytes, by the one-chunk loop (the oracle of the faster paths):
+    a piece that is a token of rank below `thr` (or a single byte) is that token."""
+    from tokviz.core.pretrained.merging.one_chunk import bpe_parts
+
+    r = ranks.get(piece)
+    if r is not None and (r < thr or len(piece) == 1):
+        return (r,)
+    b = bpe_parts(ranks, piece, thr)
+    return tuple(ranks[piece[b[i] : b[i + 1]]] for i in range(len(b) - 1))
+
+
 def load_reference(name: str):
     """The reference library's tokenizer for the same file (skips without the library)."""
     if name not in _REFERENCES:

@@ -202,15 +202,25 @@ def test_encoding_needs_neither_tiktoken_nor_tokenizers_nor_qt(tmp_path):
     assert json.loads(result.stdout) == []
 
 
-def test_opening_a_tiktoken_file_as_the_window_does_builds_its_tables_while_loading(tmp_path):
+def test_opening_a_tiktoken_file_as_the_window_does_builds_its_tables_while_loading(tmp_path, monkeypatch):
     """File > Open runs `load_any_timeline` on a worker: the tables a first long encode would build
-    (spans from ids, batch merger) are ready before the window asks for anything."""
+    (spans from ids, batch merger: `warm_up`) are ready before the window asks for anything."""
     from tokviz.engine.pretrained_tasks import load_any_timeline
+
+    warmed = []
+    warm_up = RankBpeTokenizer.warm_up
+
+    def recorded(tok):
+        warmed.append(tok)
+        warm_up(tok)
+
+    monkeypatch.setattr(RankBpeTokenizer, "warm_up", recorded)
 
     path = tmp_path / "tiny.tiktoken"
     ranks = {bytes([b]): b for b in range(256)}
     ranks.update({b"ab": 256, b"abc": 257})
     path.write_text("".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in ranks.items()), encoding="utf-8")
     tok = load_any_timeline(str(path), pattern="o200k").tokenizer()
-    assert isinstance(tok, RankBpeTokenizer) and tok._spans is not None and tok._batch is not None
-    assert load_tokenizer(path, pattern="o200k")._spans is None  # a plain load leaves them to first use
+    assert isinstance(tok, RankBpeTokenizer) and warmed == [tok]
+    load_tokenizer(path, pattern="o200k")
+    assert warmed == [tok]  # a plain load leaves them to first use

@@ -3,6 +3,8 @@ arbitrary Unicode, arbitrary bytes and arbitrary vocabularies; its pair table.""
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,45 +16,59 @@ from tokviz.core.pretrained.merging.pair_table import PairTable
 from tokviz.core.pretrained.common import INF_RANK
 from tokviz.core.text.split import GPT2_SPLIT_PATTERN
 
-from .pretrained_helpers import corpus, load_ours, unicode_text
+from .pretrained_helpers import corpus, fresh_copy, load_ours, piece_ids, unicode_text
 
 
-def _oracle(tok: RankBpeTokenizer, pieces: list[bytes], thr: int) -> list[tuple[int, ...]]:
-    return [tuple(tok._encode_piece(p, thr)) for p in pieces]
+@cache
+def _loaded(name: str) -> tuple[RankBpeTokenizer, dict[bytes, int], list[bytes | None]]:
+    """A shared tokenizer with its ``{bytes: rank}`` and its vocabulary (copied once)."""
+    tok = load_ours(name)
+    return tok, tok.mergeable_ranks, tok.vocab()
 
 
-def _batch(tok: RankBpeTokenizer, pieces: list[bytes], thr: int) -> list[tuple[int, ...]]:
+def _threshold(tok: RankBpeTokenizer, step: int | None) -> int:
+    """The rank limit at merge `step` (None: all merges): the rank of the step-th merge."""
+    ranks = tok.merge_ranks
+    return INF_RANK if step is None or step >= len(ranks) else ranks[step]
+
+
+def _oracle(enc: dict[bytes, int], pieces: list[bytes], thr: int) -> list[tuple[int, ...]]:
+    """The one-chunk loop's ids of each piece."""
+    return [piece_ids(enc, p, thr) for p in pieces]
+
+
+def _batch(enc: dict[bytes, int], vocab: list, pieces: list[bytes], thr: int) -> list[tuple[int, ...]]:
     """What `merge_all` gives for the pieces it is meant for (2 bytes or more, not a whole token)."""
-    merger = BatchMerger(tok._enc, tok._vocab, INF_RANK)
+    merger = BatchMerger(enc, vocab, INF_RANK)
     out = merger.merge_all(pieces, thr)
     assert merger.merge_all(pieces, thr) == out  # a warm pair table changes nothing
     return out
 
 
-def _pieces(tok: RankBpeTokenizer, pieces, thr: int) -> list[bytes]:
+def _pieces(enc: dict[bytes, int], pieces, thr: int) -> list[bytes]:
     """The pieces `merge_all` is for: 2 bytes or more, not a token of rank below `thr`."""
-    return [p for p in pieces if len(p) > 1 and tok._enc.get(p, INF_RANK) >= thr]
+    return [p for p in pieces if len(p) > 1 and enc.get(p, INF_RANK) >= thr]
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 @settings(max_examples=60, deadline=None)
 @given(texts=st.lists(unicode_text(), min_size=1, max_size=20), step=st.sampled_from([None, 0, 1, 300, 20_000]))
 def test_batch_equals_the_one_chunk_loop_on_unicode(name, texts, step):
-    tok = load_ours(name)
-    thr = tok._threshold(step)
-    pieces = _pieces(tok, (c.encode("utf-8") for t in texts for c in tok.chunks(t)), thr)
+    tok, enc, vocab = _loaded(name)
+    thr = _threshold(tok, step)
+    pieces = _pieces(enc, (c.encode("utf-8") for t in texts for c in tok.chunks(t)), thr)
     if pieces:
-        assert _batch(tok, pieces, thr) == _oracle(tok, pieces, thr)
+        assert _batch(enc, vocab, pieces, thr) == _oracle(enc, pieces, thr)
 
 
 @settings(max_examples=60, deadline=None)
 @given(pieces=st.lists(st.binary(min_size=2, max_size=40), min_size=1, max_size=30))
 def test_batch_equals_the_one_chunk_loop_on_bytes(pieces):
-    tok = load_ours("cl100k_base")
+    _, enc, vocab = _loaded("cl100k_base")
     for thr in (INF_RANK, 3000):
-        some = _pieces(tok, pieces, thr)
+        some = _pieces(enc, pieces, thr)
         if some:
-            assert _batch(tok, some, thr) == _oracle(tok, some, thr)
+            assert _batch(enc, vocab, some, thr) == _oracle(enc, some, thr)
 
 
 @st.composite
@@ -72,10 +88,11 @@ def vocab_and_pieces(draw):
 def test_batch_equals_the_one_chunk_loop_on_random_vocabularies(case, cut):
     vocab, pieces = case
     tok = RankBpeTokenizer(vocab, pattern=GPT2_SPLIT_PATTERN, name="random")
+    enc, ids = tok.mergeable_ranks, tok.vocab()
     for thr in (INF_RANK, cut):
-        some = _pieces(tok, pieces, thr)
+        some = _pieces(enc, pieces, thr)
         if some:
-            assert _batch(tok, some, thr) == _oracle(tok, some, thr)
+            assert _batch(enc, ids, some, thr) == _oracle(enc, some, thr)
 
 
 @pytest.mark.parametrize("wide_keys", [False, True])
@@ -86,17 +103,17 @@ def test_batch_on_long_pieces_and_wide_keys(wide_keys, monkeypatch):
 
     if wide_keys:
         monkeypatch.setattr(merge_rounds, "_KEY32_MAX", 0)
-    tok = load_ours("o200k_base")
+    tok, enc, vocab = _loaded("o200k_base")
     chunks = {c.encode("utf-8") for c in tok.chunks(corpus("udhr2_all.txt", 400_000))}
     by_length: dict[int, bytes] = {}
     for c in sorted(chunks):
         by_length.setdefault(len(c), c)
-    pieces = _pieces(tok, [by_length[k] for k in sorted(by_length) if k <= 200], INF_RANK)
+    pieces = _pieces(enc, [by_length[k] for k in sorted(by_length) if k <= 200], INF_RANK)
     pieces += [b"ab" * 100, bytes(range(256))[:150]]
     assert max(map(len, pieces)) > 128 and len({(len(p) - 1).bit_length() for p in pieces}) >= 6
     for thr in (INF_RANK, 5000):
-        some = _pieces(tok, pieces, thr)
-        assert _batch(tok, some, thr) == _oracle(tok, some, thr)
+        some = _pieces(enc, pieces, thr)
+        assert _batch(enc, vocab, some, thr) == _oracle(enc, some, thr)
 
 
 def test_encode_ids_through_batches_equals_one_by_one(monkeypatch):
@@ -104,19 +121,29 @@ def test_encode_ids_through_batches_equals_one_by_one(monkeypatch):
     run chunk by chunk (and of `encode_ordinary`), also when batches are small."""
     import tokviz.core.pretrained.rank_bpe as rb
 
-    tok = load_ours("o200k_base")
+    shared = load_ours("o200k_base")
     text = corpus("udhr2_all.txt", 300_000)
-    tok._caches.clear()
-    monkeypatch.setattr(rb, "_BATCH_MIN", 10**9)
-    one_by_one = tok.encode_ids(text)
-    monkeypatch.undo()
-    for batch_new in (rb._BATCH_NEW, 500):
-        monkeypatch.setattr(rb, "_BATCH_NEW", batch_new)
-        tok._caches.clear()
-        assert tok.encode_ids(text) == one_by_one
-        assert tok._batch is not None
-    tok._caches.clear()
-    assert tok.encode_ordinary(text).ids == one_by_one
+    merged: list[int] = []  # pieces per batch merged
+    merge_all = BatchMerger.merge_all
+
+    def counted(self, pieces, thr):
+        merged.append(len(pieces))
+        return merge_all(self, pieces, thr)
+
+    monkeypatch.setattr(BatchMerger, "merge_all", counted)
+    with monkeypatch.context() as one_at_a_time:
+        one_at_a_time.setattr(rb, "_BATCH_MIN", 10**9)
+        one_by_one = fresh_copy(shared).encode_ids(text)
+    assert not merged
+    batches = []
+    for batch_new in (None, 500):  # the default batch size, then small batches
+        if batch_new is not None:
+            monkeypatch.setattr(rb, "_BATCH_NEW", batch_new)
+        merged.clear()
+        assert fresh_copy(shared).encode_ids(text) == one_by_one
+        batches.append(len(merged))
+    assert 0 < batches[0] < batches[1]
+    assert fresh_copy(shared).encode_ordinary(text).ids == one_by_one
 
 
 def test_pair_table_asks_once_per_key_and_grows():
@@ -145,7 +172,7 @@ def test_a_full_pair_table_starts_over(monkeypatch):
     for start in range(0, 5000, 700):
         keys = np.arange(start, start + 700)
         assert table.lookup(keys).tolist() == (keys * 2).tolist()
-        assert table._count <= 1000
+        assert len(table) <= 1000
         assert table.lookup(keys).tolist() == (keys * 2).tolist()  # the newest keys are kept
 
 
@@ -153,9 +180,8 @@ def test_token_hashes_never_rule_a_token_out():
     """Every split of a token into two tokens may be a token; most other pairs are ruled out."""
     from tokviz.core.pretrained.merging.token_hashes import TokenHashes
 
-    tok = load_ours("cl100k_base")
-    enc = tok._enc
-    hashes = TokenHashes(enc, tok._vocab)
+    _, enc, vocab = _loaded("cl100k_base")
+    hashes = TokenHashes(enc, vocab)
     left, right = [], []
     for t in list(enc)[:20_000]:
         for k in range(1, len(t)):
@@ -165,7 +191,7 @@ def test_token_hashes_never_rule_a_token_out():
     assert hashes.may_be_token(np.array(left), np.array(right)).all()
     rng = np.random.default_rng(3)
     a, b = rng.integers(0, 100_000, 5000), rng.integers(0, 100_000, 5000)
-    joined = [tok._vocab[x] + tok._vocab[y] for x, y in zip(a.tolist(), b.tolist())]
+    joined = [vocab[x] + vocab[y] for x, y in zip(a.tolist(), b.tolist())]
     maybe = hashes.may_be_token(a, b)
     assert all(maybe[i] for i, j in enumerate(joined) if j in enc)
     assert maybe.sum() <= sum(j in enc for j in joined) + 5  # collisions are rare

@@ -3,6 +3,8 @@ the heap loop and the threaded split against their simple versions."""
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 import regex
 from hypothesis import given, settings
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 from tokviz.core import EncodeError
 from tokviz.core.pretrained import RankBpeTokenizer, fastsplit
 from tokviz.core.pretrained.common import python_pattern
+from tokviz.core.pretrained.fastsplit import FastSplitter
 from tokviz.core.pretrained.merging.one_chunk import bpe_parts, bpe_parts_heap
 from tokviz.core.text.unicode_tables import NEW_IN_UNICODE_17, PinnedPattern, pin_pattern
 from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
@@ -23,6 +26,12 @@ def tiny() -> RankBpeTokenizer:
     ranks = {bytes([b]): b for b in range(256)}
     ranks.update({b"ab": 257, b"bc": 256, b"abc": 258, b"aa": 259})
     return RankBpeTokenizer(ranks, pattern=GPT2_SPLIT_PATTERN, name="tiny")
+
+
+@cache
+def _ranks(name: str) -> dict[bytes, int]:
+    """``{token bytes: rank}`` of a shared vocabulary (copied once)."""
+    return load_ours(name).mergeable_ranks
 
 
 def test_byte_rank_rule_joins_any_neighbours_that_form_a_token():
@@ -77,7 +86,7 @@ def test_explain_ends_at_the_encoding():
         steps = tok.explain(word)
         assert list(steps[-1].ids) == tok.encode_ids(word)
         assert steps[0].rank is None and len(steps[0].ids) == len(word.encode())
-        assert all(s.rank == tok._index_of_rank(s.id) for s in steps[1:])
+        assert all(tok.merge_ranks[s.rank] == s.id for s in steps[1:])  # a step is its token's place in the timeline
 
 
 def test_derived_merges_rebuild_every_token():
@@ -133,8 +142,7 @@ def test_partial_utf8_tokens_share_the_character_span():
 @settings(max_examples=300, deadline=None)
 @given(data=st.binary(min_size=97, max_size=400) | st.text("ab \n", min_size=97, max_size=300).map(str.encode))
 def test_heap_loop_equals_linear_loop(data):
-    tok = load_ours("cl100k_base")
-    enc = tok._enc
+    enc = _ranks("cl100k_base")
     import tokviz.core.pretrained.merging.one_chunk as rb
 
     old = rb.LONG_PIECE
@@ -218,17 +226,16 @@ def test_segmented_split_equals_one_scan(name, run_chars, bmp, monkeypatch):
     small RUN_CHARS cut the text at nearly every segment."""
     monkeypatch.setattr(fastsplit, "RUN_CHARS", run_chars)
     monkeypatch.setattr(fastsplit, "BMP_MIN_CHARS", 1000 if bmp else 1 << 40)
-    tok = load_ours(name)
-    monkeypatch.setattr(tok._split, "bmp", None)
+    split = FastSplitter(load_ours(name).pattern)  # as the tokenizer's, with its own tables
     for corpus_name in ("gutenberg30.txt", "udhr2_all.txt", "udhr2_all.txt (with emoji)"):
         text = corpus(corpus_name.split()[0], 300_000)
         assert not fastsplit.ASTRAL.search(text)
         if corpus_name.endswith("emoji)"):  # astral characters: the runs of segments again
             text = "\U0001f3f3\ufe0f\u200d\U0001f308 ".join(text[k : k + 50_000] for k in range(0, len(text), 50_000))
-        parts = list(tok._split.chunk_lists(text))
+        parts = list(split.chunk_lists(text))
         assert len(parts) > (100 if run_chars <= 2_000 else 1)
-        assert [c for p in parts for c in p] == tok._regex.findall(text)
+        assert [c for p in parts for c in p] == split.pinned.findall(text)
         ascii_text = text.encode("ascii", "replace").decode()
-        parts = list(tok._split.chunk_lists(ascii_text))
+        parts = list(split.chunk_lists(ascii_text))
         assert len(parts) > (100 if run_chars <= 2_000 else 0)
-        assert [c for p in parts for c in p] == tok._regex.findall(ascii_text)
+        assert [c for p in parts for c in p] == split.pinned.findall(ascii_text)

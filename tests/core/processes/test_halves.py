@@ -1,5 +1,6 @@
-"""Big texts encode in two processes (a forked child takes the second half) with the same ids,
-a warm cache afterwards, and a fallback when the child fails; never from a worker thread."""
+"""Big texts given two processes encode in two (a forked child takes the second half) with the
+same ids, a warm cache afterwards, and a fallback when the child fails; in one by default, and
+never from a worker thread."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ def small_parallel(monkeypatch):
 
 
 def needs_fork():
-    if not halves.can_fork():
+    if not fork.can_fork():
         pytest.skip("forking is not available here (not Linux, or another thread runs)")
 
 
@@ -33,14 +34,19 @@ def test_two_processes_give_the_ids_of_one(small_parallel, monkeypatch):
     forks = []
     real_fork = fork.fork_call
     monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
-    ids = tok.encode_ids(text)
+    ids = tok.encode_ids(text, processes=2)
     assert calls and 100_000 < calls[0] < 300_000
     assert forks == [1]
     assert ids == load_reference("cl100k_base").encode_ordinary(text)
     cache = tok._cache(tok._threshold(None))
     assert set(tok.chunks(text)) <= set(cache)  # the child's chunks came back into the cache
-    monkeypatch.setattr(halves, "can_fork", lambda: False)
-    assert tok.encode_ids(text) == ids
+    tok._caches.clear()
+    assert tok.encode_ids(text) == ids  # the default: one process
+    assert tok.encode(text, processes=1).ids == ids
+    assert forks == [1]
+    assert tok.encode(text, processes=2).ids == ids
+    assert tok.encode_ordinary(text, processes=2).ids == ids
+    assert forks == [1, 1, 1]
     assert rank_bpe.halves is halves
 
 
@@ -53,10 +59,10 @@ def test_two_processes_give_the_ids_text_of_one(small_parallel, monkeypatch):
     real_fork = fork.fork_call
     monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
     expected = " ".join(map(str, load_reference("o200k_base").encode_ordinary(text)))
-    assert tok.encode_ids_text(text) == expected
+    assert tok.encode_ids_text(text, processes=2) == expected
     assert forks == [1]
-    monkeypatch.setattr(halves, "can_fork", lambda: False)
-    assert tok.encode_ids_text(text) == expected
+    assert tok.encode_ids_text(text) == expected  # the default: one process
+    assert forks == [1]
     assert halves.run_halves(lambda p: [p[:2], p[-1]], dict, lambda d: None, "abcdefghij", 4, ids=False) == [
         "ab", "d", "ef", "j"]
 
@@ -91,8 +97,8 @@ def test_no_fork_from_a_worker_thread(small_parallel):
     seen = {}
 
     def work():
-        seen["can_fork"] = halves.can_fork()
-        seen["ids"] = tok.encode_ids(text)
+        seen["can_fork"] = fork.can_fork()
+        seen["ids"] = tok.encode_ids(text, processes=2)
 
     t = threading.Thread(target=work)
     t.start()
@@ -114,11 +120,14 @@ def test_two_processes_give_the_json_of_one(small_parallel, monkeypatch):
     real_fork = fork.fork_call
     monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
     out: list[str] = []
-    assert tok.write_json_once(text, out.append)
+    assert tok.write_json_once(text, out.append, processes=2)
     assert forks == [1]
     enc = tok.encode(text, allowed_special="all")
     assert "".join(out) == json.dumps(enc.to_json())
     special = next(iter(tok.special_tokens))
+    out.clear()
+    assert not tok.write_json_once(text, out.append) and out == []  # the default: one process
     for refused in (text[:1000], text + special):  # too small; holds a special token
         out.clear()
-        assert not tok.write_json_once(refused, out.append) and out == []
+        assert not tok.write_json_once(refused, out.append, processes=2) and out == []
+    assert forks == [1]

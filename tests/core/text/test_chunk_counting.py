@@ -9,6 +9,7 @@ import pytest
 
 import tokviz.core.text.chunks as chunks
 from tokviz.core import Cancelled, count_chunks, count_word_table, parse_split
+from tokviz.core.processes.fork import can_fork
 from tokviz.core.bpe.reference import oracle_counts, oracle_table_counts
 
 
@@ -59,7 +60,7 @@ def test_progress_reaches_the_total():
 def _spy_on_pools(monkeypatch) -> list:
     """Record the children count_chunks forks ("fork" each; with 2 processes one child counts
 beside this process); skip where forking is unsafe."""
-    if not chunks.can_fork():
+    if not can_fork():
         pytest.skip("forking is not available here (not Linux, or another thread runs)")
     used = []
     real = chunks.fork_call
@@ -86,6 +87,8 @@ def test_parallel_equals_serial_on_many_small_slices(monkeypatch, corpus_text, s
     parallel = count_chunks([text, text[:50_000]], splitter, processes=2)
     assert used == ["fork", "fork"]
     serial = count_chunks([text, text[:50_000]], splitter, processes=1)
+    assert count_chunks([text, text[:50_000]], splitter) == serial  # the default: one process
+    assert used == ["fork", "fork"]
     assert list(parallel.items()) == list(serial.items())
     assert list(serial.items()) == list(oracle_counts([text, text[:50_000]], spec).items())
 
@@ -134,7 +137,7 @@ def test_parallel_counting_cancels_and_reaps_its_child(monkeypatch, corpus_text)
     text = corpus_text("tinyshakespeare.txt", 200_000)
     monkeypatch.setattr(chunks, "PARALLEL_MIN_CHARS", 1000)
     monkeypatch.setattr(chunks, "SLICE_CHARS", 5_000)
-    if not chunks.can_fork():
+    if not can_fork():
         pytest.skip("forking is not available here (not Linux, or another thread runs)")
     children = []
     real = chunks.fork_call
@@ -155,3 +158,20 @@ def test_parallel_counting_cancels_and_reaps_its_child(monkeypatch, corpus_text)
     assert len(checks) == 3 and len(children) == 1
     with pytest.raises(ChildProcessError):  # killed and reaped: no zombie left behind
         os.waitpid(children[0].pid, os.WNOHANG)
+
+
+def test_given_processes_are_not_used_where_forking_is_unsafe(monkeypatch, corpus_text):
+    """From a second thread (forking is unsafe while it runs) two processes count in one, alike."""
+    import threading
+
+    text = corpus_text("tinyshakespeare.txt", 100_000)
+    monkeypatch.setattr(chunks, "PARALLEL_MIN_CHARS", 1000)
+    monkeypatch.setattr(chunks, "SLICE_CHARS", 5_000)
+    used = []
+    monkeypatch.setattr(chunks, "fork_call", lambda fn: used.append("fork"))
+    got = {}
+    worker = threading.Thread(target=lambda: got.update(counts=count_chunks([text], parse_split("gpt4"), processes=2)))
+    worker.start()
+    worker.join()
+    assert used == []
+    assert list(got["counts"].items()) == list(oracle_counts([text], "gpt4").items())

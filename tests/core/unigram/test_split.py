@@ -4,15 +4,13 @@ when the child dies halfway; and a whole training run through both paths."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
 from tokviz.core.processes.fork import can_fork
 from tokviz.core.unigram import split as split_module
 from tokviz.core.unigram.split import SplitLattices
-from tokviz.core.unigram.timeline import UnigramSettings, to_json, train_unigram
+from tokviz.core.unigram.timeline import UnigramSettings, UnigramTraining, to_json, train_unigram
 from tokviz.core.unigram.trainer import UnigramTrainer
 
 @pytest.fixture(autouse=True)
@@ -85,51 +83,53 @@ def test_split_lattices_equal_one_batch_bit_for_bit(mode, monkeypatch):
         two.log_z(np.where(alive, t.logp, -np.inf))
 
 
+def trained(processes: int) -> dict:
+    """A whole run with `processes` allowed, as JSON."""
+    training = UnigramTraining(UnigramSettings(vocab_size=80, seed_min_count=1), texts=[TEXT])
+    training.prepare(processes=processes)
+    return to_json(training.run())
+
+
+def spy_forks(monkeypatch) -> list:
+    """The children `split` forks from now on (one entry each)."""
+    forks: list = []
+    real = split_module.fork_server
+    monkeypatch.setattr(split_module, "fork_server", lambda handle: forks.append(1) or real(handle))
+    return forks
+
+
 def test_a_training_run_is_the_same_through_both_paths(monkeypatch):
-    settings = UnigramSettings(vocab_size=80, seed_min_count=1)
-    monkeypatch.setattr(UnigramTrainer, "parallel", False)
-    serial = to_json(train_unigram(settings, texts=[TEXT]))
-    monkeypatch.setattr(UnigramTrainer, "parallel", True)
+    """Sequential by default; split with a forked child when the caller allows two processes
+    (and forking is possible here); the same model both ways."""
     monkeypatch.setattr(split_module, "PARALLEL_MIN_EDGES", 0)
-    monkeypatch.setattr(split_module, "MIN_IDLE_CORES", 0.0)
-    used = []
-    real = split_module.SplitLattices.__init__
-
-    def spy(self, *args, **kwargs):
-        real(self, *args, **kwargs)
-        used.append(self._server is not None)
-
-    monkeypatch.setattr(split_module.SplitLattices, "__init__", spy)
-    assert to_json(train_unigram(settings, texts=[TEXT])) == serial
-    assert used == [can_fork()] or used == []
+    monkeypatch.setattr(split_module, "MIN_BUSY_SHARE", 0.0)  # keep the child however busy the machine
+    forks = spy_forks(monkeypatch)
+    serial = trained(1)
+    assert forks == []
+    assert to_json(train_unigram(UnigramSettings(vocab_size=80, seed_min_count=1), texts=[TEXT])) == serial
+    assert forks == []  # the default: one process
+    assert trained(2) == serial
+    assert forks == ([1] if can_fork() else [])
 
 
-def test_small_batches_and_busy_machines_stay_in_one_process(monkeypatch):
+def test_small_batches_and_one_process_stay_in_one_process(monkeypatch):
     t = trainer()
-    assert not split_module.use_split(t.lattice)  # far below PARALLEL_MIN_EDGES
+    assert not split_module.use_split(t.lattice, 2)  # far below PARALLEL_MIN_EDGES
     monkeypatch.setattr(split_module, "PARALLEL_MIN_EDGES", 0)
-    assert not split_module.use_split(t.lattice, idle_cores=0.2)  # no core free lately
-    assert split_module.use_split(t.lattice, idle_cores=1.0) == can_fork()
-
-
-def test_idle_meter():
-    from tokviz.core.processes.idle import IdleMeter
-
-    meter = IdleMeter()
-    sum(range(300_000))
-    cores = meter.cores()
-    assert cores is None or 0.0 <= cores <= (os.cpu_count() or 1)
+    assert not split_module.use_split(t.lattice)  # one process: the default
+    assert not split_module.use_split(t.lattice, 1)
+    assert split_module.use_split(t.lattice, 2) == can_fork()
+    monkeypatch.setattr(split_module, "usable", lambda processes: 1)  # forking is not safe here
+    assert not split_module.use_split(t.lattice, 2)
 
 
 def test_cancelling_a_split_run_ends_its_child(monkeypatch):
     from tokviz.core import Cancelled
-    from tokviz.core.unigram.timeline import UnigramTraining
 
     monkeypatch.setattr(split_module, "PARALLEL_MIN_EDGES", 0)
-    monkeypatch.setattr(split_module, "MIN_IDLE_CORES", 0.0)
     stop = {"armed": False}
     training = UnigramTraining(UnigramSettings(vocab_size=80, seed_min_count=1), texts=[TEXT])
-    training.prepare(should_stop=lambda: stop["armed"])
+    training.prepare(should_stop=lambda: stop["armed"], processes=2)
     steps = training.steps()
     next(steps)
     lattices = training._trainer.lattice
@@ -142,11 +142,7 @@ def test_cancelling_a_split_run_ends_its_child(monkeypatch):
 
 def test_a_split_run_drops_its_child_when_the_machine_gets_busy(monkeypatch):
     monkeypatch.setattr(split_module, "PARALLEL_MIN_EDGES", 0)
-    monkeypatch.setattr(split_module, "MIN_IDLE_CORES", 0.0)
-    settings = UnigramSettings(vocab_size=80, seed_min_count=1)
-    monkeypatch.setattr(UnigramTrainer, "parallel", False)
-    serial = to_json(train_unigram(settings, texts=[TEXT]))
-    monkeypatch.setattr(UnigramTrainer, "parallel", True)
+    serial = trained(1)
     monkeypatch.setattr(split_module, "MIN_BUSY_SHARE", 2.0)  # never busy enough: dropped at the first prune
     dropped = []
     real = split_module.SplitLattices._drop
@@ -156,5 +152,5 @@ def test_a_split_run_drops_its_child_when_the_machine_gets_busy(monkeypatch):
         real(self)
 
     monkeypatch.setattr(split_module.SplitLattices, "_drop", spy)
-    assert to_json(train_unigram(settings, texts=[TEXT])) == serial
+    assert trained(2) == serial
     assert dropped[:1] == [can_fork()]

@@ -164,7 +164,7 @@ def test_em_step_known_answer():
     counts, ll = t.lattice.expected_counts(t.logp, t.weights, 3)
     assert counts == pytest.approx([1 / 9, 8 / 9, 1 / 9])
     assert ll == pytest.approx(math.log(9 / 16))
-    t.logp = t._m_step(counts)
+    t.logp = t.m_step(counts)
     assert np.exp(t.logp) == pytest.approx([0.1, 0.8, 0.1])
     assert t.lattice.log_z(t.logp)[0] == pytest.approx(math.log(0.8 + 0.01))
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import tokviz.core.wordpiece.timeline as wordpiece_module
 import tokviz.core.wordpiece.trainer as wordpiece_train_module
 from tokviz.core.wordpiece.corpus import base_symbols, initial_counts, initial_counts_slow
+from tokviz.core.wordpiece.lazy_heaps import drop_stale, group_key_for, score_shift
 from tokviz.core.wordpiece.word_merge import merge_many, merge_one
 from tokviz.core import CorpusError, ModelFormatError, SettingsError, Training, TrainSettings, count_chunks, parse_split
 from tokviz.core.wordpiece.timeline import (
@@ -227,21 +228,31 @@ def test_compacting_every_heap_all_the_time_changes_nothing(words, weights):
     for w, n in zip(words, weights):
         counts[w] = counts.get(w, 0) + n
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(wordpiece_train_module, "_MIN_COMPACT", 0)
+        mp.setattr(wordpiece_train_module, "MIN_COMPACT", 0)
         assert_matches_oracle(counts, 60)
 
 
-def test_compaction_runs_and_drops_only_stale_entries(corpus_text):
+def test_compaction_runs_and_drops_only_stale_entries(corpus_text, monkeypatch):
     counts = count_chunks([corpus_text("tinyshakespeare.txt", 20_000)], parse_split("whitespace"))
     trainer = WordPieceTrainer(list(counts), list(counts.values()))
+    kept: dict[bool, list[int]] = {True: [], False: []}  # entries left by each compaction, of groups / the heap
+
+    def counted(heap, pinned):
+        left = drop_stale(heap, pinned)
+        kept[pinned is trainer.pinned].append(left)
+        return left
+
+    monkeypatch.setattr(wordpiece_train_module, "drop_stale", counted)
     steps = list(trainer.steps(max_merges=400))
-    assert trainer._heap_limit > wordpiece_train_module._MIN_COMPACT and trainer._limit  # it ran
+    monkeypatch.undo()
+    assert kept[True] and kept[False]  # groups and the global heap were both compacted
     live = {id(e) for e in trainer.pinned.values()}
+    bound = 2 * max(kept[True]) + wordpiece_train_module.MIN_COMPACT  # a group compacts past twice its last size
     for group in trainer.groups.values():
-        assert len(group) <= max(trainer._limit.values()) and all(isinstance(e, tuple) for e in group)
+        assert len(group) <= bound and all(isinstance(e, tuple) for e in group)
     assert sum(id(e) in live for g in trainer.groups.values() for e in g) == len(trainer.pinned)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(wordpiece_train_module, "_MIN_COMPACT", 10**9)  # never compact
+        mp.setattr(wordpiece_train_module, "MIN_COMPACT", 10**9)  # never compact
         ref = WordPieceTrainer(list(counts), list(counts.values()))
         assert [(s.pair, s.count, s.candidates) for s in ref.steps(max_merges=400)] == [
             (s.pair, s.count, s.candidates) for s in steps]
@@ -252,8 +263,7 @@ def test_compaction_runs_and_drops_only_stale_entries(corpus_text):
        st.integers(1, 10**6), st.integers(1, 10**6), st.integers(1, 10**6))
 def test_integer_score_keys_order_exactly(c1, x1, y1, c2, x2, y2):
     """The heap keys c * 2**K // (x * y) order the fractions exactly (equal iff equal)."""
-    trainer = WordPieceTrainer(["ab"], [10**6])
-    k = trainer._k
+    k = score_shift(WordPieceTrainer(["ab"], [10**6]).length)
     key1, key2 = (c1 << k) // (x1 * y1), (c2 << k) // (x2 * y2)
     f1, f2 = Fraction(c1, x1 * y1), Fraction(c2, x2 * y2)
     assert (key1 < key2) == (f1 < f2) and (key1 == key2) == (f1 == f2)
@@ -271,7 +281,7 @@ def test_group_keys_order_exactly(c1, x1, c2, x2, small):
     (c1, x1), (c2, x2) = sorted((c1, x1)), sorted((c2, x2))
     f1, f2 = Fraction(c1, x1), Fraction(c2, x2)
     for length in (2**26 - 1, 2**26):
-        key = WordPieceTrainer(["ab"], [length // 2])._group_key
+        key = group_key_for(length)
         assert isinstance(key(1, 3), float) == (length < 2**26)
         key1, key2 = key(c1, x1), key(c2, x2)
         assert (key1 < key2) == (f1 < f2) and (key1 == key2) == (f1 == f2)
@@ -280,7 +290,7 @@ def test_group_keys_order_exactly(c1, x1, c2, x2, small):
 def test_float_group_keys_keep_the_nearest_fractions_apart():
     """Fractions with denominators just under 2**26 rounded to floats keep their exact order."""
     rng = random.Random(1)
-    key = WordPieceTrainer(["ab"], [2**25 - 1])._group_key
+    key = group_key_for(2**26 - 2)
     for _ in range(5000):
         (q1, q2), t = (rng.randint(2**26 - 3000, 2**26 - 1) for _ in range(2)), rng.random()
         p1, p2 = max(1, round(t * q1)), max(1, round(t * q2))

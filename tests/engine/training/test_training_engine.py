@@ -191,12 +191,26 @@ def test_one_step_list_shared_read_only(engine, qtbot, monkeypatch, use_process,
     assert worker.work() == timeline.n_steps  # a count: the worker keeps no list either
 
 
+def _training_processes(monkeypatch) -> list:
+    """The `ChildProcess` handles of the training processes started from now on."""
+    made = []
+    child_process = training_mod.ChildProcess
+
+    def recorded(*args, **kwargs):
+        made.append(child_process(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(training_mod, "ChildProcess", recorded)
+    return made
+
+
 def test_process_mode_cancel_stops_the_process(engine, qtbot, monkeypatch, long_text):
     monkeypatch.setattr(training_mod, "PROCESS_MIN_CHARS", 10)
+    children = _training_processes(monkeypatch)
     with qtbot.waitSignal(engine.steps_ready, timeout=60_000):
         engine.start(TrainSettings(min_count=1), CorpusInput(long_text))
-    worker = next(iter(engine._runs.values())).worker
-    proc = worker._child.proc
+    (child,) = children
+    proc = child.proc
     assert proc is not None and proc.poll() is None
     if hasattr(os, "getpriority"):  # the window wins the CPU on a busy machine
         assert os.getpriority(os.PRIO_PROCESS, proc.pid) > os.getpriority(os.PRIO_PROCESS, 0)
@@ -212,11 +226,12 @@ def test_process_mode_crash_is_reported_with_the_exit_code(engine, qtbot, monkey
     if not hasattr(signal, "SIGKILL"):
         pytest.skip("needs POSIX signals")
     monkeypatch.setattr(training_mod, "PROCESS_MIN_CHARS", 10)
+    children = _training_processes(monkeypatch)
     with qtbot.waitSignal(engine.steps_ready, timeout=60_000):
         engine.start(TrainSettings(min_count=1), CorpusInput(long_text))
-    worker = next(iter(engine._runs.values())).worker
+    (child,) = children
     with qtbot.waitSignal(engine.failed, timeout=10_000) as blocker:
-        os.kill(worker._child.pid, signal.SIGKILL)
+        os.kill(child.pid, signal.SIGKILL)
     assert "the training process stopped unexpectedly (exit code -9)" in blocker.args[0]
     qtbot.waitUntil(lambda: engine.thread_count == 0, timeout=10_000)
 

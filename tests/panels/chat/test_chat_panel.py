@@ -129,10 +129,10 @@ def test_findings_and_message_focus_point_at_tokens(panel, qtbot, chatml):
     row = findings.index(f)
     qtbot.mouseClick(panel.findings.viewport(), CLICK, pos=panel.findings.visualItemRect(panel.findings.item(row)).center())
     assert panel.view.selected == min(f.tokens)
-    assert [i for i, d in enumerate(panel.view._differs) if d] == list(f.tokens)
+    assert panel.view.outlined == list(f.tokens)
     qtbot.mouseClick(panel.messages_view.rows[2].editor.viewport(), CLICK)
     m = panel.result.render.messages[2]
-    assert [i for i, d in enumerate(panel.view._differs) if d] == list(range(*m.tokens))
+    assert panel.view.outlined == list(range(*m.tokens))
     assert "message 3 (assistant)" in panel.tooltip_for(m.tokens[0])
     assert "added token · special" in panel.tooltip_for(0) and "written by the template" in panel.tooltip_for(0)
 

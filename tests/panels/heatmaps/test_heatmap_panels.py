@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -20,6 +22,7 @@ from tokviz.core.embeddings.positional import (
     sinusoidal_similarity,
 )
 from tokviz.core.embeddings.positional_kinds import LEARNED
+from tokviz.engine import tasks
 from tokviz.engine.heatmaps.heatmap_engine import (
     HeatmapEngine,
     PositionalRequest,
@@ -48,7 +51,7 @@ def panel(qtbot):
     qtbot.addWidget(p)
     p.resize(900, 650)
     p.show()
-    qtbot.waitUntil(lambda: p._shown is not None, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: p.shown_view is not None, timeout=TIMEOUT)
     yield p
     p.shutdown()
 
@@ -120,7 +123,7 @@ def test_tick_list_spacing():
     assert len(tick_list(["a"] * 1000, 40)) == 40
 
 
-def test_engine_debounces_and_newest_request_wins(qtbot):
+def test_engine_debounces_and_newest_request_wins(qtbot, monkeypatch):
     engine = HeatmapEngine("t", debounce_ms=20)
     results = []
     engine.computed.connect(results.append)
@@ -130,11 +133,14 @@ def test_engine_debounces_and_newest_request_wins(qtbot):
     assert engine.wait_idle(TIMEOUT)
     drain_events()
     assert [r.matrix.shape for r in results] == [(3, 8)]  # the first (started at once) was cancelled
-    engine._last_request = float("-inf")  # quiet since long ago (the clock, not a sleep)
+    later = time.monotonic() + 3600  # quiet for an hour (the clock, not a sleep)
+    monkeypatch.setattr(tasks, "time", SimpleNamespace(monotonic=lambda: later))
     engine.request(compute_positional_view, PositionalRequest("sinusoidal", "matrix", PositionalParams(d=2, n_pos=3)))
-    assert engine.tasks.is_running and not engine._timer.isActive()
+    assert engine.tasks.is_running  # started at once, not after the debounce delay
     qtbot.waitUntil(lambda: len(results) == 2, timeout=TIMEOUT)
-    assert results[-1].matrix.shape == (3, 2)
+    assert engine.wait_idle(TIMEOUT)
+    drain_events()
+    assert [r.matrix.shape for r in results[1:]] == [(3, 2)] and not engine.is_busy  # nothing else was queued
     engine.shutdown()
 
 

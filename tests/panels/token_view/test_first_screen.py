@@ -60,13 +60,20 @@ def test_a_paste_is_encoded_without_the_typing_delay(panel, qtbot, monkeypatch):
         assert delays and delays[-1] == QUICK_DELAY_MS
 
 
-def test_the_first_request_warms_a_loaded_tiktoken_tokenizer_up(panel, qtbot):
+def test_the_first_request_warms_a_loaded_tiktoken_tokenizer_up(panel, qtbot, monkeypatch):
     ranks = {bytes([b]): b for b in range(256)}
     ranks.update({b"ab": 256, b"abc": 257})
     tok = RankBpeTokenizer(ranks, pattern=O200K_SPLIT_PATTERN, name="tiny")
-    assert tok._spans is None and tok._batch is None
+    warmed = []  # tokenizers whose first-encode tables were built (on the worker thread)
+    warm_up = RankBpeTokenizer.warm_up
+
+    def recorded(self):
+        warmed.append(self)
+        warm_up(self)
+
+    monkeypatch.setattr(RankBpeTokenizer, "warm_up", recorded)
     panel.set_text("")
     panel.add_tokenizer(tok)
     qtbot.waitUntil(lambda: not panel.engine.is_pending, timeout=WAIT)
     panel.wait_idle()
-    assert tok._spans is not None and tok._batch is not None  # built before any long text came
+    assert warmed == [tok]  # built before any long text came

@@ -14,6 +14,7 @@ from tokviz.core.baselines import WordTokenizer
 from tokviz.core.display.alignment import differing_cuts
 from tokviz.core.display.tokens import BYTES, INSERTED, TEXT, UNKNOWN
 from tokviz.engine.step_model import StepModel
+from tokviz.engine.token_view import token_view_engine
 from tokviz.panels.token_view.panel import TokenViewPanel
 
 CORPUS = "the cat sat on the mat. hello world, hello there! 2024 " * 40
@@ -108,11 +109,11 @@ def test_emoji_and_cjk_are_byte_tokens_grouped_by_character(make_panel, timeline
     assert all("\ufffd" not in s for s in labels)
     first = labels.index("<E6>")
     assert labels[first:first + 6] == ["<E6>", "<9D>", "<B1>", "<E4>", "<BA>", "<AC>"]  # 東京
-    caps = list(panel.view._group_caption.values())
+    caps = ref.captions
     assert caps[:2] == ["東", "京"] and "⟨ZWJ⟩" in caps and "é" in caps
     assert sum(1 for k in ref.labels.kinds if k == BYTES) >= 6 + 11
     # the view draws each group under one line: first and last token share a line
-    for first, last in panel.view._group_end.items():
+    for first, last in ref.groups:
         assert panel.view.token_rect(first).top() == panel.view.token_rect(last).top()
 
 
@@ -197,7 +198,7 @@ def test_modes_palettes_and_batch(make_panel, qtbot, timeline):
     panel.set_mode("ids")
     assert panel.view.mode == "ids"
     panel.set_palette_key("high-contrast")
-    assert panel.palette_key == "high-contrast" and panel._token_palette.border is not None
+    assert panel.palette_key == "high-contrast" and panel.view.token_palette.border is not None
     with qtbot.waitSignal(panel.result_shown, timeout=WAIT):
         panel.bos_box.setChecked(True)
     panel.wait_idle()
@@ -310,11 +311,11 @@ def test_newest_request_wins(make_panel, qtbot, timeline):
 def test_token_colours_follow_the_theme(window, qtbot):
     panel = window.script.panel("token_view")
     window.script.set_theme("light")
-    assert not panel._token_palette.dark
+    assert not panel.view.token_palette.dark
     window.script.set_theme("dark")
-    qtbot.waitUntil(lambda: panel._token_palette.dark, timeout=WAIT)
+    qtbot.waitUntil(lambda: panel.view.token_palette.dark, timeout=WAIT)
     window.script.set_theme("light")
-    qtbot.waitUntil(lambda: not panel._token_palette.dark, timeout=WAIT)
+    qtbot.waitUntil(lambda: not panel.view.token_palette.dark, timeout=WAIT)
 
 
 def test_baselines_of_a_big_corpus_are_counted_a_slice_at_a_time(make_panel, qtbot, timeline, monkeypatch):
@@ -345,14 +346,14 @@ def test_scrubbing_a_long_text_runs_one_encoder_at_a_time(make_panel, qtbot, tim
     replaces has stopped (threads piling up would fight the window for the interpreter)."""
     panel, sm = make_panel(timeline, text="hello world, the lowest newest " * 8_000)
     engine = panel.engine
-    alive_at_launch = []
-    launch = engine._launch
+    alive_at_launch = []  # threads alive as each encoder is made (it is launched at once)
+    make_worker = token_view_engine.TokenViewWorker
 
-    def counting_launch(worker):
+    def counting_worker(*args, **kwargs):
         alive_at_launch.append(engine.thread_count)
-        return launch(worker)
+        return make_worker(*args, **kwargs)
 
-    monkeypatch.setattr(engine, "_launch", counting_launch)
+    monkeypatch.setattr(token_view_engine, "TokenViewWorker", counting_worker)
     for k in range(sm.n_steps - 1, 3, -max(1, sm.n_steps // 8)):
         launches = len(alive_at_launch)
         sm.set_step(k)

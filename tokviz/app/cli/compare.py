@@ -26,6 +26,7 @@ from tokviz.core import TokvizError
 from tokviz.core.compare import (METRIC_KEYS, Document, FileSource, ModelResult, ModelSpec, iter_compare,
                                  prepare_documents)
 from tokviz.core.errors import CorpusError
+from tokviz.core.processes.parallel import choose_processes
 from tokviz.core.compare.report import csv_header, csv_rows, format_figure, short_labels
 
 from .messages import one_line
@@ -88,7 +89,7 @@ def run_compare(args: argparse.Namespace, read_model, usage_error: type[Exceptio
     results: list[ModelResult] = []
     failed = False
     for event in iter_compare(text, specs, by_document=args.by_document, documents=docs or None,
-                              reference=args.reference):
+                              reference=args.reference, processes=choose_processes()):
         r = event.result
         if r is None:
             continue

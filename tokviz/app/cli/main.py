@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tokviz import __version__
 from tokviz.core.gc_pause import collector_paused
+from tokviz.core.processes.parallel import choose_processes
 from tokviz.core.errors import TokvizError
 from tokviz.core.text.corpus import ENCODING_ERRORS, read_text
 
@@ -170,7 +171,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
     bar.unit = step_noun(settings)
     bar.stage("counting chunks")
-    timeline = training.prepare(progress=bar.counting)
+    timeline = training.prepare(progress=bar.counting, processes=choose_processes())
     bar.start(training.budget)
     training.run(each=lambda: bar.update(timeline.n_steps))  # WordPiece, Unigram: no collector passes between steps
     bar.finish(timeline.n_steps, timeline.vocab_size)
@@ -227,11 +228,13 @@ def cmd_encode(args: argparse.Namespace) -> int:
         raise UsageError(f"tokviz encode: --step {args.step} is past the last {noun} ({timeline.n_steps})")
     tok = timeline.tokenizer()
     fmt = args.format or "tokens"
+    processes = choose_processes()  # a big text may be encoded (and written) by forked children too
     if fmt == "ids":  # the ids path: no tokens, no spans are computed
         from tokviz.core.pretrained.ids_path import encode_ids_text_like
 
         with collector_paused():
-            sys.stdout.write(encode_ids_text_like(tok, text, step=args.step, specials_as_text=args.specials_as_text))
+            sys.stdout.write(encode_ids_text_like(tok, text, step=args.step, specials_as_text=args.specials_as_text,
+                                                  processes=processes))
         sys.stdout.write("\n")
         return 0
     if args.specials_as_text:
@@ -243,15 +246,15 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
         if fmt == "json":
             with collector_paused():
-                done = write_json_once(tok, text, sys.stdout.write, step=args.step)
+                done = write_json_once(tok, text, sys.stdout.write, step=args.step, processes=processes)
             if done:
                 sys.stdout.write("\n")
                 return 0
         with collector_paused():
-            enc = encode_once(tok, text, step=args.step)
+            enc = encode_once(tok, text, step=args.step, processes=processes)
     if fmt == "json":
         with collector_paused():
-            enc.write_json(sys.stdout.write)  # = json.dumps(enc.to_json()), streamed
+            enc.write_json(sys.stdout.write, processes=processes)  # = json.dumps(enc.to_json()), streamed
         sys.stdout.write("\n")
     else:
         for i, (tid, tok) in enumerate(zip(enc.ids, enc.tokens)):

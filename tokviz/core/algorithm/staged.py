@@ -7,6 +7,9 @@ staged training run (count the corpus, then a generator of steps).
   `budget` and return the empty timeline;
 - ``_trainer_steps()``: the trainer's generator of step records (merges, or Unigram rounds).
 
+`processes` (given to `prepare`, 1 by default: `tokviz.core.processes.parallel`) is how many
+processes counting, and a trainer that can share its work (Unigram's), may use.
+
 Everything else is here: reading the corpus (`count`), the empty-corpus error, appending each step
 to the timeline as it is yielded (the one step list: callers that need a stable copy take
 `tokviz.core.registry.snapshot`), ``finished`` at the end, and `run`.
@@ -89,10 +92,17 @@ class StagedTraining:
         self.table = table
         self.timeline = None
         self.budget: int | None = None  # steps the settings allow; None: until nothing is left
+        self.processes = 1  # as given to `prepare`
         self._trainer = None
 
+    @property
+    def trainer(self):
+        """The algorithm's trainer `prepare()` set up, for a look at its state; None before that
+        and once `run()` has made every step (its working state is let go then)."""
+        return None if self._trainer is _DRAINED else self._trainer
+
     def count(self, *, should_stop: ShouldStop | None = None, progress: Progress | None = None,
-              processes: int | None = None) -> dict[str, int]:
+              processes: int = 1) -> dict[str, int]:
         """``{chunk: count}`` of the corpus (or word table) in order of first appearance."""
         s = self.settings
         splitter = parse_split(s.split)
@@ -106,8 +116,10 @@ class StagedTraining:
         return counts
 
     def prepare(self, *, should_stop: ShouldStop | None = None, progress: Progress | None = None,
-                processes: int | None = None):
-        """Count the corpus and set up the trainer; returns the (empty) timeline."""
+                processes: int = 1):
+        """Count the corpus and set up the trainer, both with at most `processes` processes;
+        returns the (empty) timeline."""
+        self.processes = processes
         counts = self.count(should_stop=should_stop, progress=progress, processes=processes)
         # The counts are all training needs: let the texts go (a 30 MB corpus with one character
         # beyond U+FFFF is a 120 MB string) unless the caller keeps them.

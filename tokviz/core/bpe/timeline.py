@@ -226,7 +226,7 @@ class Training(StagedTraining):
         s = self.settings
         base = BaseVocab.from_chunks(s.units, counts, s.end_of_word)
         self.budget = merge_budget(s, base.size)
-        flat, lengths = _base_ids(base, counts)
+        flat, lengths = base_ids(base, counts)
         check_memory(len(flat))
         weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
         # hf ranks bytes like Hugging Face's ByteLevel alphabet; characters already are in its
@@ -240,11 +240,11 @@ class Training(StagedTraining):
         return self._trainer.steps(max_merges=self.budget)
 
 
-def _base_ids(base: BaseVocab, chunks: Iterable[str]) -> tuple[np.ndarray, list[int]]:
+def base_ids(base: BaseVocab, chunks: Iterable[str]) -> tuple[np.ndarray, list[int]]:
     """The base ids of every chunk laid end to end, and each chunk's length in base units
     (`BaseVocab.symbolize` of each chunk, concatenated).
 
-    >>> flat, lengths = _base_ids(BaseVocab("bytes", (), "_"), ["ab", "é"])
+    >>> flat, lengths = base_ids(BaseVocab("bytes", (), "_"), ["ab", "é"])
     >>> flat.tolist(), lengths
     ([97, 98, 95, 195, 169, 95], [3, 3])
     """

@@ -140,9 +140,9 @@ class _DocumentRows:
 
 
 def _measure(spec: ModelSpec, source: TextSource, documents: Sequence[Document],
-             reference: int) -> Iterator[int | ModelResult]:
+             reference: int, processes: int = 1) -> Iterator[int | ModelResult]:
     """Yield the number of documents done so far, then the model's result."""
-    model = model_facts(spec.open(), spec.step)
+    model = model_facts(spec.open(), spec.step, processes=processes)
     whole = MetricsSum(vocab_size=model.vocab_size, unk_ids=model.unk_ids, byte_ids=model.byte_ids)
     rows = _DocumentRows(model, documents)
     for piece in encoded_pieces(model, source):
@@ -170,12 +170,14 @@ def iter_compare(
     by_document: bool = False,
     reference: int | str | None = None,
     documents: Sequence[Document] | None = None,
+    processes: int = 1,
 ) -> Iterator[CompareEvent]:
     """Measure each model on `text` (module doc); with `by_document`, per document too.
 
     `text` is a string or a `TextSource` (a file read piece by piece, once per model);
     `documents` (from `prepare_documents`) saves splitting again; `reference` picks the
-    premiums' reference document (`documents.find_reference`). Errors of one model go into
+    premiums' reference document (`documents.find_reference`); `processes`: how many may encode
+    a big piece (`tokviz.core.processes.parallel`). Errors of one model go into
     its result; a bad `reference` raises `TokvizError` before any model runs.
     """
     source = as_source(text)
@@ -190,7 +192,7 @@ def iter_compare(
     for k, spec in enumerate(models):
         result = None
         try:
-            for item in _measure(spec, source, docs, ref):
+            for item in _measure(spec, source, docs, ref, processes):
                 if isinstance(item, ModelResult):
                     result = item
                 else:

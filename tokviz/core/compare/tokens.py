@@ -48,6 +48,7 @@ class ModelFacts:
     byte_ids: np.ndarray | None  # the <0xNN> ids, None: no byte fallback
     vocab: list[bytes]  # bytes of every id (b"" for unused ids)
     lengths: np.ndarray  # (n_vocab,) int64: len(vocab[i])
+    processes: int = 1  # how many may encode a big text (`tokviz.core.processes.parallel`)
 
 
 def vocab_size_at(timeline, tokenizer, step: int | None) -> int:
@@ -82,8 +83,9 @@ def _written_forms(tokenizer, vocab: list[bytes]) -> list[bytes]:
     return [(text_of(i) or "").encode("utf-8") for i in range(len(vocab))]
 
 
-def model_facts(timeline, step: int | None = None) -> ModelFacts:
-    """Everything `encode_positions` and the metrics need of `timeline` at `step`."""
+def model_facts(timeline, step: int | None = None, *, processes: int = 1) -> ModelFacts:
+    """Everything `encode_positions` and the metrics need of `timeline` at `step` (encoding with
+    up to `processes` processes)."""
     check_step(timeline, step)
     tok = timeline.tokenizer()
     vocab = [b if b is not None else b"" for b in timeline.token_bytes()]
@@ -97,7 +99,7 @@ def model_facts(timeline, step: int | None = None) -> ModelFacts:
             byte_of.setdefault(int(m.group(1), 16), i)
     byte_ids = np.array(sorted(byte_of.values()), dtype=np.int64) if len(byte_of) == 256 else None
     return ModelFacts(tok, step, vocab_size_at(timeline, tok, step), np.array(sorted(unk), dtype=np.int64),
-                      byte_ids, vocab, np.fromiter(map(len, vocab), dtype=np.int64, count=len(vocab)))
+                      byte_ids, vocab, np.fromiter(map(len, vocab), dtype=np.int64, count=len(vocab)), processes)
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,8 +146,10 @@ def _byte_positions(ids: list[int], model: ModelFacts, data: bytes) -> TokenPosi
     return TokenPositions(arr, ends - lengths, ends, True)
 
 
-def _span_positions(tokenizer, text: str, step: int | None) -> TokenPositions:
-    enc = tokenizer.encode_ordinary(text, step=step)
+def _span_positions(tokenizer, text: str, step: int | None, processes: int = 1) -> TokenPositions:
+    from tokviz.core.pretrained.ids_path import processes_kw
+
+    enc = tokenizer.encode_ordinary(text, step=step, **processes_kw(tokenizer, processes))
     spans = np.array(enc.spans, dtype=np.int64).reshape(-1, 2)
     starts = np.maximum.accumulate(spans[:, 0]) if len(spans) else spans[:, 0]
     return TokenPositions(np.array(enc.ids, dtype=np.int64), starts, spans[:, 1].copy(), False)
@@ -153,10 +157,13 @@ def _span_positions(tokenizer, text: str, step: int | None) -> TokenPositions:
 
 def positions_of(model: ModelFacts, text: str, data: bytes, *, try_bytes: bool) -> TokenPositions:
     if try_bytes:
-        found = _byte_positions(model.tokenizer.encode_ids(text, step=model.step), model, data)
+        from tokviz.core.pretrained.ids_path import processes_kw
+
+        ids = model.tokenizer.encode_ids(text, step=model.step, **processes_kw(model.tokenizer, model.processes))
+        found = _byte_positions(ids, model, data)
         if found is not None:
             return found
-    return _span_positions(model.tokenizer, text, model.step)
+    return _span_positions(model.tokenizer, text, model.step, model.processes)
 
 
 def byte_exact_start(model: ModelFacts, text: str) -> bool:

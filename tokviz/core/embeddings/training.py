@@ -313,6 +313,11 @@ class EmbedTrainer:
         """A copy of the token table as it is now."""
         return EmbeddingTable(self._E, f"trained (step {self.step} of {self.n_steps})")
 
+    def output_layer(self) -> tuple[np.ndarray, np.ndarray]:
+        """Copies of the output layer as it is now: weights ``(D, V_out)`` and biases ``(V_out,)``,
+        one column per id of `output_ids` (the logits of the next token are ``E[x] @ W + b``)."""
+        return self._W.copy(), self._b.copy()
+
     def positional(self) -> np.ndarray | None:
         """A copy of the learned positional table ``(context, D)``, or None without positions."""
         return None if self._P is None else self._P.copy()

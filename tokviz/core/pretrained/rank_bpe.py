@@ -12,7 +12,8 @@ ends in more than two parts has no merge (tiktoken still produces it for a chunk
 
 The id path (`encode_ids`) works on ints and bytes only, caches each distinct chunk, splits
 with `fastsplit` (ASCII patterns on Python's `re` where the text allows), merges many new chunks
-at once (`merging.BatchMerger`) and runs big texts in two processes (`tokviz.core.processes.halves`).
+at once (`merging.BatchMerger`) and runs big texts in two processes when the caller allows two
+(``processes``: `tokviz.core.processes.parallel`; `tokviz.core.processes.halves`).
 What this leaves out: the merge loops (`merging`), reading files (`tiktoken_files`, `data_gym`),
 vocabulary views and glitch tokens (`vocab_view`, `explain`), the merge timeline and the joins
 inside a word (`rank_explain`).
@@ -37,6 +38,7 @@ from tokviz.core.encoding import (
 )
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.processes import halves
+from tokviz.core.processes.parallel import usable
 from tokviz.core.text.split import split_specials
 from tokviz.core.text.surrogates import surrogate_safe
 
@@ -207,21 +209,24 @@ class RankBpeTokenizer(RankBpeExplaining, RankBpeJson):
         allowed_special: Collection[str] | str = (),
         disallowed_special: Collection[str] | str = (),
         share_cache: bool = True,
+        processes: int = 1,
     ) -> list[int]:
         """The ids of `encode` with the same special-token arguments; by default those of
         `encode_ordinary` (= tiktoken's `encode_ordinary`). The fast path: no spans, no token
-        bytes; texts of a million characters or more are encoded in two processes where that is
-        safe (`halves`), the forked half's new chunks sent back to the cache unless `share_cache`
-        is False (a one-off encode: the command line)."""
+        bytes; given two `processes`, texts of a million characters or more are encoded in two
+        where forking is safe (`halves`), the forked half's new chunks sent back to the cache
+        unless `share_cache` is False (a one-off encode: the command line)."""
         thr = self._threshold(step)
-        return ids_with_specials(text, self.special_tokens, lambda part: self._text_ids(part, thr, share_cache),
+        return ids_with_specials(text, self.special_tokens,
+                                 lambda part: self._text_ids(part, thr, share_cache, processes),
                                  allowed_special=allowed_special, disallowed_special=disallowed_special)
 
-    def _half_cut(self, text: str) -> int | None:
+    def _half_cut(self, text: str, processes: int) -> int | None:
         """Where a big text is cut in two for two processes (`halves`: between two chunks, near
         the middle), the shared tables built first (once here, not in both processes, numpy's
-        import too); None for a short text, a pattern without the fast splitter, or no fork."""
-        if len(text) < halves.PARALLEL_MIN_CHARS or self._split.ascii is None or not halves.can_fork():
+        import too); None for a short text, a pattern without the fast splitter, one process
+        allowed, or no fork possible here."""
+        if len(text) < halves.PARALLEL_MIN_CHARS or self._split.ascii is None or usable(processes) < 2:
             return None
         cut = cut_points(text, len(text) // 2)[1]
         if not 0 < cut < len(text):
@@ -230,9 +235,9 @@ class RankBpeTokenizer(RankBpeExplaining, RankBpeJson):
         self._batch_merger()
         return cut
 
-    def _text_ids(self, text: str, thr: int, share_cache: bool = True) -> list[int]:
+    def _text_ids(self, text: str, thr: int, share_cache: bool = True, processes: int = 1) -> list[int]:
         cache = self._cache(thr)
-        cut = self._half_cut(text)
+        cut = self._half_cut(text, processes)
         if cut is None:
             return self._ids(text, thr, cache)
         mark = [0]
@@ -282,19 +287,20 @@ class RankBpeTokenizer(RankBpeExplaining, RankBpeJson):
             runs, new, held = [], set(), 0
 
     def encode_ids_text(self, text: str, *, step: int | None = None, allowed_special: Collection[str] | str = (),
-                        disallowed_special: Collection[str] | str = ()) -> str:
+                        disallowed_special: Collection[str] | str = (), processes: int = 1) -> str:
         """``ids_text(encode_ids(text, ...))``, the ids as decimal numbers separated by spaces, for
         a one-off encode (the command line): each distinct chunk's ids are written once and the
-        runs joined from those texts, a big text's halves each in its own process (`halves`)."""
+        runs joined from those texts, a big text's halves each in its own process given two
+        `processes` (`halves`)."""
         thr = self._threshold(step)
         specials = {s: str(i) for s, i in self.special_tokens.items()}
-        pieces = ids_with_specials(text, specials, lambda part: self._texts(part, thr),  # type: ignore[arg-type]
+        pieces = ids_with_specials(text, specials, lambda part: self._texts(part, thr, processes),  # type: ignore[arg-type]
                                    allowed_special=allowed_special, disallowed_special=disallowed_special)
         return " ".join(pieces)  # type: ignore[arg-type]
 
-    def _texts(self, text: str, thr: int) -> list[str]:
+    def _texts(self, text: str, thr: int, processes: int) -> list[str]:
         """Non-empty texts of the ids of `text` (joined by spaces: its `ids_text`)."""
-        cut = self._half_cut(text)
+        cut = self._half_cut(text, processes)
         if cut is None:
             return self._texts_here(text, thr)
         return halves.run_halves(lambda part: self._texts_here(part, thr), dict, lambda d: None, text, cut, ids=False)
@@ -371,8 +377,8 @@ class RankBpeTokenizer(RankBpeExplaining, RankBpeJson):
         self._split.warm_up()
         self._batch_merger()
 
-    def _encode_text(self, text: str, offset: int, thr: int, out: Encoding) -> None:
-        self._add_text(text, offset, self._text_ids(text, thr), thr, out)
+    def _encode_text(self, text: str, offset: int, thr: int, out: Encoding, processes: int = 1) -> None:
+        self._add_text(text, offset, self._text_ids(text, thr, processes=processes), thr, out)
 
     def _add_text(self, text: str, offset: int, ids: list[int], thr: int, out: Encoding) -> None:
         """Tokens and spans of `text`'s `ids` derived from them when the tokens cover the text
@@ -417,10 +423,11 @@ class RankBpeTokenizer(RankBpeExplaining, RankBpeJson):
         allowed_special: Collection[str] | str = (),
         disallowed_special: Collection[str] | str = "all",
         share_cache: bool = True,
+        processes: int = 1,
     ) -> Encoding:
         """Encode `text` (tiktoken's `encode` rules for special tokens) with ids, bytes, spans.
-        The ids come from the ids path (`share_cache`: as in `encode_ids`); bytes and spans are
-        derived from them when first read."""
+        The ids come from the ids path (`share_cache`, `processes`: as in `encode_ids`); bytes and
+        spans are derived from them when first read."""
         thr = self._threshold(step)
         allowed = allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)
         parts = split_specials(text, tuple(allowed))  # (start, end, is special)
@@ -430,7 +437,7 @@ class RankBpeTokenizer(RankBpeExplaining, RankBpeJson):
             if is_special:
                 ids.append(self.special_tokens[text[a:b]])
             else:
-                ids.extend(self._text_ids(text[a:b], thr, share_cache))
+                ids.extend(self._text_ids(text[a:b], thr, share_cache, processes))
             ends.append(len(ids))
         return LazyEncoding(ids, lambda: self._from_ids(text, ids, parts, ends, thr),
                             columns=lambda: self._columns(ids, parts, ends))
@@ -458,10 +465,10 @@ class RankBpeTokenizer(RankBpeExplaining, RankBpeJson):
             k = e
         return out
 
-    def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
-        """Encode `text` treating special-token strings as plain text."""
+    def encode_ordinary(self, text: str, *, step: int | None = None, processes: int = 1) -> Encoding:
+        """Encode `text` treating special-token strings as plain text (`processes`: as in `encode_ids`)."""
         out = Encoding([], [], [], [], [], [])
-        self._encode_text(text, 0, self._threshold(step), out)
+        self._encode_text(text, 0, self._threshold(step), out, processes)
         return out
 
     # -- decoding ---------------------------------------------------------------------------

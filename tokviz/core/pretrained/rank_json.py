@@ -5,8 +5,8 @@ Each process encodes its half of the text (cut between two chunks), derives the 
 ids and formats its share of the three arrays; the parent writes its texts and the child's one
 after the other. The output equals ``json.dumps(tok.encode(text, allowed_special="all").to_json())``:
 the second half's spans are moved by where it starts and its empty spans' indices by the first
-half's number of tokens. What this leaves out: texts holding special tokens, smaller texts and
-systems without fork (the caller then takes `encode` and `Encoding.write_json`).
+half's number of tokens. What this leaves out: texts holding special tokens, smaller texts, one
+process allowed and systems without fork (the caller then takes `encode` and `Encoding.write_json`).
 """
 
 from __future__ import annotations
@@ -22,14 +22,15 @@ from tokviz.core.text.split import split_specials
 class RankBpeJson:
     """The one-off JSON half of `RankBpeTokenizer` (it holds `_half_cut`, `_ids`, `_span_table`, ...)."""
 
-    def write_json_once(self, text: str, write: Callable[[str], object], *, step: int | None = None) -> bool:
+    def write_json_once(self, text: str, write: Callable[[str], object], *, step: int | None = None,
+                        processes: int = 1) -> bool:
         """Write the JSON of ``encode(text, step=step, allowed_special="all")`` in two processes
-        and return True; return False, having written nothing, where this does not apply (see
-        the module docstring) or a half's tokens leave text out."""
+        (`processes` at least 2) and return True; return False, having written nothing, where this
+        does not apply (see the module docstring) or a half's tokens leave text out."""
         if len(text) < halves.PARALLEL_MIN_CHARS or split_specials(text, tuple(self.special_tokens)) != [
                 (0, len(text), False)]:
             return False
-        cut = self._half_cut(text)
+        cut = self._half_cut(text, processes)
         if cut is None:
             return False
         thr = self._threshold(step)

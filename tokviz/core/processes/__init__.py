@@ -9,6 +9,8 @@
 - `spawn`: `ChildProcess`, an isolated fresh interpreter (``python -I``) for the window's long
   jobs (training, embeddings), and the child-side helpers of that protocol.
 - `halves`: a big text encoded in two processes (built on `fork_call`).
+- `parallel`: how many processes a job may use, chosen at the top (`choose_processes`) and
+  passed down to core calls as ``processes`` (1 by default); `usable` is what a call may fork here.
 
 Pure Python + numpy, no Qt: child processes import this package. May import core's errors only.
 """

@@ -1,9 +1,9 @@
 """Encoding a big text in two processes: the second half in a forked child, the first here.
 
-Only where forking is safe (`fork.can_fork`): a GUI encodes on worker threads, so it never takes
-this path. The child inherits the loaded tokenizer (no reload, no pickling of the vocabulary),
-encodes its half and sends back the ids (an ``array('I')``, 4 bytes each) and the chunks it newly
-cached, so the parent's cache ends as warm as after a one-process run. Any failure of the child
+Used by a tokenizer given two ``processes`` (the caller's choice: `parallel`), and only where
+forking is safe (`parallel.usable`). The child inherits the loaded tokenizer (no reload, no
+pickling of the vocabulary), encodes its half and sends back the ids (an ``array('I')``, 4 bytes
+each) and the chunks it newly cached, so the parent's cache ends as warm as after a one-process run. Any failure of the child
 falls back to encoding its half here. What this leaves out: where the text may be cut
 (`tokviz.core.pretrained.fastsplit.cut_points`).
 """
@@ -13,11 +13,11 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable
 
-from .fork import can_fork, here_and_forked
+from .fork import here_and_forked
 
 PARALLEL_MIN_CHARS = 1_000_000  # below this the fork costs more than it saves
 
-__all__ = ["PARALLEL_MIN_CHARS", "can_fork", "run_halves"]
+__all__ = ["PARALLEL_MIN_CHARS", "run_halves"]
 
 
 def run_halves(

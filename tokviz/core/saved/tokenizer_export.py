@@ -83,7 +83,7 @@ def export_problem(timeline, fmt: str = "hf") -> str | None:
     return None
 
 
-def _rust_pattern(split: str, *, oniguruma: bool) -> str:
+def rust_pattern(split: str, *, oniguruma: bool) -> str:
     """The split as a pattern for Rust's regex (tiktoken) or Oniguruma (tokenizers).
 
     Oniguruma reads ``$`` as end of line and ``{1,3}+`` as a repeated group (not possessive):
@@ -142,7 +142,7 @@ def tokenizer_json(timeline: Timeline, *, step: int | None = None) -> dict:
         merge_list = [m.split(" ") if isinstance(m, str) else m for m in merge_list]
     split = {
         "type": "Split",
-        "pattern": {"Regex": _rust_pattern(timeline.settings.split, oniguruma=True)},
+        "pattern": {"Regex": rust_pattern(timeline.settings.split, oniguruma=True)},
         "behavior": "Removed",
         "invert": True,
     }
@@ -201,7 +201,7 @@ def tiktoken_ranks(timeline: Timeline, *, step: int | None = None, name: str = "
         ranks[t] = i
     from tokviz.core.pretrained.rank_bpe import RankBpeTokenizer
 
-    pattern = _rust_pattern(timeline.settings.split, oniguruma=False)
+    pattern = rust_pattern(timeline.settings.split, oniguruma=False)
     check = RankBpeTokenizer(ranks, pattern=pattern)
     for r, pair in enumerate(merges):
         got = check.merge_of(256 + r)

@@ -2,20 +2,21 @@
 
 `count_chunks` turns texts into an ordered ``{chunk: count}`` table (order = first appearance,
 which the tie-break rule relies on). Special-token strings are cut out first and never counted.
-Large texts are split at safe boundaries and counted by this process and forked children
-together (`tokviz.core.processes.fork`) where forking is safe; the result is identical to
-counting serially. `count_word_table` does the same for word-frequency tables.
+Given more than one process (`processes`, chosen by the caller: `tokviz.core.processes.parallel`),
+large texts are split at safe boundaries and counted by this process and forked children
+together where forking is safe; the result is identical to counting serially.
+`count_word_table` does the same for word-frequency tables.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping
 
 import regex
 
 from tokviz.core.errors import Cancelled
-from tokviz.core.processes.fork import can_fork, fork_call
+from tokviz.core.processes.fork import fork_call
+from tokviz.core.processes.parallel import usable
 
 from .split import Splitter, split_specials
 
@@ -57,14 +58,14 @@ def count_chunks(
     splitter: Splitter,
     *,
     specials: tuple[str, ...] = (),
-    processes: int | None = None,
+    processes: int = 1,
     should_stop: ShouldStop | None = None,
     progress: Progress | None = None,
 ) -> dict[str, int]:
     """Count the chunks of `texts` in order of first appearance.
 
-    `processes` caps the forked children for large texts (default: all cores; 1 = serial);
-    they are only used where forking is safe (`can_fork`), else counting is serial.
+    `processes`: how many processes may count a large text (this one and forked children; 1,
+    the default: serial); more are only used where forking is safe, else counting is serial.
 
     >>> from tokviz.core.text.split import parse_split
     >>> count_chunks(["low low lower"], parse_split("whitespace"))
@@ -103,15 +104,10 @@ def _count_range(text, start, end, splitter, processes, should_stop):
     progress as before, and every core works, this one included. Each child inherits the text
     and the splitter: nothing is pickled on the way in.
     """
-    nproc = processes if processes is not None else (os.cpu_count() or 1)
-    parallel = (
-        nproc > 1
-        and end - start >= PARALLEL_MIN_CHARS
-        and splitter.spec in _PARALLEL_SPECS
-        and can_fork()
-    )
+    big = end - start >= PARALLEL_MIN_CHARS and splitter.spec in _PARALLEL_SPECS
+    nproc = usable(processes) if big else 1
     slices = _slices(text, start, end, SLICE_CHARS)
-    if not parallel or len(slices) < 2:
+    if nproc < 2 or len(slices) < 2:
         for a, b in slices:
             if should_stop is not None and should_stop():
                 raise Cancelled()

@@ -9,8 +9,8 @@ from then on. The parent takes the smaller share (`PARENT_SHARE`): it also merge
 The results are bit for bit those of one batch: every value is computed lattice by lattice in
 the same way, the posteriors are put back in the one batch's (start, lattice, end) order before
 they are summed, and the log-likelihoods are the same fixed-order sums of the same arrays
-(`tokviz.core.unigram.lattice.log_likelihoods`). Only used where forking is safe and a core sat idle lately
-(`use_split`).
+(`tokviz.core.unigram.lattice.log_likelihoods`). Only used for a big batch when the caller allows two
+processes and forking is safe (`use_split`); dropped when the machine gets busy (`_check_pace`).
 """
 
 from __future__ import annotations
@@ -19,22 +19,22 @@ import time
 
 import numpy as np
 
-from tokviz.core.processes.fork import ChildFailed, can_fork, fork_server
+from tokviz.core.processes.fork import ChildFailed, fork_server
+from tokviz.core.processes.parallel import usable
 
 from .lattice import Lattices, log_likelihoods, viterbi_freq
 
 MIN_BUSY_SHARE = 0.6  # of the wall time since the split, or the child is dropped (`_check_pace`)
 PARALLEL_MIN_EDGES = 150_000  # below this the fork and the traffic cost more than they save
-MIN_IDLE_CORES = 0.7  # a busy machine: halves waiting for each other are slower than one process
 PARENT_SHARE = 0.35  # of the edges: the parent also merges the halves and prunes
 PARENT_SHARE_ALTERNATIVES = 0.4  # of their cost (the child also sends its answer back)
 
 
-def use_split(lattices: Lattices, idle_cores: float | None = None) -> bool:
-    """Is the batch big enough, forking safe here, and a core free (`idle_cores`: how many sat
-    idle lately, None: unknown)?"""
+def use_split(lattices: Lattices, processes: int = 1) -> bool:
+    """Is the batch big enough, and may a second process (of the `processes` the caller allows)
+    be forked here?"""
     return (len(lattices.piece) >= PARALLEL_MIN_EDGES and len(lattices.lengths) > 1
-            and (idle_cores is None or idle_cores >= MIN_IDLE_CORES) and can_fork())
+            and usable(processes) > 1)
 
 
 def _half_op(lat: Lattices, weights: np.ndarray, kind: str, payload, array):

@@ -314,6 +314,7 @@ class UnigramTraining(StagedTraining):
             list(counts), list(counts.values()), target_pieces=target, word_prefix=s.word_prefix,
             max_piece_chars=s.max_piece_chars, seed_size=s.seed_size, seed_min_count=s.seed_min_count,
             prune_fraction=s.prune_fraction, em_iterations=s.em_iterations, n_special=1 + len(s.special_tokens),
+            processes=self.processes,
         )
         t.should_stop = should_stop
         self.budget = 1 + t.rounds_needed()  # expected number of rounds (round 0 included)

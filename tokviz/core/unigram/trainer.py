@@ -37,8 +37,8 @@ Scores are stored as integers: log-probabilities in units of 2**-20 nat (`SCORE_
 sums over a segmentation are exact and Viterbi ties are well defined everywhere (training,
 `tokviz.core.unigram.tokenizer`, saved models). With numba (`tokviz.core.jit`) the lattices are
 compiled (`tokviz.core.unigram.compiled`: the same pieces, scores and pruning; log-likelihoods equal
-to about 1e-15). Without it, numpy runs them, and a big corpus is trained in two processes where
-forking is safe and a core is free (`tokviz.core.unigram.split`), to the same bytes. What this
+to about 1e-15). Without it, numpy runs them, and a big corpus is trained in two processes when the
+caller allows two (`processes`) and forking is safe (`tokviz.core.unigram.split`), to the same bytes. What this
 leaves out: counting the corpus, settings and timelines (`tokviz.core.unigram.timeline`), the
 rounds it yields, kept as arrays until read (`tokviz.core.unigram.rounds`), encoding
 (`tokviz.core.unigram.tokenizer`).
@@ -52,7 +52,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tokviz.core.processes.idle import IdleMeter
 from tokviz.core.errors import Cancelled
 
 from .compiled import load_kernels, make_lattices
@@ -193,8 +192,9 @@ class UnigramTrainer:
         prune_fraction: float = PRUNE_FRACTION,
         em_iterations: int = EM_ITERATIONS,
         n_special: int = 1,
+        processes: int = 1,
     ) -> None:
-        self._idle = IdleMeter()  # was a second core free while the seed was built?
+        self.processes = processes  # more than 1: big batches may be split with a forked child
         if len(words) != len(weights):
             raise ValueError("words and weights differ in length")
         if len(words) and (min(weights) <= 0 or not all(words)):
@@ -242,7 +242,6 @@ class UnigramTrainer:
         self.n_chars = len(chars)
 
     should_stop = None  # set to a callable: checked between the phases of a round (raises Cancelled)
-    parallel = True  # big batches: half the lattices in a forked child where that is safe (`split`)
 
     def _check_stop(self) -> None:
         if self.should_stop is not None and self.should_stop():
@@ -272,7 +271,9 @@ class UnigramTrainer:
 
     # -- EM -------------------------------------------------------------------------------------
 
-    def _m_step(self, counts: np.ndarray) -> np.ndarray:
+    def m_step(self, counts: np.ndarray) -> np.ndarray:
+        """The M-step: log-probabilities of the pieces from their expected `counts` (alive pieces
+        floored, dead ones -inf)."""
         c = np.where(self.alive, np.maximum(counts, _FLOOR), 0.0)
         with np.errstate(divide="ignore"):
             return np.where(self.alive, np.log(c) - np.log(c.sum()), -np.inf)
@@ -284,7 +285,7 @@ class UnigramTrainer:
             self._check_stop()
             counts, z = self.lattice.e_step(self.logp, self.weights, len(self.pieces))
             zs.append(z)
-            self.logp = self._m_step(counts)
+            self.logp = self.m_step(counts)
         return zs
 
     def _scores(self) -> tuple[np.ndarray, np.ndarray]:
@@ -362,7 +363,7 @@ class UnigramTrainer:
     def rounds(self) -> Iterator[UnigramRound]:
         """Round 0 (seed + EM), then prune + EM rounds until the target size is reached."""
         split = None
-        if self.parallel and isinstance(self.lattice, Lattices) and use_split(self.lattice, self._idle.cores()):
+        if isinstance(self.lattice, Lattices) and use_split(self.lattice, self.processes):
             self.lattice = split = SplitLattices(self.lattice, self.weights)
         try:
             yield from self._rounds()

@@ -1,5 +1,5 @@
 """What the WordPiece trainer's lazy heaps need besides the heap module: exact keys for the
-fractions they order, and dropping the stale entries they pile up.
+fractions they order (`score_shift`, `group_key_for`), and dropping the stale entries they pile up.
 
 A heap entry is ``(-key, first position, sequence number, id)``; the trainer pins the current
 entry of each id (``pinned[id] is entry``), so any other entry for that id is stale.
@@ -19,6 +19,13 @@ FLOAT_KEYS_BELOW = 1 << 26  # corpus lengths for which float keys of count(ab) /
 def _shifted_div(shift: int, c: int, d: int) -> int:
     """``c * 2**shift // d``: an exact integer key of the fraction c / d."""
     return (c << shift) // d
+
+
+def score_shift(length: int) -> int:
+    """K for the exact score keys ``count(ab) * 2**K // (count(a) * count(b))`` of a corpus of
+    `length` weighted characters: 2**K exceeds the square of any denominator, so distinct
+    fractions never share a key and equal ones always do."""
+    return 4 * max(1, length).bit_length() + 2
 
 
 def group_key_for(length: int) -> Callable[[int, int], float | int]:

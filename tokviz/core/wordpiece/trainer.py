@@ -53,12 +53,12 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
 from .corpus import CONTINUATION, SHIFT, base_symbols, initial_counts
-from .lazy_heaps import drop_stale, group_key_for
+from .lazy_heaps import drop_stale, group_key_for, score_shift
 from .trainer_records import WordPieceCandidate, WordPieceStep, merge_record
 from .word_merge import MASK, merge_many, merge_one
 
 N_CANDIDATES = 5
-_MIN_COMPACT = 64  # heaps shorter than this are never compacted
+MIN_COMPACT = 64  # heaps shorter than this are never compacted
 _SHIFT, _MASK = SHIFT, MASK
 
 
@@ -105,7 +105,7 @@ class WordPieceTrainer:
         self.length = sum(len(s) * w for s, w in zip(self.words, self.weights))
         # exact keys: 2**K exceeds the square of any count(a) * count(b) (scores); inside a group
         # the key of count(ab) / count(a) (`tokviz.core.wordpiece.lazy_heaps`)
-        self._k = 4 * max(1, self.length).bit_length() + 2
+        self._k = score_shift(self.length)
         self._group_key = group_key_for(self.length)
         self.rank = 0
         self.pair_count: dict[int, int] = {}
@@ -129,7 +129,7 @@ class WordPieceTrainer:
         # A heap is compacted (its stale entries dropped) once it is twice as long as after the
         # last compaction: dropping them in bulk is cheaper than popping each past the top.
         self._limit: dict[int, int] = {}  # group -> length that triggers its compaction
-        self._heap_limit = _MIN_COMPACT
+        self._heap_limit = MIN_COMPACT
         self._n = 0
         self._seen: dict[int, tuple[tuple[int, int, int, int], WordPieceCandidate]] = {}  # key -> (state, record)
         self.pair_count.update(counts.pair_count)
@@ -198,7 +198,7 @@ class WordPieceTrainer:
         if group is None:
             group = self.groups[b] = []
         heapq.heappush(group, entry)
-        if len(group) > self._limit.get(b, _MIN_COMPACT):
+        if len(group) > self._limit.get(b, MIN_COMPACT):
             self._compact_group(b)
         gneg = -((c << self._k) // (ca * self.tok_count[b]))
         old = self.group_pinned.get(b)
@@ -241,7 +241,7 @@ class WordPieceTrainer:
             pos = entry[1]
             entry = pinned[x] = (neg, pos, n, x)
             push(group, entry)
-            if len(group) > limit.get(b, _MIN_COMPACT):
+            if len(group) > limit.get(b, MIN_COMPACT):
                 self._compact_group(b)
             if group[0] is not entry and b not in pending:
                 continue
@@ -266,11 +266,11 @@ class WordPieceTrainer:
 
     def _compact_group(self, b: int) -> None:
         """Drop the stale entries of group `b` (never while `candidates` has entries out)."""
-        self._limit[b] = 2 * drop_stale(self.groups[b], self.pinned) + _MIN_COMPACT
+        self._limit[b] = 2 * drop_stale(self.groups[b], self.pinned) + MIN_COMPACT
 
     def _compact_heap(self) -> None:
         """Drop the stale entries of the global heap (never while `candidates` has groups out)."""
-        self._heap_limit = 2 * drop_stale(self.heap, self.group_pinned) + _MIN_COMPACT
+        self._heap_limit = 2 * drop_stale(self.heap, self.group_pinned) + MIN_COMPACT
 
     def _raise_deferred(self, b: int) -> None:
         """Give the pairs of group `b` whose raise `_raise_left` put off their true keys."""
@@ -282,7 +282,7 @@ class WordPieceTrainer:
                 if entry[0] > neg:
                     entry = pinned[x] = (neg, entry[1], self._seq(), x)
                     heapq.heappush(group, entry)
-        if len(group) > self._limit.get(b, _MIN_COMPACT):
+        if len(group) > self._limit.get(b, MIN_COMPACT):
             self._compact_group(b)
 
     def _group_top(self, b: int) -> tuple[int, int, int, int] | None:

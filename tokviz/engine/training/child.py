@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from tokviz.core import Cancelled, parse_word_counts
 from tokviz.core.registry import AnySettings, empty_copy, make_training  # BPE, WordPiece or Unigram
+from tokviz.core.processes.parallel import choose_processes
 from tokviz.core.processes.pipes import read_frame, write_event
 from tokviz.core.processes.spawn import JOB_ERRORS, child_pipes, exit_child, run_child, watch_parent
 
@@ -73,9 +74,10 @@ def training_events(
     corpus: CorpusInput,
     *,
     should_stop: Callable[[], bool],
-    processes: int | None = None,
+    processes: int = 1,
 ) -> Iterator[Event]:
-    """Run one training, yielding events; raises `Cancelled` when `should_stop()` turns True."""
+    """Run one training in up to `processes` processes (`tokviz.core.processes.parallel`),
+    yielding events; raises `Cancelled` when `should_stop()` turns True."""
     text = corpus.joined()
     if corpus.word_counts:
         yield ("stage", STAGE_PARSING)
@@ -131,13 +133,14 @@ def child_main() -> int:
     except JOB_ERRORS:
         return 1
     watch_parent(fd_in, stop)
-    # counting forks children where `can_fork` allows: here (no GUI) it does, the reader thread
-    # being a fork-safe one
+    # this process may fork (no GUI; the reader thread is a fork-safe one): counting and Unigram's
+    # EM share a big corpus with forked children when the machine has cores to spare
+    processes = choose_processes()
     corpus = CorpusInput(text, word_counts, name)
     del text
 
     def run() -> None:
-        for kind, payload in training_events(settings, corpus, should_stop=stop.is_set):
+        for kind, payload in training_events(settings, corpus, should_stop=stop.is_set, processes=processes):
             write_event(fd_out, kind, payload)
         write_event(fd_out, "done")
 

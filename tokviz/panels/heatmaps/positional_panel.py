@@ -189,6 +189,11 @@ class PositionalPanel(Panel):
     def view(self) -> str:
         return self.view_box.currentData() or VIEW_MATRIX
 
+    @property
+    def shown_view(self) -> PositionalView | None:
+        """The computed view on screen (None until the first arrives: `view_shown`)."""
+        return self._shown
+
     def params(self) -> PositionalParams:
         trained = self.encoding.needs_table and self._trained is not None
         d = self._trained.shape[1] if trained else self.dim_spin.value()

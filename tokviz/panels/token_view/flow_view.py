@@ -106,6 +106,16 @@ class TokenFlowView(QAbstractScrollArea):
         self._qcolors = [QColor(c) for c in palette.backgrounds]
         self.viewport().update()
 
+    @property
+    def token_palette(self) -> TokenPalette:
+        """The colours the tokens are drawn in (`set_token_palette`)."""
+        return self._palette
+
+    @property
+    def outlined(self) -> list[int]:
+        """Indices of the tokens drawn with an outline (``differs`` of `set_tokens`)."""
+        return [i for i, d in enumerate(self._differs) if d]
+
     def set_tooltip_provider(self, provider: Callable[[int], str] | None) -> None:
         self._tooltip = provider
 

@@ -69,22 +69,38 @@ def test_the_bound_is_tight_enough_to_matter(lattice):
 
 
 def test_the_forked_half_equals_one_process(lattice, monkeypatch):
-    """`_batch` with half of the segments in a forked child gives what one process gives."""
+    """`_batch` allowed two processes puts half of the segments in a forked child and gives what
+    one process (the default) gives."""
     from tokviz.core.pretrained.spm import lattice as lattice_module
     from tokviz.core.processes import fork
     from tokviz.core.processes.fork import can_fork
 
-    if not can_fork():
-        pytest.skip("forking is not safe here")
     segs = _segments(lattice)
     lattice.hashes = PieceHashes(lattice.ids, lattice.score_of)
     monkeypatch.setattr(lattice_module, "_PARALLEL_MIN", 10)
-    monkeypatch.setattr(lattice_module, "_idle_core", lambda: True)  # fork whatever the machine's load
     forks = []
     real_fork = fork.fork_call
     monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
-    assert lattice._batch(segs) == batch_relative(lattice.hashes, segs, lattice.unk_score)
-    assert forks == [1]
+    expected = batch_relative(lattice.hashes, segs, lattice.unk_score)
+    assert lattice._batch(segs) == expected
+    assert forks == []
+    assert lattice._batch(segs, 2) == expected
+    assert forks == ([1] if can_fork() else [])
+
+
+def test_best_segments_passes_its_processes_down(lattice, monkeypatch):
+    """The plain path's long texts compute their new segments with the processes they are given."""
+    given = []
+    real = type(lattice)._batch
+    monkeypatch.setattr(type(lattice), "_batch", lambda self, missing, processes=1: given.append(processes)
+                        or real(self, missing, 1))
+    text = "".join(_segments(lattice)[:400])
+    if lattice.compiled is not None or lattice.whole_text_exact:
+        pytest.skip("the compiled Viterbi runs the whole text at once")
+    one = lattice.best_segments(text)
+    lattice._cache.clear()
+    assert lattice.best_segments(text, processes=2) == one
+    assert given == [1, 2]
 
 
 def test_chain_in_python_equals_chain_in_numpy(lattice, monkeypatch):

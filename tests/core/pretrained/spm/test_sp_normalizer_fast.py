@@ -58,7 +58,8 @@ def test_context_free_characters_are_replaced_first(sp_model):
     """Line breaks and tabs are replaced in one pass before the rest (so the comparison above
     meets that path), keys that start or continue longer ones are not."""
     norm = load_tokenizer(sp_model("unigram-nmt")).normalizer
-    assert norm._free["\n"] == " " and norm._free["\t"] == " "
-    assert "\u0301" not in norm._free and "\uff9e" not in norm._free
+    free = norm._free  # white box: which keys the one-pass table holds shows only in speed
+    assert free["\n"] == " " and free["\t"] == " "
+    assert "\u0301" not in free and "\uff9e" not in free
     assert norm.normalize("a\nb\t\tc\uff76\uff9e")[0] == norm.normalize("a\nb\t\tc\uff76\uff9e", aligned=True)[0]
 

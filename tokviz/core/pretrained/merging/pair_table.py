@@ -25,6 +25,10 @@ class PairTable:
         self._alloc(bits)
         self._count = 0
 
+    def __len__(self) -> int:
+        """How many keys the table holds (at most `MAX_KEYS`: a fuller table starts over)."""
+        return self._count
+
     def _alloc(self, bits: int) -> None:
         self._bits = bits
         self._mask = (1 << bits) - 1

@@ -25,30 +25,40 @@ from numba import njit
 from tokviz.core.text.trie_table import EMPTY, SHIFT, find_slot, rehash
 
 from .piece_hashes import joined_code_points, text_code_points
+from .piece_table import PieceTable
 
 _RESET = 100000.0  # sentencepiece's kScoreResetThreshold
 
 
 @njit(cache=True, nogil=True)
-def _build(cps, starts, lengths, pids, bits):  # pragma: no cover - compiled
-    """The trie of the pieces: (table with ``2**bits`` rows, each node's piece id or -1)."""
+def _insert(table, bits, node_piece, n_nodes, cps, starts, lengths, pids):  # pragma: no cover - compiled
+    """Add pieces to the trie (`table` with ``2**bits`` rows, kept at most half full: it doubles
+    when it would be more; `node_piece` each node's piece id or -1, grown as needed):
+    ``(table, bits, node_piece, n_nodes)`` after."""
     size = 1 << bits
-    table = np.full((size, 2), EMPTY, dtype=np.int64)
-    node_piece = np.full(lengths.sum() + 1, -1, dtype=np.int32)
     shift, mask = np.uint64(64 - bits), size - 1
-    n_nodes = 1
     for p in range(len(starts)):
         node = 0
         for j in range(starts[p], starts[p] + lengths[p]):
             key = (node << SHIFT) | np.int64(cps[j])
             s = find_slot(table, key, shift, mask)
             if table[s, 0] == EMPTY:
+                if 2 * (n_nodes + 1) > size:
+                    bits += 1
+                    size = 1 << bits
+                    shift, mask = np.uint64(64 - bits), size - 1
+                    table = rehash(table, bits)
+                    s = find_slot(table, key, shift, mask)
+                if n_nodes >= len(node_piece):
+                    grown = np.full(2 * len(node_piece), -1, dtype=np.int32)
+                    grown[: len(node_piece)] = node_piece
+                    node_piece = grown
                 table[s, 0] = key
                 table[s, 1] = n_nodes
                 n_nodes += 1
             node = table[s, 1]
         node_piece[node] = pids[p]
-    return table, node_piece[:n_nodes].copy()
+    return table, bits, node_piece, n_nodes
 
 
 @njit(cache=True, nogil=True)
@@ -165,22 +175,45 @@ class CompiledPieces:
     `f32`: sentencepiece's float32 arithmetic with resets (else doubles, tokenizers')."""
 
     def __init__(self, ids: dict[str, int], scores, unk_score: float, *, f32: bool) -> None:
+        pids = np.fromiter(ids.values(), dtype=np.int64, count=len(ids))
+        self._setup(PieceTable.from_strings(list(ids)), np.arange(len(ids), dtype=np.int64), pids, scores,
+                    unk_score, f32)
+
+    @classmethod
+    def from_table(cls, table: PieceTable, rows: np.ndarray, pids: np.ndarray, scores, unk_score: float, *,
+                   f32: bool) -> CompiledPieces:
+        """The pieces ``table[rows[k]]`` with ids ``pids[k]`` (`rows` ascending, pieces distinct)."""
+        out = cls.__new__(cls)
+        out._setup(table, rows, pids, scores, unk_score, f32)
+        return out
+
+    def _setup(self, table: PieceTable, rows: np.ndarray, pids: np.ndarray, scores, unk_score: float,
+               f32: bool) -> None:
         self.dtype = np.float32 if f32 else np.float64
         self.scores, self.unk = checked_scores(scores, unk_score, self.dtype)
-        pids = np.fromiter(ids.values(), dtype=np.int64, count=len(ids))
         # the kernels index scores with the ids, and keep them in 32 bits
         n = len(self.scores)
         if n > np.iinfo(np.int32).max or (len(pids) and not 0 <= pids.min() <= pids.max() < n):
             raise ValueError("a piece id has no score")
-        pids = pids.astype(np.int32)
-        cps, starts, lengths = joined_code_points(list(ids))
-        # built in a table with more rows than characters (so more than nodes: one stays empty),
-        # then moved to one at most half full (pieces share prefixes: 250k pieces of 1.35M
-        # characters make 264k nodes)
-        table, self.node_piece = _build(cps, starts, lengths, pids, max(8, int(len(cps) + 1).bit_length()))
-        self.bits = max(8, int(2 * len(self.node_piece)).bit_length())
-        self.table = rehash(table, self.bits)
-        del table
+        pid32 = pids.astype(np.int32)
+        # grown while built (at most half full), in runs of pieces: the code points of a run at a time
+        bits = max(8, int(2 * len(rows) + 1).bit_length())
+        trie = np.full((1 << bits, 2), EMPTY, dtype=np.int64)
+        node_piece = np.full(max(len(rows), 16), -1, dtype=np.int32)
+        n_nodes = 1
+        lengths = table.char_lengths()
+        done = 0
+        for run, cps, starts in table.chunks(rows):
+            k = len(run)
+            trie, bits, node_piece, n_nodes = _insert(trie, bits, node_piece, n_nodes, cps, starts, lengths[run],
+                                                      pid32[done : done + k])
+            done += k
+        self.node_piece = node_piece[:n_nodes].copy()
+        del node_piece
+        # pieces share prefixes (250k pieces of 1.35M characters make 264k nodes): the final table
+        # is at most half full, no bigger
+        self.bits = max(8, int(2 * n_nodes).bit_length())
+        self.table = trie if self.bits == bits else rehash(trie, self.bits)
         self.f32 = f32
 
     def whole_pieces(self, texts: list[str], want: list[int]) -> np.ndarray:

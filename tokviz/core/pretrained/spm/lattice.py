@@ -40,8 +40,6 @@ from __future__ import annotations
 
 import array
 import math
-import re
-import os
 import struct
 from functools import cached_property
 from itertools import chain
@@ -50,16 +48,18 @@ from collections.abc import Collection, Sequence
 from math import frexp, ldexp
 
 import numpy as np
-import regex
 
 from tokviz.core import jit
 from tokviz.core.gc_pause import collector_paused
 from tokviz.core.errors import EncodeError, ModelFormatError
-from tokviz.core.processes.fork import can_fork, here_and_forked
+from tokviz.core.processes.fork import here_and_forked
+from tokviz.core.processes.parallel import usable
 
 from .batch import MAX_SEGMENT, batch_relative, relative_columns, relative_tuples
 from .piece_hashes import PieceHashes
+from .piece_table import PieceTable
 from .scan import scan
+from .segments import MARK, cut_segments, inner_mark_pattern, segment_strings
 from .viterbi import RESET, exact_path, relative_path
 
 F64 = "f64"
@@ -74,8 +74,6 @@ _CHAIN_LOOP = 400  # up to this many segments, `chain_scores` adds in Python
 _SCAN_MIN = 256  # from this many segments on, `best_segments` sorts them out first (`_scan`)
 _F32 = struct.Struct("<f")
 _ROUND = array.array("f", [0.0])  # storing a float in it rounds it to float32
-MARK = "\u2581"
-_MARK_LED = re.compile("\u2581[^\u2581]*")
 
 Edge = tuple[int, int, int]  # (start, end, id) in characters of the segment; id -1 = unknown
 
@@ -103,48 +101,76 @@ class PieceLattice:
         self.mode = mode
         self.pieces = pieces
         self.unk_id = unk_id
-        ids: dict[str, int] = {}
-        for i in (range(len(pieces)) if edge_ids is None else sorted(edge_ids)):
-            p = pieces[i]
-            if p:
-                ids[p] = i  # a repeated piece keeps its last id (tokenizers' token_to_ids)
-        self.ids = ids
+        if isinstance(pieces, PieceTable) and edge_ids is not None:
+            # the edges' pieces are distinct (the caller's table), read from the table as they are
+            table, pids = pieces, np.asarray(edge_ids, dtype=np.int64)
+            if not (pids[1:] > pids[:-1]).all():
+                pids = np.unique(pids)
+            rows = pids
+        else:
+            ids: dict[str, int] = {}
+            for i in (range(len(pieces)) if edge_ids is None else sorted(edge_ids)):
+                p = pieces[i]
+                if p:
+                    ids[p] = i  # a repeated piece keeps its last id (tokenizers' token_to_ids)
+            self.ids = ids
+            table = PieceTable.from_strings(list(ids))
+            pids = np.fromiter(ids.values(), dtype=np.int64, count=len(ids))
+            rows = np.arange(len(ids), dtype=np.int64)
+        self._edges = (table, rows, pids)
         # score of each piece as the Viterbi adds it (user-defined symbols: sentencepiece's formula)
         sc = checked_scores(scores, len(pieces), mode)
-        if mode == F32_SP:
-            for i in user_defined:
-                sc[i] = f32(0.1 * (len(pieces[i].encode("utf-8")) - 1))  # GetUserDefinedScore(bytes)
-        self.score_of = sc
+        ud = np.asarray(user_defined, dtype=np.int64)
+        if mode == F32_SP and len(ud):
+            if isinstance(pieces, PieceTable):
+                size = pieces.byte_lengths[ud]
+            else:
+                size = np.array([len(pieces[i].encode("utf-8")) for i in ud.tolist()], dtype=np.int64)
+            sc[ud] = (0.1 * (size - 1)).astype(np.float32)  # GetUserDefinedScore(bytes)
+        self.scores64 = sc
         if unk_score is None:
-            unk_score = (min((sc[i] for i in ids.values()), default=0.0)) - UNK_PENALTY
+            unk_score = (float(sc[pids].min()) if len(pids) else 0.0) - UNK_PENALTY
         self.unk_score = f32(unk_score) if mode == F32_SP else unk_score
         self._prefixes: dict[str, tuple] = {}  # node states by prefix (`relative_path`)
-        self._get = ids.get
         self.suffix = whitespace_suffix
         # pieces that hold the word marker where a segment boundary would be: they stop cutting there
-        self._inner = inner_mark_pattern(ids, whitespace_suffix)
+        inner = table.holding(MARK, inner="tail" if whitespace_suffix else "lead")[rows]
+        self._inner = inner_mark_pattern([table[int(r)] for r in rows[inner]], whitespace_suffix)
         self._cache: dict[str, tuple] = {}
         # with numba (`tokviz.core.jit`), the Viterbi runs compiled over a trie built here instead
         # (`kernels`): sentencepiece's over whole texts, tokenizers' word by word (`word_path`)
         self.compiled = None
-        kernels = jit.kernels("tokviz.core.pretrained.spm.kernels") if ids else None
+        kernels = jit.kernels("tokviz.core.pretrained.spm.kernels") if len(pids) else None
         if kernels is not None:
-            self.compiled = kernels.CompiledPieces(ids, sc, self.unk_score, f32=mode == F32_SP)
+            self.compiled = kernels.CompiledPieces.from_table(table, rows, pids, sc, self.unk_score,
+                                                              f32=mode == F32_SP)
         self._word_paths: dict[str, tuple] = {}  # `word_path`'s cache on the compiled path
         # the plain path's numpy batch piece table: built with the model for sentencepiece
         # (`best_segments` over long texts), on first use otherwise
-        self.hashes: PieceHashes | None = (PieceHashes(ids, sc) if mode == F32_SP and ids and self.compiled is None
-                                           else None)
+        self.hashes: PieceHashes | None = (PieceHashes(self.ids, self.score_of)
+                                           if mode == F32_SP and len(pids) and self.compiled is None else None)
         if self.compiled is None:
             self._walk_tables  # noqa: B018 - made with the model for the plain Viterbi
         # sentencepiece's float32 sums can reach +-inf only with scores this large (a reset
         # subtracts up to longest + 1 node scores): then NaN can follow and hold for the rest of
         # the text, which no cached segment knows, so the plain path runs one exact Viterbi
-        top = max([abs(self.unk_score), *(abs(sc[i]) for i in ids.values())])
-        self.whole_text_exact = mode == F32_SP and (top + RESET) * (max(map(len, ids), default=1) + 2) >= FLT_MAX / 2
+        top = max(abs(self.unk_score), float(np.abs(sc[pids]).max()) if len(pids) else 0.0)
+        longest = int(table.char_lengths()[rows].max()) if len(rows) else 1
+        self.whole_text_exact = mode == F32_SP and (top + RESET) * (longest + 2) >= FLT_MAX / 2
         self._scores32: np.ndarray | None = None  # `scores32_table`
         self.unit_roundoff = 2.0 ** -24 if mode == F32_SP else 2.0 ** -53
         self.half_ulp_exp = -25 if mode == F32_SP else -54
+
+    @cached_property
+    def ids(self) -> dict[str, int]:
+        """piece -> id of the pieces the Viterbi may use (made on first use from a `PieceTable`)."""
+        table, rows, pids = self._edges
+        return dict(zip((table[r] for r in rows.tolist()), pids.tolist()))
+
+    @cached_property
+    def score_of(self) -> list[float]:
+        """Each id's score as the Viterbi adds it, as Python floats (the plain path's table)."""
+        return self.scores64.tolist()
 
     @cached_property
     def _walk_tables(self) -> tuple[dict[str, int], dict[str, int], list[int]]:
@@ -189,13 +215,13 @@ class PieceLattice:
         if len(self._prefixes) >= _PREFIXES_SIZE:
             self._prefixes.clear()
         _, tails, plen = self._walk_tables
-        return relative_path(s, self._prefixes, self._get, self.score_of, tails.get, self.unk_score, plen)
+        return relative_path(s, self._prefixes, self.ids.get, self.score_of, tails.get, self.unk_score, plen)
 
     def exact(self, s: str, x: float) -> tuple[tuple[int, ...], tuple[int, ...], float]:
         """Best path of `s` from the accumulated score `x` with the library's own arithmetic:
         ``(ids, ends, score at the end)``."""
         heads, _, plen = self._walk_tables
-        return exact_path(s, x, self._get, self.score_of, heads.get, self.unk_score, plen, self.mode == F32_SP)
+        return exact_path(s, x, self.ids.get, self.score_of, heads.get, self.unk_score, plen, self.mode == F32_SP)
 
     def chain_scores(self, x: float, paths: Sequence[tuple[int, ...]]) -> float:
         """The accumulated score after the segments' pieces `paths` (no reset falls inside a
@@ -255,8 +281,9 @@ class PieceLattice:
         """`segment_strings` as (start, end) positions."""
         return cut_segments(s, self._inner, self.suffix)
 
-    def _fill(self, parts: Sequence[str]) -> None:
-        """Compute the uncached segments of `parts` together (`batch_relative`) when there are many."""
+    def _fill(self, parts: Sequence[str], processes: int = 1) -> None:
+        """Compute the uncached segments of `parts` together (`batch_relative`) when there are many
+        (in up to `processes` processes)."""
         cache = self._cache
         missing = [s for s in dict.fromkeys(parts) if s not in cache and len(s) <= MAX_SEGMENT]
         if len(missing) < _BATCH:
@@ -267,29 +294,32 @@ class PieceLattice:
             return
         if len(cache) + len(missing) >= _CACHE_SIZE:
             cache.clear()
-        cache.update(zip(missing, self._batch(missing)))
+        cache.update(zip(missing, self._batch(missing, processes)))
 
-    def _batch(self, missing: list[str]) -> list[tuple]:
-        """`batch_relative` of `missing`; many segments, where forking is safe: half of them in a
-        forked child (it inherits the piece table), the other half here at the same time."""
+    def _batch(self, missing: list[str], processes: int = 1) -> list[tuple]:
+        """`batch_relative` of `missing`; many segments given two `processes` where forking is
+        safe: half of them in a forked child (it inherits the piece table), the other half here
+        at the same time."""
         table, unk = self.hashes, self.unk_score
-        if len(missing) < _PARALLEL_MIN or not can_fork() or not _idle_core():
+        if len(missing) < _PARALLEL_MIN or usable(processes) < 2:
             return batch_relative(table, missing, unk)
         half = len(missing) // 2
         left, right = here_and_forked(lambda: relative_columns(table, missing[:half], unk),
                                       lambda: relative_columns(table, missing[half:], unk))
         return relative_tuples(left) + relative_tuples(right)
 
-    def best_path(self, s: str) -> tuple[list[int], list[int]]:
+    def best_path(self, s: str, *, processes: int = 1) -> tuple[list[int], list[int]]:
         """The library's best path over all of `s` (a normalized sentence): the ids (-1 for an
         unknown character) and end positions of its pieces, in characters."""
-        ids, seg_ends = self.best_segments(s)
+        ids, seg_ends = self.best_segments(s, processes=processes)
         return ids, absolute_ends(seg_ends)
 
-    def best_segments(self, s: str) -> tuple[list[int], list[tuple[int, ...]]]:
+    def best_segments(self, s: str, *, processes: int = 1) -> tuple[list[int], list[tuple[int, ...]]]:
         """The ids of the library's best path over `s` (-1 for an unknown character) and, per
         segment, its pieces' end positions in it (`absolute_ends` makes them positions in `s`).
-        With a compiled Viterbi (`compiled`), the whole of `s` is one segment."""
+        With a compiled Viterbi (`compiled`), the whole of `s` is one segment. Given two
+        `processes` (`tokviz.core.processes.parallel`), the plain path computes many new segments
+        in two."""
         if self.compiled is not None or self.whole_text_exact:
             if self.compiled is not None:
                 ids_a, ends_a = self.compiled.best_path(s)
@@ -311,7 +341,7 @@ class PieceLattice:
         if len(parts) >= _BATCH:
             # many new tuples, no reference cycles: the collector's passes would only cost time
             with collector_paused():
-                self._fill(parts)
+                self._fill(parts, processes)
                 if len(parts) >= _SCAN_MIN:
                     return self._scan(parts)
         # beyond these, a reset may fall at or inside the segment: decided exactly
@@ -396,30 +426,20 @@ class PieceLattice:
         return hit[0], hit[1]
 
 
-def checked_scores(scores: Sequence[float], n_pieces: int, mode: str) -> list[float]:
-    """`scores` as floats, one per piece, each finite (in float32 too for sentencepiece's
+def checked_scores(scores: Sequence[float] | np.ndarray, n_pieces: int, mode: str) -> np.ndarray:
+    """`scores` as float64, one per piece, each finite (in float32 too for sentencepiece's
     arithmetic), else ModelFormatError: both libraries refuse NaN and infinite scores, and the
     Viterbis (compiled or not) index them by piece id."""
-    sc = [float(x) for x in scores]
-    if len(sc) != n_pieces:
-        raise ModelFormatError(f"{len(sc)} scores for {n_pieces} pieces")
-    arr = np.asarray(sc, dtype=np.float64)
+    arr = np.array(scores, dtype=np.float64)
+    if arr.ndim != 1 or len(arr) != n_pieces:
+        raise ModelFormatError(f"{len(arr)} scores for {n_pieces} pieces")
     if not np.isfinite(arr).all():
         raise ModelFormatError("a piece's score is NaN or infinite")
     if mode == F32_SP:
         with np.errstate(over="ignore"):
             if not np.isfinite(arr.astype(np.float32)).all():
                 raise ModelFormatError("a piece's score is beyond the range of a float32")
-    return sc
-
-
-def _idle_core() -> bool:
-    """Whether another core is free (load average of the last minute at most cores - 1): on a
-    busy machine the fork costs more than the second half saves (measured: 10-15% slower)."""
-    try:
-        return os.getloadavg()[0] <= (os.cpu_count() or 1) - 1
-    except OSError:
-        return False
+    return arr
 
 
 def absolute_ends(seg_ends: Sequence[tuple[int, ...]]) -> list[int]:
@@ -434,55 +454,4 @@ def absolute_ends(seg_ends: Sequence[tuple[int, ...]]) -> list[int]:
         else:
             out.extend(ends)
         pos += ends[-1]
-    return out
-
-
-def inner_mark_pattern(pieces, whitespace_suffix: bool):
-    """A regex of the pieces holding ``▁`` where a cut would go (not first; not last with whitespace
-    as a suffix), longest first; None when there are none."""
-    inner = sorted((p for p in pieces if MARK in (p[:-1] if whitespace_suffix else p[1:])), key=len, reverse=True)
-    return regex.compile("|".join(regex.escape(p) for p in inner)) if inner else None
-
-
-def cut_segments(s: str, inner, suffix: bool) -> list[tuple[int, int]]:
-    """(start, end) of the parts of `s` no piece can span: cut before each ``▁`` (after it, with
-    whitespace as a suffix) unless an occurrence of an `inner` piece covers the place."""
-    n = len(s)
-    if MARK not in s:
-        return [(0, n)] if n else []
-    if inner is None:
-        out, pos = [], 0
-        for part in segment_strings(s, None, suffix):
-            out.append((pos, pos + len(part)))
-            pos += len(part)
-        return out
-    if suffix:
-        cuts = [m.end() for m in regex.finditer(MARK, s) if m.end() < n]
-    else:
-        cuts = [m.start() for m in regex.finditer(MARK, s) if m.start() > 0]
-    blocked = set()
-    for m in inner.finditer(s, overlapped=True):
-        blocked.update(range(m.start() + 1, m.end()))
-    bounds = [0, *(c for c in cuts if c not in blocked), n]
-    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
-
-
-def segment_strings(s: str, inner, suffix: bool) -> list[str]:
-    """`cut_segments` as strings (without `inner` pieces: a plain split at ``▁``)."""
-    if inner is not None:
-        return [s[a:b] for a, b in cut_segments(s, inner, suffix)]
-    if suffix:
-        parts = s.split(MARK)
-        if len(parts) == 1:
-            return parts if s else []
-        out = [p + MARK for p in parts[:-1]]
-        if parts[-1]:
-            out.append(parts[-1])
-        return out
-    if not s:
-        return []
-    out = _MARK_LED.findall(s)  # each ▁ with what follows up to the next (one pass, no joining)
-    head = s.find(MARK)
-    if head != 0:
-        out.insert(0, s if head < 0 else s[:head])
     return out

@@ -15,10 +15,11 @@ What this leaves out: reading the protobuf (`proto`), the charsmap (`charsmap`).
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Collection, Sequence
 from pathlib import Path
+
+import numpy as np
 
 from tokviz.core.bpe.tokenizer import ExplainStep
 from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
@@ -30,6 +31,8 @@ from .bpe import SpBpe
 from .decode import BYTE_NAMES, decode_surfaces
 from .lattice import F32_SP, FLT_MAX, MARK, PieceLattice, absolute_ends, f32
 from .normalizer import SpNormalizer
+from .piece_checks import check_pieces
+from .piece_table import PieceIndex
 from .proto import (
     BPE_MODEL,
     BYTE,
@@ -47,9 +50,26 @@ from .proto import (
 _NORMAL_KINDS = (NORMAL, USER_DEFINED, UNUSED)
 
 
-def byte_of_piece(piece: str) -> int | None:
-    """``"<0xE4>"`` -> 0xE4 (sentencepiece's ``PieceToByte``), else None."""
-    return BYTE_NAMES.get(piece)
+class _TokenBytes:
+    """Each id's text as bytes (``▁`` as a space, byte pieces as their byte), made when first
+    asked for: a model may have millions of pieces and a text uses a few thousand."""
+
+    def __init__(self, pieces: Sequence[str], types: Sequence[int]) -> None:
+        self._pieces, self._types = pieces, types
+        self._made: dict[int, bytes] = {}
+
+    def __getitem__(self, i: int) -> bytes:
+        b = self._made.get(i)
+        if b is None:
+            p, ty = self._pieces[i], self._types[i]
+            if ty == BYTE:
+                b = bytes([BYTE_NAMES[p]])
+            elif ty in (CONTROL, UNKNOWN):
+                b = p.encode("utf-8")
+            else:
+                b = p.replace(MARK, " ").encode("utf-8")
+            self._made[i] = b
+        return b
 
 
 class SentencePieceTokenizer:
@@ -67,74 +87,58 @@ class SentencePieceTokenizer:
                 f"unsupported SentencePiece model type {proto.model_type!r}; tokviz reads unigram and bpe models"
             )
         unigram = t.model_type == UNIGRAM_MODEL
-        pieces, types = proto.pieces, list(proto.types)
-        if t.byte_fallback:  # sentencepiece treats a stray "\0" piece as unused then
-            types = [UNUSED if p == "\0" else ty for p, ty in zip(pieces, types)]
+        pieces = proto.pieces
+        types = proto.type_array
+        nul = pieces.char_lengths() == 1
+        nul[nul] = pieces.holding("\0")[nul]  # the pieces that are "\0"
+        if t.byte_fallback and nul.any():  # sentencepiece treats a stray "\0" piece as unused then
+            types = types.copy()
+            types[nul] = UNUSED
         self.types = types
-        normal: dict[str, int] = {}  # sentencepiece's pieces_ (every piece for BPE models)
-        reserved: dict[str, int] = {}  # control, unknown and byte pieces of Unigram models
-        unk_id = -1
-        found_bytes = set()
-        for i, (p, ty) in enumerate(zip(pieces, types)):
-            if not p:
-                raise ModelFormatError(f"piece {i} is empty")
-            if len(p.encode("utf-8")) >= 8000:
-                raise ModelFormatError(f"piece {i} is too long")
-            if ty not in PIECE_TYPES:
-                raise ModelFormatError(f"piece {i} ({p!r}) has an unknown type {ty}")
-            if p == "\0" and ty == UNUSED:
-                continue
-            if "\0" in p:
-                raise ModelFormatError(f"piece {i} holds a null character")
-            table = normal if (ty in _NORMAL_KINDS or not unigram) else reserved
-            if p in table:
-                raise ModelFormatError(f"piece {p!r} is defined twice (ids {table[p]} and {i})")
-            table[p] = i
-            if ty == UNKNOWN:
-                if unk_id >= 0:
-                    raise ModelFormatError(f"two unknown pieces (ids {unk_id} and {i})")
-                unk_id = i
-            if ty == BYTE:
-                if not t.byte_fallback:
-                    raise ModelFormatError(f"byte piece {p!r} although byte_fallback is off")
-                if byte_of_piece(p) is None:
-                    raise ModelFormatError(f"byte piece {p!r} is not <0xNN>")
-                found_bytes.add(byte_of_piece(p))
-        if unk_id < 0 and not t.byte_fallback:
-            raise ModelFormatError("the model defines no unknown piece")
-        if t.byte_fallback and len(found_bytes) < 256:
-            raise ModelFormatError("byte_fallback is on but the model lacks some of the 256 <0xNN> byte pieces")
-        self._normal, self._reserved = normal, reserved
+        # sentencepiece's pieces_ (every piece for BPE models); the others (control, unknown and
+        # byte pieces of Unigram models) are its reserved_id_map_
+        skipped = nul & (types == UNUSED)
+        self._in_normal = ~skipped & (np.isin(types, _NORMAL_KINDS) if unigram else True)
+        self._in_reserved = ~skipped & ~self._in_normal
+        self._index = PieceIndex(pieces)
+        unk_id, _ = check_pieces(pieces, types, skipped, self._in_normal, self._index,
+                                            byte_fallback=t.byte_fallback)
         self.unk_id = unk_id  # the model's unknown piece (-1: none; unknown text then falls back to bytes)
         self._byte_ids: list[int] | None = (
             [self.piece_to_id(f"<0x{b:02X}>") for b in range(256)] if t.byte_fallback else None
         )
-        ud = [p for p, ty in zip(pieces, types) if ty == USER_DEFINED]
+        ud_ids = np.flatnonzero(types == USER_DEFINED)
+        ud = [pieces[i] for i in ud_ids.tolist()]
         suffix = t.treat_whitespace_as_suffix
         self.normalizer = SpNormalizer(proto.normalizer, user_defined=ud, whitespace_suffix=suffix)
         dn = proto.denormalizer
         self.denormalizer = SpNormalizer(dn) if dn is not None and dn.precompiled_charsmap else None
-        self.control_ids = frozenset(i for i, ty in enumerate(types) if ty == CONTROL)
-        self.unknown_ids = frozenset(i for i, ty in enumerate(types) if ty == UNKNOWN)
+        self.control_ids = frozenset(np.flatnonzero(types == CONTROL).tolist())
+        self.unknown_ids = frozenset(np.flatnonzero(types == UNKNOWN).tolist())
         self.special_tokens: dict[str, int] = {}  # sentencepiece never reads control symbols from text
         self.model_kind = "Unigram" if unigram else "BPE"
-        scores = proto.scores
+        self._normal: dict[str, int] = {}
         if unigram:
-            if any(math.isnan(x) or math.isinf(x) for x in scores):
+            scores = proto.score_array
+            if not np.isfinite(scores).all():
                 raise ModelFormatError("a piece's score is NaN or infinite")
-            min_score = min((scores[i] for i, ty in enumerate(types) if ty == NORMAL), default=FLT_MAX)
+            plain = scores[types == NORMAL]
+            min_score = float(plain.min()) if len(plain) else FLT_MAX
             self.lattice: PieceLattice | None = PieceLattice(
                 pieces, scores, mode=F32_SP,
-                edge_ids=[i for i in normal.values() if types[i] in (NORMAL, USER_DEFINED)],
-                unk_id=unk_id, unk_score=f32(min_score - 10.0),
-                user_defined=[i for i in normal.values() if types[i] == USER_DEFINED],
+                edge_ids=np.flatnonzero(self._in_normal & np.isin(types, (NORMAL, USER_DEFINED))),
+                unk_id=unk_id, unk_score=f32(min_score - 10.0), user_defined=ud_ids,
                 whitespace_suffix=suffix,
             )
             self.bpe: SpBpe | None = None
         else:
             self.lattice = None
-            self.bpe = SpBpe(normal, scores, types, unk_id=unk_id, user_defined=ud, whitespace_suffix=suffix)
-        self._vocab_bytes: list[bytes] | None = None
+            normal = dict(zip(pieces, range(len(pieces))))
+            normal.pop("\0", None)  # only skipped pieces can be "\0" here
+            self._normal = normal
+            self.bpe = SpBpe(normal, proto.scores, types.tolist(), unk_id=unk_id, user_defined=ud,
+                             whitespace_suffix=suffix)
+        self._vocab_bytes: _TokenBytes | None = None
         self._merge_order: list[int] | None = None
         self._rank_of: dict[int, int] | None = None
         self._allowed_memo: dict[int, frozenset] = {}
@@ -144,7 +148,9 @@ class SentencePieceTokenizer:
         path = Path(path)
         data = read_file_bytes(path, limit=MAX_MODEL_BYTES, error=ModelFormatError)
         try:
-            tok = cls(parse_model_proto(data), name=path.parent.name or path.stem)
+            proto = parse_model_proto(data)
+            del data  # dropped once parsed: a model may be hundreds of MB
+            tok = cls(proto, name=path.parent.name or path.stem)
         except ModelFormatError as exc:
             raise ModelFormatError(f"{path}: {exc}") from None
         tok.source = str(path)
@@ -161,10 +167,12 @@ class SentencePieceTokenizer:
 
     def piece_to_id(self, piece: str) -> int:
         """sentencepiece's ``PieceToId``: control/unknown/byte pieces first, unknown strings -> unk."""
-        i = self._reserved.get(piece)
-        if i is not None:
-            return i
-        return self._normal.get(piece, self.unk_id)
+        ids = self._index.ids_of(piece)
+        for table in (self._in_reserved, self._in_normal):
+            for i in ids:
+                if table[i]:
+                    return i
+        return self.unk_id
 
     def _is_unknown(self, token_id: int) -> bool:
         return token_id < 0 or token_id in self.unknown_ids
@@ -177,32 +185,25 @@ class SentencePieceTokenizer:
     def piece_type(self, token_id: int) -> str:
         """``"normal"``, ``"unknown"``, ``"control"``, ``"user-defined"``, ``"unused"`` or ``"byte"``."""
         self._check_ids([token_id])
-        return PIECE_TYPES[self.proto.types[token_id]]
+        return PIECE_TYPES[int(self.proto.type_array[token_id])]
 
     def score(self, token_id: int) -> float:
         self._check_ids([token_id])
-        return self.proto.scores[token_id]
+        return float(self.proto.score_array[token_id])
 
     @property
     def byte_fallback(self) -> bool:
         return self._byte_ids is not None
 
-    def _bytes_table(self) -> list[bytes]:
+    def _bytes_table(self) -> _TokenBytes:
         if self._vocab_bytes is None:
-            out = []
-            for p, ty in zip(self.proto.pieces, self.proto.types):
-                if ty == BYTE:
-                    out.append(bytes([BYTE_NAMES[p]]))
-                elif ty in (CONTROL, UNKNOWN):
-                    out.append(p.encode("utf-8"))
-                else:
-                    out.append(p.replace(MARK, " ").encode("utf-8"))
-            self._vocab_bytes = out
+            self._vocab_bytes = _TokenBytes(self.proto.pieces, self.types)
         return self._vocab_bytes
 
     def vocab(self) -> list[bytes]:
         """Each id's text as bytes (``▁`` as a space, byte pieces as their byte)."""
-        return list(self._bytes_table())
+        table = self._bytes_table()
+        return [table[i] for i in range(self.n_vocab)]
 
     def token_bytes(self, token_id: int) -> bytes:
         self._check_ids([token_id])
@@ -223,11 +224,11 @@ class SentencePieceTokenizer:
         """The normalized text the model sees (``▁Hello▁world``)."""
         return self.normalizer.normalize(text)[0]
 
-    def _pieces(self, norm: str, step: int | None = None) -> list[tuple[int, int, int]]:
+    def _pieces(self, norm: str, step: int | None = None, processes: int = 1) -> list[tuple[int, int, int]]:
         """(start, end, id) of the model's pieces over normalized text, after sentencepiece's
         unknown handling (byte fallback, or one token per run of unknowns)."""
         if self.lattice is not None:
-            ids, ends = self.lattice.best_path(norm)
+            ids, ends = self.lattice.best_path(norm, processes=processes)
             return self._unknowns(norm, ids, ends)
         raw = self.bpe.encode(norm, self._allowed(step))  # type: ignore[union-attr]
         return self._unknowns(norm, [i for _, _, i in raw], [b for _, b, _ in raw])
@@ -254,11 +255,12 @@ class SentencePieceTokenizer:
             a = b
         return out
 
-    def _encode_text(self, text: str, offset: int, out: Encoding, step: int | None = None) -> None:
+    def _encode_text(self, text: str, offset: int, out: Encoding, step: int | None = None,
+                     processes: int = 1) -> None:
         norm, n2o = self.normalizer.normalize(text, aligned=True)
         table = self._bytes_table()
         covered = []
-        for a, b, i in self._pieces(norm, step):
+        for a, b, i in self._pieces(norm, step, processes):
             if self._is_unknown(i):
                 out.unknown.append(len(out.ids))
             s, e = n2o[a], n2o[b]  # type: ignore[index]
@@ -272,23 +274,24 @@ class SentencePieceTokenizer:
                            if text[x:y].strip())
 
     def encode(self, text: str, *, step: int | None = None, allowed_special: Collection[str] | str = (),
-               disallowed_special: Collection[str] | str = ()) -> Encoding:
+               disallowed_special: Collection[str] | str = (), processes: int = 1) -> Encoding:
         """sentencepiece's ``encode(text)`` with tokens and spans (control symbols in the text
-        are text, as in the library)."""
+        are text, as in the library); `processes`: see `PieceLattice.best_segments`."""
         return encode_with_specials(text, self.special_tokens, self.token_bytes,
-                                    lambda part, offset, out: self._encode_text(part, offset, out, step),
+                                    lambda part, offset, out: self._encode_text(part, offset, out, step, processes),
                                     allowed_special=allowed_special, disallowed_special=disallowed_special)
 
-    def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
+    def encode_ordinary(self, text: str, *, step: int | None = None, processes: int = 1) -> Encoding:
         out = Encoding([], [], [], [], [], [])
-        self._encode_text(text, 0, out, step)
+        self._encode_text(text, 0, out, step, processes)
         return out
 
-    def encode_ids(self, text: str, *, step: int | None = None, add_special_tokens: bool = False) -> list[int]:
+    def encode_ids(self, text: str, *, step: int | None = None, add_special_tokens: bool = False,
+                   processes: int = 1) -> list[int]:
         """Just the ids (= ``SentencePieceProcessor.encode(text)``)."""
         norm = self.normalizer.normalize(text)[0]
         if self.lattice is not None:
-            ids, seg_ends = self.lattice.best_segments(norm)
+            ids, seg_ends = self.lattice.best_segments(norm, processes=processes)
             if -1 not in ids and self.unknown_ids.isdisjoint(ids):
                 return ids
             # the ends are only needed to cut unknown pieces into bytes

@@ -1,0 +1,75 @@
+"""The command line decides how many processes a command uses (`choose_processes`, once) and
+passes the number down: ``encode`` writes a big text's ids and JSON in two processes when two are
+chosen, in one otherwise; ``train`` counts with them; ``compare`` encodes with them. The output
+is the same either way."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import shared_file
+from tokviz.app.cli import compare as cli_compare
+from tokviz.app.cli import main as cli_main
+from tokviz.core.processes import fork
+
+
+@pytest.fixture
+def forks(monkeypatch) -> list:
+    """The children forked from now on (one entry each); skips where forking is unsafe."""
+    if not fork.can_fork():
+        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+    seen: list = []
+    real = fork.fork_call
+    monkeypatch.setattr(fork, "fork_call", lambda fn: seen.append(1) or real(fn))
+    return seen
+
+
+def test_encode_uses_the_processes_the_command_line_chose(cli, monkeypatch, tmp_path, corpus_text, forks):
+    from tokviz.core.processes import halves
+
+    monkeypatch.setattr(halves, "PARALLEL_MIN_CHARS", 50_000)
+    path = str(shared_file("vocab", "tiktoken", "cl100k_base.tiktoken"))
+    (tmp_path / "t.txt").write_text(corpus_text("gutenberg30.txt", 150_000), encoding="utf-8")
+    outputs = {}
+    for n in (1, 2):
+        monkeypatch.setattr(cli_main, "choose_processes", lambda n=n: n)
+        forks.clear()
+        outputs[n] = [cli("encode", path, "-f", "t.txt", fmt) for fmt in ("--ids", "--json")]
+        assert len(forks) == (0 if n == 1 else 2)  # one forked half for --ids, one for --json
+    assert outputs[1] == outputs[2]
+    assert [code for code, _, _ in outputs[1]] == [0, 0]
+
+
+def test_train_counts_with_the_processes_the_command_line_chose(cli, monkeypatch, tmp_path, corpus_text, forks):
+    from tokviz.core.text import chunks
+
+    monkeypatch.setattr(chunks, "PARALLEL_MIN_CHARS", 1000)
+    monkeypatch.setattr(chunks, "SLICE_CHARS", 20_000)
+    real = chunks.fork_call
+    monkeypatch.setattr(chunks, "fork_call", lambda fn: forks.append(1) or real(fn))  # imported by name there
+    (tmp_path / "t.txt").write_text(corpus_text("tinyshakespeare.txt", 100_000), encoding="utf-8")
+    models = {}
+    for n in (1, 2):
+        monkeypatch.setattr(cli_main, "choose_processes", lambda n=n: n)
+        forks.clear()
+        code, _, err = cli("train", "t.txt", "-o", f"m{n}.json", "--split", "gpt4", "--merges", "20", "--quiet")
+        assert (code, err) == (0, "")
+        assert len(forks) == n - 1
+        models[n] = (tmp_path / f"m{n}.json").read_text(encoding="utf-8")
+    assert models[1] == models[2]
+
+
+def test_compare_encodes_with_the_processes_the_command_line_chose(cli, monkeypatch, tmp_path, corpus_text, forks):
+    from tokviz.core.processes import halves
+
+    monkeypatch.setattr(halves, "PARALLEL_MIN_CHARS", 50_000)
+    path = str(shared_file("vocab", "tiktoken", "cl100k_base.tiktoken"))
+    (tmp_path / "t.txt").write_text(corpus_text("gutenberg30.txt", 150_000), encoding="utf-8")
+    outputs = {}
+    for n in (1, 2):
+        monkeypatch.setattr(cli_compare, "choose_processes", lambda n=n: n)
+        forks.clear()
+        outputs[n] = cli("compare", path, "-f", "t.txt", "--json")
+        assert outputs[n][0] == 0
+        assert (len(forks) > 0) == (n == 2)
+    assert outputs[1] == outputs[2]

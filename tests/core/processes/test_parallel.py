@@ -1,0 +1,58 @@
+"""The caller chooses how many processes a job uses (`choose_processes`, from the machine's cores
+and its load); core calls only use what they are given, and only where forking is safe (`usable`);
+no core module outside `tokviz.core.processes` looks at the machine or forks."""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+
+import pytest
+
+from tokviz.core.processes import parallel
+from tokviz.core.processes.fork import can_fork
+
+
+@pytest.mark.parametrize(("cores", "busy", "limit", "expected"), [
+    (4, 0.0, None, 4),  # an idle machine: every core
+    (4, 1.2, None, 3),  # about one core busy elsewhere
+    (4, 2.6, None, 1),  # 0.4 of a core to spare: not worth a second process
+    (4, 2.4, None, 2),
+    (2, 0.3, None, 2),
+    (2, 0.7, None, 1),
+    (2, 5.0, None, 1),  # a busy machine: one process
+    (8, 0.0, 2, 2),  # at most `limit`
+    (1, 0.0, None, 1),
+])
+def test_choose_processes_counts_the_cores_other_work_leaves(monkeypatch, cores, busy, limit, expected):
+    monkeypatch.setattr(parallel, "_cores", lambda: cores)
+    monkeypatch.setattr(parallel, "_busy_cores", lambda: busy)
+    assert parallel.choose_processes(limit=limit) == expected
+
+
+def test_the_machine_is_read_where_it_can_be():
+    assert parallel._busy_cores() >= 0.0
+    assert parallel._cores() >= 1
+    assert 1 <= parallel.choose_processes() <= parallel._cores()
+
+
+def test_usable_gives_the_processes_only_where_forking_is_safe():
+    assert parallel.usable(1) == 1
+    assert parallel.usable(0) == 1
+    assert parallel.usable(3) == (3 if can_fork() else 1)
+    seen = {}
+    worker = threading.Thread(target=lambda: seen.update(n=parallel.usable(2)))
+    worker.start()
+    worker.join()
+    assert seen["n"] == 1  # not from a second thread
+
+
+def test_only_the_processes_package_decides_or_forks():
+    """Core modules get their processes from the caller: none reads the load, counts cores, asks
+    `can_fork` or forks by itself (the embeddings' thread pool is threads, not processes)."""
+    core = Path(parallel.__file__).resolve().parents[1]
+    pattern = re.compile(r"\bcan_fork\b|getloadavg|/proc/loadavg|/proc/stat|os\.fork\(|sched_getaffinity|IdleMeter")
+    found = [str(path.relative_to(core)) for path in core.rglob("*.py")
+             if "processes" not in path.relative_to(core).parts and pattern.search(path.read_text(encoding="utf-8"))]
+    assert found == []
