@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from tokviz.core import Timeline, TokvizError
+from tokviz.core import TokvizError
 from tokviz.core.registry import step_noun
 from tokviz.engine.training.engine import TrainingEngine
 from tokviz.engine.training.warm_up import warm_up_in_background
@@ -116,7 +116,7 @@ class TrainingController(QObject):
         if timeline.renumbers_vocab:  # rounds, not merges: say where the vocabulary ended
             status = f"Trained {n:,} {timeline.title} {step_noun(timeline)} in {elapsed}: {timeline.vocab_size:,} tokens"
         elif budget is not None and n >= budget:
-            title = "" if isinstance(timeline, Timeline) else f"{timeline.title} "
+            title = "" if timeline.replays_merges else f"{timeline.title} "
             status = f"Trained {n:,} {title}{step_noun(timeline)} in {elapsed}"
         else:
             status = (f"Trained {n:,} merges in {elapsed}; stopped early: no pair occurs "

@@ -283,11 +283,9 @@ def cmd_merges(args: argparse.Namespace) -> int:
     if not timeline.has_counts:  # a loaded tokenizer: rank order, counts unknown
         _write_loaded_merges(timeline, sys.stdout, as_json=args.json)
         return 0
-    from tokviz.core.bpe.timeline import Timeline
-
     from .algorithms import write_steps
 
-    if not isinstance(timeline, Timeline):  # WordPiece scores, Unigram rounds
+    if not timeline.replays_merges:  # WordPiece scores, Unigram rounds
         write_steps(timeline, sys.stdout, as_json=args.json, format_token=_format_token)
         return 0
     vocab = timeline.token_bytes()

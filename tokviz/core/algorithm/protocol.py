@@ -83,6 +83,7 @@ class StepTimeline(Protocol):
     has_scores: bool  # steps carry a score beside the counts (WordPiece's likelihood ratio)
     lists_merges: bool  # every step merges two tokens into a new id (a merge table can list them)
     renumbers_vocab: bool  # a step renumbers the vocabulary (a table listing it starts over)
+    replays_merges: bool  # a trained BPE run: views rebuild its tokenizer from the merges so far
     finished: bool
 
     @property

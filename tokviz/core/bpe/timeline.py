@@ -99,6 +99,7 @@ class Timeline(MergeSteps):
     has_counts = True
     has_scores = False
     lists_merges = True
+    replays_merges = True
     renumbers_vocab = False
 
     @property

@@ -98,6 +98,7 @@ class LoadedTimeline:
     has_scores = False
     lists_merges = True
     renumbers_vocab = False
+    replays_merges = False  # the loaded tokenizer is the one to use at every step
     finished = True
     corpus_length = 0  # unknown: no training corpus
     n_chunks = 0

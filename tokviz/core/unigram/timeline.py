@@ -149,6 +149,7 @@ class UnigramTimeline(PieceLayout):
     has_counts = True
     has_scores = False
     lists_merges = False
+    replays_merges = False
     renumbers_vocab = True
 
     @property

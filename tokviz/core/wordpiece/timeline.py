@@ -112,6 +112,7 @@ class WordPieceTimeline(MergeSteps, PieceLayout):
     has_counts = True
     has_scores = True
     lists_merges = True
+    replays_merges = False
     renumbers_vocab = False
 
     @property

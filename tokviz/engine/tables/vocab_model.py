@@ -130,7 +130,7 @@ class VocabModel(RecordModel):
         self._unigram = timeline is not None and timeline.renumbers_vocab
         if timeline is not None and not timeline.has_counts:  # a loaded tokenizer
             self._set_loaded(timeline)
-        elif timeline is not None and not isinstance(timeline, Timeline):  # [UNK] and specials come first
+        elif timeline is not None and not timeline.replays_merges:  # [UNK] and specials come first
             self._set_pieces(timeline)
         elif timeline is not None:
             base = timeline.base.token_bytes()

@@ -37,7 +37,6 @@ from PySide6.QtWidgets import (
 )
 
 from tokviz.core.bpe.replay import WindowSegmenter
-from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.errors import TokvizError
 from tokviz.core.text.corpus import parse_word_counts
 from tokviz.engine.playback import Playback
@@ -386,7 +385,7 @@ class TimelinePanel(Panel):
             start = self.position_slider.value()
             window = self._text[start:start + WINDOW_CHARS]
             view.set_content(window)
-            if not isinstance(self.step_model.timeline, Timeline):  # re-encode the window at step k
+            if not self.step_model.timeline.replays_merges:  # re-encode the window at step k
                 pieces.append((0, self.step_model.timeline.segment(window, k, tok)))
             else:  # BPE: replay the window merge by merge, incrementally
                 seg = self._segmenter

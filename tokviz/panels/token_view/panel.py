@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.display.palette import DEFAULT_PALETTE, PALETTE_LABELS, token_palette
 from tokviz.engine.step_model import StepModel
 from tokviz.engine.token_view.token_view_engine import (
@@ -313,7 +312,7 @@ class TokenViewPanel(TokenViewExports, Panel):
 
     def _snapshot(self) -> TrainedSnapshot | None:
         tl = self.step_model.timeline
-        if not isinstance(tl, Timeline):  # other models' rows carry their tokenizer
+        if tl is None or not tl.replays_merges:  # other models' rows carry their tokenizer
             return None
         key = (id(tl), tl.n_merges)
         snap, of = self._snap
@@ -330,7 +329,7 @@ class TokenViewPanel(TokenViewExports, Panel):
             k, n, tok = self.step_model.step, tl.n_steps, tl.tokenizer()
             rows.append(RowSpec("step", f"{tl.title} · step {k:,}/{n:,}", step=k, tokenizer=tok))
             rows.append(RowSpec("final", f"{tl.title} · all {n:,} merges", step=None, tokenizer=tok))
-        elif tl is not None and not isinstance(tl, Timeline):  # WordPiece, Unigram: rows carry the tokenizer
+        elif tl is not None and not tl.replays_merges:  # WordPiece, Unigram: rows carry the tokenizer
             rows.extend(self._piece_rows.rows(tl, self.step_model.step))
         elif tl is not None:  # BPE: the worker rebuilds the tokenizer from a snapshot of the merges
             k, n = self.step_model.step, tl.n_merges
