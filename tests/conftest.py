@@ -150,3 +150,17 @@ def corpus_text():
         return text if n is None else text[:n]
 
     return read
+
+
+@pytest.fixture
+def forks(monkeypatch) -> list:
+    """The children `tokviz.core.processes.fork.fork_call` starts from now on (one entry each);
+    skips where forking is unsafe."""
+    from tokviz.core.processes import fork
+
+    if not fork.can_fork():
+        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+    seen: list = []
+    real = fork.fork_call
+    monkeypatch.setattr(fork, "fork_call", lambda fn: seen.append(1) or real(fn))
+    return seen

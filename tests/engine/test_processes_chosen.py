@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import os
 
-import pytest
 
 from tests.conftest import shared_file
 from tokviz.core import TrainSettings
-from tokviz.core.processes import fork
 from tokviz.core.processes.pipes import write_frame
 from tokviz.engine import compare_child
 from tokviz.engine.training import child as training_child
@@ -49,16 +47,6 @@ def test_the_compare_child_chooses_its_processes_and_passes_them_down(monkeypatc
                         lambda *a, processes=1, **k: given.append(processes) or "result")
     run_child_main(compare_child, monkeypatch, [("text", [], False, None)])
     assert given == [3]
-
-
-@pytest.fixture
-def forks(monkeypatch) -> list:
-    if not fork.can_fork():
-        pytest.skip("forking is not available here (not Linux, or another thread runs)")
-    seen: list = []
-    real = fork.fork_call
-    monkeypatch.setattr(fork, "fork_call", lambda fn: seen.append(1) or real(fn))
-    return seen
 
 
 def test_training_events_count_with_the_processes_given(monkeypatch, corpus_text, forks):

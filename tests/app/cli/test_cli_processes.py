@@ -5,23 +5,9 @@ is the same either way."""
 
 from __future__ import annotations
 
-import pytest
-
 from tests.conftest import shared_file
 from tokviz.app.cli import compare as cli_compare
 from tokviz.app.cli import main as cli_main
-from tokviz.core.processes import fork
-
-
-@pytest.fixture
-def forks(monkeypatch) -> list:
-    """The children forked from now on (one entry each); skips where forking is unsafe."""
-    if not fork.can_fork():
-        pytest.skip("forking is not available here (not Linux, or another thread runs)")
-    seen: list = []
-    real = fork.fork_call
-    monkeypatch.setattr(fork, "fork_call", lambda fn: seen.append(1) or real(fn))
-    return seen
 
 
 def test_encode_uses_the_processes_the_command_line_chose(cli, monkeypatch, tmp_path, corpus_text, forks):
