@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 
-
 from tests.conftest import shared_file
 from tokviz.core import TrainSettings
 from tokviz.core.processes.pipes import write_frame
