@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tokviz.core import TrainSettings
-from tokviz.core.saved.model_files import load_model
+from tokviz.core.model_files import load_model
 from tokviz.core.unigram.timeline import UnigramSettings, train_unigram
 from tokviz.core.wordpiece.timeline import WordPieceSettings, train_wordpiece
 from tokviz.engine.tables.vocab_model import COL_COUNT, COL_RANK, VocabModel

@@ -42,7 +42,7 @@ def main() -> int:
 
     from tokviz.core import TrainSettings
     from tokviz.core.bpe.timeline import train
-    from tokviz.core.saved.model_files import load_timeline, save_timeline
+    from tokviz.core.model_files import load_timeline, save_timeline
     from tokviz.engine.step_model import StepModel
     from tokviz.panels.timeline.panel import MAX_CORPUS_CHARS, TimelinePanel
 

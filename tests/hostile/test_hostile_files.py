@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tokviz.core import TokvizError, TrainSettings, train
-from tokviz.core.saved.model_files import model_from_json, model_to_json
+from tokviz.core.model_files import model_from_json, model_to_json
 
 TEXT = "low lower lowest newer newest " * 10
 

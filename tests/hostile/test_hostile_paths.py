@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tokviz.core import CorpusError, ModelFormatError, TokvizError, read_text
-from tokviz.core.saved.model_files import load_timeline
+from tokviz.core.model_files import load_timeline
 from tokviz.core.saved.session import CorpusRef, check_corpus_file
 from tokviz.core.pretrained import load_tokenizer
 

@@ -17,7 +17,7 @@ from PySide6.QtGui import QGuiApplication
 
 from tokviz.core import TokvizError
 from tokviz.core.algorithm.protocol import StepTimeline
-from tokviz.core.saved.model_files import save_model
+from tokviz.core.model_files import save_model
 from tokviz.core.io.safe_files import write_atomic
 from tokviz.core.saved.session import is_session_file
 from tokviz.engine.corpus_files import LoadedCorpus, LoadedModel, NotUtf8Error, is_model_file, load_file

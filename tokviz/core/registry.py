@@ -11,7 +11,7 @@ every algorithm. Code that starts from a *name* (a model file's ``"algorithm"`` 
     ('Unigram', 'rounds')
 
 What this leaves out: the algorithms themselves (``tokviz.core.bpe``, ``.wordpiece``, ``.unigram``)
-and model files (``tokviz.core.saved.model_files``).
+and model files (``tokviz.core.model_files``).
 """
 
 from __future__ import annotations

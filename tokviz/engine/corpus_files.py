@@ -18,7 +18,7 @@ from pathlib import Path
 import regex
 
 from tokviz.core import Cancelled, CorpusError, Timeline, TokvizError, looks_like_word_counts
-from tokviz.core.saved.model_files import MODEL_FORMATS, load_model
+from tokviz.core.model_files import MODEL_FORMATS, load_model
 from tokviz.core.io.safe_files import read_head
 from tokviz.core.text.corpus import UTF8_BOM, parse_word_counts, read_bytes
 

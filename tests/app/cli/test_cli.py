@@ -378,7 +378,7 @@ def test_interrupted_training_leaves_no_file(cli, workdir, monkeypatch):
 
 
 def test_failed_write_leaves_no_partial_file(cli, workdir, monkeypatch):
-    import tokviz.core.saved.model_files as model_io
+    import tokviz.core.model_files as model_io
 
     def disk_full(src, dst):
         raise OSError(28, "No space left on device")

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tokviz.core.saved.model_files import load_model
+from tokviz.core.model_files import load_model
 
 CORPUS = ("hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
           + "unbelievable unable believable believe able " * 4 + "\n")

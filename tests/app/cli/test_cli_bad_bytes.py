@@ -13,7 +13,7 @@ import pytest
 
 from tokviz.app.cli.main import COMMANDS
 from tokviz.core import TrainSettings, load_timeline, train
-from tokviz.core.saved.model_files import save_model
+from tokviz.core.model_files import save_model
 
 B = os.fsencode
 

@@ -10,7 +10,7 @@ import pytest
 
 from tokviz.core import TrainSettings, train
 from tokviz.core.compare import METRIC_KEYS
-from tokviz.core.saved.model_files import save_model
+from tokviz.core.model_files import save_model
 
 CORPUS = "ab ab abc ba\n"
 UDHR_LIKE = "Titre\n    ab ab\n  \nTitle\n    abab ab ab\n  \nOther\n    ba\n"

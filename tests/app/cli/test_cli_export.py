@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tokviz.core import TrainSettings, train
-from tokviz.core.saved.model_files import save_model
+from tokviz.core.model_files import save_model
 from tokviz.core.unigram.timeline import UnigramSettings, train_unigram
 
 CORPUS = ("the lowest newer widest café 東京 👋🏽 it's 12345\r\n" * 20

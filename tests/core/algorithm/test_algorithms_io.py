@@ -17,7 +17,7 @@ from tokviz.core.registry import (
     step_noun,
 )
 from tokviz.core.bpe.timeline import Timeline, Training, train
-from tokviz.core.saved.model_files import load_model, save_model
+from tokviz.core.model_files import load_model, save_model
 from tokviz.core.unigram.timeline import UnigramSettings, UnigramTimeline, UnigramTraining, train_unigram
 from tokviz.core.wordpiece.timeline import WordPieceSettings, WordPieceTimeline, WordPieceTraining, train_wordpiece
 

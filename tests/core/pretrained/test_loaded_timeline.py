@@ -79,7 +79,7 @@ def test_hf_tokenizer_json_and_trained_models():
 
 
 def test_open_timeline_reads_tokviz_models_as_themselves(tmp_path):
-    from tokviz.core.saved.model_files import save_model
+    from tokviz.core.model_files import save_model
 
     tl = train(TrainSettings(units="bytes", split="gpt4", merges=3), texts=["aaab aaab aaab"])
     path = tmp_path / "m.json"

@@ -10,7 +10,7 @@ import pytest
 
 from tokviz.core import BpeTokenizer, ModelFormatError, TrainSettings, save_timeline, train
 from tokviz.core.registry import make_training
-from tokviz.core.saved.model_files import save_model
+from tokviz.core.model_files import save_model
 from tokviz.core.pretrained import (
     HfTokenizer,
     RankBpeTokenizer,

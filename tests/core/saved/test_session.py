@@ -11,7 +11,7 @@ import pytest
 from tokviz.core import TrainSettings, train
 from tokviz.core.errors import TokvizError
 from tokviz.core.io.gif import changed_box, lzw_encode, write_gif, write_png
-from tokviz.core.saved.model_files import model_to_json
+from tokviz.core.model_files import model_to_json
 from tokviz.core.saved.session import (
     CorpusChangedError,
     CorpusRef,

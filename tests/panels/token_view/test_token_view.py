@@ -278,7 +278,7 @@ def test_window_docks_panel_and_click_selects_vocabulary(window, qtbot, timeline
 
 
 def test_add_tokenizer_file_loads_in_the_background(make_panel, qtbot, tmp_path, timeline):
-    from tokviz.core.saved.model_files import save_timeline
+    from tokviz.core.model_files import save_timeline
 
     panel, _ = make_panel(timeline, text="hello world")
     path = tmp_path / "m.json"

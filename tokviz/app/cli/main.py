@@ -141,7 +141,7 @@ def _add_merges_parser(sub) -> None:
 
 def cmd_train(args: argparse.Namespace) -> int:
     from tokviz.core.registry import make_training, step_noun
-    from tokviz.core.saved.model_files import save_model
+    from tokviz.core.model_files import save_model
     from tokviz.core.io.safe_files import same_file
     from tokviz.core.text.corpus import parse_word_counts
 

@@ -135,7 +135,7 @@ _FORMAT = re.compile(rb'"format"\s*:\s*"(tokviz-[a-z]+)"')
 
 
 def _tokviz_format(head: bytes) -> bool:
-    from tokviz.core.saved.model_files import MODEL_FORMATS
+    from tokviz.core.model_files import MODEL_FORMATS
 
     m = _FORMAT.search(head)
     return m is not None and m.group(1).decode() in MODEL_FORMATS
@@ -174,7 +174,7 @@ def open_model(source: str | os.PathLike, *, pattern: str | None = None, downloa
     if head.startswith(b"#version"):
         return load_data_gym(path)
     if stripped.startswith(b"{") and _tokviz_format(head):  # BPE, WordPiece, Unigram: the timeline
-        from tokviz.core.saved.model_files import load_model
+        from tokviz.core.model_files import load_model
 
         return load_model(path)
     if stripped.startswith(b"{"):
@@ -216,7 +216,7 @@ def load_tokenizer(source: str | os.PathLike, *, pattern: str | None = None, dow
 
 def _load_json(path: Path, pattern: str | None):
     d = parse_json(read_file_bytes(path, limit=MAX_MODEL_BYTES, error=ModelFormatError), str(path), ModelFormatError)
-    from tokviz.core.saved.model_files import MODEL_FORMATS, model_from_json
+    from tokviz.core.model_files import MODEL_FORMATS, model_from_json
 
     if isinstance(d, dict) and d.get("format") in MODEL_FORMATS:  # its header past the first 4 KB
         try:

@@ -7,7 +7,7 @@ Format ``{"format": "tokviz-session", "version": 1, "corpus": {...} | null, "tra
 The corpus is embedded (``{"text": ..., "title": ..., "word_counts": ...}``) or, for a big file
 (more than `EMBED_LIMIT` bytes), referenced by ``{"path", "sha256", "size"}`` and checked on open
 (`check_corpus_file`). The trained timeline is embedded as its model JSON (any algorithm, see
-`tokviz.core.saved.model_files.model_to_json`); pretrained tokenizers are stored by path. ``view`` is
+`tokviz.core.model_files.model_to_json`); pretrained tokenizers are stored by path. ``view`` is
 JSON owned by the GUI (dock layout, raised panels, token view text, theme, ...); sessions are shared,
 so `clean_view` keeps only keys of the right type and range before anything is applied.
 
@@ -25,7 +25,7 @@ from pathlib import Path
 from tokviz.core.registry import settings_from_json, settings_to_json
 from tokviz.core.errors import TokvizError
 
-from .model_files import model_from_json, model_to_json, read_json
+from tokviz.core.model_files import model_from_json, model_to_json, read_json
 from tokviz.core.io.safe_files import check_regular, open_regular, write_atomic
 
 FORMAT_NAME = "tokviz-session"

@@ -16,7 +16,7 @@ from tokviz.core import (
     save_timeline,
     train,
 )
-from tokviz.core.saved.model_files import FORMAT_NAME, FORMAT_VERSION, timeline_from_json, timeline_to_json
+from tokviz.core.model_files import FORMAT_NAME, FORMAT_VERSION, timeline_from_json, timeline_to_json
 
 TEXT = "the cat sat on the mat; the cat ate the rat. 猫が座った。😀😀 " * 10
 
@@ -263,7 +263,7 @@ def test_saved_files_get_the_usual_mode_not_mkstemps_0600(tmp_path):
 def test_saving_and_loading_give_the_collector_back(tmp_path, timeline):
     import gc
 
-    from tokviz.core.saved.model_files import load_model, save_model
+    from tokviz.core.model_files import load_model, save_model
 
     assert gc.isenabled()
     path = tmp_path / "m.json"

@@ -4,6 +4,9 @@ Each algorithm writes and checks its own format (``tokviz-model`` for BPE in
 `tokviz.core.bpe.model_file`, ``tokviz-wordpiece``, ``tokviz-unigram``); the registry says which is
 whose. This module reads and writes the files: bounded, ordinary files only, atomic writes (a
 failed save never leaves a partial file), and a `ModelFormatError` saying what is wrong.
+
+It sits beside the registry, below the readers of other formats (`tokviz.core.pretrained.loader`
+opens a tokviz model like any tokenizer file) and below sessions (`tokviz.core.saved`).
 """
 
 from __future__ import annotations
