@@ -32,6 +32,8 @@ SUBSTRUCTURE_NOTIFY_MASK = 1 << 19
 MAP_NOTIFY = 19
 Z_PIXMAP = 2
 ALL_PLANES = 0xFFFFFFFF
+WELCOME_AFTER_S = 5.0
+WINDOW_MANAGER = "openbox"
 
 
 class XMapEvent(ctypes.Structure):
@@ -235,6 +237,82 @@ def blank_reason(pixels: np.ndarray) -> str | None:
     return None
 
 
+def start_window_manager(display: str, home: Path) -> subprocess.Popen | None:
+    """A window manager on `display` (it maximizes the first window as a desktop does), with `home`
+    as its home (no configuration of the user's), or None when none is installed."""
+    if shutil.which(WINDOW_MANAGER) is None:
+        return None
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "DBUS_SESSION"))}
+    home.mkdir(parents=True, exist_ok=True)
+    env.update(DISPLAY=display, HOME=str(home))
+    return subprocess.Popen([WINDOW_MANAGER, "--sm-disable"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def stop(proc: subprocess.Popen | None) -> None:
+    if proc is None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def read_report(proc: subprocess.Popen, prefix: bytes, timeout: float) -> bytes | None:
+    """The first line `proc` writes on stdout that starts with `prefix` (without it), or None."""
+    fd = proc.stdout.fileno()
+    buffer = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        buffer += chunk
+        for line in buffer.splitlines(keepends=True):
+            if line.startswith(prefix) and line.endswith(b"\n"):
+                return line[len(prefix):].strip()
+    return None
+
+
+def check_welcome(server: XServer, home: Path, shot: Path) -> tuple[list[str], str]:
+    """Launch tokviz for the first time under a window manager; (failures, a line saying what was seen)."""
+    import json
+
+    from tokviz.core.io.gif import write_png
+
+    failures: list[str] = []
+    wm = start_window_manager(server.display, home.with_name(home.name + "-wm"))
+    env = fresh_env(server.display, home)
+    env["TOKVIZ_REPORT_WELCOME_AFTER"] = str(WELCOME_AFTER_S)
+    try:
+        proc = subprocess.Popen([str(TOKVIZ)], env=env, cwd=home, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        report = read_report(proc, b"welcome ", WELCOME_AFTER_S + 90)
+        shot.write_bytes(write_png(server.screenshot(server.root)))
+        code, _, err = close(proc)
+    finally:
+        stop(wm)
+    manager = WINDOW_MANAGER if wm is not None else "no window manager (not maximized)"
+    if report is None:
+        return [f"the welcome check got no report from tokviz (exit {code}): {err.strip()[-1000:]}"], ""
+    state = json.loads(report)
+    for key, what in (("showing", "visible"), ("on_top", "on top of the panels"),
+                      ("paths_reachable", "reachable by a click on each path")):
+        if not state.get(key):
+            failures.append(f"{WELCOME_AFTER_S:g} s after a first start the welcome screen is not {what}: "
+                            f"{state}; see {shot}")
+    if err:
+        failures.append(f"tokviz wrote on stderr (welcome check): {err.strip()[:2000]}")
+    seen = (f"window check: welcome screen {WELCOME_AFTER_S:g} s after a first start ({manager}): showing "
+            f"{state.get('showing')}, on top {state.get('on_top')}, paths reachable "
+            f"{state.get('paths_reachable')}; screenshot {shot}")
+    return failures, seen
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5, help="launches timed after the checked one")
@@ -273,6 +351,11 @@ def main() -> int:
             when = f"{seconds:.2f} s" if seconds is not None else "never"
             print(f"window check: window {pixels.shape[1]}x{pixels.shape[0]} drawn after {when} (first start), "
                   f"screenshot {shot}")
+            welcome_failures, seen = check_welcome(server, Path(tmp) / "welcome",
+                                                   shot.with_name(shot.stem + "-welcome.png"))
+            failures += welcome_failures
+            if seen:
+                print(seen)
             for i in range(args.runs):
                 proc, seconds, window = launch(server, Path(tmp) / f"run{i}")
                 code, _, err = close(proc)

@@ -43,7 +43,7 @@ def corpus_window(window):
 
 def test_panel_shows_only_the_options_of_the_chosen_algorithm(window):
     p = window.training_panel
-    form = p._form
+    form = p.form_box.layout()  # the options form
     assert form.isRowVisible(p.units_box) and not form.isRowVisible(p.algo.control("max_word_chars"))
     _pick(p, "wordpiece")
     assert p.split_box.currentData() == "whitespace"  # a GPT split keeps spaces in every word
@@ -168,7 +168,7 @@ def test_wordpiece_run_replays_with_scores(window, qtbot):
     enc = tl.tokenizer().encode("hugs", step=5)
     assert lines[-1] == " ".join(tl.token_forms()[i] for i in enc.ids)
     assert panel.provenance.trace_table.horizontalHeaderItem(1).text() == "Match"
-    panel.show_token(tl.steps[0].id)
+    panel.show_token(tl.steps[0].id, jump=True)
     assert window.step_model.step == 1
     assert "##gs" in panel.provenance.tree_label.text()
     # vocabulary: [UNK] first, ## forms, merge ranks

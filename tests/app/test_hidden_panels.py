@@ -12,9 +12,9 @@ def test_the_embedding_view_behind_a_tab_waits_until_it_is_in_front(window, qtbo
     panel = window.embedding_panel
     window.docks.select("corpus")
     qtbot.waitUntil(lambda: panel.visibleRegion().isEmpty())
-    qtbot.waitUntil(lambda: not panel.sources._retokenize_timer.isActive()  # (asked for while it was built)
+    qtbot.waitUntil(lambda: not panel.sources.pending  # (asked for while it was built)
                     and not panel.sources.tokenizer_engine.is_running, timeout=30_000)
-    assert not panel.sources._wanted(), _where(window)
+    assert not panel.sources.wanted, _where(window)
     starts = []
     engine = panel.sources.tokenizer_engine
     real_start = engine.start
@@ -24,7 +24,7 @@ def test_the_embedding_view_behind_a_tab_waits_until_it_is_in_front(window, qtbo
         window.script.start_training(TrainSettings(vocab_size=400))
     window.step_model.set_step(10)
     drain_events()  # (no timer of the view may be pending: nothing was scheduled)
-    assert starts == [] and not panel.sources._retokenize_timer.isActive(), _where(window)
+    assert starts == [] and not panel.sources.pending, _where(window)
     with qtbot.waitSignal(panel.corpus_tokenized, timeout=30_000) as got:
         window.docks.select("embeddings")
     assert len(starts) == 1 and got.args[0].step == 10 and got.args[0].n_vocab == 400

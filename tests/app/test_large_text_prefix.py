@@ -3,8 +3,6 @@ the GUI thread (that stalled the window for up to 0.7 s when training started)."
 
 from __future__ import annotations
 
-from functools import partial
-
 import pytest
 
 from tokviz.engine.large_text import LargeText
@@ -23,8 +21,9 @@ def test_main_window_gives_the_token_view_a_bounded_prefix(make_window, monkeypa
 
     w = make_window(load_default_sample=False)
     text = "abc " * (BASELINE_CORPUS_CHARS // 2)
-    w.corpus_panel.set_text(text, title="t")
-    reader = w.token_view_panel._corpus_text
-    assert isinstance(reader, partial) and reader.args == (BASELINE_CORPUS_CHARS,)
+    requests = []
+    monkeypatch.setattr(w.token_view_panel.engine, "request", lambda req, **kw: requests.append(req))
     monkeypatch.setattr(w.corpus_panel, "text", lambda: pytest.fail("the whole corpus was joined"))
-    assert reader() == text[:BASELINE_CORPUS_CHARS]
+    w.corpus_panel.set_text(text, title="t")
+    w.token_view_panel.refresh()
+    assert requests and requests[-1].corpus[1] == text[:BASELINE_CORPUS_CHARS]

@@ -71,7 +71,7 @@ def test_scrub_timeline_and_trace_a_word(gpt2_window, qtbot):
     assert lines[0] == " ".join("tokenization")
     assert lines[-1] == "token ization"
     # merge tree of " token" (id 11241): leaves are its bytes
-    panel.show_token(11241)
+    panel.show_token(11241, jump=True)  # looking alone keeps the step; this asks to go there
     tree = panel.provenance.tree
     assert tree.topLevelItem(0).text(1) == "11241"
     assert w.step_model.step == w.script.timeline.step_of(11241) + 1
@@ -155,7 +155,7 @@ def test_known_tokenizers_menu_lists_names(window):
 
 
 def test_known_name_without_cache_gives_clear_message(window, qtbot, dialogs, monkeypatch, tmp_path):
-    import tokviz.core.pretrained.loader as loader
+    import tokviz.core.loading as loader
 
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     real = loader.find_encoding_file
@@ -166,7 +166,7 @@ def test_known_name_without_cache_gives_clear_message(window, qtbot, dialogs, mo
 
 
 def test_known_name_from_cache_dir(window, qtbot, dialogs, monkeypatch, tmp_path):
-    from tokviz.core.pretrained.tiktoken_files import KNOWN_ENCODINGS, cache_path
+    from tokviz.core.formats.openai_encodings import KNOWN_ENCODINGS, cache_path
 
     src = shared_file(*R50K)
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
@@ -304,7 +304,7 @@ def test_o200k_opens_without_building_its_merge_list(window, qtbot):
     assert _open(window, shared_file("vocab", "tiktoken", "o200k_base.tiktoken"), qtbot) == "opened"
     tl = window.script.timeline
     drain_events()
-    built = sum(r is not None for r in tl.steps._rows)
+    built = tl.steps.n_built
     assert tl.n_steps == 199_742 and built < 2_000, built
     assert window.vocab_model.rowCount() == tl.vocab_size == 200_019
     table = window.vocab_panel.table

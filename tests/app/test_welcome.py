@@ -27,7 +27,7 @@ def test_first_run_shows_three_large_paths_over_the_panels(first_run, qtbot):
     assert set(screen.buttons) == {"sample", "tokenizer", "lesson"}
     for b in screen.buttons.values():
         assert b.isVisible() and b.height() >= 3 * b.fontMetrics().height()
-    area = first_run._dock_area()
+    area = first_run.dock_area()
     assert screen.geometry() == area and area.top() > first_run.menuBar().geometry().bottom()
     for pid in ("corpus", "timeline"):  # it lies over the panels
         dock = first_run.docks.dock(pid)

@@ -50,7 +50,7 @@ def run_tiktoken() -> tuple[float, dict[str, int]] | None:
         from tiktoken.load import load_tiktoken_bpe
     except ImportError:
         return None
-    from tokviz.core.pretrained import KNOWN_ENCODINGS
+    from tokviz.core.formats.openai_encodings import KNOWN_ENCODINGS
 
     t = time.perf_counter()
     text = CORPUS.read_text(encoding="utf-8")

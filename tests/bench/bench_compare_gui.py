@@ -32,7 +32,7 @@ def tiktoken_seconds(text: str) -> float:
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 
-    from tokviz.core.pretrained.loader import KNOWN_ENCODINGS
+    from tokviz.core.loading import KNOWN_ENCODINGS
 
     encs = []
     for name in NAMES:

@@ -102,7 +102,7 @@ def _encode_text() -> str:
 
 
 def w_tokviz_encode(out_ids: str | None) -> dict:
-    from tokviz.core.pretrained import load_tokenizer
+    from tokviz.core.loading import load_tokenizer
     from tokviz.core.processes.parallel import choose_processes
 
     text = _encode_text()

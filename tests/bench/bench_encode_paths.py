@@ -220,7 +220,7 @@ def hf_from_tiktoken(name: str, out: Path) -> Path:
 def w_lines(side: str, kind: str, path: str, stride: int) -> dict:
     lines = [ln for ln in UDHR.read_text(encoding="utf-8").splitlines()[::stride] if ln]
     if side == "tokviz":
-        from tokviz.core.pretrained import load_tokenizer
+        from tokviz.core.loading import load_tokenizer
 
         tok = load_tokenizer(path)
         if kind == "tiktoken":
@@ -259,7 +259,7 @@ def w_view(side: str, path: str, chars: int) -> dict:
     with its tables built (``warm_up``, as after loading in the window)."""
     import threading
 
-    from tokviz.core.pretrained import load_tokenizer
+    from tokviz.core.loading import load_tokenizer
 
     text = UDHR.read_text(encoding="utf-8")[:chars]
     tok = load_tokenizer(path)

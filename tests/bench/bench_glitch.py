@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_token_view import Heartbeat, run_until  # noqa: E402
 
-from tokviz.core.pretrained import open_timeline  # noqa: E402
+from tokviz.core.loading import open_timeline  # noqa: E402
 from tokviz.engine.step_model import StepModel  # noqa: E402
 from tokviz.panels.glitch_panel import GlitchPanel  # noqa: E402
 

@@ -28,7 +28,7 @@ def _median(fn, reps: int = 5) -> float:
 
 
 def main() -> int:
-    from tokviz.core.pretrained import load_tokenizer
+    from tokviz.core.loading import load_tokenizer
 
     try:
         import tiktoken

@@ -51,7 +51,7 @@ def build_model(folder: Path) -> Path:
     spm.SentencePieceTrainer.train(sentence_iterator=iter(udhr.split("\n")[::10]), model_prefix=str(small),
                                    vocab_size=4000, model_type="unigram", minloglevel=2, num_threads=2)
     proto = small.with_suffix(".model").read_bytes()
-    from tokviz.core.pretrained.spm.proto import parse_model_proto
+    from tokviz.core.formats.sentencepiece.proto import parse_model_proto
 
     base = parse_model_proto(proto)
     counts: Counter[str] = Counter()
@@ -89,7 +89,7 @@ def tokenizer_json(model: Path, out: Path) -> Path:
     import tokenizers as tk
     from tokenizers import decoders, models, normalizers, pre_tokenizers
 
-    from tokviz.core.pretrained.spm.proto import parse_model_proto
+    from tokviz.core.formats.sentencepiece.proto import parse_model_proto
 
     proto = parse_model_proto(model.read_bytes())
     unk = proto.types.index(2) if 2 in proto.types else 0
@@ -106,7 +106,7 @@ def _tokenizer_json_rows(model: Path, reps: int) -> dict:
     """The same model as a tokenizer.json: tokviz against `tokenizers` (no target; for the record)."""
     import tokenizers as tk
 
-    from tokviz.core.pretrained import load_tokenizer
+    from tokviz.core.loading import load_tokenizer
 
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["TOKVIZ_JIT"] = "0"
     import sentencepiece as spm
 
-    from tokviz.core.pretrained import load_tokenizer
+    from tokviz.core.loading import load_tokenizer
 
     results: dict = {"loadavg_before": _loadavg()}
     print(f"load average {results['loadavg_before']} (2-core VM shared with other jobs: figures are noisy)")

@@ -155,7 +155,7 @@ def main() -> int:
 
     # 3. 1 MB of mixed-script text, o200k_base
     if UDHR.is_file() and O200K.is_file():
-        from tokviz.core.pretrained import open_timeline
+        from tokviz.core.loading import open_timeline
 
         sm3 = StepModel()
         panel3 = TokenViewPanel(sm3, corpus_text=lambda: "")

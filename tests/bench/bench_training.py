@@ -56,12 +56,12 @@ def check_constants() -> None:
     from tokviz.core.text.split import GPT4_SPLIT_PATTERN
 
     # white box: the HF process must not import tokviz, so the cut is written out here and must stay tokviz's
-    assert GPT4_PATTERN == GPT4_SPLIT_PATTERN and SAFE_CUT == chunks._SAFE_BOUNDARY.pattern
+    assert GPT4_PATTERN == GPT4_SPLIT_PATTERN and SAFE_CUT == chunks.SAFE_BOUNDARY.pattern
 
 
 def pieces_of(text: str, size: int = 1_000_000) -> list[str]:
     """`text` in pieces of about `size` characters cut where the split pattern always cuts
-    (tokviz.core.text.chunks._slices)."""
+    (tokviz.core.text.chunks.safe_slices)."""
     import regex
 
     cut, out, pos = regex.compile(SAFE_CUT), [], 0

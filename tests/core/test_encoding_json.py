@@ -8,16 +8,14 @@ import pickle
 
 import pytest
 
-from tokviz.core import json_columns
-from tokviz.core.processes import fork
-
 from tests.conftest import shared_file
-
-from tokviz.core import encoding as encoding_module
+from tokviz.core import json_columns
+from tokviz.core.bpe.ranked import id_spans
 from tokviz.core.encoding import Encoding, LazyEncoding, encode_with_specials
-from tokviz.core.pretrained import load_tokenizer
-from tokviz.core.pretrained import id_spans
-from tokviz.core.pretrained.common import INF_RANK
+from tokviz.core.loading import load_tokenizer
+from tokviz.core.processes import fork
+from tokviz.core.text.token_text import byte_char_spans, python_pattern
+from tokviz.core.text.unicode_tables import PinnedPattern
 
 MIXED = (
     "Naïve café — e\u0301e\u0301 \u0915\u094d\u0937 👨\u200d👩\u200d👧 🏳\ufe0f\u200d🌈 🇪🇸 日本語の文 한국어 "
@@ -80,15 +78,25 @@ def test_json_of_small_encodings():
         assert enc.json_text() == json.dumps(enc.to_json())
 
 
+def _chunk_by_chunk(tok, part: str, offset: int, out: Encoding) -> None:
+    """The slow obvious encoding of ordinary text: each chunk of the split pattern alone, the
+    characters' spans worked out from its tokens' byte lengths."""
+    for m in PinnedPattern(python_pattern(tok.pattern)).for_text(part).finditer(part):
+        ids = tok.encode_ids(m.group())
+        tokens = [tok.token_bytes(i) for i in ids]
+        out.ids.extend(ids)
+        out.tokens.extend(tokens)
+        out.spans.extend(byte_char_spans(m.group(), map(len, tokens), offset + m.start()))
+
+
 def test_tiktoken_tokens_and_spans_from_ids_equal_the_chunk_by_chunk_encoding():
     tok = load_tokenizer(shared_file("vocab", "tiktoken", "o200k_base.tiktoken"))
     text = _text(tok)
     enc = tok.encode(text, allowed_special="all")
     assert isinstance(enc, LazyEncoding)
-    oracle = encode_with_specials(
-        text, tok.special_tokens, tok.token_bytes,
-        lambda part, offset, out: tok._encode_chunks(part, offset, INF_RANK, out), allowed_special="all",
-    )
+    oracle = encode_with_specials(text, tok.special_tokens, tok.token_bytes,
+                                  lambda part, offset, out: _chunk_by_chunk(tok, part, offset, out),
+                                  allowed_special="all")
     assert (enc.ids, enc.tokens, enc.spans, enc.special, enc.dropped) == (
         oracle.ids, oracle.tokens, oracle.spans, oracle.special, oracle.dropped)
     assert enc == oracle and oracle == enc

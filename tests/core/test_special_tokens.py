@@ -9,7 +9,8 @@ import pytest
 
 from tests.conftest import shared_file
 from tokviz.core import BpeTokenizer, TrainSettings, train
-from tokviz.core.pretrained import HfTokenizer, load_tokenizer
+from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
+from tokviz.core.loading import load_tokenizer
 from tokviz.core.special_tokens import AddedToken, added_token_map, added_tokens, encode_specials_as_text
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import shared_file
-from tokviz.core.pretrained import HfTokenizer
+from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
 from tokviz.core.text.literals import Literals
 
 
@@ -176,7 +176,7 @@ def test_sentencepiece_loading_memory_grows_with_the_pieces_and_stays_small(tmp_
     piece at a million pieces, where lists of strings and dicts took about 500."""
     import tracemalloc
 
-    from tokviz.core.pretrained.spm import SentencePieceTokenizer
+    from tokviz.core.formats.sentencepiece import SentencePieceTokenizer
 
     spm = pytest.importorskip("sentencepiece")
     peaks = {}

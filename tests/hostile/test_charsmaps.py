@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tokviz.core.errors import ModelFormatError
-from tokviz.core.pretrained.spm import charsmap as charsmap_module
-from tokviz.core.pretrained.spm.charsmap import CharsMap, check_blob, check_units
-from tokviz.core.pretrained.spm.proto import parse_model_proto
+from tokviz.core.formats.sentencepiece import charsmap as charsmap_module
+from tokviz.core.formats.sentencepiece.charsmap import CharsMap, check_blob, check_units
+from tokviz.core.formats.sentencepiece.proto import parse_model_proto
 
 spm = pytest.importorskip("sentencepiece")
 tokenizers = pytest.importorskip("tokenizers")

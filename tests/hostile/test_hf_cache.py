@@ -15,7 +15,7 @@ import pytest
 
 from tests.core.pretrained.pretrained_helpers import hf_snapshot
 from tokviz.core.errors import ModelFormatError
-from tokviz.core.pretrained.caches import MAX_REF_BYTES, cached_tokenizers, known_listing, resolve_hf
+from tokviz.core.formats.hf_cache import MAX_REF_BYTES, cached_tokenizers, known_listing, resolve_hf
 
 GOOD = "a" * 40
 OTHER = "b" * 40
@@ -127,7 +127,7 @@ def test_refs_main_that_is_a_fifo_is_never_opened_blocking(cache, cli):
 _LIST_IN_A_SMALL_PROCESS = r"""
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (768 << 20, 768 << 20))
-from tokviz.core.pretrained.caches import cached_tokenizers
+from tokviz.core.formats.hf_cache import cached_tokenizers
 found = cached_tokenizers()
 print("\n".join(f"{c.source}={c.kind}" for c in found if c.cache == "huggingface"))
 """

@@ -143,7 +143,7 @@ TOKENIZER_JSON = {
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_any_mutation_of_a_tokenizer_json_loads_or_is_refused_clearly(data):
-    from tokviz.core.pretrained import HfTokenizer
+    from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
 
     d = json.loads(json.dumps(TOKENIZER_JSON))
     where = data.draw(st.sampled_from([d, d["model"], d["added_tokens"][0]]))
@@ -159,7 +159,7 @@ def test_any_mutation_of_a_tokenizer_json_loads_or_is_refused_clearly(data):
 @pytest.mark.parametrize("bad", [float("inf"), 3.5, True, -1, 2**64, "3"])
 def test_an_added_token_id_that_is_not_a_whole_number_is_refused(bad):
     """Found by the mutation test above: an id of ``inf`` raised OverflowError past the checks."""
-    from tokviz.core.pretrained import HfTokenizer
+    from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
 
     d = json.loads(json.dumps(TOKENIZER_JSON))
     d["added_tokens"][0]["id"] = bad

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tokviz.core import CorpusError, ModelFormatError, TokvizError, read_text
+from tokviz.core.loading import load_tokenizer
 from tokviz.core.model_files import load_timeline
 from tokviz.core.saved.session import CorpusRef, check_corpus_file
-from tokviz.core.pretrained import load_tokenizer
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
 CATASTROPHE_S = 60  # a hang is the failure; the real answer takes well under a second

@@ -6,7 +6,6 @@ file (status 2 in the CLI, a message in the window), never a traceback."""
 from __future__ import annotations
 
 import base64
-import json
 from pathlib import Path
 
 import pytest
@@ -90,8 +89,8 @@ def test_cli_says_one_line_naming_the_file(cli, tmp_path, kind):
 
 
 def test_sessions_and_lessons_are_one_line(tmp_path):
-    from tokviz.core.saved.session import load_session
     from tokviz.core.lessons.files import LessonError, load_lesson_text
+    from tokviz.core.saved.session import load_session
 
     session = tmp_path / "s.tokviz"
     session.write_text('{"format": "tokviz-session", "version": 1, "step": %s}' % HUGE, encoding="utf-8")

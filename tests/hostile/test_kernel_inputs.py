@@ -203,8 +203,8 @@ def test_opening_the_minus_1e308_file_keeps_the_window(window, qtbot, dialogs, t
 def test_the_segmentations_view_explains_the_minus_1e308_model():
     """The explainer sums scores as integers of 2**-20 nat: -1e308 is shown at -1e12 nat (no
     overflow), and its best segmentation is still the encoder's."""
-    from tokviz.core.pretrained.hf.tokenizer import HfTokenizer
-    from tokviz.core.pretrained.unigram_explain import SCORE_LIMIT, UnigramExplainer
+    from tokviz.core.explain.unigram import SCORE_LIMIT, UnigramExplainer
+    from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
 
     explainer = UnigramExplainer(HfTokenizer.from_json(hf_json(_vocab(-1e308, -1e308, -1e308, -1e308))))
     got = explainer.explain("aaaa")

@@ -123,7 +123,7 @@ def folder(tmp_path_factory):
 def load(name: str, folder: Path):
     """tokviz's tokenizer for `name` (loaded once per module)."""
     if name not in _LOADED:
-        from tokviz.core.pretrained import load_tokenizer
+        from tokviz.core.loading import load_tokenizer
 
         _LOADED[name] = load_tokenizer(FILES[name](folder))
     return _LOADED[name]
@@ -167,14 +167,14 @@ def trained(algorithm: str):
 
 
 def ids_path(tok, text: str) -> list[int]:
-    from tokviz.core.pretrained.ids_path import encode_ids_like
+    from tokviz.core.algorithm.ids_path import encode_ids_like
 
     return encode_ids_like(tok, text)
 
 
 def ids_text(tok, text: str) -> str:
     """What ``tokviz encode --ids`` prints."""
-    from tokviz.core.pretrained.ids_path import encode_ids_text_like
+    from tokviz.core.algorithm.ids_path import encode_ids_text_like
 
     return encode_ids_text_like(tok, text)
 
@@ -276,7 +276,7 @@ def test_memory_grows_linearly_for_trained_models(algorithm):
 def test_the_json_output_grows_linearly(folder):
     import io
 
-    from tokviz.core.pretrained.ids_path import encode_once, write_json_once
+    from tokviz.core.algorithm.ids_path import encode_once, write_json_once
 
     tok = load("o200k", folder)
 
@@ -289,7 +289,8 @@ def test_the_json_output_grows_linearly(folder):
 
 
 def test_the_token_view_grows_linearly(folder):
-    from tokviz.engine.token_view.token_view_engine import RowSpec, TokenViewRequest, TokenViewWorker
+    from tokviz.engine.token_view.requests import RowSpec, TokenViewRequest
+    from tokviz.engine.token_view.token_view_engine import TokenViewWorker
 
     tok = load("o200k", folder)
 

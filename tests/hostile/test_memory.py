@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import shared_file
 from tests.core.pretrained.spm.spm_helpers import write_model
+from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 from tokviz.core.compare import (
     DocumentSplitter,
     FileSource,
@@ -32,7 +33,7 @@ from tokviz.core.compare import (
 )
 from tokviz.core.compare import source as piece_source
 from tokviz.core.errors import CorpusError
-from tokviz.core.pretrained import RankBpeTokenizer, as_timeline
+from tokviz.core.explain.loaded_timeline import as_timeline
 from tokviz.core.text.corpus import read_text
 
 UDHR_LIKE = (

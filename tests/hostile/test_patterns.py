@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from tokviz.core.errors import PatternTimeout
-from tokviz.core.text.unicode_tables import PinnedPattern
 from tokviz.core.text import pattern_limits
 from tokviz.core.text.split import parse_split
+from tokviz.core.text.unicode_tables import PinnedPattern
 
 ROOT = Path(__file__).resolve().parents[2]
 CATASTROPHIC = "(a|aa)+$"
@@ -120,7 +120,7 @@ def test_the_window_reports_a_catastrophic_pattern_and_keeps_the_text(window, qt
 VETTED_RUNS = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_CPU, (60, 60))  # quadratic backtracking on 200k characters takes hours
-from tokviz.core.pretrained.common import VETTED_PATTERNS, python_pattern
+from tokviz.core.text.token_text import VETTED_PATTERNS, python_pattern
 from tokviz.core.text.unicode_tables import PinnedPattern
 n = 200_000
 texts = [c * n for c in " \\n\\r\\t!1aA_'"] + [" !" * (n // 2), "\\r\\n" * (n // 2), " a" * (n // 2), "1a" * (n // 2)]
@@ -140,8 +140,8 @@ def test_vetted_patterns_are_linear_on_runs_of_one_character():
 
 
 def test_only_vetted_patterns_from_files_take_the_unlimited_path():
-    from tokviz.core.pretrained.common import VETTED_PATTERNS
-    from tokviz.core.pretrained.hf.normalizers import hf_pattern
+    from tokviz.core.formats.tokenizer_json.normalizers import hf_pattern
+    from tokviz.core.text.token_text import VETTED_PATTERNS
 
     assert all(hf_pattern({"Regex": p}, "Split").trusted for p in VETTED_PATTERNS)
     assert not hf_pattern({"Regex": CATASTROPHIC}, "Split").trusted

@@ -95,7 +95,7 @@ def check_hf(vocab: list[tuple[str, float]], text: str) -> list[int]:
     """tokenizers' ids of `text`, asserted equal to tokviz's on both paths."""
     import tokenizers
 
-    from tokviz.core.pretrained.hf.tokenizer import HfTokenizer
+    from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
 
     d = hf_json(vocab)
     ref = tokenizers.Tokenizer.from_str(json.dumps(d)).encode(text).ids
@@ -108,8 +108,8 @@ def check_sp(pieces: list[tuple[str, float, str]], text: str) -> list[int]:
     """sentencepiece's ids of `text`, asserted equal to tokviz's on both paths."""
     import sentencepiece
 
-    from tokviz.core.pretrained.spm.proto import parse_model_proto
-    from tokviz.core.pretrained.spm.tokenizer import SentencePieceTokenizer
+    from tokviz.core.formats.sentencepiece.proto import parse_model_proto
+    from tokviz.core.formats.sentencepiece.tokenizer import SentencePieceTokenizer
 
     data = sp_bytes(pieces)
     ref = sentencepiece.SentencePieceProcessor(model_proto=data).encode(text)

@@ -166,3 +166,34 @@ def test_cancelling_a_forked_scan_ends_its_child(qtbot, monkeypatch):
     assert panel.outcome == "cancelled" and panel.engine.wait_idle(10_000)
     qtbot.waitUntil(lambda: _reaped(children[0].pid), timeout=10_000)  # killed and reaped
     panel.shutdown()
+
+
+def test_findings_go_stale_when_another_corpus_is_opened(qtbot):
+    """Findings never pass for the open corpus's: opening another marks them stale, and ranking
+    again uses the new corpus."""
+    from tokviz.core import train
+    from tokviz.engine.step_model import StepModel
+    from tokviz.engine.workspace import Workspace
+
+    text = "low lower lowest newer newest " * 20
+    steps = StepModel()
+    steps.set_timeline(train(TrainSettings(merges=12, split="gpt2"), texts=[text]))
+    workspace = Workspace(steps)
+    corpus = [text[:300]]
+    workspace.set_corpus_reader(lambda n: corpus[0][:n])
+    gp = glitch_panel.GlitchPanel(steps, corpus_text=workspace.corpus_sample, corpus_changed=workspace.corpus_changed)
+    qtbot.addWidget(gp)
+    workspace.notify_corpus_changed()  # nothing ranked yet: nothing goes stale
+    assert not gp.stale and gp.label.text() == glitch_panel.IDLE_TEXT
+    with qtbot.waitSignal(gp.report_ready, timeout=60_000):
+        assert gp.run()
+    assert gp.report.corpus_chars == 300 and "ranked on 300 corpus characters" in gp.label.text()
+    corpus[0] = text * 3  # a bigger corpus is opened
+    workspace.notify_corpus_changed()
+    assert gp.stale and gp.label.text().startswith("Stale: these were ranked on 300 characters")
+    assert gp.run_button.text() == "Rank again on the new corpus"
+    with qtbot.waitSignal(gp.report_ready, timeout=60_000):
+        gp.run_button.click()
+    assert not gp.stale and gp.report.corpus_chars == len(text) * 3
+    assert f"ranked on {len(text) * 3:,} corpus characters" in gp.label.text()
+    assert gp.run_button.text() == glitch_panel.RUN_TEXT

@@ -41,7 +41,7 @@ class ExportFormat:
     file_name: str  # suggested name
 
 
-FORMATS = {  # the keys are tokviz.core.pretrained.EXPORT_FORMATS
+FORMATS = {  # the keys are tokviz.core.saved.tokenizer_export.EXPORT_FORMATS
     "hf": ExportFormat("Hugging Face tokenizer.json", "Hugging Face tokenizers (*.json);;All files (*)",
                        "tokenizer.json"),
     "tiktoken": ExportFormat("tiktoken file", "tiktoken files (*.tiktoken);;All files (*)", "tokviz.tiktoken"),

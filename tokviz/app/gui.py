@@ -4,6 +4,10 @@
 theme=...)`` renders the window offscreen to PNG files. Both return an exit status. The window's
 modules are imported only here, inside the functions, so ``import tokviz.app.gui`` stays cheap
 and the window appears quickly.
+
+``TOKVIZ_REPORT_WELCOME_AFTER=SECONDS`` makes the window print the first-run screen's state (one
+JSON line on stdout: showing, on top, paths reachable) that long after it was shown: how a check of a
+real window (``.ci/window_check.py``) sees what a newcomer sees, without reading pixels.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from functools import partial
 from pathlib import Path
 
 from tokviz import __version__
@@ -51,7 +56,25 @@ def create_main_window(file: str | os.PathLike | None = None, *, settings=None, 
         QTimer.singleShot(0, lambda: window.script.open_path(file))
     if lesson is not None:  # guided lessons
         QTimer.singleShot(0, lambda: window.script.start_lesson(lesson))
+    report_after = _seconds(os.environ.get("TOKVIZ_REPORT_WELCOME_AFTER", ""))
+    if report_after is not None:
+        QTimer.singleShot(round(report_after * 1000), window, partial(_report_welcome, window))
     return window
+
+
+def _seconds(text: str) -> float | None:
+    """A non-negative number of seconds, or None (unset or not a number: no report)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0 <= value < 3600 else None
+
+
+def _report_welcome(window) -> None:
+    import json
+
+    print("welcome " + json.dumps(window.welcome.state()), flush=True)
 
 
 def run_gui(file: str | None = None, *, lesson: str | None = None) -> int:

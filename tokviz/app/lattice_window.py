@@ -1,14 +1,14 @@
 """The lattice view's window: opened by the token view's "Show lattice" (right-click a token), it
 draws the word's Unigram lattice with the current model (trained here, at the round shown, or
 loaded) and follows the model and the step while open. Wiring only: which model explains a word
-is `tokviz.core.pretrained.unigram_explain.lattice_source`."""
+is `tokviz.core.explain.unigram.lattice_source`."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QWidget
 
-from tokviz.core.pretrained.unigram_explain import lattice_source
+from tokviz.core.explain.unigram import lattice_source
 from tokviz.engine.step_model import StepModel
 from tokviz.panels.token_view.panel import TokenViewPanel
 

@@ -48,16 +48,16 @@ from .dialogs import Dialogs, ShortcutsDialog, show_about
 from .docks import DockManager
 from .export_ops import ExportController  # File > Export Tokenizer
 from .file_ops import FileController
-from .scripting import ScriptParts, Scripting
 from .lattice_window import LatticeController
 from .lazy_panels import add_chat_dock, add_compare_dock, add_heatmap_docks
+from .scripting import Scripting, ScriptParts
 from .services import WindowServices
 from .session_ops import SessionController, SessionParts, SessionViews  # classroom
 from .theme import Appearance
 from .tokenizer_ops import TokenizerController  # pretrained tokenizers
 from .training_ops import TrainingController
-from .workspaces.welcome import WelcomeController, WelcomePaths  # the first-run screen
 from .workspaces.ops import WorkspaceController  # View > Workspace
+from .workspaces.welcome import WelcomeController, WelcomePaths  # the first-run screen
 
 DEFAULT_SAMPLE = "english-prose"
 DEFAULT_SIZE = (1280, 800)  # a window that was never closed before: this, or maximized (`show_first`)
@@ -89,7 +89,7 @@ class MainWindow(QMainWindow):
             self.services, self.step_model, self.corpus_panel, self.files, self.training, self.training_engine,
             self.tokenizers, self.exporter, self.docks, self.appearance, self.presenter, self.sessions,
             self.animation, self.lessons))
-        self.welcome.screen.cover(self, self._dock_area)
+        self.welcome.screen.cover(self, self.dock_area)
         self.statusBar().addPermanentWidget(self.training_status)
         self.setAcceptDrops(True)
         self._wire()
@@ -166,7 +166,8 @@ class MainWindow(QMainWindow):
                                               self.training.show_model, self.services, self)  # pretrained tokenizers
         self.exporter = ExportController(self.step_model, self.services, self)
         add_compare_dock(self.docks, self.step_model, self.workspace, self._on_compare_token_selected)
-        self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.workspace.corpus_sample)
+        self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.workspace.corpus_sample,
+                                        corpus_changed=self.workspace.corpus_changed)
         self.docks.add_panel(self.glitch_panel, tabify_with="vocabulary")
         self.glitch_panel.token_selected.connect(self._on_glitch_token_selected)
 
@@ -284,7 +285,7 @@ class MainWindow(QMainWindow):
 
     # -- the first-run screen's paths ------------------------------------------------------
 
-    def _dock_area(self):
+    def dock_area(self):
         """The part of the window the panels share (below the bars, above the status bar)."""
         top = max(self.menuBar().geometry().bottom(),
                   self.toolbar.geometry().bottom() if self.toolbar.isVisible() else 0) + 1

@@ -20,8 +20,8 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QMenu, QPushButton
 
 from tokviz.core.algorithm.protocol import StepTimeline
-from tokviz.core.pretrained.caches import HF_PREFIX, KnownListing, hf_hub_cache
-from tokviz.core.pretrained.common import PatternRequired
+from tokviz.core.formats.hf_cache import HF_PREFIX, KnownListing, hf_hub_cache
+from tokviz.core.formats.tiktoken import PatternRequired
 from tokviz.core.text.split import SPLIT_PRESETS
 from tokviz.engine.pretrained_tasks import list_known_tokenizers, load_any_timeline
 from tokviz.engine.step_model import StepModel

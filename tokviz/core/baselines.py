@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .algorithm.reach import Reason, text_reason
 from .algorithm.records import UNK_TOKEN
 from .encoding import Encoding, uncovered
 from .errors import EncodeError
@@ -33,6 +34,15 @@ class _VocabTokenizer:
     name = "baseline"
     separator = ""
 
+    ids_by_merge_rank = False  # the Tokenizer protocol's capabilities (tokviz.core.algorithm.protocol)
+    takes_processes = one_off_paths = False
+
+    def unreachable(self, token_id: int) -> Reason | None:
+        return text_reason(self, token_id)
+
+    def lattice_view(self) -> None:
+        return None
+
     def __init__(self, pieces: Sequence[str]) -> None:
         self.pieces = [UNK_TOKEN, *pieces]  # id 0 is [UNK]
         self._index = {p: i for i, p in enumerate(self.pieces)}
@@ -45,6 +55,10 @@ class _VocabTokenizer:
     def token_bytes(self, token_id: int) -> bytes:
         self._check_ids([token_id])
         return self.pieces[token_id].encode("utf-8")
+
+    def vocab(self) -> list[bytes]:
+        """Bytes of every id (``[UNK]`` first)."""
+        return [p.encode("utf-8") for p in self.pieces]
 
     def _check_ids(self, ids: Sequence[int]) -> None:
         for i in ids:

@@ -5,7 +5,8 @@ arithmetic compiled; everything else, and everything on a bare install, is plain
 `enabled()` says whether the compiled versions are used: numba imports, and the environment
 variable ``TOKVIZ_JIT`` is not ``0`` (the tests and benchmarks set it to compare both paths).
 Compiled functions are cached on disk by numba (``cache=True``): the first use on a machine
-compiles them (a few seconds), later processes load them.
+compiles them (seconds, minutes on a loaded machine), later processes load them; `on_compiling`
+tells a caller when that first compilation starts, so it can say why it waits.
 
 What this leaves out: the kernels themselves (next to the code they speed up).
 """
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import ModuleType
 
 _numba_ok: bool | None = None
@@ -45,6 +48,31 @@ def kernels(module: str) -> ModuleType | None:
     except Exception:
         _numba_ok = False
         return None
+
+
+@contextmanager
+def on_compiling(started: Callable[[], object]) -> Iterator[None]:
+    """Within the block, call `started()` once, when numba begins compiling a function (a kernel
+    missing from its disk cache), not when it loads one from the cache. Does nothing when the
+    kernels are off. Uses numba's event API (``numba:compile`` fires only for a real compilation)."""
+    if not enabled():
+        yield
+        return
+    from numba.core import event  # numba imports: `enabled` said it does
+
+    class FirstCompile(event.Listener):
+        fired = False
+
+        def on_start(self, ev) -> None:
+            if not self.fired:
+                self.fired = True
+                started()
+
+        def on_end(self, ev) -> None:
+            pass
+
+    with event.install_listener("numba:compile", FirstCompile()):
+        yield
 
 
 def status() -> str:

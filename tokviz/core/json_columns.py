@@ -6,7 +6,7 @@ two ``processes`` (the command line's choice: `tokviz.core.processes.parallel`) 
 of each array formatted in a forked child that inherits the columns where forking is safe, while
 this process formats the first half: on two cores the writing of 1.4 million tokens' ids, hex
 bytes and spans takes about half the time.
-The starts and ends may be numpy arrays (`tokviz.core.pretrained.id_spans`): numpy then pairs
+The starts and ends may be numpy arrays (`tokviz.core.bpe.ranked.id_spans`): numpy then pairs
 them and finds the empty spans.
 What this leaves out: the `Encoding` itself (`tokviz.core.encoding`).
 """

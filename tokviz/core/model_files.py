@@ -5,7 +5,7 @@ Each algorithm writes and checks its own format (``tokviz-model`` for BPE in
 whose. This module reads and writes the files: bounded, ordinary files only, atomic writes (a
 failed save never leaves a partial file), and a `ModelFormatError` saying what is wrong.
 
-It sits beside the registry, below the readers of other formats (`tokviz.core.pretrained.loader`
+It sits beside the registry, below the readers of other formats (`tokviz.core.loading`
 opens a tokviz model like any tokenizer file) and below sessions (`tokviz.core.saved`).
 """
 
@@ -15,13 +15,13 @@ import json
 import os
 from pathlib import Path
 
-from tokviz.core.gc_pause import collector_paused
-from tokviz.core.registry import SPECS, spec_named, spec_of, spec_with_format
 from tokviz.core.bpe.model_file import FORMAT_NAME, FORMAT_VERSION, STEP_COLUMNS, timeline_from_json, timeline_to_json  # noqa: F401 - FORMAT_* and STEP_COLUMNS: public names of the BPE format
 from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.errors import ModelFormatError, TokvizError
-
-from tokviz.core.io.safe_files import MAX_MODEL_BYTES, JsonWording, parse_json, read_file_bytes, write_atomic
+from tokviz.core.formats.tokviz_json import read_json
+from tokviz.core.gc_pause import collector_paused
+from tokviz.core.io.safe_files import write_atomic
+from tokviz.core.registry import SPECS, spec_named, spec_of, spec_with_format
 
 
 def save_timeline(timeline: Timeline, path: str | os.PathLike) -> None:
@@ -63,25 +63,6 @@ def model_from_json(d: object):
 def load_timeline(path: str | os.PathLike) -> Timeline:
     """Read a model file written by `save_timeline`."""
     return _load(path, timeline_from_json)
-
-
-def read_file(path: Path, error: type[TokvizError] = ModelFormatError) -> bytes:
-    """The bytes in `path`; `error` ("no such file", "cannot read (...)") otherwise."""
-    return read_file_bytes(path, limit=MAX_MODEL_BYTES, error=error)
-
-
-_FILE_WORDING = JsonWording(
-    not_utf8="{name}: not a tokviz {what} file (not UTF-8 JSON)",
-    invalid="{name}: not a valid {what} file (JSON error at line {line}, column {column}; truncated?)",
-    too_deep="{name}: not a valid {what} file (JSON nested too deeply)",
-    too_long="{name}: not a valid {what} file (a number of more than {limit:,} digits)",
-)
-
-
-def read_json(path: Path, error: type[TokvizError] = ModelFormatError, *, kind: str = "model") -> object:
-    """The JSON value in a tokviz `kind` file ("model", "session"); `error` saying what is wrong
-    otherwise."""
-    return parse_json(read_file(path, error), str(path), error, what=kind, wording=_FILE_WORDING)
 
 
 # -- any algorithm: BPE (tokviz-model), WordPiece (tokviz-wordpiece), Unigram (tokviz-unigram) --

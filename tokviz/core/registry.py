@@ -19,16 +19,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from tokviz.core.algorithm.protocol import StepTimeline
+from tokviz.core.algorithm.protocol import step_noun as _timeline_step_noun
 from tokviz.core.bpe import model_file as bpe_file
 from tokviz.core.bpe.timeline import Timeline, Training, TrainSettings
 from tokviz.core.errors import SettingsError
+from tokviz.core.unigram import model_file as unigram_file
 from tokviz.core.unigram import timeline as unigram
 from tokviz.core.unigram.timeline import UnigramSettings, UnigramTimeline, UnigramTraining
 from tokviz.core.wordpiece import timeline as wordpiece
 from tokviz.core.wordpiece.timeline import WordPieceSettings, WordPieceTimeline, WordPieceTraining
-
-from tokviz.core.algorithm.protocol import StepTimeline
-from tokviz.core.algorithm.protocol import step_noun as _timeline_step_noun
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ SPECS: dict[str, AlgorithmSpec] = {
                       "WordPiece models are not exported: Hugging Face's WordPiece reads a word that starts "
                       "with '##' as a continuation piece, so its ids would differ from tokviz's; export a BPE model"),
         AlgorithmSpec("unigram", "Unigram", UnigramSettings, UnigramTraining, UnigramTimeline, "round",
-                      unigram.FORMAT_NAME, unigram.to_json, unigram.from_json,
+                      unigram_file.FORMAT_NAME, unigram_file.to_json, unigram_file.from_json,
                       "Unigram (SentencePiece): start from many substrings, run EM and prune the pieces "
                       "that cost least, round after round",
                       "Unigram models are not exported: tokenizer.json and .tiktoken export is for BPE models "

@@ -19,8 +19,8 @@ from tokviz.core.compare import Comparison, FileSource, ModelSpec, iter_compare,
 
 def open_any_model(source: str, pattern: str | None = None):
     """A tokviz model (BPE, WordPiece, Unigram) or any tokenizer tokviz reads, as a timeline
-    (the one loader, `tokviz.core.pretrained.open_timeline`)."""
-    from tokviz.core.pretrained import open_timeline
+    (the one loader, `tokviz.core.loading.open_timeline`)."""
+    from tokviz.core.loading import open_timeline
 
     return open_timeline(source, pattern=pattern)
 

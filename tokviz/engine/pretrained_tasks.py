@@ -13,16 +13,17 @@ from pathlib import Path
 
 import numpy as np
 
-from tokviz.core.pretrained.caches import KnownListing, known_listing
-from tokviz.core.pretrained.vocab_view import VocabIndex
+from tokviz.core.explain.vocab_view import VocabIndex
+from tokviz.core.formats.hf_cache import KnownListing, known_listing
+
 
 def load_any_timeline(source: str, *, pattern: str | None = None, should_stop=lambda: False,
                       progress=lambda *a: None):
     """A tokviz model file as its own timeline; any other tokenizer (file, folder or known name)
     as a `LoadedTimeline`. Raises `PatternRequired` for a `.tiktoken` of an unknown encoding."""
-    from tokviz.core.pretrained import open_timeline  # the readers: loaded when a tokenizer is opened
+    from tokviz.core.loading import open_timeline  # the readers: loaded when a tokenizer is opened
 
-    from .token_view.token_view_engine import warm_up
+    from .token_view.tokenizer_loader import warm_up
 
     progress(f"Loading {Path(source).name}…", 0.0)
     timeline = open_timeline(source, pattern=pattern)

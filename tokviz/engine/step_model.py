@@ -43,7 +43,9 @@ class StepModel(QObject):
 
     @property
     def n_steps(self) -> int:
-        return 0 if self._timeline is None else self._timeline.n_steps
+        """The highest step: step k is the model after k merges (Unigram: after pruning round k,
+        round 0 being the seed), so every label and table says the same k."""
+        return 0 if self._timeline is None else self._timeline.last_step
 
     @property
     def step(self) -> int:

@@ -89,7 +89,7 @@ class LessonPanel(Panel):
         if self._plot is None:
             import pyqtgraph as pg
 
-            from .heatmaps.heatmap_view import style_plot
+            from .heatmaps.plot_style import style_plot
 
             self._plot = pg.PlotWidget(objectName="lesson_plot")
             self._plot.setMenuEnabled(False)
@@ -114,7 +114,7 @@ class LessonPanel(Panel):
             b.setVisible(title is not None)
 
     def show_step(self, index: int, n_steps: int, caption: str) -> None:
-        self.counter.setText(f"Step {index + 1} / {n_steps}")
+        self.counter.setText(f"Part {index + 1} of {n_steps}")  # "step" is the timeline's k only
         self.caption.setText(undrawn_marked(caption))  # no empty boxes where no font has the glyph
         self.prev_button.setEnabled(index > 0)
         self.next_button.setEnabled(index + 1 < n_steps)
@@ -236,7 +236,7 @@ class LessonPanel(Panel):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange and getattr(self, "_plot", None) is not None:
-            from .heatmaps.heatmap_view import style_plot
+            from .heatmaps.plot_style import style_plot
 
             style_plot(self._plot, self.palette())
             if self.figure is not None:

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.pretrained import FILTERS
+from tokviz.core.explain.vocab_view import FILTERS
 from tokviz.engine.pretrained_tasks import VocabQuery, index_vocab, run_query, vocab_source
 from tokviz.engine.tables.vocab_model import (
     COL_BYTES,
@@ -54,6 +54,7 @@ from tokviz.engine.tables.vocab_model import (
 from tokviz.engine.tasks import TaskEngine
 
 from .base import Panel, is_dark, monospace_font
+from .model_cue import ModelCue
 from .widgets import select_row, show_rows
 
 FILTER_LABELS = {"partial_utf8": "Partial UTF-8", "whitespace": "Whitespace only", "digits": "Digits",
@@ -151,6 +152,8 @@ class VocabPanel(Panel):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(4)
+        self.model_cue = ModelCue("Vocabulary of", object_name="vocab_cue")  # follows `attach`'s step model
+        layout.addWidget(self.model_cue)
         layout.addLayout(top)
         layout.addWidget(self.message_label)
         layout.addWidget(self.table, 1)
@@ -195,6 +198,7 @@ class VocabPanel(Panel):
     def attach(self, step_model) -> None:
         """Follow the shared `StepModel`: a new timeline drops the search index."""
         self._step_model = step_model
+        self.model_cue.follow(step_model)
         step_model.timeline_changed.connect(self._on_step_model_timeline_changed)
         step_model.finished_changed.connect(self._on_step_model_timeline_changed)
 

@@ -26,7 +26,7 @@ def run_lesson(window, name: str) -> list[str]:
     captions = [runner.caption]
     while True:
         i, n = runner.index, runner.lesson.n_steps
-        assert panel.counter.text() == f"Step {i + 1} / {n}"
+        assert panel.counter.text() == f"Part {i + 1} of {n}"
         assert panel.caption.text() == runner.caption == window.lessons.caption
         assert "…" not in runner.caption, runner.caption  # every {field} was filled in
         main = window.lessons.panel_ids[0]

@@ -10,17 +10,7 @@ from PySide6.QtWidgets import QApplication
 from tests.qt_fixtures import drain_events
 from tokviz.app.classroom.presenter import step_caption
 from tokviz.app.docks import layout_summary
-from tokviz.core import TrainSettings
 from tokviz.panels.base import highlight_width
-
-TEXT = "low lower lowest newer newest wider widest " * 30
-
-
-def _trained(window):
-    window.script.set_corpus_text(TEXT, word_counts=False)
-    assert window.script.start_training(TrainSettings(merges=15, split="gpt2"))
-    assert window.script.wait_for_training(60_000) == "finished"
-    return window
 
 
 def _shown_docks(window) -> list[str]:
@@ -80,8 +70,8 @@ def test_f5_toggles_and_esc_leaves(window, qtbot):
     assert not window.script.presenter_active
 
 
-def test_keys_step_the_timeline_anywhere(window, qtbot):
-    _trained(window)
+def test_keys_step_the_timeline_anywhere(trained_window, qtbot):
+    window = trained_window
     window.step_model.set_step(3)
     window.script.enter_presenter(["timeline", "token_view"])
     target = window.token_view_panel.view  # focus outside the timeline panel
@@ -104,8 +94,8 @@ def test_keys_step_the_timeline_anywhere(window, qtbot):
     assert window.step_model.step == 4
 
 
-def test_captions_show_the_step_the_merge_and_lessons(window, qtbot, monkeypatch):
-    _trained(window)
+def test_captions_show_the_step_the_merge_and_lessons(trained_window, qtbot, monkeypatch):
+    window = trained_window
     tl = window.script.timeline
     window.step_model.set_step(2)
     window.script.enter_presenter(["timeline"])

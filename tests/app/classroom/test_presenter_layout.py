@@ -26,8 +26,6 @@ from tests.qt_fixtures import drain_events
 from tokviz.app.theme import OutlinedIndicatorStyle
 from tokviz.engine.tables.merge_model import COLUMNS
 
-from .test_presenter import _trained
-
 PROJECTOR = QSize(1280, 720)
 KEY_COLUMNS = ["Rank", "Left", "Right", "New token", "Count"]
 
@@ -82,8 +80,8 @@ def _token_view_state(tv) -> tuple:
     return [p.isHidden() for p in parts]
 
 
-def test_timeline_shows_its_key_parts_big_and_restores_them(window, qtbot):
-    _trained(window)
+def test_timeline_shows_its_key_parts_big_and_restores_them(trained_window, qtbot):
+    window = trained_window
     panel = window.timeline_panel
     window.step_model.set_step(3)
     before = _timeline_state(panel)
@@ -105,8 +103,8 @@ def test_timeline_shows_its_key_parts_big_and_restores_them(window, qtbot):
     assert _timeline_state(panel) == before and not panel.presenting
 
 
-def test_two_panels_fit_a_projector_without_clipping(window, qtbot):
-    _trained(window)
+def test_two_panels_fit_a_projector_without_clipping(trained_window, qtbot):
+    window = trained_window
     tv = window.token_view_panel
     before = _token_view_state(tv)
     _present(window, qtbot, ["timeline", "token_view"])
@@ -126,8 +124,8 @@ def test_two_panels_fit_a_projector_without_clipping(window, qtbot):
     assert _token_view_state(tv) == before and tv.mode_box.isVisible() and tv.status.isVisible()
 
 
-def test_the_scale_goes_down_until_the_panels_fit(window, qtbot):
-    _trained(window)
+def test_the_scale_goes_down_until_the_panels_fit(trained_window, qtbot):
+    window = trained_window
     scale = window.appearance.font_scale
     small = QSize(900, 600)
     _present(window, qtbot, ["timeline", "token_view"], scale=3.0, screen=small)

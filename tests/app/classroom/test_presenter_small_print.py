@@ -8,8 +8,6 @@ from PySide6.QtGui import QFontInfo
 
 from tests.qt_fixtures import drain_events
 
-from .test_presenter import _trained
-
 FULL_HD = QSize(1920, 1080)
 
 
@@ -17,8 +15,8 @@ def _caption_px(window) -> int:
     return QFontInfo(window.token_view_panel.view.caption_font()).pixelSize()
 
 
-def test_byte_group_captions_grow_to_24_px_at_1080p(window, qtbot):
-    _trained(window)
+def test_byte_group_captions_grow_to_24_px_at_1080p(trained_window, qtbot):
+    window = trained_window
     window.token_view_panel.set_text("café 東京")  # multi-byte characters: byte groups with captions
     normal = _caption_px(window)
     assert normal < 24  # the small print is small in the normal window

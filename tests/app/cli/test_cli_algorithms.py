@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.app.cli.usage import usage_and_error
 from tokviz.core.model_files import load_model
 
 CORPUS = ("hug " * 10 + "pug " * 5 + "pun " * 12 + "bun " * 4 + "hugs " * 5
@@ -55,7 +56,8 @@ def test_encode_shows_wordpiece_and_unigram_forms(cli):
 def test_merges_prints_scores_and_rounds(cli, tmp_path):
     cli("train", "c.txt", "-o", "wp.json", "--algorithm", "wordpiece", "--merges", "2", "--quiet")
     code, out, _ = cli("merges", "wp.json")
-    first = out.splitlines()[0].split("\t")
+    header, first = (line.split("\t") for line in out.splitlines()[:2])
+    assert header == ["rank", "id", "left", "right", "count", "score"]
     code, out, _ = cli("merges", "wp.json", "--json")
     d = json.loads(out.splitlines()[0])
     assert d["score"] == pytest.approx(d["count"] / (d["left_count"] * d["right_count"]))
@@ -64,8 +66,8 @@ def test_merges_prints_scores_and_rounds(cli, tmp_path):
     cli("train", "c.txt", "-o", "un.json", "--algorithm", "unigram", "--vocab-size", "40", "--quiet")
     tl = load_model(tmp_path / "un.json")
     code, out, _ = cli("merges", "un.json")
-    lines = out.splitlines()
-    assert len(lines) == tl.n_rounds
+    header, *lines = out.splitlines()
+    assert header.split("\t")[:3] == ["round", "vocab_size", "log_likelihood"] and len(lines) == tl.n_rounds
     assert [int(x.split("\t")[1]) for x in lines] == [r.vocab_size for r in tl.rounds]
     code, out, _ = cli("merges", "un.json", "--json")
     rounds = [json.loads(x) for x in out.splitlines()]
@@ -91,5 +93,6 @@ def test_step_past_the_last_round_is_an_error(cli):
 def test_bad_options_exit_2_with_one_line(cli, tmp_path, args, message):
     code, out, err = cli("train", "c.txt", "-o", "m.json", "--quiet", *args)
     assert code == 2 and out == ""
-    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    usage, line = usage_and_error(err)
+    assert message in line and (usage != "") == (message == "invalid choice")
     assert not (tmp_path / "m.json").exists()

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tests.app.cli.usage import usage_and_error
 from tests.core.chat import folders
 from tokviz.core.chat import load_chat_model, render_chat
 
@@ -113,4 +114,5 @@ def test_bad_folders_exit_2_with_one_line(cli, tmp_path, chatml):
     code, _, err = cli("chat", str(chatml), "-f", "missing.json")
     assert code == 2 and "no such file" in err
     code, _, err = cli("chat", str(chatml))
-    assert code == 2 and "-f" in err and err.count("\n") == 1
+    usage, line = usage_and_error(err)
+    assert code == 2 and "-f" in line and usage.startswith("usage: tokviz chat")

@@ -7,6 +7,8 @@ import json
 import pytest
 
 from tokviz.core import ModelFormatError, SettingsError, TokvizError, TrainSettings, load_timeline, save_timeline
+from tokviz.core.bpe.timeline import Timeline, Training, train
+from tokviz.core.model_files import load_model, save_model
 from tokviz.core.registry import (
     algorithm_of,
     empty_copy,
@@ -16,8 +18,6 @@ from tokviz.core.registry import (
     snapshot,
     step_noun,
 )
-from tokviz.core.bpe.timeline import Timeline, Training, train
-from tokviz.core.model_files import load_model, save_model
 from tokviz.core.unigram.timeline import UnigramSettings, UnigramTimeline, UnigramTraining, train_unigram
 from tokviz.core.wordpiece.timeline import WordPieceSettings, WordPieceTimeline, WordPieceTraining, train_wordpiece
 
@@ -124,7 +124,7 @@ def test_load_model_errors_say_what_is_wrong(tmp_path):
     with pytest.raises(ModelFormatError, match="no such file"):
         load_model(tmp_path / "missing.json")
     tl = train_unigram(SETTINGS["unigram"], texts=[CORPUS])
-    d = json.loads(json.dumps(__import__("tokviz.core.unigram.timeline", fromlist=["to_json"]).to_json(tl)))
+    d = json.loads(json.dumps(__import__("tokviz.core.unigram.model_file", fromlist=["to_json"]).to_json(tl)))
     d["pieces"][0] = d["pieces"][1]
     bad.write_text(json.dumps(d))
     with pytest.raises(ModelFormatError, match="distinct"):

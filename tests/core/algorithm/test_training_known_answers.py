@@ -53,7 +53,8 @@ def differences(x, y, where: str = "", *, rel_tol: float = 1e-12) -> list[str]:
 def test_compiled_unigram_training_makes_the_numpy_paths_model():
     from tokviz.core.registry import make_training
     from tokviz.core.unigram.compiled import CompiledLattices
-    from tokviz.core.unigram.timeline import UnigramSettings, to_json
+    from tokviz.core.unigram.model_file import to_json
+    from tokviz.core.unigram.timeline import UnigramSettings
 
     if not jit.enabled():
         pytest.skip("numba is not installed here (the compiled path is off)")

@@ -24,8 +24,8 @@ from tokviz.core.bpe.trainer import HF_BYTE_ORDER
 tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
 
-from tokviz.core.saved.tokenizer_export import rust_pattern, export_tokenizer_json  # noqa: E402
-from tokviz.core.pretrained.hf.pretokenizers import CHAR_BYTE  # noqa: E402
+from tokviz.core.formats.tokenizer_json.pretokenizers import CHAR_BYTE  # noqa: E402
+from tokviz.core.saved.tokenizer_export import export_tokenizer_json, rust_pattern  # noqa: E402
 
 FULL = bool(os.environ.get("TOKVIZ_FULL_PARITY"))
 

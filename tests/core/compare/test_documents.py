@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 from tokviz.core.compare import (
     ModelSpec,
     ScriptCounter,
@@ -17,7 +18,7 @@ from tokviz.core.compare import (
     split_documents,
 )
 from tokviz.core.errors import TokvizError
-from tokviz.core.pretrained import RankBpeTokenizer, as_timeline
+from tokviz.core.explain.loaded_timeline import as_timeline
 
 # udhr2_all.txt's shape: an unindented title, indented body lines, blank lines indented too; a
 # wrapped paragraph whose second line is not indented; a translation with no indentation at all

@@ -9,7 +9,7 @@ import pytest
 
 from tests.core.pretrained.pretrained_helpers import hf_path
 from tokviz.core.compare import ModelSpec, compare
-from tokviz.core.pretrained import open_timeline
+from tokviz.core.loading import open_timeline
 
 TEXT = "Hello world 𓀀\nnaïve 👋🏽 façade\n"
 

@@ -11,16 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokviz.core import TrainSettings, train
-from tokviz.core.compare import (
-    METRIC_KEYS,
-    ModelSpec,
-    compare,
-    model_facts,
-    renyi_efficiency,
-    text_facts,
-)
+from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
+from tokviz.core.compare import METRIC_KEYS, ModelSpec, compare, model_facts, renyi_efficiency, text_facts
 from tokviz.core.compare.metrics import space_codes, token_counts_per_word
-from tokviz.core.pretrained import RankBpeTokenizer, as_timeline
+from tokviz.core.explain.loaded_timeline import as_timeline
 
 
 def char_model(merges: int, corpus: str = "ab ab"):

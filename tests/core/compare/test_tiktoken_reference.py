@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.core.pretrained.pretrained_helpers import TIKTOKEN_NAMES, load_reference, tiktoken_path
 from tokviz.core.compare import ModelSpec, compare, model_facts
-from tokviz.core.pretrained import open_timeline
+from tokviz.core.loading import open_timeline
 
 SAMPLE = ("Whereas recognition of the inherent dignity  of all members\n\tof the human family…\n"
           "Все люди рождаются свободными 人人生而自由 كل الناس  हर व्यक्ति 👋🏽 <|endoftext|> ok\n")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import shared_file
-from tokviz.core.registry import make_training, settings_from_json
 from tokviz.core.compare.health import health_csv, health_markdown, vocabulary_health
 from tokviz.core.compare.trace import first_divergence, trace_pipeline
 from tokviz.core.compare.vocab import compare_vocabularies, vocabulary_at
+from tokviz.core.registry import make_training, settings_from_json
 
 TEXT = "the cat sat on the mat, the rat sat on the hat; low lower lowest newer wider " * 8
 
@@ -55,7 +55,7 @@ def test_health_of_every_family_is_consistent(timeline):
 
 
 def test_health_finds_gpt2_partial_utf8_and_counts_inside_merges():
-    from tokviz.core.pretrained import open_timeline
+    from tokviz.core.loading import open_timeline
 
     tl = open_timeline(str(shared_file("vocab", "tiktoken", "r50k_base.tiktoken")))
     text = "hello\nhello\nhello"

@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 from tests.conftest import shared_file
 from tokviz.core import TrainSettings, train
+from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 from tokviz.core.compare.health import vocabulary_health
 from tokviz.core.glitch import Coverage, GlitchScan, glitch_report, why_text
 from tokviz.core.glitch.evidence import MergeGraph, expected_counts, rarity, seen_counts
 from tokviz.core.glitch.score import RUN_FAMILIARITY, is_run, score_parts
-from tokviz.core.pretrained import RankBpeTokenizer
 
 
 def _tiny() -> RankBpeTokenizer:
@@ -41,7 +41,8 @@ def test_an_unreachable_merged_token_ranks_first_and_says_why():
 
 def test_score_parts_add_up():
     assert score_parts("merge", 2.0, 0) == (3.5, 1.5, 2.0, 0.0)
-    assert score_parts("partial_utf8", 0.0, 0) == (1.0, 1.0, 0.0, 0.0)
+    assert score_parts("partial_utf8", 0.0, 0) == (0.0, 0.0, 0.0, 0.0)  # listed, but ordinary text holds such pieces
+    assert score_parts("", 0.0, 0, absorbed=3.0)[0] == 3.0
     score, reach, rar, fam = score_parts("", 0.5, 9)
     assert reach == 0 and fam == pytest.approx(np.log(10)) and score == pytest.approx(0.5 - np.log(10))
 
@@ -101,23 +102,22 @@ def test_round_trip_agrees_with_the_vocabulary_health_of_compare():
         assert health.get(r.id, "ok") == expected, r
 
 
-CORPORA = ("tinyshakespeare.txt", "taylorswift.txt", "udhr2_all.txt", "gutenberg30.txt")
-
-
 @pytest.mark.slow
-def test_solidgoldmagikarp_ranks_high_for_gpt2_on_the_shared_corpora():
-    from tokviz.core.pretrained import open_timeline
+def test_gpt2_ranking_finds_the_verified_under_trained_tokens():
+    """Against the GPT-2 tokens cohere-ai/magikarp verified as under-trained (tests/bench/
+    bench_glitch_recall.py). Measured: recall@100 0 before absorption counted, 0.36 on the whole
+    gutenberg30 and 0.80 with no corpus; `` SolidGoldMagikarp`` 20th on gutenberg30."""
+    from tests.bench.bench_glitch_recall import recall
+    from tokviz.core.loading import open_timeline
 
     tok = open_timeline(str(shared_file("vocab", "gpt2-data-gym", "vocab.bpe"))).tokenizer()
-    texts = [shared_file("corpora", name).read_text(encoding="utf-8") for name in CORPORA]
-    report = glitch_report(tok, texts)
-    place = next(k for k, r in enumerate(report.rows) if r.id == 43453)
-    # Measured 2026-11-26: 18th of 50,256 on the four corpora, 17th on gutenberg30 alone.
-    assert place < 20, place
-    top = {r.token for r in report.rows[:20]}  # GPT-2's best-known glitch tokens lead the ranking
-    assert {b" guiActiveUnfocused", b"TPPStreamerBot", b"rawdownloadcloneembedreportprint", b"PsyNetMessage",
-            b"ForgeModLoader", b" RandomRedditorWithNo", b"BuyableInstoreAndOnline"} <= top
+    report = glitch_report(tok, shared_file("corpora", "gutenberg30.txt").read_text(encoding="utf-8"))
+    ids = [r.id for r in report.rows]
+    assert recall(ids, 100) >= 0.3, recall(ids, 100)
+    assert ids.index(43453) < 40
     assert "Too small" not in report.coverage.note()
+    bare = [r.id for r in glitch_report(tok, "").rows]
+    assert recall(bare, 20) >= 0.5 and recall(bare, 100) >= 0.75
 
 
 def test_a_rank_no_two_lower_ranks_make_is_scored_without_parts():

@@ -11,13 +11,9 @@ import pytest
 
 from tests.conftest import qt_modules_loaded, shared_file
 from tokviz.core import TrainSettings, train
-from tokviz.core.registry import make_training
-from tokviz.core.unigram.timeline import UnigramSettings
-from tokviz.core.wordpiece.timeline import WordPieceSettings
+from tokviz.core.lessons.figure_kinds import FIGURE_FIELDS, compute_figure
 from tokviz.core.lessons.figures import (
-    FIGURE_FIELDS,
     FigureContext,
-    compute_figure,
     cross_space,
     digits,
     glitch,
@@ -44,6 +40,9 @@ from tokviz.core.lessons.files import (
     parse_lesson,
     pretrained_file,
 )
+from tokviz.core.registry import make_training
+from tokviz.core.unigram.timeline import UnigramSettings
+from tokviz.core.wordpiece.timeline import WordPieceSettings
 from tokviz.engine.samples import SAMPLES_BY_KEY, sample
 
 GOOD = {"format": "tokviz-lesson", "version": 1, "name": "tiny", "number": 99, "title": "Tiny",
@@ -320,6 +319,9 @@ def test_pretrained_files_are_found_in_the_named_folder(tmp_path, monkeypatch):
     (tmp_path / "vocab").mkdir()
     (tmp_path / "vocab" / "cl100k_base.tiktoken").write_text("x")
     monkeypatch.setenv("TOKVIZ_VOCAB_DIR", str(tmp_path / "vocab"))
+    assert pretrained_file("cl100k_base") is None  # a file of that name with other contents is not taken
+    (tmp_path / "vocab" / "cl100k_base.tiktoken").write_bytes(
+        shared_file("vocab", "tiktoken", "cl100k_base.tiktoken").read_bytes())
     assert pretrained_file("cl100k_base") == tmp_path / "vocab" / "cl100k_base.tiktoken"
     assert pretrained_file("gpt2") is None
 
@@ -332,7 +334,7 @@ def test_missing_tokenizers_say_which_file():
 
 @pytest.fixture(scope="module")
 def openai():
-    from tokviz.core.pretrained import load_tokenizer
+    from tokviz.core.loading import load_tokenizer
 
     return {name: load_tokenizer(shared_file("vocab", "tiktoken", PRETRAINED[name][0])) for name in PRETRAINED}
 

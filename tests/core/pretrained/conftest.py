@@ -13,6 +13,7 @@ def tmp_cache(tmp_path, monkeypatch):
     folder = tmp_path / "tiktoken-cache"
     folder.mkdir()
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(folder))
+    monkeypatch.delenv("TOKVIZ_VOCAB_DIR", raising=False)  # a classroom's folder would be found first
     return folder
 
 

@@ -37,7 +37,7 @@ def hf_path(name: str) -> Path:
 def load_ours(name: str):
     """tokviz's tokenizer for a shared vocabulary (cached for the session)."""
     if name not in _TOKENIZERS:
-        from tokviz.core.pretrained import load_tokenizer
+        from tokviz.core.loading import load_tokenizer
 
         path = tiktoken_path(name) if name in TIKTOKEN_NAMES else hf_path(name)
         _TOKENIZERS[name] = load_tokenizer(path)
@@ -47,7 +47,7 @@ def load_ours(name: str):
 def fresh_copy(tok):
     """A new tiktoken-style tokenizer like `tok` (vocabulary, pattern, special tokens) whose chunk
     caches are empty: what a test of the cold path needs (the shared ones are warm)."""
-    from tokviz.core.pretrained import RankBpeTokenizer
+    from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 
     return RankBpeTokenizer(tok.mergeable_ranks, pattern=tok.pattern, special_tokens=tok.special_tokens, name=tok.name)
 
@@ -55,7 +55,7 @@ def fresh_copy(tok):
 def piece_ids(ranks: dict[bytes, int], piece: bytes, thr: int) -> tuple[int, ...]:
     """tiktoken's ids of one chunk's bytes, by the one-chunk loop (the oracle of the faster paths):
     a piece that is a token of rank below `thr` (or a single byte) is that token."""
-    from tokviz.core.pretrained.merging.one_chunk import bpe_parts
+    from tokviz.core.bpe.byte_ranks.one_chunk import bpe_parts
 
     r = ranks.get(piece)
     if r is not None and (r < thr or len(piece) == 1):
@@ -71,7 +71,7 @@ def load_reference(name: str):
             tiktoken = pytest.importorskip("tiktoken")
             from tiktoken.load import load_tiktoken_bpe
 
-            from tokviz.core.pretrained import KNOWN_ENCODINGS
+            from tokviz.core.formats.openai_encodings import KNOWN_ENCODINGS
 
             k = KNOWN_ENCODINGS[name]
             _REFERENCES[name] = tiktoken.Encoding(

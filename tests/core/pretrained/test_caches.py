@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from tokviz.core.errors import ModelFormatError
-from tokviz.core.pretrained import load_tokenizer
-from tokviz.core.pretrained.caches import cached_tokenizers, hf_hub_cache, resolve_hf
+from tokviz.core.formats.hf_cache import cached_tokenizers, hf_hub_cache, resolve_hf
+from tokviz.core.loading import load_tokenizer
 
 from .pretrained_helpers import hf_path, shared_file, tiktoken_path
 from .pretrained_helpers import hf_snapshot as _snapshot
@@ -82,7 +82,7 @@ def test_known_tokenizers_list_both_caches(hf_cache, tmp_cache):
     _snapshot(hf_cache, "mistralai/Mistral-7B-v0.1", MAIN,
               {"tokenizer.model": shared_file("vocab", "hf", "mistral-7b-v0.1", "tokenizer.model")})
     (hf_cache / "models--empty--repo").mkdir()
-    from tokviz.core.pretrained.tiktoken_files import KNOWN_ENCODINGS, cache_path
+    from tokviz.core.formats.openai_encodings import KNOWN_ENCODINGS, cache_path
 
     shutil.copyfile(tiktoken_path("cl100k_base"), cache_path(KNOWN_ENCODINGS["cl100k_base"].url))
     found = {c.source: c for c in cached_tokenizers()}

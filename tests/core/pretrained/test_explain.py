@@ -6,17 +6,10 @@ import numpy as np
 import pytest
 
 from tokviz.core import TokvizError, TrainSettings, train
-from tokviz.core.pretrained import (
-    FILTERS,
-    RankBpeTokenizer,
-    VocabIndex,
-    find_unreachable,
-    find_unused,
-    merge_tree,
-    token_counts,
-    token_flags,
-)
+from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 from tokviz.core.errors import Cancelled
+from tokviz.core.explain.tokens import find_unreachable, find_unused, merge_tree, token_counts
+from tokviz.core.explain.vocab_view import FILTERS, VocabIndex, token_flags
 
 from .pretrained_helpers import corpus, load_ours
 
@@ -80,7 +73,7 @@ def test_unreachable_tokens_with_reasons():
 
 def test_unreachable_in_a_pair_merge_tokenizer():
     """tokenizer.json models merge pairs: a token whose own symbols take another path is never made."""
-    from tokviz.core.pretrained import HfTokenizer
+    from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
 
     tok = HfTokenizer.from_json({
         "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "bc": 3, "ab": 4, "abc": 5},

@@ -7,9 +7,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokviz.core.pretrained import id_spans
-from tokviz.core.pretrained.common import byte_char_spans
-from tokviz.core.pretrained.id_spans import SpanTable
+from tokviz.core.bpe.ranked import id_spans
+from tokviz.core.bpe.ranked.id_spans import SpanTable
+from tokviz.core.text.token_text import byte_char_spans
 
 VOCAB = [bytes([b]) for b in range(256)] + [b"\xc3\xa9", b"\xa9x", b"\xe6\x97", b"\xa5\xe6", b"ab", b"\x80\x80", None, b""]
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokviz.core import EncodeError
-from tokviz.core.pretrained.ids_path import encode_ids_like, encode_ids_text_like, ids_text
+from tokviz.core.algorithm.ids_path import encode_ids_like, encode_ids_text_like, ids_text
 from tokviz.core.special_tokens import encode_specials_as_text
 
 from .pretrained_helpers import HF_NAMES, TIKTOKEN_NAMES, corpus, fresh_copy, load_ours, piece_ids, unicode_text
@@ -27,8 +27,7 @@ def _with_specials(tok):
 def _load(name):
     if name == DEEPSEEK:
         from tests.conftest import shared_file
-
-        from tokviz.core.pretrained import load_tokenizer
+        from tokviz.core.loading import load_tokenizer
 
         return load_tokenizer(shared_file("vocab", "hf", DEEPSEEK, "tokenizer.json"))
     return load_ours(name)
@@ -65,7 +64,7 @@ def test_ids_text_like_is_the_text_of_the_ids(name):
 
 @pytest.mark.parametrize("name", TIKTOKEN_NAMES)
 def test_rank_bpe_ids_text_on_corpora_with_a_small_cache_and_steps(name, monkeypatch):
-    from tokviz.core.pretrained import rank_bpe
+    from tokviz.core.bpe.ranked import tokenizer as rank_bpe
 
     tok = load_ours(name)
     text = corpus("udhr2_all.txt", 60_000)
@@ -106,7 +105,7 @@ def test_rank_bpe_ids_follow_tiktoken_special_rules(name):
 
 def test_rank_bpe_ids_path_with_a_small_cache_equals_encode(monkeypatch):
     """The chunk cache starts over when full; the ids stay those of `encode_ordinary`."""
-    from tokviz.core.pretrained import rank_bpe
+    from tokviz.core.bpe.ranked import tokenizer as rank_bpe
 
     monkeypatch.setattr(rank_bpe, "_CACHE_SIZE", 50)
     tok = fresh_copy(load_ours("o200k_base"))
@@ -129,8 +128,9 @@ def test_ids_text_for_many_ids():
 def test_spans_from_ids_equal_the_chunk_by_chunk_spans(name):
     """`encode` derives tokens and spans from the ids path; the old chunk-by-chunk path (per-chunk
     byte spans) gives the same Encoding, on generated text and on corpora (numpy above 4096 tokens)."""
+    from tokviz.core.bpe.pair_merge import INF_RANK
     from tokviz.core.encoding import Encoding
-    from tokviz.core.pretrained.common import INF_RANK, byte_char_spans, python_pattern
+    from tokviz.core.text.token_text import byte_char_spans, python_pattern
     from tokviz.core.text.unicode_tables import PinnedPattern
 
     tok = load_ours(name)
@@ -161,7 +161,7 @@ def test_spans_from_ids_equal_the_chunk_by_chunk_spans(name):
 def test_a_pattern_leaving_text_out_keeps_the_chunk_path():
     """Spans come from the ids only when the tokens cover the text; a pattern that drops text
     (here: everything but letters) still reports what it dropped."""
-    from tokviz.core.pretrained import RankBpeTokenizer
+    from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 
     base = load_ours("cl100k_base")
     tok = RankBpeTokenizer(base.mergeable_ranks, pattern=r"\p{L}+", name="letters")

@@ -12,8 +12,10 @@ import pytest
 
 from tests.conftest import ROOT, shared_file
 from tokviz.core import TrainSettings, train
+from tokviz.core.explain.loaded_timeline import LoadedTimeline
+from tokviz.core.explain.tokens import merge_list
 from tokviz.core.glitch import glitch_report
-from tokviz.core.pretrained import LoadedTimeline, load_tokenizer, merge_list, open_timeline
+from tokviz.core.loading import load_tokenizer, open_timeline
 
 R50K = ("vocab", "tiktoken", "r50k_base.tiktoken")
 GPT2_JSON = ("vocab", "hf", "gpt2", "tokenizer.json")
@@ -120,7 +122,7 @@ def test_cli_encode_decode_with_tiktoken_and_hf_files():
 
 
 def test_cli_known_name_from_tiktoken_cache_dir(tmp_path):
-    from tokviz.core.pretrained.tiktoken_files import KNOWN_ENCODINGS
+    from tokviz.core.formats.openai_encodings import KNOWN_ENCODINGS
 
     src = shared_file("vocab", "tiktoken", "cl100k_base.tiktoken")
     import hashlib
@@ -134,9 +136,9 @@ def test_cli_known_name_from_tiktoken_cache_dir(tmp_path):
 def test_cli_merges_in_rank_order_with_unknown_counts():
     r = _cli("merges", str(shared_file(*R50K)))
     assert r.returncode == 0
-    lines = r.stdout.splitlines()
-    assert len(lines) == 50_000
-    assert lines[0].split("\t") == ["0", "256", " ", "t", "count unknown"]
+    header, *lines = r.stdout.splitlines()
+    assert header == "rank\tid\tleft\tright\tcount" and len(lines) == 50_000
+    assert lines[0].split("\t") == ["0", "256", "␣", "t", "count unknown"]  # a space token is seen
     r = _cli("merges", "--json", str(shared_file(*GPT2_JSON)))
     first = json.loads(r.stdout.splitlines()[0])
     assert first == {"rank": 0, "pair": [220, 83], "id": 256, "pair_hex": ["20", "74"], "token_hex": "2074",

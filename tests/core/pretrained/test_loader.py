@@ -9,16 +9,13 @@ import shutil
 import pytest
 
 from tokviz.core import BpeTokenizer, ModelFormatError, TrainSettings, save_timeline, train
-from tokviz.core.registry import make_training
+from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
+from tokviz.core.formats.data_gym import read_data_gym
+from tokviz.core.formats.minbpe import parse_minbpe
+from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
+from tokviz.core.loading import load_tokenizer, merge_list_tokenizer, open_model
 from tokviz.core.model_files import save_model
-from tokviz.core.pretrained import (
-    HfTokenizer,
-    RankBpeTokenizer,
-    load_data_gym,
-    load_tokenizer,
-    open_model,
-    parse_minbpe,
-)
+from tokviz.core.registry import make_training
 from tokviz.core.unigram.timeline import UnigramSettings
 from tokviz.core.unigram.tokenizer import UnigramTokenizer
 from tokviz.core.wordpiece.timeline import WordPieceSettings
@@ -44,12 +41,12 @@ def test_minbpe_regex_model_with_specials(tmp_path):
     from tokviz.core.text.split import GPT4_SPLIT_PATTERN
 
     text = f"minbpe v1\n{GPT4_SPLIT_PATTERN}\n1\n<|endoftext|> 100257\n104 101\n256 108\n"
-    tok = parse_minbpe(text)
+    tok = merge_list_tokenizer(parse_minbpe(text))
     assert tok.splitter.spec == "gpt4"
     assert tok.encode_ids("hel hello") == [257, 32, 257, 108, 111]
     assert tok.encode("x<|endoftext|>", allowed_special="all").ids == [120, 100257]
     minbpe_pattern = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+"""
-    tok2 = parse_minbpe(f"minbpe v1\n{minbpe_pattern}\n0\n")
+    tok2 = merge_list_tokenizer(parse_minbpe(f"minbpe v1\n{minbpe_pattern}\n0\n"))
     assert tok2.splitter.chunks("Hi  there") == ["Hi", " ", " there"]
 
 
@@ -96,7 +93,7 @@ def test_tokviz_wordpiece_and_unigram_model_files(tmp_path, settings, kind):
 
 
 def test_the_cli_and_the_app_open_models_through_the_one_loader(tmp_path, monkeypatch, cli):
-    from tokviz.core.pretrained import loader
+    from tokviz.core import loading as loader
 
     timeline = make_training(WordPieceSettings(merges=20), texts=[WORDS]).run()
     save_model(timeline, tmp_path / "wp.json")
@@ -131,7 +128,7 @@ def test_data_gym_files_must_agree(tmp_path):
     (tmp_path / "vocab.bpe").write_text("\n".join(lines[:1] + lines[2:]), encoding="utf-8")
     shutil.copy(bpe.parent / "encoder.json", tmp_path / "encoder.json")
     with pytest.raises(ModelFormatError, match="disagree"):
-        load_data_gym(tmp_path / "vocab.bpe")
+        read_data_gym(tmp_path / "vocab.bpe")
     (tmp_path / "vocab.bpe").unlink()
     with pytest.raises(ModelFormatError, match="vocab.bpe"):
         load_tokenizer(tmp_path / "encoder.json")
@@ -151,7 +148,7 @@ def test_folders(tmp_path):
 def test_unreadable_formats_are_named(tmp_path):
     other = tmp_path / "notes.json"
     other.write_text('{"hello": "world"}', encoding="utf-8")
-    with pytest.raises(ModelFormatError, match="not a tokviz model, tokenizer.json or encoder.json"):
+    with pytest.raises(ModelFormatError, match="not a tokviz model, tokenizer.json, tekken.json or encoder.json"):
         load_tokenizer(other)
     text = tmp_path / "notes.txt"
     text.write_text("just some words\n", encoding="utf-8")
@@ -179,7 +176,7 @@ def test_all_tokenizers_share_the_grid():
 
 PROBE = """
 import json, sys
-from tokviz.core.pretrained import load_tokenizer
+from tokviz.core.loading import load_tokenizer
 for path in sys.argv[1:]:
     tok = load_tokenizer(path)
     assert tok.decode(tok.encode_ids("héllo wörld")) .strip() in ("héllo wörld", "hello world")

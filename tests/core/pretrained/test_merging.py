@@ -1,5 +1,5 @@
-"""`merging`: the numpy merge loop over many chunks equals the one-chunk loop (the oracle) on
-arbitrary Unicode, arbitrary bytes and arbitrary vocabularies; its pair table."""
+"""`tokviz.core.bpe.byte_ranks`: the numpy merge loop over many chunks equals the one-chunk loop (the
+oracle) on arbitrary Unicode, arbitrary bytes and arbitrary vocabularies; its pair table."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokviz.core.pretrained import RankBpeTokenizer
-from tokviz.core.pretrained.merging.merge_rounds import BatchMerger
-from tokviz.core.pretrained.merging.pair_table import PairTable
-from tokviz.core.pretrained.common import INF_RANK
+from tokviz.core.bpe.byte_ranks.merge_rounds import BatchMerger
+from tokviz.core.bpe.byte_ranks.pair_table import PairTable
+from tokviz.core.bpe.pair_merge import INF_RANK
+from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 from tokviz.core.text.split import GPT2_SPLIT_PATTERN
 
 from .pretrained_helpers import corpus, fresh_copy, load_ours, piece_ids, unicode_text
@@ -99,7 +99,7 @@ def test_batch_equals_the_one_chunk_loop_on_random_vocabularies(case, cut):
 def test_batch_on_long_pieces_and_wide_keys(wide_keys, monkeypatch):
     """Pieces of every length up to 200 bytes (tables 8 to 256 wide) from the corpus, also with
     int64 keys (what a vocabulary too big for int32 keys gets)."""
-    from tokviz.core.pretrained.merging import merge_rounds
+    from tokviz.core.bpe.byte_ranks import merge_rounds
 
     if wide_keys:
         monkeypatch.setattr(merge_rounds, "_KEY32_MAX", 0)
@@ -119,7 +119,7 @@ def test_batch_on_long_pieces_and_wide_keys(wide_keys, monkeypatch):
 def test_encode_ids_through_batches_equals_one_by_one(monkeypatch):
     """A text with thousands of new chunks takes the batch path; the ids are those of the loop
     run chunk by chunk (and of `encode_ordinary`), also when batches are small."""
-    import tokviz.core.pretrained.rank_bpe as rb
+    import tokviz.core.bpe.ranked.tokenizer as rb
 
     shared = load_ours("o200k_base")
     text = corpus("udhr2_all.txt", 300_000)
@@ -165,7 +165,7 @@ def test_pair_table_asks_once_per_key_and_grows():
 
 
 def test_a_full_pair_table_starts_over(monkeypatch):
-    import tokviz.core.pretrained.merging.pair_table as pt
+    import tokviz.core.bpe.byte_ranks.pair_table as pt
 
     monkeypatch.setattr(pt, "MAX_KEYS", 1000)
     table = PairTable(lambda keys: (keys * 2).tolist(), bits=4)
@@ -178,7 +178,7 @@ def test_a_full_pair_table_starts_over(monkeypatch):
 
 def test_token_hashes_never_rule_a_token_out():
     """Every split of a token into two tokens may be a token; most other pairs are ruled out."""
-    from tokviz.core.pretrained.merging.token_hashes import TokenHashes
+    from tokviz.core.bpe.byte_ranks.token_hashes import TokenHashes
 
     _, enc, vocab = _loaded("cl100k_base")
     hashes = TokenHashes(enc, vocab)

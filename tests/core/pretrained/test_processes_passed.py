@@ -8,8 +8,8 @@ import pytest
 
 from tests.conftest import shared_file
 from tests.jit_switch import jit_off
-from tokviz.core.pretrained import load_tokenizer
-from tokviz.core.pretrained.ids_path import encode_ids_like, encode_once, processes_kw
+from tokviz.core.algorithm.ids_path import encode_ids_like, encode_once, processes_kw
+from tokviz.core.loading import load_tokenizer
 
 
 @pytest.fixture(scope="module")

@@ -11,12 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokviz.core import EncodeError
-from tokviz.core.pretrained import RankBpeTokenizer, fastsplit
-from tokviz.core.pretrained.common import python_pattern
-from tokviz.core.pretrained.fastsplit import FastSplitter
-from tokviz.core.pretrained.merging.one_chunk import bpe_parts, bpe_parts_heap
-from tokviz.core.text.unicode_tables import NEW_IN_UNICODE_17, PinnedPattern, pin_pattern
+from tokviz.core.bpe.byte_ranks.one_chunk import bpe_parts, bpe_parts_heap
+from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
+from tokviz.core.text import fastsplit
+from tokviz.core.text.fastsplit import FastSplitter
 from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
+from tokviz.core.text.token_text import python_pattern
+from tokviz.core.text.unicode_tables import NEW_IN_UNICODE_17, PinnedPattern, pin_pattern
 
 from .pretrained_helpers import TIKTOKEN_NAMES, corpus, load_ours, unicode_text
 
@@ -143,7 +144,7 @@ def test_partial_utf8_tokens_share_the_character_span():
 @given(data=st.binary(min_size=97, max_size=400) | st.text("ab \n", min_size=97, max_size=300).map(str.encode))
 def test_heap_loop_equals_linear_loop(data):
     enc = _ranks("cl100k_base")
-    import tokviz.core.pretrained.merging.one_chunk as rb
+    import tokviz.core.bpe.byte_ranks.one_chunk as rb
 
     old = rb.LONG_PIECE
     try:

@@ -10,17 +10,10 @@ import sys
 import pytest
 
 from tokviz.core import ModelFormatError, TokvizError
-from tokviz.core.pretrained import (
-    KNOWN_ENCODINGS,
-    PatternRequired,
-    RankBpeTokenizer,
-    find_encoding_file,
-    known_tokenizers,
-    load_tiktoken,
-    load_tokenizer,
-    read_tiktoken_file,
-)
-from tokviz.core.pretrained.tiktoken_files import cache_path, looks_like_tiktoken, parse_tiktoken
+from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
+from tokviz.core.formats.openai_encodings import KNOWN_ENCODINGS, cache_path, find_encoding_file, known_tokenizers
+from tokviz.core.formats.tiktoken import PatternRequired, looks_like_tiktoken, parse_tiktoken, read_tiktoken_file
+from tokviz.core.loading import load_tiktoken, load_tokenizer
 from tokviz.core.text.split import GPT4_SPLIT_PATTERN
 
 from .pretrained_helpers import tiktoken_path
@@ -155,7 +148,8 @@ def test_offline_error_is_whole_and_names_the_menu_item(tmp_cache, monkeypatch):
         "cannot find the cl100k_base encoding: it is not in tiktoken's cache and downloading it failed "
         "(ConnectionError: Failed to resolve 'openaipublic.blob.core.windows.net' ([Errno -2] Name or service "
         f"not known)). Download {enc.url} and open the file (File > Open Tokenizer…, or pass its path as MODEL) "
-        f"or copy it to {tmp_cache / hashlib.sha1(enc.url.encode()).hexdigest()}")
+        f"or copy it to {tmp_cache / hashlib.sha1(enc.url.encode()).hexdigest()}, or put it in a folder named "
+        f"by $TOKVIZ_VOCAB_DIR")
 
 
 def test_unknown_names():

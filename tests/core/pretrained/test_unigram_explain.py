@@ -9,8 +9,10 @@ import random
 
 import pytest
 
-from tokviz.core.pretrained import HfTokenizer, find_unreachable, load_tokenizer
-from tokviz.core.pretrained.unigram_explain import UnigramExplainer, piece_scores, unreachable_pieces, word_level_oov
+from tokviz.core.explain.tokens import find_unreachable
+from tokviz.core.explain.unigram import UnigramExplainer, piece_scores, unreachable_pieces, word_level_oov
+from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
+from tokviz.core.loading import load_tokenizer
 
 from .spm.spm_helpers import write_model
 

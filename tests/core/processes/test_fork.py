@@ -106,6 +106,7 @@ def test_threads_that_ended_but_left_an_entry_do_not_count():
     needs_fork()
     import _thread
 
+    # (threading._active / _DummyThread: the stdlib has no public way to see or drop a native thread's entry)
     # entries other tests' native threads left behind: a new native thread that gets one of their
     # idents back would be handed that old entry (with the old native id) by current_thread()
     for ident, t in list(threading._active.items()):  # noqa: SLF001

@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
+from tests.core.pretrained.pretrained_helpers import corpus, fresh_copy, load_ours, load_reference
+from tokviz.core.bpe.ranked import tokenizer as rank_bpe
 from tokviz.core.processes import fork, halves
-from tokviz.core.pretrained import rank_bpe
-from tests.core.pretrained.pretrained_helpers import corpus, load_ours, load_reference
 
 
 @pytest.fixture
@@ -25,12 +25,16 @@ def needs_fork():
 
 def test_two_processes_give_the_ids_of_one(small_parallel, monkeypatch):
     needs_fork()
-    tok = load_ours("cl100k_base")
+    tok = fresh_copy(load_ours("cl100k_base"))
     text = corpus("gutenberg30.txt", 400_000)
-    tok._caches.clear()
-    calls = []
+    calls, returned = [], []
     real = halves.run_halves
-    monkeypatch.setattr(halves, "run_halves", lambda *a: calls.append(a[-1]) or real(*a))
+
+    def run_halves(encode, new_entries, merge, text, cut, **kw):
+        calls.append(cut)
+        return real(encode, new_entries, lambda entries: returned.append(entries) or merge(entries), text, cut, **kw)
+
+    monkeypatch.setattr(halves, "run_halves", run_halves)
     forks = []
     real_fork = fork.fork_call
     monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
@@ -38,9 +42,10 @@ def test_two_processes_give_the_ids_of_one(small_parallel, monkeypatch):
     assert calls and 100_000 < calls[0] < 300_000
     assert forks == [1]
     assert ids == load_reference("cl100k_base").encode_ordinary(text)
-    cache = tok._cache(tok._threshold(None))
-    assert set(tok.chunks(text)) <= set(cache)  # the child's chunks came back into the cache
-    tok._caches.clear()
+    cut = calls[0]
+    new_in_child = set(tok.chunks(text[cut:])) - set(tok.chunks(text[:cut]))
+    assert returned and new_in_child and new_in_child <= set(returned[0])  # the child's chunks came back
+    tok = fresh_copy(tok)
     assert tok.encode_ids(text) == ids  # the default: one process
     assert tok.encode(text, processes=1).ids == ids
     assert forks == [1]

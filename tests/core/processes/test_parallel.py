@@ -26,15 +26,16 @@ from tokviz.core.processes.fork import can_fork
     (1, 0.0, None, 1),
 ])
 def test_choose_processes_counts_the_cores_other_work_leaves(monkeypatch, cores, busy, limit, expected):
-    monkeypatch.setattr(parallel, "_cores", lambda: cores)
-    monkeypatch.setattr(parallel, "_busy_cores", lambda: busy)
+    assert parallel.processes_for(cores, busy, limit=limit) == expected
+    monkeypatch.setattr(parallel, "available_cores", lambda: cores)  # the same rule on this "machine"
+    monkeypatch.setattr(parallel, "busy_cores", lambda: busy)
     assert parallel.choose_processes(limit=limit) == expected
 
 
 def test_the_machine_is_read_where_it_can_be():
-    assert parallel._busy_cores() >= 0.0
-    assert parallel._cores() >= 1
-    assert 1 <= parallel.choose_processes() <= parallel._cores()
+    assert parallel.busy_cores() >= 0.0
+    assert parallel.available_cores() >= 1
+    assert 1 <= parallel.choose_processes() <= parallel.available_cores()
 
 
 def test_usable_gives_the_processes_only_where_forking_is_safe():

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 
 from tests.core.pretrained.pretrained_helpers import corpus, unicode_text
 from tokviz.core import TokvizError, TrainSettings, train
+from tokviz.core.loading import load_tokenizer
 from tokviz.core.saved.tokenizer_export import export_tiktoken, export_tokenizer_json, tiktoken_ranks, tokenizer_json
-from tokviz.core.pretrained import load_tokenizer
 
 SPLITS = ["gpt4", "gpt2", "o200k", "none", "whitespace", r"regex:\w+|\s+|[^\w\s]+"]
 _TIMELINES: dict = {}
@@ -136,8 +136,8 @@ def test_merges_tiktoken_cannot_express_are_refused(monkeypatch):
 
 
 def test_export_problem_names_what_cannot_be_exported(tmp_path):
+    from tokviz.core.loading import open_timeline
     from tokviz.core.saved.tokenizer_export import export_problem, export_timeline
-    from tokviz.core.pretrained import open_timeline
     from tokviz.core.unigram.timeline import UnigramSettings, train_unigram
     from tokviz.core.wordpiece.timeline import WordPieceSettings, train_wordpiece
 

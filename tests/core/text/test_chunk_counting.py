@@ -9,8 +9,8 @@ import pytest
 
 import tokviz.core.text.chunks as chunks
 from tokviz.core import Cancelled, count_chunks, count_word_table, parse_split
-from tokviz.core.processes.fork import can_fork
 from tokviz.core.bpe.reference import oracle_counts, oracle_table_counts
+from tokviz.core.processes.fork import can_fork
 
 
 def test_counts_in_order_of_first_appearance():
@@ -81,7 +81,7 @@ def test_parallel_equals_serial_on_many_small_slices(monkeypatch, corpus_text, s
     text = "\n".join(line.strip() for line in corpus_text(corpus, 400_000).splitlines())
     monkeypatch.setattr(chunks, "PARALLEL_MIN_CHARS", 1000)
     monkeypatch.setattr(chunks, "SLICE_CHARS", 20_000)
-    assert len(chunks._slices(text, 0, len(text), chunks.SLICE_CHARS)) >= 10
+    assert len(chunks.safe_slices(text, 0, len(text), chunks.SLICE_CHARS)) >= 10
     used = _spy_on_pools(monkeypatch)
     splitter = parse_split(spec)
     parallel = count_chunks([text, text[:50_000]], splitter, processes=2)
@@ -112,7 +112,7 @@ def test_parallel_equals_serial_on_a_large_real_text(monkeypatch, corpus_text):
     # CRLF text has none of
     text = corpus_text("gutenberg30.txt", 4_500_000)
     assert len(text) > chunks.PARALLEL_MIN_CHARS
-    assert len(chunks._slices(text, 0, len(text), chunks.SLICE_CHARS)) >= 2
+    assert len(chunks.safe_slices(text, 0, len(text), chunks.SLICE_CHARS)) >= 2
     used = _spy_on_pools(monkeypatch)
     for spec in ("gpt2", "gpt4", "o200k", "whitespace"):
         splitter = parse_split(spec)

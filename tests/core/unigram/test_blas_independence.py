@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parents[3]
 TRAIN = """
 import hashlib, json, random
 from tokviz.core.registry import make_training
-from tokviz.core.unigram.timeline import UnigramSettings, to_json
+from tokviz.core.unigram.model_file import to_json
+from tokviz.core.unigram.timeline import UnigramSettings
 rng = random.Random(7)
 words = ["".join(rng.choice("abcdefghij") for _ in range(rng.randint(3, 9))) for _ in range(30000)]
 timeline = make_training(UnigramSettings(vocab_size=400), texts=[" ".join(words)]).run()

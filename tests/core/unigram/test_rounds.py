@@ -9,8 +9,9 @@ import pickle
 import numpy as np
 import pytest
 
+from tokviz.core.unigram.model_file import from_json, to_json
 from tokviz.core.unigram.rounds import PieceTable, RoundColumns, UnigramRound, id_order, shared_table
-from tokviz.core.unigram.timeline import UnigramSettings, UnigramTimeline, from_json, to_json, train_unigram
+from tokviz.core.unigram.timeline import UnigramSettings, UnigramTimeline, train_unigram
 
 TEXT = ("the quick brown fox jumps over the lazy dog; the dog sleeps, the fox runs. "
         "über straße naïve café — 東京 タワー, hugs and bugs and pugs and mugs and hug bugs ") * 6

@@ -9,9 +9,11 @@ import pytest
 
 from tokviz.core.processes.fork import can_fork
 from tokviz.core.unigram import split as split_module
+from tokviz.core.unigram.model_file import to_json
 from tokviz.core.unigram.split import SplitLattices
-from tokviz.core.unigram.timeline import UnigramSettings, UnigramTraining, to_json, train_unigram
+from tokviz.core.unigram.timeline import UnigramSettings, UnigramTraining, train_unigram
 from tokviz.core.unigram.trainer import UnigramTrainer
+
 
 @pytest.fixture(autouse=True)
 def numpy_path(monkeypatch):
@@ -71,14 +73,14 @@ def test_split_lattices_equal_one_batch_bit_for_bit(mode, monkeypatch):
             for k in np.unique(r1[0]).tolist():  # each piece's tokens in the same order
                 assert same([r[r1[0] == k] for r in r1], [r[r2[0] == k] for r in r2])
             if mode == "child dies" and round_ == 1:
-                two._server.kill()
+                two.child.kill()
             alive[rng.choice(idx, len(idx) // 4, replace=False)] = False
             one = one.subset(alive)
             assert two.subset(alive) is two
     finally:
         two.close()
     if mode == "child dies":
-        assert two._server is None
+        assert two.child is None
     with pytest.raises(RuntimeError, match="closed"):
         two.log_z(np.where(alive, t.logp, -np.inf))
 
@@ -132,12 +134,12 @@ def test_cancelling_a_split_run_ends_its_child(monkeypatch):
     training.prepare(should_stop=lambda: stop["armed"], processes=2)
     steps = training.steps()
     next(steps)
-    lattices = training._trainer.lattice
+    lattices = training.trainer.lattice
     stop["armed"] = True
     with pytest.raises(Cancelled):
         next(steps)
     if isinstance(lattices, SplitLattices):  # forking is possible here
-        assert lattices._server is None and lattices._closed
+        assert lattices.child is None and lattices.closed
 
 
 def test_a_split_run_drops_its_child_when_the_machine_gets_busy(monkeypatch):
@@ -145,12 +147,12 @@ def test_a_split_run_drops_its_child_when_the_machine_gets_busy(monkeypatch):
     serial = trained(1)
     monkeypatch.setattr(split_module, "MIN_BUSY_SHARE", 2.0)  # never busy enough: dropped at the first prune
     dropped = []
-    real = split_module.SplitLattices._drop
+    real = split_module.SplitLattices.drop_child
 
     def spy(self):
-        dropped.append(self._server is not None)
+        dropped.append(self.child is not None)
         real(self)
 
-    monkeypatch.setattr(split_module.SplitLattices, "_drop", spy)
+    monkeypatch.setattr(split_module.SplitLattices, "drop_child", spy)
     assert trained(2) == serial
     assert dropped[:1] == [can_fork()]

@@ -16,14 +16,13 @@ from hypothesis import strategies as st
 import tokviz.core.unigram.timeline as unigram_module
 from tokviz.core import CorpusError, ModelFormatError, SettingsError, count_chunks, parse_split
 from tokviz.core.unigram.lattice import Lattices
+from tokviz.core.unigram.model_file import from_json, to_json
 from tokviz.core.unigram.timeline import (
     SCORE_SCALE,
     UnigramSettings,
     UnigramTokenizer,
     UnigramTrainer,
     UnigramTraining,
-    from_json,
-    to_json,
     train_unigram,
 )
 from tokviz.core.unigram.trainer import first_by_keys, substrings

@@ -6,7 +6,6 @@ from __future__ import annotations
 import doctest
 import json
 import random
-from dataclasses import dataclass
 from fractions import Fraction
 
 import pytest
@@ -15,10 +14,10 @@ from hypothesis import strategies as st
 
 import tokviz.core.wordpiece.timeline as wordpiece_module
 import tokviz.core.wordpiece.trainer as wordpiece_train_module
+from tokviz.core import CorpusError, ModelFormatError, SettingsError, Training, TrainSettings, count_chunks, parse_split
+from tokviz.core.wordpiece import reference
 from tokviz.core.wordpiece.corpus import base_symbols, initial_counts, initial_counts_slow
 from tokviz.core.wordpiece.lazy_heaps import drop_stale, group_key_for, score_shift
-from tokviz.core.wordpiece.word_merge import merge_many, merge_one
-from tokviz.core import CorpusError, ModelFormatError, SettingsError, Training, TrainSettings, count_chunks, parse_split
 from tokviz.core.wordpiece.timeline import (
     WordPieceSettings,
     WordPieceTrainer,
@@ -27,6 +26,7 @@ from tokviz.core.wordpiece.timeline import (
     to_json,
     train_wordpiece,
 )
+from tokviz.core.wordpiece.word_merge import merge_many, merge_one
 
 HYPOTHESIS = settings(max_examples=150, deadline=None, database=None)
 
@@ -113,74 +113,13 @@ def test_min_count_stops_training():
 # -- against the slow reference -----------------------------------------------------------------
 
 
-# The slow reference. Every step recounts every token and every adjacent pair of the whole
-# (deduplicated, weighted) corpus, scores each pair as the exact fraction count(ab) / (count(a) *
-# count(b)), picks the highest score, breaks ties by the pair's first occurrence (words in order of
-# first appearance, then character offset in the word), and merges left to right. No speed
-# tricks: if this and `tokviz.core.wordpiece.trainer` disagree, believe this. (Tokens are their
-# vocabulary forms here, so a word starting with "##" would confuse it; the corpora below have none.)
-
-
-@dataclass(frozen=True)
-class OracleWordPieceStep:
-    pair: tuple[str, str]  # vocabulary forms
-    token: str
-    score: Fraction
-    count: int
-    left_count: int
-    right_count: int
-    length: int
-    # (pair forms, score, count, left count, right count, first word, first offset), winner first
-    candidates: tuple
-
-
-def oracle_wordpiece(counts: dict[str, int], *, max_merges: int, min_count: int = 1, n_candidates: int = 5):
-    """Train by recounting everything at every step."""
-    words = [[w[0]] + ["##" + c for c in w[1:]] for w in counts]
-    weights = list(counts.values())
-    steps = []
-    while len(steps) < max_merges:
-        tok: dict[str, int] = {}
-        pairs: dict[tuple[str, str], int] = {}
-        first: dict[tuple[str, str], tuple[int, int]] = {}
-        for wi, (seq, w) in enumerate(zip(words, weights)):
-            off = 0
-            for i, t in enumerate(seq):
-                tok[t] = tok.get(t, 0) + w
-                if i + 1 < len(seq):
-                    p = (t, seq[i + 1])
-                    pairs[p] = pairs.get(p, 0) + w
-                    first.setdefault(p, (wi, off))
-                off += len(t) - (2 if t.startswith("##") and i > 0 else 0)
-        eligible = [p for p in pairs if pairs[p] >= min_count]
-        if not eligible:
-            break
-        score = {p: Fraction(pairs[p], tok[p[0]] * tok[p[1]]) for p in eligible}
-        ranked = sorted(eligible, key=lambda p: (-score[p], first[p]))
-        a, b = best = ranked[0]
-        new = a + b[2:]
-        for wi, seq in enumerate(words):
-            out, i = [], 0
-            while i < len(seq):
-                if i + 1 < len(seq) and (seq[i], seq[i + 1]) == best:
-                    out.append(new)
-                    i += 2
-                else:
-                    out.append(seq[i])
-                    i += 1
-            words[wi] = out
-        length = sum(len(s) * w for s, w in zip(words, weights))
-        cands = tuple(
-            (p, score[p], pairs[p], tok[p[0]], tok[p[1]], *first[p]) for p in ranked[:n_candidates]
-        )
-        steps.append(OracleWordPieceStep(best, new, score[best], pairs[best], tok[a], tok[b], length, cands))
-    return steps
+# The slow reference is `tokviz.core.wordpiece.reference.train`: every step recounts everything.
 
 
 def assert_matches_oracle(counts, merges, min_count=1):
     trainer = WordPieceTrainer(list(counts), list(counts.values()), min_count=min_count)
     got = list(trainer.steps(max_merges=merges))
-    ref = oracle_wordpiece(counts, max_merges=merges, min_count=min_count)
+    ref = reference.train(counts, max_merges=merges, min_count=min_count)
     assert len(got) == len(ref)
     forms = trainer.forms
     for g, r in zip(got, ref):

@@ -105,7 +105,7 @@ def test_removing_a_model_updates_every_tab(window, two_models):
 def test_why_marks_the_first_stage_where_tokenizers_differ(window, qtbot, tmp_path):
     from tests.conftest import shared_file
     from tokviz.core.compare.trace import trace_pipeline
-    from tokviz.core.pretrained import open_timeline
+    from tokviz.core.loading import open_timeline
 
     panel = window.script.panel("compare")
     paths = [shared_file("vocab", "tiktoken", n) for n in ("r50k_base.tiktoken", "cl100k_base.tiktoken")]

@@ -22,6 +22,7 @@ from tokviz.core.embeddings.positional import (
     sinusoidal_similarity,
 )
 from tokviz.core.embeddings.positional_kinds import LEARNED
+from tokviz.core.embeddings.positional_text import parse_dims
 from tokviz.engine import tasks
 from tokviz.engine.heatmaps.heatmap_engine import (
     HeatmapEngine,
@@ -30,7 +31,7 @@ from tokviz.engine.heatmaps.heatmap_engine import (
     positional_table,
 )
 from tokviz.panels.heatmaps.heatmap_view import HeatmapView, tick_list
-from tokviz.panels.heatmaps.positional_panel import PositionalPanel, parse_dims
+from tokviz.panels.heatmaps.positional_panel import PositionalPanel
 
 TIMEOUT = 5000
 

@@ -269,8 +269,10 @@ def test_vocabulary_selection_shows_provenance(make_window, qtbot):
     w.vocab_panel.table.selectionModel().select(
         w.vocab_model.index(row, 0),
         QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
-    assert w.step_model.step == 5
+    assert w.step_model.step == w.step_model.n_steps  # looking at a token keeps the model in use
     assert w.timeline_panel.provenance.token == base + 4
+    w.timeline_panel.provenance.goto_button.click()  # "Go to step 5": the explicit action
+    assert w.step_model.step == 5
     tree = w.timeline_panel.provenance.tree
     assert tree.topLevelItem(0).text(0) == "low" and tree.topLevelItem(0).childCount() == 2
     assert w.timeline_panel.trace("lower")[-1] == "low e r _"

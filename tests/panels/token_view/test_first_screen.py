@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tokviz.core.pretrained import RankBpeTokenizer
+from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 from tokviz.core.text.split import O200K_SPLIT_PATTERN
 from tokviz.engine.step_model import StepModel
 from tokviz.engine.token_view.token_view_engine import QUICK_DELAY_MS, TYPING_DELAY_MS

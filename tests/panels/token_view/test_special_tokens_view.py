@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from tests.conftest import shared_file
 from tokviz.core import TrainSettings, train
 from tokviz.core.display.tokens import SPECIAL
-from tokviz.core.pretrained import open_timeline
+from tokviz.core.loading import open_timeline
 from tokviz.engine.step_model import StepModel
 from tokviz.engine.tables.vocab_model import COL_FLAGS, VocabModel
 from tokviz.panels.token_view.panel import TokenViewPanel

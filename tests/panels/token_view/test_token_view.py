@@ -230,7 +230,7 @@ def test_long_text_paints_a_first_screen_before_the_whole(make_panel, qtbot, tim
 
 def test_post_processor_tokens_are_shown_as_inserted(make_panel, qtbot):
     from tests.conftest import shared_file
-    from tokviz.core.pretrained import load_tokenizer
+    from tokviz.core.loading import load_tokenizer
 
     bert = load_tokenizer(shared_file("vocab", "hf", "bert-base-uncased", "tokenizer.json"))
     panel, _ = make_panel(None, corpus="", text="Hello world")

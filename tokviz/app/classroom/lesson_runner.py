@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from tokviz.core import TokvizError
-from tokviz.core.lessons.figures import FigureContext, compute_figure, step_fields
+from tokviz.core.lessons.figure_kinds import compute_figure
+from tokviz.core.lessons.figures import FigureContext, step_fields
 from tokviz.core.lessons.files import (
     PRETRAINED,
     TABS,
@@ -44,6 +45,7 @@ from tokviz.core.lessons.files import (
     missing_note,
     pretrained_file,
 )
+from tokviz.core.lessons.view_text import lesson_view_text
 from tokviz.engine.samples import sample
 from tokviz.engine.step_model import StepModel
 from tokviz.panels.corpus.panel import CorpusPanel
@@ -191,8 +193,7 @@ class LessonRunner(QObject):
                 queue.append(Action("untrain"))
             queue.append(Action("anchor", {"anchor": (lesson.name, anchor)}))
         queue += [Action("view", dict(VIEW_DEFAULTS)), Action("tab", {"name": "compare"})]
-        if lesson.text is not None:
-            queue.append(Action("text", {"value": lesson.text}))
+        queue.append(Action("text", {"value": lesson.text}))  # None: a line of the corpus, never the old text
         queue += [Action("tokenizer", {"name": n}) for n in lesson.tokenizers]
         queue += [Action("panel", {"id": p}) for p in reversed(lesson.panels)]
         for i in range(max(anchor, 0), index + 1):
@@ -200,7 +201,7 @@ class LessonRunner(QObject):
                                                                                   or a.get("table") == "random")]
         queue.append(Action("settle"))
         self._queue = queue
-        self.panel.set_busy(True, f"Step {index + 1} / {lesson.n_steps}: preparing…")
+        self.panel.set_busy(True, f"Part {index + 1} of {lesson.n_steps}: preparing…")
         self._schedule()
 
     # -- running actions ---------------------------------------------------------------------
@@ -309,8 +310,9 @@ class LessonRunner(QObject):
 
     def _do_text(self, a: Action):
         tv = self.views.token_view
-        if tv.text() != a.get("value"):
-            tv.set_text(a.get("value"))
+        text = lesson_view_text(a.get("value"), self._corpus_text)
+        if tv.text() != text:
+            tv.set_text(text)
 
     def _do_tab(self, a: Action):
         tv = self.views.token_view
@@ -443,24 +445,3 @@ class LessonRunner(QObject):
                 self.views.embedding().select_token(ids[0])  # its neighbours list matches the figure
         self.caption_changed.emit(caption)  # presenter mode shows it full screen
         self.step_shown.emit(i)
-
-
-def take_lesson_screenshots(window, out_dir, theme: str, settle) -> list:
-    """The screenshot command: the window at each lesson's `screenshot_step`, saved as
-    ``lesson-NN-NAME-THEME.png``; `settle()` runs pending events. Returns the paths written."""
-    written = []
-    script = window.script
-    window.docks.dock("vocabulary").raise_()  # not a panel left in front by earlier shots
-    for lesson in window.lessons.lessons():
-        if not script.start_lesson(lesson.name) or script.wait_for_lesson_step(120_000) != "shown":
-            raise RuntimeError(f"lesson {lesson.name} did not start: {window.lessons.caption}")
-        window.lessons.go(lesson.screenshot_step)
-        if script.wait_for_lesson_step(120_000) != "shown":
-            raise RuntimeError(f"lesson {lesson.name}: step {lesson.screenshot_step + 1} was not shown")
-        settle()
-        path = out_dir / f"lesson-{lesson.number:02d}-{lesson.name}-{theme}.png"
-        if not window.grab().save(str(path)):
-            raise OSError(f"cannot write {path}")
-        written.append(path)
-    script.stop_lesson()
-    return written

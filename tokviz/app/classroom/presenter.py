@@ -32,10 +32,10 @@ from tokviz.engine.playback import Playback
 from tokviz.engine.settings import LAYOUT_VERSION, PRESENTER_SCALE_MIN, AppSettings, clamp_presenter_scale
 from tokviz.engine.step_model import StepModel
 from tokviz.panels.base import HIGHLIGHT_WIDTH_PROPERTY, SMALL_PRINT_PROPERTY
-from tokviz.panels.timeline.transport import focus_is_typing
 from tokviz.panels.token_view.panel import TokenViewPanel
 
 from .lesson_runner import LessonRunner
+from .presenter_keys import PresenterKeys
 
 PRESENTER_HIGHLIGHT = 3.0  # pen width multiplier while presenting
 SMALL_PRINT_PX_1080 = 24  # the least pixel size of any small print (byte-group captions) on a 1080-line screen
@@ -47,7 +47,7 @@ def step_caption(timeline, k: int, vocab: list[bytes] | None = None) -> str:
     """``Step 3 of 40 · merge: “l” + “o” → “lo” (12×)`` (any algorithm; merges when known)."""
     if timeline is None:
         return "No tokenizer yet: train one (Ctrl+Return) or open a model"
-    n = timeline.n_steps
+    n = timeline.last_step  # step k = after k merges (rounds), as the timeline counts
     unit = "Round" if getattr(timeline, "step_noun", "merge") == "round" else "Step"
     text = f"{unit} {k:,} of {n:,}"
     if k <= 0:
@@ -99,41 +99,6 @@ class PresenterParts:
     token_view: TokenViewPanel
     playback: Playback
     lessons: LessonRunner
-
-
-class PresenterKeys(QObject):
-    """Application event filter: clicker keys step the timeline, or a running lesson."""
-
-    def __init__(self, presenter: Presenter) -> None:
-        super().__init__(presenter)
-        self.presenter = presenter
-
-    def _action(self, key: Qt.Key):
-        lessons = self.presenter.lessons
-        if lessons is not None and lessons.lesson is not None:
-            nxt, prev = lessons.next, lessons.prev
-            return {Qt.Key.Key_Right: nxt, Qt.Key.Key_PageDown: nxt, Qt.Key.Key_Space: nxt,
-                    Qt.Key.Key_Left: prev, Qt.Key.Key_PageUp: prev}.get(key)
-        pb = self.presenter.parts.playback
-        return {Qt.Key.Key_Right: pb.step_forward, Qt.Key.Key_PageDown: pb.step_forward,
-                Qt.Key.Key_Left: pb.step_back, Qt.Key.Key_PageUp: pb.step_back, Qt.Key.Key_Space: pb.toggle,
-                Qt.Key.Key_Home: pb.go_home, Qt.Key.Key_End: pb.go_end}.get(key)
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        kind = event.type()
-        if kind not in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride) or event.modifiers() not in (
-                Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier):
-            return False
-        if not isinstance(obj, QWidget) or obj.window() is not self.presenter.frame.window():
-            return False
-        slot = self._action(Qt.Key(event.key()))
-        if slot is None or focus_is_typing():
-            return False
-        if kind == QEvent.Type.ShortcutOverride:  # ours, not a panel's own shortcut (the timeline's)
-            event.accept()
-            return True
-        slot()
-        return True
 
 
 class Presenter(QObject):
@@ -230,7 +195,7 @@ class Presenter(QObject):
         self.scale = self._fit_scale(scale)
         QApplication.instance().setProperty(HIGHLIGHT_WIDTH_PROPERTY, PRESENTER_HIGHLIGHT)
         tv.set_palette_key("high-contrast")
-        self._keys = PresenterKeys(self)
+        self._keys = PresenterKeys(self.frame.window(), self.parts.playback, lambda: self.lessons, parent=self)
         QApplication.instance().installEventFilter(self._keys)
         P.step_model.step_changed.connect(self._update_caption)
         P.step_model.timeline_changed.connect(self._update_caption)

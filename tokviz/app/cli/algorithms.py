@@ -1,19 +1,17 @@
-"""``tokviz train --algorithm bpe|wordpiece|unigram`` and ``tokviz merges`` for every algorithm.
+"""``tokviz train --algorithm bpe|wordpiece|unigram``: the options every algorithm declares.
 
 `add_algorithm_options` adds the algorithm choice and every setting the algorithms declare (one
 declaration each, on the settings dataclass: `tokviz.core.algorithm.options`); `train_settings`
 turns parsed arguments into the chosen algorithm's settings, refusing (with a one-line
-`UsageError`) options it does not have; `write_steps` prints the merges of a BPE or WordPiece
-model, or the rounds of a Unigram one.
+`UsageError`) options it does not have.
 
-What this leaves out: the rest of the command line (``tokviz.app.cli.main``).
+What this leaves out: the rest of the command line (``tokviz.app.cli.main``), the merges listing
+(``tokviz.app.cli.merges``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-from typing import TextIO
 
 from tokviz.core.algorithm.options import Option, option_named, options_of
 from tokviz.core.registry import ALGORITHMS, SPECS
@@ -32,15 +30,26 @@ def declared_options() -> dict[str, list[tuple[str, str, Option]]]:
 
 
 def _help(declarations: list[tuple[str, str, Option]]) -> str:
-    """One help text for a flag: each algorithm's meaning and default, grouped when they agree."""
-    parts: dict[str, list[str]] = {}
+    """One help text for a flag: its meaning and default, each algorithm named where they differ.
+
+    ``--split``: ``how the corpus is cut ... (default: bpe gpt4; wordpiece and unigram whitespace)``."""
+    parts: dict[str, list[tuple[str, str]]] = {}  # help text -> [(algorithm, its default shown), ...]
     for algo, field_name, o in declarations:
         default = SPECS[algo].settings_type.__dataclass_fields__[field_name].default
-        shown = "" if default is None or default == () or o.kind == "tokens" else f" (default {default})"
-        parts.setdefault(o.help + shown, []).append(algo)
-    if len(parts) == 1 and len(declarations) == len(ALGORITHMS):
-        return next(iter(parts))
-    return "; ".join(f"{' and '.join(algos)}: {text}" for text, algos in parts.items())
+        shown = o.unset if default is None or default == () else str(default)
+        parts.setdefault(o.help, []).append((algo, shown))
+    named = len(parts) > 1 or len(declarations) < len(ALGORITHMS)  # say which algorithms a text is for
+    texts = []
+    for text, defaults in parts.items():
+        by_value: dict[str, list[str]] = {}
+        for algo, shown in defaults:
+            by_value.setdefault(shown, []).append(algo)
+        if len(by_value) == 1:
+            text += f" (default {next(iter(by_value))})"
+        else:
+            text += " (default: " + "; ".join(f"{' and '.join(a)} {v}" for v, a in by_value.items()) + ")"
+        texts.append(f"{' and '.join(a for a, _ in defaults)}: {text}" if named else text)
+    return "; ".join(texts)
 
 
 def add_algorithm_options(t: argparse.ArgumentParser) -> None:
@@ -48,7 +57,8 @@ def add_algorithm_options(t: argparse.ArgumentParser) -> None:
     declarations (`tokviz.core.algorithm.options`); every default is None: "not given", so the
     chosen algorithm's own default applies."""
     t.add_argument("--algorithm", choices=ALGORITHMS, default=ALGORITHMS[0],
-                   help="; ".join(f"{name}: {spec.tip}" for name, spec in SPECS.items()))
+                   help="; ".join(f"{name}: {spec.tip}" for name, spec in SPECS.items())
+                   + f" (default {ALGORITHMS[0]})")
     groups: dict[str, argparse.ArgumentParser] = {}  # exclusive group name -> its argparse group
     for declarations in declared_options().values():
         o = declarations[0][2]
@@ -91,34 +101,3 @@ def train_settings(args: argparse.Namespace, usage_error: type[Exception]):
     if "word_counts" in spec.settings_type.__dataclass_fields__:  # recorded with the timeline
         given["word_counts"] = args.word_counts
     return spec.settings_type(**given).validate()
-
-
-def write_steps(timeline, out: TextIO, *, as_json: bool, format_token) -> None:
-    """``tokviz merges``: one line per merge (BPE, WordPiece: with its score) or per Unigram round."""
-    if not timeline.lists_merges:  # Unigram: rounds that prune pieces
-        for r in timeline.rounds:
-            if as_json:
-                out.write(json.dumps({
-                    "round": r.index, "vocab_size": r.vocab_size, "log_likelihood": r.log_likelihood,
-                    "viterbi_tokens": r.viterbi_tokens,
-                    "pruned": [{"piece": p.piece, "loss": p.loss, "freq": p.freq, "alternative": list(p.alternative)}
-                               for p in r.pruned],
-                }, ensure_ascii=False) + "\n")
-            else:
-                shown = " ".join(format_token(p.piece.encode()) for p in r.pruned[:8])
-                more = f" (+{len(r.pruned) - 8} more)" if len(r.pruned) > 8 else ""
-                out.write(f"{r.index}\t{r.vocab_size}\t{r.log_likelihood:.1f}\t{len(r.pruned)}\t{shown}{more}\n")
-        return
-    vocab = timeline.token_bytes()
-    wordpiece = timeline.has_scores
-    for s in timeline.steps:
-        a, b = s.pair
-        if as_json:
-            d = {"rank": s.rank, "pair": [a, b], "id": s.id, "pair_hex": [vocab[a].hex(), vocab[b].hex()],
-                 "token_hex": s.token.hex(), "count": s.count}
-            if wordpiece:
-                d.update(score=s.score, left_count=s.left_count, right_count=s.right_count)
-            out.write(json.dumps(d) + "\n")
-        else:
-            extra = f"\t{s.score:.6g}" if wordpiece else ""
-            out.write(f"{s.rank}\t{s.id}\t{format_token(vocab[a])}\t{format_token(vocab[b])}\t{s.count}{extra}\n")

@@ -20,18 +20,18 @@ from tokviz.core.io.safe_files import same_file
 PANELS = ("timeline", "corpus", "token_view")  # tokviz.app.classroom.animation.TARGETS (not imported: no Qt here)
 
 
-def add_animate_parser(sub) -> None:
-    a = sub.add_parser("animate", help="export the timeline replay of a model as a GIF or PNG frames")
-    a.add_argument("model", metavar="MODEL")
-    a.add_argument("--out", required=True, metavar="OUT.gif|FOLDER")
+def add_animate_arguments(a: argparse.ArgumentParser) -> None:
+    """``tokviz animate``'s arguments (`tokviz.app.cli.parser` makes its parser)."""
+    a.add_argument("model", metavar="MODEL", help="a tokviz model (tokviz train -o) or a tokenizer")
+    a.add_argument("--out", required=True, metavar="OUT.gif|FOLDER", help="an animated GIF, or a folder of numbered PNGs")
     a.add_argument("--text", default=None, help="text shown in the token view and the corpus view")
-    a.add_argument("--from", dest="first", type=int, default=0, metavar="A")
+    a.add_argument("--from", dest="first", type=int, default=0, metavar="A", help="the first step (default 0)")
     a.add_argument("--to", dest="last", type=int, default=None, metavar="B", help="default: the last step")
-    a.add_argument("--every", type=int, default=1, metavar="N")
-    a.add_argument("--panel", choices=PANELS, default="token_view")
-    a.add_argument("--size", default="800x500", metavar="WxH")
-    a.add_argument("--fps", type=float, default=4.0)
-    a.add_argument("--no-loop", action="store_true")
+    a.add_argument("--every", type=int, default=1, metavar="N", help="film every Nth step (default 1)")
+    a.add_argument("--panel", choices=PANELS, default="token_view", help="what is filmed (default token_view)")
+    a.add_argument("--size", default="800x500", metavar="WxH", help="frame size (default 800x500)")
+    a.add_argument("--fps", type=float, default=4.0, help="frames per second (default 4)")
+    a.add_argument("--no-loop", action="store_true", help="a GIF that plays once")
     a.add_argument("--no-caption", action="store_true", help="no 'step k of n' line under the frames")
 
 

@@ -7,6 +7,7 @@ or folder that exists, since the system takes any bytes as a file name (the comm
 Text to encode (``TEXT``) is checked even then.
 
 What this leaves out: text read from files and stdin (``tokviz.core.text.corpus.decode_utf8``).
+Also here: the argparse types and help texts several commands share.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ import os
 from collections.abc import Sequence
 
 from tokviz.core.errors import TokvizError
+
+MODEL_HELP = ("a tokviz model (tokviz train -o), a tokenizer file or folder (tokenizer.json, .tiktoken, "
+              "SentencePiece or minbpe .model, encoder.json + vocab.bpe), an encoding name such as cl100k_base "
+              "(its file from $TOKVIZ_VOCAB_DIR or tiktoken's cache), or hf:ORG/NAME from the Hugging Face cache")
 
 
 def whole_number(text: str) -> int:

@@ -22,8 +22,8 @@ from tokviz.core.chat import default_runner, lint_chat, load_chat_model, read_me
 EXIT_FINDINGS = 1
 
 
-def add_chat_parser(sub) -> None:
-    c = sub.add_parser("chat", help="render a conversation with a model's chat template, token by token")
+def add_chat_arguments(c: argparse.ArgumentParser) -> None:
+    """``tokviz chat``'s arguments (`tokviz.app.cli.parser` makes its parser)."""
     c.add_argument("model", metavar="MODEL", help="a model folder holding tokenizer.json and tokenizer_config.json")
     c.add_argument("-f", "--file", required=True, metavar="MESSAGES.json",
                    help='a JSON list of {"role": ..., "content": ...} objects')

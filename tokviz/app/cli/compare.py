@@ -23,11 +23,18 @@ import os
 import sys
 
 from tokviz.core import TokvizError
-from tokviz.core.compare import (METRIC_KEYS, Document, FileSource, ModelResult, ModelSpec, iter_compare,
-                                 prepare_documents)
+from tokviz.core.compare import (
+    METRIC_KEYS,
+    Document,
+    FileSource,
+    ModelResult,
+    ModelSpec,
+    iter_compare,
+    prepare_documents,
+)
+from tokviz.core.compare.report import csv_header, csv_rows, format_figure, short_labels
 from tokviz.core.errors import CorpusError
 from tokviz.core.processes.parallel import choose_processes
-from tokviz.core.compare.report import csv_header, csv_rows, format_figure, short_labels
 
 from .messages import one_line
 
@@ -35,10 +42,11 @@ EXIT_FAILED = 2
 TITLE_WIDTH = 32
 
 
-def add_compare_parser(sub, positive) -> None:
-    c = sub.add_parser("compare", help="compare tokenizers' efficiency on a text or a multilingual corpus")
-    c.add_argument("models", nargs="+", metavar="MODEL", help="a model file or name; MODEL@K: its step K")
-    c.add_argument("-f", "--file", required=True, metavar="TEXT")
+def add_compare_arguments(c: argparse.ArgumentParser, positive) -> None:
+    """``tokviz compare``'s arguments (`tokviz.app.cli.parser` makes its parser)."""
+    c.add_argument("models", nargs="+", metavar="MODEL",
+                   help="anything tokviz encode takes (a model file, a tokenizer, a name); MODEL@K: its step K")
+    c.add_argument("-f", "--file", required=True, metavar="TEXT", help="the UTF-8 text (or corpus) to measure on")
     fmt = c.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_const", const="json", dest="format",
                      help="one JSON object per model per line")

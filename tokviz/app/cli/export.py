@@ -21,10 +21,10 @@ from tokviz.core.saved.tokenizer_export import EXPORT_FORMATS, check_export_targ
 SUFFIX_FORMATS = {".json": "hf", ".tiktoken": "tiktoken"}
 
 
-def add_export_parser(sub, positive) -> None:
-    x = sub.add_parser("export", help="write a trained BPE model as tokenizer.json or .tiktoken")
-    x.add_argument("model", metavar="MODEL")
-    x.add_argument("-o", "--output", required=True, metavar="OUT")
+def add_export_arguments(x: argparse.ArgumentParser, positive) -> None:
+    """``tokviz export``'s arguments (`tokviz.app.cli.parser` makes its parser)."""
+    x.add_argument("model", metavar="MODEL", help="a BPE model trained in tokviz (tokviz train -o)")
+    x.add_argument("-o", "--output", required=True, metavar="OUT", help="the file to write")
     x.add_argument("--format", choices=EXPORT_FORMATS, dest="export_format",
                    help="hf (tokenizer.json) or tiktoken (OUT + NAME.tiktoken.json); default from OUT's extension")
     x.add_argument("--step", type=positive, metavar="K", help="export only the first K merges")

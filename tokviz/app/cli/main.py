@@ -2,7 +2,7 @@
 
 Errors the user can fix exit with status 2 and one line on stderr (no traceback), and leave no
 partial output file behind. The GUI is imported only when a GUI command runs, so the scripting
-commands start fast and work without a display.
+commands start fast and work without a display. The arguments are `tokviz.app.cli.parser`'s.
 """
 
 from __future__ import annotations
@@ -16,133 +16,28 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from tokviz import __version__
+from tokviz.core.errors import TokvizError
 from tokviz.core.gc_pause import collector_paused
 from tokviz.core.processes.parallel import choose_processes
-from tokviz.core.errors import TokvizError
-from tokviz.core.text.corpus import ENCODING_ERRORS, read_text
+from tokviz.core.text.corpus import read_text
 
-from .arguments import check_arguments, utf8_argument, whole_number
+from .arguments import check_arguments, utf8_argument
 from .messages import one_line
+from .parser import COMMANDS, UsageError, command_parser, top_parser
 
 EXIT_USAGE = 2
 # writing stdout can fail so (EDQUOT is not defined on every platform)
 OUTPUT_ERRNOS = tuple(getattr(errno, n) for n in ("ENOSPC", "EIO", "EFBIG", "EDQUOT") if hasattr(errno, n))
 REPLACE_HINT = "use --encoding-errors replace to read it anyway"  # train's option; encode has none
-COMMANDS = ("train", "encode", "decode", "merges", "gui", "screenshot", "lesson", "animate", "export",
-            "compare", "chat")
-
-
-class UsageError(Exception):
-    """A command-line mistake: reported as one line, exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
-        raise UsageError(f"{self.prog}: {message}")
-
-
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser of every command, or with `only` the parser of that command alone (what
-    `main` builds for ``encode``, ``decode`` and ``merges``: their start-up imports no trainer,
-    exporter or chat code)."""
-    p = _Parser(prog="tokviz", description="See how tokenizers work.")
-    p.add_argument("--version", action="version", version=f"tokviz {__version__}")
-    desktop = p.add_mutually_exclusive_group()
-    desktop.add_argument("--install-desktop-entry", action="store_true",
-                         help="add tokviz (with its icon) to the desktop's application menu, in $XDG_DATA_HOME")
-    desktop.add_argument("--uninstall-desktop-entry", action="store_true",
-                         help="remove what --install-desktop-entry wrote")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
-
-    if only is None or only == "train":
-        _add_train_parser(sub)
-    if only is None or only == "encode":
-        _add_encode_parser(sub)
-    if only is None or only == "decode":
-        _add_decode_parser(sub)
-    if only is None or only == "merges":
-        _add_merges_parser(sub)
-    if only is not None:
-        return p
-
-    from .export import add_export_parser  # tokenizer.json, .tiktoken
-
-    add_export_parser(sub, whole_number)
-    from .compare import add_compare_parser  # efficiency metrics
-
-    add_compare_parser(sub, whole_number)
-    from .chat import add_chat_parser  # chat templates
-
-    add_chat_parser(sub)
-    g = sub.add_parser("gui", help="open the application")
-    g.add_argument("file", nargs="?", metavar="FILE")
-
-    from .animate import add_animate_parser  # classroom
-
-    add_animate_parser(sub)
-    s = sub.add_parser("screenshot", help="render the app offscreen to PNG files")
-    s.add_argument("--out", required=True, metavar="DIR")
-    s.add_argument("--theme", choices=("light", "dark"), default="light")
-    s.add_argument("--size", action="append", metavar="WxH",
-                   help="window size of the workspace pictures (repeatable; default 1280x800 and 1920x1080)")
-
-    lesson = sub.add_parser("lesson", help="open the app on a guided lesson (--list: the lessons)")
-    lesson.add_argument("name", nargs="?", metavar="NAME", help="a lesson name or number")
-    lesson.add_argument("--list", action="store_true", help="print the lessons and exit")
-    return p
-
-
-LEAN_COMMANDS = ("encode", "decode", "merges")  # `main` builds only their own parser
-
-
-def _add_train_parser(sub) -> None:
-    from .algorithms import add_algorithm_options
-
-    t = sub.add_parser("train", help="train a BPE, WordPiece or Unigram tokenizer and save its timeline")
-    t.add_argument("files", nargs="+", metavar="FILE")
-    t.add_argument("-o", "--output", required=True, metavar="MODEL.json")
-    t.add_argument("--word-counts", action="store_true", help="FILEs are 'word count' tables")
-    t.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict")
-    t.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_algorithm_options(t)  # --algorithm and every algorithm's declared settings
-
-
-def _add_encode_parser(sub) -> None:
-    e = sub.add_parser("encode", help="encode text with a saved model")
-    e.add_argument("model", metavar="MODEL")
-    e.add_argument("text", nargs="?", metavar="TEXT")
-    e.add_argument("-f", "--file", metavar="FILE")
-    e.add_argument("--step", type=whole_number, metavar="K", help="use only the first K merges")
-    e.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
-    fmt = e.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_const", const="json", dest="format")
-    fmt.add_argument("--ids", action="store_const", const="ids", dest="format")
-    fmt.add_argument("--tokens", action="store_const", const="tokens", dest="format")
-    e.add_argument("--specials-as-text", action="store_true", help="encode special-token text as ordinary text")
-
-
-def _add_decode_parser(sub) -> None:
-    d = sub.add_parser("decode", help="decode ids with a saved model")
-    d.add_argument("model", metavar="MODEL")
-    d.add_argument("ids", nargs="+", metavar="ID")
-    d.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
-
-
-def _add_merges_parser(sub) -> None:
-    m = sub.add_parser("merges", help="list the merges of a saved model")
-    m.add_argument("model", metavar="MODEL")
-    m.add_argument("--json", action="store_true")
-    m.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
 
 
 # -- commands ---------------------------------------------------------------------------------
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from tokviz.core.registry import make_training, step_noun
-    from tokviz.core.model_files import save_model
     from tokviz.core.io.safe_files import same_file
+    from tokviz.core.model_files import save_model
+    from tokviz.core.registry import SPECS, make_training, step_noun
     from tokviz.core.text.corpus import parse_word_counts
 
     from .algorithms import train_settings
@@ -170,6 +65,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     del texts  # the training releases its texts once counted; keep no copy here
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
     bar.unit = step_noun(settings)
+    if SPECS[args.algorithm].warm_up is not None:  # compiled kernels: say it when they must be compiled
+        bar.load_kernels(SPECS[args.algorithm].warm_up)
     bar.stage("counting chunks")
     timeline = training.prepare(progress=bar.counting, processes=choose_processes())
     bar.start(training.budget)
@@ -194,7 +91,7 @@ def _read_model(path: str, pattern: str | None = None):
     """Every MODEL argument, through the one loader: a tokviz model (BPE, WordPiece, Unigram) as
     its timeline, any other tokenizer (a file, a folder, a known name such as ``cl100k_base``)
     as a `LoadedTimeline`."""
-    from tokviz.core.pretrained import open_timeline
+    from tokviz.core.loading import open_timeline
 
     return open_timeline(path, pattern=pattern)
 
@@ -227,10 +124,10 @@ def cmd_encode(args: argparse.Namespace) -> int:
         noun = step_noun(timeline, 1)
         raise UsageError(f"tokviz encode: --step {args.step} is past the last {noun} ({timeline.n_steps})")
     tok = timeline.tokenizer()
-    fmt = args.format or "tokens"
+    fmt = args.format or "table"  # one "id<TAB>token" line per token
     processes = choose_processes()  # a big text may be encoded (and written) by forked children too
     if fmt == "ids":  # the ids path: no tokens, no spans are computed
-        from tokviz.core.pretrained.ids_path import encode_ids_text_like
+        from tokviz.core.algorithm.ids_path import encode_ids_text_like
 
         with collector_paused():
             sys.stdout.write(encode_ids_text_like(tok, text, step=args.step, specials_as_text=args.specials_as_text,
@@ -242,7 +139,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
         enc = encode_specials_as_text(tok, text, step=args.step)
     else:
-        from tokviz.core.pretrained.ids_path import encode_once, write_json_once
+        from tokviz.core.algorithm.ids_path import encode_once, write_json_once
 
         if fmt == "json":
             with collector_paused():
@@ -256,9 +153,13 @@ def cmd_encode(args: argparse.Namespace) -> int:
         with collector_paused():
             enc.write_json(sys.stdout.write, processes=processes)  # = json.dumps(enc.to_json()), streamed
         sys.stdout.write("\n")
+    elif fmt == "tokens":  # one line, as the token view shows them: "Token izers ␣are ␣fun"
+        from tokviz.core.display.tokens import visible_token
+
+        print(" ".join(visible_token(t) for t in enc.tokens))
     else:
-        for i, (tid, tok) in enumerate(zip(enc.ids, enc.tokens)):
-            print(f"{tid}\t{_format_token(tok)}")
+        for tid, data in zip(enc.ids, enc.tokens):
+            print(f"{tid}\t{_format_token(data)}")
     return 0
 
 
@@ -279,47 +180,10 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 
 def cmd_merges(args: argparse.Namespace) -> int:
-    timeline = _read_model(args.model, args.pattern)
-    if not timeline.has_counts:  # a loaded tokenizer: rank order, counts unknown
-        _write_loaded_merges(timeline, sys.stdout, as_json=args.json)
-        return 0
-    from .algorithms import write_steps
+    from .merges import write_merges
 
-    if not timeline.replays_merges:  # WordPiece scores, Unigram rounds
-        write_steps(timeline, sys.stdout, as_json=args.json, format_token=_format_token)
-        return 0
-    vocab = timeline.token_bytes()
-    out = sys.stdout
-    for s in timeline.steps:
-        a, b = s.pair
-        if args.json:
-            out.write(json.dumps({
-                "rank": s.rank,
-                "pair": [a, b],
-                "id": s.id,
-                "pair_hex": [vocab[a].hex(), vocab[b].hex()],
-                "token_hex": s.token.hex(),
-                "count": s.count,
-            }) + "\n")
-        else:
-            out.write(f"{s.rank}\t{s.id}\t{_format_token(vocab[a])}\t{_format_token(vocab[b])}\t{s.count}\n")
+    write_merges(_read_model(args.model, args.pattern), sys.stdout, as_json=args.json)
     return 0
-
-
-def _write_loaded_merges(timeline, out, *, as_json: bool) -> None:
-    """A loaded tokenizer's merges in rank order; a token no single merge forms has no pair."""
-    vocab = timeline.token_bytes()
-    for s in timeline.steps:
-        a, b = s.pair if s.pair is not None else (None, None)
-        if as_json:
-            out.write(json.dumps({
-                "rank": s.rank, "pair": None if a is None else [a, b], "id": s.id,
-                "pair_hex": None if a is None else [vocab[a].hex(), vocab[b].hex()],
-                "token_hex": s.token.hex(), "count": None,
-            }) + "\n")
-        else:
-            left, right = ("-", "-") if a is None else (_format_token(vocab[a]), _format_token(vocab[b]))
-            out.write(f"{s.rank}\t{s.id}\t{left}\t{right}\tcount unknown\n")
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -424,15 +288,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"tokviz: unknown command or file {argv[0]!r} (commands: {', '.join(COMMANDS)})"
             )
         check_arguments(argv)
-        args = build_parser(argv[0] if argv[0] in LEAN_COMMANDS else None).parse_args(argv)
+        if argv[0] in COMMANDS:  # only this command's parser is built (and its code imported)
+            return HANDLERS[argv[0]](command_parser(argv[0]).parse_intermixed_args(argv[1:]))
+        args = top_parser().parse_args(argv)  # --help, --version, the desktop entry
         if args.install_desktop_entry or args.uninstall_desktop_entry:
             if args.command is not None:
                 raise UsageError("tokviz: --install-desktop-entry and --uninstall-desktop-entry take no command")
             return cmd_desktop_entry(args)
         if args.command is None:
             return cmd_gui(argparse.Namespace(file=None))
-        return HANDLERS[args.command](args)
+        raise UsageError(f"tokviz: give the options of {args.command} after it (tokviz {args.command} --help)")
     except UsageError as exc:
+        sys.stderr.write(exc.usage)  # argparse's usage lines when the parser found the mistake
         print(one_line(str(exc)), file=sys.stderr)
         return EXIT_USAGE
     except TokvizError as exc:

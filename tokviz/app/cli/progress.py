@@ -1,12 +1,19 @@
 """A text progress bar for ``tokviz train`` on stderr: merges done/total, merges/s, time left.
 
 On a terminal it redraws one line; otherwise (pipes, CI logs) it prints a line now and then.
+Before the bar, `ProgressBar.load_kernels` says when an algorithm's compiled kernels are being
+compiled (the first run on a machine), which can otherwise look like a hang.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TextIO
+
+from tokviz.core.jit import on_compiling
+
+COMPILING = "compiling fast kernels, once per machine: "
 
 BAR_WIDTH = 28
 REDRAW_SECONDS = 0.1
@@ -41,6 +48,31 @@ class ProgressBar:
         else:
             self.stream.write(line + "\n")
         self.stream.flush()
+
+    def load_kernels(self, warm_up: Callable[[], object]) -> None:
+        """Run an algorithm's warm-up (`AlgorithmSpec.warm_up`: it loads the compiled kernels);
+        when numba has to compile them, say so before the wait and how long it took after it.
+        A warm-up that fails changes nothing: the training loads what it needs or takes its
+        plain path, and reports real problems itself."""
+        t0 = time.perf_counter()
+        said = []
+
+        def started() -> None:
+            said.append(True)
+            if self.enabled:
+                self.stream.write(COMPILING)
+                self.stream.flush()
+
+        ok = True
+        with on_compiling(started):
+            try:
+                warm_up()
+            except Exception:  # noqa: BLE001 - only a head start (see the docstring)
+                ok = False
+        if said and self.enabled:
+            took = f"{time.perf_counter() - t0:.1f} s"
+            self.stream.write((took if ok else f"stopped after {took}; the training takes its own path") + "\n")
+            self.stream.flush()
 
     def stage(self, label: str) -> None:
         if self.tty:

@@ -29,9 +29,9 @@ def _settle(app: QApplication, rounds: int = 5) -> None:
 def take_screenshots(out_dir: Path, *, theme: str, sizes=None) -> list[Path]:
     """Render and save the screenshots (the workspaces at each of `sizes`, default 1280x800 and
     1920x1080); returns the files written."""
-    from .workspaces import DEFAULT_SIZES, take_welcome_screenshot, take_workspace_screenshots
-
     from tokviz.app.main_window import MainWindow
+
+    from .workspaces import DEFAULT_SIZES, take_welcome_screenshot, take_workspace_screenshots
 
     app = QApplication.instance()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -110,7 +110,7 @@ def take_screenshots(out_dir: Path, *, theme: str, sizes=None) -> list[Path]:
             from .algorithms import take_algorithm_screenshots  # WordPiece, Unigram
 
             written += take_algorithm_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
-            from tokviz.app.classroom.lesson_runner import take_lesson_screenshots  # guided lessons: last (new corpora)
+            from .lessons import take_lesson_screenshots  # guided lessons: last (new corpora)
 
             written += take_lesson_screenshots(window, out_dir, theme, lambda: _settle(app, 10))
         finally:

@@ -39,6 +39,13 @@ class WelcomeController(QObject):
     def showing(self) -> bool:
         return not self.screen.isHidden()
 
+    def state(self) -> dict:
+        """What a check of a real window asks: is the screen showing, on top of the panels, and does a
+        click on each path reach it; with its geometry in the window."""
+        g = self.screen.geometry()
+        return {"showing": self.showing, "on_top": self.screen.is_on_top(),
+                "paths_reachable": self.screen.paths_reachable(), "geometry": [g.x(), g.y(), g.width(), g.height()]}
+
     def offer(self) -> bool:
         """Show the screen if it was never used or dismissed; returns whether it shows."""
         if not self.settings.welcome_done():

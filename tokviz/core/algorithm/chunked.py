@@ -31,7 +31,7 @@ decode_bytes(ids)`` for every tokenizer.
     ('ab<s>', [0, 1, 2])
 
 What this leaves out: the algorithms (how a chunk becomes ids) and the tokenizers loaded from
-other formats, whose batched paths are their own (`tokviz.core.pretrained`).
+other formats, whose batched paths are their own (`tokviz.core.formats`, `tokviz.core.bpe.ranked`).
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ from collections.abc import Collection, Sequence
 from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
 from tokviz.core.text.split import Splitter
 from tokviz.core.text.surrogates import surrogate_safe
+
+from .reach import Reason, text_reason
 
 CACHE_STEPS = 6  # how many steps keep a chunk cache
 CACHE_SIZE = 200_000  # entries per cache before it is cleared
@@ -58,6 +60,15 @@ class ChunkedTokenizer:
     unk_id: int | None
     _id_bytes: list[bytes]
     _caches: dict[int, dict[str, ChunkResult]]
+
+    ids_by_merge_rank = False  # the Tokenizer protocol's capabilities (tokviz.core.algorithm.protocol)
+    takes_processes = one_off_paths = False
+
+    def unreachable(self, token_id: int) -> Reason | None:
+        return text_reason(self, token_id)
+
+    def lattice_view(self) -> None:
+        return None  # a Unigram model trained here is explained by its timeline
 
     # -- to implement -------------------------------------------------------------------------
 

@@ -43,6 +43,7 @@ class Option:
     metavar: str = "N"
     row: Literal["own", "panel"] = "own"
     exclusive: str | None = None  # options of one group cannot be given together (the budget)
+    unset: str = "none"  # what leaving the option out means, for a default of None or () (the CLI's help)
 
     @property
     def tooltip(self) -> str:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from tokviz.core.encoding import Encoding
 
+    from .reach import Reason
     from .records import Segmentation, TreeNode
 
 Progress = Callable[[int, int], None]
@@ -36,6 +37,17 @@ ShouldStop = Callable[[], bool]
 @runtime_checkable
 class Tokenizer(Protocol):
     """Encode and decode at any step: the grid every tokenizer fills in."""
+
+    # Ids laid out by merge rank (trained BPE, minbpe): ids below ``base_size`` are base units and
+    # id ``base_size + k`` is made by merge k (``merge_of``), so step k uses the ids below
+    # ``base_size + k``. Views show merge ranks and trim the vocabulary at step k by it.
+    ids_by_merge_rank: bool
+    # What the command line's encodes may ask (`tokviz.core.algorithm.ids_path`): whether encode,
+    # encode_ordinary and encode_ids take ``processes=`` (a big text shared with forked children),
+    # and whether encode takes ``share_cache=`` and ``encode_ids_text`` / ``write_json_once`` write a
+    # one-off encode's output straight from its chunks (tiktoken-style).
+    takes_processes: bool
+    one_off_paths: bool
 
     @property
     def n_vocab(self) -> int: ...
@@ -57,6 +69,17 @@ class Tokenizer(Protocol):
     def decode_tokens_bytes(self, ids: Sequence[int]) -> list[bytes]: ...
 
     def decode_with_offsets(self, ids: Sequence[int]) -> tuple[str, list[int]]: ...
+
+    def unreachable(self, token_id: int) -> Reason | None:
+        """Why encoding the token's own text does not give it back (a glitch token), or None
+        (`tokviz.core.algorithm.reach`)."""
+        ...
+
+    def lattice_view(self) -> object | None:
+        """What explains the words of a loaded Unigram model (its lattice, scores, unknown id:
+        `tokviz.core.algorithm.records.LatticeView`); None for any other model (a Unigram
+        model trained here is explained by its timeline: `StepTimeline.lattice_explainer`)."""
+        ...
 
 
 class Training(Protocol):
@@ -84,6 +107,7 @@ class StepTimeline(Protocol):
     lists_merges: bool  # every step merges two tokens into a new id (a merge table can list them)
     renumbers_vocab: bool  # a step renumbers the vocabulary (a table listing it starts over)
     replays_merges: bool  # a trained BPE run: views rebuild its tokenizer from the merges so far
+    traces_matches: bool  # WordPiece: "trace a word" lists greedy longest matches, not merges
     finished: bool
 
     @property
@@ -131,6 +155,12 @@ class StepTimeline(Protocol):
 
     def merge_tree(self, token_id: int) -> TreeNode | None:
         """How `token_id` was built, down to base units; None when no tree applies."""
+        ...
+
+    def lattice_explainer(self, step: int) -> tuple[object, int] | None:
+        """What explains a word of a Unigram model, and at which step: an object with
+        ``explain(word, step=, n=)`` and ``sample(word, alpha=, step=, rng=)`` (a trained run's
+        tokenizer at that round, a loaded model's `UnigramExplainer`), or None for other models."""
         ...
 
 

@@ -1,12 +1,14 @@
 """What a replay of step k shows, for every algorithm: segmentations, merge trees, trace lines.
 
 The records are plain frozen dataclasses so the timeline panel draws BPE, WordPiece, Unigram and
-loaded tokenizers the same way. The algorithms fill them in (`tokviz.core.bpe.replay`,
+loaded tokenizers the same way; `LoadedMerge` is one step of a merge list any BPE tokenizer gives
+(``merge_list``), trained or loaded. The algorithms fill them in (`tokviz.core.bpe.replay`,
 `tokviz.core.wordpiece.replay`, `tokviz.core.unigram.replay`, `LoadedTimeline`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 UNK_TOKEN = "[UNK]"  # the unknown token of the vocabulary-based algorithms (WordPiece, Unigram, BPE by chars)
@@ -83,3 +85,39 @@ def segment_pieces(timeline, tokenizer, text: str, k: int) -> Segmentation:
     new = timeline.new_id_at(k)
     fresh = () if new is None else tuple(i for i, t in enumerate(enc.ids) if t == new)
     return Segmentation(text, tuple(enc.ids), tuple(enc.spans), fresh, k)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedMerge:
+    """One merge of a loaded tokenizer's timeline (counts are unknown for loaded tokenizers).
+
+    `index` is the position on the merge timeline (step k = merges with index < k), `id` the
+    token it forms, `pair` the two ids it joins, or None when no merge forms the token (tiktoken
+    can still produce it when a whole chunk equals it).
+    """
+
+    index: int
+    id: int
+    pair: tuple[int, int] | None
+    token: bytes
+    count: int | None = None  # unknown for loaded tokenizers
+
+    @property
+    def rank(self) -> int:
+        """The merge index (as `MergeStep.rank`: the merge leading to step rank + 1)."""
+        return self.index
+
+
+@dataclass(frozen=True)
+class LatticeView:
+    """What explains the words of a loaded Unigram model, as its tokenizer gives it
+    (``tok.lattice_view()``): the piece lattice (`PieceLattice`), each piece's score by id, the id
+    an unknown edge stands for in a segmentation, `word` as the lattice reads it (normalized, the
+    first pre-tokenized word), and whether the normalizer changes a text (then no normalized input
+    holds it)."""
+
+    lattice: object
+    scores: Sequence[float]
+    unk_id: int | None
+    model_text: Callable[[str], str]
+    changes: Callable[[str], bool]

@@ -25,15 +25,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict
 
-from tokviz.core.gc_pause import collector_paused
 from tokviz.core.errors import CorpusError, SettingsError
+from tokviz.core.gc_pause import collector_paused
 from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
 from tokviz.core.text.split import SPLIT_CHOICES, parse_split
 
 # the declarations (`tokviz.core.algorithm.options`) of the settings several algorithms share
-VOCAB_SIZE = dict(flag="--vocab-size", label="&Budget:", exclusive="budget", row="panel",
+_NO_BUDGET = "no limit: training stops when no pair occurs --min-count times"
+VOCAB_SIZE = dict(flag="--vocab-size", label="&Budget:", exclusive="budget", row="panel", unset=_NO_BUDGET,
                   help="the vocabulary size to reach, special tokens included")
-MERGES = dict(flag="--merges", label="&Budget:", exclusive="budget", row="panel", help="the number of merges to make")
+MERGES = dict(flag="--merges", label="&Budget:", exclusive="budget", row="panel", unset=_NO_BUDGET,
+              help="the number of merges to make")
 SPLIT = dict(flag="--split", label="&Pre-tokenization:", kind="str", metavar=SPLIT_CHOICES, row="panel",
              help="how the corpus is cut into chunks (words) before training")
 MIN_PAIR_COUNT = dict(flag="--min-count", label="&Min pair count:", low=1, high=1_000_000_000, row="panel",

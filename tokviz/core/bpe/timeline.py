@@ -101,6 +101,10 @@ class Timeline(MergeSteps):
     lists_merges = True
     replays_merges = True
     renumbers_vocab = False
+    traces_matches = False
+
+    def lattice_explainer(self, step: int) -> None:  # no Unigram lattice
+        return None
 
     @property
     def base_size(self) -> int:

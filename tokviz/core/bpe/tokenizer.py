@@ -2,29 +2,25 @@
 
 Merge rank r creates id ``base_size + r``. Encoding a chunk applies the merges in rank order, each
 to every occurrence left to right (exactly what training did), using only ranks below the step
-limit. Results are cached per chunk and per step. Method names follow tiktoken's grid: `encode`,
+limit: the shared pair-rank loop (`pair_merge`), which joins the lowest rank first, leftmost of
+equals. Results are cached per chunk and per step. Method names follow tiktoken's grid: `encode`,
 `encode_ordinary`, `decode`, `decode_bytes`, `decode_tokens_bytes`, `decode_with_offsets`.
 """
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tokviz.core.algorithm.chunked import ChunkedTokenizer
 from tokviz.core.algorithm.protocol import StepTimeline as Timeline  # a BPE `Timeline`
-from tokviz.core.algorithm.records import UNK_TOKEN
+from tokviz.core.algorithm.records import UNK_TOKEN, LoadedMerge
 from tokviz.core.errors import EncodeError
 from tokviz.core.text.split import Splitter, parse_split
 from tokviz.core.text.surrogates import surrogate_safe
 
+from .pair_merge import PairMerges, pair_key
 from .units import BaseVocab
-
-_SHIFT = 32
-_POS_BITS = 32  # a heap entry of the long-chunk loop: rank << _POS_BITS | position
-_POS_MASK = (1 << _POS_BITS) - 1
-_LONG_CHUNK = 48  # chunks longer than this use the heap-based merge loop
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,10 +72,10 @@ class BpeTokenizer(ChunkedTokenizer):
             # chunk's end and spans are clipped there; a literal marker character covers itself.
             unit_len = [1] * len(base.symbols)
         for r, (a, b) in enumerate(self.merges):
-            ranks.setdefault((a << _SHIFT) | b, r)
+            ranks.setdefault(pair_key(a, b), r)  # a repeated pair keeps its first rank
             vocab.append(vocab[a] + vocab[b])
             unit_len.append(unit_len[a] + unit_len[b])
-        self._ranks = ranks
+        self._pairs = PairMerges(ranks, range(self.base_size, self.base_size + len(self.merges)))
         extra = {}
         if unk_id is not None:
             extra[unk_id] = (UNK_TOKEN.encode(), 1)
@@ -151,76 +147,10 @@ class BpeTokenizer(ChunkedTokenizer):
 
     # -- encoding ---------------------------------------------------------------------------
 
-    def _bpe(self, ids: list[int], limit: int) -> list[int]:
-        """Apply merges with rank < limit to one chunk's base ids."""
-        if len(ids) < 2 or limit <= 0:
-            return ids
-        if len(ids) > _LONG_CHUNK:
-            return self._bpe_long(ids, limit)
-        ranks, base = self._ranks, self.base_size
-        while True:
-            best, at = limit, -1
-            for i in range(len(ids) - 1):
-                r = ranks.get((ids[i] << _SHIFT) | ids[i + 1])
-                if r is not None and r < best:
-                    best, at = r, i
-            if at < 0:
-                return ids
-            a, b, new = ids[at], ids[at + 1], base + best
-            out = ids[:at]
-            i, n = at, len(ids)
-            while i < n:
-                if i + 1 < n and ids[i] == a and ids[i + 1] == b:
-                    out.append(new)
-                    i += 2
-                else:
-                    out.append(ids[i])
-                    i += 1
-            ids = out
-
-    def _bpe_long(self, ids: list[int], limit: int) -> list[int]:
-        """Heap-based merging for long chunks: O(n log n) instead of O(n * merges)."""
-        ranks, base = self._ranks, self.base_size
-        ids = list(ids)
-        n = len(ids)
-        nxt = list(range(1, n + 1))
-        nxt[-1] = -1
-        prv = list(range(-1, n - 1))
-        heap = []
-        for i in range(n - 1):
-            r = ranks.get((ids[i] << _SHIFT) | ids[i + 1])
-            if r is not None and r < limit:
-                heap.append(r << _POS_BITS | i)  # one int orders as (rank, position) and compares faster
-        heapq.heapify(heap)
-        pop, push = heapq.heappop, heapq.heappush
-        while heap:
-            e = pop(heap)
-            r, p = e >> _POS_BITS, e & _POS_MASK
-            a = ids[p]
-            q = nxt[p]
-            if a < 0 or q < 0 or ranks.get((a << _SHIFT) | ids[q]) != r:
-                continue  # stale entry
-            new = base + r
-            ids[p] = new
-            after = nxt[q]
-            ids[q] = -1
-            nxt[p] = after
-            if after >= 0:
-                prv[after] = p
-                k = ranks.get((new << _SHIFT) | ids[after])
-                if k is not None and k < limit:
-                    push(heap, k << _POS_BITS | p)
-            o = prv[p]
-            if o >= 0:
-                k = ranks.get((ids[o] << _SHIFT) | new)
-                if k is not None and k < limit:
-                    push(heap, k << _POS_BITS | o)
-        return [x for x in ids if x >= 0]
-
     def _encode_chunk(self, chunk: str, limit: int) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
         """(ids, spans relative to the chunk start) for one chunk, not cached."""
         unk = -1 if self.unk_id is None else self.unk_id
-        ids = self._bpe(self.base.symbolize(chunk, index=self._index, unk_id=unk), limit)
+        ids = self._pairs.merge(self.base.symbolize(chunk, index=self._index, unk_id=unk), limit)
         return tuple(ids), self._chunk_spans(chunk, ids)
 
     def unmerge_chunk(self, chunk: str, ids: Sequence[int], limit: int
@@ -293,28 +223,17 @@ class BpeTokenizer(ChunkedTokenizer):
         unk = -1 if self.unk_id is None else self.unk_id
         ids = self.base.symbolize(word, index=self._index, unk_id=unk)
         out = [ExplainStep(None, None, None, tuple(ids))]
-        ranks = self._ranks
-        while len(ids) >= 2:
-            best = limit
-            for i in range(len(ids) - 1):
-                r = ranks.get((ids[i] << _SHIFT) | ids[i + 1])
-                if r is not None and r < best:
-                    best = r
-            if best >= limit:
-                break
-            pair = self.merges[best]
-            ids = self._apply(ids, pair, self.base_size + best)
-            out.append(ExplainStep(best, pair, self.base_size + best, tuple(ids)))
+        for rank, pair, new, after in self._pairs.steps(ids, limit):
+            if out[-1].rank == rank:  # one merge joining several places is one step, as in training
+                out[-1] = ExplainStep(rank, pair, new, after)
+            else:
+                out.append(ExplainStep(rank, pair, new, after))
         return out
 
-    @staticmethod
-    def _apply(ids: list[int], pair: tuple[int, int], new: int) -> list[int]:
-        out, i, n = [], 0, len(ids)
-        while i < n:
-            if i + 1 < n and ids[i] == pair[0] and ids[i + 1] == pair[1]:
-                out.append(new)
-                i += 2
-            else:
-                out.append(ids[i])
-                i += 1
-        return out
+    ids_by_merge_rank = True  # id base_size + r is made by merge r (the Tokenizer protocol's capability)
+
+    def merge_list(self, **_: object) -> list[LoadedMerge]:
+        """The merge timeline in rank order: merge r joins its pair into id ``base_size + r``."""
+        vocab = self._id_bytes
+        return [LoadedMerge(r, self.base_size + r, tuple(p), vocab[self.base_size + r])  # type: ignore[arg-type]
+                for r, p in enumerate(self.merges)]

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError, TokvizError
+from tokviz.core.formats.hf_cache import HF_PREFIX, check_snapshot, resolve_hf
+from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
 from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes
-from tokviz.core.pretrained.caches import HF_PREFIX, check_snapshot, resolve_hf
-from tokviz.core.pretrained.hf.tokenizer import HfTokenizer
 from tokviz.core.special_tokens import AddedToken
 
 NAMED_TOKENS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")

@@ -213,7 +213,8 @@ def compare(
 ) -> Comparison:
     """Drain `iter_compare` into a `Comparison`.
 
-    >>> from tokviz.core.pretrained import RankBpeTokenizer, as_timeline
+    >>> from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
+    >>> from tokviz.core.explain.loaded_timeline import as_timeline
     >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256}
     >>> tl = as_timeline(RankBpeTokenizer(ranks, pattern=r"\\S+|\\s+"))
     >>> r = compare("ab abc", [ModelSpec("toy", lambda: tl)]).results[0]

@@ -147,7 +147,7 @@ def _byte_positions(ids: list[int], model: ModelFacts, data: bytes) -> TokenPosi
 
 
 def _span_positions(tokenizer, text: str, step: int | None, processes: int = 1) -> TokenPositions:
-    from tokviz.core.pretrained.ids_path import processes_kw
+    from tokviz.core.algorithm.ids_path import processes_kw
 
     enc = tokenizer.encode_ordinary(text, step=step, **processes_kw(tokenizer, processes))
     spans = np.array(enc.spans, dtype=np.int64).reshape(-1, 2)
@@ -157,7 +157,7 @@ def _span_positions(tokenizer, text: str, step: int | None, processes: int = 1) 
 
 def positions_of(model: ModelFacts, text: str, data: bytes, *, try_bytes: bool) -> TokenPositions:
     if try_bytes:
-        from tokviz.core.pretrained.ids_path import processes_kw
+        from tokviz.core.algorithm.ids_path import processes_kw
 
         ids = model.tokenizer.encode_ids(text, step=model.step, **processes_kw(model.tokenizer, model.processes))
         found = _byte_positions(ids, model, data)
@@ -177,7 +177,8 @@ def encode_positions(model: ModelFacts, facts: TextFacts) -> TokenPositions:
     """Encode ``facts.text`` with `model` as plain text; each token's position (module doc).
 
     >>> from tokviz.core.compare.metrics import text_facts
-    >>> from tokviz.core.pretrained import RankBpeTokenizer, as_timeline
+    >>> from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
+    >>> from tokviz.core.explain.loaded_timeline import as_timeline
     >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256}
     >>> tl = as_timeline(RankBpeTokenizer(ranks, pattern=r"\\S+|\\s+"))
     >>> p = encode_positions(model_facts(tl), text_facts("ab é"))

@@ -49,7 +49,7 @@ def _readable(tok, piece: str) -> str:
     """A byte-level tokenizer's piece (``Ġhello``) as the text it stands for (`` hello``)."""
     if not getattr(tok, "byte_level", False):
         return piece
-    from tokviz.core.pretrained.hf.pretokenizers import CHAR_BYTE
+    from tokviz.core.formats.tokenizer_json.pretokenizers import CHAR_BYTE
 
     try:
         return bytes(CHAR_BYTE[c] for c in piece).decode("utf-8", errors="replace")

@@ -3,8 +3,9 @@
 Each kind's hover formula (its `formula` method, e.g. "PE(5, 2·3) = sin(5 / 10000^(6/64)) = 0.8589")
 writes its numbers with `number_text` and `value_text` and checks the cell with `check_index`.
 `csv_text` turns any matrix (with optional row labels, e.g. the tokens of the current text) into
-CSV. What this leaves out: the formulas themselves (each kind's module), images (PNG export is
-the panel's, through pyqtgraph) and writing files.
+CSV; `parse_dims` reads the dimensions typed for the dimensions-over-positions view. What this
+leaves out: the formulas themselves (each kind's module), images (PNG export is the panel's,
+through pyqtgraph) and writing files.
 """
 
 from __future__ import annotations
@@ -90,3 +91,23 @@ def csv_text(
     for label, values in zip(rows, m.tolist()):
         lines.append(f"{_quote(label)},{row_fmt % tuple(values)}" if n_cols else _quote(label))
     return "\n".join(lines) + "\n"
+
+
+def parse_dims(text: str, d: int) -> tuple[int, ...]:
+    """Dimensions typed as ``"0, 1, 8-10"`` (ranges allowed), valid ones only, at most 8.
+
+    >>> parse_dims("0, 3-5, x, 99", 8)
+    (0, 3, 4, 5)
+    """
+    out: list[int] = []
+    for part in text.replace(";", ",").split(","):
+        part = part.strip()
+        try:
+            if "-" in part:
+                a, b = (int(x) for x in part.split("-", 1))
+                out.extend(range(a, b + 1))
+            elif part:
+                out.append(int(part))
+        except ValueError:
+            continue
+    return tuple(dict.fromkeys(x for x in out if 0 <= x < d))[:8]

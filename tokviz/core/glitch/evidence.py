@@ -10,6 +10,11 @@
   most frequent pair first, so on text like the tokenizer's own training text the k-th merge is
   roughly Zipf-distributed, about ``0.1 * N / (k + base)`` times in N tokens. A piece the corpus
   holds far less often than that (`rarity`) was frequent only in the tokenizer's training data.
+- How much of a token later merges swallow (`absorption`): a token made at merge r and used as a
+  part at merge r' was, by the same Zipf estimate, about ``r / r'`` times as frequent as the pair
+  that used it. When that share reaches 1 (``oreAndOnline`` at 40,240, ``InstoreAndOnline`` at
+  40,241), BPE's own training text almost never kept the token on its own: a model trained on text
+  tokenized that way rarely saw it, whatever a corpus holds now.
 
 What this leaves out: weighing the evidence (`score`) and running over a whole vocabulary (`report`).
 """
@@ -56,7 +61,7 @@ class MergeGraph:
     @classmethod
     def of(cls, tok, n_vocab: int) -> MergeGraph:
         """The graph of any tokenizer (`merge_list` where it has one; none for WordPiece/Unigram)."""
-        from tokviz.core.pretrained.explain import merge_list
+        from tokviz.core.explain.tokens import merge_list
 
         try:
             merges = merge_list(tok)
@@ -129,3 +134,27 @@ def rarity(expected: np.ndarray, seen: np.ndarray) -> np.ndarray:
     """``max(0, log(1 + expected) - log(1 + seen))``: 0 when the corpus holds a piece as often
     as its rank predicts, about ``log(expected)`` when it never does."""
     return np.maximum(0.0, np.log1p(expected) - np.log1p(seen))
+
+
+def absorption(graph: MergeGraph) -> np.ndarray:
+    """How fully later merges swallow each token (0 to 1, see module doc): half the summed share
+    ``order / order'`` over the merges using it as a part (capped at 1), half the largest one,
+    squared (a merge right after it decides, many distant ones only add up).
+
+    >>> g = MergeGraph(np.array([-1, -1, 0, 1]), np.array([-1, -1, 0, 2]), np.array([-1, -1, 1, 1]),
+    ...                np.zeros(4, np.int64), 2)  # 2 = 0+1, 3 = 2+1: 3 uses 2 right after it is made
+    >>> absorption(g).round(2).tolist()
+    [0.0, 0.0, 0.66, 0.0]
+    """
+    n = len(graph.rank)
+    order = graph.order().astype(np.float64) + 1.0
+    merged = np.flatnonzero(graph.left >= 0)
+    total, largest = np.zeros(n), np.zeros(n)
+    for side in (graph.left[merged], graph.right[merged]):
+        keep = side < n
+        share = order[side[keep]] / order[merged[keep]]
+        np.add.at(total, side[keep], share)
+        np.maximum.at(largest, side[keep], share)
+    out = 0.5 * np.minimum(total, 1.0) + 0.5 * np.minimum(largest, 1.0) ** 2
+    out[graph.rank < 0] = 0.0  # bytes are the alphabet: every text is made of them
+    return out

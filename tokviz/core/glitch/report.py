@@ -20,8 +20,8 @@ import numpy as np
 
 from tokviz.core.errors import Cancelled
 
-from .evidence import ZIPF, MergeGraph, expected_counts, rarity, seen_counts
-from .score import REASONS, GlitchRow, is_run, score_parts
+from .evidence import ZIPF, MergeGraph, absorption, expected_counts, rarity, seen_counts
+from .score import ABSORBED, REASONS, GlitchRow, is_run, score_parts
 
 __all__ = ["REASONS", "Coverage", "GlitchReport", "GlitchScan", "find_glitches", "glitch_report"]
 
@@ -92,7 +92,7 @@ class GlitchScan:
             raise Cancelled()
 
     def prepare(self) -> Coverage:
-        from tokviz.core.pretrained.explain import ordinary_ids
+        from tokviz.core.explain.tokens import ordinary_ids
 
         tok = self.tok
         n_vocab = tok.n_vocab
@@ -114,6 +114,7 @@ class GlitchScan:
         self.seen = seen_counts(self.graph, counts)
         self.users = self._users(n_vocab)
         self.rarity = (rarity(self.expected, self.seen) / np.maximum(1, self.users)).tolist()  # summed per token
+        self.absorbed = (ABSORBED * absorption(self.graph)).tolist()
         self.vocab = tok.vocab()
         self._unigram_reasons = self._unigram_unreachable()
         ordinary = np.asarray(self.ordinary, np.int64)
@@ -133,18 +134,18 @@ class GlitchScan:
         return np.bincount(np.asarray(every, np.int64), minlength=n_vocab)[:n_vocab]
 
     def _unigram_unreachable(self) -> dict[int, tuple[str, tuple[int, ...]]] | None:
-        from tokviz.core.pretrained.unigram_explain import is_unigram
+        from tokviz.core.explain.unigram import is_unigram
 
         if not is_unigram(self.tok):
             return None
-        from tokviz.core.pretrained.explain import find_unreachable
+        from tokviz.core.explain.tokens import find_unreachable
 
         return {g.id: (g.reason, g.ids) for g in find_unreachable(self.tok, should_stop=self.should_stop)}
 
     def _reasons(self, ids: list[int]) -> dict[int, tuple[str, tuple[int, ...]]]:
         if self._unigram_reasons is not None:
             return {i: self._unigram_reasons[i] for i in ids if i in self._unigram_reasons}
-        from tokviz.core.pretrained.explain import find_unreachable
+        from tokviz.core.explain.tokens import find_unreachable
 
         return {g.id: (g.reason, g.ids) for g in find_unreachable(self.tok, ids=ids, should_stop=self.should_stop)}
 
@@ -169,11 +170,12 @@ class GlitchScan:
         if not reason and count == 0:
             reason = "unused"
         token = self.vocab[i] or b""
-        score, reach, rar, fam = score_parts(reason, rar, count, is_run(token))
+        absorbed = self.absorbed[i]
+        score, reach, rar, fam = score_parts(reason, rar, count, is_run(token), absorbed=absorbed)
         rare = tuple(self.vocab[j] or b"" for j in pieces[1:] if self.seen[j] == 0)
         rank = int(g.rank[i]) + 1 if g.rank[i] >= 0 else None
         return GlitchRow(i, token, reason, round(score, 6), reach, round(rar, 6), round(fam, 6),
-                         count, rank, float(self.expected[i]), len(pieces), rare, tuple(ids))
+                         count, rank, float(self.expected[i]), len(pieces), rare, tuple(ids), round(absorbed, 6))
 
 
 def find_glitches(tok, corpus: str | Sequence[str], **kwargs) -> Iterator[Coverage | list[GlitchRow]]:
@@ -207,5 +209,5 @@ def glitch_report(tok, corpus: str | Sequence[str], **kwargs) -> GlitchReport:
 
 def report_of(rows: list[GlitchRow], coverage: Coverage) -> GlitchReport:
     ranked = rank_rows(rows)
-    return GlitchReport(ranked, sum(r.reach > 0 for r in ranked), sum(r.count == 0 for r in ranked),
+    return GlitchReport(ranked, sum(r.fails_round_trip for r in ranked), sum(r.count == 0 for r in ranked),
                         coverage.n_tokens, coverage.corpus_chars, coverage)

@@ -4,6 +4,8 @@ Each figure kind is a function ``(FigureContext) -> (Figure, fields)``: the figu
 (bars, a table or a curve) that the lesson panel draws; the fields fill the ``{name}`` slots of
 the captions. `step_fields` gives the fields every lesson may use (the merge made at step k, the
 vocabulary size, token counts). All of it is plain maths on a timeline, a text and tokenizers.
+The figures of the WordPiece and Unigram lessons are in `algorithm_figures`; the table of figure
+kinds (and `compute_figure`) is `figure_kinds`.
 
 >>> counts = unit_counts(FigureContext(text="the cat sat on the mat"))[1]
 >>> counts["chars"], counts["words"]
@@ -12,7 +14,7 @@ vocabulary size, token counts). All of it is plain maths on a timeline, a text a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -320,136 +322,4 @@ def neighbours(ctx: FigureContext) -> tuple[Figure, dict]:
     return Figure("table", f"Nearest to ‘{_show(word.encode())}’", ("#", "token", "cosine"), rows=rows), fields
 
 
-def _form(tl, token_id: int) -> str:
-    """A WordPiece vocabulary form as text (``##ug``)."""
-    return tl.token_bytes()[token_id].decode("utf-8")
-
-
-def wordpiece_scores(ctx: FigureContext) -> tuple[Figure, dict]:
-    """Lesson 13: the candidates of the merge that made step k, score next to count, and the
-    greedy longest match of the lesson's words at step k (``##`` pieces, ``[UNK]`` words)."""
-    from tokviz.core.wordpiece.replay import wordpiece_decision
-
-    tl = ctx.timeline
-    if tl is None or not tl.has_scores:
-        return Figure("table", "Train WordPiece first"), {}
-    k = max(0, min(ctx.step, tl.n_merges))
-    d = wordpiece_decision(tl, k)
-    rows, fields = [], {}
-    for c in d.candidates[:6]:
-        a, b = (_form(tl, i) for i in c.pair)
-        rows.append(("★" if c.winner else "", f"{a} + {b}", f"{c.count:,}", f"{c.left_count:,} · {c.right_count:,}",
-                     f"{c.score:.4f}"))
-    if d.candidates:
-        win = d.candidates[0]
-        top = max(d.candidates, key=lambda c: c.count)
-        fields["winner"] = "‘{}’ + ‘{}’".format(*(_form(tl, i) for i in win.pair))
-        fields["winner_count"], fields["winner_score"] = win.count, f"{win.score:.4f}"
-        fields["frequent"] = "‘{}’ + ‘{}’".format(*(_form(tl, i) for i in top.pair))
-        fields["frequent_count"], fields["frequent_score"] = top.count, f"{top.score:.4f}"
-    tok = tl.tokenizer()
-    for key, word in (("word", ctx.params.get("word", "hugs")), ("unk", ctx.params.get("unk_word", "mug"))):
-        matches = tok.explain(word, step=k)
-        fields[key] = word
-        fields[f"{key}_pieces"] = " ".join(m.token for m in matches if not m.reason) if not matches[-1].reason \
-            else "[UNK]"
-        fields[f"{key}_tried"] = ", ".join(t for m in matches for t in m.tried) or "nothing longer"
-        fields[f"{key}_reason"] = matches[-1].reason or "covered"
-    what = f"Merge {k}" if k else "The first merge"
-    fig = Figure("table", f"{what}: score = count(ab) / (count(a) · count(b))",
-                 ("", "pair", "count(ab)", "count(a) · count(b)", "score"), rows=tuple(rows), note=d.note)
-    return fig, fields
-
-
-def unigram_rounds(ctx: FigureContext) -> tuple[Figure, dict]:
-    """Lesson 14: the rounds up to k (vocabulary, log-likelihood, pruned pieces), and for the
-    lesson's word the n best segmentations at round k with their probabilities, and samples."""
-    import random
-
-    tl = ctx.timeline
-    if tl is None or tl.lists_merges:
-        return Figure("table", "Train Unigram first"), {}
-    k = max(0, min(ctx.step, tl.last_step))
-    rounds = tl.steps[: k + 1]
-    rows = tuple((str(r.index), str(r.vocab_size), f"{r.log_likelihood:,.1f}", str(len(r.pruned)),
-                  " ".join(p.piece for p in r.pruned[:4]) + (" …" if len(r.pruned) > 4 else ""))
-                 for r in rounds)
-    r = rounds[-1]
-    fields = {"seed_size": tl.steps[0].vocab_size, "vocab_size": r.vocab_size, "pruned": len(r.pruned),
-              "log_likelihood": f"{r.log_likelihood:,.1f}", "rounds": tl.last_step,
-              "pruned_examples": ", ".join(f"‘{p.piece}’" for p in r.pruned[:3]) or "none"}
-    if r.pruned:
-        p = max(r.pruned, key=lambda p: p.loss)  # the costliest to lose
-        fields["pruned_piece"], fields["pruned_loss"] = p.piece, f"{p.loss:.2f}"
-        fields["pruned_alternative"] = " ".join(p.alternative) or "unused"
-    tok = tl.tokenizer()
-    word = ctx.params.get("word", "hugs")
-    ex = tok.explain(word, step=k, n=3)
-    shown = [(" ".join(s.pieces), f"{s.prob:.1%}") for s in ex.nbest]
-    fields["word"], fields["n_segmentations"] = word, ex.n_segmentations
-    fields["best"], fields["best_prob"] = shown[0]
-    fields["second"], fields["second_prob"] = shown[1] if len(shown) > 1 else ("none", "0%")
-    rng = random.Random(int(ctx.params.get("seed", 0)))
-    alpha = float(ctx.params.get("alpha", 0.2))  # < 1 flattens the distribution: more variety
-    fields["alpha"] = f"{alpha:g}"
-    fields["samples"] = " · ".join(" ".join(tok.sample(word, alpha=alpha, step=k, rng=rng).pieces) for _ in range(4))
-    return Figure("table", f"Rounds 0–{k}: EM, then pruning", ("round", "vocab", "log-likelihood", "pruned", "examples"),
-                  rows=rows), fields
-
-
-FIGURES: dict[str, Callable[[FigureContext], tuple[Figure, dict]]] = {
-    "unit_counts": unit_counts,
-    "oov": oov,
-    "segmentations": segmentations,
-    "vocab_curve": vocab_curve,
-    "utf8": utf8_table,
-    "cross_space": cross_space,
-    "digits": digits,
-    "scripts": scripts,
-    "glitch": glitch,
-    "neighbours": neighbours,
-    "batch": batch_table,
-    "table": static_table,
-    "wordpiece": wordpiece_scores,
-    "unigram": unigram_rounds,
-}
-
-
-def _fields_of(*names: str) -> frozenset[str]:
-    return frozenset(names)
-
-
-_PRE = ("gpt2", "cl100k_base", "o200k_base")
-FIGURE_FIELDS: dict[str, frozenset[str]] = {
-    "unit_counts": _fields_of("chars", "words", "subwords", "subword_pieces"),
-    "oov": _fields_of(*(f"{k}_{f}" for k in ("word", "char") for f in ("tokens", "unk", "lost")),
-                      "bpe_tokens", "bpe_round_trip"),
-    "segmentations": frozenset(),
-    "vocab_curve": _fields_of("base", "max_vocab", "first_tokens", "last_tokens"),
-    "utf8": _fields_of("chars", "bytes", "partial"),
-    "cross_space": _fields_of(*(f"{s}_{f}" for s in ("none", "whitespace", "gpt2", "gpt4", "o200k")
-                                for f in ("cross", "examples"))),
-    "digits": _fields_of("number", *(f"{n}_pieces" for n in _PRE)),
-    "scripts": _fields_of("least_lang", "least_ratio", "most_lang", "most_ratio", "factor"),
-    "glitch": _fields_of(*(f"{n}_{f}_{i}" for n in _PRE for f in ("ids", "pieces", "count") for i in range(4))),
-    "neighbours": _fields_of("token", "nearest", "best_similarity"),
-    "batch": _fields_of("width", "pad_id"),
-    "table": frozenset(),
-    "wordpiece": _fields_of(*(f"{w}_{c}" for w in ("winner", "frequent") for c in ("count", "score")), "winner",
-                            "frequent", *(f"{w}{c}" for w in ("word", "unk") for c in ("", "_pieces", "_tried", "_reason"))),
-    "unigram": _fields_of("seed_size", "vocab_size", "pruned", "log_likelihood", "rounds", "pruned_examples",
-                          "pruned_piece", "pruned_loss", "pruned_alternative", "word", "n_segmentations", "best",
-                          "best_prob", "second", "second_prob", "samples", "alpha"),
-}
-
-
-def compute_figure(spec: Mapping | None, ctx: FigureContext) -> tuple[Figure | None, dict]:
-    """The figure of a lesson (`spec` = its ``figure`` entry, or None) and its caption fields."""
-    if spec is None:
-        return None, {}
-    return FIGURES[spec["kind"]](ctx)
-
-
-__all__ = ["FIGURES", "FIGURE_FIELDS", "Figure", "FigureContext", "compute_figure", "pieces", "spans_space",
-           "step_fields"]
-
+__all__ = ["Figure", "FigureContext", "pieces", "spans_space", "step_fields"]

@@ -19,7 +19,6 @@ and the figures' maths (``lesson_figures``).
 
 from __future__ import annotations
 
-import os
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,16 +28,17 @@ from pathlib import Path
 from tokviz.core.bpe.timeline import TrainSettings
 from tokviz.core.embeddings.positional_encoding import VIEWS as POSITIONAL_VIEWS
 from tokviz.core.embeddings.positional_kinds import KINDS as POSITIONAL_KINDS
+from tokviz.core.errors import SettingsError, TokvizError
+from tokviz.core.formats.openai_encodings import VOCAB_DIR_ENV, find_encoding_file
+from tokviz.core.io.safe_files import JsonWording, parse_json
 from tokviz.core.unigram.timeline import UnigramSettings
 from tokviz.core.wordpiece.timeline import WordPieceSettings
-from tokviz.core.errors import SettingsError, TokvizError
-from tokviz.core.io.safe_files import JsonWording, parse_json
 
 FORMAT = "tokviz-lesson"
 VERSION = 1
 PANELS = ("corpus", "training", "vocabulary", "timeline", "token_view", "embeddings", "positional", "lesson")
 TABS = ("compare", "batch", "diagnostics")
-# caption fields every lesson may use (the figure adds its own: `lesson_figures.FIGURE_FIELDS`)
+# caption fields every lesson may use (the figure adds its own: `figure_kinds.FIGURE_FIELDS`)
 BASE_FIELDS = frozenset({"step", "n_steps", "merge", "count", "vocab", "tokens", "corpus_tokens", "merges",
                          "missing"})
 
@@ -67,7 +67,6 @@ PRETRAINED = {
     "cl100k_base": ("cl100k_base.tiktoken", "GPT-4 (cl100k_base)"),
     "o200k_base": ("o200k_base.tiktoken", "GPT-4o (o200k_base)"),
 }
-VOCAB_DIR_ENV = "TOKVIZ_VOCAB_DIR"  # folders (os.pathsep-separated) holding .tiktoken files
 # a development checkout keeps the shared tokenizer files in ../shared/vocab/tiktoken
 _CHECKOUT_VOCAB = Path(__file__).resolve().parents[3].parent / "shared" / "vocab" / "tiktoken"
 
@@ -211,7 +210,7 @@ def caption_fields(caption: str) -> set[str]:
 
 def parse_lesson(data, source: str = "<lesson>") -> Lesson:
     """Check a decoded lesson file and build the `Lesson`; `LessonError` names what is wrong."""
-    from .figures import FIGURE_FIELDS
+    from .figure_kinds import FIGURE_FIELDS
 
     if not isinstance(data, Mapping):
         raise _fail(source, "top level", "a lesson file is a JSON object")
@@ -333,13 +332,7 @@ def pretrained_file(name: str) -> Path | None:
     a folder in ``$TOKVIZ_VOCAB_DIR``, tiktoken's cache, or a development checkout's
     ``../shared/vocab/tiktoken``; None when it is nowhere."""
     filename = PRETRAINED[name][0]
-    folders = [Path(p) for p in os.environ.get(VOCAB_DIR_ENV, "").split(os.pathsep) if p]
-    for folder in folders:
-        if (folder / filename).is_file():
-            return folder / filename
-    try:
-        from tokviz.core.pretrained.tiktoken_files import find_encoding_file
-
+    try:  # the same look-up as the command line's (`find_encoding_file`), without downloading
         return find_encoding_file(filename.removesuffix(".tiktoken"), download=False)
     except TokvizError:
         pass

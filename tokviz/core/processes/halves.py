@@ -5,7 +5,7 @@ forking is safe (`parallel.usable`). The child inherits the loaded tokenizer (no
 pickling of the vocabulary), encodes its half and sends back the ids (an ``array('I')``, 4 bytes
 each) and the chunks it newly cached, so the parent's cache ends as warm as after a one-process run. Any failure of the child
 falls back to encoding its half here. What this leaves out: where the text may be cut
-(`tokviz.core.pretrained.fastsplit.cut_points`).
+(`tokviz.core.text.fastsplit.cut_points`).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from .fork import can_fork
 SEQUENTIAL = 1
 
 
-def _cores() -> int:
+def available_cores() -> int:
     """The cores this process may run on."""
     try:
         return len(os.sched_getaffinity(0)) or 1
@@ -31,7 +31,7 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _busy_cores() -> float:
+def busy_cores() -> float:
     """Cores other work keeps busy: the smaller of the last minute's load average and the threads
     runnable right now besides this one (the average lags a job that just ended, the snapshot
     catches a moment). 0 where neither is known."""
@@ -51,8 +51,17 @@ def choose_processes(*, limit: int | None = None) -> int:
     """How many processes a job started now should use (at most `limit`): this one, plus one for
     each core that other work leaves idle (rounded), at most the cores there are. Halves that wait
     for each other run slower, not faster, when one of them queues for a busy core."""
-    cores = _cores()
-    spare = max(0, round(cores - 1 - _busy_cores()))
+    return processes_for(available_cores(), busy_cores(), limit=limit)
+
+
+def processes_for(cores: int, busy: float, *, limit: int | None = None) -> int:
+    """`choose_processes`'s rule for a machine of `cores` cores of which other work keeps `busy`
+    busy: this process plus one per idle core (rounded), at most `cores` and `limit`.
+
+    >>> processes_for(4, 1.2), processes_for(4, 2.6), processes_for(8, 0.0, limit=2)
+    (3, 1, 2)
+    """
+    spare = max(0, round(cores - 1 - busy))
     n = min(cores, 1 + spare)
     return max(1, min(n, limit) if limit is not None else n)
 

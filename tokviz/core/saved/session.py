@@ -22,11 +22,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tokviz.core.registry import settings_from_json, settings_to_json
 from tokviz.core.errors import TokvizError
-
-from tokviz.core.model_files import model_from_json, model_to_json, read_json
+from tokviz.core.formats.tokviz_json import read_json
 from tokviz.core.io.safe_files import check_regular, open_regular, write_atomic
+from tokviz.core.model_files import model_from_json, model_to_json
+from tokviz.core.registry import settings_from_json, settings_to_json
 
 FORMAT_NAME = "tokviz-session"
 FORMAT_VERSION = 1

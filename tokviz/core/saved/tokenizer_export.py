@@ -28,16 +28,15 @@ from pathlib import Path
 
 import regex
 
-from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.algorithm.records import UNK_TOKEN
+from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.errors import TokvizError
-from tokviz.core.registry import spec_of
-from tokviz.core.pretrained.common import python_pattern
-from tokviz.core.pretrained.hf.pretokenizers import BYTE_CHAR
-from tokviz.core.pretrained.loader import SIDECAR_FORMAT, is_tiktoken_sidecar, tiktoken_sidecar
-from tokviz.core.text.split import SPACE_CHARS, SPLIT_PRESETS, python_regex_pattern
-
+from tokviz.core.formats.tiktoken import SIDECAR_FORMAT, is_tiktoken_sidecar, tiktoken_sidecar
+from tokviz.core.formats.tokenizer_json.pretokenizers import BYTE_CHAR
 from tokviz.core.io.safe_files import same_file, write_atomic
+from tokviz.core.registry import spec_of
+from tokviz.core.text.split import SPACE_CHARS, SPLIT_PRESETS, python_regex_pattern
+from tokviz.core.text.token_text import python_pattern
 
 _WHOLE_TEXT = r"[\s\S]+"
 
@@ -199,7 +198,7 @@ def tiktoken_ranks(timeline: Timeline, *, step: int | None = None, name: str = "
                 f"tokens: export an earlier step (before id {i})"
             )
         ranks[t] = i
-    from tokviz.core.pretrained.rank_bpe import RankBpeTokenizer
+    from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 
     pattern = rust_pattern(timeline.settings.split, oniguruma=False)
     check = RankBpeTokenizer(ranks, pattern=pattern)

@@ -26,19 +26,24 @@ SLICE_CHARS = 2_000_000
 # chunk boundary for the gpt2/gpt4/o200k patterns and for str.split(): the letter run ends there
 # on both sides, and the line break is matched the same way whether or not text precedes it
 # (cutting after the line break instead would change gpt2's `\s+(?!\S)` on "\r\n").
-_SAFE_BOUNDARY = regex.compile(r"(?<=\p{L})(?=\r?\n\p{L})")
+SAFE_BOUNDARY = regex.compile(r"(?<=\p{L})(?=\r?\n\p{L})")
 _PARALLEL_SPECS = frozenset({"gpt2", "gpt4", "o200k", "whitespace"})
 
 ShouldStop = Callable[[], bool]
 Progress = Callable[[int, int], None]
 
 
-def _slices(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
-    """Cut text[start:end] into pieces of about `size` characters at safe boundaries."""
+def safe_slices(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
+    """Cut text[start:end] into pieces of about `size` characters at `SAFE_BOUNDARY` cuts (the
+    pieces a large text is counted in, one per process); one piece when there is no such cut.
+
+    >>> safe_slices("ab\\ncd\\nef", 0, 8, 2)
+    [(0, 2), (2, 5), (5, 8)]
+    """
     out = []
     pos = start
     while end - pos > size * 1.5:
-        m = _SAFE_BOUNDARY.search(text, pos + size, end - size // 2)
+        m = SAFE_BOUNDARY.search(text, pos + size, end - size // 2)
         if m is None:
             break
         out.append((pos, m.start()))
@@ -106,7 +111,7 @@ def _count_range(text, start, end, splitter, processes, should_stop):
     """
     big = end - start >= PARALLEL_MIN_CHARS and splitter.spec in _PARALLEL_SPECS
     nproc = usable(processes) if big else 1
-    slices = _slices(text, start, end, SLICE_CHARS)
+    slices = safe_slices(text, start, end, SLICE_CHARS)
     if nproc < 2 or len(slices) < 2:
         for a, b in slices:
             if should_stop is not None and should_stop():

@@ -13,7 +13,7 @@ Cost: building is one sort, O(N log N) comparisons; a search is O(log N) per tri
 the lengths of the strings compared, so at most O(text x longest string) where an alternation
 is O(text x number of strings).
 
-What this leaves out: what a match means (added-token flags: `tokviz.core.pretrained.hf.added`).
+What this leaves out: what a match means (added-token flags: `tokviz.core.formats.tokenizer_json.added`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The child of node ``v`` by code point ``c`` is stored under the key ``v << 21 | 
 points take 21 bits, so there are no collisions to resolve, only probing); a row is ``(key,
 child)``, an empty slot's key is `EMPTY`. `find_slot` finds a key's slot (or the empty slot where it
 goes); `rehash` moves the rows to a bigger table. Used by the SentencePiece Viterbi
-(`tokviz.core.pretrained.spm.kernels`) and the Unigram trainer's substring numbering
+(`tokviz.core.unigram.encoder.kernels`) and the Unigram trainer's substring numbering
 (`tokviz.core.unigram.kernels`).
 """
 

@@ -19,7 +19,7 @@ so that the view can highlight it.
     (('ab',), -3.0)
 
 What this leaves out: painting (`tokviz.panels.lattice`), computing the lattice
-(`UnigramTokenizer.explain`, `tokviz.core.pretrained.unigram_explain.UnigramExplainer.explain`).
+(`UnigramTokenizer.explain`, `tokviz.core.explain.unigram.UnigramExplainer.explain`).
 """
 
 from __future__ import annotations

@@ -94,7 +94,19 @@ class SplitLattices:
         self.b, answer = _half_op(self.b, self.wb, kind, payload, array)
         return answer
 
-    def _drop(self) -> None:
+    @property
+    def child(self):
+        """The forked child computing the second half (`fork_server`'s handle), or None when the
+        second half is computed here (never forked, dropped, failed or closed)."""
+        return self._server
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close` was called: the batch cannot be used any more."""
+        return self._closed
+
+    def drop_child(self) -> None:
+        """End the child, if any: the second half is computed here from then on."""
         if self._server is not None:
             self._server.close()
             self._server = None
@@ -115,7 +127,7 @@ class SplitLattices:
         try:
             self._server.send(kind, payload, array)
         except ChildFailed:
-            self._drop()
+            self.drop_child()
             return False
         if kind == "subset" and array is not None:
             self._b_stale = True
@@ -127,7 +139,7 @@ class SplitLattices:
             try:
                 return self._server.receive()
             except ChildFailed:
-                self._drop()
+                self.drop_child()
         return self._run_b(kind, payload, array)
 
     def _settle(self) -> None:
@@ -143,7 +155,7 @@ class SplitLattices:
             mine = local()
             self._settle()
         except BaseException:
-            self._drop()  # the child's answers would be out of step
+            self.drop_child()  # the child's answers would be out of step
             raise
         return mine, self._answer(sent, kind, payload, array)
 
@@ -257,11 +269,11 @@ class SplitLattices:
         that made training twice as slow as one process)."""
         wall = time.perf_counter() - self._clock[0]
         if self._server is not None and wall > 0 and (time.process_time() - self._clock[1]) / wall < MIN_BUSY_SHARE:
-            self._drop()
+            self.drop_child()
 
     def close(self) -> None:
         """End the child (at once: an answer still awaited is dropped); the batch cannot be used
         after that."""
-        self._drop()
+        self.drop_child()
         self._pending.clear()
         self._closed = True

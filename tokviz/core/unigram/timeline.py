@@ -1,10 +1,10 @@
-"""Unigram (SentencePiece style): settings, a training run in stages, its timeline, model files.
+"""Unigram (SentencePiece style): settings, a training run in stages, its timeline.
 
 The pieces: `UnigramSettings` (every option), `UnigramTraining` (``prepare()`` counts the corpus
 and builds the seed vocabulary, ``steps()`` yields one `UnigramRound` per round, ``run()`` drains
 them; the same stages as the BPE `Training`), `UnigramTimeline` (settings + rounds: the single
 source of truth; step k = the vocabulary after round k) and `UnigramTokenizer`
-(``timeline.tokenizer()``). `to_json` / `from_json` turn a timeline into a versioned JSON dict.
+(``timeline.tokenizer()``). Its model file (a versioned JSON dict) is `tokviz.core.unigram.model_file`.
 
 Id layout: 0 ``[UNK]``, then the special tokens, then the pieces: first the final vocabulary
 (highest score first, ties by piece string), then the pieces pruned in the last round, then
@@ -24,29 +24,24 @@ encoder handles them like any other chunk. Training rules are in
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
 from operator import attrgetter
 
 import numpy as np
 
-from tokviz.core.gc_pause import paused_gc
 from tokviz.core.algorithm.options import option
-from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
+from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_specials
 from tokviz.core.algorithm.records import Segmentation as StepSegmentation
 from tokviz.core.algorithm.records import TreeNode, segment_pieces
 from tokviz.core.algorithm.staged import SPECIAL_TOKENS, SPLIT, VOCAB_SIZE, JsonSettings, StagedTraining
-from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
-from tokviz.core.io.checks import MAX_COUNT, all_counts, all_numbers, ints_within, is_count
+from tokviz.core.errors import CorpusError, SettingsError, TokvizError
+from tokviz.core.gc_pause import paused_gc
 from tokviz.core.text.split import parse_split
 
 from .rounds import (
     SCORE_SCALE,
-    PieceTable,
     PrunedPiece,
-    RoundColumns,
     UnigramRound,
     id_order,
     positions,
@@ -55,15 +50,11 @@ from .rounds import (
     shared_table,
 )
 from .tokenizer import LatticeEdge, Segmentation, UnigramExplanation, UnigramTokenizer
-from .trainer import EM_ITERATIONS, MAX_PIECE_CHARS, PRUNE_FRACTION, WORD_PREFIX, UnigramTrainer, string_ranks
+from .trainer import EM_ITERATIONS, MAX_PIECE_CHARS, PRUNE_FRACTION, WORD_PREFIX, UnigramTrainer
 
-FORMAT_NAME = "tokviz-unigram"
-FORMAT_VERSION = 1
 MAX_PIECE_CHARS_LIMIT = 64  # the seed's substring table costs characters x this; sentencepiece's default is 16
 MAX_TRAIN_CHUNK_CHARS = 4096  # longer chunks are left out of training (SentencePiece: 4192 bytes)
 _PIECE = attrgetter("piece")
-ROUND_COLUMNS = ["index", "log_likelihood", "em_log_likelihood", "viterbi_tokens", "pruned", "scores"]
-PRUNED_COLUMNS = ["id", "loss", "freq", "score", "alternative"]
 
 __all__ = [
     "LatticeEdge",
@@ -78,8 +69,6 @@ __all__ = [
     "UnigramTrainer",
     "UnigramTraining",
     "WORD_PREFIX",
-    "from_json",
-    "to_json",
     "train_unigram",
     "warm_up",
 ]
@@ -94,9 +83,8 @@ class UnigramSettings(JsonSettings):
     word_prefix: str | None = WORD_PREFIX
     max_piece_chars: int = MAX_PIECE_CHARS
     seed_size: int | None = option(None, flag="--seed-size", label="Seed si&ze:", low=0, high=10_000_000,
-                                   none_text="Auto (10× the target)",
-                                   help="how many frequent substrings the seed vocabulary starts from "
-                                        "(default: 10 times the target)")
+                                   none_text="Auto (10× the target)", unset="10 times the target",
+                                   help="how many frequent substrings the seed vocabulary starts from")
     seed_min_count: int = option(2, flag="--min-count", label="&Min seed count:", low=1, high=1_000_000_000,
                                  row="panel", help="substrings seen fewer times never enter the seed vocabulary")
     prune_fraction: float = option(PRUNE_FRACTION, flag="--prune-fraction", label="P&rune per round:", kind="float",
@@ -130,7 +118,6 @@ class UnigramSettings(JsonSettings):
         return self
 
 
-
 @dataclass
 class UnigramTimeline(PieceLayout):
     """Settings + rounds. Step k means "the vocabulary after round k"."""
@@ -151,6 +138,11 @@ class UnigramTimeline(PieceLayout):
     lists_merges = False
     replays_merges = False
     renumbers_vocab = True
+    traces_matches = False
+
+    def lattice_explainer(self, step: int) -> tuple[UnigramTokenizer, int] | None:
+        """The tokenizer explains a word at round `step` (clamped to the rounds there are)."""
+        return (self.tokenizer(), max(0, min(step, self.n_rounds - 1))) if self.n_rounds else None
 
     @property
     def n_rounds(self) -> int:
@@ -335,128 +327,13 @@ def train_unigram(
 def warm_up() -> bool:
     """Load the compiled trainer now (numba and its kernels: about 0.4 s the first time in a
     process) by training a tiny corpus, which calls every kernel with the argument types a real
-    training passes. False when the kernels are off (`tokviz.core.jit`). The app runs it on a
-    thread of its own when Unigram is chosen, so the training the user then starts does not wait."""
+    training passes, and encoding a word with the result (the encoder's kernels). False when the
+    kernels are off (`tokviz.core.jit`). The app runs it on a thread of its own when Unigram is
+    chosen, so the training the user then starts, and its first encode, do not wait."""
     from .compiled import load_kernels
 
     if load_kernels() is None:
         return False
-    train_unigram(UnigramSettings(vocab_size=12, seed_min_count=1), texts=["hug pug hug hugs bun"])
+    timeline = train_unigram(UnigramSettings(vocab_size=12, seed_min_count=1), texts=["hug pug hug hugs bun"])
+    UnigramTokenizer.from_timeline(timeline).encode_ordinary("hugs")
     return True
-
-
-# -- model files --------------------------------------------------------------------------------
-
-
-def to_json(timeline: UnigramTimeline) -> dict:
-    """The JSON-ready dict: ``{"format": "tokviz-unigram", "version": 1, "pieces": [...],
-    "rounds": {"columns": [...], "rows": [...]}, ...}``. Pieces are listed once, in id order;
-    each round stores the scores of its vocabulary (an id prefix) and its pruned pieces by id."""
-    pieces = timeline.pieces()
-    rows = []
-    for r, scores, columns in zip(timeline.rounds, timeline.scores_by_round(), _pruned_by_round(timeline, pieces)):
-        pruned = list(map(list, zip(*columns)))  # column by column, then row by row
-        rows.append([r.index, r.log_likelihood, list(r.em_log_likelihood), r.viterbi_tokens, pruned, scores])
-    return {
-        "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
-        "algorithm": "unigram",
-        "settings": timeline.settings.to_json(),
-        "pieces": pieces,
-        "corpus_length": timeline.corpus_length,
-        "n_chunks": timeline.n_chunks,
-        "seed_size": timeline.seed_size,
-        "finished": timeline.finished,
-        "rounds": {"columns": ROUND_COLUMNS, "pruned_columns": PRUNED_COLUMNS, "rows": rows},
-    }
-
-
-def _pruned_by_round(timeline: UnigramTimeline, pieces: list[str]) -> Iterator[tuple[list, ...]]:
-    """Every round's pruned pieces as columns: ids, losses, freqs, scores, alternatives (id lists);
-    `pieces`: ``timeline.pieces()``."""
-    n_special, rounds = timeline.n_special, timeline.rounds
-    id_of = timeline.id_of_index()
-    if id_of is not None:  # from the rounds' arrays
-        id_of = id_of + n_special
-        for c in (r.columns for r in rounds):
-            yield (id_of[c.pruned].tolist(), c.loss.tolist(), c.freq.tolist(), c.pruned_scores.tolist(),
-                   c.alternatives(id_of))
-        return
-    id_of = dict(zip(pieces, range(n_special, n_special + len(pieces)))).__getitem__
-    for r in rounds:
-        piece, loss, freq, score, alternative = zip(*r.pruned) if r.pruned else ((),) * 5
-        yield list(map(id_of, piece)), loss, freq, score, [list(map(id_of, a)) for a in alternative]
-
-
-def _is_int(x: object) -> bool:
-    return is_count(x)  # counts, ids, lengths
-
-
-def _is_num(x: object) -> bool:
-    return (_is_int(x) or isinstance(x, float)) and math.isfinite(x)
-
-
-def _scores_ok(xs: list) -> bool:
-    """Piece scores: whole log-probabilities times `SCORE_SCALE` (negative), within 64 bits."""
-    return ints_within(xs, -MAX_COUNT, MAX_COUNT)
-
-
-def _pruned_from_json(rows: list, n_pieces: int, n_special: int, k: int) -> dict[str, np.ndarray]:
-    """The `RoundColumns` fields of round `k`'s pruned pieces from their rows (ids count
-    ``n_special`` placeholders first), checked column by column."""
-    need(all(type(p) is list and len(p) == len(PRUNED_COLUMNS) for p in rows), f"round {k} has a malformed pruned piece")
-    if not rows:
-        return {}
-    ids, losses, freqs, scores, alts = zip(*rows)
-    last = n_special + n_pieces - 1
-    need(ints_within(ids, n_special, last) and all_numbers(losses) and all_counts(freqs) and _scores_ok(scores)
-         and all(type(a) is list for a in alts) and ints_within(list(chain.from_iterable(alts)), n_special, last),
-         f"round {k} has a malformed pruned piece")
-    offsets = np.zeros(len(alts) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, alts), dtype=np.int64, count=len(alts)), out=offsets[1:])
-    return {"pruned": np.array(ids, dtype=np.int64) - n_special, "loss": np.array(losses, dtype=np.float64),
-            "freq": np.array(freqs, dtype=np.int64), "pruned_scores": np.array(scores, dtype=np.int64),
-            "alt_offsets": offsets,
-            "alt_pieces": np.fromiter(chain.from_iterable(alts), dtype=np.int64, count=int(offsets[-1])) - n_special}
-
-
-def from_json(d: object) -> UnigramTimeline:
-    """Rebuild a timeline from `to_json`'s dict, checking every field (`ModelFormatError`)."""
-    d = check_header(d, FORMAT_NAME, FORMAT_VERSION)
-    try:
-        settings = UnigramSettings.from_json(d["settings"])
-        pieces = d["pieces"]
-        need(isinstance(pieces, list) and set(map(type, pieces)) <= {str} and all(pieces),
-             "pieces must be non-empty strings")
-        need(len(set(pieces)) == len(pieces), "pieces must be distinct")
-        rd = d["rounds"]
-        need(rd.get("columns") == ROUND_COLUMNS, "unknown round columns")
-        n_special = 1 + len(settings.special_tokens)
-        table = PieceTable(pieces, string_ranks(pieces))  # the rounds index the pieces by id
-        rounds = []
-        prev = len(pieces)
-        for k, row in enumerate(rd["rows"]):
-            need(isinstance(row, list) and len(row) == len(ROUND_COLUMNS), f"round {k} is malformed")
-            index, ll, em, vt, pruned, scores = row
-            need(_is_int(index) and _is_num(ll) and _is_int(vt) and isinstance(em, list) and all_numbers(em)
-                 and isinstance(scores, list) and _scores_ok(scores) and isinstance(pruned, list),
-                 f"round {k} is malformed")
-            columns = RoundColumns(table, np.arange(len(scores), dtype=np.int64), np.array(scores, dtype=np.int64),
-                                   **_pruned_from_json(pruned, len(pieces), n_special, k))
-            need(not k or len(scores) + len(columns.pruned) == prev,
-                 f"round {k}'s pieces and pruned pieces do not add up to the round before")
-            prev = len(scores)
-            rounds.append(UnigramRound(index, n_special + len(scores), float(ll), tuple(map(float, em)), vt,
-                                       columns=columns))
-        tl = UnigramTimeline(settings, rounds, d.get("corpus_length", 0), d.get("n_chunks", 0),
-                             d.get("seed_size", 0), bool(d.get("finished", True)))
-        need(_is_int(tl.corpus_length) and _is_int(tl.n_chunks) and _is_int(tl.seed_size), "bad corpus figures")
-        need(not rounds or np.array_equal(id_order(rounds), np.arange(len(pieces))),
-             "the pieces do not match the rounds' pruning order")
-        return tl
-    except TokvizError as exc:
-        if isinstance(exc, ModelFormatError):
-            raise
-        raise ModelFormatError(f"corrupt model: {exc}") from None
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        raise ModelFormatError(f"corrupt model: missing or malformed {exc}") from None

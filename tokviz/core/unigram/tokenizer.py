@@ -4,14 +4,17 @@ Each chunk (word) is encoded on its own, read as ``word_prefix + chunk`` (``▁w
 prefix is set. Its lattice has an edge for every vocabulary piece that matches at a position,
 weighted by the piece's score (log-probability in units of 2**-20 nat, so sums are exact). A
 character that is not a piece gets an ``[UNK]`` edge of its own, scored 10 nats below the least
-probable piece (SentencePiece's penalty); each unknown character becomes one ``[UNK]``.
+probable piece (SentencePiece's penalty); each unknown character becomes one ``[UNK]``. The
+lattice is the one every Unigram tokenizer runs (`tokviz.core.unigram.encoder.PieceLattice`, in
+its exact integer mode), one per step's vocabulary.
 
-- `encode`: the best segmentation (Viterbi). Ties, exactly: the higher total score wins; among
-  equal totals, the one whose last piece is longest, then recursively to the left.
-- `nbest`: the k best segmentations in that order (exact k-best Viterbi: each node keeps its k
-  best partial paths), with each one's probability given the word, ``exp(score) / Z`` where Z
-  sums over all segmentations. Example: ``unbelievable`` -> ``▁un believ able`` (0.6),
-  ``▁unbeliev able`` (0.3), ...
+- `encode`: the best segmentation (Viterbi, `PieceLattice.word_path`). Ties, exactly: the higher
+  total score wins; among equal totals, the one whose last piece is longest, then recursively to
+  the left (sentencepiece's and tokenizers' rule too: only their arithmetic is float).
+- `nbest`: the k best segmentations in that order (exact k-best Viterbi over the lattice's edges,
+  `PieceLattice.edges_by_end`: each node keeps its k best partial paths), with each one's
+  probability given the word, ``exp(score) / Z`` where Z sums over all segmentations. Example:
+  ``unbelievable`` -> ``▁un believ able`` (0.6), ``▁unbeliev able`` (0.3), ...
 - `sample` / `encode_sampled`: subword regularization. A segmentation is drawn with probability
   proportional to ``p(segmentation) ** alpha`` (forward filtering, backward sampling); alpha = 1
   samples from the model, small alpha flattens towards uniform.
@@ -34,10 +37,11 @@ from tokviz.core.algorithm.piece_tokenizer import UNK_ID, PieceTokenizer
 from tokviz.core.algorithm.protocol import StepTimeline as UnigramTimeline  # a `UnigramTimeline`
 from tokviz.core.algorithm.records import UNK_TOKEN
 from tokviz.core.encoding import Encoding, uncovered
-from tokviz.core.text.surrogates import surrogate_safe
 from tokviz.core.errors import EncodeError
 from tokviz.core.text.split import Splitter, parse_split
+from tokviz.core.text.surrogates import surrogate_safe
 
+from .encoder.lattice import INT, PieceLattice
 from .trainer import SCORE_SCALE, WORD_PREFIX
 
 UNK_PENALTY = 10 * SCORE_SCALE  # [UNK] scores this much below the least probable piece
@@ -115,7 +119,7 @@ class UnigramTokenizer(PieceTokenizer):
         forms = [UNK_TOKEN.encode(), *(s.encode("utf-8") for s in special_tokens)]
         forms += [p.encode("utf-8") for p in self.pieces]
         super().__init__(forms, splitter, special_tokens)
-        self._vocabs: dict[int, tuple[dict[str, tuple[int, int]], int, int]] = {}
+        self._lattices: dict[int, PieceLattice] = {}
 
     @classmethod
     def from_timeline(cls, timeline: "UnigramTimeline") -> "UnigramTokenizer":
@@ -168,18 +172,17 @@ class UnigramTokenizer(PieceTokenizer):
         i = token_id - self.n_special
         return self.scores[k][i] / SCORE_SCALE if 0 <= i < len(self.scores[k]) else None
 
-    def _vocab(self, step: int) -> tuple[dict[str, tuple[int, int]], int, int]:
-        """(piece -> (id, score), longest piece, [UNK] score) at `step`."""
-        hit = self._vocabs.get(step)
+    def piece_lattice(self, step: int | None = None) -> PieceLattice:
+        """The encoder of the vocabulary at `step` (its ids are piece indices: id ``n_special + i``
+        is piece i; -1 is an unknown character), made on first use (a few steps are kept)."""
+        k = self._step_key(step)
+        hit = self._lattices.get(k)
         if hit is None:
-            if len(self._vocabs) >= _N_VOCABS:
-                del self._vocabs[next(iter(self._vocabs))]
-            sc = self.scores[step]
-            ns = self.n_special
-            index = {self.pieces[i]: (ns + i, s) for i, s in enumerate(sc)}
-            longest = max((len(p) for p in index), default=1)
-            unk = (min(sc) if sc else 0) - UNK_PENALTY
-            hit = self._vocabs[step] = (index, longest, unk)
+            if len(self._lattices) >= _N_VOCABS:
+                del self._lattices[next(iter(self._lattices))]
+            sc = self.scores[k]
+            hit = self._lattices[k] = PieceLattice(self.pieces[:len(sc)], sc, mode=INT, unk_id=UNK_ID,
+                                                   unk_score=(min(sc) if sc else 0) - UNK_PENALTY)
         return hit
 
     # -- lattices -----------------------------------------------------------------------------
@@ -190,18 +193,9 @@ class UnigramTokenizer(PieceTokenizer):
 
     def _edges(self, text: str, step: int) -> list[list[Edge]]:
         """edges[t]: the (start, id, score) of the edges ending at t, by increasing start."""
-        index, longest, unk = self._vocab(step)
-        n = len(text)
-        edges: list[list[Edge]] = [[] for _ in range(n + 1)]
-        for t in range(1, n + 1):
-            out = edges[t]
-            for s in range(max(0, t - longest), t):
-                hit = index.get(text[s:t])
-                if hit is not None:
-                    out.append((s, hit[0], hit[1]))
-            if text[t - 1] not in index:
-                out.append((t - 1, UNK_ID, unk))
-        return edges
+        ns = self.n_special
+        return [[(s, UNK_ID if i < 0 else ns + i, sc) for s, i, sc in es]
+                for es in self.piece_lattice(step).edges_by_end(text)]
 
     def _segmentation(self, path: list[tuple[int, int, int]], off: int, score: int, log_z: float) -> Segmentation:
         """`path`: (start, end, id) in the lattice string."""
@@ -210,17 +204,16 @@ class UnigramTokenizer(PieceTokenizer):
         return Segmentation(tuple(forms), tuple(i for _, _, i in path), spans, score, math.exp(score / SCORE_SCALE - log_z))
 
     @staticmethod
-    def _viterbi(edges: list[list[Edge]]) -> tuple[list[tuple[int, int, int]], int]:
-        return viterbi_path(edges)
-
-    @staticmethod
     def _log_z(edges: list[list[Edge]], scale: float = 1.0) -> list[float]:
         return forward_log_z(edges, scale)
 
     def _encode_chunk(self, chunk: str, step: int) -> ChunkResult:
         text, off = self._text(chunk)
-        path, _ = self._viterbi(self._edges(text, step))
-        return tuple(i for _, _, i in path), tuple((max(a - off, 0), max(b - off, 0)) for a, b, _ in path)
+        ids, ends = self.piece_lattice(step).word_path(text)
+        ns = self.n_special
+        starts = (0, *ends[:-1])
+        return (tuple(UNK_ID if i < 0 else ns + i for i in ids),
+                tuple((max(a - off, 0), max(b - off, 0)) for a, b in zip(starts, ends)))
 
     # -- n-best, sampling, explaining ---------------------------------------------------------
 
@@ -289,31 +282,7 @@ class UnigramTokenizer(PieceTokenizer):
         return out[1:] if first and piece.startswith(prefix) else out
 
 
-# -- lattice algorithms on edge lists (also used to explain loaded Unigram models) --------------------
-
-
-def viterbi_path(edges: list[list[Edge]]) -> tuple[list[tuple[int, int, int]], int]:
-    """Best path through `edges` (``edges[t]``: (start, id, score) of the edges ending at t, by
-    increasing start): its (start, end, id) steps and its score. Ties go to the smallest start."""
-    n = len(edges) - 1
-    best: list[int | None] = [None] * (n + 1)
-    back: list[tuple[int, int]] = [(0, 0)] * (n + 1)
-    best[0] = 0
-    for t in range(1, n + 1):
-        bs = None
-        for s, i, sc in edges[t]:
-            b = best[s]
-            if b is not None and (bs is None or b + sc > bs):  # first (smallest start) wins ties
-                bs, back[t] = b + sc, (s, i)
-        best[t] = bs
-    path = []
-    t = n
-    while t > 0:
-        s, i = back[t]
-        path.append((s, t, i))
-        t = s
-    path.reverse()
-    return path, best[n] or 0
+# -- n-best and sampling on edge lists (also used to explain loaded Unigram models) -------------------
 
 
 def forward_log_z(edges: list[list[Edge]], scale: float = 1.0) -> list[float]:

@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tokviz.core.gc_pause import paused_gc
 from tokviz.core.algorithm.merge_steps import MergeSteps
 from tokviz.core.algorithm.options import option
 from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
@@ -40,6 +39,7 @@ from tokviz.core.algorithm.staged import (
     check_budget,
 )
 from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
+from tokviz.core.gc_pause import paused_gc
 from tokviz.core.io.checks import is_count
 from tokviz.core.text.split import parse_split
 
@@ -114,6 +114,10 @@ class WordPieceTimeline(MergeSteps, PieceLayout):
     lists_merges = True
     replays_merges = False
     renumbers_vocab = False
+    traces_matches = True
+
+    def lattice_explainer(self, step: int) -> None:  # no Unigram lattice
+        return None
 
     @property
     def base_size(self) -> int:

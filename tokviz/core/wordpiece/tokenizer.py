@@ -7,6 +7,7 @@ rule), as does a word longer than `max_word_chars` characters (default 100). Exa
 vocabulary ``un, ##believ, ##able, ##a, ##b, ...``: ``unbelievable`` -> ``un ##believ ##able``
 (``unb``, ``unbe``, ... are tried first, longest first, and are not pieces).
 
+The matching is the shared greedy encoder (`tokviz.core.wordpiece.greedy`), with a table per step.
 Step k uses the base vocabulary and the first k merges. Decoding follows BERT: a continuation
 piece joins the previous token, any other token starts a new word after a space, so
 ``decode(encode(text).ids) == " ".join(text.split())`` for whitespace splitting when nothing is
@@ -26,6 +27,7 @@ from tokviz.core.errors import EncodeError
 from tokviz.core.text.split import Splitter, parse_split
 
 from .corpus import CONTINUATION
+from .greedy import GreedyMatcher
 
 MAX_WORD_CHARS = 100
 _N_VOCABS = 4  # how many step vocabularies stay built
@@ -86,7 +88,7 @@ class WordPieceTokenizer(PieceTokenizer):
         forms = [UNK_TOKEN.encode(), *(s.encode("utf-8") for s in special_tokens)]
         forms += [((CONTINUATION if c else "") + t).encode("utf-8") for c, t in zip(cont[n_special:], text[n_special:])]
         super().__init__(forms, splitter, special_tokens)
-        self._vocabs: dict[int, tuple[dict[str, int], dict[str, int], int]] = {}
+        self._vocabs: dict[int, GreedyMatcher] = {}
 
     @classmethod
     def from_timeline(cls, timeline: "WordPieceTimeline") -> "WordPieceTokenizer":
@@ -117,50 +119,31 @@ class WordPieceTokenizer(PieceTokenizer):
         self._check_ids([token_id])
         return self._cont[token_id]
 
-    def _vocab(self, step: int) -> tuple[dict[str, int], dict[str, int], int]:
-        """(plain text -> id, continuation text -> id, longest piece) at `step`; lowest id wins."""
+    def _vocab(self, step: int) -> GreedyMatcher:
+        """The greedy matcher over the pieces at `step`: plain text -> id at a word's start,
+        continuation text -> id after it; the lowest id wins."""
         hit = self._vocabs.get(step)
         if hit is None:
             if len(self._vocabs) >= _N_VOCABS:
                 del self._vocabs[next(iter(self._vocabs))]
             plain: dict[str, int] = {}
             cont: dict[str, int] = {}
-            longest = 0
             for i in range(self.n_special, self.n_vocab_at(step)):
-                t = self._text[i]
-                (cont if self._cont[i] else plain).setdefault(t, i)
-                longest = max(longest, len(t))
-            hit = self._vocabs[step] = (plain, cont, longest)
+                (cont if self._cont[i] else plain).setdefault(self._text[i], i)
+            hit = self._vocabs[step] = GreedyMatcher(plain, cont)
         return hit
 
     # -- encoding -----------------------------------------------------------------------------
 
     def _encode_chunk(self, chunk: str, step: int) -> ChunkResult:
-        n = len(chunk)
-        if n > self.max_word_chars:
-            return (UNK_ID,), ((0, n),)
-        plain, cont, longest = self._vocab(step)
-        ids: list[int] = []
-        spans: list[tuple[int, int]] = []
-        start = 0
-        index = plain
-        while start < n:
-            end = min(n, start + longest)
-            while end > start:
-                t = index.get(chunk[start:end])
-                if t is not None:
-                    break
-                end -= 1
-            else:
-                return (UNK_ID,), ((0, n),)
-            ids.append(t)
-            spans.append((start, end))
-            start = end
-            index = cont
-        return tuple(ids), tuple(spans)
+        seg = self._vocab(step).segment(chunk, max_chars=self.max_word_chars)
+        if seg is None:
+            return (UNK_ID,), ((0, len(chunk)),)
+        return tuple(seg[0]), tuple(seg[1])
 
     def explain(self, word: str, *, step: int | None = None) -> list[WordPieceMatch]:
-        """The greedy matches for `word` (one chunk), with the longer candidates tried first.
+        """The greedy matches for `word` (one chunk), with the longer candidates tried first
+        (from the longest piece of the vocabulary, as a reader would try them).
 
         A word that cannot be covered ends with an ``[UNK]`` entry whose `reason` says why (its
         span is the rest of the word; the encoding is then a single ``[UNK]`` for the word).
@@ -168,24 +151,22 @@ class WordPieceTokenizer(PieceTokenizer):
         n = len(word)
         if n > self.max_word_chars:
             return [WordPieceMatch(0, n, UNK_ID, UNK_TOKEN, (), f"word longer than {self.max_word_chars} characters")]
-        plain, cont, longest = self._vocab(self._step_key(step))
-        out = []
-        start = 0
-        while start < n:
-            index, prefix = (plain, "") if start == 0 else (cont, CONTINUATION)
-            tried = []
-            end = min(n, start + longest)
-            while end > start:
-                t = index.get(word[start:end])
-                if t is not None:
-                    out.append(WordPieceMatch(start, end, t, prefix + word[start:end], tuple(tried)))
-                    break
-                tried.append(prefix + word[start:end])
-                end -= 1
-            else:
-                out.append(WordPieceMatch(start, n, UNK_ID, UNK_TOKEN, tuple(tried), f"no piece matches at character {start}"))
-                return out
-            start = end
+        matcher = self._vocab(self._step_key(step))
+        ids, spans = matcher.match(word)
+
+        def form(a: int, b: int) -> str:
+            return (CONTINUATION if a else "") + word[a:b]
+
+        def tried(a: int, found: int) -> tuple[str, ...]:
+            """The longer candidates at `a`, from the longest piece down: none is a piece, or
+            greedy matching would have taken it."""
+            return tuple(form(a, b) for b in range(min(n, a + matcher.longest), found, -1))
+
+        out = [WordPieceMatch(a, b, t, form(a, b), tried(a, b)) for t, (a, b) in zip(ids, spans)]
+        start = spans[-1][1] if spans else 0
+        if start < n:
+            out.append(WordPieceMatch(start, n, UNK_ID, UNK_TOKEN, tried(start, start),
+                                      f"no piece matches at character {start}"))
         return out
 
     # -- decoding -----------------------------------------------------------------------------

@@ -62,6 +62,16 @@ class EmbeddingSources(QObject):
     def current_text(self) -> str:
         return self._current_text() or ""
 
+    @property
+    def wanted(self) -> bool:
+        """Whether the view shows the tokens now (asks the `wanted` given to `attach`)."""
+        return self._wanted()
+
+    @property
+    def pending(self) -> bool:
+        """A re-tokenization is scheduled and waits out its pause."""
+        return self._retokenize_timer.isActive()
+
     @Slot()
     def schedule(self, *_args) -> None:
         """Re-tokenize after a pause (once the view is wanted again, if it is not now)."""

@@ -26,10 +26,12 @@ if TYPE_CHECKING:
 
 COLUMNS = ("Score", "ID", "Token", "Reach", "Rarity", "Count", "Why")
 COLUMN_TIPS = (
-    "reach + rarity − log(1 + count): higher is more likely a token a model never learned",
+    "reach + rarity + absorbed − log(1 + count): higher is more likely a token a model never learned "
+    "(absorbed: later merges swallow it as soon as it forms; see Why)",
     "token id",
     "the token (␣ marks a space)",
-    "1.5 when its own text encodes to other tokens (unreachable), 1.0 when its bytes are not text",
+    "1.5 when its own text encodes to other tokens (unreachable); 0 otherwise, also when its bytes are not "
+    "text on their own (undecodable: listed, but such pieces of characters occur in ordinary text)",
     "how much rarer the corpus holds its merge tree's pieces than their merge ranks predict",
     "how often it occurs when encoding the corpus",
     "the evidence behind the score",
@@ -73,7 +75,7 @@ class GlitchModel(RecordModel):
             return
         self._all.extend(rows)
         self._scores = np.concatenate([self._scores, [r.score for r in rows]])
-        self._reach = np.concatenate([self._reach, [r.reach > 0 for r in rows]])
+        self._reach = np.concatenate([self._reach, [r.fails_round_trip for r in rows]])
         self._unused = np.concatenate([self._unused, [r.count == 0 for r in rows]])
         self._ids = np.concatenate([self._ids, np.fromiter((r.id for r in rows), np.int64, len(rows))])
         self._relayout()

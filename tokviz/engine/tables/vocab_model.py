@@ -154,7 +154,7 @@ class VocabModel(RecordModel):
         ids = timeline.merge_ids()
         ranks[np.asarray(ids, dtype=np.int64)[::-1]] = np.arange(len(ids))[::-1]  # first merge forming it
         self._ranks = ranks.tolist()
-        from tokviz.core.pretrained.unigram_explain import piece_scores
+        from tokviz.core.explain.unigram import piece_scores
 
         scores = piece_scores(timeline.tokenizer())  # a Unigram model: its pieces' log-probabilities
         self._counts = scores if scores is not None else [-1] * n

@@ -12,7 +12,8 @@ step, character- and word-level baselines, loaded pretrained tokenizers). Reques
    `COMPARE_CHARS` characters), the round trips, the diagnostics and the batch, and ends with
    ``finished(TokenViewResult)``.
 
-`TokenizerLoadEngine` loads pretrained tokenizer files for extra rows, also off the GUI thread.
+What the view asks for and gets back is in `requests`; `tokenizer_loader` loads tokenizer files for
+extra rows.
 
 What this leaves out: drawing (``tokviz.panels.token_view.panel`` and its views).
 """
@@ -20,39 +21,30 @@ What this leaves out: drawing (``tokviz.panels.token_view.panel`` and its views)
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from tokviz.core import BaseVocab, Encoding
+from tokviz.core import Encoding
 from tokviz.core.baselines import CorpusUnits
-from tokviz.core.batch import Batch, make_batch
+from tokviz.core.batch import make_batch
 from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.display.alignment import differing_cuts
 from tokviz.core.display.diagnostics import (
-    DigitRun,
-    ScriptCount,
-    Twin,
+    UnknownWords,
     digit_runs,
     leading_space_twins,
     script_counts,
-    UnknownWords,
     trailing_whitespace,
     unknown_words,
     unseen_tokens,
 )
-from tokviz.core.display.tokens import (
-    RoundTrip,
-    TokenLabels,
-    TokenStats,
-    round_trip,
-    token_display,
-    token_labels,
-    token_stats,
-)
+from tokviz.core.display.tokens import round_trip, token_display, token_labels, token_stats
 from tokviz.core.special_tokens import encode_specials_as_text
 from tokviz.core.text.split import parse_split
 from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, background_mode
+
+from .requests import BatchResult, Diagnostics, RowResult, RowSpec, TokenViewRequest, TokenViewResult, TrainedSnapshot
+from .tokenizer_loader import warm_up
 
 FIRST_SCREEN_CHARS = 12_000  # texts longer than this get a quick first pass
 COMPARE_CHARS = 4_000  # comparison rows label (and draw) this much of the text
@@ -64,91 +56,6 @@ QUICK_DELAY_MS = 10
 RETRY_MS = 15  # a request waiting for the encoder it replaces to stop looks again after this
 
 
-@dataclass(frozen=True)
-class TrainedSnapshot:
-    """What the worker needs to build the trained tokenizer (copied on the GUI thread)."""
-
-    key: tuple  # (timeline identity, merges): same key, same tokenizer
-    base: BaseVocab
-    merges: tuple[tuple[int, int], ...]
-    split: str
-    special_tokens: dict[str, int]
-    unk_id: int | None
-    merge_counts: tuple[int, ...]  # corpus count of each merge's pair when it was made
-
-
-@dataclass(frozen=True)
-class RowSpec:
-    key: str  # "step", "final", "chars", "words", "loaded:<n>"
-    title: str
-    step: int | None = None  # trained rows: merges used
-    tokenizer: object | None = None  # loaded tokenizers (baselines and trained ones come from the caches)
-
-
-@dataclass(frozen=True)
-class TokenViewRequest:
-    text: str
-    rows: tuple[RowSpec, ...]
-    show_whitespace: bool = False
-    trained: TrainedSnapshot | None = None
-    corpus: tuple[int, str] | None = None  # (version, text) for the baselines
-    bos: bool = False
-    eos: bool = False
-    pad_side: str = "right"
-    n_colors: int = 8  # colour slots of the palette (neighbours differ)
-    specials_as_text: bool = False  # special-token strings in the text are encoded as ordinary text
-
-
-@dataclass
-class RowResult:
-    spec: RowSpec
-    tokenizer: object
-    encoding: Encoding
-    stats: TokenStats
-    labels: TokenLabels  # the first `shown` tokens
-    shown: int  # tokens labelled (all for the reference row; a prefix for the others)
-    differs: list[bool] = field(default_factory=list)  # vs the reference row, per shown token
-    round_trip: RoundTrip | None = None
-    slots: list[int] = field(default_factory=list)  # colour slot per shown token
-    groups: list[tuple[int, int]] = field(default_factory=list)  # byte tokens building one character
-    captions: list[str] = field(default_factory=list)  # the character under each group
-
-
-@dataclass
-class Diagnostics:
-    twins: list[Twin]
-    digits: list[DigitRun]
-    trailing: list[int]
-    scripts: list[ScriptCount]
-    unseen: list[tuple[int, int]]
-    unknown: UnknownWords | None = None  # what became [UNK] in the text (tokenizers with an unknown token)
-    corpus_unknown: UnknownWords | None = None  # the same on the corpus (loaded tokenizers)
-
-
-@dataclass
-class BatchResult:
-    batch: Batch
-    lines: list[str]
-    bos_id: int | None
-    eos_id: int | None
-    pad_id: int
-
-
-@dataclass
-class TokenViewResult:
-    request: TokenViewRequest
-    rows: list[RowResult]
-    partial: bool = False  # only the reference row's first screen
-    diagnostics: Diagnostics | None = None
-    batch: BatchResult | None = None
-    counts: dict[int, int] = field(default_factory=dict)  # corpus count per id (trained rows)
-    seconds: float = 0.0
-
-    @property
-    def reference(self) -> RowResult | None:
-        return self.rows[0] if self.rows else None
-
-
 def first_screen_cut(text: str, limit: int = FIRST_SCREEN_CHARS) -> int:
     """A position near `limit` where a line starts with a non-space character (no chunk of the
     usual split patterns crosses it), or `limit` itself when there is none nearby."""
@@ -158,14 +65,6 @@ def first_screen_cut(text: str, limit: int = FIRST_SCREEN_CHARS) -> int:
             return pos + 1
         pos = text.find("\n", pos + 1)
     return limit
-
-
-def warm_up(tok) -> None:
-    """Build the one-time tables of `tok`'s first long encode now, on this worker thread (for the
-    tokenizers that have them: ``warm_up()``)."""
-    method = getattr(tok, "warm_up", None)
-    if method is not None:
-        method()
 
 
 def trained_tokenizer(snap: TrainedSnapshot) -> BpeTokenizer:
@@ -312,21 +211,13 @@ class TokenViewWorker(BackgroundWorker):
         tok, enc = ref.tokenizer, ref.encoding
         has_unk = getattr(tok, "unk_id", None) is not None
         loaded = ref.spec.tokenizer is not None and ref.spec.key in ("step", "final")
-        index = getattr(tok, "_token_index", None)
-        if index is None and not isinstance(tok, BpeTokenizer) and hasattr(tok, "vocab"):
-            index = {}  # one pass over a loaded tokenizer's (200k) vocabulary
-            for i, b in enumerate(tok.vocab()):
-                if b:
-                    index.setdefault(b, i)
-        if index is None:
-            index = {}
-            n = tok.n_vocab
-            limit = n if not isinstance(tok, BpeTokenizer) or ref.spec.step is None else tok.base_size + ref.spec.step
-            for i in range(min(n, limit)):
-                try:
-                    index.setdefault(tok.token_bytes(i), i)
-                except Exception:  # noqa: BLE001 - holes in a foreign vocabulary
-                    continue
+        vocab = tok.vocab()  # one pass over a loaded tokenizer's (200k) vocabulary
+        if tok.ids_by_merge_rank and ref.spec.step is not None:  # the merges of step k only
+            vocab = vocab[: tok.base_size + ref.spec.step]
+        index: dict[bytes, int] = {}
+        for i, b in enumerate(vocab):
+            if b:  # holes in a foreign vocabulary are None
+                index.setdefault(b, i)
         return Diagnostics(
             twins=leading_space_twins(text[:200_000], index.get),
             digits=digit_runs(text, enc),
@@ -429,42 +320,6 @@ class TokenViewEngine(BackgroundEngine):
     def _on_result(self, result: object) -> None:
         self.last_result = result  # type: ignore[assignment]
         self.finished.emit(result)
-
-    def _on_cancel(self) -> None:
-        self.cancelled.emit()
-
-    def _on_failure(self, message: str) -> None:
-        self.failed.emit(message)
-
-
-class TokenizerLoadWorker(BackgroundWorker):
-    """Loads one pretrained tokenizer file (``load(path)``) off the GUI thread."""
-
-    def __init__(self, run_id: int, path: str, load) -> None:
-        super().__init__(run_id)
-        self.path = path
-        self._load = load
-
-    def work(self) -> object:
-        with background_mode():
-            tok = self._load(self.path)
-            warm_up(tok)
-            return tok
-
-
-class TokenizerLoadEngine(BackgroundEngine):
-    """Loads tokenizers for comparison rows; `loaded(tokenizer)`, `cancelled()` or `failed(message)`."""
-
-    loaded = Signal(object)
-    cancelled = Signal()
-    failed = Signal(str)
-
-    def load(self, path: str, load) -> int:
-        """Start loading `path` with `load` (``tokviz.core.pretrained.load_tokenizer``)."""
-        return self._launch(TokenizerLoadWorker(self._new_run_id(), str(path), load))
-
-    def _on_result(self, result: object) -> None:
-        self.loaded.emit(result)
 
     def _on_cancel(self) -> None:
         self.cancelled.emit()

@@ -18,11 +18,11 @@ without a template is shown in the banner and the messages stay as they are.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, Signal, Slot
-from PySide6.QtGui import QColor, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -31,10 +31,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QPlainTextEdit,
-    QSizePolicy,
     QSplitter,
-    QTextEdit,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -48,9 +45,11 @@ from tokviz.core.special_tokens import added_token_map
 from tokviz.engine.chat.chat_engine import ChatEngine, ChatRequest, ChatResult
 from tokviz.engine.step_model import StepModel
 from tokviz.panels.base import Panel, error_color, is_dark, monospace_font, notice_colors
+from tokviz.panels.model_cue import ModelCue, describe_step
 from tokviz.panels.token_view.flow_view import TokenFlowView
 
 from .messages import MessageList
+from .template_view import TemplateView
 
 SAMPLE_MESSAGES = [
     {"role": "system", "content": "You are a helpful assistant."},
@@ -93,8 +92,10 @@ class ChatPanel(Panel):
         self.engine.render_failed.connect(self._on_engine_render_failed)
         self.step_model = step_model
         self.messages_view.set_messages(SAMPLE_MESSAGES)
+        self._window_folder: Path | None = None  # the folder of the window's loaded tokenizer
         if step_model is not None:
             step_model.timeline_changed.connect(self._on_step_model_timeline_changed)
+            step_model.step_changed.connect(self._update_cue)
             if step_model.timeline is not None:  # made after a tokenizer was opened: follow it now
                 self._on_step_model_timeline_changed()
 
@@ -104,7 +105,8 @@ class ChatPanel(Panel):
         self.open_button = QToolButton(objectName="chat_open", text="Open model folder…")
         self.open_button.setToolTip("A Hugging Face model folder: tokenizer.json and tokenizer_config.json")
         self.open_button.clicked.connect(self._on_open_button_clicked)
-        self.model_label = QLabel("No model", objectName="chat_model")
+        self.model_label = ModelCue("Chat tokenizer", object_name="chat_model")  # warns when not the window's
+        self.model_label.setText("No model")
         self.load_button = QToolButton(objectName="chat_load_messages", text="Open messages…")
         self.load_button.setToolTip('A JSON list of {"role", "content"} objects (the file tokviz chat -f reads)')
         self.load_button.clicked.connect(self._on_load_button_clicked)
@@ -121,7 +123,6 @@ class ChatPanel(Panel):
         self.template_box.hide()
         bar = QHBoxLayout()  # two short rows: a dock can be narrow
         bar.setContentsMargins(0, 0, 0, 0)
-        self.model_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # long names: cut
         bar.addWidget(self.open_button)
         bar.addWidget(self.model_label, 1)
         bar.addWidget(self.template_box)
@@ -145,9 +146,7 @@ class ChatPanel(Panel):
         self.findings = QListWidget(objectName="chat_findings")
         self.findings.setWordWrap(True)
         self.findings.currentRowChanged.connect(self._on_findings_row_changed)
-        self.template_view = QPlainTextEdit(objectName="chat_template", readOnly=True)
-        self.template_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.template_view.setPlaceholderText("The chat template appears here.")
+        self.template_view = TemplateView()  # wrapped, numbered by template line, highlighted
         middle = QSplitter(Qt.Orientation.Vertical)
         middle.addWidget(self.view)
         middle.addWidget(self.findings)
@@ -156,7 +155,7 @@ class ChatPanel(Panel):
         for w in (self.messages_view, middle, self.template_view):
             self.splitter.addWidget(w)
             w.setMinimumWidth(60)
-        self.splitter.setSizes([320, 420, 260])
+        self.splitter.setSizes([300, 420, 380])
         self.status = QLabel(objectName="chat_status", wordWrap=True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout = QVBoxLayout(self)
@@ -260,7 +259,7 @@ class ChatPanel(Panel):
     def _on_template_box_changed(self, name: str) -> None:
         if self.model is not None and name and name != self.model.template_name:
             self.model = self.model.with_template(name)
-            self.template_view.setPlainText(self.model.template)
+            self.template_view.set_template(self.model.template)
             self.refresh()
 
     def _ask_folder(self) -> str | None:
@@ -286,28 +285,52 @@ class ChatPanel(Panel):
         """Follow the window's tokenizer when its folder carries a chat template (unless the user
         opened a folder here)."""
         tl = self.step_model.timeline
+        source = getattr(tl.tokenizer(), "source", None) if tl is not None and not tl.has_counts else None
+        folder = self._window_folder = Path(source).parent.resolve() if source else None
+        self._update_cue()
         if tl is None or tl.has_counts or (self.model is not None and not self._following):
             return
-        source = getattr(tl.tokenizer(), "source", None)
-        folder = Path(source).parent if source else None
         if folder is not None and any((folder / f).is_file() for f in CONFIG_FILES):
             self._following = True
             self._load(folder)
+
+    def shows_window_tokenizer(self) -> bool:
+        """The tokenizer here is the one the token view and vocabulary show: the window's loaded
+        tokenizer from this folder, at its last step (all of its vocabulary, as a chat uses it)."""
+        sm = self.step_model
+        return (self.model is not None and sm is not None and self._window_folder is not None
+                and self._window_folder == self.model.folder.resolve() and sm.step == sm.n_steps)
+
+    def _update_cue(self, *_args) -> None:
+        """Name the tokenizer the prompt is encoded with; a warning when the token view and the
+        vocabulary beside this view show another tokenizer or step."""
+        if self.model is None:
+            return
+        m = self.model
+        differs = self.step_model is not None and not self.shows_window_tokenizer()
+        text = f"<b>{html.escape(m.folder.name)}</b> · whole vocabulary"
+        tip = f"{m.folder}\nChat template from {m.template_origin}"
+        if differs:
+            window = describe_step(self.step_model)
+            text += f" ⚠ the token view and vocabulary show {window}"
+            tip += ("\nThe token view and vocabulary beside this view show another tokenizer or step: "
+                    + re.sub(r"<[^>]+>", "", window))
+        text += f" · template: {html.escape(m.template_origin)}"
+        self.model_label.set_cue(text, tip=tip, differs=differs)
 
     # -- results --------------------------------------------------------------------------------
 
     @Slot(object)
     def _on_engine_model_loaded(self, model: ChatModel) -> None:
         self.model = model
-        self.model_label.setText(f"<b>{html.escape(model.folder.name)}</b> · {html.escape(model.template_origin)}")
-        self.model_label.setToolTip(str(model.folder))
+        self._update_cue()
         self.template_box.blockSignals(True)
         self.template_box.clear()
         self.template_box.addItems(list(model.templates))
         self.template_box.setCurrentText(model.template_name)
         self.template_box.blockSignals(False)
         self.template_box.setVisible(len(model.templates) > 1)
-        self.template_view.setPlainText(model.template)
+        self.template_view.set_template(model.template)
         self.banner.hide()
         self.refresh()
 
@@ -330,7 +353,7 @@ class ChatPanel(Panel):
     @Slot(object)
     def _on_engine_rendered(self, result: ChatResult) -> None:
         self.result = result
-        self._mark_template_line(result.error.line if result.error else None)
+        self.template_view.mark_line(result.error.line if result.error else None)
         if result.error is not None:
             self._show_banner(f"The template fails: {result.error}", error=True)
             self.view.clear()
@@ -388,21 +411,6 @@ class ChatPanel(Panel):
             self.findings.addItem(QListWidgetItem("✓ No findings: none of the classic prompt bugs."))
         self.findings.blockSignals(False)
 
-    def _mark_template_line(self, line: int | None) -> None:
-        marks = []
-        if line:
-            block = self.template_view.document().findBlockByLineNumber(line - 1)
-            if block.isValid():
-                sel = QTextEdit.ExtraSelection()
-                sel.format.setBackground(QColor(error_color(self.palette())).lighter(170)
-                                         if not is_dark(self.palette()) else QColor("#5c1f1f"))
-                sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-                sel.cursor = QTextCursor(block)
-                marks.append(sel)
-                self.template_view.setTextCursor(QTextCursor(block))
-                self.template_view.centerCursor()
-        self.template_view.setExtraSelections(marks)
-
     # -- interaction ----------------------------------------------------------------------------
 
     @Slot(int)
@@ -416,10 +424,12 @@ class ChatPanel(Panel):
 
     @Slot(int)
     def _on_findings_row_changed(self, row: int) -> None:
-        if self.result is None or self.result.render is None or not 0 <= row < len(self.result.findings):
+        if self.result is None or not 0 <= row < len(self.result.findings):
             return
         f = self.result.findings[row]
-        if f.tokens:
+        if f.line:  # a template line: the numbers beside the source are the linter's
+            self.template_view.mark_line(f.line)
+        if f.tokens and self.result.render is not None:
             self._show_tokens(f.tokens)
             self.view.select(min(f.tokens))
 

@@ -35,8 +35,8 @@ from PySide6.QtWidgets import (
 from tokviz.core import TokvizError
 from tokviz.core.compare import Comparison, ModelSpec
 from tokviz.core.compare.report import csv_header, csv_rows, with_reference
+from tokviz.core.formats.openai_encodings import known_tokenizers
 from tokviz.core.io.safe_files import write_atomic
-from tokviz.core.pretrained import known_tokenizers
 from tokviz.engine.compare_child import path_spec, timeline_spec
 from tokviz.engine.compare_engine import CompareEngine
 from tokviz.engine.tables.compare_models import SORT_ROLE, DocumentsModel, MetricsModel, ScriptsModel

@@ -33,6 +33,7 @@ from tokviz.panels.base import Panel, error_color, monospace_font, notice_colors
 from tokviz.panels.widgets import ProgressBar, hbox, vbox
 
 from .code_editor import CodeEditor
+from .feeder import EditorFeeder
 from .large_text_view import LargeTextView
 
 FEED_CHARS = 64 * 1024  # characters inserted per event-loop turn when loading a big text
@@ -76,14 +77,15 @@ class CorpusPanel(Panel):
         self._large: LargeText | None = None
         self._word_counts = False
         self._stats: CorpusStats | None = None
-        self._feed: tuple[str, int] | None = None  # (text, next offset) while feeding the editor
         self._build()
         self._stats_engine = TaskEngine("corpus-stats", self)
         self._stats_engine.finished.connect(self._on_stats_engine_finished)
         self._stats_timer = QTimer(self, singleShot=True, interval=STATS_DELAY_MS)
         self._stats_timer.timeout.connect(self._update_stats)
-        self._feed_timer = QTimer(self, interval=0)
-        self._feed_timer.timeout.connect(self._on_feed_timer_timeout)
+        self.feeder = EditorFeeder(self.editor, slice_chars=FEED_CHARS, parent=self)
+        self.feeder.progressed.connect(self._on_feeder_progressed)
+        self.feeder.finished.connect(self._on_feeder_finished)
+        self._feed_stats: CorpusStats | None = None  # statistics of the text being fed, if known
         self.editor.document().contentsChanged.connect(self._on_editor_contents_changed)
         self.editor.document().modificationChanged.connect(self._on_editor_modification_changed)
         self.editor.files_dropped.connect(self.files_dropped)
@@ -156,7 +158,7 @@ class CorpusPanel(Panel):
 
     @property
     def is_loading(self) -> bool:
-        return self._feed is not None
+        return self.feeder.text is not None
 
     @property
     def is_modified(self) -> bool:
@@ -175,8 +177,8 @@ class CorpusPanel(Panel):
         training uses `corpus_input()`)."""
         if self._large is not None:
             return self._large.text()
-        if self._feed is not None:
-            return self._feed[0]
+        if self.feeder.text is not None:
+            return self.feeder.text
         return self.editor.text()
 
     def bind_workspace(self, workspace) -> None:
@@ -188,8 +190,8 @@ class CorpusPanel(Panel):
         """The first `n_chars` characters of the corpus, cheap even for a large file."""
         if self._large is not None:
             return self._large.prefix(n_chars)
-        if self._feed is not None:
-            return self._feed[0][:n_chars]
+        if self.feeder.text is not None:
+            return self.feeder.text[:n_chars]
         return self.editor.text()[:n_chars]
 
     def corpus_input(self, *, word_counts: bool | None = None) -> CorpusInput:
@@ -311,38 +313,22 @@ class CorpusPanel(Panel):
     # -- feeding a big text into the editor -------------------------------------------------
 
     def _start_feeding(self, text: str, stats: CorpusStats | None) -> None:
-        self._feed = (text, 0)
         self._feed_stats = stats
-        self.editor.setUndoRedoEnabled(False)
-        self.editor.clear()
-        self.editor.setReadOnly(True)
+        self.feeder.start(text)
         self.set_loading("Loading text into the editor", 0.0)
-        self._feed_timer.start()
+
+    @Slot(float)
+    def _on_feeder_progressed(self, fraction: float) -> None:
+        self.set_loading("Loading text into the editor", fraction)
 
     @Slot()
-    def _on_feed_timer_timeout(self) -> None:
-        if self._feed is None:
-            return
-        text, pos = self._feed
-        cursor = QTextCursor(self.editor.document())
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertText(text[pos : pos + FEED_CHARS])
-        pos += FEED_CHARS
-        if pos < len(text):
-            self._feed = (text, pos)
-            self.set_loading("Loading text into the editor", pos / len(text))
-            return
-        self._stop_feeding()
+    def _on_feeder_finished(self) -> None:
+        self.finish_loading()
         self._finish_document(self._feed_stats)
 
     def _stop_feeding(self) -> None:
-        if self._feed is None:
-            return
-        self._feed_timer.stop()
-        self._feed = None
-        self.editor.setReadOnly(False)
-        self.editor.setUndoRedoEnabled(True)
-        self.finish_loading()
+        if self.feeder.stop():
+            self.finish_loading()
 
     # -- loading indicator (the window reports file reading through this too) ---------------
 
@@ -395,7 +381,7 @@ class CorpusPanel(Panel):
 
     @Slot()
     def _on_editor_contents_changed(self) -> None:
-        if self._feed is None and not self.is_read_only:
+        if self.feeder.text is None and not self.is_read_only:
             self._stats_timer.start()
 
     @Slot(bool)

@@ -47,7 +47,8 @@ from .embedding_widgets import (
     parameter_text,
     prepare_screenshot,
 )
-from .heatmap_view import HeatmapView, wrapping_label
+from .heatmap_view import HeatmapView
+from .plot_style import wrapping_label
 
 __all__ = ["EmbeddingPanel"]
 

@@ -29,7 +29,7 @@ from tokviz.core.embeddings import EmbeddingTable, ReferenceModel, embedding_sha
 from tokviz.core.embeddings.training import MAX_CONTEXT
 from tokviz.panels.widgets import STRETCH, form_grid, hbox, vbox
 
-from .heatmap_view import cache_axes, style_plot
+from .plot_style import cache_axes, style_plot
 
 CURRENT_TEXT_CHARS = 400  # the "current text" when no token view gives one: the corpus's start
 MAX_LOSS_POINTS = 2000  # points per loss curve; longer runs are shown as block means

@@ -23,7 +23,6 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
-    QGraphicsItem,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -36,6 +35,8 @@ from tokviz.core.embeddings.positional import csv_text
 from tokviz.core.io.safe_files import write_text_atomic
 from tokviz.engine.tasks import TaskEngine
 from tokviz.panels.widgets import save_image
+
+from .plot_style import cache_axes, wrapping_label
 
 # label -> pyqtgraph colour map name
 DIVERGING_MAPS = {
@@ -394,30 +395,3 @@ class HeatmapView(QWidget):
 
     def shutdown(self) -> None:
         self.csv_engine.shutdown()
-
-
-def cache_axes(*axes: pg.AxisItem) -> None:
-    """Paint axes from a pixmap cache: replaying an axis's picture (tick texts, grid lines) costs
-    milliseconds on every repaint of the plot, e.g. each live update of a curve or image."""
-    for axis in axes:
-        axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-
-
-def wrapping_label(label: QLabel, lines: int = 2) -> QLabel:
-    """Word-wrap `label` and keep room for `lines` lines."""
-    label.setWordWrap(True)
-    label.setMinimumHeight(label.fontMetrics().lineSpacing() * lines + 4)
-    return label
-
-
-def style_plot(widget: pg.PlotWidget, palette: QPalette) -> None:
-    """Give a line plot the palette's colours (background, axes)."""
-    widget.setBackground(palette.color(QPalette.ColorRole.Base))
-    text = palette.color(QPalette.ColorRole.Text)
-    item = widget.getPlotItem()
-    if item is None:  # (a palette change during construction)
-        return
-    for name in ("left", "bottom"):
-        axis = item.getAxis(name)
-        axis.setPen(text)
-        axis.setTextPen(text)

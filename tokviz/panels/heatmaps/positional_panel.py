@@ -42,6 +42,7 @@ from tokviz.core.embeddings.positional import (
     PositionalParams,
     encoding,
 )
+from tokviz.core.embeddings.positional_text import parse_dims
 from tokviz.engine.heatmaps.heatmap_engine import (
     HeatmapEngine,
     PositionalRequest,
@@ -51,29 +52,10 @@ from tokviz.engine.heatmaps.heatmap_engine import (
 from tokviz.panels.base import Panel, show_error_text
 from tokviz.panels.widgets import form_grid
 
-from .heatmap_view import HeatmapView, style_plot, wrapping_label
+from .heatmap_view import HeatmapView
+from .plot_style import style_plot, wrapping_label
 
 CURVE_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
-
-
-def parse_dims(text: str, d: int) -> tuple[int, ...]:
-    """Dimensions typed as ``"0, 1, 8-10"`` (ranges allowed), valid ones only, at most 8.
-
-    >>> parse_dims("0, 3-5, x, 99", 8)
-    (0, 3, 4, 5)
-    """
-    out: list[int] = []
-    for part in text.replace(";", ",").split(","):
-        part = part.strip()
-        try:
-            if "-" in part:
-                a, b = (int(x) for x in part.split("-", 1))
-                out.extend(range(a, b + 1))
-            elif part:
-                out.append(int(part))
-        except ValueError:
-            continue
-    return tuple(dict.fromkeys(x for x in out if 0 <= x < d))[:8]
 
 
 class PositionalPanel(Panel):

@@ -7,7 +7,7 @@ many segmentations there are, the n best segmentations with their probabilities 
 outline its path) and segmentations sampled with probability ∝ p^alpha (subword regularization;
 the last one is outlined). Works for a model trained here (`UnigramTokenizer`, at a round) and a
 loaded one (`UnigramExplainer`): both give ``explain`` and ``sample``
-(`tokviz.core.pretrained.unigram_explain.lattice_source` picks the one of a timeline).
+(`tokviz.core.explain.unigram.lattice_source` picks the one of a timeline).
 """
 
 from __future__ import annotations

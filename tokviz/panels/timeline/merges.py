@@ -54,8 +54,8 @@ class MergeParts(QObject):
         self.panel.provenance.set_word(word)
         return self.panel.provenance.trace_lines()
 
-    def show_piece(self, token_id: int, vocab: list[bytes], *, jump: bool = True) -> None:
-        """Draw the merge tree of `token_id` and (for a merged token) go to the step that made it."""
+    def show_piece(self, token_id: int, vocab: list[bytes], *, jump: bool = False) -> None:
+        """Draw the merge tree of `token_id`; with `jump` (a merged token) go to the step that made it."""
         p = self.panel
         self.sync(p.step_model.step)
         p.provenance.show_token(token_id)

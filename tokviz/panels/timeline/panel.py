@@ -216,8 +216,9 @@ class TimelinePanel(Panel):
         self.corpus_view.set_content("")
         self._schedule(now=True)
 
-    def show_token(self, token_id: int, *, jump: bool = True) -> None:
-        """Provenance: draw the merge tree of `token_id` and (for a merged token) go to its step."""
+    def show_token(self, token_id: int, *, jump: bool = False) -> None:
+        """Provenance: draw the merge tree of `token_id`; only with `jump` go to the step that made
+        it. Looking at a token never changes the model in use: the tree offers "Go to step N"."""
         tl = self.step_model.timeline
         if tl is None:
             return

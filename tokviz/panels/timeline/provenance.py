@@ -4,17 +4,27 @@ The tree is a fully expanded `QTreeWidget` (root = the token, children = the pai
 from, leaves = bytes or characters, each labelled with the merge rank that made it). The trace
 table lists, merge by merge, how a typed word is segmented with the first k merges (k = the shared
 step), with the rank of each merge that fires. Typing is debounced; one word is cheap to trace.
+Showing a token never moves the shared step (every view would change model): "Go to step N"
+does, when the user asks.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import QHeaderView, QLabel, QLineEdit, QSplitter, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QWidget,
+)
 
 from tokviz.core import Timeline
 from tokviz.core.bpe.replay import TraceStep, TreeNode, trace_word
 from tokviz.core.display.tokens import visible_token
-from tokviz.core.wordpiece.timeline import WordPieceTimeline
 from tokviz.panels.base import monospace_font
 from tokviz.panels.widgets import cell_table, hbox, set_cells, vbox
 
@@ -27,7 +37,8 @@ MAX_WORD = 200
 
 
 class ProvenanceView(QWidget):
-    """`rank_activated(rank)`: the user double-clicked a merge (tree node or trace row)."""
+    """`rank_activated(rank)`: the user asked for the step of a merge ("Go to step N", or a
+    double click on a tree node or trace row)."""
 
     rank_activated = Signal(int)
 
@@ -36,6 +47,11 @@ class ProvenanceView(QWidget):
         self.tree_label = QLabel("Select a token (merge table or vocabulary) to see how it was built.",
                                  objectName="timeline_tree_label")
         self.tree_label.setWordWrap(True)
+        self.goto_button = QPushButton(objectName="timeline_goto_step")
+        self.goto_button.setToolTip("Move the whole app (token view, compare, charts) to the step that made "
+                                    "this token")
+        self.goto_button.clicked.connect(self._on_goto_button_clicked)
+        self.goto_button.hide()
         self.tree = QTreeWidget(objectName="timeline_tree")
         self.tree.setHeaderLabels(["Token", "Id", "Merge"])
         self.tree.setUniformRowHeights(True)
@@ -53,7 +69,7 @@ class ProvenanceView(QWidget):
         self.trace_table.cellDoubleClicked.connect(self._on_trace_cell_double_clicked)
 
         left = QWidget()
-        vbox(left, self.tree_label, (self.tree, 1), margins=0)
+        vbox(left, hbox((self.tree_label, 1), self.goto_button), (self.tree, 1), margins=0)
         right = QWidget()
         vbox(right, hbox(QLabel("Trace a word:"), (self.word_edit, 1)), self.trace_label, (self.trace_table, 1),
              margins=0)
@@ -68,6 +84,7 @@ class ProvenanceView(QWidget):
         self._vocab: list[bytes] = []
         self._step = 0
         self._token: int | None = None
+        self._root_rank: int | None = None  # the merge that made the shown token
         self.trace: list[TraceStep] = []
         self._timer = QTimer(self, singleShot=True, interval=TRACE_DELAY_MS)
         self._timer.timeout.connect(self._update_trace)
@@ -87,6 +104,7 @@ class ProvenanceView(QWidget):
             self._token = None
             self.tree.clear()
             self.tree_label.setText("Select a token (merge table or vocabulary) to see how it was built.")
+        self._update_goto()
         if self.word_edit.text().strip():
             self._update_trace()
 
@@ -99,6 +117,8 @@ class ProvenanceView(QWidget):
         root = None
         if tl is not None and token_id is not None and 0 <= token_id < len(self._vocab):
             root = tl.merge_tree(token_id)
+        self._root_rank = None if root is None else root.rank
+        self._update_goto()
         if root is None:
             self.tree_label.setText("Select a token (merge table or vocabulary) to see how it was built.")
             return
@@ -110,6 +130,18 @@ class ProvenanceView(QWidget):
         kind = "base unit" if root.rank is None else f"merge {root.rank + 1:,} (step {root.rank + 1:,})"
         self.tree_label.setText(f"How “{self.token_label(token_id)}” (id {token_id}) was built: "
                                 f"{kind}, {len(root.leaves())} base units, depth {root.depth()}")
+
+    def _update_goto(self) -> None:
+        """Offer the step that made the shown token when the app is elsewhere."""
+        rank = self._root_rank if self._token is not None else None
+        self.goto_button.setVisible(rank is not None and rank + 1 != self._step)
+        if rank is not None:
+            self.goto_button.setText(f"Go to step {rank + 1:,}")
+
+    @Slot()
+    def _on_goto_button_clicked(self) -> None:
+        if self._root_rank is not None:
+            self.rank_activated.emit(int(self._root_rank))
 
     def _item(self, node: TreeNode) -> QTreeWidgetItem:
         item = QTreeWidgetItem([self.token_label(node.id), str(node.id),
@@ -150,7 +182,7 @@ class ProvenanceView(QWidget):
     def _update_trace(self) -> None:
         word = self.word_edit.text().strip()[:MAX_WORD]
         tok = self._tokenizer
-        if isinstance(self._timeline, WordPieceTimeline):  # greedy matches, not merges
+        if self._timeline is not None and self._timeline.traces_matches:  # greedy matches, not merges
             show_wordpiece_trace(self, tok, word, self._step)
             return
         reset_trace_headers(self.trace_table)

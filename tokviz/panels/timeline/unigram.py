@@ -19,16 +19,9 @@ from __future__ import annotations
 import random
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QLabel,
-    QPushButton,
-    QSplitter,
-    QStackedWidget,
-    QWidget,
-)
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QPushButton, QSplitter, QStackedWidget, QWidget
 
-from tokviz.core.pretrained.unigram_explain import loaded_unigram
+from tokviz.core.explain.unigram import loaded_unigram
 from tokviz.panels.base import monospace_font
 from tokviz.panels.deferred import DeferredChart
 from tokviz.panels.widgets import STRETCH, cell_table, hbox, segmentation_controls, set_cells, vbox
@@ -311,7 +304,7 @@ class UnigramParts(QObject):
     def sync(self, k: int) -> None:
         self.segmentations.set_state(self.tokenizer(), self.last_round(k))
 
-    def show_piece(self, token_id: int, vocab: list[bytes], *, jump: bool = True) -> None:
+    def show_piece(self, token_id: int, vocab: list[bytes], *, jump: bool = False) -> None:
         """A piece picked in the vocabulary: its segmentations at the current round."""
         tl = self.panel.step_model.timeline
         if not tl.n_special <= token_id < len(vocab):

@@ -12,7 +12,6 @@ import math
 
 from PySide6.QtGui import QPalette
 
-from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.display.tokens import KIND_NAMES, escape_text, hex_bytes, token_label
 from tokviz.core.special_tokens import added_token_map
 from tokviz.panels.base import error_color, muted_color, ok_color
@@ -134,7 +133,7 @@ def token_tooltip_html(result, row: int, index: int) -> str:
     if hasattr(tok, "log_prob") and tid >= tok.n_special:  # a Unigram piece
         lp = tok.log_prob(tid, step=r.spec.step)
         lines.append(f"log-probability {lp:.3f} (p = {math.exp(lp):.2g})" if lp is not None else "pruned by then")
-    if isinstance(tok, BpeTokenizer):
+    if tok.ids_by_merge_rank:  # trained BPE, minbpe: merge ranks and corpus counts
         pair = tok.merge_of(tid)
         if pair is not None:
             left = html.escape(token_label(tok.token_bytes(pair[0]), show_whitespace=True)[0])

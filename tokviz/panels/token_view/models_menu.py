@@ -71,7 +71,7 @@ class PieceRows:
         return self._tokenizer
 
     def rows(self, tl, k: int) -> list:
-        from tokviz.engine.token_view.token_view_engine import RowSpec
+        from tokviz.engine.token_view.requests import RowSpec
 
         tok = self.tokenizer(tl)
         if tok is None:

@@ -38,25 +38,23 @@ from PySide6.QtWidgets import (
 
 from tokviz.core.display.palette import DEFAULT_PALETTE, PALETTE_LABELS, token_palette
 from tokviz.engine.step_model import StepModel
+from tokviz.engine.token_view.requests import RowSpec, TokenViewRequest, TokenViewResult, TrainedSnapshot
 from tokviz.engine.token_view.token_view_engine import (
     FIRST_SCREEN_CHARS,
     QUICK_DELAY_MS,
     TYPING_DELAY_MS,
-    RowSpec,
-    TokenizerLoadEngine,
     TokenViewEngine,
-    TokenViewRequest,
-    TokenViewResult,
-    TrainedSnapshot,
 )
+from tokviz.engine.token_view.tokenizer_loader import TokenizerLoadEngine
 from tokviz.panels.base import Panel, is_dark, monospace_font
+from tokviz.panels.model_cue import ModelCue
 
 from .compare_view import BatchBox, TokenCompareView
 from .diagnostics import diagnostics_html, token_tooltip_html
 from .editor import TokenTextEdit
-from .lattice_action import LatticeAction
 from .export import TokenViewExports
 from .flow_view import MODES, TokenFlowView
+from .lattice_action import LatticeAction
 from .models_menu import PieceRows
 
 SAMPLE_TEXT = ("Tokenizers cut text into pieces: café, naïve, Größe, 東京タワー, 안녕하세요!\n"
@@ -92,6 +90,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self._loading_name = ""
         self.loader.loaded.connect(self._on_loader_loaded)
         self.loader.failed.connect(self._on_loader_failed)
+        self.model_cue = ModelCue("Tokenizer", object_name="token_view_cue", step_model=step_model)  # what the rows use
         self._build()
         self.engine.partial_ready.connect(self._on_engine_partial_ready)
         self.engine.finished.connect(self._on_engine_finished)
@@ -181,6 +180,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(bar)
+        layout.addWidget(self.model_cue)
         layout.addWidget(self.splitter, 1)
         foot = QHBoxLayout()  # beside the counts: the toolbar stays as narrow as the dock may be
         foot.addWidget(self.specials_box, 0, Qt.AlignmentFlag.AlignTop)
@@ -491,9 +491,9 @@ class TokenViewPanel(TokenViewExports, Panel):
 
 
 def _load_tokenizer():
-    """`tokviz.core.pretrained.load_tokenizer`, or None when that package is absent."""
+    """`tokviz.core.loading.load_tokenizer`, or None when that package is absent."""
     try:
-        from tokviz.core.pretrained import load_tokenizer
+        from tokviz.core.loading import load_tokenizer
     except ImportError:
         return None
     return load_tokenizer

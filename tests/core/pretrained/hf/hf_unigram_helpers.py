@@ -52,7 +52,7 @@ def from_sentencepiece(folder, *, byte_fallback: bool = False):
     spm = pytest.importorskip("sentencepiece")
     from tokenizers import decoders, models, normalizers, pre_tokenizers, processors
 
-    from tokviz.core.pretrained.spm import parse_model_proto  # read with tokviz: no protobuf needed
+    from tokviz.core.formats.sentencepiece import parse_model_proto  # read with tokviz: no protobuf needed
 
     path = trained_model("unigram-nmt", folder)
     proto = parse_model_proto(path.read_bytes())

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 from tests.core.pretrained.pretrained_helpers import corpus, unicode_text
-from tokviz.core.pretrained import HfTokenizer
+from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
 
 tk = pytest.importorskip("tokenizers")
 from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers  # noqa: E402

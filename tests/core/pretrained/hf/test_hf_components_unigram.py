@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.core.pretrained.pretrained_helpers import FULL, corpus, unicode_text
-from tokviz.core.pretrained import HfTokenizer
-from tokviz.core.pretrained.hf.normalizers import NormStr
-from tokviz.core.pretrained.hf.unicode_scripts import UnicodeScriptsPre
+from tokviz.core.formats.tokenizer_json.normalizers import NormStr
+from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
+from tokviz.core.formats.tokenizer_json.unicode_scripts import UnicodeScriptsPre
 
 from .hf_unigram_helpers import built, t5_like
 

@@ -10,7 +10,9 @@ from hypothesis import given, settings
 
 from tests.core.pretrained.pretrained_helpers import HF_NAMES, hf_path, load_ours, load_reference, unicode_text
 from tokviz.core import ModelFormatError
-from tokviz.core.pretrained import HfTokenizer, UnsupportedComponent, load_tokenizer
+from tokviz.core.formats.tokenizer_json.normalizers import UnsupportedComponent
+from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
+from tokviz.core.loading import load_tokenizer
 
 
 def test_bert_pipeline_spans_and_specials():
@@ -53,7 +55,7 @@ def test_mistral_byte_fallback_and_word_marker():
 
 
 def test_mistral_long_text_is_cut_at_word_marks():
-    from tokviz.core.pretrained.hf.markers import marker_is_boundary
+    from tokviz.core.formats.tokenizer_json.markers import marker_is_boundary
 
     tok = load_ours("mistral-7b-v0.1")
     strings = {i: s for s, i in tok.model.vocab.items()}

@@ -11,8 +11,8 @@ import pytest
 
 tokenizers = pytest.importorskip("tokenizers")
 
-from tokviz.core.pretrained import load_tokenizer  # noqa: E402
-from tokviz.core.pretrained.hf.normalizers import NormStr, build_normalizer  # noqa: E402
+from tokviz.core.formats.tokenizer_json.normalizers import NormStr, build_normalizer  # noqa: E402
+from tokviz.core.loading import load_tokenizer  # noqa: E402
 
 CASES = [(("String", ""), "_"), (("Regex", "x*"), "_"), (("Regex", "b*"), "QQ"), (("Regex", ""), "_"),
          (("Regex", "a|"), "_"), (("Regex", r"\s*"), "_"), (("String", "ab"), "_"), (("Regex", "(?=a)"), "_"),

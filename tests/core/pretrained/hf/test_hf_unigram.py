@@ -14,7 +14,8 @@ from tests.core.pretrained.pretrained_helpers import FULL, corpus, full_only, lo
 from tests.core.pretrained.spm.spm_helpers import corpus_lines
 from tests.jit_switch import jit_off
 from tokviz.core.errors import EncodeError, ModelFormatError
-from tokviz.core.pretrained import HfTokenizer, UnsupportedComponent
+from tokviz.core.formats.tokenizer_json.normalizers import UnsupportedComponent
+from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
 
 from .hf_unigram_helpers import built, from_sentencepiece, t5_like, word_level
 
@@ -86,7 +87,7 @@ def _same_normalizer(ours, ref, text: str) -> bool:
     """Whether tokviz's normalizer and tokenizers' give the same text."""
     if ref.normalizer is None or ours.normalizer is None:
         return True
-    from tokviz.core.pretrained.hf.normalizers import NormStr
+    from tokviz.core.formats.tokenizer_json.normalizers import NormStr
 
     return ours.normalizer(NormStr(text, None)).text == ref.normalizer.normalize_str(text)
 

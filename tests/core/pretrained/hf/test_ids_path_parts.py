@@ -12,11 +12,17 @@ from hypothesis import strategies as st
 
 from tests.conftest import shared_file
 from tests.core.pretrained.pretrained_helpers import corpus, unicode_text
-from tokviz.core.pretrained import load_tokenizer
+from tokviz.core.formats.tokenizer_json.markers import MARKER, marker_cuts, marker_pieces
+from tokviz.core.formats.tokenizer_json.normalizers import NormStr
+from tokviz.core.formats.tokenizer_json.pretokenizers import (
+    BertPre,
+    MetaspacePre,
+    SequencePre,
+    SplitPre,
+    isolated_bounds,
+)
+from tokviz.core.loading import load_tokenizer
 from tokviz.core.text import unicode_tables as ut
-from tokviz.core.pretrained.hf.markers import MARKER, marker_cuts, marker_pieces
-from tokviz.core.pretrained.hf.normalizers import NormStr
-from tokviz.core.pretrained.hf.pretokenizers import BertPre, MetaspacePre, SequencePre, SplitPre, isolated_bounds
 from tokviz.core.text.unicode_tables import PinnedPattern
 
 _NEW17 = "\u0558\u1acf\U0001e6c0"  # letters/marks the pinned patterns treat as unknown
@@ -132,7 +138,7 @@ def test_model_ids_without_spans_equal_the_tokens(name):
 
 
 def test_one_character_pairs_are_not_ranked_by_characters_when_two_share_an_id():
-    from tokviz.core.pretrained.hf.models import HfBpeModel
+    from tokviz.core.formats.tokenizer_json.models import HfBpeModel
 
     vocab = {"a": 0, "b": 1, "c": 1, "ab": 2, "ac": 3}
     model = HfBpeModel(vocab, [("a", "b"), ("a", "c")])
@@ -147,7 +153,7 @@ def test_one_character_pairs_are_not_ranked_by_characters_when_two_share_an_id()
      "\U00020000", "\U000e0001", "\U0001f600"]), max_size=12)),
     flags=st.tuples(st.booleans(), st.booleans(), st.sampled_from([None, True, False]), st.booleans()))
 def test_bert_normalizer_on_text_alone_equals_the_aligned_pass(text, flags):
-    from tokviz.core.pretrained.hf.normalizers import BertNormalizer, NormStr
+    from tokviz.core.formats.tokenizer_json.normalizers import BertNormalizer, NormStr
 
     norm = BertNormalizer(*flags)
     assert norm(NormStr(text, None)).text == norm(NormStr.of(text)).text
@@ -188,7 +194,7 @@ def test_ascii_pattern_refuses_what_it_cannot_keep_exact():
 @settings(max_examples=200, deadline=None)
 @given(text=unicode_text(), literal=st.sampled_from([" ", "a", "ab", ""]), content=st.sampled_from(["\u2581", "", "xy"]))
 def test_normalizer_text_alone_equals_the_aligned_pass(text, literal, content):
-    from tokviz.core.pretrained.hf.normalizers import NormStr, build_normalizer
+    from tokviz.core.formats.tokenizer_json.normalizers import NormStr, build_normalizer
 
     norm = build_normalizer({"type": "Sequence", "normalizers": [
         {"type": "Prepend", "prepend": "\u2581"}, {"type": "Replace", "pattern": {"String": literal}, "content": content},
@@ -199,6 +205,6 @@ def test_normalizer_text_alone_equals_the_aligned_pass(text, literal, content):
 @settings(max_examples=300, deadline=None)
 @given(text=unicode_text())
 def test_byte_level_characters_are_each_utf8_byte_as_its_character(text):
-    from tokviz.core.pretrained.hf.pretokenizers import BYTE_CHAR, to_byte_chars
+    from tokviz.core.formats.tokenizer_json.pretokenizers import BYTE_CHAR, to_byte_chars
 
     assert to_byte_chars(text) == "".join(BYTE_CHAR[b] for b in text.encode("utf-8"))

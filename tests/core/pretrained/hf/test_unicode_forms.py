@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.core.pretrained.pretrained_helpers import full_only, unicode_text
-from tokviz.core.pretrained.hf import case_mapping, unicode_forms
-from tokviz.core.pretrained.hf.normalizers import NormStr, build_normalizer
+from tokviz.core.formats.tokenizer_json import case_mapping, unicode_forms
+from tokviz.core.formats.tokenizer_json.normalizers import NormStr, build_normalizer
 
 tk = pytest.importorskip("tokenizers")
 from tokenizers import normalizers  # noqa: E402

@@ -93,3 +93,20 @@ def model_bytes(pieces, *, trainer: dict | None = None, normalizer: dict | None 
 def write_model(path: Path, pieces, **kw) -> Path:
     path.write_bytes(model_bytes(pieces, **kw))
     return path
+
+
+def tied_lattice():
+    """A float32 lattice whose pieces tie in exact sums (``ab`` = ``a`` + ``b``, ...) with scores
+    that float32 rounds differently at large accumulated scores: which path wins depends on the
+    score before the segment, so exact replays often differ from the cached path."""
+    from tests.jit_switch import jit_off
+    from tokviz.core.unigram.encoder.lattice import F32_SP, PieceLattice, f32
+
+    u = 2.0 ** -10  # a quarter of float32's ulp between 32768 and 65536
+    a, b, c = -4.0 - 3 * u, -8.0 - 5 * u, -2.0 - 7 * u
+    scores = {"\u2581": -0.5, "a": a, "b": b, "c": c, "ab": a + b, "bc": b + c, "abc": a + b + c,
+              "\u2581a": -0.5 + a, "\u2581ab": -0.5 + a + b, "ca": c + a, "cab": c + a + b, "bca": b + c + a}
+    assert all(f32(v) == v for v in scores.values())  # every sum is a float32: the ties are exact
+    pieces = ["<unk>", *scores]
+    with jit_off():
+        return PieceLattice(pieces, [0.0, *scores.values()], mode=F32_SP, edge_ids=range(1, len(pieces)), unk_id=0)

@@ -1,4 +1,4 @@
-"""The compiled Unigram Viterbi (`tokviz.core.pretrained.spm.kernels`, numba) against the plain
+"""The compiled Unigram Viterbi (`tokviz.core.unigram.encoder.kernels`, numba) against the plain
 one and the slow oracle: same ids and ends on whole texts, through resets and exact ties; and
 the switch between the two paths (`tokviz.core.jit`), including a bare install without numba."""
 
@@ -15,10 +15,10 @@ from tests.core.pretrained.pretrained_helpers import corpus, unicode_text
 from tests.jit_switch import jit_off
 from tokviz.core import jit
 from tokviz.core.errors import EncodeError
-from tokviz.core.pretrained import load_tokenizer
-from tokviz.core.pretrained.spm.lattice import F32_SP, PieceLattice, absolute_ends
+from tokviz.core.loading import load_tokenizer
+from tokviz.core.unigram.encoder.lattice import F32_SP, PieceLattice, absolute_ends
 
-from .test_sp_lattice import _tied_lattice
+from .spm_helpers import tied_lattice
 from .viterbi_oracle import exact_oracle
 
 pytest.importorskip("numba")
@@ -37,7 +37,7 @@ def both(sp_model):
 
 def _compiled_copy(lattice: PieceLattice) -> PieceLattice:
     """`lattice`'s pieces and scores in a lattice with the compiled Viterbi."""
-    from tokviz.core.pretrained.spm.kernels import CompiledPieces
+    from tokviz.core.unigram.encoder.kernels import CompiledPieces
 
     out = PieceLattice.__new__(PieceLattice)
     out.__dict__.update(lattice.__dict__)
@@ -72,7 +72,7 @@ def test_a_long_text_with_resets(both):
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_exact_ties_through_resets_equal_the_oracle(seed):
     """Float32 ties that resolve differently at large accumulated scores: the slow oracle's path."""
-    lattice = _compiled_copy(_tied_lattice())
+    lattice = _compiled_copy(tied_lattice())
     rng = random.Random(seed)
     words = ["".join(rng.choice("abcx") for _ in range(rng.randrange(1, 9))) for _ in range(14_000)]
     text = "\u2581" + "\u2581".join(words)
@@ -93,7 +93,7 @@ def test_generated_unicode(both, text):
 @settings(max_examples=100, deadline=None)
 @given(text=st.text(alphabet="\u2581abcx\U0001F600", max_size=60))
 def test_small_alphabet_against_the_oracle(text):
-    lattice = _compiled_copy(_tied_lattice())
+    lattice = _compiled_copy(tied_lattice())
     ids, ends, _ = exact_oracle(lattice, text, 0.0)
     assert lattice.best_path(text) == (list(ids), list(ends))
 
@@ -113,7 +113,7 @@ def test_empty_text_and_unknown_characters():
 
 def test_unreachable_pieces_both_ways(both, tmp_path):
     """The glitch finder's check, all pieces at once (compiled) and one by one (plain)."""
-    from tokviz.core.pretrained.unigram_explain import unreachable_pieces
+    from tokviz.core.explain.unigram import unreachable_pieces
 
     from .spm_helpers import write_model
 

@@ -12,12 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.jit_switch import jit_off
-from tokviz.core.pretrained import load_tokenizer
-from tokviz.core.pretrained.spm.batch import batch_relative
-from tokviz.core.pretrained.spm.piece_hashes import PieceHashes
-from tokviz.core.pretrained.spm.lattice import RESET, f32
+from tokviz.core.loading import load_tokenizer
+from tokviz.core.unigram.encoder.batch import batch_relative
+from tokviz.core.unigram.encoder.lattice import RESET, f32
+from tokviz.core.unigram.encoder.piece_hashes import PieceHashes
 
-from .spm_helpers import corpus_lines
+from .spm_helpers import corpus_lines, tied_lattice
 from .viterbi_oracle import exact_oracle, relative_oracle
 
 
@@ -49,7 +49,7 @@ def test_exact_replay_agrees_where_decisions_are_safe(lattice):
     accumulated score takes the same path."""
     checked = 0
     for seg in _segments(lattice)[:3000]:
-        ids, ends, _, margin, wmax = lattice._relative(seg)
+        ids, ends, _, margin, wmax = lattice.relative(seg)
         # scores just inside a binade (largest ulp for their size) and in the middle of one
         for x in (0.0, -5000.25, -RESET * 0.9, -65535.99609375, -32767.998046875, -98304.0):
             m = abs(x) + wmax
@@ -69,36 +69,35 @@ def test_the_bound_is_tight_enough_to_matter(lattice):
 
 
 def test_the_forked_half_equals_one_process(lattice, monkeypatch):
-    """`_batch` allowed two processes puts half of the segments in a forked child and gives what
-    one process (the default) gives."""
-    from tokviz.core.pretrained.spm import lattice as lattice_module
+    """`relative_many` allowed two processes puts half of the segments in a forked child and gives
+    what one process (the default) gives."""
     from tokviz.core.processes import fork
     from tokviz.core.processes.fork import can_fork
+    from tokviz.core.unigram.encoder import lattice as lattice_module
 
     segs = _segments(lattice)
-    lattice.hashes = PieceHashes(lattice.ids, lattice.score_of)
     monkeypatch.setattr(lattice_module, "_PARALLEL_MIN", 10)
     forks = []
     real_fork = fork.fork_call
     monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
-    expected = batch_relative(lattice.hashes, segs, lattice.unk_score)
-    assert lattice._batch(segs) == expected
+    expected = batch_relative(PieceHashes(lattice.ids, lattice.score_of), segs, lattice.unk_score)
+    assert lattice.relative_many(segs) == expected
     assert forks == []
-    assert lattice._batch(segs, 2) == expected
+    assert lattice.relative_many(segs, 2) == expected
     assert forks == ([1] if can_fork() else [])
 
 
 def test_best_segments_passes_its_processes_down(lattice, monkeypatch):
     """The plain path's long texts compute their new segments with the processes they are given."""
     given = []
-    real = type(lattice)._batch
-    monkeypatch.setattr(type(lattice), "_batch", lambda self, missing, processes=1: given.append(processes)
+    real = type(lattice).relative_many
+    monkeypatch.setattr(type(lattice), "relative_many", lambda self, missing, processes=1: given.append(processes)
                         or real(self, missing, 1))
     text = "".join(_segments(lattice)[:400])
     if lattice.compiled is not None or lattice.whole_text_exact:
         pytest.skip("the compiled Viterbi runs the whole text at once")
     one = lattice.best_segments(text)
-    lattice._cache.clear()
+    lattice.clear_caches()
     assert lattice.best_segments(text, processes=2) == one
     assert given == [1, 2]
 
@@ -106,9 +105,9 @@ def test_best_segments_passes_its_processes_down(lattice, monkeypatch):
 def test_chain_in_python_equals_chain_in_numpy(lattice, monkeypatch):
     """The accumulated float32 score after many segments, resets included, is the same whether
     `chain_scores` adds in a Python loop or with numpy."""
-    from tokviz.core.pretrained.spm import lattice as lattice_module
+    from tokviz.core.unigram.encoder import lattice as lattice_module
 
-    paths = [lattice._relative(seg)[0] for seg in _segments(lattice)[:2000]]
+    paths = [lattice.relative(seg)[0] for seg in _segments(lattice)[:2000]]
     for x in (0.0, -99_990.5, -RESET * 0.5, 12.25):
         monkeypatch.setattr(lattice_module, "_CHAIN_LOOP", 0)
         by_numpy = lattice.chain_scores(x, paths)
@@ -124,7 +123,7 @@ _WORDS = st.text(st.sampled_from("\u2581\u2581abcdeiklmnorstuyáé\u0301ü\u4e00
 def test_fast_viterbi_equals_the_plain_one(lattice, word):
     """`relative_path` and `exact_path` (the fast loops) give the plain oracle's paths and scores;
     the fast margin is never larger than the oracle's (never less cautious)."""
-    ids, ends, total, margin, wmax = lattice._relative(word)
+    ids, ends, total, margin, wmax = lattice.relative(word)
     o = relative_oracle(lattice, word)
     assert (ids, ends, total, wmax) == (o[0], o[1], o[2], o[4])
     assert margin <= o[3]
@@ -134,7 +133,7 @@ def test_fast_viterbi_equals_the_plain_one(lattice, word):
 
 def test_fast_viterbi_on_real_segments(lattice):
     for seg in _segments(lattice)[:4000]:
-        got, o = lattice._relative(seg), relative_oracle(lattice, seg)
+        got, o = lattice.relative(seg), relative_oracle(lattice, seg)
         assert got[:3] == o[:3] and got[4] == o[4] and got[3] <= o[3], seg
         assert lattice.exact(seg, -99_990.0) == exact_oracle(lattice, seg, -99_990.0), seg
 
@@ -142,8 +141,8 @@ def test_fast_viterbi_on_real_segments(lattice):
 def _both_ways(lattice, text, monkeypatch, batch_min: int = 16):
     """`best_segments` of `text` by the numpy scan and by the loop (empty caches for each), and
     how many exact replays the scan made (one by one and together)."""
-    from tokviz.core.pretrained.spm import lattice as lattice_module
-    from tokviz.core.pretrained.spm import scan as scan_module
+    from tokviz.core.unigram.encoder import lattice as lattice_module
+    from tokviz.core.unigram.encoder import scan as scan_module
 
     replays = []
     real = type(lattice).exact
@@ -152,10 +151,10 @@ def _both_ways(lattice, text, monkeypatch, batch_min: int = 16):
     monkeypatch.setattr(scan_module, "batch_exact", lambda t, segs, *a: replays.extend([1] * len(segs)) or
                         real_batch(t, segs, *a))
     monkeypatch.setattr(scan_module, "_BATCH_MIN", batch_min)
-    lattice._cache.clear()
+    lattice.clear_caches()
     monkeypatch.setattr(lattice_module, "_SCAN_MIN", 256)
     scanned = lattice.best_segments(text)
-    lattice._cache.clear()
+    lattice.clear_caches()
     monkeypatch.setattr(lattice_module, "_SCAN_MIN", 10**9)
     n = len(replays)
     looped = lattice.best_segments(text)
@@ -185,7 +184,7 @@ def test_scan_equals_the_loop_on_generated_text(lattice, monkeypatch, words, pad
 def test_batch_exact_equals_one_by_one(lattice):
     """`batch_exact` from scores all over the float32 range equals `exact` per segment, and
     leaves out (None) exactly the segments where a reset falls inside."""
-    from tokviz.core.pretrained.spm.batch import batch_exact
+    from tokviz.core.unigram.encoder.batch import batch_exact
 
     segs = _segments(lattice)[:3000]
     rng = random.Random(11)
@@ -208,9 +207,9 @@ def test_batch_exact_equals_one_by_one(lattice):
 def test_scores_before_each_segment(lattice):
     """`GatheredChain.before_each` is `run` from the first segment to each one, and with a
     limit stops at the first segment whose score reaches it."""
-    from tokviz.core.pretrained.spm.batch import GatheredChain
+    from tokviz.core.unigram.encoder.batch import GatheredChain
 
-    paths = [lattice._relative(seg)[0] for seg in _segments(lattice)[:3000]]
+    paths = [lattice.relative(seg)[0] for seg in _segments(lattice)[:3000]]
     gathered = GatheredChain(lattice.scores32_table(), paths)
     for x in (0.0, f32(-99_990.5), f32(12.25)):
         vals, k = gathered.before_each(x, 0, window=700)
@@ -227,9 +226,9 @@ def test_scores_before_each_segment(lattice):
 
 def test_gathered_chain_equals_chain(lattice):
     """`GatheredChain.run` (the scan's accumulation over runs of gathered scores) equals `chain_scores`."""
-    from tokviz.core.pretrained.spm.batch import GatheredChain
+    from tokviz.core.unigram.encoder.batch import GatheredChain
 
-    paths = [lattice._relative(seg)[0] for seg in _segments(lattice)[:3000]]
+    paths = [lattice.relative(seg)[0] for seg in _segments(lattice)[:3000]]
     gathered = GatheredChain(lattice.scores32_table(), paths)
     rng = random.Random(5)
     for _ in range(200):
@@ -245,7 +244,7 @@ def test_gathered_chain_equals_chain(lattice):
 def test_segments_are_the_split_at_each_mark(s):
     """`segment_strings` (one regex pass) is the text split before each ``▁`` (after it with
     whitespace as a suffix), nothing dropped."""
-    from tokviz.core.pretrained.spm.lattice import MARK, segment_strings
+    from tokviz.core.unigram.encoder.lattice import MARK, segment_strings
 
     parts = s.split(MARK)
     want = [MARK + p for p in parts[1:]]
@@ -256,36 +255,20 @@ def test_segments_are_the_split_at_each_mark(s):
     assert segment_strings(s, None, True) == (suffix if s else [])
 
 
-def _tied_lattice():
-    """A float32 lattice whose pieces tie in exact sums (``ab`` = ``a`` + ``b``, ...) with scores
-    that float32 rounds differently at large accumulated scores: which path wins depends on the
-    score before the segment, so exact replays often differ from the cached path."""
-    from tokviz.core.pretrained.spm.lattice import F32_SP, PieceLattice
-
-    u = 2.0 ** -10  # a quarter of float32's ulp between 32768 and 65536
-    a, b, c = -4.0 - 3 * u, -8.0 - 5 * u, -2.0 - 7 * u
-    scores = {"\u2581": -0.5, "a": a, "b": b, "c": c, "ab": a + b, "bc": b + c, "abc": a + b + c,
-              "\u2581a": -0.5 + a, "\u2581ab": -0.5 + a + b, "ca": c + a, "cab": c + a + b, "bca": b + c + a}
-    assert all(f32(v) == v for v in scores.values())  # every sum is a float32: the ties are exact
-    pieces = ["<unk>", *scores]
-    with jit_off():
-        return PieceLattice(pieces, [0.0, *scores.values()], mode=F32_SP, edge_ids=range(1, len(pieces)), unk_id=0)
-
-
 @pytest.mark.parametrize("seed", [1, 2])
 def test_scan_where_replays_change_paths(monkeypatch, seed):
     """On a text whose accumulated score passes several resets and whose segments tie, the scan
     (its replays made together, redone where a replayed path changes the scores after it) gives
     the loop's result and the plain float32 Viterbi's over the whole text."""
-    from tokviz.core.pretrained.spm import scan as scan_module
+    from tokviz.core.unigram.encoder import scan as scan_module
 
-    lattice = _tied_lattice()
+    lattice = tied_lattice()
     rng = random.Random(seed)
     words = ["".join(rng.choice("abc") for _ in range(rng.randrange(1, 9))) for _ in range(14_000)]
     text = "\u2581" + "\u2581".join(words)
     diffs = []
-    real = scan_module.Float32Scan._replay
-    monkeypatch.setattr(scan_module.Float32Scan, "_replay", lambda self, picks: diffs.extend(d := real(self, picks)) or d)
+    real = scan_module.Float32Scan.replay
+    monkeypatch.setattr(scan_module.Float32Scan, "replay", lambda self, picks: diffs.extend(d := real(self, picks)) or d)
     scanned, looped, replays = _both_ways(lattice, text, monkeypatch)
     assert scanned == looped
     assert len(diffs) > 20 and replays > 1000  # the cases this test is for did happen
@@ -300,7 +283,7 @@ def test_scan_where_replays_change_paths(monkeypatch, seed):
 def test_hash_index_finds_every_key_and_nothing_else(keys, others):
     """`HashIndex.lookup` gives each key's position and -1 for anything else, probing past
     occupied places (keys that share slots: small and near 2**64 values; 0 is a key too)."""
-    from tokviz.core.pretrained.spm.piece_hashes import HashIndex
+    from tokviz.core.unigram.encoder.piece_hashes import HashIndex
 
     keys = list(keys)
     index = HashIndex(np.asarray(keys, dtype=np.uint64))

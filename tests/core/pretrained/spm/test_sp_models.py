@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from tokviz.core.errors import ModelFormatError
-from tokviz.core.pretrained import load_tokenizer
-from tokviz.core.pretrained.spm import SentencePieceTokenizer, parse_model_proto
-from tokviz.core.pretrained.spm.lattice import f32
+from tokviz.core.formats.sentencepiece import SentencePieceTokenizer, parse_model_proto
+from tokviz.core.loading import load_tokenizer
+from tokviz.core.unigram.encoder.lattice import f32
 
 from .spm_helpers import model_bytes, write_model
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokviz.core.pretrained import load_tokenizer
-from tokviz.core.pretrained.spm.normalizer import SpNormalizer
+from tokviz.core.formats.sentencepiece.normalizer import SpNormalizer
+from tokviz.core.loading import load_tokenizer
 
 _SPECS = [dict(), dict(add_dummy_prefix=False), dict(remove_extra_whitespaces=False),
           dict(escape_whitespaces=False)]

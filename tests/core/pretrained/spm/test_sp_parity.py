@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 
 from tests.core.pretrained.pretrained_helpers import FULL, corpus, full_only, load_test_plans, unicode_text
 from tests.jit_switch import jit_off
-from tokviz.core.pretrained import load_tokenizer
+from tokviz.core.loading import load_tokenizer
 
 from .spm_helpers import corpus_lines, mistral_model
 

@@ -1,11 +1,11 @@
 """The Viterbi of `PieceLattice` written plainly (the engine's code before its fast loops): a
-slow oracle for `tokviz.core.pretrained.spm.viterbi`. ``self`` is a `PieceLattice`."""
+slow oracle for `tokviz.core.unigram.encoder.viterbi`. ``self`` is a `PieceLattice`."""
 
 from __future__ import annotations
 
 import math
 
-from tokviz.core.pretrained.spm.lattice import F32_SP, RESET, f32
+from tokviz.core.unigram.encoder.lattice import F32_SP, RESET, f32
 
 
 def relative_oracle(self, s: str) -> tuple:

@@ -1,0 +1,11 @@
+"""tiktoken's merge loop: on one chunk (`one_chunk`), and on many chunks at once with numpy
+(`merge_rounds.BatchMerger`, for big texts).
+
+The rule: lowest rank of a joined pair first, leftmost of equals. The batch runs one join per chunk
+per round, all chunks of a batch in the same numpy operations; the ranks of joined pairs are looked
+up once per distinct pair (`PairTable`). It must agree exactly with the one-chunk loop. What this
+leaves out: chunking, caching and the tokenizer around them (`tokviz.core.bpe.ranked.tokenizer`), and
+the pair-rank rule of merge lists (`tokviz.core.bpe.pair_merge`).
+
+Nothing is imported here: the one-chunk loop must not cost a tokenizer the import of numpy.
+"""

@@ -1,0 +1,180 @@
+"""SentencePiece's BPE encoder (``bpe_model.cc``): merging by piece score, not by merge rank.
+
+A normalized sentence starts as characters (a user-defined symbol matched at a position is one
+symbol that never merges). Every adjacent pair whose concatenation is a normal, user-defined or
+unused piece goes on an agenda ordered by that piece's score, highest first (as floats, with -0.0
+below +0.0, sentencepiece comparing their bits), ties to the leftmost pair; the best pair is
+merged and the pairs it forms with its neighbours are added, until the agenda is empty. A merged
+piece of type UNUSED is split back into the two symbols that formed it. Each final symbol becomes
+its id; one that is not a normal, user-defined or used piece becomes the unknown id (-1 when the
+model has none).
+
+Only pieces `allowed` (a step on the merge timeline) may be formed.
+As for the Unigram lattice, a sentence is cut where no piece can span and each part is cached.
+
+How it relates to the other BPE encoders: the loop has the shape of `tokviz.core.bpe.pair_merge`'s
+heap (lowest key first, leftmost of equals, stale entries skipped), but its key is the score of
+the joined *string* (any two neighbours forming a piece may join, like tiktoken's byte-rank rule
+in `tokviz.core.bpe.byte_ranks`), compared as sentencepiece compares floats, and unused pieces are
+split back: a different rule, so it keeps its own loop.
+
+What this leaves out: normalization, byte fallback and unknown runs (`tokenizer`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Mapping, Sequence
+
+import regex
+
+from tokviz.core.unigram.encoder.segments import cut_segments, inner_mark_pattern
+
+_CACHE_SIZE = 200_000
+_MAX_DEPTH = 100  # sentencepiece's kMaxBpeResegmentDepth
+_UNUSED = 5
+_MERGEABLE = (1, 4, 5)  # NORMAL, USER_DEFINED, UNUSED
+
+
+class SpBpe:
+    """``SpBpe(pieces_map, scores, types, unk_id=..., user_defined=...)``: `pieces_map` maps every
+    piece string to its id (sentencepiece's ``pieces_`` for BPE models)."""
+
+    def __init__(self, pieces_map: Mapping[str, int], scores: Sequence[float], types: Sequence[int], *,
+                 unk_id: int, user_defined: Sequence[str], whitespace_suffix: bool = False) -> None:
+        self.map = dict(pieces_map)
+        self.scores = scores
+        self.types = types
+        self.unk_id = unk_id
+        self.mergeable = frozenset(i for i in self.map.values() if types[i] in _MERGEABLE and i != unk_id)
+        self.unused = frozenset(i for i in self.map.values() if types[i] == _UNUSED)
+        ud = sorted({s for s in user_defined if s}, key=len, reverse=True)
+        self._ud = regex.compile("|".join(regex.escape(s) for s in ud)) if ud else None
+        self._ud_first = {s[0] for s in ud}
+        self.suffix = whitespace_suffix
+        self._inner = inner_mark_pattern((p for p, i in self.map.items() if i in self.mergeable), whitespace_suffix)
+        self._caches: dict[object, dict[str, tuple[tuple[int, int, int], ...]]] = {}
+
+    def segments(self, s: str) -> list[tuple[int, int]]:
+        """Cuts no piece can span (as `PieceLattice.segments`)."""
+        return cut_segments(s, self._inner, self.suffix)
+
+    def _symbols(self, s: str) -> tuple[list[int], list[int], list[bool]]:
+        """Start, end and frozen flag of each initial symbol."""
+        starts, ends, frozen = [], [], []
+        ud, firsts = self._ud, self._ud_first
+        pos, n = 0, len(s)
+        while pos < n:
+            m = ud.match(s, pos) if ud is not None and s[pos] in firsts else None
+            end = m.end() if m is not None else pos + 1
+            starts.append(pos)
+            ends.append(end)
+            frozen.append(m is not None)
+            pos = end
+        return starts, ends, frozen
+
+    def _merge(self, s: str, allowed, trace: list | None = None) -> tuple[tuple[int, int, int], ...]:
+        starts, ends, frozen = self._symbols(s)
+        n = len(starts)
+        nxt = list(range(1, n + 1))
+        nxt[-1] = -1
+        prv = list(range(-1, n - 1))
+        alive = [True] * n
+        pmap, scores, mergeable, unused = self.map, self.scores, self.mergeable, self.unused
+        agenda: list[tuple[float, int, int, int, int]] = []  # (-score, -0.0 flag, left, right, size)
+        rev: dict[str, tuple[str, str]] = {}
+        push = heapq.heappush
+
+        def add(left: int, right: int) -> None:
+            if left < 0 or right < 0 or frozen[left] or frozen[right]:
+                return
+            piece = s[starts[left] : ends[right]]
+            i = pmap.get(piece)
+            if i is None or i not in mergeable or (allowed is not None and i not in allowed):
+                return
+            sc = scores[i]
+            push(agenda, (-sc, 1 if sc == 0.0 and math.copysign(1.0, sc) < 0 else 0, left, right,
+                          ends[right] - starts[left]))
+            if i in unused:
+                rev[piece] = (s[starts[left] : ends[left]], s[starts[right] : ends[right]])
+
+        for i in range(1, n):
+            add(i - 1, i)
+        while agenda:
+            _, _, left, right, size = heapq.heappop(agenda)
+            if not alive[left] or not alive[right] or ends[right] - starts[left] != size:
+                continue
+            if trace is not None:
+                trace.append((starts[left], ends[left], ends[right]))
+            ends[left] = ends[right]
+            alive[right] = False
+            nxt[left] = nxt[right]
+            if nxt[right] >= 0:
+                prv[nxt[right]] = left
+            add(prv[left], left)
+            add(left, nxt[left])
+        out: list[tuple[int, int, int]] = []
+        unk = self.unk_id
+        k = 0
+        while 0 <= k < n:
+            # the piece, split back into its parts where it is unused (a stack, not a recursive
+            # closure: that is a reference cycle, which a frozen collector never frees)
+            todo = [(starts[k], ends[k], 0)]
+            while todo:
+                a, b, depth = todo.pop()
+                w = s[a:b]
+                i = pmap.get(w, unk)
+                if depth > _MAX_DEPTH:
+                    out.append((a, b, i))
+                elif i == unk or i not in mergeable:
+                    out.append((a, b, unk))
+                elif i not in unused:
+                    out.append((a, b, i))
+                elif w not in rev:
+                    out.append((a, b, unk))
+                else:
+                    left, _ = rev[w]
+                    todo.append((a + len(left), b, depth + 1))  # after the left part
+                    todo.append((a, a + len(left), depth + 1))
+            k = nxt[k]
+        return tuple(out)
+
+    def trace(self, s: str, allowed=None) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
+        """The merges that fire on `s` in order, as (start, middle, end) character positions, and
+        the final pieces."""
+        steps: list[tuple[int, int, int]] = []
+        out = []
+        for a, b in self.segments(s):
+            part: list[tuple[int, int, int]] = []
+            out.extend((x + a, y + a, i) for x, y, i in self._merge(s[a:b], allowed, part))
+            steps.extend((x + a, m + a, y + a) for x, m, y in part)
+        return steps, out
+
+    def initial(self, s: str) -> list[tuple[int, int]]:
+        """The symbols `s` starts as (characters, and user-defined symbols whole)."""
+        starts, ends, _ = self._symbols(s)
+        return list(zip(starts, ends))
+
+    def encode(self, s: str, allowed=None) -> list[tuple[int, int, int]]:
+        """(start, end, id) of the pieces of a normalized sentence; with `allowed` (a frozenset
+        of ids), only those pieces are ever formed by a merge."""
+        key = allowed  # None, or a frozenset (its hash is computed once)
+        cache = self._caches.get(key)
+        if cache is None:
+            if len(self._caches) >= 6:
+                del self._caches[next(iter(self._caches))]
+            cache = self._caches[key] = {}
+        out: list[tuple[int, int, int]] = []
+        for a, b in self.segments(s):
+            seg = s[a:b]
+            hit = cache.get(seg)
+            if hit is None:
+                if len(cache) >= _CACHE_SIZE:
+                    cache.clear()
+                hit = cache[seg] = self._merge(seg, allowed)
+            if a:
+                out.extend((x + a, y + a, i) for x, y, i in hit)
+            else:
+                out.extend(hit)
+        return out

@@ -1,0 +1,197 @@
+"""Fast pre-tokenizer splitting for the GPT-2, cl100k and o200k patterns, with exactly the chunks
+of one `regex` scan.
+
+Two facts make it fast. (1) Text whose only non-ASCII characters are punctuation, symbols or
+controls (curly quotes, dashes: most English and code) splits the same with ASCII classes (``A-Za-z``
+for ``\\p{L}``, ``0-9`` for ``\\p{N}``, the six ASCII spaces for ``\\s``), and Python's `re`
+runs those patterns about twice as fast as `regex` runs the Unicode ones. (2) A text may be cut at
+the space between two ASCII letters (``a b``): the chunk before the space is letters (or a
+contraction) that ends at the space whatever follows, no alternative joins a letter, a space and
+a letter, and the scan of the rest starts at the space exactly as the scan of the whole text does
+(the patterns look ahead, never behind). So big texts are cut into segments; each segment runs on
+the ASCII pattern when it is clean, else on the Unicode one. Other patterns scan in one piece.
+(3) With its classes spelled out as ranges of the Basic Multilingual Plane (`bmp_pattern`), a
+pattern runs on `re` for any text without astral characters: a long one (`BMP_MIN_CHARS`) is
+split that way in runs, with no test of its segments.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from itertools import chain
+
+import regex
+
+from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
+from tokviz.core.text.unicode_tables import NEW_IN_UNICODE_17, WHITE_SPACE, PinnedPattern
+
+HF_GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+_W = r"\t\n\x0b\x0c\r "  # \s on ASCII (White_Space; not \x1c-\x1f, which Python's \s has)
+# the patterns with their classes left open: {L} letters, {N} numbers, {W} spaces (White_Space), and
+# o200k's {U} (upper, title, modifier, other letters and marks) and {D} (lower, modifier, other, marks)
+TEMPLATES = {
+    GPT2_SPLIT_PATTERN: "|".join([
+        r"'(?:[sdmt]|ll|ve|re)", r" ?[{L}]+", r" ?[{N}]+", r" ?[^{W}{L}{N}]+",
+        r"[{W}]+\Z", r"[{W}]+(?![^{W}])", r"[{W}]",
+    ]),
+    GPT4_SPLIT_PATTERN: "|".join([
+        r"'(?i:[sdmt]|ll|ve|re)", r"[^\r\n{L}{N}]?[{L}]+", r"[{N}]{{1,3}}",
+        r" ?[^{W}{L}{N}]+[\r\n]*", r"[{W}]+\Z", r"[{W}]*[\r\n]", r"[{W}]+(?![^{W}])", r"[{W}]",
+    ]),
+    O200K_SPLIT_PATTERN: "|".join([
+        r"[^\r\n{L}{N}]?[{U}]*[{D}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        r"[^\r\n{L}{N}]?[{U}]+[{D}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        r"[{N}]{{1,3}}", r" ?[^{W}{L}{N}]+[\r\n/]*", r"[{W}]*[\r\n]+", r"[{W}]+(?![^{W}])", r"[{W}]+",
+    ]),
+    HF_GPT2_PATTERN: "|".join([
+        "'s", "'t", "'re", "'ve", "'m", "'ll", "'d", r" ?[{L}]+", r" ?[{N}]+", r" ?[^{W}{L}{N}]+",
+        r"[{W}]+(?![^{W}])", r"[{W}]+",
+    ]),
+}
+# the same patterns for text without non-ASCII letters, numbers, marks or spaces
+ASCII_PATTERNS = {p: t.format(L="A-Za-z", N="0-9", U="A-Z", D="a-z", W=_W) for p, t in TEMPLATES.items()}
+# the classes of the whole Basic Multilingual Plane, as `regex` reads them and tiktoken's Unicode 16
+# knows them (`PinnedPattern`): for texts without astral characters (`bmp_pattern`)
+BMP_CLASSES = {"L": r"\p{L}", "N": r"\p{N}", "U": r"\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}", "D": r"\p{Ll}\p{Lm}\p{Lo}\p{M}",
+                "W": r"\s"}
+BMP_MIN_CHARS = 1 << 20  # shorter texts do not pay for building the BMP patterns (~60 ms)
+ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+SEGMENT_CHARS = 512  # big texts are cut about this often
+RUN_CHARS = 1 << 16  # at most this many characters are scanned at once: bounds the chunk lists, and the
+# time one C call (stdlib re, a map over the chunks) holds the GIL from the window (about 3 ms)
+_CUT = re.compile(r"[A-Za-z](?= [A-Za-z])")
+
+
+@lru_cache(maxsize=1)
+def bmp_classes() -> dict[str, str]:
+    """`BMP_CLASSES` as ranges of code points for Python's `re` (without `NEW_IN_UNICODE_17`)."""
+    bmp = "".join(map(chr, range(0x10000)))
+    new17 = re.compile(NEW_IN_UNICODE_17.regex_class(high=0xFFFF))
+    out = {}
+    for name, props in BMP_CLASSES.items():
+        kept = new17.sub("", regex.sub(f"[^{props}]+", "", bmp))  # the class's characters, in order
+        ranges: list[list[int]] = []
+        for c in map(ord, kept):
+            if ranges and ranges[-1][1] == c - 1:
+                ranges[-1][1] = c
+            else:
+                ranges.append([c, c])
+        out[name] = "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
+    return out
+
+
+@lru_cache(maxsize=8)
+def bmp_pattern(pattern: str) -> re.Pattern | None:
+    """The split `pattern` on Python's `re` with classes spelled out over the BMP: the chunks of
+    the pinned `regex` pattern on any text without astral characters, about twice as fast."""
+    template = TEMPLATES.get(pattern)
+    return None if template is None else re.compile(template.format(**bmp_classes()))
+
+
+@lru_cache(maxsize=1)
+def _unclean() -> re.Pattern:
+    """A non-ASCII character that is not punctuation, symbol or control (or is a space)."""
+    bmp = "".join(map(chr, chain(range(0x80, 0xD800), range(0xE000, 0x10000))))
+    ranges: list[list[int]] = []
+    for ch in regex.findall(r"[\p{P}\p{S}\p{C}]", bmp):  # one scan, in code point order
+        if ch in WHITE_SPACE:
+            continue
+        c = ord(ch)
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1][1] = c
+        else:
+            ranges.append([c, c])
+    cls = "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
+    return re.compile(f"[^\\x00-\\x7f{cls}]")
+
+
+def cut_points(text: str, piece_chars: int | None = None) -> list[int]:
+    """Positions ``0 = p0 < p1 < ... = len(text)`` where `text` may be cut (see module doc),
+    about `piece_chars` apart."""
+    piece_chars = piece_chars or SEGMENT_CHARS
+    cuts = [0]
+    n = len(text)
+    pos = piece_chars
+    search = _CUT.search
+    while pos < n:
+        m = search(text, pos)
+        if m is None:
+            break
+        cuts.append(m.end())
+        pos = m.end() + piece_chars
+    cuts.append(n)
+    return cuts
+
+
+class FastSplitter:
+    """`findall` of a split pattern, fast for the four known patterns (see module doc)."""
+
+    def __init__(self, pattern: str, pinned: PinnedPattern | None = None) -> None:
+        """`pattern` as tiktoken writes it; `pinned` its compiled form (made when not given)."""
+        from tokviz.core.text.token_text import python_pattern
+
+        self.pinned = pinned or PinnedPattern(python_pattern(pattern))
+        ascii_pattern = ASCII_PATTERNS.get(pattern)
+        self.pattern = pattern
+        self.ascii = re.compile(ascii_pattern) if ascii_pattern is not None else None
+        self.bmp: re.Pattern | None = None  # `bmp_pattern`, made for the first long text (or by `warm_up`)
+
+    def warm_up(self) -> None:
+        """Build now what the first split of a long non-ASCII text would build."""
+        if self.ascii is not None:
+            _unclean()
+            self.bmp = bmp_pattern(self.pattern)
+
+    def findall(self, text: str) -> list[str]:
+        """The chunks of `text` (as the Unicode pattern's ``findall``)."""
+        if self.ascii is None:
+            return self.pinned.findall(text)
+        if text.isascii():
+            return self.ascii.findall(text)
+        out: list[str] = []
+        for part in self.chunk_lists(text):
+            out.extend(part)
+        return out
+
+    def chunk_lists(self, text: str) -> Iterator[list[str]]:
+        """Lists of chunks whose concatenation is ``findall(text)``, run by run: neighbouring
+        segments that take the same pattern are scanned together, at most `RUN_CHARS` at a time
+        (a cut point is a place where both scans restart as the scan of the whole text does)."""
+        if self.ascii is None:
+            yield self.pinned.findall(text)
+            return
+        n = len(text)
+        if text.isascii():
+            if n <= RUN_CHARS:
+                yield self.ascii.findall(text)
+                return
+            cuts = cut_points(text, RUN_CHARS)
+            for a, b in zip(cuts, cuts[1:]):
+                yield self.ascii.findall(text, a, b)  # a slice end: the scan sees text[a:b]
+            return
+        fast, slow = self.ascii.findall, self.pinned.findall
+        if n <= 2 * SEGMENT_CHARS:  # a short text: one scan, no test of its characters
+            yield slow(text)
+            return
+        if self.bmp is None and n >= BMP_MIN_CHARS:
+            self.bmp = bmp_pattern(self.pattern)
+        if self.bmp is not None and ASTRAL.search(text) is None:  # one pattern for all of it, run by run
+            cuts = cut_points(text, RUN_CHARS)
+            for a, b in zip(cuts, cuts[1:]):
+                yield self.bmp.findall(text, a, b)
+            return
+        unclean = _unclean().search
+        cuts = cut_points(text)
+        start, kind = 0, None
+        for a, b in zip(cuts, cuts[1:]):
+            seg_fast = unclean(text, a, b) is None
+            if kind is None:
+                kind = seg_fast
+            elif seg_fast != kind or a - start >= RUN_CHARS:
+                yield fast(text[start:a]) if kind else slow(text[start:a])
+                start, kind = a, seg_fast
+        if start < n:
+            yield fast(text[start:]) if kind else slow(text[start:])
