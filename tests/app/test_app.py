@@ -5,7 +5,6 @@ from __future__ import annotations
 import signal
 
 import pytest
-
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication

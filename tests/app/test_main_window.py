@@ -9,7 +9,7 @@ from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QPalette
 from PySide6.QtWidgets import QApplication, QDockWidget
 
-from tests.qt_fixtures import drain_events, append_steps
+from tests.qt_fixtures import append_steps, drain_events
 from tokviz.app import file_ops
 from tokviz.core import TrainSettings, load_timeline
 from tokviz.engine.samples import SAMPLES

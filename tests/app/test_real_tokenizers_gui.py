@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from tests.conftest import shared_file
-from tests.core.pretrained.pretrained_helpers import hf_snapshot
+from tests.real_tokenizers import hf_snapshot
 
 MISTRAL_MODEL = ("vocab", "hf", "mistral-7b-v0.1", "tokenizer.model")
 
@@ -61,11 +61,11 @@ def test_every_panel_with_the_new_families(window, qtbot, dialogs, sp_folder, tm
     if kind == "sentencepiece-bpe":
         path = shared_file(*MISTRAL_MODEL)
     elif kind == "sentencepiece-unigram":
-        from tests.core.pretrained.spm.spm_helpers import trained_model
+        from tests.core.formats.sentencepiece.spm_helpers import trained_model
 
         path = trained_model("unigram-nmt", sp_folder)
     else:
-        from tests.core.pretrained.hf.hf_unigram_helpers import built, t5_like
+        from tests.core.formats.tokenizer_json.hf_unigram_helpers import built, t5_like
 
         path = tmp_path / "tokenizer.json"
         path.write_text(built("t5-like", sp_folder, t5_like)[1], encoding="utf-8")
@@ -101,7 +101,7 @@ def test_a_bad_model_file_keeps_the_current_tokenizer(window, qtbot, dialogs, tm
 
 def test_a_loaded_unigram_model_is_explained(window, qtbot, dialogs, sp_folder):
     """Segmentations tab (n best with probabilities, samples), scores in the vocabulary, glitches."""
-    from tests.core.pretrained.spm.spm_helpers import trained_model
+    from tests.core.formats.sentencepiece.spm_helpers import trained_model
     from tokviz.engine.tables.vocab_model import COL_COUNT
 
     dialogs.open_answer = str(trained_model("unigram-nmt", sp_folder))

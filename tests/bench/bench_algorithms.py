@@ -52,10 +52,9 @@ def settings_for(algo: str, vocab: int):
 
 
 def worker(algo: str, path: str, vocab: int, warm: bool = False) -> dict:
+    from tokviz.core import jit
     from tokviz.core.processes.parallel import choose_processes
     from tokviz.core.registry import SPECS, make_training
-
-    from tokviz.core import jit
 
     def train(prefix: str) -> dict:  # the timeline is dropped on return, before the next training
         t0, c0 = time.perf_counter(), time.process_time()

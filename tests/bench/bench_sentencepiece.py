@@ -43,7 +43,7 @@ def build_model(folder: Path) -> Path:
     """A 250k-piece Unigram model from word and substring counts (see the module docstring)."""
     import sentencepiece as spm
 
-    from tests.core.pretrained.spm.spm_helpers import model_bytes
+    from tests.core.formats.sentencepiece.spm_helpers import model_bytes
 
     udhr = (SHARED / "corpora" / "udhr2_all.txt").read_text(encoding="utf-8")
     gut = (SHARED / "corpora" / "gutenberg30.txt").read_text(encoding="utf-8")[:4_000_000]

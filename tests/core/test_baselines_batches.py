@@ -168,12 +168,11 @@ def test_counting_in_slices_gives_the_counts_of_the_whole_text():
     """`CorpusUnits` counts slice by slice (so a worker never holds the interpreter lock for long):
     the same characters, words (and first-seen order), and bytes as counting the whole at once."""
     from collections import Counter
+    from importlib import resources
 
     import numpy as np
 
     from tokviz.core.baselines import CorpusUnits, whitespace_slices
-
-    from importlib import resources
 
     sample = resources.files("tokviz.resources").joinpath("corpora", "multilingual.txt").read_text(encoding="utf-8")
     text = sample * (700_000 // len(sample)) + " tail" + "x" * 70_000 + "\u3000end\U0001f600 \ud800"

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QTableView
 
-from tests.qt_fixtures import drain_events, append_steps
+from tests.qt_fixtures import append_steps, drain_events
 from tokviz.core import MergeStep, TrainSettings, train
 from tokviz.engine.step_model import StepModel
 from tokviz.engine.tables.vocab_model import (

@@ -117,7 +117,7 @@ def _unigram_model(n: int, seed: int = 0) -> bytes:
     least significant first) after ``<unk>``, ``<s>``, ``</s>``; written with numpy (a second)."""
     import numpy as np
 
-    from tests.core.pretrained.spm.spm_helpers import model_bytes
+    from tests.core.formats.sentencepiece.spm_helpers import model_bytes
 
     head = model_bytes([("<unk>", 0.0, "unknown"), ("<s>", 0.0, "control"), ("</s>", 0.0, "control")],
                        trainer={"model_type": 1}, normalizer={"name": "identity"})

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.pretrained.pretrained_helpers import hf_snapshot
+from tests.real_tokenizers import hf_snapshot
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.formats.hf_cache import MAX_REF_BYTES, cached_tokenizers, known_listing, resolve_hf
 

@@ -85,7 +85,7 @@ def _hf_wordpiece_unbounded(folder: Path) -> Path:
 
 
 def _hf_unigram(folder: Path) -> Path:
-    from tests.core.pretrained.hf.hf_unigram_helpers import built, t5_like
+    from tests.core.formats.tokenizer_json.hf_unigram_helpers import built, t5_like
 
     path = folder / "t5-like.json"
     path.write_text(built("t5_like", folder, t5_like)[1], encoding="utf-8")
@@ -93,7 +93,7 @@ def _hf_unigram(folder: Path) -> Path:
 
 
 def _sp_unigram(folder: Path) -> Path:
-    from tests.core.pretrained.spm.spm_helpers import trained_model
+    from tests.core.formats.sentencepiece.spm_helpers import trained_model
 
     return trained_model("unigram-nmt", folder)
 
@@ -132,7 +132,7 @@ def load(name: str, folder: Path):
 def reference(name: str, folder: Path):
     """``text -> ids`` of the reference library for the same file (skips without the library)."""
     if name in TIKTOKEN_NAMES:
-        from tests.core.pretrained.pretrained_helpers import load_reference
+        from tests.real_tokenizers import load_reference
 
         enc = load_reference(TIKTOKEN_NAMES[name])
         return enc.encode_ordinary

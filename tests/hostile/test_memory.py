@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import shared_file
-from tests.core.pretrained.spm.spm_helpers import write_model
+from tests.core.formats.sentencepiece.spm_helpers import write_model
 from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 from tokviz.core.compare import (
     DocumentSplitter,

@@ -152,7 +152,7 @@ def test_usage_errors(cli, argv, message):
 
 
 def test_tiktoken_files_count_as_tiktoken_does(cli, tmp_path):
-    from tests.core.pretrained.pretrained_helpers import load_reference, tiktoken_path
+    from tests.real_tokenizers import load_reference, tiktoken_path
 
     text = "Hello, wörld! 你好 👋\n  indented line\n"
     (tmp_path / "h.txt").write_text(text, encoding="utf-8")

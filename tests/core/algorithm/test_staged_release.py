@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tokviz.core.registry import make_training
 from tokviz.core.bpe.timeline import TrainSettings
+from tokviz.core.registry import make_training
 from tokviz.core.unigram.timeline import UnigramSettings
 from tokviz.core.wordpiece.timeline import WordPieceSettings
 

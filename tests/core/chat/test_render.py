@@ -163,7 +163,7 @@ def test_folder_errors(tmp_path, chatml):
 
 def test_hf_names_open_a_snapshot_of_the_cache(tmp_path, monkeypatch, chatml):
     """``hf:ORG/NAME`` is the snapshot folder of the Hugging Face cache, offline."""
-    from tests.core.pretrained.pretrained_helpers import hf_snapshot
+    from tests.real_tokenizers import hf_snapshot
 
     cache = tmp_path / "hub"
     monkeypatch.setenv("HF_HUB_CACHE", str(cache))

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.core.pretrained.pretrained_helpers import hf_path
+from tests.real_tokenizers import hf_path
 from tokviz.core.compare import ModelSpec, compare
 from tokviz.core.loading import open_timeline
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.core.pretrained.pretrained_helpers import TIKTOKEN_NAMES, load_reference, tiktoken_path
+from tests.real_tokenizers import TIKTOKEN_NAMES, load_reference, tiktoken_path
 from tokviz.core.compare import ModelSpec, compare, model_facts
 from tokviz.core.loading import open_timeline
 

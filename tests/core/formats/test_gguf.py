@@ -89,7 +89,7 @@ def test_known_answers_from_the_shared_readme(built):
 
 def test_a_unigram_vocabulary_t5_equals_sentencepiece(tmp_path):
     spm = pytest.importorskip("sentencepiece")
-    from tests.core.pretrained.spm.spm_helpers import trained_model
+    from tests.core.formats.sentencepiece.spm_helpers import trained_model
 
     model = trained_model("unigram-nmt", tmp_path)
     path = gguf_files.sentencepiece_gguf(model, tmp_path / "t5.gguf", kind="t5")

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from tests.core.pretrained.pretrained_helpers import corpus, fresh_copy, load_ours, load_reference
+from tests.real_tokenizers import corpus, fresh_copy, load_ours, load_reference
 from tokviz.core.bpe.ranked import tokenizer as rank_bpe
 from tokviz.core.processes import fork, halves
 

@@ -8,7 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings
 
-from tests.core.pretrained.pretrained_helpers import corpus, unicode_text
+from tests.real_tokenizers import corpus, unicode_text
 from tokviz.core import TokvizError, TrainSettings, train
 from tokviz.core.loading import load_tokenizer
 from tokviz.core.saved.tokenizer_export import export_tiktoken, export_tokenizer_json, tiktoken_ranks, tokenizer_json

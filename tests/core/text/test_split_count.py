@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokviz.core.text.unicode_tables import NEW_IN_UNICODE_17
 from tokviz.core.text.split import SPLIT_PRESETS, parse_split
+from tokviz.core.text.unicode_tables import NEW_IN_UNICODE_17
 
 NEW17 = [chr(a) for a in NEW_IN_UNICODE_17.starts[:40]]  # letters, marks, digits tiktoken does not know
 SPECS = [*SPLIT_PRESETS, r"regex:\w+|\S"]

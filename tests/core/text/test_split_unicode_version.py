@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-from tests.core.pretrained.pretrained_helpers import corpus
+from tests.real_tokenizers import corpus
 from tokviz.core import TrainSettings, train
 from tokviz.core.saved.tokenizer_export import export_tiktoken, export_tokenizer_json
-from tokviz.core.text.unicode_tables import NEW_IN_UNICODE_17
 from tokviz.core.text.split import parse_split
+from tokviz.core.text.unicode_tables import NEW_IN_UNICODE_17
 
 NEW = [chr(c) for a, b in zip(NEW_IN_UNICODE_17.starts, NEW_IN_UNICODE_17.ends) for c in range(a, b + 1)]
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.core.pretrained.pretrained_helpers import HF_NAMES, TIKTOKEN_NAMES, load_ours, load_reference
+from tests.real_tokenizers import HF_NAMES, TIKTOKEN_NAMES, load_ours, load_reference
 from tokviz.core import CharTokenizer, TrainSettings, WordTokenizer
 from tokviz.core.registry import make_training
 from tokviz.core.text.surrogates import fix_surrogates, has_surrogates

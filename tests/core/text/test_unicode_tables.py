@@ -7,9 +7,8 @@ import sys
 
 import pytest
 
+from tests.real_tokenizers import HF_NAMES, TIKTOKEN_NAMES, full_only, our_ids, reference_ids
 from tokviz.core.text import unicode_tables as ut
-
-from tests.core.pretrained.pretrained_helpers import HF_NAMES, TIKTOKEN_NAMES, full_only, our_ids, reference_ids
 
 ALL = TIKTOKEN_NAMES + HF_NAMES
 

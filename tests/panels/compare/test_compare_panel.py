@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from tests.conftest import shared_file
 from tests.qt_fixtures import drain_events
 from tokviz.core import TrainSettings, save_timeline, train
-from tokviz.core.compare import compare, ModelSpec
+from tokviz.core.compare import ModelSpec, compare
 from tokviz.engine.compare_task import open_any_model
 from tokviz.engine.tables.compare_models import SORT_ROLE
 

@@ -39,7 +39,7 @@ def sp_folder(tmp_path_factory):
 
 
 def test_loaded_sentencepiece_model(window, qtbot, dialogs, sp_folder):
-    from tests.core.pretrained.spm.spm_helpers import trained_model
+    from tests.core.formats.sentencepiece.spm_helpers import trained_model
 
     dialogs.open_answer = str(trained_model("unigram-nmt", sp_folder))
     window.commands.open_tokenizer.trigger()

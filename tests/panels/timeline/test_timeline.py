@@ -7,7 +7,7 @@ import csv
 import pytest
 from PySide6.QtCore import QItemSelectionModel, Qt
 
-from tests.qt_fixtures import drain_events, append_steps
+from tests.qt_fixtures import append_steps, drain_events
 from tokviz.core import TrainSettings
 from tokviz.core.bpe.replay import decision_at, merge_tree, segment_text, trace_word
 from tokviz.core.bpe.timeline import train

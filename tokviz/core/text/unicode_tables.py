@@ -9,7 +9,7 @@ tables are old (Unicode 8 era): `BERT_OTHER` (categories Cc, Cf, Co: removed by
 ``clean_text``), `BERT_NONSPACING_MARK` (Mn: removed when stripping accents) and
 `BERT_PUNCTUATION` (P beyond ASCII: split off by ``BertPreTokenizer``); the StripAccents
 normalizer's marks come from another crate with old tables too (`STRIP_ACCENTS_MARK`).
-Unassigned code points are none of these. ``tests/core/pretrained/test_unicode_tables.py`` checks
+Unassigned code points are none of these. ``tests/core/text/test_unicode_tables.py`` checks
 the tables against tiktoken and tokenizers (every code point with ``TOKVIZ_FULL_PARITY=1``).
 What this leaves out: anything the three tokenizer families do not use.
 """

@@ -32,9 +32,9 @@ VOCAB = 8000
 
 
 def answer(algorithm: str, text: str) -> dict:
-    from tokviz.core.registry import make_training
     from tokviz.core.bpe.timeline import TrainSettings
     from tokviz.core.model_files import save_model
+    from tokviz.core.registry import make_training
     from tokviz.core.unigram.timeline import UnigramSettings
     from tokviz.core.wordpiece.timeline import WordPieceSettings
 

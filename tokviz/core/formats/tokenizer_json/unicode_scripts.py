@@ -6,8 +6,8 @@ code points outside it are "Any"), with Hiragana, Katakana and U+30FC counted as
 as Any. A piece ends before a character whose script is not Any and differs from the last script
 that was not Any; Any characters stay with what precedes them, and those at the very start of a
 piece are dropped (tokenizers' own behaviour). `FixedLength` cuts pieces every n characters.
-``tests/core/pretrained/hf/test_hf_unigram.py`` checks the table against tokenizers on code points
-(every one with ``TOKVIZ_FULL_PARITY=1``); `tests/core/pretrained/hf/scripts_table.py` regenerates it.
+``tests/core/formats/tokenizer_json/test_hf_unigram.py`` checks the table against tokenizers on code points
+(every one with ``TOKVIZ_FULL_PARITY=1``); `tests/core/formats/tokenizer_json/scripts_table.py` regenerates it.
 """
 
 from __future__ import annotations

@@ -10,12 +10,11 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.core.pretrained.pretrained_helpers import FULL, corpus, unicode_text
+from tests.core.formats.tokenizer_json.hf_unigram_helpers import built, t5_like
+from tests.real_tokenizers import FULL, corpus, unicode_text
 from tokviz.core.formats.tokenizer_json.normalizers import NormStr
 from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
 from tokviz.core.formats.tokenizer_json.unicode_scripts import UnicodeScriptsPre
-
-from .hf_unigram_helpers import built, t5_like
 
 tk = pytest.importorskip("tokenizers")
 from tokenizers import decoders, normalizers, pre_tokenizers, processors  # noqa: E402

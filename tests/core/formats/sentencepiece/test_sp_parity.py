@@ -14,11 +14,10 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.core.pretrained.pretrained_helpers import FULL, corpus, full_only, load_test_plans, unicode_text
+from tests.core.formats.sentencepiece.spm_helpers import corpus_lines, mistral_model
 from tests.jit_switch import jit_off
+from tests.real_tokenizers import FULL, corpus, full_only, load_test_plans, unicode_text
 from tokviz.core.loading import load_tokenizer
-
-from .spm_helpers import corpus_lines, mistral_model
 
 spm = pytest.importorskip("sentencepiece")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.core.pretrained.spm.spm_helpers import corpus_lines, trained_model
+from tests.core.formats.sentencepiece.spm_helpers import corpus_lines, trained_model
 
 _BUILT: dict = {}
 

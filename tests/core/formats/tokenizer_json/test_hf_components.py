@@ -8,7 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings
 
-from tests.core.pretrained.pretrained_helpers import corpus, unicode_text
+from tests.real_tokenizers import corpus, unicode_text
 from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
 
 tk = pytest.importorskip("tokenizers")

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.core.formats.sentencepiece.spm_helpers import model_bytes, write_model
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.formats.sentencepiece import SentencePieceTokenizer, parse_model_proto
 from tokviz.core.loading import load_tokenizer
 from tokviz.core.unigram.encoder.lattice import f32
-
-from .spm_helpers import model_bytes, write_model
 
 spm = pytest.importorskip("sentencepiece")
 

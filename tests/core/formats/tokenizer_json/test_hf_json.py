@@ -8,7 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings
 
-from tests.core.pretrained.pretrained_helpers import HF_NAMES, hf_path, load_ours, load_reference, unicode_text
+from tests.real_tokenizers import HF_NAMES, hf_path, load_ours, load_reference, unicode_text
 from tokviz.core import ModelFormatError
 from tokviz.core.formats.tokenizer_json.normalizers import UnsupportedComponent
 from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer

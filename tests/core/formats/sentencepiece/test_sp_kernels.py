@@ -11,15 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.core.pretrained.pretrained_helpers import corpus, unicode_text
+from tests.core.formats.sentencepiece.spm_helpers import tied_lattice
+from tests.core.formats.sentencepiece.viterbi_oracle import exact_oracle
 from tests.jit_switch import jit_off
+from tests.real_tokenizers import corpus, unicode_text
 from tokviz.core import jit
 from tokviz.core.errors import EncodeError
 from tokviz.core.loading import load_tokenizer
 from tokviz.core.unigram.encoder.lattice import F32_SP, PieceLattice, absolute_ends
-
-from .spm_helpers import tied_lattice
-from .viterbi_oracle import exact_oracle
 
 pytest.importorskip("numba")
 
@@ -113,9 +112,8 @@ def test_empty_text_and_unknown_characters():
 
 def test_unreachable_pieces_both_ways(both, tmp_path):
     """The glitch finder's check, all pieces at once (compiled) and one by one (plain)."""
+    from tests.core.formats.sentencepiece.spm_helpers import write_model
     from tokviz.core.explain.unigram import unreachable_pieces
-
-    from .spm_helpers import write_model
 
     fast, plain = both
     assert unreachable_pieces(fast) == unreachable_pieces(plain)

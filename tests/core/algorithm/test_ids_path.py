@@ -7,11 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.real_tokenizers import HF_NAMES, TIKTOKEN_NAMES, corpus, fresh_copy, load_ours, piece_ids, unicode_text
 from tokviz.core import EncodeError
 from tokviz.core.algorithm.ids_path import encode_ids_like, encode_ids_text_like, ids_text
 from tokviz.core.special_tokens import encode_specials_as_text
-
-from .pretrained_helpers import HF_NAMES, TIKTOKEN_NAMES, corpus, fresh_copy, load_ours, piece_ids, unicode_text
 
 DEEPSEEK = "deepseek-v3"
 NAMES = (*TIKTOKEN_NAMES, *HF_NAMES, DEEPSEEK)

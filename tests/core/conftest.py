@@ -1,5 +1,6 @@
-"""Test set-up for the pretrained-tokenizer tests: tiktoken's cache pointed at a temporary folder
-when a test asks for it. The shared helpers live in ``pretrained_helpers.py``.
+"""Test set-up for the core tests of real tokenizers: tiktoken's cache pointed at a temporary folder
+when a test asks for it, SentencePiece models trained once per session. The shared helpers live in
+``tests/real_tokenizers.py``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,6 @@ def sp_folder(tmp_path_factory):
 @pytest.fixture(scope="session")
 def sp_model(sp_folder):
     """``sp_model(name)``: the path of a trained SentencePiece model (see ``TRAINED``)."""
-    from .spm.spm_helpers import trained_model
+    from tests.core.formats.sentencepiece.spm_helpers import trained_model
 
     return lambda name: trained_model(name, sp_folder)

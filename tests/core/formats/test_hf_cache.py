@@ -8,12 +8,11 @@ import shutil
 
 import pytest
 
+from tests.real_tokenizers import hf_path, shared_file, tiktoken_path
+from tests.real_tokenizers import hf_snapshot as _snapshot
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.formats.hf_cache import cached_tokenizers, hf_hub_cache, resolve_hf
 from tokviz.core.loading import load_tokenizer
-
-from .pretrained_helpers import hf_path, shared_file, tiktoken_path
-from .pretrained_helpers import hf_snapshot as _snapshot
 
 MAIN = "a" * 40
 OLD = "b" * 40

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.core.pretrained.pretrained_helpers import HF_NAMES, hf_path, load_ours, load_reference
+from tests.real_tokenizers import HF_NAMES, hf_path, load_ours, load_reference
 from tokviz.core.display.diagnostics import export_json
 from tokviz.core.display.tokens import INSERTED, KIND_NAMES, SPECIAL, token_labels
 

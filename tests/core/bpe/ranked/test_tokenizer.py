@@ -10,6 +10,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.real_tokenizers import TIKTOKEN_NAMES, corpus, load_ours, unicode_text
 from tokviz.core import EncodeError
 from tokviz.core.bpe.byte_ranks.one_chunk import bpe_parts, bpe_parts_heap
 from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
@@ -18,8 +19,6 @@ from tokviz.core.text.fastsplit import FastSplitter
 from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
 from tokviz.core.text.token_text import python_pattern
 from tokviz.core.text.unicode_tables import NEW_IN_UNICODE_17, PinnedPattern, pin_pattern
-
-from .pretrained_helpers import TIKTOKEN_NAMES, corpus, load_ours, unicode_text
 
 
 def tiny() -> RankBpeTokenizer:

@@ -10,13 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.real_tokenizers import corpus, fresh_copy, load_ours, piece_ids, unicode_text
 from tokviz.core.bpe.byte_ranks.merge_rounds import BatchMerger
 from tokviz.core.bpe.byte_ranks.pair_table import PairTable
 from tokviz.core.bpe.pair_merge import INF_RANK
 from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 from tokviz.core.text.split import GPT2_SPLIT_PATTERN
-
-from .pretrained_helpers import corpus, fresh_copy, load_ours, piece_ids, unicode_text
 
 
 @cache

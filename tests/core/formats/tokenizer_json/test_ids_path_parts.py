@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import shared_file
-from tests.core.pretrained.pretrained_helpers import corpus, unicode_text
+from tests.real_tokenizers import corpus, unicode_text
 from tokviz.core.formats.tokenizer_json.markers import MARKER, marker_cuts, marker_pieces
 from tokviz.core.formats.tokenizer_json.normalizers import NormStr
 from tokviz.core.formats.tokenizer_json.pretokenizers import (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from .pretrained_helpers import (
+from tests.real_tokenizers import (
     CORPORA,
     HF_NAMES,
     TIKTOKEN_NAMES,

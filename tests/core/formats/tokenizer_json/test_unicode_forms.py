@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.core.pretrained.pretrained_helpers import full_only, unicode_text
+from tests.real_tokenizers import full_only, unicode_text
 from tokviz.core.formats.tokenizer_json import case_mapping, unicode_forms
 from tokviz.core.formats.tokenizer_json.normalizers import NormStr, build_normalizer
 
@@ -39,7 +39,7 @@ def test_the_issue_case_is_not_reordered():
 
 
 def test_the_issue_case_in_the_nfkd_pipeline():
-    from tests.core.pretrained.hf.test_hf_components import built
+    from tests.core.formats.tokenizer_json.test_hf_components import built
 
     ref, tok = built("nfkd-isolated-digits")
     text = "\U00010d24\u0327"

@@ -10,14 +10,13 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.core.pretrained.pretrained_helpers import FULL, corpus, full_only, load_test_plans, unicode_text
-from tests.core.pretrained.spm.spm_helpers import corpus_lines
+from tests.core.formats.sentencepiece.spm_helpers import corpus_lines
+from tests.core.formats.tokenizer_json.hf_unigram_helpers import built, from_sentencepiece, t5_like, word_level
 from tests.jit_switch import jit_off
+from tests.real_tokenizers import FULL, corpus, full_only, load_test_plans, unicode_text
 from tokviz.core.errors import EncodeError, ModelFormatError
 from tokviz.core.formats.tokenizer_json.normalizers import UnsupportedComponent
 from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
-
-from .hf_unigram_helpers import built, from_sentencepiece, t5_like, word_level
 
 tk = pytest.importorskip("tokenizers")
 

@@ -9,12 +9,11 @@ import random
 
 import pytest
 
+from tests.core.formats.sentencepiece.spm_helpers import write_model
 from tokviz.core.explain.tokens import find_unreachable
 from tokviz.core.explain.unigram import UnigramExplainer, piece_scores, unreachable_pieces, word_level_oov
 from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
 from tokviz.core.loading import load_tokenizer
-
-from .spm.spm_helpers import write_model
 
 BASE = [("<unk>", 0.0, "unknown"), ("<s>", 0.0, "control"), ("</s>", 0.0, "control")]
 

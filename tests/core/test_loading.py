@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 
+from tests.real_tokenizers import corpus, hf_path, load_ours, shared_file, tiktoken_path
 from tokviz.core import BpeTokenizer, ModelFormatError, TrainSettings, save_timeline, train
 from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 from tokviz.core.formats.data_gym import read_data_gym
@@ -20,8 +21,6 @@ from tokviz.core.unigram.timeline import UnigramSettings
 from tokviz.core.unigram.tokenizer import UnigramTokenizer
 from tokviz.core.wordpiece.timeline import WordPieceSettings
 from tokviz.core.wordpiece.tokenizer import WordPieceTokenizer
-
-from .pretrained_helpers import corpus, hf_path, load_ours, shared_file, tiktoken_path
 
 # minbpe's known answer: "aaabdaaabac" with 3 merges -> [258, 100, 258, 97, 99]
 MINBPE_MODEL = "minbpe v1\n\n0\n97 97\n256 97\n257 98\n"

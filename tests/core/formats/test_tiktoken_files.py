@@ -9,14 +9,13 @@ import sys
 
 import pytest
 
+from tests.real_tokenizers import tiktoken_path
 from tokviz.core import ModelFormatError, TokvizError
 from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 from tokviz.core.formats.openai_encodings import KNOWN_ENCODINGS, cache_path, find_encoding_file, known_tokenizers
 from tokviz.core.formats.tiktoken import PatternRequired, looks_like_tiktoken, parse_tiktoken, read_tiktoken_file
 from tokviz.core.loading import load_tiktoken, load_tokenizer
 from tokviz.core.text.split import GPT4_SPLIT_PATTERN
-
-from .pretrained_helpers import tiktoken_path
 
 
 @pytest.mark.parametrize(("name", "n_vocab", "specials"), [

@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.real_tokenizers import corpus, load_ours
 from tokviz.core import TokvizError, TrainSettings, train
 from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 from tokviz.core.errors import Cancelled
 from tokviz.core.explain.tokens import find_unreachable, find_unused, merge_tree, token_counts
 from tokviz.core.explain.vocab_view import FILTERS, VocabIndex, token_flags
-
-from .pretrained_helpers import corpus, load_ours
 
 
 @pytest.mark.parametrize(("name", "word"), [

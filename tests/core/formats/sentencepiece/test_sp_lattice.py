@@ -11,14 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.core.formats.sentencepiece.spm_helpers import corpus_lines, tied_lattice
+from tests.core.formats.sentencepiece.viterbi_oracle import exact_oracle, relative_oracle
 from tests.jit_switch import jit_off
 from tokviz.core.loading import load_tokenizer
 from tokviz.core.unigram.encoder.batch import batch_relative
 from tokviz.core.unigram.encoder.lattice import RESET, f32
 from tokviz.core.unigram.encoder.piece_hashes import PieceHashes
-
-from .spm_helpers import corpus_lines, tied_lattice
-from .viterbi_oracle import exact_oracle, relative_oracle
 
 
 @pytest.fixture(scope="module")
