@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import signal
 
 import pytest
@@ -9,9 +10,13 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
+from tests.conftest import shared_file
 from tokviz.app import gui
 from tokviz.app.cli.main import main as cli_main
 from tokviz.app.main_window import MainWindow
+
+PANELS = ("corpus", "training", "vocabulary", "timeline", "embeddings", "positional", "token_view", "chat",
+          "compare", "glitches", "lesson")  # every docked panel
 
 
 def _main_windows() -> list[MainWindow]:
@@ -58,19 +63,37 @@ def test_screenshot_sizes_are_checked(tmp_path, capsys):
 
 @pytest.mark.e2e
 @pytest.mark.timeout(900)
-def test_screenshots_of_window_and_panels(tmp_path, capsys):
+def test_screenshots_show_every_panel_readable_and_distinct(tmp_path, capsys):
+    for parts in (("corpora", "udhr2_all.txt"), ("vocab", "gpt2-data-gym", "vocab.bpe"),
+                  ("vocab", "hf", "deepseek-v3", "tokenizer_config.json")):
+        shared_file(*parts)  # the whole set needs them
     assert gui.run_screenshots(tmp_path, theme="dark") == 0
-    names = sorted(p.name for p in tmp_path.glob("*.png"))
-    # every docked panel gets a file (other panels add theirs)
-    assert {"corpus-dark.png", "training-dark.png", "vocabulary-dark.png", "window-dark.png",
-            "timeline-dark.png"} <= set(names)
+    printed = capsys.readouterr().out.split()
+    files = sorted(tmp_path.glob("*.png"))
+    assert sorted(printed) == sorted(str(p) for p in files)  # every file written is reported, and no more
+    names = {p.name for p in files}
+    panels = set(PANELS) - {"compare"}  # the Compare panel: one picture per tab instead
+    expected = {f"{pid}-dark.png" for pid in panels} | {
+        "window-dark.png", "welcome-dark.png", "chat-deepseek-dark.png", "pretrained-window-dark.png",
+        "token_view-high-contrast-dark.png", "timeline-provenance-dark.png", "token_view-algorithms-dark.png",
+        "lesson-01-chars-words-subwords-dark.png", "lesson-14-unigram-dark.png"}
+    expected |= {f"compare-{tab}-dark.png" for tab in ("chart", "documents", "metrics", "why")}
+    expected |= {f"pretrained-{pid}-dark.png" for pid in ("timeline", "vocabulary", "glitches", "token_view")}
+    expected |= {f"{kind}-{algo}-dark.png" for kind in ("timeline", "training") for algo in ("wordpiece", "unigram")}
+    expected |= {f"workspace-{key}-{w}x{h}-dark.png" for key in ("learn", "inspect", "compare", "chat", "present")
+                 for w, h in ((1280, 800), (1920, 1080))}
+    assert expected <= names, sorted(expected - names)
+    digests = {}
+    for path in files:
+        image = QImage(str(path))
+        assert image.width() >= 800 and image.height() >= 500, (path.name, image.width(), image.height())
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        assert digest not in digests, (path.name, digests.get(digest))
+        digests[digest] = path.name
+        if path.name.startswith("workspace-"):
+            w, h = (int(v) for v in path.name.split("-")[2].split("x"))
+            assert (image.width(), image.height()) == (w, h), path.name
     window = QImage(str(tmp_path / "window-dark.png"))
     assert (window.width(), window.height()) == (1280, 800)
-    for key in ("learn", "inspect", "compare", "chat", "present"):  # every workspace at both sizes
-        for w, h in ((1280, 800), (1920, 1080)):
-            shot = QImage(str(tmp_path / f"workspace-{key}-{w}x{h}-dark.png"))
-            assert (shot.width(), shot.height()) == (w, h), key
     assert window.pixelColor(640, 400).lightness() < 128  # dark theme
-    printed = capsys.readouterr().out.split()
-    assert printed[0].endswith("window-dark.png")
     QApplication.instance().setPalette(QApplication.style().standardPalette())

@@ -80,6 +80,29 @@ def test_ordinary_template_errors_still_name_the_line(runner):
     assert not isinstance(err.value, TemplateStopped)
 
 
+def test_generation_blocks_in_a_runaway_loop_are_refused_and_the_child_kept(runner):
+    """Empty ``{% generation %}`` blocks add no output, so the output cap never sees them: the
+    number of recorded blocks is capped (one line), and the warm child goes on rendering."""
+    runner.render("x", {})
+    pid = runner.pid
+    with pytest.raises(TemplateError, match="generation blocks") as err:
+        runner.render_tracked("{% for i in range(99999) %}{% for j in range(9) %}{% generation %}{% endgeneration %}"
+                              "{% endfor %}{% endfor %}", {},
+                              timeout=30.0)
+    assert not isinstance(err.value, TemplateStopped) and "\n" not in str(err.value)
+    rendered = runner.render_tracked("a{% generation %}{{ messages[0].content }}{% endgeneration %}",
+                                     {"messages": MESSAGES})
+    assert (rendered.text, rendered.generation, runner.pid) == ("ahi", ((1, 3),), pid)
+
+
+@pytest.mark.parametrize("name", ["percent_format", "center_map"])
+def test_a_hostile_generation_block_is_stopped_by_the_child_limits(runner, name):
+    source = "{% generation %}" + HOSTILE[name] + "{% endgeneration %}"
+    with pytest.raises(TemplateStopped) as err:
+        runner.render_tracked(source, {"messages": MESSAGES}, timeout=1.0)
+    assert STOPPED.fullmatch(str(err.value)), str(err.value)
+
+
 @POSIX
 def test_a_child_killed_while_idle_is_replaced(runner):
     runner.render("x", {})

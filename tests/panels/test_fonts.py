@@ -21,7 +21,7 @@ SAMPLES = {  # one character per script the fallbacks are there for
     "Arabic": "العربية", "Hebrew": "עברית", "Thai": "ภาษาไทย", "Tamil": "தமிழ்", "Ethiopic": "አማርኛ",
     "Myanmar": "မြန်မာ", "Khmer": "ខ្មែរ", "Cyrillic": "русский", "Greek": "ελληνικά", "marks": "␣⇥↵␍⟨⟩⍽",
 }
-NOWHERE = "\U0010fffd\u0f66"  # a private-use code point, and Tibetan (no bundled font has it)
+NOWHERE = "\U0010fffd\U00011005"  # a private-use code point, and Brahmi (no bundled font has it)
 
 
 def test_every_bundled_font_ships_with_its_licence_and_stays_small():
@@ -45,7 +45,8 @@ def test_the_bundled_files_themselves_hold_every_sample(script):
 
 def test_token_font_is_the_bundled_monospace_with_fallbacks(qapp):
     fallbacks = load_fonts()
-    assert fallbacks[-2:] == ["WenQuanYi Micro Hei", "Symbola"] and "Noto Sans Devanagari" in fallbacks
+    assert fallbacks[-3:] == ["WenQuanYi Micro Hei", "Noto Color Emoji Flags", "Symbola"]
+    assert "Noto Sans Devanagari" in fallbacks and "Noto Serif Tibetan" in fallbacks
     font = token_font()
     assert font.families()[0] == "DejaVu Sans Mono" and font.families()[1:] == fallbacks
     assert QFontInfo(font).family() == "DejaVu Sans Mono" and QFontInfo(font).fixedPitch()
@@ -59,8 +60,8 @@ def test_token_font_is_the_bundled_monospace_with_fallbacks(qapp):
 def test_labels_mark_only_what_no_font_draws(qapp):
     load_fonts()
     assert visible_token(" 한국어 😀".encode()) == "␣한국어␣😀"
-    assert visible_token(f"a{NOWHERE}b".encode()) == "a⟨U+10FFFD⟩⟨U+0F66⟩b"
-    assert undrawn_marked(f"Step 3 · 東京 {NOWHERE}") == "Step 3 · 東京 ⟨U+10FFFD⟩⟨U+0F66⟩"
+    assert visible_token(f"a{NOWHERE}b".encode()) == "a⟨U+10FFFD⟩⟨U+11005⟩b"
+    assert undrawn_marked(f"Step 3 · 東京 {NOWHERE}") == "Step 3 · 東京 ⟨U+10FFFD⟩⟨U+11005⟩"
 
 
 def test_token_view_and_its_html_export_show_the_code_point(window, qtbot, tmp_path):
@@ -81,7 +82,7 @@ def test_token_view_and_its_html_export_show_the_code_point(window, qtbot, tmp_p
 
 
 def test_no_font_warnings_on_stderr(tmp_path):
-    """A real process lays out text in scripts no font covers (Tibetan), and in every fallback's:
+    """A real process lays out text in scripts no font covers (Brahmi), and in every fallback's:
     Qt's notes about its fallback search ("OpenType support missing ...") stay off stderr."""
     script = tmp_path / "show.py"
     script.write_text(
@@ -95,7 +96,7 @@ def test_no_font_warnings_on_stderr(tmp_path):
         "    app.processEvents()\n"
         "w.grab()\n"
         "w.shutdown()\n", encoding="utf-8")
-    text = " ".join(SAMPLES.values()) + " བོད་ཡིག " + NOWHERE
+    text = " ".join(SAMPLES.values()) + " བོད་ཡིག ᠮᠣᠩᠭᠣᠯ ꦗꦮ ᏣᎳᎩ 🇫🇷 " + NOWHERE
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path),
            "TOKVIZ_SETTINGS_FILE": str(tmp_path / "s.ini"), "PYTHONPATH": str(Path(__file__).parents[2])}
     out = subprocess.run([sys.executable, str(script), text], capture_output=True, text=True, env=env,

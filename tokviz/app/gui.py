@@ -129,7 +129,7 @@ def run_screenshots(out_dir: Path, *, theme: str, sizes=None) -> int:
     from .screenshots.main import take_screenshots
 
     def quiet(mode, context, message: str) -> None:  # the offscreen plugin's harmless chatter
-        if "does not support propagateSizeHints" not in message:
+        if "does not support propagateSizeHints" not in message and "does not support raise()" not in message:
             print(message, file=sys.stderr)
 
     previous = qInstallMessageHandler(quiet)

@@ -35,7 +35,7 @@ class _VocabTokenizer:
     separator = ""
 
     ids_by_merge_rank = False  # the Tokenizer protocol's capabilities (tokviz.core.algorithm.protocol)
-    takes_processes = one_off_paths = False
+    takes_processes = one_off_paths = ranks_merges = False
 
     def unreachable(self, token_id: int) -> Reason | None:
         return text_reason(self, token_id)

@@ -1,12 +1,13 @@
 """The fonts tokviz draws text in, the same on every machine: bundled, registered once per process.
 
 `load_fonts` registers the files in ``tokviz.resources/fonts`` (`QFontDatabase.addApplicationFont`):
-DejaVu Sans Mono for tokens and the corpus editor, then fonts for what it lacks (one Noto Sans font
-per script, DejaVu Sans, WenQuanYi Micro Hei for Han, kana and Hangul, Symbola for emoji and symbols; see
-``resources/fonts/README.md``). `token_font` is the monospace font with those as fallbacks in that
-order; `with_fallbacks` gives any font (the application's) the same fallbacks. The core's labels
-learn which characters no font can draw (`tokviz.core.display.tokens.set_glyph_test`, asked through
-`QFontMetrics.inFontUcs4`, which also sees the machine's own fonts), and show them as ``⟨U+XXXX⟩``.
+DejaVu Sans Mono for tokens and the corpus editor, then fonts for what it lacks (one Noto font per
+script, DejaVu Sans, WenQuanYi Micro Hei for Han, kana and Hangul, Noto Color Emoji's flags, Symbola for
+other emoji and symbols; see ``resources/fonts/README.md``). `token_font` is the monospace font with
+those as fallbacks in that order; `with_fallbacks` gives any font (the application's) the same
+fallbacks. The core's labels and tables learn which characters no font can draw
+(`tokviz.core.display.tokens.set_glyph_test`, asked through `QFontMetrics.inFontUcs4`, which also sees
+the machine's own fonts), and show them as ``⟨U+XXXX⟩``.
 
 Qt reports every font in a family list that lacks OpenType tables for a script it meets
 ("OpenType support missing for ..."): notes about its fallback search, not problems, so that
@@ -35,7 +36,10 @@ FALLBACK_FILES = (
     "NotoSansThai-Regular.ttf", "NotoSansLao-Regular.ttf", "NotoSansKhmer-Regular.ttf",
     "NotoSansMyanmar-Regular.ttf", "NotoSansTagalog-Regular.ttf", "NotoSansEthiopic-Regular.ttf",
     "NotoSansCanadianAboriginal-Regular.ttf", "NotoSansVai-Regular.ttf", "NotoSansYi-Regular.ttf",
-    "DejaVuSans.ttf", "wqy-microhei.ttc", "Symbola.ttf",
+    "NotoSerifTibetan-Regular.ttf", "NotoSansMongolian-Regular.ttf", "NotoSansCherokee-Regular.ttf",
+    "NotoSansJavanese-Regular.ttf", "DejaVuSans.ttf", "wqy-microhei.ttc",
+    # before Symbola, whose boxed letters would otherwise split a flag's two regional indicators
+    "NotoColorEmoji-Flags.ttf", "Symbola.ttf",
 )
 FONT_FILES = ("DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf", *FALLBACK_FILES)
 QUIET_RULES = "qt.text.font.db.info=false"

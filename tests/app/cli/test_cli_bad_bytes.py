@@ -63,6 +63,14 @@ TABLE = {
         "id": (["decode", "model.json", b"1\xff"], b"", "argument 3"),
         "model file": (["decode", "bad.json", "1"], b"", "bad.json"),
     },
+    "info": {
+        "model name": (["info", b"m\xff.json"], b"", "argument 2"),
+        "model file": (["info", "bad.json"], b"", "bad.json"),
+    },
+    "diff": {
+        "model name": (["diff", b"m\xff.json", "model.json"], b"", "argument 2"),
+        "text file": (["diff", "model.json", "model.json", "-f", "bad.txt"], b"", "bad.txt: not valid UTF-8"),
+    },
     "merges": {
         "model name": (["merges", b"m\xff.json"], b"", "argument 2"),
         "model file": (["merges", "bad.json"], b"", "bad.json"),

@@ -116,3 +116,68 @@ def test_bad_folders_exit_2_with_one_line(cli, tmp_path, chatml):
     code, _, err = cli("chat", str(chatml))
     usage, line = usage_and_error(err)
     assert code == 2 and "-f" in line and usage.startswith("usage: tokviz chat")
+
+
+# -- tools, documents, continuing the final message, the assistant mask, named templates -----------
+
+
+@pytest.fixture
+def named(tmp_path):
+    """The named template set (default, tool_use, rag) with messages, tools and documents files."""
+    (tmp_path / "m.json").write_text(json.dumps(MESSAGES), encoding="utf-8")
+    (tmp_path / "tools.json").write_text(json.dumps(folders.TOOLS), encoding="utf-8")
+    (tmp_path / "docs.json").write_text(json.dumps({"documents": folders.DOCUMENTS}), encoding="utf-8")
+    return folders.named_set(tmp_path)
+
+
+def test_tools_pick_tool_use_and_documents_reach_a_named_template(cli, named):
+    model = load_chat_model(named)
+    code, out, err = cli("chat", str(named), "-f", "m.json", "--tools", "tools.json")
+    assert (code, err) == (0, "") and out == render_chat(model, MESSAGES, tools=folders.TOOLS).text
+    assert "# Tools" in out and '"get_weather"' in out
+    code, out, _ = cli("chat", str(named), "-f", "m.json", "--tools", "tools.json", "--template", "default", "--json")
+    assert code == 0 and json.loads(out)["template"] == "default" and "# Tools" not in json.loads(out)["text"]
+    code, out, _ = cli("chat", str(named), "-f", "m.json", "--documents", "docs.json", "--template", "rag")
+    assert code == 0 and "Title: Tokens" in out
+    assert out == render_chat(model.with_template("rag"), MESSAGES, documents=folders.DOCUMENTS).text
+
+
+def test_continue_final_message(cli, chatml, tmp_path):
+    prefill = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "The answer is "}]
+    (tmp_path / "p.json").write_text(json.dumps(prefill), encoding="utf-8")
+    code, out, err = cli("chat", str(chatml), "-f", "p.json", "--continue-final-message")
+    assert (code, err) == (0, "") and out.endswith("<|im_start|>assistant\nThe answer is ")
+    code, out, err = cli("chat", str(chatml), "-f", "p.json", "--continue-final-message", "--add-generation-prompt")
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "add_generation_prompt" in err
+    code, out, err = cli("chat", str(chatml), "-f", "p.json", "--continue-field", "reasoning_content")
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "no \"reasoning_content\"" in err
+
+
+def test_assistant_mask(cli, tmp_path):
+    folder = folders.generation(tmp_path)
+    (tmp_path / "c.json").write_text(json.dumps(folders.CONVERSATIONS["plain"]), encoding="utf-8")
+    expected = render_chat(load_chat_model(folder), folders.CONVERSATIONS["plain"])
+    code, out, err = cli("chat", str(folder), "-f", "c.json", "--ids", "--assistant-mask")
+    ids, mask = out.splitlines()
+    assert (code, err) == (0, "") and ids.split() == list(map(str, expected.ids))
+    assert mask.split() == list(map(str, expected.assistant_mask)) and mask.split().count("1") == 3  # Paris . <|im_end|>
+    code, out, _ = cli("chat", str(folder), "-f", "c.json", "--json")
+    assert json.loads(out)["assistant_mask"] == expected.assistant_mask
+
+
+def test_assistant_mask_without_generation_blocks_says_so(cli, chatml):
+    code, out, err = cli("chat", str(chatml), "-f", "m.json", "--assistant-mask")
+    assert code == 0 and set(out.split()) == {"0"} and "no {% generation %} block" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("option, content, needle", [
+    ("--tools", "{\"name\": \"x\"}", "expected a list of tool objects"),
+    ("--tools", "[\"get_weather\"]", "tool 1 is a string, not an object"),
+    ("--tools", "[{\"a\": 1", "not valid JSON"),
+    ("--documents", "[{\"text\": \"a\"}, 3]", "document 2 is a number, not an object"),
+    ("--documents", "\u0000\u0001binary", "docs.json: not valid JSON"),
+])
+def test_bad_tools_and_documents_exit_2_with_one_line(cli, chatml, tmp_path, option, content, needle):
+    (tmp_path / "docs.json").write_text(content, encoding="utf-8")
+    code, out, err = cli("chat", str(chatml), "-f", "m.json", option, "docs.json")
+    assert (code, out) == (2, "") and err.count("\n") == 1 and err.startswith("tokviz: ") and needle in err, err

@@ -145,3 +145,148 @@ CONVERSATIONS = {
                {"role": "assistant", "content": ""},
                {"role": "user", "content": "¿Qué tal?  "}],
 }
+
+
+# -- the inputs beyond messages: tools, documents, generation blocks, named template sets -------------------
+
+# Qwen 2.5's published template (tools as JSON in the system turn, tool calls and tool responses).
+QWEN_TOOLS = """{%- if tools %}
+    {{- '<|im_start|>system\\n' }}
+    {%- if messages[0]['role'] == 'system' %}
+        {{- messages[0]['content'] }}
+    {%- else %}
+        {{- 'You are Qwen, created by Alibaba Cloud. You are a helpful assistant.' }}
+    {%- endif %}
+    {{- "\\n\\n# Tools\\n\\nYou may call one or more functions to assist with the user query.\\n\\nYou are provided with function signatures within <tools></tools> XML tags:\\n<tools>" }}
+    {%- for tool in tools %}
+        {{- "\\n" }}
+        {{- tool | tojson }}
+    {%- endfor %}
+    {{- "\\n</tools>\\n\\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\\"name\\": <function-name>, \\"arguments\\": <args-json-object>}\\n</tool_call><|im_end|>\\n" }}
+{%- else %}
+    {%- if messages[0]['role'] == 'system' %}
+        {{- '<|im_start|>system\\n' + messages[0]['content'] + '<|im_end|>\\n' }}
+    {%- else %}
+        {{- '<|im_start|>system\\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\\n' }}
+    {%- endif %}
+{%- endif %}
+{%- for message in messages %}
+    {%- if (message.role == "user") or (message.role == "system" and not loop.first) or (message.role == "assistant" and not message.tool_calls) %}
+        {{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>' + '\\n' }}
+    {%- elif message.role == "assistant" %}
+        {{- '<|im_start|>' + message.role }}
+        {%- if message.content %}
+            {{- '\\n' + message.content }}
+        {%- endif %}
+        {%- for tool_call in message.tool_calls %}
+            {%- if tool_call.function is defined %}
+                {%- set tool_call = tool_call.function %}
+            {%- endif %}
+            {{- '\\n<tool_call>\\n{"name": "' }}
+            {{- tool_call.name }}
+            {{- '", "arguments": ' }}
+            {{- tool_call.arguments | tojson }}
+            {{- '}\\n</tool_call>' }}
+        {%- endfor %}
+        {{- '<|im_end|>\\n' }}
+    {%- elif message.role == "tool" %}
+        {%- if (loop.index0 == 0) or (messages[loop.index0 - 1].role != "tool") %}
+            {{- '<|im_start|>user' }}
+        {%- endif %}
+        {{- '\\n<tool_response>\\n' }}
+        {{- message.content }}
+        {{- '\\n</tool_response>' }}
+        {%- if loop.last or (messages[loop.index0 + 1].role != "tool") %}
+            {{- '<|im_end|>\\n' }}
+        {%- endif %}
+    {%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}
+    {{- '<|im_start|>assistant\\n' }}
+{%- endif %}
+"""
+
+# Granite 3 style retrieval: documents in a turn of their own, titles optional.
+RAG_TOKENS = ("<|start_of_role|>", "<|end_of_role|>", "<|end_of_text|>")
+RAG = """{%- if documents %}
+<|start_of_role|>documents<|end_of_role|>
+{%- for document in documents %}
+Document {{ loop.index0 }}
+{%- if document.title %}
+Title: {{ document.title }}
+{%- endif %}
+{{ document.text }}
+{%- endfor %}<|end_of_text|>
+{% endif %}
+{%- for message in messages %}<|start_of_role|>{{ message.role }}<|end_of_role|>{{ message.content }}<|end_of_text|>
+{% endfor %}
+{%- if add_generation_prompt %}<|start_of_role|>assistant<|end_of_role|>{% endif %}"""
+
+# ChatML with the assistant's turns in generation blocks (the transformers documentation's example),
+# reasoning rendered before the answer (for continue_final_message="reasoning_content").
+GENERATION = """{%- for message in messages %}
+    {%- if message['role'] == 'assistant' %}
+        {{- '<|im_start|>assistant\\n' }}
+        {%- if message.reasoning_content is defined %}{{- '<think>' + message.reasoning_content + '</think>\\n' }}{%- endif %}
+        {%- generation %}
+        {{- message['content'] + '<|im_end|>' }}
+        {%- endgeneration %}
+        {{- '\\n' }}
+    {%- else %}
+        {{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}
+    {%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}"""
+
+# A generation block inside a macro: its output is buffered, so the block's start is counted from what
+# was output before the macro's call (transformers' rule, reproduced, odd as it is).
+GENERATION_MACRO = """{%- macro turn(m) %}<|im_start|>{{ m.role }}
+{% if m.role == 'assistant' %}{% generation %}{{ m.content }}<|im_end|>{% endgeneration %}{% else %}{{ m.content }}<|im_end|>{% endif %}
+
+{% endmacro %}{% for m in messages %}{{ turn(m) }}{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant
+{% endif %}"""
+
+TOOLS = [
+    {"type": "function", "function": {
+        "name": "get_weather", "description": "The weather in a city — with 'quotes' and \"ünïcode\" 👋",
+        "parameters": {"type": "object", "properties": {
+            "city": {"type": "string", "description": "City name"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}}},
+    {"type": "function", "function": {"name": "now", "description": "The time", "parameters": {"type": "object",
+                                                                                                  "properties": {}}}},
+]
+TOOL_CONVERSATION = [
+    {"role": "user", "content": "Weather in Zürich?"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Zürich", "unit": "celsius"}}}]},
+    {"role": "tool", "content": "{\"temp\": 21}"},
+    {"role": "tool", "content": "sunny"},
+    {"role": "assistant", "content": "21 °C and sunny."},
+]
+DOCUMENTS = [{"title": "Tokens", "text": "A token is a piece of text.\nIt has an id."},
+             {"text": "Untitled: 東京 👋🏽  double  spaces"}]
+
+
+def qwen_tools(tmp: Path) -> Path:
+    return write_folder(tmp / "qwen", "gpt2", QWEN_TOOLS, added=CHATML_TOKENS,
+                        config={"eos_token": "<|im_end|>", "pad_token": "<|endoftext|>"})
+
+
+def rag(tmp: Path) -> Path:
+    return write_folder(tmp / "rag", "gpt2", RAG, added=RAG_TOKENS, config={"eos_token": "<|end_of_text|>"})
+
+
+def generation(tmp: Path, template: str = GENERATION, base: str = "gpt2") -> Path:
+    return write_folder(tmp / "generation", base, template, added=CHATML_TOKENS, config={"eos_token": "<|im_end|>"})
+
+
+def named_set(tmp: Path) -> Path:
+    """A folder whose config holds a list of named templates: ``default`` (ChatML), ``tool_use``
+    (Qwen's) and ``rag``."""
+    folder = write_folder(tmp / "named", "gpt2", "", added=CHATML_TOKENS + RAG_TOKENS,
+                          config={"eos_token": "<|im_end|>"})
+    cfg = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    cfg["chat_template"] = [{"name": "default", "template": CHATML}, {"name": "tool_use", "template": QWEN_TOOLS},
+                            {"name": "rag", "template": RAG}]
+    (folder / "tokenizer_config.json").write_text(json.dumps(cfg), encoding="utf-8")
+    return folder

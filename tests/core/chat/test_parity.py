@@ -23,15 +23,6 @@ FOLDERS = {"chatml": folders.chatml, "llama3": folders.llama3, "gemma": folders.
 
 
 @pytest.fixture(scope="module")
-def transformers():
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HF_HUB_OFFLINE", "1")  # a local folder never needs the network; make sure of it
-        mp.setenv("TRANSFORMERS_VERBOSITY", "error")
-        module = pytest.importorskip("transformers", reason="the reference needs transformers (the test extra)")
-        yield module
-
-
-@pytest.fixture(scope="module")
 def model_folder(tmp_path_factory):
     made: dict[str, object] = {}
 

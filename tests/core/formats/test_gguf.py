@@ -76,9 +76,22 @@ def test_what_the_file_declares_reaches_the_tokenizer(built, name, text, pre, fi
     assert declared.add_bos == (first is not None) and declared.add_eos is False
     if first is not None:
         assert declared.special_ids["bos"] == first
-    if name != "mistral":  # a tokenizer.json pipeline adds them itself; SentencePiece leaves it to the caller
-        with_specials = tok.encode(text).ids
-        assert with_specials == [x for x in (first,) if x is not None] + ids + [x for x in (last,) if x is not None]
+    with_specials = tok.encode(text).ids  # as llama.cpp's llama_tokenize(add_special=true): BOS id first
+    assert with_specials == [x for x in (first,) if x is not None] + ids + [x for x in (last,) if x is not None]
+    assert tok.encode_ids(text, add_special_tokens=True) == with_specials
+
+
+def test_a_llama_gguf_adds_the_bos_it_declares_and_a_model_file_adds_none(built):
+    """The same SentencePiece model: from a GGUF file (add_bos_token true) `encode` puts BOS first
+    as llama.cpp does, an inserted special token covering no text; the .model file it came from
+    still adds nothing (as sentencepiece)."""
+    gguf = load_tokenizer(built["mistral"][0])
+    model = load_tokenizer(built["mistral"][1] / "tokenizer.model")
+    enc = gguf.encode("Hello world!")
+    assert enc.ids == [1, 22557, 1526, 28808]
+    assert enc.spans[0] == (0, 0) and enc.inserted == [0] and enc.special == [0]
+    assert model.encode("Hello world!").ids == [22557, 1526, 28808]
+    assert model.encode_ids("Hello world!", add_special_tokens=True) == [22557, 1526, 28808]
 
 
 def test_known_answers_from_the_shared_readme(built):
@@ -99,6 +112,8 @@ def test_a_unigram_vocabulary_t5_equals_sentencepiece(tmp_path):
     bad = _mismatches(tok, ref.encode, lines)
     assert bad == [], f"{len(bad)} of {len(lines)} lines differ, first {bad[0]!r}"
     assert tok.declared.add_eos and not tok.declared.add_bos  # llama.cpp's defaults for t5
+    eos = tok.declared.special_ids["eos"]
+    assert tok.encode(lines[0]).ids == ref.encode(lines[0]) + [eos]
 
 
 def test_the_declared_pre_tokenizer_decides_the_split(built, tmp_path):

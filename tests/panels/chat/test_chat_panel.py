@@ -213,3 +213,32 @@ def test_session_state_round_trip(panel, qtbot, chatml):
     restore_view_state(other, {"messages": "not a list", "folder": 3, "whitespace": "yes"})  # skipped, no error
     assert other.messages() == [{"role": "user", "content": "kept\r\n"}] and not other.whitespace_box.isChecked()
     other.shutdown()
+
+
+def test_the_template_set_chooser_renders_the_chosen_template(panel, qtbot, tmp_path):
+    """A named set: the chooser lists every template, and choosing one renders with it."""
+    folder = folders.named_set(tmp_path)
+    open_with_button(panel, qtbot, folder)
+    box = panel.template_box
+    assert box.isVisible() and [box.itemText(i) for i in range(box.count())] == ["default", "tool_use", "rag"]
+    assert panel.result.render.template_name == "default"
+    rerender(panel, qtbot, lambda: box.setCurrentText("rag"))
+    want = render_chat(load_chat_model(folder, template="rag"), panel.messages())
+    assert (panel.result.render.text, panel.result.render.template_name) == (want.text, "rag")
+    assert "<|start_of_role|>" in want.text and panel.template_view.toPlainText() == folders.RAG
+
+
+def test_the_assistant_mask_is_outlined(panel, qtbot, tmp_path):
+    """Checking "Assistant mask" outlines the tokens inside the generation blocks (the render's
+    mask, equal to transformers' in the core tests) and counts them; unchecking goes back."""
+    folder = folders.generation(tmp_path)
+    open_with_button(panel, qtbot, folder)
+    mask = expected(folder, SAMPLE_MESSAGES).assistant_mask
+    assert panel.view.outlined == [] or panel.view.outlined != [i for i, m in enumerate(mask) if m]
+    panel.mask_box.setChecked(True)
+    assert panel.view.outlined == [i for i, m in enumerate(mask) if m] and sum(mask) > 0
+    assert f"assistant mask {sum(mask)} tokens" in panel.status.text()
+    i = panel.view.outlined[0]
+    assert "assistant mask: 1" in panel.tooltip_for(i) and "assistant mask: 0" in panel.tooltip_for(0)
+    panel.mask_box.setChecked(False)
+    assert panel.view.outlined != [i for i, m in enumerate(mask) if m]

@@ -210,8 +210,26 @@ class Presenter(QObject):
     def leave(self) -> None:
         if not self.active:
             return
-        w, saved, P, A = self.frame, self._saved, self.parts, self._actions
+        w, saved, A = self.frame, self._saved, self._actions
         self._saved = None
+        w.setUpdatesEnabled(False)  # the window paints once, restored: no half-drawn frames on the way
+        try:
+            self._restore(saved)
+        finally:
+            w.setUpdatesEnabled(True)
+        # once more after the window has its size again: dock splits are kept to the pixel (and
+        # again at each resize the window manager still delivers, until the size is the saved one)
+        self._settling = saved
+        w.installEventFilter(self)
+        QTimer.singleShot(0, self, self._settle)
+        A["cancel"].setShortcuts(saved["cancel_keys"])
+        A["leave"].setEnabled(False)
+        A["toggle"].setChecked(False)
+        self.active_changed.emit(False)
+
+    def _restore(self, saved: dict) -> None:
+        """The window as it was before presenting: panels, bars, fonts, palette, state and layout."""
+        w, P = self.frame, self.parts
         app = QApplication.instance()
         w.removeEventFilter(self)
         if self._keys is not None:
@@ -236,24 +254,17 @@ class Presenter(QObject):
         P.appearance.set_high_contrast(False)
         P.appearance.set_font_scale(saved["font_scale"], save=False)
         P.token_view.set_palette_key(saved["token_palette"])
+        # straight from full screen to the saved state; a maximized window keeps its normal geometry
+        # (Qt's, from before full screen): restoring it too would show it unmaximized for a moment
         w.setWindowState(saved["window_state"])
-        w.restoreGeometry(saved["geometry"])
-        if not (w.isMaximized() or w.isFullScreen()):
+        if not (saved["window_state"] & (Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen)):
+            w.restoreGeometry(saved["geometry"])
             w.resize(saved["size"])  # restoreGeometry fits the window onto the screen; keep its size
         w.menuBar().setVisible(saved["menu"])
         w.statusBar().setVisible(saved["status"])
         w.restoreState(saved["state"], LAYOUT_VERSION)
         for pid in self.panel_ids:  # last: the panels' own layouts as they were
             P.docks.panel(pid).set_presenting(False)
-        # once more after the window has its size again: dock splits are kept to the pixel (and
-        # again at each resize the window manager still delivers, until the size is the saved one)
-        self._settling = saved
-        w.installEventFilter(self)
-        QTimer.singleShot(0, self, self._settle)
-        A["cancel"].setShortcuts(saved["cancel_keys"])
-        A["leave"].setEnabled(False)
-        A["toggle"].setChecked(False)
-        self.active_changed.emit(False)
 
     def _screen(self) -> QSize | None:
         w = self.frame

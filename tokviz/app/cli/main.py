@@ -124,7 +124,9 @@ def cmd_encode(args: argparse.Namespace) -> int:
         noun = step_noun(timeline, 1)
         raise UsageError(f"tokviz encode: --step {args.step} is past the last {noun} ({timeline.n_steps})")
     tok = timeline.tokenizer()
-    fmt = args.format or "table"  # one "id<TAB>token" line per token
+    if args.offsets is not None and args.format not in (None, "json"):
+        raise UsageError(f"tokviz encode: --offsets gives JSON; it goes with --json, not --{args.format}")
+    fmt = "json" if args.offsets else args.format or "table"  # default: one "id<TAB>token" line per token
     processes = choose_processes()  # a big text may be encoded (and written) by forked children too
     if fmt == "ids":  # the ids path: no tokens, no spans are computed
         from tokviz.core.algorithm.ids_path import encode_ids_text_like
@@ -141,7 +143,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     else:
         from tokviz.core.algorithm.ids_path import encode_once, write_json_once
 
-        if fmt == "json":
+        if fmt == "json" and not args.offsets:
             with collector_paused():
                 done = write_json_once(tok, text, sys.stdout.write, step=args.step, processes=processes)
             if done:
@@ -149,7 +151,11 @@ def cmd_encode(args: argparse.Namespace) -> int:
                 return 0
         with collector_paused():
             enc = encode_once(tok, text, step=args.step, processes=processes)
-    if fmt == "json":
+    if fmt == "json" and args.offsets:  # the reference library's offsets beside tokviz's spans
+        from tokviz.core.formats.offsets import reference_offsets
+
+        print(json.dumps({**enc.to_json(), "offsets": reference_offsets(tok, enc, args.offsets)}, ensure_ascii=False))
+    elif fmt == "json":
         with collector_paused():
             enc.write_json(sys.stdout.write, processes=processes)  # = json.dumps(enc.to_json()), streamed
         sys.stdout.write("\n")
@@ -172,6 +178,13 @@ def cmd_decode(args: argparse.Namespace) -> int:
             except ValueError:
                 raise UsageError(f"tokviz decode: {part!r} is not an id (ids are whole numbers)") from None
     timeline = _read_model(args.model, args.pattern)
+    if args.stream:  # as a server streams output: "id<TAB>text it adds", empty while a character is incomplete
+        from tokviz.core.decode_stream import DecodeStream
+
+        stream = DecodeStream(timeline.tokenizer())
+        for tid in ids:
+            print(f"{tid}\t{_format_token((stream.step(tid) or '').encode('utf-8', 'surrogateescape'))}")
+        return 0
     # the tokenizer's own decoder (byte fallback, "▁", "##", ...), as its `decode` and the
     # reference library give it; special tokens are kept
     sys.stdout.write(timeline.tokenizer().decode(ids))
@@ -189,6 +202,16 @@ def cmd_merges(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from .compare import run_compare
     return run_compare(args, _read_model, UsageError)
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from .diff import run_diff
+    return run_diff(args, _read_model, UsageError)
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from .info import run_info
+    return run_info(args, _read_model)
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -269,6 +292,8 @@ HANDLERS = {
     "export": cmd_export,
     "compare": cmd_compare,
     "chat": cmd_chat,
+    "info": cmd_info,
+    "diff": cmd_diff,
     "gui": cmd_gui,
     "screenshot": cmd_screenshot,
 }

@@ -32,6 +32,8 @@ COMMAND_HELP = {  # each command's line in ``tokviz --help``, and its --help's d
     "export": "write a trained BPE model as tokenizer.json or .tiktoken",
     "compare": "compare tokenizers' efficiency on a text or a multilingual corpus",
     "chat": "render a conversation with a model's chat template, token by token",
+    "diff": "find the first text two tokenizers (or one at two steps) encode differently, and why",
+    "info": "what a tokenizer is: its pre-tokenizer family, fingerprint and warnings",
 }
 COMMANDS = tuple(COMMAND_HELP)
 
@@ -118,6 +120,11 @@ def _encode(e: argparse.ArgumentParser) -> None:
     fmt.add_argument("--tokens", action="store_const", const="tokens", dest="format",
                      help="the tokens on one line, whitespace marked as in the token view (␣ ↵ ⇥)")
     e.add_argument("--specials-as-text", action="store_true", help="encode special-token text as ordinary text")
+    from tokviz.core.formats.offsets import OFFSET_CONVENTIONS  # encode loads a tokenizer anyway
+
+    e.add_argument("--offsets", choices=OFFSET_CONVENTIONS,
+                   help="add the offsets the reference library reports to the JSON: tokenizers' (start, end) "
+                        "(a tokenizer.json), sentencepiece's (a .model), tiktoken's decode_with_offsets starts")
     e.epilog = "Default output: one 'id<TAB>token' line per token (JSON string escapes)."
 
 
@@ -125,6 +132,9 @@ def _decode(d: argparse.ArgumentParser) -> None:
     d.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     d.add_argument("ids", nargs="+", metavar="ID", help="token ids (spaces or commas between them)")
     d.add_argument("--pattern", metavar="REGEX", help=PATTERN_HELP)
+    d.add_argument("--stream", action="store_true",
+                   help="decode id by id as a server streams (tokenizers' DecodeStream): one 'id<TAB>text "
+                        "it adds' line per id, the text empty while a character is incomplete")
 
 
 def _merges(m: argparse.ArgumentParser) -> None:
@@ -143,6 +153,18 @@ def _compare(c: argparse.ArgumentParser) -> None:
     from .compare import add_compare_arguments  # efficiency metrics
 
     add_compare_arguments(c, whole_number)
+
+
+def _diff(d: argparse.ArgumentParser) -> None:
+    from .diff import add_diff_arguments  # parity
+
+    add_diff_arguments(d, whole_number)
+
+
+def _info(i: argparse.ArgumentParser) -> None:
+    i.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    i.add_argument("--pattern", metavar="REGEX", help=PATTERN_HELP)
+    i.add_argument("--json", action="store_true", help="one JSON object instead of lines")
 
 
 def _chat(c: argparse.ArgumentParser) -> None:
@@ -176,5 +198,5 @@ def _lesson(lesson: argparse.ArgumentParser) -> None:
 _ARGUMENTS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
     "train": _train, "encode": _encode, "decode": _decode, "merges": _merges, "gui": _gui,
     "screenshot": _screenshot, "lesson": _lesson, "animate": _animate, "export": _export,
-    "compare": _compare, "chat": _chat,
+    "compare": _compare, "chat": _chat, "info": _info, "diff": _diff,
 }

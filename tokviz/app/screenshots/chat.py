@@ -4,7 +4,8 @@ When DeepSeek V3's folder is in ``../shared/vocab/hf`` (next to the project), op
 view with a conversation that shows the classic bugs (a special token typed by the user, a space
 after the assistant's header, a message the template leaves out), the generation prompt on, the
 user's message outlined and the first finding selected, and writes ``chat-deepseek-<theme>.png``
-(the dock floated to the window's width, then put back). Without the folder it writes nothing.
+(the panel alone at the window's width). A template that does not render is an error. Without
+the folder it writes nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from .capture import ShotError, save_panel_shot
 from .pretrained import SHARED_VOCAB
 
 DEEPSEEK = SHARED_VOCAB / "hf" / "deepseek-v3"
@@ -30,24 +32,18 @@ def take_chat_screenshots(window, out_dir: Path, theme: str, settle: Callable[[]
         return []
     panel = window.script.panel("chat")
     panel.open_folder(DEEPSEEK)
-    panel.wait_idle(60_000)
+    _wait(panel)
     panel.set_messages(MESSAGES)
     panel.set_generation_prompt(True)
-    panel.wait_idle(60_000)
+    _wait(panel)
     if panel.result is None or panel.result.render is None:
-        return []
-    dock = window.docks.dock("chat")
+        raise ShotError(f"the chat template of {DEEPSEEK.name} did not render")
     window.script.select_panel("chat")
-    dock.setFloating(True)
-    dock.resize(*SIZE)
-    settle()
     panel.messages_view.rows[1].editor.setFocus()  # the user's message: its tokens outlined
     panel.findings.setCurrentRow(0)
-    settle()
-    path = out_dir / f"chat-deepseek-{theme}.png"
-    ok = dock.grab().save(str(path))
-    dock.setFloating(False)
-    settle()
-    if not ok:
-        raise OSError(f"cannot write {path}")
-    return [path]
+    return [save_panel_shot(window, "chat", out_dir / f"chat-deepseek-{theme}.png", settle, size=SIZE)]
+
+
+def _wait(panel) -> None:
+    if not panel.wait_idle(600_000):
+        raise ShotError(f"the Chat view did not finish rendering {DEEPSEEK.name}")

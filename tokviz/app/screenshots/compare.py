@@ -2,14 +2,17 @@
 
 When the UDHR corpus and the three tiktoken files are in ``../shared`` (next to the project),
 compares r50k, cl100k and o200k on it by document and writes ``compare-<tab>-<theme>.png`` for
-the premiums chart, the documents and the metrics; then the Why tab on a span. Without the files
-it writes nothing.
+the premiums chart, the documents and the metrics; then the Why tab on a span. Each is the panel
+alone, after the comparison (or the trace) has finished; one that fails is an error. Without the
+files it writes nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+
+from .capture import ShotError, save_panel_shot, wait_or_fail
 
 SHARED = Path(__file__).resolve().parents[4] / "shared"
 UDHR = SHARED / "corpora" / "udhr2_all.txt"
@@ -27,24 +30,23 @@ def take_compare_screenshots(window, out_dir: Path, theme: str, settle: Callable
         panel.add_path(p)
     panel.set_text_file(UDHR)
     panel.by_document.setChecked(True)
-    if not panel.run() or window.script.wait_for({"done": [panel.comparison_ready]}, 300_000) != "done":
-        return []
+    if not panel.run():
+        raise ShotError(f"the comparison could not start: {panel.status.text()}")
+    wait_or_fail({"done": [panel.comparison_ready]}, "the comparison")
+    if panel.outcome != "finished":
+        raise ShotError(f"the comparison ended with {panel.outcome!r}: {panel.status.text()}")
     written = []
-    dock = window.docks.dock("compare")
     for tab, name in ((panel.chart.parentWidget(), "chart"), (panel.documents_table, "documents"),
                       (panel.metrics_table, "metrics")):
         panel.tabs.setCurrentWidget(tab)
-        settle()
-        written.append(_save(dock, out_dir / f"compare-{name}-{theme}.png"))
-    panel.tabs.setCurrentWidget(panel.why_tab)
-    panel.why_tab.span.setText(WHY_SPAN)
-    if panel.why_tab.run() and window.script.wait_for({"done": [panel.why_tab.ready]}, 120_000) == "done":
-        settle()
-        written.append(_save(dock, out_dir / f"compare-why-{theme}.png"))
+        written.append(save_panel_shot(window, "compare", out_dir / f"compare-{name}-{theme}.png", settle))
+    why = panel.why_tab
+    panel.tabs.setCurrentWidget(why)
+    why.span.setText(WHY_SPAN)
+    if not why.run():
+        raise ShotError(f"the Why trace could not start: {why.status.text()}")
+    wait_or_fail({"done": [why.ready]}, "the Why trace")
+    if why.outcome != "finished":
+        raise ShotError(f"the Why trace ended with {why.outcome!r}: {why.status.text()}")
+    written.append(save_panel_shot(window, "compare", out_dir / f"compare-why-{theme}.png", settle))
     return written
-
-
-def _save(widget, path: Path) -> Path:
-    if not widget.grab().save(str(path)):
-        raise OSError(f"cannot write {path}")
-    return path

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt
 
+from .capture import save_shot
+
 SHOW_STEP = 40  # an early merge: common pairs, easy to read
 PROJECTOR = (1280, 720)  # the offscreen "screen" is 800 x 800; show what a 720p projector shows
 
@@ -32,10 +34,7 @@ def take_presenter_screenshots(window, out_dir: Path, theme: str, settle: Callab
             window.timeline_panel.refresh()
             window.token_view_panel.prepare_screenshot()
             settle()
-            path = out_dir / f"presenter-{name}-{theme}.png"
-            if not window.grab().save(str(path)):
-                raise OSError(f"cannot write {path}")
-            written.append(path)
+            written.append(save_shot(window, out_dir / f"presenter-{name}-{theme}.png"))
         finally:
             window.script.leave_presenter()
             settle()

@@ -2,17 +2,18 @@
 
 When GPT-2's files are in ``../shared/vocab`` (next to the project), opens them as the current
 model, scrubs the timeline to a step, traces a word, filters the vocabulary and runs the glitch
-finder, then writes ``pretrained-window-<theme>.png`` and one PNG per involved dock. Without the
-files it writes nothing.
+finder, then writes ``pretrained-window-<theme>.png`` and one PNG per involved panel (shown alone).
+A step that fails is an error. Without the files it writes nothing.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 from tokviz.engine.samples import sample
+
+from .capture import ShotError, save_panel_shot, save_shot, wait_or_fail
 
 SAMPLE = "english-prose"
 SHARED_VOCAB = Path(__file__).resolve().parents[4] / "shared" / "vocab"
@@ -26,11 +27,17 @@ def take_pretrained_screenshots(window, out_dir: Path, theme: str, settle: Calla
         return []
     s = sample(SAMPLE)
     window.corpus_panel.set_text(s.read(), title=f"Sample: {s.title}", word_counts=False)
-    if not window.script.open_tokenizer(GPT2) or window.script.wait_for_tokenizer(60_000) != "opened":
-        return []
+    if not window.script.open_tokenizer(GPT2):
+        raise ShotError(f"cannot open {GPT2}")
+    outcome = window.script.wait_for_tokenizer(600_000)
+    if outcome != "opened":
+        raise ShotError(f"opening GPT-2 ended with {outcome!r}")
     gp = window.script.panel("glitches")
-    if gp.run():
-        window.script.wait_for({"done": [gp.report_ready]}, 120_000)
+    if not gp.run():
+        raise ShotError("the glitch finder could not start on GPT-2")
+    wait_or_fail({"done": [gp.report_ready]}, "the glitch finder on GPT-2")
+    if gp.outcome != "finished":
+        raise ShotError(f"the glitch finder on GPT-2 ended with {gp.outcome!r}")
     window.docks.dock("glitches").raise_()
     gp.select_id(GLITCH)  # its merge tree, and the step that formed it
     window.step_model.set_step(STEP)
@@ -39,21 +46,15 @@ def take_pretrained_screenshots(window, out_dir: Path, theme: str, settle: Calla
     window.script.select_panel("timeline")
     vp = window.vocab_panel
     vp.set_query("ing$", regex=True, sort="length")
-    deadline = time.monotonic() + 30
-    while vp.is_busy and time.monotonic() < deadline:
-        settle()
+    engines = (vp.index_engine, vp.query_engine)
+    while vp.is_busy:  # indexing GPT-2's vocabulary, then the query
+        wait_or_fail({"done": [e.finished for e in engines], "failed": [e.failed for e in engines]},
+                     "the vocabulary search")
     vp.table.scrollToTop()
     window.docks.dock("vocabulary").raise_()
+    window.token_view_panel.prepare_screenshot()
     settle()
-    written = []
-    for name, widget in (("window", window), ("timeline", window.docks.dock("timeline")),
-                         ("vocabulary", window.docks.dock("vocabulary")), ("glitches", window.docks.dock("glitches")),
-                         ("token_view", window.docks.dock("token_view"))):
-        if widget is not window:
-            widget.raise_()
-            settle()
-        path = out_dir / f"pretrained-{name}-{theme}.png"
-        if not widget.grab().save(str(path)):
-            raise OSError(f"cannot write {path}")
-        written.append(path)
+    written = [save_shot(window, out_dir / f"pretrained-window-{theme}.png")]
+    for pid in ("timeline", "vocabulary", "glitches", "token_view"):
+        written.append(save_panel_shot(window, pid, out_dir / f"pretrained-{pid}-{theme}.png", settle))
     return written

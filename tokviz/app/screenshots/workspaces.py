@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from .capture import save_shot
+
 DEFAULT_SIZES = ((1280, 800), (1920, 1080))
 
 
@@ -44,10 +46,7 @@ def take_workspace_screenshots(window, out_dir: Path, theme: str, settle: Callab
                     if chart is not None and hasattr(panel, "tabs"):
                         panel.tabs.setCurrentWidget(chart.parentWidget())
                 settle()
-                path = out_dir / f"workspace-{key}-{width}x{height}-{theme}.png"
-                if not window.grab().save(str(path)):
-                    raise OSError(f"cannot write {path}")
-                written.append(path)
+                written.append(save_shot(window, out_dir / f"workspace-{key}-{width}x{height}-{theme}.png"))
     finally:
         ws.choose(before_key)
         window.resize(before_size)
@@ -62,10 +61,8 @@ def take_welcome_screenshot(window, out_dir: Path, theme: str, settle: Callable[
     """``welcome-<theme>.png``: the first-run screen over the window (Help > Welcome Screen)."""
     window.welcome.show()
     settle()
-    path = out_dir / f"welcome-{theme}.png"
-    ok = window.grab().save(str(path))
-    window.welcome.screen.hide()
-    settle()
-    if not ok:
-        raise OSError(f"cannot write {path}")
-    return [path]
+    try:
+        return [save_shot(window, out_dir / f"welcome-{theme}.png")]
+    finally:
+        window.welcome.screen.hide()
+        settle()

@@ -62,7 +62,7 @@ class ChunkedTokenizer:
     _caches: dict[int, dict[str, ChunkResult]]
 
     ids_by_merge_rank = False  # the Tokenizer protocol's capabilities (tokviz.core.algorithm.protocol)
-    takes_processes = one_off_paths = False
+    takes_processes = one_off_paths = ranks_merges = False
 
     def unreachable(self, token_id: int) -> Reason | None:
         return text_reason(self, token_id)

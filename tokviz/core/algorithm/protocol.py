@@ -48,6 +48,9 @@ class Tokenizer(Protocol):
     # one-off encode's output straight from its chunks (tiktoken-style).
     takes_processes: bool
     one_off_paths: bool
+    # Merges by token rank (tiktoken-style): merge k forms the k-th smallest id of ``merge_ranks``
+    # and each merge is worked out on demand (``merge_of``), so a timeline lists them lazily.
+    ranks_merges: bool
 
     @property
     def n_vocab(self) -> int: ...

@@ -2,8 +2,10 @@
 
 `load_chat_model(folder)` reads a Hugging Face model folder (``tokenizer.json``,
 ``tokenizer_config.json`` with its Jinja ``chat_template``, named special tokens and added tokens);
-`render_chat(model, messages, add_generation_prompt=...)` renders it as transformers'
-``apply_chat_template`` does, in a sandbox inside a child process with hard limits
+`render_chat(model, messages, add_generation_prompt=..., tools=..., documents=...,
+continue_final_message=...)` renders it as transformers' ``apply_chat_template`` does (the checks of
+those inputs: `tokviz.core.chat.inputs`; the assistant mask of ``{% generation %}`` blocks:
+`ChatRender.assistant_mask`), in a sandbox inside a child process with hard limits
 (`TemplateRunner`; a template that passes one raises `TemplateStopped`), encodes it with tokviz's
 own tokenizer and locates every message (`ChatRender`: text, `Encoding`, `MessageSpan` per
 message); `lint_chat` lists what is likely wrong with the prompt (`Finding`, each pointing at token
@@ -26,6 +28,8 @@ _WHERE = {  # name -> the module that defines it
     "RULES": ".lint",
     "Finding": ".lint",
     "lint_chat": ".lint",
+    "check_objects": ".inputs",
+    "read_objects": ".inputs",
     "MessagesError": ".messages",
     "check_messages": ".messages",
     "read_messages": ".messages",
@@ -46,7 +50,10 @@ _WHERE = {  # name -> the module that defines it
     "TemplateError": ".sandbox",
     "TemplateOutOfMemory": ".sandbox",
     "TemplateTimeout": ".sandbox",
+    "Rendered": ".sandbox",
+    "has_generation_block": ".sandbox",
     "render_template": ".sandbox",
+    "render_tracked": ".sandbox",
     "MEMORY_LIMIT_BYTES": ".contained",
     "TemplateRunner": ".contained",
     "TemplateStopped": ".contained",

@@ -5,7 +5,7 @@ it imports the sandbox and Jinja2, no tokenizer. Its first frame from the parent
 limit in bytes: on Linux its address space is capped at what it holds then plus that
 (``RLIMIT_AS``: an allocation past it is a `MemoryError`), core dumps are off, and it answers
 ``ready``. Then each job frame ``(source, variables, timeout, cpu_seconds)`` gets exactly one
-event, ``("ok", text)`` or ``("failed", (kind, reason, line))`` with kind ``"error"``,
+event, ``("ok", (text, generation spans))`` or ``("failed", (kind, reason, line))`` with kind ``"error"``,
 ``"timeout"`` or ``"memory"``. Before each job the CPU-time limit (``RLIMIT_CPU``) is set to the
 time used so far plus ``cpu_seconds``: a render that outlives it is ended by the kernel
 (``SIGXCPU``) even when the parent cannot act. The end of input ends the child.
@@ -22,7 +22,7 @@ import sys
 from tokviz.core.processes.pipes import read_frame, write_event
 from tokviz.core.processes.spawn import JOB_ERRORS, child_pipes, exit_child
 
-from .sandbox import TemplateError, TemplateOutOfMemory, TemplateTimeout, render_template
+from .sandbox import TemplateError, TemplateOutOfMemory, TemplateTimeout, render_tracked
 
 try:
     import resource
@@ -78,9 +78,10 @@ def limit_cpu(seconds: float) -> None:
 
 
 def answer(source: str, variables: dict, timeout: float) -> tuple[str, object]:
-    """The event for one job: ``("ok", text)`` or ``("failed", (kind, reason, line))``."""
+    """The event for one job: ``("ok", (text, generation spans))`` or ``("failed", (kind, reason, line))``."""
     try:
-        return "ok", render_template(source, variables, timeout=timeout)
+        rendered = render_tracked(source, variables, timeout=timeout)
+        return "ok", (rendered.text, rendered.generation)
     except TemplateOutOfMemory as exc:
         return "failed", ("memory", exc.reason, exc.line)
     except TemplateTimeout as exc:

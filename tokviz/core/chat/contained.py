@@ -38,7 +38,7 @@ from tokviz.core.processes.pipes import read_event
 from tokviz.core.processes.spawn import ChildProcess
 from tokviz.core.errors import Cancelled
 
-from .sandbox import DEFAULT_TIMEOUT, TemplateError, TemplateTimeout
+from .sandbox import DEFAULT_TIMEOUT, Rendered, TemplateError, TemplateTimeout
 
 MEMORY_LIMIT_BYTES = 512 << 20  # what a render may allocate (a 4k-token prompt needs well under 1 MB)
 KILL_GRACE = 0.25  # seconds past the timeout before the kill: the sandbox's own timeout names the line
@@ -172,6 +172,12 @@ class TemplateRunner:
         """`tokviz.core.chat.sandbox.render_template` in the child: the same text and the same
         `TemplateError`s, plus `TemplateStopped` for a template that passed a hard limit and
         `Cancelled` when `should_stop()` turned true (or `close` was called)."""
+        return self.render_tracked(source, variables, timeout=timeout, should_stop=should_stop).text
+
+    def render_tracked(self, source: str, variables: Mapping[str, object], *, timeout: float = DEFAULT_TIMEOUT,
+                       should_stop: Callable[[], bool] | None = None) -> Rendered:
+        """`render`, with the spans of the ``{% generation %}`` blocks
+        (`tokviz.core.chat.sandbox.render_tracked` in the child)."""
         cpu = self.cpu_seconds if self.cpu_seconds is not None else math.ceil(timeout) + 1
         with self._lock:
             if self._closed or (should_stop is not None and should_stop()):
@@ -180,7 +186,8 @@ class TemplateRunner:
             if should_stop is not None and should_stop():  # while the child was starting
                 raise Cancelled()
             child.process.send((source, dict(variables), timeout, cpu), wait=True)
-            return self._wait(child, timeout + KILL_GRACE, should_stop, (timeout, cpu))
+            text, generation = self._wait(child, timeout + KILL_GRACE, should_stop, (timeout, cpu))
+            return Rendered(text, tuple(generation))
 
     # -- inside a render (the lock held) ------------------------------------------------------
 
@@ -219,8 +226,8 @@ class TemplateRunner:
         child.kill()
 
     def _wait(self, child: _Child, seconds: float, should_stop: Callable[[], bool] | None,
-              limits: tuple[float, float] | None) -> str | None:
-        """The child's next event, as text or an exception; `limits` (timeout, cpu seconds) is
+              limits: tuple[float, float] | None) -> tuple | None:
+        """The child's next event, as ``(text, generation spans)`` or an exception; `limits` (timeout, cpu seconds) is
         None while waiting for ``ready``."""
         deadline = time.monotonic() + seconds
         cancelled = False

@@ -6,7 +6,8 @@ the named special tokens (``bos_token``, ``eos_token``, ...: a string or an Adde
 ``content`` counts) and ``added_tokens_decoder``. As in transformers 5:
 
 - ``chat_template.jinja`` (and ``additional_chat_templates/NAME.jinja``) take priority over the
-  config's templates; with several, ``default`` is used unless another name is asked for;
+  config's templates; with several, ``default`` is used unless another name is asked for, and
+  ``tool_use`` when tools are given and no name was asked for (`ChatModel.template_for`);
 - ``special_tokens_map.json`` is read only when the config has no ``added_tokens_decoder``, and
   its named tokens then win;
 - added tokens of the config and named special tokens the ``tokenizer.json`` does not list are added
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tokviz.core.errors import ModelFormatError, TokvizError
@@ -52,10 +53,19 @@ class ChatModel:
     special_tokens: dict[str, str] = field(default_factory=dict)  # bos_token -> its text: template variables
     stop_ids: frozenset[int] = frozenset()  # EOS and generation_config.json's eos_token_id
     add_bos_token: bool | None = None  # tokenizer_config.json's flag (transformers 4 honoured it)
+    template_pinned: bool = False  # the name was asked for: tools do not switch to ``tool_use``
 
     @property
     def template(self) -> str:
         return self.templates[self.template_name]
+
+    def template_for(self, tools: object = None) -> str:
+        """The name of the template a render uses: the one asked for, else ``tool_use`` when tools
+        are given (even an empty list) and the model has one, else `template_name` (transformers'
+        ``get_chat_template``)."""
+        if not self.template_pinned and tools is not None and "tool_use" in self.templates:
+            return "tool_use"
+        return self.template_name
 
     @property
     def bos_token(self) -> str | None:
@@ -73,8 +83,7 @@ class ChatModel:
         """The same model rendering with its template `name`."""
         if name not in self.templates:
             raise ChatFolderError(f"{self.folder}: no chat template named {name!r} (has {', '.join(self.templates)})")
-        return ChatModel(self.folder, self.tokenizer, self.templates, name, self.template_origin,
-                         self.special_tokens, self.stop_ids, self.add_bos_token)
+        return replace(self, template_name=name, template_pinned=True)
 
 
 def model_folder(source: str | os.PathLike) -> Path:
@@ -227,4 +236,4 @@ def load_chat_model(source: str | os.PathLike, *, template: str | None = None) -
         stop.update(i for i in (ids if isinstance(ids, list) else [ids]) if isinstance(i, int) and i >= 0)
     add_bos = config.get("add_bos_token")
     return ChatModel(folder, tok, templates, name, origin, specials, frozenset(stop),
-                     add_bos if isinstance(add_bos, bool) else None)
+                     add_bos if isinstance(add_bos, bool) else None, template_pinned=template is not None)

@@ -31,13 +31,13 @@ def check_messages(value: object, name: str = "messages") -> list[dict]:
     if isinstance(value, Mapping) and "messages" in value:
         value = value["messages"]
     if not isinstance(value, list):
-        raise MessagesError(f"{name}: expected a list of {{\"role\", \"content\"}} objects, got {_kind(value)}")
+        raise MessagesError(f"{name}: expected a list of {{\"role\", \"content\"}} objects, got {json_kind(value)}")
     if not value:
         raise MessagesError(f"{name}: the conversation is empty; give at least one message")
     out = []
     for n, m in enumerate(value, 1):
         if not isinstance(m, Mapping):
-            raise MessagesError(f"{name}: message {n} is {_kind(m)}, not an object with \"role\" and \"content\"")
+            raise MessagesError(f"{name}: message {n} is {json_kind(m)}, not an object with \"role\" and \"content\"")
         role = m.get("role")
         if not isinstance(role, str) or not role:
             raise MessagesError(f"{name}: message {n} has no \"role\" string")
@@ -45,7 +45,7 @@ def check_messages(value: object, name: str = "messages") -> list[dict]:
             raise MessagesError(f"{name}: message {n} ({role}) has no \"content\"")
         content = m.get("content")
         if content is not None and not isinstance(content, (str, list)):
-            raise MessagesError(f"{name}: message {n} ({role}): \"content\" is {_kind(content)}, not a string or "
+            raise MessagesError(f"{name}: message {n} ({role}): \"content\" is {json_kind(content)}, not a string or "
                                 "a list of content blocks")
         for key, text in (("role", role), ("content", content)):
             if isinstance(text, str) and not _is_text(text):
@@ -80,6 +80,7 @@ def template_messages(messages: Sequence[Mapping]) -> list[dict]:
     return out
 
 
-def _kind(value: object) -> str:
+def json_kind(value: object) -> str:
+    """What a JSON value is, for error messages ("an object", "a list", ...)."""
     return {dict: "an object", list: "a list", str: "a string", int: "a number", float: "a number",
             bool: "true/false", type(None): "null"}.get(type(value), type(value).__name__)

@@ -19,6 +19,11 @@ inside one filter or operator (``'%1000000000d' % 1``, ``replace('', ...)``) esc
 `render_template` is therefore only called inside the template child (`tokviz.core.chat.child`),
 whose process has hard limits and can be killed (`tokviz.core.chat.contained`).
 
+transformers' ``{% generation %}...{% endgeneration %}`` block (what ``return_assistant_tokens_mask``
+marks) renders its body unchanged; `render_tracked` also returns where each block's output lies,
+counted as transformers counts it: from the characters output so far, so a block inside a macro or a
+``set`` block is placed where the macro was called, not where its text ends up.
+
 What this leaves out: which template and variables to render (`tokviz.core.chat.folder`), locating
 messages in the result (`tokviz.core.chat.render`), the hard limits (`tokviz.core.chat.contained`).
 """
@@ -28,9 +33,10 @@ from __future__ import annotations
 import contextvars
 import functools
 import json
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import jinja2
@@ -47,8 +53,10 @@ DEFAULT_TIMEOUT = 2.0  # seconds a render may take
 MAX_OUTPUT_CHARS = 20_000_000  # a rendered prompt (a 4k-token conversation is ~16k characters)
 MAX_VALUE_LEN = 20_000_000  # a string or list a template builds
 MAX_NUMBER_ARG = 10_000_000  # an int passed to a call or filter (widths, counts)
+MAX_GENERATION_BLOCKS = 100_000  # spans recorded per render (an empty block in a loop adds no output)
 _CHECK_EVERY = 64  # loop iterations between clock reads
 _GUARD = "tokviz_loop_guard"  # the filter wrapped around every loop's iterable
+GENERATION_TAG = re.compile(r"\{\%-?\s*generation\s*-?\%\}")  # transformers' test for a generation block
 
 
 class TemplateError(TokvizError):
@@ -75,6 +83,16 @@ class _Budget:
     timeout: float
     should_stop: Callable[[], bool] | None = None
     ticks: int = 0
+    size: int = 0  # characters output so far
+    generation: list[tuple[int, int]] = field(default_factory=list)  # [start, end) of each generation block
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A template's output and the ``[start, end)`` character span of each ``{% generation %}`` block."""
+
+    text: str
+    generation: tuple[tuple[int, int], ...] = ()
 
 
 _BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("tokviz_template_budget", default=None)
@@ -203,6 +221,32 @@ class _TemplateNamespace(jinja2.utils.Namespace):
         _check_value(value)
 
 
+class _GenerationBlock(jinja2.ext.Extension):
+    """``{% generation %}...{% endgeneration %}``: the body as it is, its span recorded in the budget."""
+
+    tags = frozenset({"generation"})
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        return jinja2.nodes.CallBlock(self.call_method("generation_block"), [], [], body).set_lineno(lineno)
+
+    def generation_block(self, caller) -> str:
+        text = caller()
+        budget = _BUDGET.get()
+        if budget is not None:
+            if len(budget.generation) >= MAX_GENERATION_BLOCKS:
+                raise jinja2.exceptions.SecurityError(
+                    f"more than {MAX_GENERATION_BLOCKS:,} generation blocks, more than a conversation has")
+            budget.generation.append((budget.size, budget.size + len(text)))
+        return text
+
+
+def has_generation_block(source: str) -> bool:
+    """True when `source` has a ``{% generation %}`` block (transformers' own test)."""
+    return GENERATION_TAG.search(source) is not None
+
+
 def _guard_filter(value):
     return _GuardedLoop(value)
 
@@ -223,7 +267,7 @@ def _capped_filter(f):
 @functools.lru_cache(maxsize=1)
 def environment() -> _ChatEnvironment:
     """The one environment every chat template is compiled in."""
-    env = _ChatEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols])
+    env = _ChatEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[_GenerationBlock, jinja2.ext.loopcontrols])
     env.filters = {name: _capped_filter(f) for name, f in env.filters.items()}
     env.filters["tojson"] = _tojson
     env.filters[_GUARD] = _guard_filter
@@ -272,15 +316,25 @@ def render_template(source: str, variables: Mapping[str, object], *, timeout: fl
     ...                 {"messages": [{"role": "user", "content": "hi"}]})
     '<user>hi'
     """
+    return render_tracked(source, variables, timeout=timeout, should_stop=should_stop).text
+
+
+def render_tracked(source: str, variables: Mapping[str, object], *, timeout: float = DEFAULT_TIMEOUT,
+                   should_stop: Callable[[], bool] | None = None) -> Rendered:
+    """`render_template`, with where each ``{% generation %}`` block's output lies.
+
+    >>> render_tracked("a{% generation %}bc{% endgeneration %}d", {})
+    Rendered(text='abcd', generation=((1, 3),))
+    """
     template = compile_template(source)
-    token = _BUDGET.set(_Budget(time.monotonic() + timeout, timeout, should_stop))
-    size = 0
+    budget = _Budget(time.monotonic() + timeout, timeout, should_stop)
+    token = _BUDGET.set(budget)
     parts: list[str] = []
     try:
         for chunk in template.generate(**variables):
             parts.append(chunk)
-            size += len(chunk)
-            if size > MAX_OUTPUT_CHARS:
+            budget.size += len(chunk)
+            if budget.size > MAX_OUTPUT_CHARS:
                 raise jinja2.exceptions.SecurityError(
                     f"the output passed {MAX_OUTPUT_CHARS:,} characters, more than a prompt can be")
     except Cancelled:
@@ -300,4 +354,4 @@ def render_template(source: str, variables: Mapping[str, object], *, timeout: fl
         raise TemplateError(f"{type(exc).__name__}: {exc}", template_line(exc.__traceback__)) from None
     finally:
         _BUDGET.reset(token)
-    return "".join(parts)
+    return Rendered("".join(parts), tuple(budget.generation))

@@ -33,7 +33,9 @@ class PipelineTrace:
     stages: dict[str, tuple[str, ...]]  # stage name (STAGES) -> its values, in order
 
 
-def _pieces(timeline, tok, text: str) -> list[str]:
+def pipeline_pieces(timeline, tok, text: str) -> list[str]:
+    """The pieces the model segments one by one: the tokenizer's ``chunks``, else its settings'
+    split, else the whole text."""
     chunks = getattr(tok, "chunks", None)  # optional in the grid: the pre-tokenizer's pieces
     if callable(chunks):
         return list(chunks(text))
@@ -92,7 +94,7 @@ def trace_pipeline(timeline, text: str, *, step: int | None = None, label: str =
     ('ab', 'b')
     """
     tok = timeline.tokenizer()
-    pieces = _pieces(timeline, tok, text)
+    pieces = pipeline_pieces(timeline, tok, text)
     enc = tok.encode_ordinary(text, step=step)
     stages = {
         "pieces": tuple(visible_token(_readable(tok, p).encode("utf-8")) for p in pieces),

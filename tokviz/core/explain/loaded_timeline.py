@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from tokviz.core.algorithm.records import LoadedMerge, Segmentation, TreeNode
-from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 from tokviz.core.explain.tokens import merge_tree as _merge_tree
 
 
@@ -118,7 +117,7 @@ class LoadedTimeline:
 
     def __init__(self, tok, *, source: str | None = None) -> None:
         self._tok = tok
-        if isinstance(tok, RankBpeTokenizer):
+        if tok.ranks_merges:
             ids: Sequence[int] = tok.merge_ranks
             steps: Sequence[LoadedMerge] = LazyMerges(ids, self._vocab, tok.merge_of)
         else:
@@ -185,7 +184,19 @@ class LoadedTimeline:
         return self.n_steps
 
     def describe(self) -> list[str]:
-        return self.settings.describe()
+        """The settings' lines and the pre-tokenizer's fingerprint (family, vocabulary origin,
+        warnings), worked out on first call: the summary panel asks, encoding never does."""
+        return self.settings.describe() + self.fingerprint_lines
+
+    @cached_property
+    def fingerprint_lines(self) -> list[str]:
+        from tokviz.core.errors import TokvizError
+        from tokviz.core.explain.fingerprints import fingerprint
+
+        try:
+            return fingerprint(self._tok).describe()
+        except TokvizError as exc:  # a custom split regex that gives up on the check text
+            return [f"Pre-tokenizer not fingerprinted: {exc}"]
 
     def merge_vocab(self) -> list[bytes]:
         return self.token_bytes()
@@ -199,7 +210,7 @@ class LoadedTimeline:
     def step_of(self, token_id: int) -> int | None:
         """Index of the merge that forms `token_id` (its step is that + 1), or None."""
         ids = self._ids
-        if isinstance(self._tok, RankBpeTokenizer):
+        if self._tok.ranks_merges:
             i = bisect_left(ids, token_id)
             return i if i < len(ids) and ids[i] == token_id else None
         if self._step_of is None:

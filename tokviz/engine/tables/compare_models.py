@@ -12,6 +12,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 
 from tokviz.core.compare import METRIC_KEYS, Comparison
 from tokviz.core.compare.report import format_figure, script_summary, short_labels
+from tokviz.core.display.tokens import undrawn_marked
 
 from .record_model import RIGHT
 
@@ -116,7 +117,8 @@ class DocumentsModel(_Table):
         rows = []
         for i, d in enumerate(c.documents):
             mark = " (reference)" if i == c.reference else ""
-            row = [(str(d.number), d.number, True), (d.title + mark, d.title, False), (d.script, d.script, False),
+            title = undrawn_marked(d.title)  # a script no font draws: code points, not boxes
+            row = [(str(d.number), d.number, True), (title + mark, d.title, False), (d.script, d.script, False),
                    _num("chars", d.end - d.start)]
             for r in ok:
                 row += [_num("tokens", r.documents[i].tokens), _num("premium", r.premiums[i])]

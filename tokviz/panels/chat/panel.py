@@ -5,8 +5,10 @@ it takes, its characters and tokens in the tooltip, or that the template leaves 
 token view's own widget (`TokenFlowView`: special tokens are badges, byte tokens bracketed under
 their character), the tokens of the message being edited outlined; under it the linter's
 findings (click one to see its tokens). Right, the template source (a failing line is marked).
-Switches: generation prompt, special tokens inside messages as text, visible whitespace, and the
-template when the model has several.
+Switches: generation prompt, special tokens inside messages as text, visible whitespace, the
+assistant mask (the tokens inside the template's ``{% generation %}`` blocks outlined, as
+transformers' ``return_assistant_tokens_mask`` marks them), and the template when the model has
+several (a named set: ``default``, ``tool_use``, ...).
 
 A model folder (``tokenizer.json`` + ``tokenizer_config.json``) is opened with "Open model
 folder…", or follows the tokenizer opened in the window when its folder has a chat template.
@@ -118,8 +120,12 @@ class ChatPanel(Panel):
                                      "own control tokens stay tokens")
         self.whitespace_box = QCheckBox("Whitespace", objectName="chat_whitespace")
         self.whitespace_box.setToolTip("Show spaces, tabs and newlines as ␣ ⇥ ↵")
+        self.mask_box = QCheckBox("Assistant mask", objectName="chat_assistant_mask")
+        self.mask_box.setToolTip("Outline the tokens inside the template's {% generation %} blocks: what "
+                                 "return_assistant_tokens_mask marks as the assistant's (trained on)")
+        self.mask_box.toggled.connect(self._on_mask_box_toggled)
         self.template_box = QComboBox(objectName="chat_template_name")
-        self.template_box.setToolTip("The model's chat templates")
+        self.template_box.setToolTip("The model's named chat templates (default, tool_use, ...)")
         self.template_box.hide()
         bar = QHBoxLayout()  # two short rows: a dock can be narrow
         bar.setContentsMargins(0, 0, 0, 0)
@@ -129,7 +135,7 @@ class ChatPanel(Panel):
         bar.addWidget(self.load_button)
         options = QHBoxLayout()
         options.setContentsMargins(0, 0, 0, 0)
-        for w in (self.generation_box, self.specials_box, self.whitespace_box):
+        for w in (self.generation_box, self.specials_box, self.whitespace_box, self.mask_box):
             options.addWidget(w)
         options.addStretch(1)
         self.banner = QLabel(objectName="chat_banner", wordWrap=True)
@@ -262,6 +268,12 @@ class ChatPanel(Panel):
             self.template_view.set_template(self.model.template)
             self.refresh()
 
+    @Slot(bool)
+    def _on_mask_box_toggled(self, _on: bool) -> None:
+        if self.result is not None and self.result.render is not None:
+            self._show_tokens()
+            self.status.setText(self._summary(self.result))
+
     def _ask_folder(self) -> str | None:
         return QFileDialog.getExistingDirectory(self, "Open model folder") or None
 
@@ -380,6 +392,8 @@ class ChatPanel(Panel):
         r = self.result.render if self.result is not None else None
         if r is None:
             return []
+        if tokens is None and self.mask_box.isChecked():
+            return [bool(x) for x in r.assistant_mask]
         if tokens is None:
             m = r.messages[self._current] if 0 <= self._current < len(r.messages) else None
             tokens = tuple(range(*m.tokens)) if m is not None and m.tokens is not None else ()
@@ -390,13 +404,16 @@ class ChatPanel(Panel):
             marked[i] = True
         return marked
 
-    @staticmethod
-    def _summary(result: ChatResult) -> str:
+    def _summary(self, result: ChatResult) -> str:
         r = result.render
         n, template = len(r.ids), r.template_tokens
         per = " · ".join(f"{m.index + 1} {m.role}: {m.n_tokens:,}" for m in r.messages if m.tokens is not None)
+        mask = ""
+        if self.mask_box.isChecked():
+            mask = (f" · assistant mask {sum(r.assistant_mask):,} tokens" if r.has_generation
+                    else " · no {% generation %} block: the assistant mask is empty")
         return (f"<b>{n:,} tokens</b> · {len(r.text):,} characters · template {template:,} · messages {n - template:,}"
-                f" ({per}) · rendered in {result.seconds * 1000:.0f} ms")
+                f" ({per}){mask} · rendered in {result.seconds * 1000:.0f} ms")
 
     def _show_findings(self, result: ChatResult) -> None:
         self.findings.blockSignals(True)
@@ -453,6 +470,8 @@ class ChatPanel(Panel):
                  f"characters {a:,}–{b:,}"]
         owner = next((m for m in r.messages if m.tokens is not None and m.tokens[0] <= index < m.tokens[1]), None)
         lines.append(f"message {owner.index + 1} ({html.escape(owner.role)})" if owner else "written by the template")
+        if r.has_generation:
+            lines.append(f"assistant mask: {r.assistant_mask[index]}")
         tok = self.result.request.model.tokenizer
         added = added_token_map(tok).get(tid) if index in r.encoding.special else None
         if added is not None:

@@ -46,6 +46,7 @@ from ..widgets import STRETCH, ProgressBar, hbox, record_table, vbox, warn_expor
 from .chart import PremiumChart, model_color
 from .growth_tab import GrowthTab
 from .health_tab import HealthTab
+from .parity_tab import ParityTab
 from .vocab_tab import VocabTab
 from .why_tab import WhyTab
 
@@ -127,13 +128,14 @@ class ComparePanel(Panel):
         self.health_tab = HealthTab(self.specs, self._text)
         self.growth_tab = GrowthTab(self.specs, self._text)
         self.why_tab = WhyTab(self.specs, workspace.current_text)
-        self.job_tabs = (self.vocab_tab, self.health_tab, self.growth_tab, self.why_tab)
+        self.parity_tab = ParityTab(self.specs, self._text)
+        self.job_tabs = (self.vocab_tab, self.health_tab, self.growth_tab, self.why_tab, self.parity_tab)
         for tab in (self.vocab_tab, self.health_tab):
             tab.token_selected.connect(self.token_selected)
         for widget, title in ((self.metrics_table, "Metrics"), (self.documents_table, "Documents"),
                               (chart_page, "Premiums chart"), (self.scripts_table, "Scripts"),
                               (self.vocab_tab, "Vocabularies"), (self.health_tab, "Health"),
-                              (self.growth_tab, "Growth"), (self.why_tab, "Why")):
+                              (self.growth_tab, "Growth"), (self.why_tab, "Why"), (self.parity_tab, "Parity")):
             self.tabs.addTab(widget, title)
         export_csv = QPushButton("Export CSV…", objectName="compare_export_csv")
         export_csv.clicked.connect(self._on_export_csv_clicked)

@@ -16,7 +16,8 @@ from tokviz.core.bpe.replay import decision_at
 from tokviz.core.display.tokens import visible_token
 from tokviz.panels.widgets import cell_table, set_cells, show_rows, vbox
 
-from .wordpiece import BPE_CANDIDATE_HEADERS, paint_candidate, reset_candidate_headers, show_wordpiece_candidates
+from .wordpiece import (BPE_CANDIDATE_HEADERS, paint_candidate, refit_candidate_fonts, reset_candidate_headers,
+                        show_wordpiece_candidates)
 
 
 MIN_ROWS = 5  # the winner and four rivals at least, whatever the dock's height
@@ -43,6 +44,7 @@ class CandidatesView(QWidget):
         if event.type() == event.Type.FontChange:
             t = self.table
             t.verticalHeader().setDefaultSectionSize(t.fontMetrics().height() + 6)
+            refit_candidate_fonts(self)
             show_rows(t, MIN_ROWS)
 
     def show_step(self, tl: Timeline | None, k: int, vocab: list[bytes]) -> None:

@@ -47,6 +47,20 @@ def paint_candidate(view, items: list[QTableWidgetItem], winner: bool, tied: boo
         item.setForeground(color)
 
 
+def refit_candidate_fonts(view) -> None:
+    """The fonts of `view`'s rows (a `CandidatesView`) at its current font: an item keeps the font
+    it was given, so without this presenter mode's size would stay in the rows after leaving."""
+    t = view.table
+    mono = monospace_font(view.font())
+    for row in range(t.rowCount()):
+        for col in range(t.columnCount()):
+            item = t.item(row, col)
+            if item is not None:
+                f = mono if col == 1 else view.font()
+                f.setBold(item.font().bold())
+                item.setFont(f)
+
+
 def show_wordpiece_candidates(view, tl, k: int, vocab: list[bytes]) -> None:
     """Fill `view` (a `CandidatesView`) with the WordPiece decision that led to step k."""
     t = view.table

@@ -7,7 +7,7 @@ tokens as badges, hover for id, bytes, merge and corpus count, click to select t
 vocabulary and timeline), then tabs: comparison rows (trained at step k, trained at its last step,
 character-level, word-level, loaded tokenizers; differences outlined), the batch (padded ids and
 attention mask), diagnostics (round trip, leading-space twins, digit runs, trailing whitespace,
-tokens per character by script, tokens unseen in training). A status line gives the counts.
+tokens per character by script, tokens unseen in training), the stream (ids decoded one by one). A status line gives the counts.
 Export: HTML, PNG, JSON, copy ids.
 
 Encoding runs in `TokenViewEngine` (debounced, off the GUI thread, newest request wins).
@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QDeadlineTimer, QEvent, QEventLoop, Qt, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
+    QApplication,
     QCheckBox,
     QComboBox,
     QFileDialog,
@@ -56,6 +57,7 @@ from .export import TokenViewExports
 from .flow_view import MODES, TokenFlowView
 from .lattice_action import LatticeAction
 from .models_menu import PieceRows
+from .stream_stepper import StreamStepper
 
 SAMPLE_TEXT = ("Tokenizers cut text into pieces: café, naïve, Größe, 東京タワー, 안녕하세요!\n"
                "Emoji: 👋🏽 👩‍💻 ✨ — numbers 2024, 3.14159 and 1,000,000.\n"
@@ -164,6 +166,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.tabs.addTab(self.compare, "Compare")
         self.tabs.addTab(batch_box, "Batch")
         self.tabs.addTab(self.diagnostics, "Diagnostics")
+        self.stream = StreamStepper.attach(self)  # the ids decoded one at a time, as a server streams them
 
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         for w in (self.editor, self.view, self.tabs):
@@ -216,8 +219,6 @@ class TokenViewPanel(TokenViewExports, Panel):
             view.refresh_fonts()
 
     def changeEvent(self, event) -> None:
-        from PySide6.QtCore import QEvent
-
         if event.type() == QEvent.Type.PaletteChange and hasattr(self, "view"):
             self._apply_palette()
         super().changeEvent(event)
@@ -377,9 +378,6 @@ class TokenViewPanel(TokenViewExports, Panel):
 
     def wait_idle(self, qtbot=None, timeout_ms: int = 10_000) -> bool:
         """Tests and scripts: run the event loop until no request is pending."""
-        from PySide6.QtCore import QDeadlineTimer, QEventLoop
-        from PySide6.QtWidgets import QApplication
-
         deadline = QDeadlineTimer(timeout_ms)
         while self.engine.is_pending and not deadline.hasExpired():
             QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)

@@ -63,7 +63,8 @@ class RankBpeTokenizer(RankBpeExplaining, RankBpeJson):
     source: str | None = None  # the file it was loaded from
 
     ids_by_merge_rank = False  # the Tokenizer protocol's capabilities (tokviz.core.algorithm.protocol)
-    takes_processes = one_off_paths = True  # share_cache=, encode_ids_text, write_json_once (`rank_json`)
+    takes_processes = one_off_paths = True  # share_cache=, encode_ids_text, write_json_once (`json_output`)
+    ranks_merges = True  # merge k forms merge_ranks[k], worked out on demand
 
     def __init__(
         self,

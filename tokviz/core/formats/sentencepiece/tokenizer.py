@@ -29,6 +29,7 @@ from tokviz.core.errors import EncodeError, ModelFormatError
 from tokviz.core.formats.descriptions import SentencePieceModel
 from tokviz.core.formats.sentencepiece.bpe import SpBpe
 from tokviz.core.formats.sentencepiece.decode import BYTE_NAMES, decode_surfaces
+from tokviz.core.formats.sentencepiece.ends import add_ends, declared_ends
 from tokviz.core.formats.sentencepiece.normalizer import SpNormalizer
 from tokviz.core.formats.sentencepiece.piece_checks import check_pieces
 from tokviz.core.formats.sentencepiece.proto import (
@@ -80,10 +81,11 @@ class SentencePieceTokenizer:
 
     kind = "sentencepiece"
     source: str | None = None
+    ends: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # ids added before / after every text
 
     ids_by_merge_rank = False  # the Tokenizer protocol's capabilities (tokviz.core.algorithm.protocol)
     takes_processes = True  # a big text's segments may be shared with forked children
-    one_off_paths = False
+    one_off_paths = ranks_merges = False
 
     def __init__(self, proto: ModelProto, *, name: str = "sentencepiece") -> None:
         self.proto = proto
@@ -162,6 +164,7 @@ class SentencePieceTokenizer:
         except ModelFormatError as exc:
             raise ModelFormatError(f"{model.source}: {exc}") from None
         tok.source = model.source
+        tok.ends = declared_ends(model.declared)  # a GGUF file's BOS/EOS; a .model file declares none
         return tok
 
     def __repr__(self) -> str:
@@ -284,10 +287,12 @@ class SentencePieceTokenizer:
     def encode(self, text: str, *, step: int | None = None, allowed_special: Collection[str] | str = (),
                disallowed_special: Collection[str] | str = (), processes: int = 1) -> Encoding:
         """sentencepiece's ``encode(text)`` with tokens and spans (control symbols in the text
-        are text, as in the library); `processes`: see `PieceLattice.best_segments`."""
-        return encode_with_specials(text, self.special_tokens, self.token_bytes,
-                                    lambda part, offset, out: self._encode_text(part, offset, out, step, processes),
-                                    allowed_special=allowed_special, disallowed_special=disallowed_special)
+        are text, as in the library), with the BOS/EOS the file declares (`ends`); `processes`: see
+        `PieceLattice.best_segments`."""
+        enc = encode_with_specials(text, self.special_tokens, self.token_bytes,
+                                   lambda part, offset, out: self._encode_text(part, offset, out, step, processes),
+                                   allowed_special=allowed_special, disallowed_special=disallowed_special)
+        return add_ends(enc, *self.ends, len(text), self.token_bytes)
 
     def encode_ordinary(self, text: str, *, step: int | None = None, processes: int = 1) -> Encoding:
         out = Encoding([], [], [], [], [], [])
@@ -296,7 +301,11 @@ class SentencePieceTokenizer:
 
     def encode_ids(self, text: str, *, step: int | None = None, add_special_tokens: bool = False,
                    processes: int = 1) -> list[int]:
-        """Just the ids (= ``SentencePieceProcessor.encode(text)``)."""
+        """Just the ids (= ``SentencePieceProcessor.encode(text)``); `add_special_tokens`: with the
+        BOS/EOS the file declares, as `encode`."""
+        if add_special_tokens and any(self.ends):
+            lead, tail = self.ends
+            return [*lead, *self.encode_ids(text, step=step, processes=processes), *tail]
         norm = self.normalizer.normalize(text)[0]
         if self.lattice is not None:
             ids, seg_ends = self.lattice.best_segments(norm, processes=processes)

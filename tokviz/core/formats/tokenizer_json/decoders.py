@@ -214,10 +214,17 @@ def build_decoder(d: Mapping | None) -> Decoder | None:
 
 
 class PostProcessor:
-    """Special tokens put before and after the text of a single sequence."""
+    """Special tokens put before and after the text of a single sequence; `trim` is
+    ``(add_prefix_space,)`` when it trims the spaces off token offsets (ByteLevel, Roberta
+    ``trim_offsets``), else None (ids do not change, only the offsets tokenizers reports)."""
 
-    def __init__(self, before: list[int], after: list[int]) -> None:
-        self.before, self.after = before, after
+    def __init__(self, before: list[int], after: list[int], *, trim: tuple[bool] | None = None) -> None:
+        self.before, self.after, self.trim = before, after, trim
+
+
+def _trim(d: Mapping) -> tuple[bool] | None:
+    """ByteLevel's and RobertaProcessing's ``trim_offsets`` (both on by default)."""
+    return (bool(d.get("add_prefix_space", True)),) if d.get("trim_offsets", True) else None
 
 
 def _template_ids(d: Mapping) -> PostProcessor:
@@ -250,18 +257,20 @@ def build_post_processor(d: Mapping | None) -> PostProcessor | None:
         return _template_ids(d)
     if t in ("BertProcessing", "RobertaProcessing"):
         try:
-            return PostProcessor([int(d["cls"][1])], [int(d["sep"][1])])
+            return PostProcessor([int(d["cls"][1])], [int(d["sep"][1])],
+                                 trim=_trim(d) if t == "RobertaProcessing" else None)
         except (KeyError, IndexError, TypeError, ValueError):
             raise ModelFormatError(f"{t}: needs cls and sep as [token, id]") from None
     if t == "ByteLevel":
-        return PostProcessor([], [])
+        return PostProcessor([], [], trim=_trim(d))
     if t == "Sequence":
         before: list[int] = []
         after: list[int] = []
+        trim = None
         for p in map(build_post_processor, d.get("processors", [])):
             if p is not None:
-                before, after = p.before + before, after + p.after
-        return PostProcessor(before, after)
+                before, after, trim = p.before + before, after + p.after, trim or p.trim
+        return PostProcessor(before, after, trim=trim)
     raise UnsupportedComponent(
         f"unsupported post-processor {t!r}; tokviz runs TemplateProcessing, BertProcessing, "
         f"RobertaProcessing, ByteLevel and Sequence"

@@ -106,6 +106,12 @@ def split_piece(ns: NormStr, pattern, behaviour: str, invert: bool = False) -> l
 class PreTokenizer:
     word_map: Callable[[str], str] | None = None  # what the last step does to each word (ByteLevel's)
 
+    @property
+    def split_regexes(self) -> tuple[str, ...] | None:
+        """The regexes this pre-tokenizer splits with, one after another (each match and the text
+        between matches kept), or None when it splits otherwise (naming its family by pattern)."""
+        return None
+
     def __call__(self, pieces: list[NormStr]) -> list[NormStr]:
         raise NotImplementedError
 
@@ -134,6 +140,11 @@ class SplitPre(PreTokenizer):
             else:
                 out.extend(split_piece(p, self.pattern, self.behaviour, self.invert))
         return out
+
+    @property
+    def split_regexes(self) -> tuple[str, ...] | None:  # type: ignore[override]
+        plain = self.behaviour == "isolated" and not self.invert and isinstance(self.pattern, PinnedPattern)
+        return (self.pattern.pattern,) if plain and self.pattern.literal is None else None
 
     def split_texts(self, texts: list[str]) -> list[str] | None:
         if self.invert or self.behaviour not in ("isolated", "removed"):
@@ -214,6 +225,16 @@ class SequencePre(PreTokenizer):
     def word_map(self) -> Callable[[str], str] | None:  # type: ignore[override]
         return self.parts[-1].word_map if self.parts else None
 
+    @property
+    def split_regexes(self) -> tuple[str, ...] | None:  # type: ignore[override]
+        out: tuple[str, ...] = ()
+        for p in self.parts:
+            mine = p.split_regexes
+            if mine is None:
+                return None
+            out += mine
+        return out
+
     def split_unmapped(self, texts: list[str]) -> list[str] | None:
         for k, p in enumerate(self.parts):
             texts = p.split_texts(texts) if k < len(self.parts) - 1 else p.split_unmapped(texts)  # type: ignore[assignment]
@@ -272,6 +293,12 @@ class ByteLevelPre(PreTokenizer):
         return [byte_level(p) for p in self.split_only(pieces)]
 
     word_map = staticmethod(to_byte_chars)
+
+    @property
+    def split_regexes(self) -> tuple[str, ...] | None:  # type: ignore[override]
+        if self.add_prefix_space:
+            return None
+        return (self.regex.pattern,) if self.use_regex else ()
 
     def split_texts(self, texts: list[str]) -> list[str] | None:
         words = self.split_unmapped(texts)

@@ -80,7 +80,7 @@ class HfTokenizer(HfExplaining):
     """A tokenizer.json pipeline. ``HfTokenizer.from_file("tokenizer.json")``."""
 
     kind = "hf"
-    ids_by_merge_rank = takes_processes = one_off_paths = False  # the Tokenizer protocol's capabilities
+    ids_by_merge_rank = takes_processes = one_off_paths = ranks_merges = False  # the protocol's capabilities
     source: str | None = None  # the file it was loaded from
 
     def __init__(
@@ -389,6 +389,20 @@ class HfTokenizer(HfExplaining):
     def chunks(self, text: str) -> list[str]:
         """The words the model sees (normalized and pre-tokenized, e.g. ``Ġhello``)."""
         return [w.text for w, added in self._words(NormStr.of(text, aligned=False), None) if added is None]
+
+    def text_chunks(self, text: str) -> list[str]:
+        """The words of `chunks` as text: normalized and split, before ByteLevel turns each byte
+        into a character (``" hello"``, not ``"Ġhello"``)."""
+        norm = self.normalizer.text(text) if self.normalizer is not None else text
+        if self.pre_tokenizer is None:
+            return [norm] if norm else []
+        words = self.pre_tokenizer.split_unmapped([norm])
+        return words if words is not None else self.chunks(text)
+
+    @property
+    def split_regexes(self) -> tuple[str, ...] | None:
+        """The regexes the pre-tokenizer splits with in turn, or None when it splits otherwise."""
+        return self.pre_tokenizer.split_regexes if self.pre_tokenizer is not None else None
 
     # -- the grid ---------------------------------------------------------------------------
 
