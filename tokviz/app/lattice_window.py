@@ -46,7 +46,7 @@ class LatticeController(QObject):
             self.panel.set_source(None)
             return
         source, step = found
-        name = getattr(source, "caption", None) or f"Round {step:,}"
+        name = source.caption or f"Round {step:,}"
         self.panel.set_source(source, step, name)
 
     @Slot()

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .algorithm.defaults import TokenizerDefaults
 from .algorithm.reach import Reason, text_reason
 from .algorithm.records import UNK_TOKEN
 from .encoding import Encoding, uncovered
@@ -28,7 +29,7 @@ from .text.surrogates import surrogate_safe
 
 
 @surrogate_safe
-class _VocabTokenizer:
+class _VocabTokenizer(TokenizerDefaults):
     """Shared decoding for tokenizers whose vocabulary is a list of strings."""
 
     name = "baseline"

@@ -225,7 +225,7 @@ def open_timeline(source: str | os.PathLike, *, pattern: str | None = None, down
     found = open_model(source, pattern=pattern, download=download)  # the one loader
     if is_timeline(found):
         return found
-    return LoadedTimeline(found, source=str(getattr(found, "source", None) or source))
+    return LoadedTimeline(found, source=str(found.source or source))
 
 
 __all__ = [

@@ -50,10 +50,10 @@ class AddedToken:
 def added_tokens(tok) -> list[AddedToken]:
     """The added tokens of `tok` in id order: a ``tokenizer.json``'s added tokens with their flags,
     or the special tokens of any other tokenizer (flag ``special`` only)."""
-    added = getattr(tok, "added", None)
+    added = tok.added
     if added is not None:
         return sorted(added, key=lambda t: t.id)
-    specials = getattr(tok, "special_tokens", None) or {}
+    specials = tok.special_tokens or {}
     return sorted((AddedToken(i, s) for s, i in specials.items()), key=lambda t: t.id)
 
 

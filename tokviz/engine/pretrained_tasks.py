@@ -49,6 +49,10 @@ class TimelineVocab:
     def vocab(self) -> list[bytes]:
         return self._tokens
 
+    def is_special(self, token_id: int) -> bool:
+        """Special tokens are the timeline's `special_ids` (what `VocabIndex` asks every source)."""
+        return token_id in self.special_tokens.values()
+
 
 def vocab_source(timeline):
     """The object to index: a loaded tokenizer itself (it knows its added tokens), else the

@@ -8,7 +8,7 @@ import doctest
 import math
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tokviz.core import count_chunks, parse_split
@@ -60,6 +60,36 @@ def test_same_rounds_as_the_trainer_on_real_text(corpus_text, name, chars, targe
     assert assert_same_rounds(counts, target) > 3
 
 
+def cut_on_a_float_tie(counts: dict[str, int], target: int, *, max_piece_chars: int, em_iterations: int) -> bool:
+    """Whether some round of the reference prunes at a cut between two pieces whose losses agree
+    to 1e-9 (other than unused pieces, which lose exactly 0.0): which of them goes then depends on
+    the order floats are summed in (the trainer sums with numpy), not on the rule, so the two may
+    part there without either being wrong."""
+    texts = {reference.WORD_PREFIX + w: n for w, n in counts.items()}
+    logp = reference.seed(counts, size=10 * target, max_piece_chars=max_piece_chars, prefix=reference.WORD_PREFIX)
+    n_chars = sum(1 for p in logp if len(p) == 1)
+    while len(logp) > max(target, n_chars):
+        for _ in range(em_iterations):
+            logp, _ = reference.em_step(texts, logp)
+        size = len(logp)
+        keep = int(size * 0.75)
+        n_drop = size - max(target, min(target if keep < target * 1.1 else keep, size - 1))
+        losses = sorted(reference.prune_losses(texts, logp).values())
+        a, b = (losses[n_drop - 1], losses[n_drop]) if 0 < n_drop < len(losses) else (0.0, 0.0)
+        if a and math.isclose(a, b, rel_tol=1e-9):  # unused pieces lose exactly 0.0 on both sides
+            return True
+        logp = reference.prune(texts, logp, n_drop)
+    return False
+
+
+def test_a_float_tie_at_the_cut_is_recognised():
+    """The case hypothesis found: two pieces' losses are equal to the last bit in the reference and
+    the trainer drops the other one."""
+    counts = {"bac": 1, "bbaacb": 2, "ca": 3, "aabcac": 4, "aaa": 1, "aab": 2, "ababbb": 3}
+    assert cut_on_a_float_tie(counts, 10, max_piece_chars=4, em_iterations=1)
+    assert not cut_on_a_float_tie(COURSE, 12, max_piece_chars=16, em_iterations=2)
+
+
 @HYPOTHESIS
 @given(words=st.lists(st.text(alphabet="abc", min_size=1, max_size=6), min_size=1, max_size=8),
        target=st.integers(3, 12), em_iterations=st.integers(1, 3))
@@ -67,6 +97,7 @@ def test_same_rounds_as_the_trainer_random(words, target, em_iterations):
     counts: dict[str, int] = {}
     for n, w in enumerate(words):
         counts[w] = counts.get(w, 0) + 1 + n % 4
+    assume(not cut_on_a_float_tie(counts, target, max_piece_chars=4, em_iterations=em_iterations))
     assert_same_rounds(counts, target, max_piece_chars=4, em_iterations=em_iterations)
 
 

@@ -42,6 +42,7 @@ from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, unc
 from tokviz.core.text.split import Splitter
 from tokviz.core.text.surrogates import surrogate_safe
 
+from .defaults import TokenizerDefaults
 from .reach import Reason, text_reason
 
 CACHE_STEPS = 6  # how many steps keep a chunk cache
@@ -51,7 +52,7 @@ ChunkResult = tuple[tuple[int, ...], tuple[tuple[int, int], ...]]  # (ids, spans
 
 
 @surrogate_safe
-class ChunkedTokenizer:
+class ChunkedTokenizer(TokenizerDefaults):
     """The shared grid; see the module docstring. Text with lone surrogates is repaired as
     tiktoken does before any encode (`surrogate_safe`)."""
 

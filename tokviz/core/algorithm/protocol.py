@@ -21,7 +21,7 @@ This module imports nothing of tokviz but the records it names, so every algorit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -51,9 +51,56 @@ class Tokenizer(Protocol):
     # Merges by token rank (tiktoken-style): merge k forms the k-th smallest id of ``merge_ranks``
     # and each merge is worked out on demand (``merge_of``), so a timeline lists them lazily.
     ranks_merges: bool
+    # Members every tokenizer has, read plainly (`tokviz.core.algorithm.defaults.TokenizerDefaults`
+    # gives the values of a tokenizer that does not fill them in).
+    name: str
+    kind: str  # the family a loaded file names ("tiktoken", "hf", "sentencepiece"); otherwise "bpe"
+    source: str | None  # the file it was loaded from
+    special_tokens: Mapping[str, int]  # text -> id of the tokens encode may match in text
+    unk_id: int | None
+    control_ids: frozenset[int]  # ids never made from text (SentencePiece's <s>, </s>)
+    pattern: str | None  # a tiktoken-style split pattern
+    split_regexes: tuple[str, ...] | None  # a tokenizer.json pre-tokenizer's split regexes
+    declared_pre: str | None  # the pre-tokenizer name a file declares (GGUF)
+    byte_level: bool  # pieces are written in byte characters (``Ġhello``)
+    model: object | None  # a tokenizer.json's model; None for other tokenizers
+    added: list | None  # a tokenizer.json's added tokens with their flags
+    post_processor: object | None  # a tokenizer.json's post-processor
+    normalizer: object | None
+    writes_token_text: bool  # token_text() gives the vocabulary's own spelling of each id
+    scores_pieces: bool  # log_prob(id, step=) gives a Unigram piece's log-probability
 
     @property
     def n_vocab(self) -> int: ...
+
+    def chunks(self, text: str) -> list[str] | None:
+        """The pre-tokenizer's pieces of `text`; None when the tokenizer has no pre-tokenizer."""
+        ...
+
+    def text_chunks(self, text: str) -> list[str] | None:
+        """`chunks` as text (a tokenizer.json's before its byte characters)."""
+        ...
+
+    def normalize(self, text: str) -> str | None:
+        """The text its own normalization step makes of `text`; None when it has none."""
+        ...
+
+    def n_vocab_at(self, step: int | None = None) -> int | None:
+        """Ids the vocabulary uses at `step` where that is not ``n_vocab`` trimmed by merges
+        (WordPiece, Unigram); None otherwise."""
+        ...
+
+    def token_text(self, token_id: int) -> str | None: ...
+
+    def explain(self, word: str, *, step: int | None = None) -> object | None:
+        """How the model cuts `word`, step by step; None when it has no steps to show."""
+        ...
+
+    def parts_of(self, token_id: int) -> list[int]: ...
+
+    def is_special(self, token_id: int) -> bool: ...
+
+    def warm_up(self) -> None: ...
 
     def token_bytes(self, token_id: int) -> bytes: ...
 
@@ -162,7 +209,7 @@ class StepTimeline(Protocol):
 
     def lattice_explainer(self, step: int) -> tuple[object, int] | None:
         """What explains a word of a Unigram model, and at which step: an object with
-        ``explain(word, step=, n=)`` and ``sample(word, alpha=, step=, rng=)`` (a trained run's
+        ``explain(word, step=, n=)``, ``sample(word, alpha=, step=, rng=)`` and ``caption`` (a trained run's
         tokenizer at that round, a loaded model's `UnigramExplainer`), or None for other models."""
         ...
 

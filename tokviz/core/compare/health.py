@@ -89,7 +89,6 @@ def vocabulary_health(
     counts = np.bincount(ids, minlength=len(vocab))[: len(vocab)] if ids.size else np.zeros(len(vocab), np.int64)
     progress("Following merge trees…", 0.1)
     inside = _inside_counts(timeline, counts)
-    chunks = getattr(tok, "chunks", None)  # optional in the grid: the pre-tokenizer's pieces
     early = timeline.n_steps // 2 if timeline.lists_merges else -1
     rows, totals = [], dict.fromkeys(CATEGORIES, 0)
     for i, data in enumerate(vocab):
@@ -108,7 +107,7 @@ def vocabulary_health(
             flags.append("mostly inside")
         if rank is not None and rank < early and row.count + row.inside == 0:
             flags.append("early but unseen")
-        if text is not None and callable(chunks) and len(chunks(text)) > 1:
+        if text is not None and len(tok.chunks(text) or ()) > 1:  # None: no pre-tokenizer
             flags.append("crosses pre-tokens")
         if category != "ok" or flags:
             rows.append(HealthRow(i, data, category, rank, row.count, row.inside, tuple(flags)))

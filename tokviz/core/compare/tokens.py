@@ -56,9 +56,9 @@ def vocab_size_at(timeline, tokenizer, step: int | None) -> int:
     that only later steps make. WordPiece and Unigram tokenizers know it (``n_vocab_at``)."""
     if step is None:
         return int(tokenizer.n_vocab)
-    at = getattr(tokenizer, "n_vocab_at", None)
-    if callable(at):
-        return int(at(step))
+    at = tokenizer.n_vocab_at(step)
+    if at is not None:
+        return int(at)
     n = timeline.n_steps
     formed = [timeline.new_id_at(j) for j in range(1, n + 1)]  # id made by each step
     later = set(formed[step:]) - set(formed[:step]) - {None}
@@ -77,10 +77,9 @@ def check_step(timeline, step: int | None) -> None:
 
 def _written_forms(tokenizer, vocab: list[bytes]) -> list[bytes]:
     """How the vocabulary writes each id (``<0xE4>`` rather than its byte), where it says."""
-    text_of = getattr(tokenizer, "token_text", None)  # tokenizer.json: the vocabulary's strings
-    if not callable(text_of):
+    if not tokenizer.writes_token_text:
         return vocab
-    return [(text_of(i) or "").encode("utf-8") for i in range(len(vocab))]
+    return [(tokenizer.token_text(i) or "").encode("utf-8") for i in range(len(vocab))]
 
 
 def model_facts(timeline, step: int | None = None, *, processes: int = 1) -> ModelFacts:

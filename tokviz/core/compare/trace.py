@@ -36,9 +36,9 @@ class PipelineTrace:
 def pipeline_pieces(timeline, tok, text: str) -> list[str]:
     """The pieces the model segments one by one: the tokenizer's ``chunks``, else its settings'
     split, else the whole text."""
-    chunks = getattr(tok, "chunks", None)  # optional in the grid: the pre-tokenizer's pieces
-    if callable(chunks):
-        return list(chunks(text))
+    chunks = tok.chunks(text)  # None: the tokenizer has no pre-tokenizer
+    if chunks is not None:
+        return list(chunks)
     split = getattr(timeline.settings, "split", None)
     if isinstance(split, str):
         from tokviz.core.text.split import parse_split
@@ -49,7 +49,7 @@ def pipeline_pieces(timeline, tok, text: str) -> list[str]:
 
 def _readable(tok, piece: str) -> str:
     """A byte-level tokenizer's piece (``Ġhello``) as the text it stands for (`` hello``)."""
-    if not getattr(tok, "byte_level", False):
+    if not tok.byte_level:
         return piece
     from tokviz.core.formats.tokenizer_json.pretokenizers import CHAR_BYTE
 
@@ -61,10 +61,9 @@ def _readable(tok, piece: str) -> str:
 
 def _segmentation(tok, piece: str, step: int | None) -> str:
     """How the model cut `piece` (its text), in one line: the steps, then ``= the tokens``."""
-    explain = getattr(tok, "explain", None)
-    if not callable(explain):
+    found = tok.explain(piece, step=step)
+    if found is None:  # no steps to show: just the tokens
         return "= " + " ".join(visible_token(tok.token_bytes(i)) for i in tok.encode_ids(piece, step=step))
-    found = explain(piece, step=step)
     best = getattr(found, "best", None)
     if best is not None:  # a Unigram lattice: the best path and its log-probability
         pieces = " | ".join(visible_token(tok.token_bytes(i)) for i in best.ids)

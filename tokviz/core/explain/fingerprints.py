@@ -54,8 +54,7 @@ class Fingerprint:
 def observed_chunks(tok, text: str) -> list[str]:
     """The chunks `tok`'s normalizer and pre-tokenizer make of `text`, as text (a tokenizer.json's
     before ByteLevel's byte characters)."""
-    chunker = getattr(tok, "text_chunks", None) or tok.chunks  # (tokenizer.json / every other kind)
-    return list(chunker(text))
+    return list(tok.text_chunks(text))
 
 
 def check_hash(chunks: list[str]) -> str:
@@ -64,8 +63,8 @@ def check_hash(chunks: list[str]) -> str:
 
 
 def _split_regexes(tok) -> tuple[str, ...] | None:
-    regexes = getattr(tok, "split_regexes", None)  # a tokenizer.json's pre-tokenizer
-    if regexes is None and getattr(tok, "pattern", None):  # tiktoken-style: one pattern
+    regexes = tok.split_regexes  # a tokenizer.json's pre-tokenizer
+    if regexes is None and tok.pattern:  # tiktoken-style: one pattern
         regexes = (tok.pattern,)
     return regexes
 
@@ -96,7 +95,7 @@ def _changes(wrong: str, right: str, n: int = 3) -> list[str]:
 
 
 def _holds(tok, tokens: tuple[str, ...]) -> bool:
-    specials = getattr(tok, "special_tokens", None) or {}
+    specials = tok.special_tokens or {}
     return all(t in specials for t in tokens)
 
 
@@ -109,7 +108,7 @@ def fingerprint(tok, *, vocabulary: bool = True) -> Fingerprint:
     by_pattern = None
     if regexes:
         by_pattern = next((f.name for f in split_families() if f.matches(tuple(regexes))), None)
-    pre = getattr(tok, "declared_pre", None)
+    pre = tok.declared_pre
     warnings = []
     if pre is not None:
         declared = family_of_pre_type(pre)

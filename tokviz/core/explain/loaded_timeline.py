@@ -129,17 +129,17 @@ class LoadedTimeline:
         self._ids = ids
         self.steps = steps
         self._step_of: dict[int, int] | None = None
-        model = getattr(getattr(tok, "model", None), "kind", None) or "BPE"  # a tokenizer.json model's kind
+        model = (tok.model.kind if tok.model is not None else None) or "BPE"  # a tokenizer.json model's kind
         self.settings = LoadedSettings(
-            name=str(getattr(tok, "name", "tokenizer")),
-            kind=str(getattr(tok, "kind", "bpe")),
-            source=str(source or getattr(tok, "source", None) or getattr(tok, "name", "")),
-            pattern=getattr(tok, "pattern", None),
+            name=str(tok.name),
+            kind=str(tok.kind),
+            source=str(source or tok.source or tok.name),
+            pattern=tok.pattern,
             n_vocab=tok.n_vocab,
             n_merges=len(ids),
-            special_tokens=tuple(getattr(tok, "special_tokens", {}) or {}),
+            special_tokens=tuple(tok.special_tokens or {}),
             model=str(model),
-            declared_pre=getattr(tok, "declared_pre", None),
+            declared_pre=tok.declared_pre,
         )
 
     @cached_property
@@ -169,7 +169,7 @@ class LoadedTimeline:
 
     @property
     def special_ids(self) -> dict[str, int]:
-        return dict(getattr(self._tok, "special_tokens", {}) or {})
+        return dict(self._tok.special_tokens or {})
 
     def token_bytes(self) -> list[bytes]:
         """Bytes of every id (b"" for ids the tokenizer leaves unused)."""

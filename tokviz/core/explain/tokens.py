@@ -71,8 +71,7 @@ def merge_list(tok, *, should_stop: ShouldStop | None = None) -> list[LoadedMerg
 
 
 def _parts(tok, token_id: int) -> list[int]:
-    parts_of = getattr(tok, "parts_of", None)
-    return parts_of(token_id) if parts_of is not None else [token_id]
+    return tok.parts_of(token_id)
 
 
 def merge_tree(tok, token_id: int) -> MergeTree:
@@ -104,9 +103,9 @@ def merge_tree(tok, token_id: int) -> MergeTree:
 def ordinary_ids(tok) -> list[int]:
     """Ids of every ordinary (non-special, used) token."""
     vocab = tok.vocab()
-    special = set(getattr(tok, "special_tokens", {}).values())
-    special |= set(getattr(tok, "control_ids", ()))  # SentencePiece: <s>, </s> never come from text
-    unk = getattr(tok, "unk_id", None)
+    special = set(tok.special_tokens.values())
+    special |= set(tok.control_ids)  # SentencePiece: <s>, </s> never come from text
+    unk = tok.unk_id
     return [i for i, t in enumerate(vocab) if t and i not in special and i != unk]
 
 

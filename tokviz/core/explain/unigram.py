@@ -57,8 +57,8 @@ def loaded_unigram(timeline) -> "UnigramExplainer | None":
 def lattice_source(timeline, step: int) -> tuple[object, int] | None:
     """What explains a word of the timeline's Unigram model, and at which step: a model trained
     here (its tokenizer, at the round shown) or a loaded one (its `UnigramExplainer`); None for
-    any other model (`StepTimeline.lattice_explainer`). Both have ``explain(word, step=, n=)`` and
-    ``sample(word, alpha=, step=, rng=)``."""
+    any other model (`StepTimeline.lattice_explainer`). Both have ``explain(word, step=, n=)``,
+    ``sample(word, alpha=, step=, rng=)`` and ``caption`` (None: caption it by its round)."""
     return None if timeline is None else timeline.lattice_explainer(step)
 
 
@@ -80,7 +80,7 @@ class UnigramExplainer:
         if view is None:
             raise TypeError(f"{type(tok).__name__} is not a Unigram model")
         self.tok = tok
-        self.caption = str(getattr(tok, "name", "Unigram"))
+        self.caption = str(tok.name)
         self.lattice = view.lattice
         self._unk_form = tok.token_text(tok.unk_id) if tok.unk_id not in (None, -1) else "<unk>"
         self._unk_id = view.unk_id

@@ -58,14 +58,13 @@ class VocabIndex:
 
     def __init__(self, tok) -> None:
         vocab = tok.vocab()
-        is_special = getattr(tok, "is_special", None)
-        special_ids = set(getattr(tok, "special_tokens", {}).values())
+        special_ids = set(tok.special_tokens.values())
         ids, texts, tokens, lengths, flags = [], [], [], [], []
         for i, data in enumerate(vocab):
             if not data and i not in special_ids:
                 continue
             data = data or b""
-            sp = i in special_ids or bool(is_special and is_special(i))
+            sp = i in special_ids or tok.is_special(i)
             f = token_flags(data, special=sp)
             ids.append(i)
             tokens.append(data)

@@ -35,5 +35,5 @@ def reference_offsets(tokenizer, enc: Encoding, convention: str) -> list:
     else:
         raise TokvizError(f"unknown offsets {convention!r}; choose one of {', '.join(OFFSET_CONVENTIONS)}")
     kind = {"hf": "a tokenizer.json", "sentencepiece": "a SentencePiece .model"}[convention]
-    raise TokvizError(f"--offsets {convention} needs {kind} tokenizer ({getattr(tokenizer, 'name', 'this one')} "
+    raise TokvizError(f"--offsets {convention} needs {kind} tokenizer ({tokenizer.name} "
                       f"is not); --offsets tiktoken works with any")

@@ -51,7 +51,7 @@ class ParityResult:
 
 
 def _specials(side: Side) -> list[str]:
-    found = getattr(side.tokenizer, "special_tokens", None) or {}
+    found = side.tokenizer.special_tokens or {}
     return [s for s in found if s][:MAX_SPECIALS]
 
 

@@ -87,7 +87,7 @@ def disagree(a: Outcome, b: Outcome, *, ignore: Collection[str] = ()) -> bool:
 def _plain(tok, piece: str, text: str) -> str:
     """A piece or normalized text as the text it stands for: a byte-level tokenizer's ``Ġ``
     characters as their bytes, a ``▁`` marker as a space (when the input had no ``▁`` of its own)."""
-    if getattr(tok, "byte_level", False):
+    if tok.byte_level:
         try:
             return bytes(CHAR_BYTE[c] for c in piece).decode("utf-8", errors="replace")
         except KeyError:
@@ -97,10 +97,10 @@ def _plain(tok, piece: str, text: str) -> str:
 
 def normalized(tok, text: str) -> str:
     """The text the model is given: the tokenizer's ``normalize`` or its normalizer's, else the text."""
-    normalize = getattr(tok, "normalize", None)
-    if callable(normalize):
-        return _plain(tok, normalize(text), text)
-    normalizer = getattr(tok, "normalizer", None)
+    own = tok.normalize(text)  # None: no normalization step of its own
+    if own is not None:
+        return _plain(tok, own, text)
+    normalizer = tok.normalizer
     if normalizer is not None and callable(getattr(normalizer, "text", None)):
         return _plain(tok, normalizer.text(text), text)
     return text

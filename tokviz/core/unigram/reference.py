@@ -116,8 +116,9 @@ def quantize(logp: dict[str, float]) -> dict[str, int]:
     return {p: round(lp * SCORE_SCALE) for p, lp in logp.items()}
 
 
-def prune(texts: dict[str, int], logp: dict[str, float], n_drop: int) -> dict[str, float]:
-    """`logp` without the `n_drop` longer pieces whose removal costs least, renormalized."""
+def prune_losses(texts: dict[str, int], logp: dict[str, float]) -> dict[str, float]:
+    """How much the corpus likelihood drops when each longer piece is removed (SentencePiece's
+    pruning loss): its uses in the Viterbi segmentations move to the pieces that segment it."""
     scores = quantize(logp)
     freq = dict.fromkeys(logp, 0)  # weighted uses in the Viterbi segmentations
     for text, n in texts.items():
@@ -133,6 +134,14 @@ def prune(texts: dict[str, int], logp: dict[str, float], n_drop: int) -> dict[st
         alt = viterbi(x, {p: s for p, s in scores.items() if p != x})  # x's uses go to these
         denominator = total + fx * (len(alt) - 1)
         loss[x] = fx * (math.log(fx / total) - sum(math.log((freq[y] + fx) / denominator) for y in alt))
+    return loss
+
+
+def prune(texts: dict[str, int], logp: dict[str, float], n_drop: int) -> dict[str, float]:
+    """`logp` without the `n_drop` longer pieces whose removal costs least (ties: the lower score,
+    then the piece), renormalized."""
+    scores = quantize(logp)
+    loss = prune_losses(texts, logp)
     dropped = set(sorted(loss, key=lambda p: (loss[p], scores[p], p))[:n_drop])
     kept = {p: lp for p, lp in logp.items() if p not in dropped}
     z = _logsumexp(list(kept.values()))

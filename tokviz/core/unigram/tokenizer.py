@@ -96,6 +96,9 @@ class UnigramTokenizer(PieceTokenizer):
     round k is a prefix of the piece list.
     """
 
+    scores_pieces = True  # log_prob(id, step=): a piece's log-probability at a round
+    caption: str | None = None  # as a timeline's lattice explainer, views caption it by its round
+
     def __init__(
         self,
         pieces: Sequence[str],

@@ -81,8 +81,9 @@ def tokenize_corpus(timeline: Timeline, step: int, corpus_text: str, current_tex
     text = corpus_text[:max_chars]
     paragraphs = [p for p in _PARAGRAPHS.split(text) if p.strip()]
     seqs: list[np.ndarray] = []
-    pieces = hasattr(tok, "n_vocab_at")  # WordPiece / Unigram: an early Unigram round has more pieces
-    n_vocab = tok.n_vocab_at(step) if pieces else tok.n_vocab
+    at = tok.n_vocab_at(step)  # WordPiece / Unigram: an early Unigram round has more pieces
+    pieces = at is not None
+    n_vocab = at if pieces else tok.n_vocab
     counts = np.zeros(n_vocab, dtype=np.int64)
     for i, para in enumerate(paragraphs):
         if i % 16 == 0:

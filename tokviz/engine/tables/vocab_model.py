@@ -160,7 +160,7 @@ class VocabModel(RecordModel):
         self._counts = scores if scores is not None else [-1] * n
         self._scored = scores is not None
         self._special_keys = frozenset(timeline.special_ids.values()) | frozenset(
-            getattr(timeline.tokenizer(), "control_ids", ()))
+            timeline.tokenizer().control_ids)
         self._added = added_token_map(timeline.tokenizer())
         self._loaded = True
 

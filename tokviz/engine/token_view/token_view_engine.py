@@ -209,7 +209,7 @@ class TokenViewWorker(BackgroundWorker):
 
     def _diagnostics(self, text: str, ref: RowResult, counts: dict[int, int]) -> Diagnostics:
         tok, enc = ref.tokenizer, ref.encoding
-        has_unk = getattr(tok, "unk_id", None) is not None
+        has_unk = tok.unk_id is not None
         loaded = ref.spec.tokenizer is not None and ref.spec.key in ("step", "final")
         vocab = tok.vocab()  # one pass over a loaded tokenizer's (200k) vocabulary
         if tok.ids_by_merge_rank and ref.spec.step is not None:  # the merges of step k only

@@ -12,9 +12,7 @@ from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, background
 def warm_up(tok) -> None:
     """Build the one-time tables of `tok`'s first long encode now, on this worker thread (for the
     tokenizers that have them: ``warm_up()``)."""
-    method = getattr(tok, "warm_up", None)
-    if method is not None:
-        method()
+    tok.warm_up()
 
 
 class TokenizerLoadWorker(BackgroundWorker):

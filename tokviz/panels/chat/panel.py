@@ -297,7 +297,7 @@ class ChatPanel(Panel):
         """Follow the window's tokenizer when its folder carries a chat template (unless the user
         opened a folder here)."""
         tl = self.step_model.timeline
-        source = getattr(tl.tokenizer(), "source", None) if tl is not None and not tl.has_counts else None
+        source = tl.tokenizer().source if tl is not None and not tl.has_counts else None
         folder = self._window_folder = Path(source).parent.resolve() if source else None
         self._update_cue()
         if tl is None or tl.has_counts or (self.model is not None and not self._following):

@@ -190,7 +190,7 @@ class SegmentationsView(QWidget):
         else:
             ex = tok.explain(word, step=self._step, n=1)
             shown = sum(s.prob for s in self.nbest)
-            where = getattr(tok, "caption", None) or f"Round {self._step}"  # a loaded model: its name
+            where = tok.caption or f"Round {self._step}"  # a loaded model: its name
             self.label.setText(f"{where}: {ex.n_segmentations:,} segmentations of “{ex.word}”; "
                                f"the top {len(self.nbest)} hold {100 * shown:.1f}% of the probability")
         self.samples.setText("")

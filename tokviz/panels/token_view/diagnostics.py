@@ -130,7 +130,7 @@ def token_tooltip_html(result, row: int, index: int) -> str:
     added = added_token_map(tok).get(tid) if index in enc.special else None
     if added is not None:
         lines.append(f"<b>{html.escape(added.describe())}</b>")
-    if hasattr(tok, "log_prob") and tid >= tok.n_special:  # a Unigram piece
+    if tok.scores_pieces and tid >= tok.n_special:  # a Unigram piece
         lp = tok.log_prob(tid, step=r.spec.step)
         lines.append(f"log-probability {lp:.3f} (p = {math.exp(lp):.2g})" if lp is not None else "pruned by then")
     if tok.ids_by_merge_rank:  # trained BPE, minbpe: merge ranks and corpus counts

@@ -340,7 +340,7 @@ class TokenViewPanel(TokenViewExports, Panel):
             rows.append(RowSpec("chars", "Character-level"))
             rows.append(RowSpec("words", "Word-level"))
         for i, tok in enumerate(self._loaded):
-            rows.append(RowSpec(f"loaded:{i}", getattr(tok, "name", f"tokenizer {i + 1}"), tokenizer=tok))
+            rows.append(RowSpec(f"loaded:{i}", tok.name, tokenizer=tok))
         return tuple(rows)
 
     def _ensure_corpus(self) -> None:

@@ -28,6 +28,7 @@ from operator import gt, is_not, mod, not_
 
 import regex
 
+from tokviz.core.algorithm.defaults import TokenizerDefaults
 from tokviz.core.algorithm.records import LoadedMerge
 from tokviz.core.bpe.byte_ranks.one_chunk import LONG_PIECE, bpe_parts
 from tokviz.core.bpe.pair_merge import INF_RANK
@@ -53,7 +54,7 @@ _FORMATS_MAX = 64  # longest id tuple written through a ready-made format string
 
 
 @surrogate_safe
-class RankBpeTokenizer(RankBpeExplaining, RankBpeJson):
+class RankBpeTokenizer(RankBpeExplaining, RankBpeJson, TokenizerDefaults):
     """tiktoken-compatible BPE from ``{token bytes: rank}``, a split pattern and special tokens.
 
     Ids are ranks, as in tiktoken. ``RankBpeTokenizer(ranks, pattern=GPT4_SPLIT_PATTERN)``.

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tokviz.core.algorithm.defaults import TokenizerDefaults
 from tokviz.core.algorithm.reach import Reason, text_reason
 from tokviz.core.algorithm.records import LoadedMerge
 from tokviz.core.bpe.tokenizer import ExplainStep
@@ -76,10 +77,11 @@ class _TokenBytes:
         return b
 
 
-class SentencePieceTokenizer:
+class SentencePieceTokenizer(TokenizerDefaults):
     """``SentencePieceTokenizer.from_file("tokenizer.model")``; `proto` is the parsed file."""
 
     kind = "sentencepiece"
+    writes_token_text = True  # token_text(): the pieces as the model writes them
     source: str | None = None
     ends: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # ids added before / after every text
 

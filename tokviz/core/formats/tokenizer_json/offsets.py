@@ -29,7 +29,7 @@ def hf_offsets(tokenizer, enc: Encoding) -> list[tuple[int, int]]:
     """
     inserted = set(enc.inserted)
     out = [(0, 0) if i in inserted else (a, b) for i, (a, b) in enumerate(enc.spans)]
-    pp = getattr(tokenizer, "post_processor", None)
+    pp = tokenizer.post_processor
     if pp is not None and getattr(pp, "trim", None) is not None:
         (add_prefix_space,) = pp.trim
         k = 0  # index among the text's own tokens: the post-processor trims before it inserts

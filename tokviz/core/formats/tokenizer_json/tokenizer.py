@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import regex
 
+from tokviz.core.algorithm.defaults import TokenizerDefaults
 from tokviz.core.bpe.pair_merge import INF_RANK
 from tokviz.core.encoding import Encoding, LazyEncoding, allowed_specials, offsets_of, uncovered
 from tokviz.core.errors import ModelFormatError
@@ -76,10 +77,11 @@ def _added_id(value: object) -> int:
 
 
 @surrogate_safe
-class HfTokenizer(HfExplaining):
+class HfTokenizer(HfExplaining, TokenizerDefaults):
     """A tokenizer.json pipeline. ``HfTokenizer.from_file("tokenizer.json")``."""
 
     kind = "hf"
+    writes_token_text = True  # token_text(): the vocabulary's strings
     ids_by_merge_rank = takes_processes = one_off_paths = ranks_merges = False  # the protocol's capabilities
     source: str | None = None  # the file it was loaded from
 
