@@ -220,3 +220,13 @@ def test_opening_a_tiktoken_file_as_the_window_does_builds_its_tables_while_load
     assert isinstance(tok, RankBpeTokenizer) and warmed == [tok]
     load_tokenizer(path, pattern="o200k")
     assert warmed == [tok]  # a plain load leaves them to first use
+
+
+def test_the_window_loader_works_out_the_summary_off_the_gui_thread():
+    """The loaded tokenizer's summary (its split family: a few tenths of a second) is computed by
+    the loading task, so the panel that shows it on the GUI thread only reads it."""
+    from tokviz.engine.pretrained_tasks import load_any_timeline
+
+    timeline = load_any_timeline(str(tiktoken_path("r50k_base")))
+    assert "fingerprint_lines" in vars(timeline)  # the cached property is filled
+    assert any("GPT-2" in line for line in timeline.describe())
