@@ -21,9 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from tokviz.core.glitch import glitch_report
+from tokviz.core.glitch import MAX_CORPUS_CHARS, glitch_report
 from tokviz.core.loading import open_timeline
-from tokviz.panels.glitch_panel import MAX_CORPUS_CHARS
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 if not SHARED.exists():

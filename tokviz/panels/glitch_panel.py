@@ -17,13 +17,13 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QTableView, QWidget
 
+from tokviz.core.glitch import MAX_CORPUS_CHARS
 from tokviz.engine.glitch_finder import GlitchEngine
 from tokviz.engine.tables.glitch_model import ID_ROLE, GlitchModel
 
 from .base import Panel, monospace_font
 from .widgets import STRETCH, ProgressBar, hbox, record_table, select_row, vbox
 
-MAX_CORPUS_CHARS = 2_000_000
 RUN_TEXT = "Find glitch tokens"
 FLUSH_MS = 250  # streamed rows reach the table at most this often: each re-ranking repaints it
 IDLE_TEXT = ("Open a tokenizer (File > Open Tokenizer…) or train one, then rank its tokens by how likely a model "

@@ -214,6 +214,11 @@ def cmd_info(args: argparse.Namespace) -> int:
     return run_info(args, _read_model)
 
 
+def cmd_glitch(args: argparse.Namespace) -> int:
+    from .glitch import run_glitch
+    return run_glitch(args, _read_model)
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
     from .chat import run_chat
     return run_chat(args)
@@ -293,6 +298,7 @@ HANDLERS = {
     "compare": cmd_compare,
     "chat": cmd_chat,
     "info": cmd_info,
+    "glitch": cmd_glitch,
     "diff": cmd_diff,
     "gui": cmd_gui,
     "screenshot": cmd_screenshot,

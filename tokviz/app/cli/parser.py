@@ -34,6 +34,7 @@ COMMAND_HELP = {  # each command's line in ``tokviz --help``, and its --help's d
     "chat": "render a conversation with a model's chat template, token by token",
     "diff": "find the first text two tokenizers (or one at two steps) encode differently, and why",
     "info": "what a tokenizer is: its pre-tokenizer family, fingerprint and warnings",
+    "glitch": "rank a tokenizer's tokens by how likely a model never learned them (glitch tokens)",
 }
 COMMANDS = tuple(COMMAND_HELP)
 
@@ -161,6 +162,12 @@ def _diff(d: argparse.ArgumentParser) -> None:
     add_diff_arguments(d, whole_number)
 
 
+def _glitch(g: argparse.ArgumentParser) -> None:
+    from .glitch import add_glitch_arguments  # the glitch finder
+
+    add_glitch_arguments(g, whole_number)
+
+
 def _info(i: argparse.ArgumentParser) -> None:
     i.add_argument("model", metavar="MODEL", help=MODEL_HELP)
     i.add_argument("--pattern", metavar="REGEX", help=PATTERN_HELP)
@@ -198,5 +205,5 @@ def _lesson(lesson: argparse.ArgumentParser) -> None:
 _ARGUMENTS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
     "train": _train, "encode": _encode, "decode": _decode, "merges": _merges, "gui": _gui,
     "screenshot": _screenshot, "lesson": _lesson, "animate": _animate, "export": _export,
-    "compare": _compare, "chat": _chat, "info": _info, "diff": _diff,
+    "compare": _compare, "chat": _chat, "info": _info, "diff": _diff, "glitch": _glitch,
 }

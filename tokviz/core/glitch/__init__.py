@@ -8,8 +8,8 @@ so a GUI can show rows while it works, and says when the corpus is too small to 
 """
 
 from .evidence import CATEGORIES, MergeGraph, round_trip_category
-from .report import Coverage, GlitchReport, GlitchScan, find_glitches, glitch_report
+from .report import MAX_CORPUS_CHARS, Coverage, GlitchReport, GlitchScan, find_glitches, glitch_report
 from .score import GlitchRow, why_text
 
-__all__ = ["CATEGORIES", "Coverage", "GlitchReport", "GlitchRow", "GlitchScan", "MergeGraph", "find_glitches",
+__all__ = ["CATEGORIES", "MAX_CORPUS_CHARS", "Coverage", "GlitchReport", "GlitchRow", "GlitchScan", "MergeGraph", "find_glitches",
            "glitch_report", "round_trip_category", "why_text"]

@@ -23,9 +23,10 @@ from tokviz.core.errors import Cancelled
 from .evidence import ZIPF, MergeGraph, absorption, expected_counts, rarity, seen_counts
 from .score import ABSORBED, REASONS, GlitchRow, is_run, score_parts
 
-__all__ = ["REASONS", "Coverage", "GlitchReport", "GlitchScan", "find_glitches", "glitch_report"]
+__all__ = ["MAX_CORPUS_CHARS", "REASONS", "Coverage", "GlitchReport", "GlitchScan", "find_glitches", "glitch_report"]
 
 CHUNK = 2048  # tokens scored per chunk
+MAX_CORPUS_CHARS = 2_000_000  # corpus characters a ranking reads, in the window and the CLI alike
 PIECE_CHARS = 20_000  # corpus characters per encode call: a worker holds the GIL only briefly per call
 
 

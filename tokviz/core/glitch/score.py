@@ -86,8 +86,7 @@ def is_run(token: bytes) -> bool:
         text = token.decode("utf-8")
     except UnicodeDecodeError:
         return False
-    if text.startswith(" "):
-        text = text[1:]
+    text = text.removeprefix(" ")
     return len(text) >= 3 and text.count(text[0]) == len(text)
 
 

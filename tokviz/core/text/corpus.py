@@ -11,7 +11,7 @@ import os
 import re
 
 from tokviz.core.errors import CorpusError
-from tokviz.core.io.safe_files import MAX_TEXT_BYTES, read_file_bytes
+from tokviz.core.io.safe_files import MAX_TEXT_BYTES, read_file_bytes, read_head
 
 UTF8_BOM = b"\xef\xbb\xbf"
 ENCODING_ERRORS = ("strict", "replace")
@@ -58,6 +58,19 @@ def read_text(path: str | os.PathLike, *, errors: str = "strict", allow_empty: b
     if not text and not allow_empty:
         raise CorpusError(f"{path}: file is empty")
     return text
+
+
+def read_text_head(path: str | os.PathLike, max_chars: int, *, errors: str = "strict") -> str:
+    """The first `max_chars` characters of a UTF-8 text file, reading only the bytes they can take
+    (4 per character at most): a ranking over a corpus's start need not read 30 MB to use 2 MB.
+    A character cut at the end of what was read is dropped, not refused."""
+    data = read_head(path, 4 * max_chars + 4, CorpusError)
+    end = len(data)
+    if len(data) > 4 * max_chars:  # the file goes on: back off to a character's first byte
+        while end > 0 and (data[end - 1] & 0xC0) == 0x80:
+            end -= 1
+        end = max(0, end - 1)
+    return decode_utf8(data[:end], name=str(path), errors=errors)[:max_chars]
 
 
 def parse_word_counts(text: str, *, name: str = "<table>") -> dict[str, int]:
