@@ -56,7 +56,7 @@ FIGURE_FIELDS: dict[str, frozenset[str]] = {
     "utf8": _fields_of("chars", "bytes", "partial"),
     "cross_space": _fields_of(*(f"{s}_{f}" for s in ("none", "whitespace", "gpt2", "gpt4", "o200k")
                                 for f in ("cross", "examples"))),
-    "digits": _fields_of("number", *(f"{n}_pieces" for n in _PRE)),
+    "digits": _fields_of("number", *(f"{n}_{f}" for n in _PRE for f in ("pieces", "one_token"))),
     "scripts": _fields_of("least_lang", "least_ratio", "most_lang", "most_ratio", "factor"),
     "glitch": _fields_of(*(f"{n}_{f}_{i}" for n in _PRE for f in ("ids", "pieces", "count") for i in range(4))),
     "neighbours": _fields_of("token", "nearest", "best_similarity"),

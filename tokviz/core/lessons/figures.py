@@ -23,6 +23,7 @@ import regex
 from tokviz.core.baselines import CharTokenizer, WordTokenizer
 from tokviz.core.bpe.timeline import Timeline, TrainSettings, train
 from tokviz.core.display.tokens import token_label
+from tokviz.core.explain.numbers import number_grid
 
 PIECE_SEPARATOR = "|"
 _SPANS_SPACE = regex.compile(r"\S\s")  # a non-space then a space: the token crosses a word boundary
@@ -238,6 +239,8 @@ def digits(ctx: FigureContext) -> tuple[Figure, dict]:
     for name in names:
         tok = ctx.tokenizers.get(name)
         fields[f"{name}_pieces"] = pieces(tok, focus) if tok is not None else f"(needs {ctx.missing.get(name, name)})"
+        fields[f"{name}_one_token"] = (f"{number_grid(tok).summary()['one_token']:.0%}" if tok is not None
+                                       else f"(needs {ctx.missing.get(name, name)})")
     return Figure("table", "Numbers as tokens", ("number", *names), rows=tuple(rows)), fields
 
 

@@ -57,6 +57,7 @@ from .export import TokenViewExports
 from .flow_view import MODES, TokenFlowView
 from .lattice_action import LatticeAction
 from .models_menu import PieceRows
+from .number_lens import NumberLens
 from .stream_stepper import StreamStepper
 
 SAMPLE_TEXT = ("Tokenizers cut text into pieces: café, naïve, Größe, 東京タワー, 안녕하세요!\n"
@@ -167,6 +168,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.tabs.addTab(batch_box, "Batch")
         self.tabs.addTab(self.diagnostics, "Diagnostics")
         self.stream = StreamStepper.attach(self)  # the ids decoded one at a time, as a server streams them
+        self.numbers = NumberLens.attach(self)  # 1-1000 and the user's number as each tokenizer cuts them
 
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         for w in (self.editor, self.view, self.tabs):
