@@ -113,3 +113,26 @@ def test_a_declared_pre_tokenizer_that_does_not_fit_the_vocabulary_is_flagged(gg
     assert (found.origin.own_share >= found.origin.best - MARGIN) is fits
     origin = {"deepseek-v3": "DeepSeek V3", "gpt2": "GPT-2"}[folder]
     assert found.origin.origin == (origin,)
+
+
+def test_a_gemma_style_pipeline_is_sentencepiece_words_without_a_prefix(tmp_path):
+    """Gemma's tokenizer.json replaces spaces with ▁ and prepends nothing (Llama 2 and Mistral v0.1
+    prepend one): built here from Mistral's vocabulary with Gemma's normalizer and decoder, it is
+    named as Gemma's family and encodes as `tokenizers` does."""
+    import json
+
+    tokenizers = pytest.importorskip("tokenizers")
+    data = json.loads(shared_file("vocab", "hf", "mistral-7b-v0.1", "tokenizer.json").read_text(encoding="utf-8"))
+    data["normalizer"] = {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}
+    data["decoder"] = {"type": "Sequence", "decoders": [
+        {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"},
+        {"type": "Fuse"}]}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    tok = load_tokenizer(path)
+    found = fingerprint(tok)
+    assert found.family == "SentencePiece words (no ▁ prefix: Gemma)" and found.warnings == ()
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    for text in (CHECK_TEXT, " leading space", "two  spaces", "Größe 東京 👋"):
+        assert tok.encode_ids(text) == ref.encode(text, add_special_tokens=False).ids
+        assert tok.decode(tok.encode_ids(text)) == ref.decode(ref.encode(text, add_special_tokens=False).ids)
