@@ -16,6 +16,16 @@ def test_prefix_equals_the_start_of_the_whole_text():
         assert lt.prefix(n) == whole[:n]
 
 
+def test_the_same_prefix_is_joined_once():
+    """Every model switch asks the token view's corpus sample again: the read-only text gives back
+    the prefix it joined last time instead of copying megabytes again."""
+    lt = LargeText(["alpha\n", "beta gamma\n", "delta\n"])
+    first = lt.prefix(10)
+    assert first == "alpha\nbeta"
+    assert lt.prefix(10) is first
+    assert lt.prefix(3) == "alp" and lt.prefix(20) == "alpha\nbeta gamma\ndel"
+
+
 def test_main_window_gives_the_token_view_a_bounded_prefix(make_window, monkeypatch):
     from tokviz.engine.token_view.token_view_engine import BASELINE_CORPUS_CHARS
 

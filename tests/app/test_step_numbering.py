@@ -56,3 +56,13 @@ def test_a_lesson_counts_parts_not_steps(window):
     panel.show_lesson("A lesson", 10)
     panel.show_step(2, 10, "the third part")
     assert panel.counter.text() == "Part 3 of 10"
+
+
+def test_a_unigram_run_followed_to_its_end_stops_on_its_last_round(window, qtbot):
+    """While a run is followed, the step tracks the newest record; for Unigram the newest round
+    record is round n - 1 (round 0 is the seed), so the step must not run one past the last step."""
+    tl = _train(window, UnigramSettings(vocab_size=70, seed_min_count=1))
+    last = tl.n_rounds - 1
+    assert window.step_model.follows_latest
+    assert window.step_model.step == window.step_model.n_steps == last
+    assert step_caption(window.script.timeline, window.step_model.step).startswith(f"Round {last:,} of {last:,}")

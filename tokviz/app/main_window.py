@@ -195,7 +195,8 @@ class MainWindow(QMainWindow):
     def _build_commands(self) -> None:
         """Workspaces, the first-run screen, the actions, toolbar and menus."""
         self.workspaces = WorkspaceController(self, self.docks, self.settings_store, self,
-                                              before_change=self.presenter.leave_for_layout)
+                                              before_change=self.presenter.leave_for_layout,
+                                              held=lambda: self.presenter.active)
         self.welcome = WelcomeController(WelcomeScreen(self), self.settings_store, WelcomePaths(
             self._welcome_train_sample, self._welcome_open_tokenizer, self._welcome_start_lesson), self)
         self.commands = WindowActions(self, ActionTargets(  # (not `actions`: that is QWidget.actions())

@@ -14,12 +14,12 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from tokviz.core import TokvizError
 from tokviz.core.registry import step_noun
-from tokviz.engine.training.engine import TrainingEngine
+from tokviz.engine.training.engine import STAGE_COMPILING, TrainingEngine, TrainingProgress
 from tokviz.engine.training.warm_up import warm_up_in_background
 from tokviz.engine.workspace import Workspace
 from tokviz.panels.corpus.panel import CorpusPanel
 from tokviz.panels.training.panel import TrainingPanel
-from tokviz.panels.training.status import TrainingStatusPanel, format_duration
+from tokviz.panels.training.status import TrainingStatusPanel, format_duration, format_progress
 
 from .services import WindowServices
 
@@ -38,9 +38,11 @@ class TrainingController(QObject):
         self.engine, self.workspace, self.services = engine, workspace, services
         self.corpus_panel, self.training_panel, self.training_status = corpus_panel, training_panel, training_status
         self.last_outcome = ""  # of the last run: finished, cancelled or failed
+        self._compiling = False  # the training panel says numba is compiling (the status bar too)
         e = engine
         e.started.connect(self._on_engine_started)
         e.progress_changed.connect(training_status.show_progress)
+        e.progress_changed.connect(self._on_engine_progress_changed)
         workspace.step_model.timeline_changed.connect(self._on_step_model_timeline_changed)
         e.finished.connect(self._on_engine_finished)
         e.cancelled.connect(self._on_engine_cancelled)
@@ -102,6 +104,14 @@ class TrainingController(QObject):
     def _on_engine_started(self) -> None:
         self.last_outcome = ""
         self.training_panel.show_summary(None, status="Training…")
+
+    @Slot(object)
+    def _on_engine_progress_changed(self, p: TrainingProgress) -> None:
+        """The training panel names a long first wait too: numba compiling kernels, seconds ticking."""
+        compiling = p.stage == STAGE_COMPILING
+        if compiling or self._compiling:
+            self.training_panel.show_summary(None, status=format_progress(p) if compiling else "Training…")
+        self._compiling = compiling
 
     @Slot()
     def _on_engine_running_changed(self) -> None:

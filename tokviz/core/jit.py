@@ -6,7 +6,8 @@ arithmetic compiled; everything else, and everything on a bare install, is plain
 variable ``TOKVIZ_JIT`` is not ``0`` (the tests and benchmarks set it to compare both paths).
 Compiled functions are cached on disk by numba (``cache=True``): the first use on a machine
 compiles them (seconds, minutes on a loaded machine), later processes load them; `on_compiling`
-tells a caller when that first compilation starts, so it can say why it waits.
+tells a caller when that first compilation starts, so it can say why it waits, and `compiling`
+whether numba is compiling right now on any thread of this process (a warm-up started earlier).
 
 What this leaves out: the kernels themselves (next to the code they speed up).
 """
@@ -15,11 +16,15 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import ModuleType
 
 _numba_ok: bool | None = None
+_under_way = 0  # numba compilations running in this process now (nested ones count too)
+_tracking = False
+_lock = threading.Lock()
 
 
 def enabled() -> bool:
@@ -30,6 +35,8 @@ def enabled() -> bool:
     if _numba_ok is None:
         try:
             import numba  # noqa: F401
+
+            _track_compilations()
         except Exception:  # not installed, or broken against this numpy: the plain path
             _numba_ok = False
         else:
@@ -50,28 +57,64 @@ def kernels(module: str) -> ModuleType | None:
         return None
 
 
+def compiling() -> bool:
+    """Whether numba is compiling a function in this process now, on any thread (counted once
+    `enabled` has imported numba): a training that waits for a warm-up's compilation is waiting
+    for a compilation too."""
+    return _under_way > 0
+
+
+def _track_compilations() -> None:
+    """Count numba's compilations from now on (``numba:compile`` start and end events)."""
+    global _tracking
+    with _lock:
+        if _tracking:
+            return
+        from numba.core import event
+
+        class Counter(event.Listener):
+            def on_start(self, ev) -> None:
+                global _under_way
+                with _lock:
+                    _under_way += 1
+
+            def on_end(self, ev) -> None:
+                global _under_way
+                with _lock:
+                    _under_way = max(0, _under_way - 1)
+
+        event.register("numba:compile", Counter())
+        _tracking = True
+
+
 @contextmanager
 def on_compiling(started: Callable[[], object]) -> Iterator[None]:
     """Within the block, call `started()` once, when numba begins compiling a function (a kernel
-    missing from its disk cache), not when it loads one from the cache. Does nothing when the
-    kernels are off. Uses numba's event API (``numba:compile`` fires only for a real compilation)."""
+    missing from its disk cache), not when it loads one from the cache; at once if numba is
+    compiling already (`compiling`: another thread's warm-up the block will wait for). Does nothing
+    when the kernels are off. Uses numba's event API (``numba:compile`` fires only for a real
+    compilation)."""
     if not enabled():
         yield
         return
     from numba.core import event  # numba imports: `enabled` said it does
 
-    class FirstCompile(event.Listener):
-        fired = False
+    once = threading.Lock()  # taken by the first compilation seen (on whichever thread)
 
+    def first() -> None:
+        if once.acquire(blocking=False):
+            started()
+
+    class FirstCompile(event.Listener):
         def on_start(self, ev) -> None:
-            if not self.fired:
-                self.fired = True
-                started()
+            first()
 
         def on_end(self, ev) -> None:
             pass
 
     with event.install_listener("numba:compile", FirstCompile()):
+        if compiling():
+            first()
         yield
 
 

@@ -21,9 +21,15 @@ from dataclasses import dataclass, replace
 
 from tokviz.core.algorithm.protocol import StepTimeline
 from tokviz.core.algorithm.protocol import step_noun as _timeline_step_noun
+from tokviz.core.boundless import model_file as boundless_file
+from tokviz.core.boundless.timeline import BoundlessSettings, BoundlessTimeline, BoundlessTraining
 from tokviz.core.bpe import model_file as bpe_file
 from tokviz.core.bpe.timeline import Timeline, Training, TrainSettings
 from tokviz.core.errors import SettingsError
+from tokviz.core.parity_bpe import model_file as parity_file
+from tokviz.core.parity_bpe.timeline import ParitySettings, ParityTimeline, ParityTraining
+from tokviz.core.superbpe import model_file as superbpe_file
+from tokviz.core.superbpe.timeline import SuperBpeSettings, SuperBpeTimeline, SuperBpeTraining
 from tokviz.core.unigram import model_file as unigram_file
 from tokviz.core.unigram import timeline as unigram
 from tokviz.core.unigram.timeline import UnigramSettings, UnigramTimeline, UnigramTraining
@@ -72,21 +78,37 @@ SPECS: dict[str, AlgorithmSpec] = {
                       "that cost least, round after round",
                       "Unigram models are not exported: tokenizer.json and .tiktoken export is for BPE models "
                       "(train with the BPE algorithm)", unigram.warm_up),
+        AlgorithmSpec("superbpe", "SuperBPE", SuperBpeSettings, SuperBpeTraining, SuperBpeTimeline, "merge",
+                      superbpe_file.FORMAT_NAME, superbpe_file.to_json, superbpe_file.from_json,
+                      "SuperBPE: BPE within words up to the transition, then across spaces (superwords)",
+                      "SuperBPE models are not exported: their chunks come from a second pre-tokenizer "
+                      "(SuperBPE's stage-2 split) that .tiktoken files cannot hold and tokviz does not write "
+                      "to tokenizer.json; save the model with -o or list its merges with 'tokviz merges --json'"),
+        AlgorithmSpec("parity-aware", "Parity-aware BPE", ParitySettings, ParityTraining, ParityTimeline, "merge",
+                      parity_file.FORMAT_NAME, parity_file.to_json, parity_file.from_json,
+                      "Parity-aware BPE: on a multi-parallel corpus (one document per language), merge the pair "
+                      "most frequent in the language that takes the most tokens so far", None),
+        AlgorithmSpec("boundless", "BoundlessBPE", BoundlessSettings, BoundlessTraining, BoundlessTimeline, "merge",
+                      boundless_file.FORMAT_NAME, boundless_file.to_json, boundless_file.from_json,
+                      "BoundlessBPE: BPE merges inside pretokens, and supermerges of two whole pretokens "
+                      "that are each one token (' of' + ' the')",
+                      "BoundlessBPE models are not exported: tokenizer.json and .tiktoken encode each pretoken "
+                      "on its own, so no superword would ever be produced; save the model with -o"),
     )
 }
 ALGORITHMS = tuple(SPECS)
 ALGORITHM_TITLES = {name: s.title for name, s in SPECS.items()}
 
-AnySettings = TrainSettings | WordPieceSettings | UnigramSettings
-AnyTimeline = Timeline | WordPieceTimeline | UnigramTimeline
+AnySettings = TrainSettings | WordPieceSettings | UnigramSettings | BoundlessSettings | ParitySettings
+AnyTimeline = Timeline | WordPieceTimeline | UnigramTimeline | BoundlessTimeline | ParityTimeline
 
 
 def spec_of(obj: object) -> AlgorithmSpec | None:
     """The spec of settings or a timeline of a trainable algorithm, else None (a loaded one)."""
-    for spec in SPECS.values():
-        if isinstance(obj, (spec.settings_type, spec.timeline_type)):
-            return spec
-    return None
+    found = [s for s in SPECS.values() if isinstance(obj, (s.settings_type, s.timeline_type))]
+    # an algorithm built on another's classes (SuperBPE's are BPE's) is its own, not its base's
+    exact = [s for s in found if type(obj) in (s.settings_type, s.timeline_type)]
+    return (exact or found or [None])[0]
 
 
 def spec_with_format(format_name: object) -> AlgorithmSpec | None:

@@ -6,7 +6,8 @@ never waits for the GIL while 5 MB are encoded, and the child's main thread may 
 machine has one to spare. Child side:
 `child_main` reads one job frame ``(text or Path, [ModelSpec, ...], by_document, reference)``
 (specs whose ``open`` pickles: ``functools.partial`` of a module function), then any frame or the
-end of input means "stop"; it writes ``("progress", (what, fraction))`` events, then
+end of input means "stop"; it writes ``("progress", (what, fraction))`` and
+``("partial", CompareBatch)`` events (what is measured so far, batched), then
 ``("result", Comparison)``, ending with ``done``, ``cancelled``, ``failed`` or ``error``. Parent
 side: `start_job`, used by `tokviz.engine.compare_engine`. Imports no Qt.
 """
@@ -63,7 +64,8 @@ def child_main() -> int:
 
     def run() -> None:
         result = run_comparison(text, specs, by_document=by_document, reference=reference,
-                                should_stop=stop.is_set, progress=progress, processes=processes)
+                                should_stop=stop.is_set, progress=progress, processes=processes,
+                                partial=lambda batch: write_event(fd_out, "partial", batch))
         write_event(fd_out, "result", result)
         write_event(fd_out, "done")
 

@@ -22,7 +22,7 @@ from tokviz.core.model_files import MODEL_FORMATS, load_model
 from tokviz.core.io.safe_files import read_head
 from tokviz.core.text.corpus import UTF8_BOM, parse_word_counts, read_bytes
 
-from .large_text import LargeText
+from .large_text import SAMPLE_CHARS, LargeText
 
 EDIT_LIMIT_BYTES = 2 * 1024 * 1024  # larger files open in the read-only view
 SLICE = 1 << 18  # characters (or bytes) handled per step: each step holds the GIL for ~5 ms
@@ -307,6 +307,7 @@ def load_file(
     pieces = decode_pieces(data, **kw)
     del data
     large = LargeText(pieces, should_stop=should_stop)
+    large.prefix(SAMPLE_CHARS)  # joined here, off the GUI thread: the token view asks for it on open
     head = head_lines(pieces[0], SNIFF_CHARS) if pieces else ""
     guess = looks_like_word_counts(head)
     stats = corpus_stats(large, word_counts=guess, should_stop=should_stop, progress=progress, name=path.name)

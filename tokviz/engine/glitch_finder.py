@@ -9,6 +9,11 @@ most every `BATCH_SECONDS`: `coverage_ready(coverage)` once, then `rows_ready(ro
 and ends with ``finished(report)`` (every row, ranked), ``cancelled()`` or ``failed(message)``.
 Only the current run's signals arrive.
 
+`WeightsEngine` reads a model's weights the same way (`tokviz.core.weights.weight_evidence`, in a
+forked child where possible: one pass over each embedding matrix) and ends with
+``finished(WeightEvidence)``; its own runs, so reading weights and ranking tokens do not cancel
+each other.
+
 What this leaves out: the scoring (core) and the table (`tables.glitch_model`).
 """
 
@@ -22,26 +27,55 @@ from PySide6.QtCore import QObject, Signal, Slot
 from tokviz.core.errors import TokvizError
 from tokviz.core.glitch.report import Coverage, find_glitches, report_of
 from tokviz.core.processes.fork import ChildFailed, ForkedStream, can_fork, fork_stream
+from tokviz.core.weights import open_weights, weight_evidence
 
 from .tasks import ProgressWorker, TaskEngine
 from .workers import BATCH_SECONDS, background_mode
 
 
-def scan_in_child(tokenizer, corpus: str) -> ForkedStream | None:
-    """The scan in a forked child, its items tagged ``("progress", (what, fraction))`` or
-    ``("item", coverage or rows)``; None where forking is not possible now."""
+def in_child(produce: Callable[[Callable[[str, float], None]], Iterator[object]]) -> ForkedStream | None:
+    """``produce(progress)``'s items in a forked child, tagged ``("progress", (what, fraction))`` or
+    ``("item", item)``; None where forking is not possible now."""
     if not can_fork():
         return None
 
     def run(send: Callable[[object], None]) -> None:
-        for item in find_glitches(tokenizer, corpus, should_stop=lambda: False,  # (a cancelled run kills it)
-                                  progress=lambda what, f: send(("progress", (what, f)))):
+        for item in produce(lambda what, f: send(("progress", (what, f)))):
             send(("item", item))
 
     try:
         return fork_stream(run)
     except OSError:
         return None
+
+
+def scan_in_child(tokenizer, corpus: str) -> ForkedStream | None:
+    """The scan in a forked child (`in_child`): the coverage, then rows a chunk at a time."""
+    return in_child(lambda progress: find_glitches(tokenizer, corpus, should_stop=lambda: False,  # (killed if cancelled)
+                                                   progress=progress))
+
+
+def child_items(worker: ProgressWorker, child: ForkedStream, what: str,
+                progress: Callable[[str, float], None]) -> Iterator[object]:
+    """The items of `child` (`in_child`) for `worker`, its progress reported to `progress`; the
+    child is ended when the caller stops early; `TokvizError` if it failed."""
+    stream = iter(child)
+    try:
+        for kind, value in stream:
+            worker.check_cancelled()
+            if kind == "progress":
+                progress(*value)
+            else:
+                yield value
+    except ChildFailed as exc:
+        worker.check_cancelled()  # killed because the run was cancelled
+        message = str(exc)
+        for name in ("WeightsError: ", "ModelFormatError: ", "TokvizError: "):  # the user's problem: its words alone
+            message = message.removeprefix(name)
+        raise TokvizError(f"{what}: {message}") from None
+    finally:
+        child.kill()  # (a run left early: the child is ended and reaped)
+        stream.close()
 
 
 class GlitchWorker(ProgressWorker):
@@ -82,20 +116,7 @@ class GlitchWorker(ProgressWorker):
             yield from find_glitches(self.tokenizer, self.corpus, should_stop=self.should_stop,
                                      progress=self._on_progress)
             return
-        stream = iter(self.child)
-        try:
-            for kind, value in stream:
-                self.check_cancelled()
-                if kind == "progress":
-                    self._on_progress(*value)
-                else:
-                    yield value
-        except ChildFailed as exc:
-            self.check_cancelled()  # killed because the run was cancelled
-            raise TokvizError(f"the glitch scan failed: {exc}") from None
-        finally:
-            self.child.kill()  # (a run left early: the child is ended and reaped)
-            stream.close()
+        yield from child_items(self, self.child, "the glitch scan failed", self._on_progress)
 
 
 class GlitchEngine(TaskEngine):
@@ -122,3 +143,46 @@ class GlitchEngine(TaskEngine):
     def _on_worker_rows_ready(self, run_id: int, rows) -> None:
         if self.is_current(run_id):
             self.rows_ready.emit(rows)
+
+
+def read_weights(path: str, tokenizer, *, should_stop: Callable[[], bool] = lambda: False,
+                 progress: Callable[[str, float], None] = lambda what, f: None):
+    """Magikarp's indicators of the model's weights at `path`, checked against `tokenizer`."""
+    progress("Reading the weights' headers…", 0.0)
+    return weight_evidence(open_weights(path), tokenizer=tokenizer, should_stop=should_stop, progress=progress)
+
+
+class WeightsWorker(ProgressWorker):
+    """Reads a model's weights (`read_weights`) in a forked child, or on its thread."""
+
+    def __init__(self, run_id: int, path: str, tokenizer, child: ForkedStream | None = None) -> None:
+        super().__init__(run_id)
+        self.path, self.tokenizer, self.child = path, tokenizer, child
+
+    def cancel(self) -> None:
+        super().cancel()
+        if self.child is not None:
+            self.child.stop()
+
+    def work(self) -> object:
+        with background_mode():
+            if self.child is None:
+                return read_weights(self.path, self.tokenizer, should_stop=self.should_stop, progress=self._on_progress)
+            result = None
+            for item in child_items(self, self.child, "could not read the weights", self._on_progress):
+                result = item
+        self.check_cancelled()
+        if result is None:
+            raise TokvizError("could not read the weights: the reading process sent nothing back")
+        return result
+
+
+class WeightsEngine(TaskEngine):
+    """A `TaskEngine` whose runs read a model's weights: ``finished(WeightEvidence)``."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__("glitch-weights", parent)
+
+    def load(self, path: str, tokenizer) -> int:
+        child = in_child(lambda progress: iter([read_weights(path, tokenizer, progress=progress)]))
+        return self.launch(WeightsWorker(self._new_run_id(), path, tokenizer, child))

@@ -15,6 +15,8 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 
+SAMPLE_CHARS = 5_000_000  # the corpus sample the token view's baselines read (joined by the loader)
+
 
 def _never() -> bool:
     return False
@@ -61,9 +63,10 @@ class LargeText:
             self.pieces_end_with_newline = False
         self.n_lines = max(1, total)
         self.n_chars = sum(len(p) for p in self.pieces)
+        self._prefix: tuple[int, str] = (0, "")  # the last prefix joined: asked again on every model switch
 
     @classmethod
-    def from_text(cls, text: str, piece_chars: int = 1 << 18) -> "LargeText":
+    def from_text(cls, text: str, piece_chars: int = 1 << 18) -> LargeText:
         """Cut a string into line-aligned pieces (for tests and small inputs)."""
         return cls(list(split_pieces(text, piece_chars)))
 
@@ -93,14 +96,19 @@ class LargeText:
         return "".join(self.pieces)
 
     def prefix(self, n_chars: int) -> str:
-        """The first `n_chars` characters, joining only the pieces they need."""
+        """The first `n_chars` characters, joining only the pieces they need (the text is read-only:
+        the same prefix is joined once, megabytes copied on the GUI thread once)."""
+        if self._prefix[0] == n_chars:
+            return self._prefix[1]
         out, have = [], 0
         for piece in self.pieces:
             if have >= n_chars:
                 break
             out.append(piece[: n_chars - have])
             have += len(out[-1])
-        return "".join(out)
+        text = "".join(out)
+        self._prefix = (n_chars, text)
+        return text
 
     def encoded_pieces(self) -> Iterable[bytes]:
         for piece in self.pieces:

@@ -81,7 +81,7 @@ class StepModel(QObject):
             return
         self.steps_added.emit(self._timeline.n_steps - count, count)
         if self._follow:
-            self._step = self._timeline.n_steps
+            self._step = self.n_steps  # the last step (Unigram: the last round, one less than its records)
             self.step_changed.emit(self._step)
 
     def mark_finished(self, timeline: Timeline) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-SETTERS = ("set_series", "set_cursor", "set_mode", "set_log_scale", "set_timeline")
+SETTERS = ("set_series", "set_cursor", "set_mode", "set_log_scale", "set_timeline", "set_marks")
 
 
 class DeferredChart(QWidget):

@@ -9,17 +9,24 @@ Cancel. Clicking a finding emits `token_selected(id)`: the window shows its merg
 selects it in the vocabulary. When another corpus is opened (`corpus_changed`), findings ranked on
 the old one are marked stale (the summary says so and the button ranks again) and a search still
 running starts again on the new corpus.
-What it leaves out: the scoring (``tokviz.core.glitch``).
+"Model weights…" reads the model's safetensors (a file, a sharded model's index or its folder) off
+the GUI thread: Magikarp's indicators join the table as columns and the rows are ranked by both
+pieces of evidence; a small heatmap shows the chosen token's nearest neighbours in the output
+matrix (their cosines to one another: under-trained tokens sit in a tight cluster).
+What it leaves out: the scoring (``tokviz.core.glitch``, ``tokviz.core.weights``).
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QTableView, QWidget
+from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QMenu, QPushButton, QSplitter, QTableView, QWidget
 
+from tokviz.core.display.tokens import visible_token
 from tokviz.core.glitch import MAX_CORPUS_CHARS
-from tokviz.engine.glitch_finder import GlitchEngine
+from tokviz.core.weights import neighbour_map
+from tokviz.engine.glitch_finder import GlitchEngine, WeightsEngine
 from tokviz.engine.tables.glitch_model import ID_ROLE, GlitchModel
+from tokviz.engine.tasks import DebouncedTaskEngine
 
 from .base import Panel, monospace_font
 from .widgets import STRETCH, ProgressBar, hbox, record_table, select_row, vbox
@@ -38,6 +45,8 @@ class GlitchPanel(Panel):
     token_selected = Signal(int)
     report_ready = Signal()  # a run ended (finished, cancelled or failed): read `outcome`
     rows_added = Signal(int)  # rows streamed in so far
+    weights_ready = Signal()  # reading weights ended: `weights` is set, or `weights_error` says why not
+    neighbours_shown = Signal(int)  # the heatmap shows this token's neighbours
 
     def __init__(self, step_model, *, corpus_text=None, corpus_changed=None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -78,8 +87,9 @@ class GlitchPanel(Panel):
         self.table.setModel(self.model)
         self.table.selectionModel().currentRowChanged.connect(self._on_table_current_row_changed)
         self.table.horizontalHeader().setStretchLastSection(True)
-        vbox(self, hbox(self.run_button, self.cancel_button, STRETCH, self.kind_box), self.progress, self.label,
-             self.coverage_label, (self.table, 1), margins=6, spacing=4)
+        self._build_weights()
+        vbox(self, hbox(self.run_button, self.cancel_button, self.weights_button, STRETCH, self.kind_box),
+             self.progress, self.label, self.coverage_label, self.weights_label, (self.splitter, 1), margins=6, spacing=4)
         self._incoming: list = []  # streamed rows not yet in the table
         self._flush_timer = QTimer(self, singleShot=True, interval=FLUSH_MS)
         self._flush_timer.timeout.connect(self._flush)
@@ -92,6 +102,33 @@ class GlitchPanel(Panel):
         self.engine.failed.connect(self._on_engine_failed)
         step_model.timeline_changed.connect(self._on_step_model_timeline_changed)
         self._update_fonts()
+
+    def _build_weights(self) -> None:
+        self.weights = None  # WeightEvidence of the loaded weights
+        self.weights_error = ""
+        self.weights_button = QPushButton("Model weights…", objectName="glitch_weights")
+        self.weights_button.setToolTip(
+            "Read the model's weights (.safetensors, a sharded model's index, or its folder): Magikarp's "
+            "under-training indicators from the embedding matrices join the table, rows are ranked by both, and "
+            "a heatmap shows the chosen token's nearest neighbours. Only the two embedding matrices are read.")
+        menu = QMenu(self.weights_button)
+        menu.addAction("Safetensors file or index…", self._on_weights_file_chosen).setObjectName("glitch_weights_file")
+        menu.addAction("Model folder…", self._on_weights_folder_chosen).setObjectName("glitch_weights_folder")
+        self.weights_button.setMenu(menu)
+        self.weights_label = QLabel(objectName="glitch_weights_label")
+        self.weights_label.setWordWrap(True)
+        self.weights_label.hide()
+        self._heatmap = None  # made when weights first need it: pyqtgraph stays out of the first paint
+        self.splitter = QSplitter(Qt.Orientation.Vertical, objectName="glitch_splitter")
+        self.splitter.addWidget(self.table)
+        self.neighbours = None  # NeighbourMap shown
+        self.weights_engine = WeightsEngine(self)
+        self.weights_engine.progress_changed.connect(self._on_weights_engine_progress_changed)
+        self.weights_engine.finished.connect(self._on_weights_engine_finished)
+        self.weights_engine.failed.connect(self._on_weights_engine_failed)
+        self.neighbour_engine = DebouncedTaskEngine("glitch-neighbours", self, debounce_ms=80, stoppable=True)
+        self.neighbour_engine.computed.connect(self._on_neighbour_engine_computed)
+        self.neighbour_engine.failed.connect(self._on_neighbour_engine_failed)
 
     def _update_fonts(self) -> None:
         self.table.setFont(monospace_font(self.font()))
@@ -210,6 +247,7 @@ class GlitchPanel(Panel):
         if not self.engine.cancel():  # a running search reports `cancelled` at once
             self.outcome = ""
         self._drop_report()
+        self._drop_weights()  # they were checked against the old model's vocabulary
         self._incoming = []
         self._flush_timer.stop()
         self.model.clear()
@@ -234,7 +272,116 @@ class GlitchPanel(Panel):
     @Slot(QModelIndex, QModelIndex)
     def _on_table_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
-            self.token_selected.emit(int(current.data(ID_ROLE)))
+            token_id = int(current.data(ID_ROLE))
+            self.token_selected.emit(token_id)
+            if self.weights is not None:
+                self.neighbour_engine.request(neighbour_map, self.weights.source, token_id)
+
+    # -- model weights ----------------------------------------------------------------------
+
+    @Slot()
+    def _on_weights_file_chosen(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Model weights", "",
+                                              "Safetensors (*.safetensors *.index.json);;All files (*)")
+        if path:
+            self.load_weights(path)
+
+    @Slot()
+    def _on_weights_folder_chosen(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Model folder (safetensors)")
+        if path:
+            self.load_weights(path)
+
+    def load_weights(self, path: str) -> bool:
+        """Read the weights at `path` for the current model off the GUI thread (`weights_ready`
+        when done); False when there is no model to read them for."""
+        tl = self.step_model.timeline
+        if tl is None or not tl.finished:
+            self.weights_label.setText("Open a tokenizer first: the weights are read against its vocabulary.")
+            self.weights_label.show()
+            return False
+        self.weights_error = ""
+        self.weights_label.setText(f"Reading the weights in {path}…")
+        self.weights_label.show()
+        self.weights_button.setEnabled(False)
+        self.progress.show()
+        self.weights_engine.load(path, tl.tokenizer())
+        return True
+
+    @Slot(str, float)
+    def _on_weights_engine_progress_changed(self, what: str, fraction: float) -> None:
+        self.weights_label.setText(what)
+        if not self.is_running:  # (a ranking's progress has the bar)
+            self.progress.setValue(int(fraction * 1000))
+
+    @property
+    def heatmap(self):
+        """The chosen token's nearest neighbours (a `HeatmapView` under the table), made on first use."""
+        if self._heatmap is None:
+            from .heatmaps.heatmap_view import HeatmapView
+
+            self._heatmap = HeatmapView(self, name="glitch_neighbours")
+            self._heatmap.set_readout(self._neighbour_readout)
+            self._heatmap.hide()
+            self.splitter.addWidget(self._heatmap)
+            self.splitter.setStretchFactor(0, 3)
+            self.splitter.setStretchFactor(1, 2)
+        return self._heatmap
+
+    @Slot(object)
+    def _on_weights_engine_finished(self, evidence) -> None:
+        self.weights = evidence
+        self.model.set_weights(evidence)
+        self.weights_button.setEnabled(True)
+        if not self.is_running:
+            self.progress.hide()
+        self.weights_label.setText(f"Weights: {evidence.note()} Rows are ranked by both pieces of evidence "
+                                   "(Combined); choose a token for its nearest neighbours.")
+        self.heatmap.show()
+        self.weights_ready.emit()
+
+    @Slot(str)
+    def _on_weights_engine_failed(self, message: str) -> None:
+        self.weights_error = message
+        self.weights_button.setEnabled(True)
+        if not self.is_running:
+            self.progress.hide()
+        self.weights_label.setText(f"Could not read the weights: {message}")
+        self.weights_ready.emit()
+
+    def _drop_weights(self) -> None:
+        self.weights_engine.cancel()
+        self.weights, self.neighbours = None, None
+        self.model.set_weights(None)
+        self.weights_button.setEnabled(True)
+        self.weights_label.hide()
+        if self._heatmap is not None:
+            self._heatmap.hide()
+
+    @Slot(object)
+    def _on_neighbour_engine_computed(self, near) -> None:
+        if self.weights is None:
+            return
+        self.neighbours = near
+        vocab = self.step_model.timeline.tokenizer().vocab() if self.step_model.timeline is not None else []
+        labels = [f"{i} {visible_token(vocab[i])}" if i < len(vocab) and vocab[i] else str(i)
+                  for i in near.ids.tolist()]
+        self.heatmap.set_matrix(near.matrix, signed=True, levels=(-1.0, 1.0), row_labels=labels, col_labels=labels,
+                                corner="cosine")
+        self.heatmap.setToolTip(f"{labels[0]} and its {len(labels) - 1} nearest neighbours in the output matrix, "
+                                "closest first: the cosine of each pair")
+        self.neighbours_shown.emit(near.token_id)
+
+    @Slot(str)
+    def _on_neighbour_engine_failed(self, message: str) -> None:
+        self.weights_label.setText(f"Could not find the neighbours: {message}")
+
+    def _neighbour_readout(self, row: int, col: int, value: float) -> str:
+        return f"{self.heatmap.label_of_row(row)} · {self.heatmap.label_of_col(col)}: cosine {value:.3f}"
 
     def shutdown(self) -> None:
         self.engine.shutdown()
+        self.weights_engine.shutdown()
+        self.neighbour_engine.shutdown()
+        if self._heatmap is not None:
+            self._heatmap.shutdown()

@@ -1,5 +1,7 @@
 """`LessonPanel`: the guided lesson on screen: title, step i/n, a large caption, Prev/Next, and a
-small figure (bars, a table or a curve) with the lesson's numbers.
+small figure (bars, a table or a curve) with the lesson's numbers. In presenter mode a table
+spans the panel's width and grows while it still fits the room it has (its font at least the
+presenter's size).
 
 The panel only displays; `tokviz.app.classroom.lesson_runner.LessonRunner` decides what each step shows and
 calls `show_lesson`, `show_step`, `show_figure` and `set_busy`. Buttons emit `next_requested`,
@@ -32,7 +34,7 @@ MARK_COLOR = "#e45756"
 MAX_UPRIGHT_BARS = 5  # more bars than this are drawn horizontally (their labels stay readable)
 LOG_TICKS = (50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000)
 TABLE_SCALE = 1.2
-PRESENTING_TABLE_SCALE = 0.8  # the presenter already enlarges every font
+TABLE_GROWTH = (1.5, 1.25)  # presenting: the table's font times these, the largest that fits its room
 PRESENTING_SHARE = 0.36  # of the screen's width for the panel in presenter mode (tables stay legible)
 
 
@@ -50,6 +52,7 @@ class LessonPanel(Panel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.figure: Figure | None = None
+        self._big_table = False  # presenter mode: the table spans the panel and grows to fill it
         self.title = QLabel("Lessons", objectName="lesson_title", wordWrap=True)
         self.counter = QLabel("", objectName="lesson_counter")
         self.counter.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -126,10 +129,11 @@ class LessonPanel(Panel):
         self.caption.setVisible(not on)
         self.title.setVisible(not on)
         self.stop_button.setVisible(not on and self._n > 0)
-        self._table_scale = PRESENTING_TABLE_SCALE if on else TABLE_SCALE
-        self._update_fonts()
+        self._big_table = on
         screen = self.screen().availableGeometry().width() if self.screen() is not None else 1280
         self.setMinimumWidth(int(screen * PRESENTING_SHARE) if on else 220)
+        self.show_figure(self.figure)  # the table's width follows the mode
+        self._update_fonts()
 
     def set_busy(self, busy: bool, message: str = "") -> None:
         """While a step is being prepared (training, loading) the buttons wait; `show_step` ends it."""
@@ -150,6 +154,8 @@ class LessonPanel(Panel):
         if figure.kind == "table":
             self.table.setHtml(self._table_html(figure))
             self.figure_stack.setCurrentWidget(self.table)
+            if self._big_table:
+                self._fit_table()
         elif visible:
             self.figure_stack.setCurrentWidget(self.plot)
             self._draw_plot(figure)
@@ -163,7 +169,8 @@ class LessonPanel(Panel):
         cell = "<td style='padding:2px 10px 2px 0' nowrap>{}</td>"
         rows = "".join("<tr>" + "".join(cell.format(html.escape(undrawn_marked(c))) for c in r) + "</tr>"
                        for r in f.rows)
-        return f"<table cellspacing='0'><tr>{head}</tr>{rows}</table>"
+        width = " width='100%'" if self._big_table else ""  # presenting: columns spread over the panel
+        return f"<table cellspacing='0'{width}><tr>{head}</tr>{rows}</table>"
 
     def _draw_plot(self, f: Figure) -> None:
         import pyqtgraph as pg
@@ -223,15 +230,28 @@ class LessonPanel(Panel):
 
     def _update_fonts(self) -> None:
         base = self.font()
-        for label, scale, bold in ((self.caption, CAPTION_SCALE, False), (self.title, TITLE_SCALE, True),
-                                   (self.table, getattr(self, "_table_scale", TABLE_SCALE), False)):
-            f = QFont(base)
-            if base.pointSizeF() > 0:
-                f.setPointSizeF(base.pointSizeF() * scale)
-            else:
-                f.setPixelSize(round(base.pixelSize() * scale))
-            f.setBold(bold)
-            label.setFont(f)
+        self.caption.setFont(_scaled(base, CAPTION_SCALE))
+        self.title.setFont(_scaled(base, TITLE_SCALE, bold=True))
+        self._fit_table()
+
+    def _fit_table(self) -> None:
+        """The table's font: `TABLE_SCALE` times the panel's; presenting, the largest of
+        `TABLE_GROWTH` times that at which the whole table fits its room (a short table fills it)."""
+        base = self.font()
+        room = self.table.viewport().size()
+        if self._big_table and self.table.isVisible() and not room.isEmpty():
+            doc = self.table.document()
+            for growth in TABLE_GROWTH:
+                self.table.setFont(_scaled(base, TABLE_SCALE * growth))
+                doc.setTextWidth(room.width())
+                if doc.idealWidth() <= room.width() and doc.size().height() <= room.height():
+                    return
+        self.table.setFont(_scaled(base, TABLE_SCALE))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self._big_table:
+            self._fit_table()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -241,6 +261,17 @@ class LessonPanel(Panel):
             style_plot(self._plot, self.palette())
             if self.figure is not None:
                 self.show_figure(self.figure)
+
+
+def _scaled(base: QFont, scale: float, *, bold: bool = False) -> QFont:
+    """`base` times `scale` (in points, or pixels for a pixel-sized font), bold or not."""
+    f = QFont(base)
+    if base.pointSizeF() > 0:
+        f.setPointSizeF(base.pointSizeF() * scale)
+    else:
+        f.setPixelSize(round(base.pixelSize() * scale))
+    f.setBold(bold)
+    return f
 
 
 def _number(v: float) -> str:

@@ -81,9 +81,9 @@ def test_step_past_the_last_round_is_an_error(cli):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--algorithm", "unigram", "--merges", "5"], "--merges applies to bpe and wordpiece only"),
-    (["--algorithm", "wordpiece", "--units", "chars"], "--units applies to bpe only"),
-    (["--algorithm", "wordpiece", "--end-of-word", "_"], "--end-of-word applies to bpe only"),
+    (["--algorithm", "unigram", "--merges", "5"], "--merges applies to bpe, wordpiece"),
+    (["--algorithm", "wordpiece", "--units", "chars"], "--units applies to bpe"),
+    (["--algorithm", "wordpiece", "--end-of-word", "_"], "--end-of-word applies to bpe"),
     (["--algorithm", "bpe", "--seed-size", "100"], "--seed-size applies to unigram only"),
     (["--algorithm", "unigram", "--max-word-chars", "5"], "--max-word-chars applies to wordpiece only"),
     (["--algorithm", "unigram", "--prune-fraction", "1.5"], "between 0 and 1"),

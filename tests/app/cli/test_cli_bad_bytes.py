@@ -98,6 +98,15 @@ TABLE = {
         "model name": (["chat", b"m\xff", "-f", "ok.json"], b"", "argument 2"),
         "messages file": (["chat", "model.json", "-f", "badmsg.json"], b"", "badmsg.json: not UTF-8 JSON"),
     },
+    "glitch": {
+        "model name": (["glitch", b"m\xff.json"], b"", "argument 2"),
+        "corpus file": (["glitch", "model.json", "--corpus", "bad.txt"], b"", "bad.txt: not valid UTF-8"),
+        "model file": (["glitch", "bad.json"], b"", "bad.json"),
+    },
+    "count": {
+        "output name": (["count", "ok.txt", "-o", b"c\xff.tsv"], b"", "argument 4"),
+        "text file": (["count", "bad.txt", "-o", "c.tsv"], b"", "bad.txt: not valid UTF-8"),
+    },
     "screenshot": {"output folder": (["screenshot", "--out", b"shots\xff"], b"", "argument 3")},
     "lesson": {"name": (["lesson", b"bpe\xff"], b"", "argument 2")},
 }
@@ -125,8 +134,8 @@ def test_bad_bytes_exit_2_with_one_line(outcomes, command, case, argv, stdin, sa
     assert r.stdout == b""
     assert err.endswith("\n") and err.count("\n") == 1 and "Traceback" not in err, err
     assert err.startswith("tokviz") and says in err, err
-    if command != "train":
-        assert "--encoding-errors" not in err  # only train has that option
+    if command not in ("train", "count"):
+        assert "--encoding-errors" not in err  # only what reads a whole corpus offers that option
 
 
 def test_no_case_wrote_anything(outcomes, workdir):

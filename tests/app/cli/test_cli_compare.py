@@ -39,11 +39,46 @@ def test_json_has_exactly_the_metric_keys_in_argument_order(cli):
     assert (code, err) == (0, "")
     rows = json_lines(out)
     assert [r["model"] for r in rows] == ["m2.json", "m0.json"]
-    assert all(list(r) == ["model", *METRIC_KEYS] for r in rows)
+    assert all(list(r) == ["model", *METRIC_KEYS, "renyi_alpha", "numbers_by_length"] for r in rows)
     # "ab ab\n" in characters: a b a b (4 tokens), or with the merge a+b: ab ab (2 tokens)
     assert [(r["tokens"], r["words"], r["fertility"], r["continued_words"]) for r in rows] == [
         (2, 2, 1.0, 0.0), (4, 2, 2.0, 1.0)]
     assert rows[0]["byte_fallback_rate"] is None and rows[0]["chars"] == 6
+
+
+def test_json_carries_the_source_defined_metrics(cli):
+    code, out, err = cli("compare", "m0.json", "-f", "t.txt", "--json")
+    assert (code, err) == (0, "")
+    row = json_lines(out)[0]
+    for key in ("shannon_efficiency", "renyi_efficiency", "shannon_efficiency_observed", "renyi_efficiency_observed",
+                "type_token_ratio", "avg_token_rank", "strr", "utf8_whole_token_rate", "utf8_split_char_rate",
+                "digit_boundary_f1"):
+        assert key in row
+    # "ab ab\n" in characters: a b a b, two types used equally: Shannon over log2(2 types) = 1
+    assert (row["shannon_efficiency_observed"], row["type_token_ratio"], row["avg_token_rank"]) == (1.0, 0.5, 1.5)
+    assert (row["strr"], row["utf8_whole_token_rate"], row["renyi_alpha"]) == (0.0, 1.0, 2.5)
+    assert row["utf8_split_char_rate"] is None and row["digit_boundary_f1"] is None  # no multi-byte chars, numbers
+
+
+def test_several_renyi_orders_give_each_its_keys(cli):
+    code, out, err = cli("compare", "m0.json", "-f", "t.txt", "--json", "--renyi-alpha", "2.5", "3.0")
+    assert (code, err) == (0, "")
+    row = json_lines(out)[0]
+    assert row["renyi_alpha"] == 2.5
+    assert {"renyi_efficiency", "renyi_efficiency@3", "renyi_efficiency_observed", "renyi_efficiency_observed@3"} <= set(row)
+    code, out, _ = cli("compare", "m0.json", "-f", "t.txt", "--json", "--renyi-alpha", "3")
+    assert json_lines(out)[0]["renyi_efficiency"] == row["renyi_efficiency@3"]
+    code, out, _ = cli("compare", "m0.json", "-f", "t.txt", "--csv", "--renyi-alpha", "2.5", "3")
+    header = next(csv.reader(io.StringIO(out)))
+    assert header[-2:] == ["renyi_efficiency@3", "renyi_efficiency_observed@3"]
+    code, out, _ = cli("compare", "m0.json", "-f", "t.txt", "--renyi-alpha", "2.5", "3")
+    assert out.splitlines()[-1].split()[0] == "renyi_efficiency_observed@3"
+
+
+@pytest.mark.parametrize("alpha", ["-1", "x", "inf"])
+def test_a_bad_renyi_order_is_a_usage_error(cli, alpha):
+    code, out, err = cli("compare", "m0.json", "-f", "t.txt", "--renyi-alpha", alpha)
+    assert code != 0 and out == "" and "Rényi order" in err
 
 
 def test_table_has_one_column_per_model(cli):
@@ -113,7 +148,7 @@ def test_by_document_json(cli):
     code, out, err = cli("compare", "m2.json", "-f", "u.txt", "--by-document", "--json")
     assert (code, err) == (0, "")
     row = json_lines(out)[0]
-    assert list(row) == ["model", *METRIC_KEYS, "gini", "reference", "documents"]
+    assert list(row) == ["model", *METRIC_KEYS, "renyi_alpha", "numbers_by_length", "gini", "reference", "documents"]
     docs = row["documents"]
     assert [(d["document"], d["title"], d["script"]) for d in docs] == [
         (1, "Titre", "Latin"), (2, "Title", "Latin"), (3, "Other", "Latin")]

@@ -30,3 +30,14 @@ def test_tiktoken_offsets_and_misuse(cli):
     assert code == 2 and out == "" and err.count("\n") == 1 and "tokenizer.json" in err
     code, out, err = cli("encode", path, "x", "--offsets", "tiktoken", "--ids")
     assert code == 2 and "--offsets" in err
+
+
+def test_hf_offsets_of_composed_characters_need_the_text(cli, tmp_path):
+    d = json.loads(shared_file("vocab", "hf", "bert-base-uncased", "tokenizer.json").read_text(encoding="utf-8"))
+    d["normalizer"] = {"type": "Sequence", "normalizers": [{"type": "NFC"}, d["normalizer"]]}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(d), encoding="utf-8")
+    code, out, _ = cli("encode", str(path), "cafe\u0301 x", "--offsets", "hf")
+    data = json.loads(out)
+    assert code == 0 and data["ids"] == [101, 7668, 1060, 102]
+    assert data["spans"][1] == [0, 5] and data["offsets"] == [[0, 0], [0, 4], [6, 7], [0, 0]]  # as tokenizers

@@ -83,3 +83,19 @@ def _prefix(tl, n: int):
     full = tl.tokenizer()
     return BpeTokenizer(full.base, full.merges[:n], full.splitter, special_tokens=full.special_tokens,
                         unk_id=full.unk_id, name="trained")
+
+
+def test_a_jump_back_splits_only_the_chunks_holding_later_merges():
+    """Scrubbing back a few steps re-splits the chunks holding a token merged after the new step;
+    the others keep their encoding (exactly: nothing from that step on was applied to them)."""
+    tl = train(TrainSettings(vocab_size=420, min_count=1), texts=[TEXT])
+    tok = tl.tokenizer()
+    seg = WindowSegmenter(tok, TEXT)
+    n = tl.n_merges
+    seg.at(n)
+    for k in (n - 1, n - 3, n // 2, 0):
+        got, want = seg.at(k), segment_text(tok, TEXT, k)
+        assert (got.ids, got.spans, got.fresh) == (want.ids, want.spans, want.fresh), k
+    seg.at(n)
+    seg.at(n - 1)
+    assert 0 < seg.reencoded < len(tok.chunks(TEXT)) / 4

@@ -143,6 +143,15 @@ def test_every_model_reports_progress_and_one_result():
     assert [e.result.model for e in events if e.result is not None] == ["a", "b"]
 
 
+def test_events_carry_each_document_once_as_it_is_measured():
+    events = list(iter_compare(UDHR_LIKE, [ModelSpec("a", byte_model), ModelSpec("b", byte_model)], by_document=True))
+    for k in (0, 1):
+        mine = [e for e in events if e.model_index == k]
+        assert all(len(e.rows) == e.done - before for e, before in zip(mine, [0] + [e.done for e in mine]))
+        assert tuple(m for e in mine for m in e.rows) == mine[-1].result.documents
+    assert all(e.rows == () for e in iter_compare(UDHR_LIKE, [ModelSpec("a", byte_model)]))  # no documents asked
+
+
 def test_bad_reference_raises_before_any_model_runs():
     with pytest.raises(TokvizError):
         next(iter_compare(UDHR_LIKE, [ModelSpec("a", byte_model)], by_document=True, reference="Klingon"))

@@ -143,6 +143,8 @@ def test_cancelling_a_split_run_ends_its_child(monkeypatch):
 
 
 def test_a_split_run_drops_its_child_when_the_machine_gets_busy(monkeypatch):
+    if not can_fork():  # another test's thread still runs: the run never splits, nothing to drop
+        pytest.skip("forking is not available here (not Linux, or another thread runs)")
     monkeypatch.setattr(split_module, "PARALLEL_MIN_EDGES", 0)
     serial = trained(1)
     monkeypatch.setattr(split_module, "MIN_BUSY_SHARE", 2.0)  # never busy enough: dropped at the first prune
@@ -155,4 +157,4 @@ def test_a_split_run_drops_its_child_when_the_machine_gets_busy(monkeypatch):
 
     monkeypatch.setattr(split_module.SplitLattices, "drop_child", spy)
     assert trained(2) == serial
-    assert dropped[:1] == [can_fork()]
+    assert dropped[:1] == [True] or not can_fork()  # (a thread may have started meanwhile)

@@ -60,11 +60,11 @@ def test_metrics_by_document_match_the_core(window, qtbot, models, tmp_path):
     assert [mm.headerData(i, Qt.Orientation.Horizontal) for i in range(mm.columnCount())] == [
         "metric", "m10.json", "m60.json"]
     assert mm.index(0, 1).data() == f"{expected.results[0].metrics.tokens:,}"
-    # the chart: one bar series per model, documents cheapest first for the first model
-    assert len(panel.chart.bars) == 2 and panel.tabs.currentIndex() == 2
+    # the chart: one curve per model, each model's documents cheapest first
+    assert len(panel.chart.languages.curves) == 2 and panel.tabs.currentIndex() == 2
     first = expected.results[0].premiums
-    assert [first[i] for i in panel.chart.order] == sorted(first)
-    assert "Русский заголовок" in panel.chart.describe(panel.chart.order.index(2))
+    assert [first[i] for i in panel.chart.languages.orders[0]] == sorted(first)
+    assert "Русский заголовок" in panel.chart.describe(2)
     # the scripts summary
     sm = panel.scripts_model
     assert [(sm.index(r, 0).data(), sm.index(r, 1).data()) for r in range(sm.rowCount())] == [

@@ -10,6 +10,7 @@ from tokviz.core import TrainSettings, save_timeline, train
 from tokviz.core.compare import ModelSpec, compare
 from tokviz.core.compare.health import vocabulary_health
 from tokviz.core.compare.report import growth_steps
+from tokviz.core.compare.trace import STAGES
 from tokviz.core.compare.vocab import compare_vocabularies
 
 
@@ -140,3 +141,45 @@ def test_why_without_a_span_uses_the_token_view_text(window, qtbot, two_models):
     tab.span.clear()
     assert run_tab(qtbot, tab) == "finished"
     assert tab.span.text() == "low lower lowest"
+
+
+def test_why_opens_each_model_once_and_traces_as_before(window, qtbot):
+    from tests.conftest import shared_file
+    from tokviz.core.compare.trace import trace_pipeline
+    from tokviz.core.loading import open_timeline
+
+    path = str(shared_file("vocab", "hf", "gpt2", "tokenizer.json"))
+    opened = []
+
+    def open_counted():
+        opened.append(path)
+        return open_timeline(path)
+
+    panel = window.script.panel("compare")
+    panel.add_model("gpt2", open_counted)
+    tab = panel.why_tab
+    for span in ("Hello world, 12345 o", " naïve café, ok 42!"):
+        tab.span.setText(span)
+        assert run_tab(qtbot, tab) == "finished"
+        expected = trace_pipeline(open_timeline(path), span, label="gpt2")
+        assert [tab.table.item(row, 0).text() for row in range(4)] == [
+            (" │ " if stage != "segmentation" else "\n").join(expected.stages[stage]) for stage in STAGES]
+    assert opened == [path]  # the second span is traced on the model opened for the first
+    panel.models_list.setCurrentRow(0)
+    panel.remove_selected()
+    panel.add_model("gpt2", open_counted)
+    assert run_tab(qtbot, tab) == "finished" and opened == [path, path]  # a model listed again is read again
+
+
+def test_why_traces_as_the_span_is_typed(window, qtbot):
+    small = train(TrainSettings(merges=8), texts=[TEXT])
+    panel = window.script.panel("compare")
+    panel.add_timeline("small", small)
+    tab = panel.why_tab
+    with qtbot.waitSignal(tab.ready, timeout=20_000):
+        tab.span.setText("the cat")
+        tab.span.textEdited.emit("the cat")
+    assert tab.outcome == "finished"
+    from tokviz.core.compare.trace import trace_pipeline
+
+    assert tab.table.item(3, 0).text() == " │ ".join(trace_pipeline(small, "the cat").stages["ids"])

@@ -29,6 +29,11 @@ def declared_options() -> dict[str, list[tuple[str, str, Option]]]:
     return found
 
 
+def _names(names: list[str]) -> str:
+    """``bpe``, ``bpe and unigram``, ``bpe, superbpe and unigram``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def _help(declarations: list[tuple[str, str, Option]]) -> str:
     """One help text for a flag: its meaning and default, each algorithm named where they differ.
 
@@ -47,8 +52,8 @@ def _help(declarations: list[tuple[str, str, Option]]) -> str:
         if len(by_value) == 1:
             text += f" (default {next(iter(by_value))})"
         else:
-            text += " (default: " + "; ".join(f"{' and '.join(a)} {v}" for v, a in by_value.items()) + ")"
-        texts.append(f"{' and '.join(a for a, _ in defaults)}: {text}" if named else text)
+            text += " (default: " + "; ".join(f"{_names(a)} {v}" for v, a in by_value.items()) + ")"
+        texts.append(f"{_names([a for a, _ in defaults])}: {text}" if named else text)
     return "; ".join(texts)
 
 
@@ -89,7 +94,7 @@ def train_settings(args: argparse.Namespace, usage_error: type[Exception]):
             continue
         declared = option_named(spec.settings_type, dest)
         if declared is None:
-            algos = " and ".join(algo for algo, _, _ in declarations)
+            algos = _names([algo for algo, _, _ in declarations])
             raise usage_error(f"tokviz train: {declarations[0][2].flag} applies to {algos} only, "
                               f"not --algorithm {args.algorithm}")
         name, o = declared

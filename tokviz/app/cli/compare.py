@@ -1,4 +1,4 @@
-"""``tokviz compare MODEL... -f TEXT [--json | --csv] [--by-document] [--step K] [--reference DOC]``.
+"""``tokviz compare MODEL... -f TEXT [--json | --csv] [--by-document] [--step K] [--reference DOC] [--renyi-alpha A...]``.
 
 Measures each MODEL on the text (`tokviz.core.compare`): any model ``tokviz encode`` opens (a
 tokviz model file, a ``.tiktoken`` file, a ``tokenizer.json``, a name such as ``cl100k_base``),
@@ -6,12 +6,15 @@ at the step ``--step K`` gives or a step of its own written ``MODEL@K``. Output:
 table (one column per model) by default; ``--json``: one object per model per line, in argument
 order, with ``model`` and the metric keys (and, with ``--by-document``, ``gini``, ``reference``
 and a ``documents`` list); ``--csv``: one row per model (per model and document with
-``--by-document``, then the model's whole-text row with its Gini coefficient).
+``--by-document``, then the model's whole-text row with its Gini coefficient). ``--renyi-alpha``
+takes one or more Rényi orders: the first is ``renyi_efficiency``'s, each further one adds
+``renyi_efficiency@A`` and ``renyi_efficiency_observed@A``.
 
 The text is read in pieces of whole lines (`tokviz.core.compare.FileSource`), once per model: a
 corpus of any size takes the memory of a piece, not of the corpus. A model that cannot be opened
 or measured is reported on stderr in one line while the others still print; the exit status is
-then 2. What this leaves out: the metrics (core), the GUI.
+then 2. While it runs, progress goes to stderr (`compare_progress`; ``--quiet``: none).
+What this leaves out: the metrics (core), the GUI.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import sys
 
 from tokviz.core import TokvizError
 from tokviz.core.compare import (
-    METRIC_KEYS,
+    RENYI_ALPHA,
     Document,
     FileSource,
     ModelResult,
@@ -32,10 +35,12 @@ from tokviz.core.compare import (
     iter_compare,
     prepare_documents,
 )
+from tokviz.core.compare.metrics import metric_keys
 from tokviz.core.compare.report import csv_header, csv_rows, format_figure, short_labels
 from tokviz.core.errors import CorpusError
 from tokviz.core.processes.parallel import choose_processes
 
+from .compare_progress import CompareProgress
 from .messages import one_line
 
 EXIT_FAILED = 2
@@ -57,6 +62,20 @@ def add_compare_arguments(c: argparse.ArgumentParser, positive) -> None:
     c.add_argument("--reference", metavar="DOC",
                    help="document the premiums are relative to: its number or title (default: the English UDHR, else 1)")
     c.add_argument("--pattern", metavar="REGEX", help="split pattern of a .tiktoken file tokviz does not know")
+    c.add_argument("--renyi-alpha", type=_alpha, nargs="+", default=[RENYI_ALPHA], metavar="A",
+                   help=f"Rényi order(s) of the efficiency (default {RENYI_ALPHA}; tokenization-scorer's default is 3)")
+    c.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def _alpha(text: str) -> float:
+    """A Rényi order: a finite number >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (0 <= value < float("inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a Rényi order (a number >= 0, such as 2.5)")
+    return value
 
 
 def model_specs(names: list[str], step: int | None, read_model, pattern: str | None) -> list[ModelSpec]:
@@ -93,16 +112,22 @@ def run_compare(args: argparse.Namespace, read_model, usage_error: type[Exceptio
         text.check()
     specs = model_specs(args.models, args.step, read_model, args.pattern)
     out = sys.stdout
-    writer = _CsvOut(out, by_document=args.by_document) if args.format == "csv" else None
+    alphas = tuple(dict.fromkeys(args.renyi_alpha))  # in order, each once
+    writer = _CsvOut(out, by_document=args.by_document, keys=metric_keys(alphas)) if args.format == "csv" else None
     results: list[ModelResult] = []
     failed = False
+    progress = CompareProgress(sys.stderr, [s.label for s in specs], documents=len(docs),
+                               enabled=not args.quiet)
+    progress.start()
     for event in iter_compare(text, specs, by_document=args.by_document, documents=docs or None,
-                              reference=args.reference, processes=choose_processes()):
+                              reference=args.reference, processes=choose_processes(), renyi_alphas=alphas):
         r = event.result
+        progress.update(event.model_index, event.done, event.total, finished=r is not None)
         if r is None:
             continue
         if r.error is not None:
             failed = True
+            progress.clear()
             print(one_line(f"tokviz compare: {r.model}: {r.error}"), file=sys.stderr)
             continue
         if args.format == "json":
@@ -112,8 +137,9 @@ def run_compare(args: argparse.Namespace, read_model, usage_error: type[Exceptio
             writer.write(r, docs)
         else:
             results.append(r)
+    progress.clear()
     if args.format is None and results:
-        lines = _document_table(results, docs, ref) if args.by_document else _metric_table(results)
+        lines = _document_table(results, docs, ref) if args.by_document else _metric_table(results, alphas)
         out.write("\n".join(lines) + "\n")
     return EXIT_FAILED if failed else 0
 
@@ -122,7 +148,8 @@ def run_compare(args: argparse.Namespace, read_model, usage_error: type[Exceptio
 
 
 def _json_row(r: ModelResult, docs: list[Document], ref: int | None) -> dict:
-    row = {"model": r.model, **r.metrics.as_dict()}
+    row = {"model": r.model, **r.metrics.as_dict(), "renyi_alpha": r.metrics.renyi_alpha,
+           "numbers_by_length": _number_lengths(r.metrics)}
     if docs:
         row["gini"] = r.gini
         row["reference"] = docs[ref].number
@@ -133,13 +160,19 @@ def _json_row(r: ModelResult, docs: list[Document], ref: int | None) -> dict:
     return row
 
 
+def _number_lengths(m) -> dict:
+    """Numbers by length group: how many, tokens per digit, split entropy in bits."""
+    return {g.group: {"numbers": g.numbers, "tokens_per_digit": g.tokens_per_digit, "split_entropy": g.split_entropy}
+            for g in m.number_lengths}
+
+
 class _CsvOut:
     """CSV rows as results arrive (`tokviz.core.compare.report`)."""
 
-    def __init__(self, out, *, by_document: bool) -> None:
+    def __init__(self, out, *, by_document: bool, keys: tuple[str, ...]) -> None:
         self.out = out
         self.writer = csv.writer(out, lineterminator="\n")
-        self.writer.writerow(csv_header(by_document=by_document))
+        self.writer.writerow(csv_header(by_document=by_document, keys=keys))
 
     def write(self, r: ModelResult, docs: list[Document]) -> None:
         self.writer.writerows(csv_rows(r, docs))
@@ -164,11 +197,12 @@ def _labels(results: list[ModelResult]) -> list[str]:
     return short_labels([r.model for r in results])
 
 
-def _metric_table(results: list[ModelResult]) -> list[str]:
+def _metric_table(results: list[ModelResult], alphas: tuple[float, ...]) -> list[str]:
     """One row per metric, one column per model."""
     rows = [["metric", *_labels(results)]]
-    for key in METRIC_KEYS:
-        rows.append([key, *(_cell(key, getattr(r.metrics, key)) for r in results)])
+    figures = [r.metrics.as_dict() for r in results]
+    for key in metric_keys(alphas):
+        rows.append([key, *(_cell(key, f[key]) for f in figures)])
     return _align(rows)
 
 

@@ -43,18 +43,40 @@ def cmd_train(args: argparse.Namespace) -> int:
     from .algorithms import train_settings
     from .progress import ProgressBar
 
+    parallel = getattr(args, "parallel", None)  # a setting: the training reads the parallel corpus itself
+    if parallel is not None and (args.files or args.counts):
+        raise UsageError("tokviz train: --parallel FILE is the corpus; give no other FILEs nor --counts")
+    if bool(args.files) == bool(args.counts) and parallel is None:
+        raise UsageError("tokviz train: give text FILEs or --counts COUNTS files, not both (nor neither)")
+    if args.counts and args.word_counts:
+        raise UsageError("tokviz train: --word-counts reads FILEs; count files need no --word-counts")
+    counts = None
+    if args.counts:
+        from tokviz.core.text.count_files import read_counts
+
+        counts = read_counts(args.counts)
+        if counts.split is not None and args.split is None:
+            args.split = counts.split  # the split the chunks were made with
     settings = train_settings(args, UsageError)  # BPE, WordPiece or Unigram settings
+    if counts is not None and counts.split is not None and counts.split != settings.split:
+        raise UsageError(f"tokviz train: the counts were made with --split {counts.split}, not "
+                         f"{settings.split}; train with --split {counts.split} or count again")
     out = Path(args.output)
     if out.is_dir():
         raise UsageError(f"tokviz train: output {out} is a folder; give a file name")
     if not out.parent.exists() and str(out.parent):
         raise UsageError(f"tokviz train: output folder {out.parent} does not exist")
-    for f in args.files:
+    for f in [*args.files, *([parallel] if parallel is not None else [])]:
         if Path(f).is_file() and same_file(f, out):
             raise UsageError(f"tokviz train: output {out} is the input file {f}; give another name")
     _check_writable(out)  # fail now, not after a long training run
     texts = [read_text(f, errors=args.encoding_errors, hint=REPLACE_HINT) for f in args.files]
-    if args.word_counts:
+    if counts is not None:
+        from tokviz.core.text.chunks import ChunkCounts
+
+        # chunks of this split are used as they are; other texts are split as words are
+        training = make_training(settings, table=ChunkCounts(counts.table) if counts.split else counts.table)
+    elif args.word_counts:
         table: dict[str, int] = {}
         for name, text in zip(args.files, texts):
             for w, n in parse_word_counts(text, name=name).items():
@@ -124,11 +146,16 @@ def cmd_encode(args: argparse.Namespace) -> int:
         noun = step_noun(timeline, 1)
         raise UsageError(f"tokviz encode: --step {args.step} is past the last {noun} ({timeline.n_steps})")
     tok = timeline.tokenizer()
+    sampled = None
+    if args.dropout is not None or args.seed is not None:  # a BPE-dropout sample
+        from .dropout import sampled_encoding
+
+        sampled = sampled_encoding(tok, text, args, UsageError)
     if args.offsets is not None and args.format not in (None, "json"):
         raise UsageError(f"tokviz encode: --offsets gives JSON; it goes with --json, not --{args.format}")
     fmt = "json" if args.offsets else args.format or "table"  # default: one "id<TAB>token" line per token
     processes = choose_processes()  # a big text may be encoded (and written) by forked children too
-    if fmt == "ids":  # the ids path: no tokens, no spans are computed
+    if fmt == "ids" and sampled is None:  # the ids path: no tokens, no spans are computed
         from tokviz.core.algorithm.ids_path import encode_ids_text_like
 
         with collector_paused():
@@ -136,7 +163,9 @@ def cmd_encode(args: argparse.Namespace) -> int:
                                                   processes=processes))
         sys.stdout.write("\n")
         return 0
-    if args.specials_as_text:
+    if sampled is not None:
+        enc = sampled
+    elif args.specials_as_text:
         from tokviz.core.special_tokens import encode_specials_as_text
 
         enc = encode_specials_as_text(tok, text, step=args.step)
@@ -154,11 +183,14 @@ def cmd_encode(args: argparse.Namespace) -> int:
     if fmt == "json" and args.offsets:  # the reference library's offsets beside tokviz's spans
         from tokviz.core.formats.offsets import reference_offsets
 
-        print(json.dumps({**enc.to_json(), "offsets": reference_offsets(tok, enc, args.offsets)}, ensure_ascii=False))
+        offsets = reference_offsets(tok, enc, args.offsets, text=text, step=args.step)
+        print(json.dumps({**enc.to_json(), "offsets": offsets}, ensure_ascii=False))
     elif fmt == "json":
         with collector_paused():
             enc.write_json(sys.stdout.write, processes=processes)  # = json.dumps(enc.to_json()), streamed
         sys.stdout.write("\n")
+    elif fmt == "ids":
+        print(" ".join(map(str, enc.ids)))
     elif fmt == "tokens":  # one line, as the token view shows them: "Token izers ␣are ␣fun"
         from tokviz.core.display.tokens import visible_token
 
@@ -212,6 +244,25 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def cmd_info(args: argparse.Namespace) -> int:
     from .info import run_info
     return run_info(args, _read_model)
+
+
+def cmd_count(args: argparse.Namespace) -> int:
+    from tokviz.core.io.safe_files import same_file
+    from tokviz.core.text.chunks import count_chunks
+    from tokviz.core.text.count_files import write_counts
+    from tokviz.core.text.split import parse_split
+
+    splitter = parse_split(args.split)  # SplitError: one line
+    out = Path(args.output)
+    for f in args.files:
+        if Path(f).is_file() and out.exists() and same_file(f, out):
+            raise UsageError(f"tokviz count: output {out} is the input file {f}; give another name")
+    _check_writable(out)
+    texts = [read_text(f, errors=args.encoding_errors, hint=REPLACE_HINT) for f in args.files]
+    counts = count_chunks(texts, splitter, specials=tuple(args.special), processes=choose_processes())
+    write_counts(out, counts, split=args.split)
+    print(f"{len(counts):,} pre-tokens, {sum(counts.values()):,} in all -> {out}", file=sys.stderr)
+    return 0
 
 
 def cmd_glitch(args: argparse.Namespace) -> int:
@@ -299,6 +350,7 @@ HANDLERS = {
     "chat": cmd_chat,
     "info": cmd_info,
     "glitch": cmd_glitch,
+    "count": cmd_count,
     "diff": cmd_diff,
     "gui": cmd_gui,
     "screenshot": cmd_screenshot,

@@ -29,8 +29,9 @@ def write_merges(timeline, out: TextIO, *, as_json: bool) -> None:
     vocab = timeline.token_bytes()
     scores = timeline.has_scores  # WordPiece
     counts = timeline.has_counts  # a loaded tokenizer's merges come in rank order, counts unknown
+    kinds = timeline.step_kinds  # BoundlessBPE: a step is a merge or a supermerge
     if not as_json:
-        out.write("\t".join(MERGE_COLUMNS + (("score",) if scores else ())) + "\n")
+        out.write("\t".join(MERGE_COLUMNS + (("score",) if scores else ()) + (("kind",) if kinds else ())) + "\n")
     for s in timeline.steps:
         a, b = s.pair if s.pair is not None else (None, None)  # a loaded token no single merge forms
         if as_json:
@@ -39,11 +40,13 @@ def write_merges(timeline, out: TextIO, *, as_json: bool) -> None:
                  "token_hex": s.token.hex(), "count": s.count if counts else None}
             if scores:
                 d.update(score=s.score, left_count=s.left_count, right_count=s.right_count)
+            if kinds:
+                d.update(kind=s.kind)
             out.write(json.dumps(d) + "\n")
             continue
         left, right = ("-", "-") if a is None else (visible_token(vocab[a]), visible_token(vocab[b]))
         count = s.count if counts else "count unknown"
-        extra = f"\t{s.score:.6g}" if scores else ""
+        extra = (f"\t{s.score:.6g}" if scores else "") + (f"\t{s.kind}" if kinds else "")
         out.write(f"{s.rank}\t{s.id}\t{left}\t{right}\t{count}{extra}\n")
 
 

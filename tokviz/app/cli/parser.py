@@ -34,6 +34,7 @@ COMMAND_HELP = {  # each command's line in ``tokviz --help``, and its --help's d
     "chat": "render a conversation with a model's chat template, token by token",
     "diff": "find the first text two tokenizers (or one at two steps) encode differently, and why",
     "info": "what a tokenizer is: its pre-tokenizer family, fingerprint and warnings",
+    "count": "count a corpus's pre-tokens into a file tokviz train --counts reads (TSV or Parquet)",
     "glitch": "rank a tokenizer's tokens by how likely a model never learned them (glitch tokens)",
 }
 COMMANDS = tuple(COMMAND_HELP)
@@ -59,7 +60,7 @@ class _Parser(argparse.ArgumentParser):
         known = [o for o in self._option_string_actions if o.startswith("--")]
         for word in message.split(":", 1)[1].split():
             if word.startswith("--"):
-                close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1)
+                close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.75)
                 if close:
                     return f"; did you mean {close[0]}?"
         return ""
@@ -95,8 +96,11 @@ def command_parser(name: str) -> argparse.ArgumentParser:
 def _train(t: argparse.ArgumentParser) -> None:
     from .algorithms import add_algorithm_options
 
-    t.add_argument("files", nargs="+", metavar="FILE",
+    t.add_argument("files", nargs="*", metavar="FILE",
                    help="UTF-8 text to train on (or with --word-counts: 'word count' tables)")
+    t.add_argument("--counts", action="extend", nargs="+", metavar="COUNTS",
+                   help="train from pre-token count files instead of text (repeatable; they add up): "
+                        "'text<TAB>count' TSV or .parquet, as tokviz count writes them")
     t.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="the model file to write")
     t.add_argument("--word-counts", action="store_true", help="FILEs are 'word count' tables")
     t.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict",
@@ -121,6 +125,9 @@ def _encode(e: argparse.ArgumentParser) -> None:
     fmt.add_argument("--tokens", action="store_const", const="tokens", dest="format",
                      help="the tokens on one line, whitespace marked as in the token view (␣ ↵ ⇥)")
     e.add_argument("--specials-as-text", action="store_true", help="encode special-token text as ordinary text")
+    from .dropout import add_dropout_arguments
+
+    add_dropout_arguments(e)  # --dropout P --seed S
     from tokviz.core.formats.offsets import OFFSET_CONVENTIONS  # encode loads a tokenizer anyway
 
     e.add_argument("--offsets", choices=OFFSET_CONVENTIONS,
@@ -160,6 +167,20 @@ def _diff(d: argparse.ArgumentParser) -> None:
     from .diff import add_diff_arguments  # parity
 
     add_diff_arguments(d, whole_number)
+
+
+def _count(c: argparse.ArgumentParser) -> None:
+    from tokviz.core.text.split import SPLIT_CHOICES
+
+    c.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text to count")
+    c.add_argument("-o", "--output", required=True, metavar="COUNTS",
+                   help="the file to write: .parquet (needs pyarrow), else 'text<TAB>count' TSV")
+    c.add_argument("--split", default="gpt4", metavar="SPLIT",
+                   help=f"the pre-tokenizer, as tokviz train's --split ({SPLIT_CHOICES}; default gpt4)")
+    c.add_argument("--special", action="append", default=[], metavar="TOKEN",
+                   help="special-token text to leave uncounted, as tokviz train's --special (repeatable)")
+    c.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict",
+                   help="strict: refuse a file that is not UTF-8; replace: read bad bytes as U+FFFD (default strict)")
 
 
 def _glitch(g: argparse.ArgumentParser) -> None:
@@ -206,4 +227,5 @@ _ARGUMENTS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
     "train": _train, "encode": _encode, "decode": _decode, "merges": _merges, "gui": _gui,
     "screenshot": _screenshot, "lesson": _lesson, "animate": _animate, "export": _export,
     "compare": _compare, "chat": _chat, "info": _info, "diff": _diff, "glitch": _glitch,
+    "count": _count,
 }

@@ -127,11 +127,14 @@ class WorkspaceController(QObject):
     changed = Signal(str)
 
     def __init__(self, frame: LayoutFrame, docks: DockManager, settings: AppSettings,
-                 parent: QObject | None = None, *, before_change: Callable[[], None] | None = None) -> None:
-        """`before_change()` runs before a workspace is changed or reset (leave presenter mode)."""
+                 parent: QObject | None = None, *, before_change: Callable[[], None] | None = None,
+                 held: Callable[[], bool] = lambda: False) -> None:
+        """`before_change()` runs before a workspace is changed or reset (leave presenter mode);
+        while `held()` (presenter mode owns the docks), a resize never lays the workspace out again."""
         super().__init__(parent)
         self.frame, self.docks, self.settings = frame, docks, settings
         self._before = before_change or (lambda: None)
+        self._held = held
         saved = settings.workspace(DEFAULT_WORKSPACE)
         self.current = saved if saved in {w.key for w in WORKSPACES} else DEFAULT_WORKSPACE
         self.group = QActionGroup(self)
@@ -158,14 +161,14 @@ class WorkspaceController(QObject):
                 and isinstance(event.child(), QTabBar):  # a tab group Qt has just made
             whole_titles(event.child())
         if obj is self.frame and event.type() == QEvent.Type.Resize and self._arranged_for is not None \
-                and not self.frame.isFullScreen():
+                and not self.frame.isFullScreen() and not self._held():
             if self.layout.columns_for(self.frame.width()) is not self._arranged_for:
                 QTimer.singleShot(0, self, self._follow_width)
         return False
 
     def _follow_width(self) -> None:
         """The layout variant for the window's width now (a wide layout holds a narrow window too tall)."""
-        if self._arranged_for is not None and not self.frame.isFullScreen() \
+        if self._arranged_for is not None and not self.frame.isFullScreen() and not self._held() \
                 and self.layout.columns_for(self.frame.width()) is not self._arranged_for:
             self.arrange()
 

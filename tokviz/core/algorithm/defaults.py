@@ -1,5 +1,6 @@
 """`TokenizerDefaults`: the optional members of the `Tokenizer` protocol with the values a tokenizer
 has when it does not fill them in, so callers read them plainly instead of probing for them.
+`TimelineDefaults` does the same for the optional members of the `StepTimeline` protocol.
 
 Every tokenizer class mixes it in last; a class (or an instance) that has the member overrides it.
 """
@@ -8,6 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from tokviz.core.errors import EncodeError
+
+if TYPE_CHECKING:
+    import random
+
+    from tokviz.core.encoding import Encoding
 
 _NO_SPECIALS: Mapping[str, int] = MappingProxyType({})
 
@@ -31,6 +40,7 @@ class TokenizerDefaults:
     normalizer: object | None = None  # the normalizer a pipeline runs first
     writes_token_text = False  # token_text() gives the vocabulary's own spelling of each id
     scores_pieces = False  # log_prob(id, step=) gives a Unigram piece's log-probability
+    drops_merges = False  # encode_dropout samples BPE-dropout segmentations
 
     def chunks(self, text: str) -> list[str] | None:
         """The pieces the pre-tokenizer cuts `text` into; None: this tokenizer has no pre-tokenizer."""
@@ -64,5 +74,30 @@ class TokenizerDefaults:
     def is_special(self, token_id: int) -> bool:
         return token_id in self.special_tokens.values()
 
+    def encode_dropout(self, text: str, *, dropout: float, seed: int | random.Random | None = None,
+                       step: int | None = None) -> Encoding:
+        """`encode_ordinary` with BPE-dropout; only tokenizers that join pairs (``drops_merges``)."""
+        raise EncodeError(f"{self.name} does not join pairs of tokens: dropout applies to BPE models only")
+
     def warm_up(self) -> None:
         """Build the one-time tables of a first long encode now (nothing to build by default)."""
+
+
+class TimelineDefaults:
+    """The optional members of `StepTimeline`: what a timeline whose steps are all alike, with the
+    usual chart, answers (BPE, WordPiece, Unigram, a loaded tokenizer)."""
+
+    step_kinds = False  # steps differ in kind (BoundlessBPE: merge or supermerge; parity-aware: the language served)
+
+    def step_note(self, rank: int) -> str:
+        """A few words on step `rank` (0-based) when `step_kinds`: its kind, what it served."""
+        return ""
+
+    def chart_second_series(self) -> tuple[str | None, list[float]] | None:
+        """(title, values per step) for the chart's middle plot instead of the vocabulary size
+        (SuperBPE: bytes per token), or None for the usual plot."""
+        return None
+
+    def chart_marks(self) -> list[tuple[int, str]]:
+        """(step, label) lines the chart draws (SuperBPE's transition, a hybrid run's switch)."""
+        return []

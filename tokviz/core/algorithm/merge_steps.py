@@ -6,8 +6,10 @@ A subclass has ``steps`` (records with ``pair`` and ``length``) and ``corpus_len
 
 from __future__ import annotations
 
+from .defaults import TimelineDefaults
 
-class MergeSteps:
+
+class MergeSteps(TimelineDefaults):
     """Counts, clamping and the corpus length at step k, from the ordered merges."""
 
     steps: list

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tokviz.core.algorithm.chunked import ChunkedTokenizer, ChunkResult
+from tokviz.core.algorithm.defaults import TimelineDefaults
 from tokviz.core.algorithm.records import UNK_TOKEN
 from tokviz.core.errors import EncodeError, ModelFormatError
 from tokviz.core.text.split import Splitter
@@ -126,7 +127,7 @@ def check_specials(special_tokens: Sequence[str]) -> tuple[str, ...]:
     return specials
 
 
-class PieceLayout:
+class PieceLayout(TimelineDefaults):
     """The id layout WordPiece and Unigram timelines share: 0 is ``[UNK]``, then the user's special
     tokens, then the pieces. A subclass has ``settings.special_tokens`` and `token_forms()`."""
 

@@ -25,6 +25,8 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    import random
+
     from tokviz.core.encoding import Encoding
 
     from .reach import Reason
@@ -69,6 +71,9 @@ class Tokenizer(Protocol):
     normalizer: object | None
     writes_token_text: bool  # token_text() gives the vocabulary's own spelling of each id
     scores_pieces: bool  # log_prob(id, step=) gives a Unigram piece's log-probability
+    # BPE-dropout (`tokviz.core.bpe.dropout`): encode_dropout skips each join with a probability
+    # (merge-list and byte-rank BPE); other tokenizers refuse it
+    drops_merges: bool
 
     @property
     def n_vocab(self) -> int: ...
@@ -109,6 +114,12 @@ class Tokenizer(Protocol):
                disallowed_special: Literal["all"] | Collection[str] = ...) -> Encoding: ...
 
     def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding: ...
+
+    def encode_dropout(self, text: str, *, dropout: float, seed: int | random.Random | None = None,
+                       step: int | None = None) -> Encoding:
+        """`encode_ordinary` with each join skipped with probability `dropout`, the draws seeded by
+        `seed`: the same (text, dropout, seed) gives the same ids; 0 gives `encode_ordinary`."""
+        ...
 
     def encode_ids(self, text: str, *, step: int | None = None) -> list[int]: ...
 
@@ -158,7 +169,14 @@ class StepTimeline(Protocol):
     renumbers_vocab: bool  # a step renumbers the vocabulary (a table listing it starts over)
     replays_merges: bool  # a trained BPE run: views rebuild its tokenizer from the merges so far
     traces_matches: bool  # WordPiece: "trace a word" lists greedy longest matches, not merges
+    step_kinds: bool  # steps differ in kind; `step_note(rank)` says how (defaults: `TimelineDefaults`)
     finished: bool
+
+    def step_note(self, rank: int) -> str: ...
+
+    def chart_second_series(self) -> tuple[str | None, list[float]] | None: ...
+
+    def chart_marks(self) -> list[tuple[int, str]]: ...
 
     @property
     def n_steps(self) -> int: ...

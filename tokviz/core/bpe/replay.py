@@ -57,6 +57,9 @@ def segment_text(tokenizer: BpeTokenizer, text: str, k: int) -> Segmentation:
 
 
 MAX_FORWARD = 4096  # forward jumps up to this many merges re-encode only the chunks they change
+# ... when no final encoding is at hand to split back from (a training run moving on); with one,
+# a jump of more merges than this splits the final encoding back: a scrub costs ~1 ms, not ~10
+SHORT_FORWARD = 64
 
 
 class WindowSegmenter:
@@ -82,7 +85,7 @@ class WindowSegmenter:
         self._chunk_spans = tokenizer.splitter.spans(text)  # [(start, end)]
         self._k: int | None = None
         self._hits: list[tuple] = []  # per chunk: (ids, spans relative to the chunk)
-        self._final: list[tuple[int, ...]] | None = None  # per chunk: its ids after every merge
+        self._final: list[tuple] | None = None  # per chunk: (ids, spans) after every merge
         self.reencoded = 0  # chunks re-encoded by the last `at` (for tests and benchmarks)
 
     def follow(self, tokenizer: BpeTokenizer) -> bool:
@@ -105,7 +108,8 @@ class WindowSegmenter:
         tok, text = self.tokenizer, self.text
         limit = tok.clamp_step(k)
         spans = self._chunk_spans
-        if self._k is not None and 0 < limit - self._k <= MAX_FORWARD:
+        ahead = limit - self._k if self._k is not None else 0
+        if 0 < ahead <= (MAX_FORWARD if self._final is None else SHORT_FORWARD):
             hits = list(self._hits)
             changed = self._changed_chunks(hits, self._k, limit)
             for c in changed:
@@ -114,11 +118,14 @@ class WindowSegmenter:
             n = len(changed)
         elif self._k == limit:
             hits, n = self._hits, 0
-        else:  # a jump: split the final encoding back (`unmerge_chunk`), no merging from scratch
+        else:  # a jump: split a later encoding back (`unmerge_chunk`), no merging from scratch
             if self._final is None:
-                self._final = [tok.encode_chunk(text[s:e])[0] for s, e in spans]
-            hits = [tok.unmerge_chunk(text[s:e], ids, limit) for (s, e), ids in zip(spans, self._final)]
-            n = len(hits)
+                self._final = [tok.encode_chunk(text[s:e]) for s, e in spans]
+            later = self._hits if self._k is not None and self._k > limit else self._final
+            top = tok.base_size + limit  # a chunk of ids all below this has no merge from `limit` on
+            hits = [hit if not hit[0] or max(hit[0]) < top else tok.unmerge_chunk(text[s:e], hit[0], limit)
+                    for (s, e), hit in zip(spans, later)]
+            n = sum(new is not old for new, old in zip(hits, later))
         self._k, self._hits, self.reencoded = limit, hits, n
         ids: list[int] = []
         out_spans: list[tuple[int, int]] = []

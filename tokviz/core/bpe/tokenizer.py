@@ -19,6 +19,7 @@ from tokviz.core.errors import EncodeError
 from tokviz.core.text.split import Splitter, parse_split
 from tokviz.core.text.surrogates import surrogate_safe
 
+from .dropout.sampled import MergeListDropout
 from .pair_merge import PairMerges, pair_key
 from .units import BaseVocab
 
@@ -39,7 +40,7 @@ def _utf8_len(c: str) -> int:
 
 
 @surrogate_safe
-class BpeTokenizer(ChunkedTokenizer):
+class BpeTokenizer(MergeListDropout, ChunkedTokenizer):
     """A BPE tokenizer from base units, an ordered merge list, a split rule and special tokens."""
 
     kind = "bpe"  # what made it (the pretrained tokenizers say "tiktoken" or "hf")

@@ -10,11 +10,36 @@ and measured piece by piece (`source`, `seams`, `MetricsSum`), with the figures 
 whole. Pure Python + numpy + regex; no printing, no Qt.
 """
 
-from .documents import (DEFAULT_REFERENCE_TITLE, Document, DocumentSplitter, find_reference, gini, premiums,
-                        split_documents)
-from .metrics import (METRIC_KEYS, RENYI_ALPHA, Metrics, MetricsSum, TextFacts, compute_metrics, renyi_efficiency,
-                      text_facts)
-from .run import CompareEvent, Comparison, ModelResult, ModelSpec, compare, iter_compare, prepare_documents
+from .documents import (
+    DEFAULT_REFERENCE_TITLE,
+    Document,
+    DocumentSplitter,
+    find_reference,
+    gini,
+    premiums,
+    split_documents,
+)
+from .metrics import (
+    METRIC_KEYS,
+    RENYI_ALPHA,
+    Metrics,
+    MetricsSum,
+    TextFacts,
+    compute_metrics,
+    renyi_efficiency,
+    text_facts,
+)
+from .run import (
+    CompareBatch,
+    CompareEvent,
+    Comparison,
+    ModelResult,
+    ModelSpec,
+    OpenedModels,
+    compare,
+    iter_compare,
+    prepare_documents,
+)
 from .scripts import ScriptCounter, scripts_of
 from .seams import EncodedPiece, encoded_pieces
 from .source import FileSource, StringSource, TextSource, as_source

@@ -1,39 +1,77 @@
 """Tokenizer efficiency metrics of one text: what `tokviz compare` prints for each model.
 
-A `Metrics` record holds the twelve figures of one tokenizer on one text (or one document of it):
+A `Metrics` record holds the figures of one tokenizer on one text (or one document of it):
 
 - ``tokens``, ``chars`` (code points), ``bytes`` (UTF-8), ``words`` (``len(text.split())``);
 - ``chars_per_token``, ``bytes_per_token`` (compression);
 - ``fertility``: tokens per word (Rust et al. 2021, "How Good is Your Tokenizer?");
 - ``continued_words``: share of words whose characters two or more tokens cover (same paper);
-- ``vocab_used``: distinct ids used / vocabulary size at the step, special tokens included;
-- ``renyi_efficiency``: Rényi entropy of order 2.5 of the unigram distribution of the ids, over
-  ``log(vocabulary size)`` (Zouhar et al. 2023, "Tokenization and the Noiseless Channel");
+- ``vocab_used``: distinct ids used / vocabulary size at the step, special tokens included
+  (vocabulary utilisation);
+- ``renyi_efficiency``: Rényi entropy of order α (default 2.5) of the unigram distribution of the
+  ids over ``log(vocabulary size)`` (Zouhar et al. 2023, "Tokenization and the Noiseless Channel");
+  ``renyi_efficiency_observed`` over ``log(types observed)``, ``tokenization-scorer``'s default;
+  ``shannon_efficiency`` and ``shannon_efficiency_observed`` the same for Shannon entropy;
+  more orders at once: `Metrics.renyi_more`, keyed ``renyi_efficiency@3`` (`metric_keys`);
+- ``type_token_ratio`` (types / tokens), ``avg_token_rank`` (mean frequency rank; `distribution`);
 - ``unk_rate``: share of ``[UNK]``/``<unk>`` tokens;
 - ``byte_fallback_rate``: share of ``<0xNN>`` byte tokens, only for vocabularies that write all 256
-  bytes that way (SentencePiece-style byte fallback); None for every other tokenizer.
+  bytes that way (SentencePiece-style byte fallback); None for every other tokenizer;
+- ``strr``: share of words exactly one token covers (Nayeem et al. 2025, "Beyond Fertility");
+- ``utf8_whole_token_rate``, ``utf8_boundary_crossing_rate``, ``utf8_split_char_rate``
+  (`utf8_integrity`); ``digit_boundary_f1``, ``tokens_per_digit``, ``digit_split_entropy``
+  (`numbers`); ``identifier_fragmentation``, ``indentation_tokens`` (`code_metrics`).
 
 Zero denominators: a ratio whose denominator is zero (no tokens, no words, a vocabulary of one
-token) is None (JSON null), never 0 or NaN, so an empty text has ``tokens == 0`` and None ratios,
-except ``vocab_used`` (0 of V ids used: 0.0).
+token, no numbers) is None (JSON null), never 0 or NaN, so an empty text has ``tokens == 0`` and
+None ratios, except ``vocab_used`` (0 of V ids used: 0.0).
 
-`TextFacts` holds what does not depend on the tokenizer (byte offsets of characters, word spans),
-computed once per text. What this leaves out: encoding (`tokens`), documents (`documents`),
+What this leaves out: the text's facts (`text`), encoding (`tokens`), documents (`documents`),
 running many models (`run`).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from functools import cache
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
+
+from . import distribution
+from .tallies import NumberLength, Tally, finish, number_lengths
+from .text import TextFacts, ratio, space_codes, text_facts, token_counts_per_word
+
+__all__ = ["METRIC_KEYS", "RENYI_ALPHA", "Metrics", "MetricsSum", "TextFacts", "compute_metrics", "id_counts",
+           "metric_keys", "ratio", "renyi_efficiency", "space_codes", "text_facts", "token_counts_per_word"]
 
 METRIC_KEYS = (
     "tokens", "chars", "bytes", "words", "chars_per_token", "bytes_per_token", "fertility",
     "continued_words", "vocab_used", "renyi_efficiency", "unk_rate", "byte_fallback_rate",
+    "renyi_efficiency_observed", "shannon_efficiency", "shannon_efficiency_observed", "type_token_ratio",
+    "avg_token_rank", "strr", "utf8_whole_token_rate", "utf8_boundary_crossing_rate", "utf8_split_char_rate",
+    "digit_boundary_f1", "tokens_per_digit", "digit_split_entropy", "identifier_fragmentation",
+    "indentation_tokens",
 )
 RENYI_ALPHA = 2.5  # Zouhar et al.'s best-correlating order
+
+
+def alpha_label(alpha: float) -> str:
+    """How an order is written in a key: ``renyi_efficiency@`` + this.
+
+    >>> alpha_label(3.0), alpha_label(2.5)
+    ('3', '2.5')
+    """
+    return f"{alpha:g}"
+
+
+def metric_keys(alphas: Sequence[float] = (RENYI_ALPHA,)) -> tuple[str, ...]:
+    """`METRIC_KEYS` and, for each Rényi order after the first, its two efficiency keys.
+
+    >>> metric_keys((2.5, 3.0))[-2:]
+    ('renyi_efficiency@3', 'renyi_efficiency_observed@3')
+    """
+    more = [f"{k}@{alpha_label(a)}" for a in alphas[1:] for k in ("renyi_efficiency", "renyi_efficiency_observed")]
+    return (*METRIC_KEYS, *more)
 
 
 @dataclass(frozen=True)
@@ -52,19 +90,32 @@ class Metrics:
     renyi_efficiency: float | None
     unk_rate: float | None
     byte_fallback_rate: float | None
+    renyi_efficiency_observed: float | None = None
+    shannon_efficiency: float | None = None
+    shannon_efficiency_observed: float | None = None
+    type_token_ratio: float | None = None
+    avg_token_rank: float | None = None
+    strr: float | None = None
+    utf8_whole_token_rate: float | None = None
+    utf8_boundary_crossing_rate: float | None = None
+    utf8_split_char_rate: float | None = None
+    digit_boundary_f1: float | None = None
+    tokens_per_digit: float | None = None
+    digit_split_entropy: float | None = None
+    identifier_fragmentation: float | None = None
+    indentation_tokens: float | None = None
+    renyi_alpha: float = RENYI_ALPHA  # the order of renyi_efficiency
+    # (alpha, efficiency over log V, over log types) for each further order asked for
+    renyi_more: tuple[tuple[float, float | None, float | None], ...] = ()
+    number_lengths: tuple[NumberLength, ...] = ()  # numbers by length group (`numbers`)
 
     def as_dict(self) -> dict:
-        """The figures under `METRIC_KEYS`, in that order."""
-        return asdict(self)
-
-
-def ratio(num: float, den: float) -> float | None:
-    """``num / den``, or None when `den` is zero.
-
-    >>> ratio(3, 2), ratio(1, 0)
-    (1.5, None)
-    """
-    return num / den if den else None
+        """The figures under `metric_keys` of its orders, in that order (flat: one CSV cell each)."""
+        out = {k: getattr(self, k) for k in METRIC_KEYS}
+        for alpha, by_vocab, observed in self.renyi_more:
+            out[f"renyi_efficiency@{alpha_label(alpha)}"] = by_vocab
+            out[f"renyi_efficiency_observed@{alpha_label(alpha)}"] = observed
+        return out
 
 
 def renyi_efficiency(counts: np.ndarray, vocab_size: int, alpha: float = RENYI_ALPHA) -> float | None:
@@ -92,82 +143,6 @@ def renyi_efficiency(counts: np.ndarray, vocab_size: int, alpha: float = RENYI_A
     return max(0.0, h / float(np.log(vocab_size))) + 0.0  # + 0.0: no -0.0
 
 
-@cache
-def space_codes() -> np.ndarray:
-    """Code points `str.isspace` accepts (all below U+3001), sorted: the separators of
-    `str.split()`.
-
-    >>> [hex(c) for c in space_codes()[:6]]
-    ['0x9', '0xa', '0xb', '0xc', '0xd', '0x1c']
-    """
-    return np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)
-
-
-@dataclass(frozen=True, eq=False)
-class TextFacts:
-    """What the metrics need of a text whatever the tokenizer.
-
-    `char_bytes[i]` is the UTF-8 offset of character i (one more entry: the total); words are
-    the runs of non-space characters `str.split()` returns, as char offsets ``[start, end)``.
-    """
-
-    text: str
-    data: bytes  # the text as UTF-8
-    char_bytes: np.ndarray  # (chars + 1,) int64
-    word_starts: np.ndarray  # (words,) int64
-    word_ends: np.ndarray  # (words,) int64
-
-    @property
-    def n_words(self) -> int:
-        return len(self.word_starts)
-
-    def word_range(self, start: int, end: int) -> tuple[int, int]:
-        """Indices ``[first, last)`` of the words starting in chars ``[start, end)``."""
-        ws = self.word_starts
-        return int(np.searchsorted(ws, start, "left")), int(np.searchsorted(ws, end, "left"))
-
-    def n_bytes(self, start: int = 0, end: int | None = None) -> int:
-        """UTF-8 bytes of chars ``[start, end)``."""
-        cb = self.char_bytes
-        return int(cb[len(cb) - 1 if end is None else end] - cb[start])
-
-
-def text_facts(text: str) -> TextFacts:
-    """Byte offsets and word spans of `text`, vectorized (a 5 MB text in well under a second).
-
-    >>> f = text_facts("ab  é\\tcd ")
-    >>> f.word_starts.tolist(), f.word_ends.tolist(), f.n_bytes(), f.char_bytes.tolist()
-    ([0, 4, 6], [2, 5, 8], 10, [0, 1, 2, 3, 4, 6, 7, 8, 9, 10])
-    """
-    data = text.encode("utf-8", errors="surrogatepass")
-    cps = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
-    lengths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
-    char_bytes = np.zeros(len(cps) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=char_bytes[1:])
-    word = ~np.isin(cps, space_codes())  # (chars,) bool: part of a word
-    edges = np.diff(word.astype(np.int8), prepend=np.int8(0), append=np.int8(0))
-    starts = np.flatnonzero(edges == 1)
-    ends = np.flatnonzero(edges == -1)
-    return TextFacts(text, data, char_bytes, starts, ends)
-
-
-def token_counts_per_word(tok_starts: np.ndarray, tok_ends: np.ndarray,
-                          word_starts: np.ndarray, word_ends: np.ndarray) -> np.ndarray:
-    """How many tokens overlap each word ``[ws, we)`` (positions in one unit, chars or bytes).
-
-    A token ``[s, e)`` overlaps a word when ``s < we`` and ``e > ws``. Every token with
-    ``e <= ws`` also has ``s < we``, so the count is ``#(s < we) - #(e <= ws)``: two binary
-    searches per word on the sorted ends and starts, whatever the tokens' order.
-
-    >>> token_counts_per_word(np.array([0, 2, 3, 5]), np.array([2, 3, 5, 7]),
-    ...                       np.array([0, 3]), np.array([3, 7])).tolist()
-    [2, 2]
-    """
-    starts = np.sort(tok_starts)
-    ends = np.sort(tok_ends)
-    return np.searchsorted(starts, word_ends, "left") - np.searchsorted(ends, word_starts, "right")
-
-
 def id_counts(ids: np.ndarray) -> np.ndarray:
     """Occurrences of each distinct id (order unspecified; zeros never included).
 
@@ -190,27 +165,35 @@ def compute_metrics(
     vocab_size: int,
     unk_ids: np.ndarray,
     byte_ids: np.ndarray | None,
+    tally: Tally | None = None,
+    alphas: Sequence[float] = (RENYI_ALPHA,),
 ) -> Metrics:
     """The metrics of one text from its ids and the counts `TextFacts` gives.
 
     `continued` is the number of its words two or more tokens overlap; `byte_ids` the ids of the
-    ``<0xNN>`` tokens (None: the tokenizer has no byte fallback). "ab ab" in characters:
+    ``<0xNN>`` tokens (None: the tokenizer has no byte fallback); `tally` the counts that need
+    positions (`tallies.PieceTallies`; None: those figures are None); `alphas` the Rényi orders
+    (the first is ``renyi_efficiency``'s). "ab ab" in characters:
 
     >>> m = compute_metrics(np.array([0, 1, 2, 0, 1]), chars=5, n_bytes=5, words=2, continued=2,
     ...                     vocab_size=4, unk_ids=np.array([], dtype=np.int64), byte_ids=None)
-    >>> m.fertility, m.chars_per_token, m.vocab_used, m.unk_rate, m.byte_fallback_rate
-    (2.5, 1.0, 0.75, 0.0, None)
+    >>> m.fertility, m.chars_per_token, m.vocab_used, m.unk_rate, m.byte_fallback_rate, m.type_token_ratio
+    (2.5, 1.0, 0.75, 0.0, None, 0.6)
     """
     n = len(ids)
     unk = int(np.isin(ids, unk_ids).sum()) if len(unk_ids) and n else 0
     byte_hits = int(np.isin(ids, byte_ids).sum()) if byte_ids is not None and n else 0
     return _finish(n, id_counts(ids), unk, byte_hits if byte_ids is not None else None, chars=chars,
-                   n_bytes=n_bytes, words=words, continued=continued, vocab_size=vocab_size)
+                   n_bytes=n_bytes, words=words, continued=continued, vocab_size=vocab_size, tally=tally,
+                   alphas=alphas)
 
 
 def _finish(n: int, counts: np.ndarray, unk: int, byte_hits: int | None, *, chars: int, n_bytes: int,
-            words: int, continued: int, vocab_size: int) -> Metrics:
+            words: int, continued: int, vocab_size: int, tally: Tally | None, alphas: Sequence[float]) -> Metrics:
     """The metrics of `n` tokens whose distinct ids occur `counts` times (by id, no zeros)."""
+    counts = np.sort(counts)  # one order whatever the parts: the same floats
+    first, *more = alphas or (RENYI_ALPHA,)
+    positional = finish(tally, tokens=n, words=words) if tally is not None else {}
     return Metrics(
         tokens=n,
         chars=chars,
@@ -221,16 +204,27 @@ def _finish(n: int, counts: np.ndarray, unk: int, byte_hits: int | None, *, char
         fertility=ratio(n, words),
         continued_words=ratio(continued, words),
         vocab_used=ratio(len(counts), vocab_size),
-        renyi_efficiency=renyi_efficiency(counts, vocab_size),
+        renyi_efficiency=renyi_efficiency(counts, vocab_size, first),
         unk_rate=ratio(unk, n),
         byte_fallback_rate=None if byte_hits is None else ratio(byte_hits, n),
+        renyi_efficiency_observed=distribution.efficiency(counts, first),
+        shannon_efficiency=distribution.efficiency(counts, 1.0, vocab_size),
+        shannon_efficiency_observed=distribution.efficiency(counts, 1.0),
+        type_token_ratio=distribution.type_token_ratio(counts),
+        avg_token_rank=distribution.average_rank(counts),
+        renyi_alpha=first,
+        renyi_more=tuple((a, renyi_efficiency(counts, vocab_size, a), distribution.efficiency(counts, a))
+                         for a in more),
+        number_lengths=number_lengths(tally) if tally is not None else (),
+        **positional,
     )
 
 
 class MetricsSum:
     """`compute_metrics` of a text measured in parts: add each part's ids and counts, then
-    `metrics()` gives what `compute_metrics` gives for the whole (the same id counts, in id
-    order, so the same floats). Memory: one count per id, not one entry per token.
+    `metrics()` gives what `compute_metrics` gives for the whole (the same id counts, in one
+    order, so the same floats; tallies add up exactly). Memory: one count per id, not one entry
+    per token.
 
     >>> s = MetricsSum(vocab_size=4, unk_ids=np.array([], dtype=np.int64), byte_ids=None)
     >>> s.add(np.array([0, 1, 2]), chars=3, n_bytes=3, words=1, continued=1)
@@ -239,13 +233,17 @@ class MetricsSum:
     (2.5, 0.75)
     """
 
-    def __init__(self, *, vocab_size: int, unk_ids: np.ndarray, byte_ids: np.ndarray | None) -> None:
-        self.vocab_size, self.unk_ids, self.byte_ids = vocab_size, unk_ids, byte_ids
+    def __init__(self, *, vocab_size: int, unk_ids: np.ndarray, byte_ids: np.ndarray | None,
+                 alphas: Sequence[float] = (RENYI_ALPHA,)) -> None:
+        self.vocab_size, self.unk_ids, self.byte_ids, self.alphas = vocab_size, unk_ids, byte_ids, tuple(alphas)
         self.counts = np.zeros(0, dtype=np.int64)  # (max id + 1,) occurrences of each id
         self.tokens = self.chars = self.bytes = self.words = self.continued = self.unk = self.byte_hits = 0
+        self.tally: Tally | None = None
 
-    def add(self, ids: np.ndarray, *, chars: int, n_bytes: int, words: int, continued: int) -> None:
-        """Count one part: its tokens' `ids` and the counts `TextFacts` gives for its text."""
+    def add(self, ids: np.ndarray, *, chars: int, n_bytes: int, words: int, continued: int,
+            tally: Tally | None = None) -> None:
+        """Count one part: its tokens' `ids`, the counts `TextFacts` gives for its text, and its
+        `tally` (`tallies.PieceTallies.tally`; a sum with a part without one has none)."""
         n = len(ids)
         if n:
             found = np.bincount(ids)
@@ -258,6 +256,8 @@ class MetricsSum:
                 self.unk += int(np.isin(ids, self.unk_ids).sum())
             if self.byte_ids is not None:
                 self.byte_hits += int(np.isin(ids, self.byte_ids).sum())
+        first = self.tokens == 0 and self.chars == 0 and self.tally is None
+        self.tally = tally if first else (None if tally is None or self.tally is None else self.tally + tally)
         self.tokens += n
         self.chars += chars
         self.bytes += n_bytes
@@ -267,4 +267,5 @@ class MetricsSum:
     def metrics(self) -> Metrics:
         return _finish(self.tokens, self.counts[self.counts > 0], self.unk,
                        None if self.byte_ids is None else self.byte_hits, chars=self.chars, n_bytes=self.bytes,
-                       words=self.words, continued=self.continued, vocab_size=self.vocab_size)
+                       words=self.words, continued=self.continued, vocab_size=self.vocab_size, tally=self.tally,
+                       alphas=self.alphas)

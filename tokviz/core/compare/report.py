@@ -2,25 +2,24 @@
 
 What `tokviz compare --csv` prints and what the Compare panel exports are the same rows
 (`csv_header`, `csv_rows`). `short_labels` names models by the shortest path endings that tell
-them apart. `script_summary` groups the documents by dominant script: how many documents each
-script has and each model's mean premium over them (the "which scripts pay more" view of
-Petrov et al. 2023). What this leaves out: measuring (`run`), drawing.
+them apart, a model's folder standing for a generic file name such as ``tokenizer.json``.
+`script_summary` groups the documents by dominant script: how many documents each script has and
+each model's mean premium over them (the "which scripts pay more" view of Petrov et al. 2023). What this leaves out: measuring (`run`), drawing.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
-
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from .documents import Document, gini, premiums
 from .metrics import METRIC_KEYS, Metrics
 from .run import Comparison, ModelResult
 
 DOCUMENT_FIELDS = ("document", "title", "script", "premium")
-SHARES = ("continued_words", "vocab_used", "unk_rate", "byte_fallback_rate")  # shown in percent
+SHARES = ("continued_words", "vocab_used", "unk_rate", "byte_fallback_rate", "strr", "utf8_whole_token_rate",
+          "utf8_boundary_crossing_rate", "utf8_split_char_rate")  # shown in percent
 
 
 def format_figure(key: str, value, *, none: str = "–") -> str:
@@ -38,9 +37,10 @@ def format_figure(key: str, value, *, none: str = "–") -> str:
     return f"{value:.3f}"
 
 
-def csv_header(*, by_document: bool) -> list[str]:
-    """The header row: ``model``, the document fields (by document), the metrics, ``gini``."""
-    return ["model", *(DOCUMENT_FIELDS if by_document else ()), *METRIC_KEYS, *(("gini",) if by_document else ())]
+def csv_header(*, by_document: bool, keys: Sequence[str] = METRIC_KEYS) -> list[str]:
+    """The header row: ``model``, the document fields (by document), the metrics (`keys`: those of
+    `metrics.metric_keys` for the Rényi orders measured), ``gini``."""
+    return ["model", *(DOCUMENT_FIELDS if by_document else ()), *keys, *(("gini",) if by_document else ())]
 
 
 def _cells(m: Metrics) -> list:
@@ -66,20 +66,58 @@ def csv_rows(r: ModelResult, docs: Sequence[Document]) -> list[list]:
     return rows
 
 
-def short_labels(models: Sequence[str]) -> list[str]:
-    """The shortest path endings that tell the models apart (``gpt2/tokenizer.json``).
+# file names every model of a format has: the folder holding one names the model
+GENERIC_FILE_NAMES = frozenset({
+    "tokenizer.json", "tokenizer.model", "tokenizer_config.json", "tekken.json", "vocab.txt", "vocab.json",
+    "merges.txt", "encoder.json", "vocab.bpe", "spiece.model", "sentencepiece.bpe.model",
+})
+MODEL_SUFFIXES = (".tiktoken", ".gguf")  # file name endings that only say the format
 
-    >>> short_labels(["a/x/t.json", "b/x/t.json", "c"])
-    ['a/x/t.json', 'b/x/t.json', 'c']
-    >>> short_labels(["/m/gpt2/tokenizer.json", "/m/bert/tokenizer.json"])
-    ['gpt2/tokenizer.json', 'bert/tokenizer.json']
-    """
-    parts = [m.replace(os.sep, "/").rstrip("/").split("/") for m in models]
+
+def _name_parts(model: str) -> list[str]:
+    """The path parts of a model label with a generic file name dropped for its folder and a
+    format's ending dropped (a step suffix ``@K`` kept): ``/m/gpt2/tokenizer.json@5`` ->
+    ``['', 'm', 'gpt2@5']``, ``v/cl100k_base.tiktoken`` -> ``['v', 'cl100k_base']``."""
+    parts = model.replace(os.sep, "/").rstrip("/").split("/")
+    base, at, step = parts[-1].rpartition("@")
+    if not (at and step.isdigit()):
+        base, step = parts[-1], ""
+    suffix = f"@{step}" if step else ""
+    if len(parts) > 1 and parts[-2] and base.casefold() in GENERIC_FILE_NAMES:
+        return [*parts[:-2], parts[-2] + suffix]
+    for ending in MODEL_SUFFIXES:
+        if base.casefold().endswith(ending) and len(base) > len(ending):
+            return [*parts[:-1], base[: -len(ending)] + suffix]
+    return parts
+
+
+def _shortest_distinct(parts: list[list[str]]) -> list[str] | None:
     for n in range(1, max(map(len, parts), default=0) + 1):
         short = ["/".join(p[-n:]) for p in parts]
         if len(set(short)) == len(short):
             return short
-    return list(models)
+    return None
+
+
+def short_labels(models: Sequence[str]) -> list[str]:
+    """What to call each model on screen: the shortest path endings that tell them apart, a
+    folder standing for the generic file in it (``gpt2/tokenizer.json`` is ``gpt2``) and no
+    format ending (``cl100k_base.tiktoken`` is ``cl100k_base``).
+
+    >>> short_labels(["a/x/t.json", "b/x/t.json", "c"])
+    ['a/x/t.json', 'b/x/t.json', 'c']
+    >>> short_labels(["/m/gpt2/tokenizer.json", "/m/bert/tokenizer.json"]), short_labels(["gpt2/tokenizer.json"])
+    (['gpt2', 'bert'], ['gpt2'])
+    >>> short_labels(["/m/gpt2/tokenizer.json@40", "/v/cl100k_base.tiktoken", "tokenizer.json"])
+    ['gpt2@40', 'cl100k_base', 'tokenizer.json']
+    >>> short_labels(["v/cl100k_base.tiktoken", "cl100k_base"])  # a file and a known name
+    ['v/cl100k_base', 'cl100k_base']
+    >>> short_labels(["m/gpt2/tokenizer.json", "m/gpt2/vocab.json"])  # one folder, two files
+    ['tokenizer.json', 'vocab.json']
+    """
+    return (_shortest_distinct([_name_parts(m) for m in models])
+            or _shortest_distinct([m.replace(os.sep, "/").rstrip("/").split("/") for m in models])
+            or list(models))
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ What this leaves out: resolving model names (the CLI's job), formatting.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -30,11 +31,14 @@ import numpy as np
 from tokviz.core.errors import TokvizError
 
 from .documents import Document, DocumentSplitter, find_reference, gini, premiums
-from .metrics import Metrics, MetricsSum, compute_metrics, token_counts_per_word
+from .metrics import RENYI_ALPHA, Metrics, MetricsSum, compute_metrics, token_counts_per_word
 from .scripts import ScriptCounter
 from .seams import EncodedPiece, encoded_pieces
 from .source import TextSource, as_source
+from .tallies import PieceTallies
+from .text import FactsCache, TextFacts, text_facts
 from .tokens import ModelFacts, model_facts
+from .utf8_integrity import utf8_tables
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,38 @@ class ModelSpec:
     label: str
     open: Callable[[], object]
     step: int | None = None
+
+
+class OpenedModels:
+    """Timelines of `ModelSpec`s opened once and kept while their spec is listed, for a job asked for
+    again and again on the same models (a trace per span typed): reading a tokenizer file takes
+    0.1-0.8 s, tracing a short span with it a millisecond. `timeline(spec)` opens on the calling
+    (worker) thread; `keep(specs)` forgets the others and never waits for an open in progress."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._timelines: dict[Callable[[], object], object] = {}  # spec.open -> its timeline
+
+    def timeline(self, spec: ModelSpec):
+        """`spec.open()`, called the first time only (what it raises is not kept)."""
+        with self._lock:
+            found = self._timelines.get(spec.open)
+        if found is None:
+            found = spec.open()  # outside the lock: `keep` on the GUI thread must never wait for a file
+            with self._lock:
+                self._timelines[spec.open] = found
+        return found
+
+    def keep(self, specs: Sequence[ModelSpec]) -> None:
+        """Forget the timelines of specs not in `specs` (a model removed from the list)."""
+        listed = {s.open for s in specs}
+        with self._lock:
+            for key in [k for k in self._timelines if k not in listed]:
+                del self._timelines[key]
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._timelines)
 
 
 @dataclass(frozen=True)
@@ -68,6 +104,19 @@ class CompareEvent:
     done: int
     total: int
     result: ModelResult | None = None  # set on the model's last event
+    rows: tuple[Metrics, ...] = ()  # the documents ``done - len(rows)`` to ``done - 1``, measured since the last event
+
+
+@dataclass(frozen=True)
+class CompareBatch:
+    """What a comparison finished since its last batch, for a view that fills in while it runs: the
+    documents (on the first batch of a run by document), rows of documents measured per model, and
+    the results of the models that ended."""
+
+    documents: tuple[Document, ...] | None = None
+    reference: int | None = None  # index of the reference document, with `documents`
+    rows: tuple[tuple[int, int, tuple[Metrics, ...]], ...] = ()  # (model index, first document index, metrics)
+    results: tuple[tuple[int, ModelResult], ...] = ()  # (model index, its result)
 
 
 @dataclass(frozen=True)
@@ -108,13 +157,14 @@ class _DocumentRows:
     """Per-document metrics of a text measured piece by piece: a document inside one piece is
     measured there, one that goes on into the next piece is summed (`MetricsSum`)."""
 
-    def __init__(self, model: ModelFacts, documents: Sequence[Document]) -> None:
-        self.model, self.documents = model, documents
+    def __init__(self, model: ModelFacts, documents: Sequence[Document], alphas: Sequence[float] = (RENYI_ALPHA,)) -> None:
+        self.model, self.documents, self.alphas = model, documents, alphas
         self.rows: list[Metrics] = []
         self.open: MetricsSum | None = None  # the current document's sum so far, when it began earlier
 
-    def add(self, piece: EncodedPiece, continued: np.ndarray) -> None:
-        """Measure the parts of the documents in `piece`; `continued` marks each of its words.
+    def add(self, piece: EncodedPiece, continued: np.ndarray, tallies: PieceTallies) -> None:
+        """Measure the parts of the documents in `piece`; `continued` marks each of its words,
+        `tallies` holds its counts by position.
         A token counts in the document where it starts, as in one encoding of the whole text."""
         facts, pos, model = piece.facts, piece.positions, self.model
         start, end = piece.offset, piece.offset + len(facts.text)
@@ -125,13 +175,14 @@ class _DocumentRows:
             t1 = len(pos.ids) if d.end >= end else int(np.searchsorted(pos.starts, pos.position(facts, c1), "left"))
             w0, w1 = facts.word_range(c0, c1)
             part = {"chars": c1 - c0, "n_bytes": facts.n_bytes(c0, c1), "words": w1 - w0,
-                    "continued": int(continued[w0:w1].sum())}
+                    "continued": int(continued[w0:w1].sum()), "tally": tallies.tally(c0, c1, t0, t1)}
             if d.end <= end and self.open is None:  # all of it in this piece
                 self.rows.append(compute_metrics(pos.ids[t0:t1], vocab_size=model.vocab_size, unk_ids=model.unk_ids,
-                                                 byte_ids=model.byte_ids, **part))
+                                                 byte_ids=model.byte_ids, alphas=self.alphas, **part))
                 continue
             if self.open is None:
-                self.open = MetricsSum(vocab_size=model.vocab_size, unk_ids=model.unk_ids, byte_ids=model.byte_ids)
+                self.open = MetricsSum(vocab_size=model.vocab_size, unk_ids=model.unk_ids, byte_ids=model.byte_ids,
+                                       alphas=self.alphas)
             self.open.add(pos.ids[t0:t1], **part)
             if d.end > end:
                 return  # it goes on in the next piece
@@ -140,20 +191,26 @@ class _DocumentRows:
 
 
 def _measure(spec: ModelSpec, source: TextSource, documents: Sequence[Document],
-             reference: int, processes: int = 1) -> Iterator[int | ModelResult]:
-    """Yield the number of documents done so far, then the model's result."""
+             reference: int, processes: int = 1,
+             alphas: Sequence[float] = (RENYI_ALPHA,),
+             facts_of: Callable[[str], TextFacts] = text_facts) -> Iterator[int | ModelResult]:
+    """Yield ``(documents done so far, the last one's metrics)`` as each document is measured, then the
+    model's result."""
     model = model_facts(spec.open(), spec.step, processes=processes)
-    whole = MetricsSum(vocab_size=model.vocab_size, unk_ids=model.unk_ids, byte_ids=model.byte_ids)
-    rows = _DocumentRows(model, documents)
-    for piece in encoded_pieces(model, source):
+    whole = MetricsSum(vocab_size=model.vocab_size, unk_ids=model.unk_ids, byte_ids=model.byte_ids, alphas=alphas)
+    rows = _DocumentRows(model, documents, alphas)
+    utf8 = utf8_tables(model.vocab)
+    for piece in encoded_pieces(model, source, facts_of=facts_of):
         facts, pos = piece.facts, piece.positions
         ws, we = pos.word_bounds(facts)
-        continued = token_counts_per_word(pos.starts, pos.ends, ws, we) >= 2  # (words,) bool
+        word_tokens = token_counts_per_word(pos.starts, pos.ends, ws, we)  # (words,) tokens overlapping each
+        continued = word_tokens >= 2
+        tallies = PieceTallies(facts, pos, word_tokens, utf8)
         whole.add(pos.ids, chars=len(facts.text), n_bytes=facts.n_bytes(), words=facts.n_words,
-                  continued=int(continued.sum()))
+                  continued=int(continued.sum()), tally=tallies.tally())
         before = len(rows.rows)
-        rows.add(piece, continued)
-        yield from range(before + 1, min(len(rows.rows), len(documents) - 1) + 1)
+        rows.add(piece, continued, tallies)
+        yield from ((n, rows.rows[n - 1]) for n in range(before + 1, min(len(rows.rows), len(documents) - 1) + 1))
     if not documents:
         yield ModelResult(spec.label, spec.step, whole.metrics())
         return
@@ -171,13 +228,15 @@ def iter_compare(
     reference: int | str | None = None,
     documents: Sequence[Document] | None = None,
     processes: int = 1,
+    renyi_alphas: Sequence[float] = (RENYI_ALPHA,),
 ) -> Iterator[CompareEvent]:
     """Measure each model on `text` (module doc); with `by_document`, per document too.
 
     `text` is a string or a `TextSource` (a file read piece by piece, once per model);
     `documents` (from `prepare_documents`) saves splitting again; `reference` picks the
     premiums' reference document (`documents.find_reference`); `processes`: how many may encode
-    a big piece (`tokviz.core.processes.parallel`). Errors of one model go into
+    a big piece (`tokviz.core.processes.parallel`); `renyi_alphas`: the Rényi orders (the first is
+    ``renyi_efficiency``'s, `metrics.metric_keys`). Errors of one model go into
     its result; a bad `reference` raises `TokvizError` before any model runs.
     """
     source = as_source(text)
@@ -189,19 +248,21 @@ def iter_compare(
         else:
             docs, ref = documents, find_reference(documents, reference)
     total = max(1, len(docs))
+    facts_of = FactsCache() if len(models) > 1 else text_facts  # what depends only on the text: once
     for k, spec in enumerate(models):
-        result = None
+        result, sent = None, 0
         try:
-            for item in _measure(spec, source, docs, ref, processes):
+            for item in _measure(spec, source, docs, ref, processes, renyi_alphas, facts_of):
                 if isinstance(item, ModelResult):
                     result = item
                 else:
-                    yield CompareEvent(k, len(models), item, total)
+                    sent, row = item
+                    yield CompareEvent(k, len(models), sent, total, rows=(row,))
         except (TokvizError, OSError) as exc:
             result = ModelResult(spec.label, spec.step, error=str(exc) or type(exc).__name__)
         except MemoryError:
             result = ModelResult(spec.label, spec.step, error="out of memory")
-        yield CompareEvent(k, len(models), total, total, result)
+        yield CompareEvent(k, len(models), total, total, result, rows=result.documents[sent:])
 
 
 def compare(

@@ -17,7 +17,7 @@ What this leaves out: metrics (`metrics`), documents (`run`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,11 +46,11 @@ def _context(text: str) -> str:
     return text[start:]
 
 
-def _encode_after(model: ModelFacts, context: str, text: str, *,
-                  try_bytes: bool) -> tuple[TextFacts, TokenPositions, int | None, bool]:
-    """`text` encoded after `context`: its facts and tokens, the context's last token id (None:
-    no token) and whether the seam is clean (a token boundary at the text's start)."""
-    facts = text_facts(text)
+def _encode_after(model: ModelFacts, context: str, text: str, *, try_bytes: bool,
+                  facts_of: Callable[[str], TextFacts] = text_facts) -> tuple[TextFacts, TokenPositions, int | None, bool]:
+    """`text` encoded after `context`: its facts (`facts_of`) and tokens, the context's last token
+    id (None: no token) and whether the seam is clean (a token boundary at the text's start)."""
+    facts = facts_of(text)
     if not context:
         return facts, positions_of(model, text, facts.data, try_bytes=try_bytes), None, True
     cdata = context.encode("utf-8", "surrogatepass")
@@ -63,26 +63,29 @@ def _encode_after(model: ModelFacts, context: str, text: str, *,
     return facts, mine, last, clean
 
 
-def encoded_pieces(model: ModelFacts, source: TextSource) -> Iterator[EncodedPiece]:
-    """Each piece of `source` with its tokens (module doc); none for an empty text."""
+def encoded_pieces(model: ModelFacts, source: TextSource, *,
+                   facts_of: Callable[[str], TextFacts] = text_facts) -> Iterator[EncodedPiece]:
+    """Each piece of `source` with its tokens (module doc); none for an empty text. `facts_of`
+    gives a text's facts (`text.FactsCache`: the pieces' facts shared by the models of a run)."""
     pending: EncodedPiece | None = None  # encoded, given once the seam after it holds
     try_bytes: bool | None = None
     for text in source.pieces():
         if try_bytes is None:
             try_bytes = byte_exact_start(model, text)
         if pending is None:
-            facts, pos, _, _ = _encode_after(model, "", text, try_bytes=try_bytes)
+            facts, pos, _, _ = _encode_after(model, "", text, try_bytes=try_bytes, facts_of=facts_of)
             pending = EncodedPiece(0, facts, pos, "")
             continue
         before = pending.facts.text
         context = _context(before)
-        facts, pos, last, clean = _encode_after(model, context, text, try_bytes=try_bytes)
+        facts, pos, last, clean = _encode_after(model, context, text, try_bytes=try_bytes, facts_of=facts_of)
         ids = pending.positions.ids
         if clean and (last is None or (len(ids) and int(ids[-1]) == last)):
             yield pending
             pending = EncodedPiece(pending.offset + len(before), facts, pos, context)
         else:  # the seam moved: one piece
-            facts, pos, _, _ = _encode_after(model, pending.context, before + text, try_bytes=try_bytes)
+            facts, pos, _, _ = _encode_after(model, pending.context, before + text, try_bytes=try_bytes,
+                                                 facts_of=facts_of)
             pending = EncodedPiece(pending.offset, facts, pos, pending.context)
     if pending is not None:
         yield pending

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from tokviz.core.algorithm.defaults import TimelineDefaults
 from tokviz.core.algorithm.records import LoadedMerge, Segmentation, TreeNode
 from tokviz.core.explain.tokens import merge_tree as _merge_tree
 
@@ -92,7 +93,7 @@ class LazyMerges(Sequence):
         return sum(r is not None for r in self._rows)
 
 
-class LoadedTimeline:
+class LoadedTimeline(TimelineDefaults):
     """A loaded tokenizer as a finished timeline. ``LoadedTimeline(load_tokenizer("gpt2"))``."""
 
     # the StepTimeline protocol's capabilities (tokviz.core.algorithm.protocol)

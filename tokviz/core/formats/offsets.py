@@ -15,9 +15,11 @@ from tokviz.core.errors import TokvizError
 OFFSET_CONVENTIONS = ("hf", "sentencepiece", "tiktoken")
 
 
-def reference_offsets(tokenizer, enc: Encoding, convention: str) -> list:
+def reference_offsets(tokenizer, enc: Encoding, convention: str, *, text: str | None = None,
+                      step: int | None = None) -> list:
     """`enc`'s offsets in `convention` (one of `OFFSET_CONVENTIONS`): ``[start, end]`` pairs, or
-    for ``tiktoken`` the start of each token."""
+    for ``tiktoken`` the start of each token. ``hf`` needs `text` (encoded at merge `step`) where
+    a normalizer composes or reorders characters (see `tokenizer_json.offsets`)."""
     if convention == "tiktoken":
         return offsets_of(enc.tokens)[1]
     if convention == "hf":
@@ -25,7 +27,7 @@ def reference_offsets(tokenizer, enc: Encoding, convention: str) -> list:
         from tokviz.core.formats.tokenizer_json.tokenizer import HfTokenizer
 
         if isinstance(tokenizer, HfTokenizer):
-            return [list(s) for s in hf_offsets(tokenizer, enc)]
+            return [list(s) for s in hf_offsets(tokenizer, enc, text, step=step)]
     elif convention == "sentencepiece":
         from tokviz.core.formats.sentencepiece.offsets import sentencepiece_offsets
         from tokviz.core.formats.sentencepiece.tokenizer import SentencePieceTokenizer

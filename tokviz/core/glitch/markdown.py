@@ -49,9 +49,11 @@ def _table(rows: list[GlitchRow], *, ranked: bool) -> list[str]:
     return head + lines if lines else ["(none)"]
 
 
-def markdown_report(report: GlitchReport, *, model: str, top: int = 50, listed: int = 200) -> str:
+def markdown_report(report: GlitchReport, *, model: str, top: int = 50, listed: int = 200,
+                    weights_note: str | None = None) -> str:
     """The report of `report` for the tokenizer called `model`: the `top` candidates, then up to
-    `listed` tokens of each round-trip failure."""
+    `listed` tokens of each round-trip failure. `weights_note`: the rows are ranked with the model's
+    weights too (`tokviz.core.weights`), as that note says."""
     c = report.coverage
     unreachable = [r for r in report.rows if r.reason in UNREACHABLE]
     undecodable = [r for r in report.rows if r.reason == "partial_utf8"]
@@ -66,11 +68,15 @@ def markdown_report(report: GlitchReport, *, model: str, top: int = 50, listed: 
         f"- Never in the corpus: {report.n_unused:,}",
         f"- Corpus: {c.corpus_chars:,} characters, {c.corpus_tokens:,} tokens",
         f"- {c.note()}",
+        *([] if weights_note is None else [f"- Model weights: {weights_note}"]),
         "",
-        "Evidence comes from the tokenizer and the corpus only, not from model weights: a high score says",
-        "a model probably saw the token rarely in training; check it with the model before relying on it.",
+        *(["Evidence comes from the tokenizer and the corpus only, not from model weights: a high score says",
+           "a model probably saw the token rarely in training; check it with the model before relying on it."]
+          if weights_note is None else
+          ["Candidates are ranked by both pieces of evidence: the geometric mean of a token's rank by score and",
+           "its rank by the weights' indicator (Magikarp's, from the embedding matrices)."]),
         "",
-        f"## Candidates (top {min(top, len(report.rows)):,} by score)",
+        f"## Candidates (top {min(top, len(report.rows)):,} by {'score' if weights_note is None else 'score and weights'})",
         "",
         *_table(report.rows[:top], ranked=True),
         "",

@@ -37,7 +37,7 @@ from tokviz.core.wordpiece.timeline import WordPieceSettings
 FORMAT = "tokviz-lesson"
 VERSION = 1
 PANELS = ("corpus", "training", "vocabulary", "timeline", "token_view", "embeddings", "positional", "lesson")
-TABS = ("compare", "batch", "diagnostics", "stream", "numbers")  # the token view's tabs, in order
+TABS = ("compare", "batch", "diagnostics", "stream", "numbers", "samples")  # the token view's tabs, in order
 # caption fields every lesson may use (the figure adds its own: `figure_kinds.FIGURE_FIELDS`)
 BASE_FIELDS = frozenset({"step", "n_steps", "merge", "count", "vocab", "tokens", "corpus_tokens", "merges",
                          "missing"})

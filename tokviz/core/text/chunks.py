@@ -5,7 +5,8 @@ which the tie-break rule relies on). Special-token strings are cut out first and
 Given more than one process (`processes`, chosen by the caller: `tokviz.core.processes.parallel`),
 large texts are split at safe boundaries and counted by this process and forked children
 together where forking is safe; the result is identical to counting serially.
-`count_word_table` does the same for word-frequency tables.
+`count_word_table` does the same for word-frequency tables; a `ChunkCounts` table holds chunks
+already counted (a count file of the same split) and is used as it is.
 """
 
 from __future__ import annotations
@@ -154,10 +155,18 @@ def _count_share(text: str, share: list[tuple[int, int]], splitter: Splitter) ->
     return total
 
 
+class ChunkCounts(dict):
+    """``{chunk: count}`` of chunks already split with the training's own split (a count file
+    that `tokviz.core.text.count_files` read): training uses them as they are, unsplit."""
+
+
 def count_word_table(
     table: Mapping[str, int], splitter: Splitter, *, specials: tuple[str, ...] = ()
 ) -> dict[str, int]:
-    """Chunk counts of a word-frequency table: each word split on its own, times its count."""
+    """Chunk counts of a word-frequency table: each word split on its own, times its count
+    (a `ChunkCounts` table is already split: its positive counts as they are)."""
+    if isinstance(table, ChunkCounts):
+        return {c: n for c, n in table.items() if n > 0 and c not in specials}
     total: dict[str, int] = {}
     for word, n in table.items():
         if n <= 0:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 _ANY = re.compile("[\ud800-\udfff]")
 _PAIR_OR_LONE = re.compile("([\ud800-\udbff][\udc00-\udfff])|[\ud800-\udfff]")
 
-ENCODE_METHODS = ("encode", "encode_ordinary", "encode_ids", "encode_sampled")  # those a class defines
+ENCODE_METHODS = ("encode", "encode_ordinary", "encode_ids", "encode_sampled", "encode_dropout")  # those a class defines
 
 
 def has_surrogates(text: str) -> bool:

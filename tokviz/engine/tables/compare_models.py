@@ -8,9 +8,11 @@ out: measuring (core) and drawing (`tokviz.panels.compare`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from tokviz.core.compare import METRIC_KEYS, Comparison
+from tokviz.core.compare import METRIC_KEYS, Comparison, Document
 from tokviz.core.compare.report import format_figure, script_summary, short_labels
 from tokviz.core.display.tokens import undrawn_marked
 
@@ -25,6 +27,20 @@ METRIC_TIPS = {
     "vocab_used": "Distinct ids used / vocabulary size", "renyi_efficiency":
     "Rényi entropy (order 2.5) of the token distribution over log(vocabulary size) (Zouhar et al. 2023)",
     "unk_rate": "Share of unknown tokens", "byte_fallback_rate": "Share of <0xNN> byte tokens (byte fallback only)",
+    "renyi_efficiency_observed": "Rényi efficiency over log(token types seen), tokenization-scorer's normalisation",
+    "shannon_efficiency": "Shannon entropy of the token distribution over log(vocabulary size)",
+    "shannon_efficiency_observed": "Shannon entropy over log(token types seen), tokenization-scorer's normalisation",
+    "type_token_ratio": "Distinct tokens / tokens",
+    "avg_token_rank": "Mean frequency rank of a token (1: the text's most frequent token)",
+    "strr": "Share of words kept as one token (STRR, Nayeem et al. 2025)",
+    "utf8_whole_token_rate": "Share of tokens whose bytes are whole UTF-8 characters",
+    "utf8_boundary_crossing_rate": "Share of tokens holding pieces of two characters, one incomplete",
+    "utf8_split_char_rate": "Share of multi-byte characters whose bytes two or more tokens share",
+    "digit_boundary_f1": "Mean F1 of the token boundaries inside numbers against 1|234|567 grouping (Singh & Strouse 2024)",
+    "tokens_per_digit": "Tokens covering numbers / their digits",
+    "digit_split_entropy": "Entropy (bits) of how numbers of one length are split, averaged over numbers",
+    "identifier_fragmentation": "Mean tokens per snake_case/camelCase identifier (code)",
+    "indentation_tokens": "Mean tokens overlapping a line's indentation (code)",
 }
 
 
@@ -102,28 +118,93 @@ class MetricsModel(_Table):
         return super().data(index, role)
 
 
+def _document_row(d: Document, reference: bool, cells) -> list[tuple[str, object, bool]]:
+    """A document's row: number, title, script, characters, then each model's (tokens, premium)."""
+    title = undrawn_marked(d.title)  # a script no font draws: code points, not boxes
+    row = [(str(d.number), d.number, True), (title + (" (reference)" if reference else ""), d.title, False),
+           (d.script, d.script, False), _num("chars", d.end - d.start)]
+    for tokens, premium in cells:
+        row += [_num("tokens", tokens), _num("premium", premium)]
+    return row
+
+
+def _document_headers(labels) -> list[str]:
+    headers = ["#", "title", "script", "chars"]
+    for label in short_labels(list(labels)):
+        headers += [f"{label} tokens", f"{label} premium"]
+    return headers
+
+
 class DocumentsModel(_Table):
     """One row per document: number, title, script, characters, then each model's tokens and
-    premium (tokens over the reference document's)."""
+    premium (tokens over the reference document's).
+
+    While a comparison runs the table fills in: `start_stream` (no rows yet), `add_rows` as a model
+    measures documents (new documents appended, the others get that model's cells), `add_result`
+    when a model ends (its premiums); `set_comparison` at the end, in place when the table already
+    has its shape (the view keeps its scroll position and selection)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._documents: tuple[Document, ...] = ()  # of the run streaming in
+        self._reference: int | None = None
+        self._cells: list[list[list]] = []  # model -> document -> [tokens, premium]
 
     def set_comparison(self, c: Comparison | None) -> None:
+        self._documents, self._cells = (), []
         if c is None or not c.documents:
             self._set([], [])
             return
         ok = [r for r in c.results if r.metrics is not None]
-        headers = ["#", "title", "script", "chars"]
-        for label in short_labels([r.model for r in ok]):
-            headers += [f"{label} tokens", f"{label} premium"]
-        rows = []
-        for i, d in enumerate(c.documents):
-            mark = " (reference)" if i == c.reference else ""
-            title = undrawn_marked(d.title)  # a script no font draws: code points, not boxes
-            row = [(str(d.number), d.number, True), (title + mark, d.title, False), (d.script, d.script, False),
-                   _num("chars", d.end - d.start)]
-            for r in ok:
-                row += [_num("tokens", r.documents[i].tokens), _num("premium", r.premiums[i])]
-            rows.append(row)
-        self._set(headers, rows)
+        headers = _document_headers(r.model for r in ok)
+        rows = [_document_row(d, i == c.reference, [(r.documents[i].tokens, r.premiums[i]) for r in ok])
+                for i, d in enumerate(c.documents)]
+        if headers != self._headers or len(rows) != len(self._rows):
+            self._set(headers, rows)
+            return
+        self._rows = rows
+        if rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(headers) - 1))
+
+    def start_stream(self, documents: Sequence[Document], reference: int | None, labels: Sequence[str]) -> None:
+        """No rows yet, a tokens and a premium column for each model of `labels`, for `documents`."""
+        self._documents, self._reference = tuple(documents), reference
+        self._cells = [[[None, None] for _ in documents] for _ in labels]
+        self._set(_document_headers(labels), [])
+
+    def add_rows(self, model_index: int, first: int, tokens: Sequence[int]) -> None:
+        """Model `model_index`'s token counts of documents ``first, first + 1, ...``."""
+        if not 0 <= model_index < len(self._cells):
+            return
+        cells = self._cells[model_index]
+        last = min(first + len(tokens), len(self._documents))
+        for i in range(first, last):
+            cells[i][0] = tokens[i - first]
+        self._refresh(model_index, first, last)
+
+    def add_result(self, model_index: int, result) -> None:
+        """A model ended: its premiums (`ModelResult`; one with an error leaves its cells)."""
+        if not 0 <= model_index < len(self._cells) or not result.premiums:
+            return
+        for cell, premium in zip(self._cells[model_index], result.premiums):
+            cell[1] = premium
+        self._refresh(model_index, 0, len(self._documents))
+
+    def _refresh(self, model_index: int, first: int, last: int) -> None:
+        """Rebuild rows ``[first, last)``; the ones not shown yet are appended."""
+        shown = len(self._rows)
+        for i in range(first, min(last, shown)):
+            self._rows[i] = self._stream_row(i)
+        if first < min(last, shown):
+            col = 4 + 2 * model_index
+            self.dataChanged.emit(self.index(first, col), self.index(min(last, shown) - 1, col + 1))
+        if last > shown:
+            self.beginInsertRows(QModelIndex(), shown, last - 1)
+            self._rows.extend(self._stream_row(i) for i in range(shown, last))
+            self.endInsertRows()
+
+    def _stream_row(self, i: int) -> list[tuple[str, object, bool]]:
+        return _document_row(self._documents[i], i == self._reference, [model[i] for model in self._cells])
 
 
 class ScriptsModel(_Table):

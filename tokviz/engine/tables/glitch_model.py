@@ -4,7 +4,9 @@ Columns: score, id, token (visible), the score's parts (reach: unreachable/undec
 rarity: the merge tree's pieces rarer than their ranks predict; count in the corpus) and the
 "why" text. Rows arrive in chunks (`add_rows`); each chunk is merged into the ranking with numpy
 (one argsort, a layout change), so 50k rows stream without rebuilding Python lists per row.
-A filter ("all", "unreachable", "unused") picks rows.
+A filter ("all", "unreachable", "unused") picks rows. With a model's weights (`set_weights`), five
+columns join before "Why" (Magikarp's indicator, the cosine to the unused tokens, both norms, the
+combined rank) and the rows are ranked by the combined rank (`tokviz.core.weights.combine`).
 What this leaves out: running the finder (`tokviz.engine.glitch_finder`) and widgets.
 """
 
@@ -26,17 +28,28 @@ if TYPE_CHECKING:
 
 COLUMNS = ("Score", "ID", "Token", "Reach", "Rarity", "Count", "Why")
 COLUMN_TIPS = (
-    "reach + rarity + absorbed − log(1 + count): higher is more likely a token a model never learned "
-    "(absorbed: later merges swallow it as soon as it forms; see Why)",
+    ("reach + rarity + absorbed − log(1 + count): higher is more likely a token a model never learned "
+    "(absorbed: later merges swallow it as soon as it forms; see Why)"),
     "token id",
     "the token (␣ marks a space)",
-    "1.5 when its own text encodes to other tokens (unreachable); 0 otherwise, also when its bytes are not "
-    "text on their own (undecodable: listed, but such pieces of characters occur in ordinary text)",
+    ("1.5 when its own text encodes to other tokens (unreachable); 0 otherwise, also when its bytes are not "
+    "text on their own (undecodable: listed, but such pieces of characters occur in ordinary text)"),
     "how much rarer the corpus holds its merge tree's pieces than their merge ranks predict",
     "how often it occurs when encoding the corpus",
     "the evidence behind the score",
 )
 COL_SCORE, COL_ID, COL_TOKEN, COL_REACH, COL_RARITY, COL_COUNT, COL_WHY = range(7)
+WEIGHT_COLUMNS = ("Indicator", "Cos unused", "‖out‖", "‖in‖", "Combined")
+WEIGHT_TIPS = (
+    ("Magikarp's under-training indicator from the model's weights: the input embedding's norm (separate input "
+     "and output matrices) or the output row's cosine distance to the known-unused tokens' mean (tied); lower is "
+     "more likely never learned"),
+    "cosine of the token's output (unembedding) row to the mean row of the tokens known never to occur in training",
+    "norm of the token's output (unembedding) row",
+    "norm of the token's input embedding row (blank when the model ties the two)",
+    ("geometric mean of the token's rank by score and its rank by the indicator: 1 is first on both (rows are "
+     "ranked by it)"),
+)
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
@@ -53,6 +66,9 @@ class GlitchModel(RecordModel):
         self._ids = np.zeros(0, np.int64)
         self._order = np.zeros(0, np.int64)  # row -> index into _all
         self._kind = "all"
+        self.weights = None  # WeightEvidence of the model's weights, when loaded
+        self._cols = None  # WeightColumns aligned with _all
+        self.COLUMNS, self.COLUMN_TIPS = COLUMNS, COLUMN_TIPS
         self.release = GradualRelease(self)  # old rows are freed a slice per turn of the event loop
 
     def clear(self) -> None:
@@ -62,7 +78,33 @@ class GlitchModel(RecordModel):
         self._scores, self._reach = np.zeros(0), np.zeros(0, bool)
         self._unused, self._ids = np.zeros(0, bool), np.zeros(0, np.int64)
         self._order = np.zeros(0, np.int64)
+        self._cols = None
         self.endResetModel()
+
+    def set_weights(self, evidence) -> None:
+        """Add the weights' columns from `evidence` (a `WeightEvidence`) and rank by both; None
+        takes them away."""
+        self.beginResetModel()
+        self.weights = evidence
+        if evidence is None:
+            self.COLUMNS, self.COLUMN_TIPS = COLUMNS, COLUMN_TIPS
+        else:
+            self.COLUMNS = COLUMNS[:COL_WHY] + WEIGHT_COLUMNS + COLUMNS[COL_WHY:]
+            self.COLUMN_TIPS = COLUMN_TIPS[:COL_WHY] + WEIGHT_TIPS + COLUMN_TIPS[COL_WHY:]
+        self._cols = self._weight_columns()
+        self._order = self._select(self._kind)
+        self.endResetModel()
+
+    def _weight_columns(self):
+        if self.weights is None or not len(self._ids):
+            return None
+        from tokviz.core.weights import WeightColumns
+
+        return WeightColumns.of(self.weights, self._ids, self._scores)
+
+    def weight_values(self, row: int) -> dict | None:
+        """The weights' values of the row shown at `row` (`WeightColumns.row`), None without weights."""
+        return None if self._cols is None else self._cols.row(int(self._order[row]))
 
     def set_report(self, report: GlitchReport | None) -> None:
         self.clear()
@@ -78,6 +120,7 @@ class GlitchModel(RecordModel):
         self._reach = np.concatenate([self._reach, [r.fails_round_trip for r in rows]])
         self._unused = np.concatenate([self._unused, [r.count == 0 for r in rows]])
         self._ids = np.concatenate([self._ids, np.fromiter((r.id for r in rows), np.int64, len(rows))])
+        self._cols = self._weight_columns()
         self._relayout()
 
     def _relayout(self) -> None:
@@ -108,7 +151,10 @@ class GlitchModel(RecordModel):
         self.endResetModel()
 
     def _select(self, kind: str) -> np.ndarray:
-        keys = np.lexsort((self._ids, -self._scores))  # highest score first, ties by id
+        if self._cols is not None and len(self._cols.ids) == len(self._ids):
+            keys = self._cols.order()  # lowest combined rank first, ties by id
+        else:
+            keys = np.lexsort((self._ids, -self._scores))  # highest score first, ties by id
         if kind == "unused":
             return keys[self._unused[keys]]
         if kind == "unreachable":
@@ -122,6 +168,15 @@ class GlitchModel(RecordModel):
     def finding(self, row: int) -> GlitchRow:
         return self._all[int(self._order[row])]
 
+    def _weight_cells(self, k: int) -> list[str]:
+        cols = self._cols
+
+        def cell(a, fmt: str) -> str:
+            return "" if a is None else format(float(a[k]), fmt)
+
+        return [cell(cols.indicator, ".3f"), cell(cols.cosine, ".2f"), cell(cols.unembedding_norm, ".3f"),
+                cell(cols.embedding_norm, ".3f"), cell(cols.combined, ".1f")]
+
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._order)
 
@@ -130,11 +185,14 @@ class GlitchModel(RecordModel):
             return None
         r, c = self.finding(index.row()), index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (f"{r.score:.2f}", str(r.id), visible_token(r.token), f"{r.reach:.1f}", f"{r.rarity:.2f}",
-                    f"{r.count:,}", why_text(r))[c]
+            cells = [f"{r.score:.2f}", str(r.id), visible_token(r.token), f"{r.reach:.1f}", f"{r.rarity:.2f}",
+                     f"{r.count:,}", why_text(r)]
+            if self._cols is not None:
+                cells[COL_WHY:COL_WHY] = self._weight_cells(int(self._order[index.row()]))
+            return cells[c] if c < len(cells) else None
         if role == ID_ROLE:
             return r.id
-        if role == Qt.ItemDataRole.TextAlignmentRole and c in (COL_SCORE, COL_ID, COL_REACH, COL_RARITY, COL_COUNT):
+        if role == Qt.ItemDataRole.TextAlignmentRole and c != COL_TOKEN and c < len(self.COLUMNS) - 1:
             return RIGHT
         if role == Qt.ItemDataRole.ToolTipRole:
             tip = f"id {r.id}: {hex_bytes(r.token)}\n{why_text(r)}"

@@ -41,6 +41,8 @@ from tokviz.core.display.diagnostics import (
 from tokviz.core.display.tokens import round_trip, token_display, token_labels, token_stats
 from tokviz.core.special_tokens import encode_specials_as_text
 from tokviz.core.text.split import parse_split
+from tokviz.engine.large_text import SAMPLE_CHARS
+from tokviz.engine.release import GradualRelease
 from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, background_mode
 
 from .requests import BatchResult, Diagnostics, RowResult, RowSpec, TokenViewRequest, TokenViewResult, TrainedSnapshot
@@ -49,7 +51,7 @@ from .tokenizer_loader import warm_up
 FIRST_SCREEN_CHARS = 12_000  # texts longer than this get a quick first pass
 COMPARE_CHARS = 4_000  # comparison rows label (and draw) this much of the text
 BATCH_ROWS = 64
-BASELINE_CORPUS_CHARS = 5_000_000  # baselines and unit counts read at most this much corpus
+BASELINE_CORPUS_CHARS = SAMPLE_CHARS  # baselines and unit counts read at most this much corpus
 OOV_CORPUS_CHARS = 1_000_000  # a loaded tokenizer's unknown-token rate reads at most this much corpus
 TYPING_DELAY_MS = 120
 QUICK_DELAY_MS = 10
@@ -272,6 +274,7 @@ class TokenViewEngine(BackgroundEngine):
         self._baseline_cache: tuple | None = None
         self._oov_cache: tuple | None = None
         self.last_result: TokenViewResult | None = None
+        self._release = GradualRelease(self)  # the last text's encodings: a million objects to free
 
     @property
     def is_pending(self) -> bool:
@@ -318,7 +321,9 @@ class TokenViewEngine(BackgroundEngine):
         return super().shutdown(timeout_ms)
 
     def _on_result(self, result: object) -> None:
-        self.last_result = result  # type: ignore[assignment]
+        old, self.last_result = self.last_result, result  # type: ignore[assignment]
+        self._release.drop_graph(old)  # freed over the next turns, once the views let it go
+        del old
         self.finished.emit(result)
 
     def _on_cancel(self) -> None:

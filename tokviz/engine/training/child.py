@@ -3,11 +3,15 @@
 `training_events()` runs one training (parse a word table if asked, count, merge) and yields small
 event tuples, batching merges at most every 50 ms:
 
-    ("stage", name)                 parsing | counting | training
+    ("stage", name)                 parsing | compiling | counting | training
     ("counting", (done, total))     characters counted so far
     ("prepared", (timeline, budget))  base vocabulary known (timeline has no steps)
     ("steps", [MergeStep, ...])       (WordPieceStep, or UnigramRound: one per round)
     ("finished", n_merges)
+
+An algorithm with compiled kernels (`AlgorithmSpec.warm_up`) loads them first, on a thread of its
+own, and the stream says ``("stage", "compiling")`` when numba has to compile them (the first
+run on a machine: seconds, minutes on a loaded one), so the wait has a name.
 
 `TrainingWorker` iterates it directly on its thread for small corpora, or runs `child_main` in a
 child process (``python -m tokviz.engine.training.child``) for large ones and reads the same
@@ -20,22 +24,26 @@ Pure Python (no Qt): the child process imports only the core and this module.
 
 from __future__ import annotations
 
+import queue
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass
 
-from tokviz.core import Cancelled, parse_word_counts
-from tokviz.core.registry import AnySettings, empty_copy, make_training  # BPE, WordPiece or Unigram
+from tokviz.core import Cancelled, jit, parse_word_counts
+from tokviz.core.registry import AnySettings, empty_copy, make_training, spec_of  # BPE, WordPiece or Unigram
 from tokviz.core.processes.parallel import choose_processes
 from tokviz.core.processes.pipes import read_frame, write_event
 from tokviz.core.processes.spawn import JOB_ERRORS, child_pipes, exit_child, run_child, watch_parent
 
 BATCH_SECONDS = 0.05
+CANCEL_CHECK_SECONDS = 0.1  # while numba compiles (it cannot be interrupted), how often a stop is looked for
 
 STAGE_PARSING = "parsing"
+STAGE_COMPILING = "compiling"
 STAGE_COUNTING = "counting"
 STAGE_PREPARING = "preparing"
 STAGE_TRAINING = "training"
@@ -87,6 +95,7 @@ def training_events(
     del text
     if should_stop():
         raise Cancelled()
+    yield from _load_kernels(settings, should_stop)
     yield ("stage", STAGE_COUNTING)
     counted: list[tuple[int, int]] = []
     timeline = training.prepare(
@@ -114,6 +123,38 @@ def training_events(
     if batch:
         yield ("steps", batch)
     yield ("finished", n_steps)
+
+
+def _load_kernels(settings: AnySettings, should_stop: Callable[[], bool]) -> Iterator[Event]:
+    """Run the algorithm's warm-up (it loads its compiled kernels) on a thread, yielding
+    ``("stage", "compiling")`` if numba compiles them meanwhile (or is compiling them already, for
+    a warm-up the window started); nothing for algorithms without kernels or with kernels off. A
+    warm-up that fails changes nothing: the training loads what it needs or takes its plain path."""
+    spec = spec_of(settings)
+    if spec is None or spec.warm_up is None or not jit.enabled():
+        return
+    news: queue.SimpleQueue[bool] = queue.SimpleQueue()  # True: numba compiles; False: loaded
+
+    def load() -> None:
+        try:
+            with suppress(Exception), jit.on_compiling(lambda: news.put(True)):  # only a head start
+                spec.warm_up()
+        finally:
+            news.put(False)
+
+    thread = threading.Thread(target=load, name="tokviz-load-kernels", daemon=True)
+    thread.start()
+    while True:
+        try:
+            compiling = news.get(timeout=CANCEL_CHECK_SECONDS)
+        except queue.Empty:
+            if should_stop():
+                raise Cancelled() from None  # the compilation ends on its own; its cache is kept
+            continue
+        if not compiling:
+            break
+        yield ("stage", STAGE_COMPILING)
+    thread.join()
 
 
 def child_main() -> int:

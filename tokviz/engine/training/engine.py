@@ -30,12 +30,14 @@ from tokviz.core.processes.pipes import write_frame
 from tokviz.core.processes.spawn import ChildProcess
 from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, ChildWorkerMixin, background_mode
 
-from .child import STAGE_COUNTING, STAGE_PARSING, STAGE_PREPARING, STAGE_TRAINING, CorpusInput, Event, training_events
+from .child import (STAGE_COMPILING, STAGE_COUNTING, STAGE_PARSING, STAGE_PREPARING, STAGE_TRAINING, CorpusInput,
+                    Event, training_events)
 
-__all__ = ["CorpusInput", "TrainingEngine", "TrainingProgress", "TrainingWorker", "STAGE_TRAINING"]
+__all__ = ["CorpusInput", "TrainingEngine", "TrainingProgress", "TrainingWorker", "STAGE_COMPILING", "STAGE_TRAINING"]
 
 STAGE_LABELS = {
     STAGE_PARSING: "Reading the word-frequency table…",
+    STAGE_COMPILING: "Compiling fast kernels, once per machine",
     STAGE_COUNTING: "Counting chunks…",
     STAGE_PREPARING: "Preparing the trainer…",
     STAGE_TRAINING: "Training",
@@ -58,6 +60,7 @@ class TrainingProgress:
     rate: float = 0.0  # merges per second over the last couple of seconds
     seconds_left: float | None = None
     elapsed: float = 0.0  # seconds since the run started
+    stage_elapsed: float = 0.0  # seconds since the stage started (how long numba has been compiling)
     fraction: float | None = None
     unit: str = "merges"  # what `done` counts: "merges", or "rounds" for Unigram
 
@@ -164,7 +167,7 @@ class TrainingEngine(BackgroundEngine):
         self.running_changed.connect(self._on_running_changed)
 
     def _reset_counters(self) -> None:
-        self._t0 = time.monotonic()
+        self._t0 = self._stage_t0 = time.monotonic()
         self._stage = STAGE_COUNTING
         self._done = 0
         self._budget: int | None = None
@@ -211,7 +214,8 @@ class TrainingEngine(BackgroundEngine):
                     left = max(0.0, (self._budget - self._done) / rate)
         if final:  # finished (perhaps before the budget: no pair was frequent enough any more)
             fraction, left = 1.0, 0.0
-        p = TrainingProgress(self._stage, self._done, self._budget, rate, left, now - self._t0, fraction, self._unit)
+        p = TrainingProgress(self._stage, self._done, self._budget, rate, left, now - self._t0, now - self._stage_t0,
+                             fraction, self._unit)
         self.last_progress = p
         self.progress_changed.emit(p)
 
@@ -234,6 +238,8 @@ class TrainingEngine(BackgroundEngine):
     def _on_worker_stage_changed(self, run_id: int, stage: str) -> None:
         if not self.is_current(run_id):
             return
+        if stage != self._stage:
+            self._stage_t0 = time.monotonic()
         self._stage = stage
         if stage == STAGE_TRAINING:
             self._samples.append((time.monotonic(), 0))

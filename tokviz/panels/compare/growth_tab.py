@@ -13,7 +13,7 @@ from tokviz.core.compare.report import growth_steps
 from tokviz.engine.tables.compare_models import METRIC_TIPS
 
 from ..widgets import vbox
-from .chart import ThemedPlot, model_color
+from .plots import ThemedPlot, model_color
 from .tab import CompareTab
 
 GROWTH_POINTS = 40

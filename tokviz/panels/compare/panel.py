@@ -3,9 +3,10 @@
 Pick the models (the current one at its step, files, known tokenizers) and the text (the corpus,
 or a file), optionally split into documents (an unindented title line starts one, as in
 ``udhr2_all.txt``), and Run: the comparison runs on a background thread with progress and Cancel
-(`tokviz.engine.compare_task`). Results: a metrics table (one column per model), a sortable
+(`tokviz.engine.compare_task`); the documents table fills in as documents are measured, the metrics,
+scripts and chart as each model ends. Results: a metrics table (one column per model), a sortable
 documents table with each model's tokens and premium over a reference document the user picks,
-a bar chart of those premiums (one colour per model), a per-script summary and each model's Gini
+a chart of those premiums by language or by script (one colour per model), a per-script summary and each model's Gini
 coefficient; Export writes the CSV rows ``tokviz compare --csv`` prints, or the chart as PNG. A
 model that cannot be opened is reported and the others are shown.
 """
@@ -34,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from tokviz.core import TokvizError
 from tokviz.core.compare import Comparison, ModelSpec
-from tokviz.core.compare.report import csv_header, csv_rows, with_reference
+from tokviz.core.compare.report import csv_header, csv_rows, short_labels, with_reference
 from tokviz.core.formats.openai_encodings import known_tokenizers
 from tokviz.core.io.safe_files import write_atomic
 from tokviz.engine.compare_child import path_spec, timeline_spec
@@ -47,6 +48,7 @@ from .chart import PremiumChart, model_color
 from .growth_tab import GrowthTab
 from .health_tab import HealthTab
 from .parity_tab import ParityTab
+from .presenting import present_compare
 from .vocab_tab import VocabTab
 from .why_tab import WhyTab
 
@@ -67,6 +69,7 @@ class ComparePanel(Panel):
     PANEL_ID = "compare"
     TITLE = "Compare metrics"
     DEFAULT_AREA = Qt.DockWidgetArea.LeftDockWidgetArea
+    _present = present_compare  # presenter mode: the results, without the set-up rows
 
     comparison_ready = Signal()  # a run ended (finished, cancelled or failed): read `outcome`
     token_selected = Signal(object, int)  # a token picked in the Vocabularies or Health tab: (timeline, id)
@@ -120,7 +123,8 @@ class ComparePanel(Panel):
         self.documents_table = self._table("compare_documents", self.documents_model)
         self.scripts_table = self._table("compare_scripts", self.scripts_model)
         self.chart = PremiumChart()
-        self.hover = QLabel("", objectName="compare_hover")
+        self.hover = QLabel("", objectName="compare_hover", wordWrap=True)  # never wider than the panel
+        self.hover.setMinimumHeight(2 * self.hover.fontMetrics().lineSpacing())  # no jump as its text changes
         self.chart.hovered.connect(self.hover.setText)
         chart_page = QWidget()
         vbox(chart_page, (self.chart, 1), self.hover, margins=0, spacing=2)
@@ -149,6 +153,10 @@ class ComparePanel(Panel):
              self.progress, self.status, (self.tabs, 1), hbox(STRETCH, export_csv, export_png), margins=6, spacing=4)
         self.engine = CompareEngine(self)  # in a child process: the window keeps drawing
         self.engine.progress_changed.connect(self._on_engine_progress_changed)
+        self.engine.partial_ready.connect(self._on_engine_partial_ready)
+        self._run_specs: list[ModelSpec] = []  # of the run streaming in
+        self._so_far: Comparison | None = None  # its documents and the results of the models that ended
+        self._auto_tab = False  # the run turned to the Documents tab (the chart follows at its end)
         self.engine.finished.connect(self._on_engine_finished)
         self.engine.cancelled.connect(self._on_engine_cancelled)
         self.engine.failed.connect(self._on_engine_failed)
@@ -303,7 +311,8 @@ class ComparePanel(Panel):
         self.status.setText("Measuring…")
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.engine.start(text, list(self.specs), by_document=by_doc, reference=reference)
+        self._run_specs, self._so_far, self._auto_tab = list(self.specs), None, False
+        self.engine.start(text, self._run_specs, by_document=by_doc, reference=reference)
         return True
 
     def _fill_references(self, c: Comparison) -> None:
@@ -329,6 +338,37 @@ class ComparePanel(Panel):
         self.status.setText(what + "…")
 
     @Slot(object)
+    def _on_engine_partial_ready(self, batch) -> None:
+        """Rows as documents are measured; metrics, scripts and chart as each model ends. Light work
+        only: a batch comes a few times a second."""
+        so_far = self._so_far or Comparison((), (), None)
+        if batch.documents is not None:
+            so_far = Comparison((), batch.documents, batch.reference)
+            self.documents_model.start_stream(batch.documents, batch.reference, [s.label for s in self._run_specs])
+            if self.tabs.currentIndex() == 0:
+                self.tabs.setCurrentIndex(1)  # the rows filling in say what the run is doing
+                self._auto_tab = True
+        for k, first, rows in batch.rows:
+            self.documents_model.add_rows(k, first, [m.tokens for m in rows])
+        for k, result in batch.results:
+            self.documents_model.add_result(k, result)
+        self._so_far = so_far = Comparison(so_far.results + tuple(r for _, r in batch.results), so_far.documents,
+                                           so_far.reference)
+        if batch.results:  # (the scripts summary waits for the end)
+            self.metrics_model.set_comparison(so_far)
+            QTimer.singleShot(0, self, lambda: self.chart.set_comparison(so_far))
+
+    def _keep_what_ended(self) -> str:
+        """After a cancel or a failure: the models that ended stay on screen, else the last results."""
+        c = self._so_far
+        if c is not None and any(r.metrics is not None for r in c.results):
+            self.show_comparison(c)
+            return f"{len(c.results)} of {len(self._run_specs)} models measured; their results stay on screen."
+        if c is not None:  # rows of the unfinished run: back to the last results
+            self.show_comparison(self.comparison)
+        return "The last results stay on screen."
+
+    @Slot(object)
     def _on_engine_finished(self, c: Comparison) -> None:
         if c.documents:
             self._fill_references(c)
@@ -337,7 +377,8 @@ class ComparePanel(Panel):
         parts = [f"{len(c.results) - len(failed)} of {len(c.results)} models measured"]
         if c.documents:
             parts.append(f"{len(c.documents)} documents")
-            ginis = [f"{r.model.split('/')[-1]} {r.gini:.3f}" for r in c.results if r.gini is not None]
+            rated = [r for r in c.results if r.gini is not None]
+            ginis = [f"{label} {r.gini:.3f}" for label, r in zip(short_labels([r.model for r in rated]), rated)]
             if ginis:
                 parts.append("Gini of premiums: " + ", ".join(ginis))
         text = "; ".join(parts) + "."
@@ -347,11 +388,12 @@ class ComparePanel(Panel):
 
     @Slot()
     def _on_engine_cancelled(self) -> None:
-        self._done("cancelled", "Cancelled; the last results stay on screen.")
+        kept = self._keep_what_ended()
+        self._done("cancelled", f"Cancelled; {kept[:1].lower()}{kept[1:]}")
 
     @Slot(str)
     def _on_engine_failed(self, message: str) -> None:
-        self._done("failed", f"The comparison failed: {message}")
+        self._done("failed", f"The comparison failed: {message} " + self._keep_what_ended())
 
     def _done(self, outcome: str, text: str) -> None:
         self.outcome = outcome
@@ -370,8 +412,9 @@ class ComparePanel(Panel):
         # the chart and the column widths on the next turns of the event loop: no one long stall
         QTimer.singleShot(0, self, lambda: self.chart.set_comparison(self.comparison))
         QTimer.singleShot(0, self, self._fit_columns)
-        if c is not None and c.documents and self.tabs.currentIndex() == 0:
+        if c is not None and c.documents and self.tabs.currentIndex() == int(self._auto_tab):
             self.tabs.setCurrentIndex(2)  # per language: the chart says it at a glance
+        self._auto_tab, self._so_far = False, None
 
     def _fit_columns(self) -> None:
         for table in (self.metrics_table, self.documents_table, self.scripts_table):

@@ -15,7 +15,7 @@ from tokviz.engine.tables.compare_models import VocabTokensModel
 
 from ..base import monospace_font
 from ..widgets import STRETCH, hbox, vbox
-from .chart import ThemedPlot, model_color
+from .plots import ThemedPlot, model_color
 from .tab import CompareTab
 
 SHOW = (("Shared tokens", "shared"), ("Only in A", "only_a"), ("Only in B", "only_b"))

@@ -75,9 +75,11 @@ class CandidatesView(QWidget):
         d = decision_at(tl, k)
         step = tl.steps[d.rank]
         what = "Next merge" if d.upcoming else f"Merge {d.rank + 1:,} (step {d.rank + 1:,})"
+        # BoundlessBPE: each step is a merge or a supermerge, and says which and what it beat
+        note = f" — {tl.step_note(d.rank)}" if tl.step_kinds else ""
         self.label.setText(f"{what}: {visible_token(vocab[step.pair[0]])} + "
                            f"{visible_token(vocab[step.pair[1]])} → "
-                           f"{visible_token(step.token)}, count {step.count:,}")
+                           f"{visible_token(step.token)}, count {step.count:,}{note}")
         t.setRowCount(len(d.candidates))
         tied = [f"{visible_token(vocab[c.pair[0]])} + {visible_token(vocab[c.pair[1]])}"
                 for c in d.candidates if c.tied and not c.winner]

@@ -21,6 +21,8 @@ from tokviz.panels.widgets import save_image
 SERIES = ("length", "vocabulary", "count")
 AUTO_ALL_PX = 220  # "auto" shows all three plots from this height, two from AUTO_TWO_PX
 AUTO_TWO_PX = 130
+TITLES = ("Corpus length (tokens)", "Vocabulary size", "Winning pair count")
+MARK_COLOR = "#8250df"
 
 
 class Caption(QGraphicsSimpleTextItem):
@@ -44,8 +46,7 @@ class TimelineChart(StepChart):
         super().__init__("timeline_chart", len(SERIES), colors, axis_width=52, parent=parent)
         self.ci.layout.setSpacing(2)
         self.captions: list[Caption] = []
-        titles = ("Corpus length (tokens)", "Vocabulary size", "Winning pair count")
-        for p, curve, title in zip(self.plots, self.curves, titles):
+        for p, curve, title in zip(self.plots, self.curves, TITLES):
             label = Caption(title)  # a fixed caption inside the plot, top left:
             label.setParentItem(p.vb)  # no rotated axis label squeezed into a short plot
             label.setZValue(10)
@@ -58,6 +59,7 @@ class TimelineChart(StepChart):
             curve.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # cursor moves
             for ax in ("left", "bottom"):  # do not redraw the curve or the axes
                 p.getAxis(ax).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.marks: list[tuple[pg.PlotItem, pg.InfiniteLine]] = []  # lines at steps the timeline points out
         self._log = False
         self._mode = "auto"
         self._shown: list[int] = [0, 1, 2]
@@ -65,8 +67,10 @@ class TimelineChart(StepChart):
         self._shown = []
         self._relayout()
 
-    def set_series(self, length: list[int], vocab: list[int], count: list[int]) -> None:
-        """Per-step series (index = step 0..N); the count at step 0 is left out (no merge)."""
+    def set_series(self, length: list[int], vocab: list[float], count: list[int], middle: str | None = None) -> None:
+        """Per-step series (index = step 0..N); the count at step 0 is left out (no merge).
+        `middle`: the middle plot's caption when it shows another series than the vocabulary size."""
+        self.captions[1].setText(middle or TITLES[1])
         n = len(length) - 1
         self._n = n
         x = np.arange(n + 1, dtype=np.float64)
@@ -83,6 +87,21 @@ class TimelineChart(StepChart):
     def set_cursor(self, k: int) -> None:
         super().set_cursor(k)
         self._place_captions()
+
+    def set_marks(self, marks: list[tuple[int, str]]) -> None:
+        """A labelled dashed vertical line at each ``(step, label)`` on every plot (SuperBPE:
+        "superwords from here" at the transition)."""
+        for p, line in self.marks:
+            p.removeItem(line)
+        self.marks = []
+        pen = pg.mkPen(MARK_COLOR, width=1.5, style=pg.QtCore.Qt.PenStyle.DashLine)
+        for k, label in marks:
+            for p in self.plots:
+                line = pg.InfiniteLine(pos=k, angle=90, movable=False, pen=pen, label=f"{label} →",
+                                       labelOpts={"position": 0.5, "color": MARK_COLOR,
+                                                  "anchors": [(1, 0.5), (1, 0.5)]})  # left of the line
+                p.addItem(line, ignoreBounds=True)
+                self.marks.append((p, line))
 
     def _place_captions(self) -> None:
         """Captions in the top corner away from the cursor (top right while it is in the left half)."""

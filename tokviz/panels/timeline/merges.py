@@ -85,5 +85,10 @@ class MergeParts(QObject):
         if tl is None or loaded:
             p.chart.set_series([0], [0], [0])
         else:
-            p.chart.set_series(*series(tl))
+            length, vocab, count = series(tl)
+            # a timeline may put a telling series in the middle plot (SuperBPE: bytes per token)
+            second = tl.chart_second_series()
+            title, middle = second if second is not None else (None, vocab)
+            p.chart.set_series(length, middle, count, title)
+        p.chart.set_marks(tl.chart_marks() if tl is not None and not loaded else [])
         p.chart.set_cursor(p.step_model.step)

@@ -301,7 +301,7 @@ class TimelinePanel(Panel):
         self.provenance.set_state(tl, None, self.vocab, self.step_model.step)
         self.unigram.update_view()
         self._load_corpus()
-        self._update_chart()
+        self._chart_timer.start(0)  # its own event, once: a switch is not one long freeze
         self._schedule(now=True)
 
     @Slot()
@@ -312,10 +312,9 @@ class TimelinePanel(Panel):
             self.vocab = tl.token_bytes()
             self.corpus_view.set_vocab(self.vocab)
         if self.step_model.is_finished:
-            self._chart_timer.stop()
-            self._update_chart()
+            self._chart_timer.start(0)  # the last data, in an event of its own
         elif not self._chart_timer.isActive():
-            self._chart_timer.start()
+            self._chart_timer.start(CHART_INTERVAL_MS)
 
     @Slot()
     def _on_step_model_finished_changed(self) -> None:
@@ -449,7 +448,7 @@ class TimelinePanel(Panel):
         fm = self.table.fontMetrics()
         self.table.verticalHeader().setDefaultSectionSize(fm.height() + 6)
         show_rows(self.table, 2 if self.presenting else 5)  # never squeezed to a row by the parts below
-        size_for_font(self)  # column widths (and presenter mode's sizes)
-        self.corpus_view.setFont(monospace_font(self.font(), scale=1.1))
         if hasattr(self, "unigram"):
             self.unigram.update_fonts()
+        size_for_font(self)  # column widths (and presenter mode's sizes)
+        self.corpus_view.setFont(monospace_font(self.font(), scale=1.1))

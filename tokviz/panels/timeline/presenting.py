@@ -4,7 +4,8 @@ Kept: the transport buttons and slider, the step box, the merge table with its k
 Left, Right, New token, Count; WordPiece keeps its Score; Unigram its rounds) and the corpus at
 step k with the tokens of merge k lit. Hidden: the candidates, the Chart and Provenance tabs, the
 speed box and the Loop, Follow and Clicker keys boxes (the presenter's own keys drive the
-timeline). Columns get narrower at the presenter's big font.
+timeline). Columns get narrower at the presenter's big font; Unigram's rounds table keeps every
+column as wide as its contents (the column gets that width, or the presenter a smaller font).
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ def size_for_font(panel) -> None:
         t.setColumnWidth(col, column_width(fm, col, panel.presenting))
     if panel.presenting:
         t.setMinimumWidth(key_columns_width(panel))
+        if panel.unigram.active:
+            rounds = panel.unigram.rounds.rounds
+            rounds.setMinimumWidth(contents_width(rounds))
         side = panel.transport.fontMetrics().height()
         for b in _buttons(panel.transport):
             b.setIconSize(QSize(side, side))
@@ -47,6 +51,13 @@ def key_columns_width(panel) -> int:
     cols = sum(column_width(fm, c, True) if c < len(COLUMNS) else t.columnWidth(c)
                for c in range(t.model().columnCount()) if not t.isColumnHidden(c))
     return cols + t.verticalScrollBar().sizeHint().width() + 2 * t.frameWidth() + 2
+
+
+def contents_width(table) -> int:
+    """Width a cell table needs to show every column as wide as its header and cells."""
+    header = table.horizontalHeader()
+    cols = sum(max(table.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in range(table.columnCount()))
+    return cols + table.verticalScrollBar().sizeHint().width() + 2 * table.frameWidth() + 2
 
 
 def _buttons(transport) -> tuple:
@@ -61,6 +72,8 @@ def present_timeline(panel, changes: PresentingChanges) -> None:
     for col in HIDDEN_COLUMNS:
         changes.set(panel.table.setColumnHidden, col, was=panel.table.isColumnHidden(col), now=True)
     changes.set(panel.table.setMinimumWidth, was=panel.table.minimumWidth())
+    rounds = panel.unigram.rounds.rounds
+    changes.set(rounds.setMinimumWidth, was=rounds.minimumWidth())
     for b in _buttons(t):
         changes.set(b.setIconSize, was=b.iconSize())
     splitter = panel.splitter  # resizeEvent sizes it while presenting; restored on leaving
@@ -76,8 +89,8 @@ def splitter_sizes(panel, span: int, wide: bool) -> list[int]:
         return [span * 3 // 11, span * 4 // 11, span * 4 // 11]
     if not wide:
         table = int(span * NARROW_TABLE_SHARE)
-    elif panel.unigram.active:
-        table = span * 2 // 5
+    elif panel.unigram.active:  # the rounds' columns whole; the pruned pieces below like the room
+        table = min(span // 2, max(span * 2 // 5, contents_width(panel.unigram.rounds.rounds)))
     else:
         m = panel.layout().contentsMargins()
         span -= m.left() + m.right() + panel.splitter.handleWidth()  # the splitter's own width

@@ -66,6 +66,7 @@ class UnigramRoundsView(QWidget):
         h = self.rounds.fontMetrics().height() + 6
         for t in (self.rounds, self.pruned):
             t.verticalHeader().setDefaultSectionSize(h)
+        self.rounds.resizeColumnsToContents()  # presenter mode doubles the font: no cut numbers, both ways
 
     def set_rounds(self, tl) -> None:
         """(Re)fill the rounds table (rounds are few: at most a few dozen)."""

@@ -150,8 +150,8 @@ class TokenCompareView(QScrollArea):
             self._fit(view)
         titles = [row.spec.title for row in rows]
         new = [r for r, t in enumerate(titles) if t not in self.titles]
-        if self.titles and new:
-            self.flash_row(new[-1])
+        if self.titles and new:  # after this event: scrolling to it lays out the whole column again
+            QTimer.singleShot(0, self, lambda r=new[-1]: self.flash_row(r))
         self.titles = titles
 
     def flash_row(self, row: int) -> None:

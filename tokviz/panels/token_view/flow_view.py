@@ -5,7 +5,7 @@ viewport needs are laid out at once, the rest in short slices on idle time, so a
 characters paints its first screen immediately and the window stays responsive. Modes: ``text``
 (token text), ``ids``, ``both`` (text over id). Byte tokens that build one character are kept on one
 line and bracketed together with the character written under them. Special tokens are badges,
-unknown tokens are struck through, tokens that differ from a reference row are outlined.
+unknown tokens are struck through, tokens differing from a reference row are outlined, superwords underlined.
 
 Signals: ``token_clicked(index)``, ``token_hovered(index)`` (-1 when leaving tokens). Tooltips come
 from a callback (`set_tooltip_provider`). Keyboard: Left/Right move the selected token.
@@ -31,6 +31,9 @@ MODES = ("text", "ids", "both")
 PAD_X, GAP, PAD_Y, MARGIN = 3, 2, 3, 6
 SLICE_TOKENS = 250  # tokens laid out between clock checks
 SLICE_SECONDS = 0.008  # idle layout slice
+MARK_COLOR = "#8250df"  # the bar under a marked token
+SMALL_PRINT_SCALE = 0.72  # small print (captions under byte groups, ids under tokens) to the token font
+MIN_SMALL_PRINT_PX = 11  # ... but never smaller than this (9 px at the default font is unreadable)
 
 
 class TokenFlowView(QAbstractScrollArea):
@@ -53,6 +56,7 @@ class TokenFlowView(QAbstractScrollArea):
         self._breaks: list[int] = []
         self._slots: list[int] = []
         self._differs: Sequence[bool] = ()
+        self._marked: Sequence[bool] = ()  # tokens with a bar under them
         self._group_end: dict[int, int] = {}
         self._group_caption: dict[int, str] = {}
         self._in_group: set[int] = set()
@@ -71,11 +75,11 @@ class TokenFlowView(QAbstractScrollArea):
 
     def set_tokens(self, labels: list[str], ids: list[int], kinds: list[int], breaks: list[int], slots: list[int],
                    *, groups: Sequence[tuple[int, int]] = (), captions: Sequence[str] = (),
-                   differs: Sequence[bool] = ()) -> None:
+                   differs: Sequence[bool] = (), marked: Sequence[bool] = ()) -> None:
         """Show tokens (parallel lists); `groups` are (first, last) runs of byte tokens that build
         one character, with `captions` the character shown under each run."""
         self._labels, self._ids, self._kinds, self._breaks, self._slots = labels, ids, kinds, breaks, slots
-        self._differs = differs
+        self._differs, self._marked = differs, marked
         self._group_end = {a: b for a, b in groups}
         self._group_caption = {a: c for (a, _), c in zip(groups, captions, strict=False)}
         self._in_group = {i for a, b in groups for i in range(a, b + 1)}
@@ -142,13 +146,12 @@ class TokenFlowView(QAbstractScrollArea):
     def _update_fonts(self) -> None:
         self._font = monospace_font(self.font())
         self._small = QFont(self._font)
+        token_px = QFontInfo(self._font).pixelSize()
         floor = small_print_px()  # presenter mode: as large as the tokens, and at least this
         if floor:
-            self._small.setPixelSize(max(floor, QFontInfo(self._font).pixelSize()))
-        elif self._font.pointSizeF() > 0:
-            self._small.setPointSizeF(self._font.pointSizeF() * 0.72)
-        else:
-            self._small.setPixelSize(max(6, round(self._font.pixelSize() * 0.72)))
+            self._small.setPixelSize(max(floor, token_px))
+        else:  # smaller than the tokens, but not below what reads on a laptop (tiny tokens: their size)
+            self._small.setPixelSize(max(round(token_px * SMALL_PRINT_SCALE), min(MIN_SMALL_PRINT_PX, token_px)))
         self._fm = QFontMetrics(self._font)
         self._sfm = QFontMetrics(self._small)
         self._width_cache = {}
@@ -420,6 +423,8 @@ class TokenFlowView(QAbstractScrollArea):
                 p.drawLine(x + 2, y + h // 2, x + w - 3, y + h // 2)
             if kind == EMPTY and mode != "ids":
                 p.drawText(rect, Qt.AlignmentFlag.AlignCenter, "∅")
+            if i < len(self._marked) and self._marked[i]:
+                p.fillRect(x + 1, y + h - 3, w - 2, 3, QColor(MARK_COLOR))
             if self._differs and i < len(self._differs) and self._differs[i]:
                 p.setPen(diff_pen)
                 p.setBrush(Qt.BrushStyle.NoBrush)

@@ -7,9 +7,8 @@ tokens as badges, hover for id, bytes, merge and corpus count, click to select t
 vocabulary and timeline), then tabs: comparison rows (trained at step k, trained at its last step,
 character-level, word-level, loaded tokenizers; differences outlined), the batch (padded ids and
 attention mask), diagnostics (round trip, leading-space twins, digit runs, trailing whitespace,
-tokens per character by script, tokens unseen in training), the stream (ids decoded one by one). A status line gives the counts.
-Export: HTML, PNG, JSON, copy ids.
-
+tokens per character by script, tokens unseen in training), the stream (ids decoded one by one),
+numbers, a word's sampled segmentations. A status line gives the counts. Export: HTML, PNG, JSON, ids.
 Encoding runs in `TokenViewEngine` (debounced, off the GUI thread, newest request wins).
 """
 
@@ -58,6 +57,7 @@ from .flow_view import MODES, TokenFlowView
 from .lattice_action import LatticeAction
 from .models_menu import PieceRows
 from .number_lens import NumberLens
+from .samples_tab import SamplesTab
 from .stream_stepper import StreamStepper
 
 SAMPLE_TEXT = ("Tokenizers cut text into pieces: café, naïve, Größe, 東京タワー, 안녕하세요!\n"
@@ -169,6 +169,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.tabs.addTab(self.diagnostics, "Diagnostics")
         self.stream = StreamStepper.attach(self)  # the ids decoded one at a time, as a server streams them
         self.numbers = NumberLens.attach(self)  # 1-1000 and the user's number as each tokenizer cuts them
+        self.samples = SamplesTab.attach(self)  # a word's sampled segmentations (BPE-dropout, Unigram alpha)
 
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         for w in (self.editor, self.view, self.tabs):
@@ -332,7 +333,7 @@ class TokenViewPanel(TokenViewExports, Panel):
             k, n, tok = self.step_model.step, tl.n_steps, tl.tokenizer()
             rows.append(RowSpec("step", f"{tl.title} · step {k:,}/{n:,}", step=k, tokenizer=tok))
             rows.append(RowSpec("final", f"{tl.title} · all {n:,} merges", step=None, tokenizer=tok))
-        elif tl is not None and not tl.replays_merges:  # WordPiece, Unigram: rows carry the tokenizer
+        elif tl is not None and (not tl.replays_merges or getattr(tl, "own_encoder", False)):  # rows carry it
             rows.extend(self._piece_rows.rows(tl, self.step_model.step))
         elif tl is not None:  # BPE: the worker rebuilds the tokenizer from a snapshot of the merges
             k, n = self.step_model.step, tl.n_merges
@@ -431,8 +432,8 @@ class TokenViewPanel(TokenViewExports, Panel):
             self.view.clear()
             return
         enc, labels = ref.encoding, ref.labels
-        self.view.set_tokens(labels.labels, enc.ids, labels.kinds, labels.breaks, ref.slots,
-                             groups=ref.groups, captions=ref.captions)
+        self.view.set_tokens(labels.labels, enc.ids, labels.kinds, labels.breaks, ref.slots, groups=ref.groups,
+                             captions=ref.captions, marked=[b" " in t[1:].rstrip(b" ") for t in enc.tokens])
 
     def _show(self, result: TokenViewResult) -> None:
         self._show_reference(result)

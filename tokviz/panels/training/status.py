@@ -1,6 +1,7 @@
 """`TrainingStatusPanel`: training progress for the status bar.
 
-Shows the stage while the corpus is read and counted, then merges done / budget, merges per second
+Shows the stage while the corpus is read and counted (and, the first time on a machine, while
+numba compiles an algorithm's kernels: "Compiling fast kernels, once per machine: 12 s"), then merges done / budget, merges per second
 and the time left, with a progress bar; afterwards a one-line outcome. It only displays
 `tokviz.engine.training.engine.TrainingProgress` snapshots.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from tokviz.engine.training.engine import STAGE_TRAINING, TrainingProgress
+from tokviz.engine.training.engine import STAGE_COMPILING, STAGE_TRAINING, TrainingProgress
 from tokviz.panels.widgets import ProgressBar
 
 
@@ -27,6 +28,8 @@ def format_duration(seconds: float) -> str:
 
 def format_progress(p: TrainingProgress) -> str:
     """The status text of a progress snapshot, e.g. ``'Training 120 / 500 merges · 3,000/s · 0:01 left'``."""
+    if p.stage == STAGE_COMPILING:  # the seconds of this wait, the one that needs explaining
+        return f"{p.label}: {p.stage_elapsed:.0f} s"
     if p.stage != STAGE_TRAINING:
         text = p.label
         if p.fraction is not None and p.fraction < 1:

@@ -150,8 +150,8 @@ def test_minimal_bpe_and_errors(tmp_path):
     assert tok.decode([0, 2]) == "a ab"  # no decoder: tokens joined by spaces, as tokenizers does
     with pytest.raises(ModelFormatError, match="not in the vocabulary"):
         HfTokenizer.from_json(_minimal(model={"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}))
-    with pytest.raises(ModelFormatError, match="dropout"):
-        HfTokenizer.from_json(_minimal(model={"type": "BPE", "vocab": {"a": 0}, "merges": [], "dropout": 0.1}))
+    with pytest.raises(ModelFormatError, match="dropout must be a number from 0 to 1"):
+        HfTokenizer.from_json(_minimal(model={"type": "BPE", "vocab": {"a": 0}, "merges": [], "dropout": 1.5}))
     bad = tmp_path / "tokenizer.json"
     bad.write_text("{not json", encoding="utf-8")
     with pytest.raises(ModelFormatError, match="not valid JSON"):

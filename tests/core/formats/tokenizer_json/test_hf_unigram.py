@@ -129,7 +129,7 @@ def test_fused_unknowns_and_no_unk_id():
 
 
 @pytest.mark.parametrize(("where", "component"), [
-    ("normalizer", {"type": "ByteLevel"}),
+    ("normalizer", {"type": "Frobnicate"}),
     ("pre_tokenizer", {"type": "Sequence", "pretokenizers": [{"type": "Metaspace"}, {"type": "Frobnicate"}]}),
     ("decoder", {"type": "Frobnicate"}),
     ("post_processor", {"type": "Frobnicate"}),

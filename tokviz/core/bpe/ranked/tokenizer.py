@@ -31,6 +31,7 @@ import regex
 from tokviz.core.algorithm.defaults import TokenizerDefaults
 from tokviz.core.algorithm.records import LoadedMerge
 from tokviz.core.bpe.byte_ranks.one_chunk import LONG_PIECE, bpe_parts
+from tokviz.core.bpe.dropout.sampled import ByteRankDropout
 from tokviz.core.bpe.pair_merge import INF_RANK
 from tokviz.core.bpe.ranked.explaining import RankBpeExplaining
 from tokviz.core.bpe.ranked.id_spans import SpanTable
@@ -54,7 +55,7 @@ _FORMATS_MAX = 64  # longest id tuple written through a ready-made format string
 
 
 @surrogate_safe
-class RankBpeTokenizer(RankBpeExplaining, RankBpeJson, TokenizerDefaults):
+class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, TokenizerDefaults):
     """tiktoken-compatible BPE from ``{token bytes: rank}``, a split pattern and special tokens.
 
     Ids are ranks, as in tiktoken. ``RankBpeTokenizer(ranks, pattern=GPT4_SPLIT_PATTERN)``.

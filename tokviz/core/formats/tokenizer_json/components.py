@@ -1,9 +1,10 @@
 """Building a tokenizer.json pipeline's parts from their JSON, every kind tokviz runs in one place.
 
 `build_normalizer` and `build_pre_tokenizer` handle ``Sequence`` themselves (so nested parts of
-any kind work) and the SentencePiece-era kinds (``Precompiled``, ``Nmt``, ``UnicodeScripts``,
-``FixedLength``), and hand the others to `normalizers` and `pretokenizers`. A kind tokviz does not
-run is an `UnsupportedComponent` error naming it and listing the ones it runs.
+any kind work), the SentencePiece-era kinds (``Precompiled``, ``Nmt``, ``UnicodeScripts``,
+``FixedLength``) and the ``ByteLevel`` normalizer, and hand the others to `normalizers` and
+`pretokenizers`. A kind tokviz does not run is an `UnsupportedComponent` error naming it and
+listing the ones it runs.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from tokviz.core.formats.tokenizer_json.pretokenizers import PreTokenizer, Seque
 from tokviz.core.formats.tokenizer_json.unicode_scripts import FixedLengthPre, UnicodeScriptsPre
 
 NORMALIZERS = ("BertNormalizer", "Lowercase", "Strip", "StripAccents", "NFD", "NFKD", "NFC", "NFKC", "Replace",
-               "Prepend", "Precompiled", "Nmt", "Sequence")
+               "Prepend", "Precompiled", "Nmt", "ByteLevel", "Sequence")
 PRE_TOKENIZERS = ("ByteLevel", "BertPreTokenizer", "Whitespace", "WhitespaceSplit", "Metaspace", "Split",
                   "Punctuation", "Digits", "CharDelimiterSplit", "UnicodeScripts", "FixedLength", "Sequence")
 
@@ -43,6 +44,8 @@ def build_normalizer(d: Mapping | None) -> Normalizer | None:
         return SequenceNormalizer([n for n in map(build_normalizer, parts) if n])
     if t in ("Precompiled", "Nmt"):
         return build_precompiled(d)
+    if t == "ByteLevel":
+        return base_pre.ByteLevelNormalizer()
     if t not in NORMALIZERS:
         raise UnsupportedComponent(f"unsupported normalizer {t!r}; tokviz runs {', '.join(NORMALIZERS)}")
     return base_norm.build_normalizer(d)

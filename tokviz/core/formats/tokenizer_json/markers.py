@@ -42,6 +42,19 @@ def marker_is_boundary(merge_pairs: Sequence[tuple[int, int]], strings: Sequence
     return True
 
 
+def marker_cuts_exact(model, strings: Sequence[str | None]) -> bool:
+    """True when cutting words at their ``▁`` markers gives `model`'s own tokens: a BPE whose
+    merges never cross the cut (`marker_is_boundary`) and that sees nothing else of where a word
+    ends or starts (an end-of-word suffix goes on a word's last character, a continuing prefix on
+    all but its first; dropping merges for a word in the vocabulary looks at the whole word; and
+    fused unknowns would fuse across the cut)."""
+    if not model.lists_merges or model.prefix or model.suffix or model.ignore_merges:
+        return False
+    if model.fuse_unk and not model.byte_fallback:
+        return False
+    return marker_is_boundary(model.merge_pairs, strings)
+
+
 def marker_cuts(word: str) -> list[int] | None:
     """``[0, cut, ..., len(word)]``: the places before each ``▁`` that follows another
     character, or None when there is none.

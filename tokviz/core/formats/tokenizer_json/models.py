@@ -39,8 +39,12 @@ class HfBpeModel:
         fuse_unk: bool = False,
         byte_fallback: bool = False,
         ignore_merges: bool = False,
+        dropout: float | None = None,
     ) -> None:
         self.vocab = dict(vocab)
+        # the file's BPE-dropout rate: encoding stays deterministic (the model's own merges);
+        # `encode_dropout` samples on request
+        self.dropout = dropout
         self.unk_token = unk_token
         self.prefix = continuing_subword_prefix or None
         self.suffix = end_of_word_suffix or None
@@ -191,6 +195,15 @@ class HfBpeModel:
     def start_ids(self, word: str) -> tuple[int, ...]:
         return tuple(t[0] for t in self._symbols(word))
 
+    def start_tokens(self, word: str) -> list[Token]:
+        """The ``(id, start, end)`` symbols `word` starts as, before any merge."""
+        return self._symbols(word)
+
+    @property
+    def pair_merges(self) -> PairMerges:
+        """The merge list as the pair-rank loops read it."""
+        return self._pairs
+
     # -- what the pipeline asks of any model (`HfTokenizer`, `tokviz.core.explain.tokens`) --
 
     lists_merges = True  # joins pairs by merge rank: a merge list, a timeline of steps, traces
@@ -232,8 +245,10 @@ def build_model(d: Mapping) -> HfBpeModel | WordPieceModel:
             not isinstance(d.get("vocab"), Mapping) or not all(isinstance(k, str) for k in d["vocab"])):
         raise ModelFormatError("model.vocab must map token strings to ids")
     if t == "BPE" or (t is None and "merges" in d):
-        if d.get("dropout") not in (None, 0, 0.0):
-            raise UnsupportedComponent("BPE with dropout (random segmentation) cannot give stable ids")
+        dropout = d.get("dropout")
+        if dropout is not None and (isinstance(dropout, bool) or not isinstance(dropout, (int, float))
+                                    or not 0.0 <= dropout <= 1.0):
+            raise ModelFormatError(f"model.dropout must be a number from 0 to 1 or null, not {dropout!r}")
         merges = []
         for i, m in enumerate(d.get("merges", [])):
             if isinstance(m, str):
@@ -253,6 +268,7 @@ def build_model(d: Mapping) -> HfBpeModel | WordPieceModel:
             fuse_unk=bool(d.get("fuse_unk", False)),
             byte_fallback=bool(d.get("byte_fallback", False)),
             ignore_merges=bool(d.get("ignore_merges", False)),
+            dropout=None if dropout is None else float(dropout),
         )
     if t == "WordPiece" or (t is None and "max_input_chars_per_word" in d):
         limit = d.get("max_input_chars_per_word", 100)

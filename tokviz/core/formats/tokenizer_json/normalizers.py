@@ -94,6 +94,22 @@ class NormStr:
         first = self.spans[0] if self.spans else (0, 0)
         return NormStr(s + self.text, [first] * len(s) + self.spans, self.first)
 
+    def transformed(self, pairs: list[tuple[str, int]]) -> NormStr:
+        """The text `pairs` spell (`unicode_forms.changes`), aligned as tokenizers'
+        ``NormalizedString::transform`` aligns it: a character that takes the place of an input
+        character gets its span, an inserted one the span of the input character before it."""
+        src = self.spans
+        if src is None:
+            return NormStr("".join(c for c, _ in pairs), None, self.first)
+        spans, pos = [], 0
+        for _, change in pairs:
+            if change > 0:
+                spans.append(src[pos - 1] if pos else (src[0][0], src[0][0]))
+            else:
+                spans.append(src[pos])
+                pos += 1 - change
+        return NormStr("".join(c for c, _ in pairs), spans, self.first)
+
     def slice(self, a: int, b: int) -> "NormStr":
         spans = None if self.spans is None else self.spans[a:b]
         return NormStr(self.text[a:b], spans, self.first and a == 0)
@@ -222,6 +238,11 @@ class Normalizer:
     def __call__(self, ns: NormStr) -> NormStr:
         raise NotImplementedError
 
+    def as_reference(self, ns: NormStr) -> NormStr:
+        """`__call__` with the spans `tokenizers` aligns (they differ where NFC, NFD and their
+        compatibility forms compose or reorder: `NormStr.transformed`)."""
+        return self(ns)
+
     def text(self, text: str) -> str:
         """The normalized text alone (the ids path)."""
         return self(NormStr(text, None)).text
@@ -234,6 +255,11 @@ class SequenceNormalizer(Normalizer):
     def __call__(self, ns: NormStr) -> NormStr:
         for p in self.parts:
             ns = p(ns)
+        return ns
+
+    def as_reference(self, ns: NormStr) -> NormStr:
+        for p in self.parts:
+            ns = p.as_reference(ns)
         return ns
 
     def text(self, text: str) -> str:
@@ -268,7 +294,7 @@ class BertNormalizer(Normalizer):
             text = cm.lower_text(text) if "\u03a3" not in text else "".join(map(_LOWER, text))
         return text
 
-    def __call__(self, ns: NormStr) -> NormStr:
+    def __call__(self, ns: NormStr, *, reference: bool = False) -> NormStr:
         if ns.spans is None:
             return NormStr(self._text(ns.text), None, ns.first)
         if self.clean_text:
@@ -276,10 +302,14 @@ class BertNormalizer(Normalizer):
         if self.handle_chinese_chars:
             ns = ns.map_chars(_CHINESE_SPACED)
         if self.strip_accents:
-            ns = StripAccents(nonspacing_only=True)(decompose(ns, False))
+            nfd = UnicodeForm("NFD")
+            ns = StripAccents(nonspacing_only=True)(nfd.as_reference(ns) if reference else nfd(ns))
         if self.lowercase:
             ns = Lowercase()(ns)
         return ns
+
+    def as_reference(self, ns: NormStr) -> NormStr:
+        return self(ns, reference=True)
 
 
 class Lowercase(Normalizer):
@@ -309,6 +339,11 @@ class UnicodeForm(Normalizer):
     def __call__(self, ns: NormStr) -> NormStr:
         compat = self.form.startswith("NFK")
         return decompose(ns, compat) if self.form.endswith("D") else compose(ns, compat)
+
+    def as_reference(self, ns: NormStr) -> NormStr:
+        if ns.spans is None or ns.text.isascii():
+            return self(ns)
+        return ns.transformed(ud.changes(self.form, ns.text))
 
 
 class Strip(Normalizer):

@@ -2,11 +2,14 @@
 tokviz's spans.
 
 tokviz keeps one span convention for drawing (a token covering no input has an empty span where it
-was inserted; see `tokviz.core.encoding.Encoding`); `tokenizers` differs in two ways, both without
+was inserted; see `tokviz.core.encoding.Encoding`); `tokenizers` differs in three ways, none
 changing an id: every token a post-processor inserts is ``(0, 0)``, even the ``[SEP]`` after the
-text, and a ByteLevel or Roberta post-processor with ``trim_offsets`` moves each offset past the
-spaces its token starts or ends with (``Ġworld`` covers ``world``). What it leaves out: the
-offsets of pairs of sequences and of ``is_pretokenized`` input (tokviz encodes one text).
+text; a ByteLevel or Roberta post-processor with ``trim_offsets`` moves each offset past the
+spaces its token starts or ends with (``Ġworld`` covers ``world``); and where an NFC, NFKC, NFD or
+NFKD normalizer composes or reorders characters, tokenizers aligns by position, not by origin
+(``e`` + U+0301 composed to ``é`` covers the ``e`` alone, the accent no token), which needs the
+text (`HfTokenizer.encode_as_reference`). What it leaves out: the offsets of pairs of sequences
+and of ``is_pretokenized`` input (tokviz encodes one text).
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from tokviz.core.formats.tokenizer_json.pretokenizers import BYTE_CHAR
 _SPACE = BYTE_CHAR[ord(" ")]  # "Ġ": a space in a byte-level token
 
 
-def hf_offsets(tokenizer, enc: Encoding) -> list[tuple[int, int]]:
-    """``tokenizers.Tokenizer.encode(text).offsets`` for `enc`, `tokenizer`'s encoding of text.
+def hf_offsets(tokenizer, enc: Encoding, text: str | None = None, *, step: int | None = None) -> list[tuple[int, int]]:
+    """``tokenizers.Tokenizer.encode(text).offsets`` for `enc`, `tokenizer`'s encoding of `text`
+    (at merge `step`). Without `text`, the spans of characters a normalizer composed or
+    reordered are tokviz's (each token over all the input its characters came from).
 
     >>> from tokviz.core.formats.tokenizer_json.decoders import PostProcessor
     >>> class Tok:
@@ -28,7 +33,10 @@ def hf_offsets(tokenizer, enc: Encoding) -> list[tuple[int, int]]:
     [(0, 5), (6, 11), (12, 12)]
     """
     inserted = set(enc.inserted)
-    out = [(0, 0) if i in inserted else (a, b) for i, (a, b) in enumerate(enc.spans)]
+    spans = enc.spans
+    if text is not None and tokenizer.normalizer is not None and not text.isascii():
+        spans = _reference_spans(tokenizer, enc, text, step)
+    out = [(0, 0) if i in inserted else (a, b) for i, (a, b) in enumerate(spans)]
     pp = tokenizer.post_processor
     if pp is not None and getattr(pp, "trim", None) is not None:
         (add_prefix_space,) = pp.trim
@@ -38,6 +46,17 @@ def hf_offsets(tokenizer, enc: Encoding) -> list[tuple[int, int]]:
                 out[i] = _trimmed(tokenizer.token_text(tid), out[i], first=k == 0, add_prefix_space=add_prefix_space)
                 k += 1
     return out
+
+
+def _reference_spans(tokenizer, enc: Encoding, text: str, step: int | None) -> list[tuple[int, int]]:
+    """The spans of `text`'s encoding with tokenizers' alignments, encoded as `enc` was (with or
+    without added tokens and the post-processor: the one giving `enc`'s ids), else `enc`'s own."""
+    for allowed in (None, ()):
+        for post in (True, False):
+            ref = tokenizer.encode_as_reference(text, step=step, add_special_tokens=post, allowed=allowed)
+            if ref.ids == enc.ids:
+                return ref.spans
+    return enc.spans
 
 
 def _is_space(c: str) -> bool:

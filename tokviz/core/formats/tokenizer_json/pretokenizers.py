@@ -15,7 +15,13 @@ from itertools import compress
 
 import regex
 
-from tokviz.core.formats.tokenizer_json.normalizers import NormStr, UnsupportedComponent, hf_pattern, per_char_memo
+from tokviz.core.formats.tokenizer_json.normalizers import (
+    Normalizer,
+    NormStr,
+    UnsupportedComponent,
+    hf_pattern,
+    per_char_memo,
+)
 from tokviz.core.text import unicode_tables as ut
 from tokviz.core.text.fastsplit import HF_GPT2_PATTERN, FastSplitter
 from tokviz.core.text.unicode_tables import PinnedPattern
@@ -316,6 +322,14 @@ def byte_level(p: NormStr) -> NormStr:
     if p.spans is None or p.text.isascii():  # ASCII: one byte-level character per character
         return NormStr(to_byte_chars(p.text), p.spans, p.first)
     return p.map_chars(_BYTE_CHARS)
+
+
+class ByteLevelNormalizer(Normalizer):
+    """The ``ByteLevel`` normalizer: each byte as its byte-level character, as the pre-tokenizer
+    maps them but over the whole text (each character's bytes keep its span)."""
+
+    def __call__(self, ns: NormStr) -> NormStr:
+        return byte_level(ns)
 
 
 class MetaspacePre(PreTokenizer):

@@ -16,7 +16,6 @@ from collections.abc import Collection, Mapping, Sequence
 from functools import partial
 from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import regex
 
@@ -42,28 +41,32 @@ from tokviz.core.formats.tokenizer_json.decoders import (
     build_decoder,
     build_post_processor,
 )
+from tokviz.core.formats.tokenizer_json.dropout import HfDropout
 from tokviz.core.formats.tokenizer_json.explaining import HfExplaining
 from tokviz.core.formats.tokenizer_json.markers import (
     MARKER,
     cut_tokens,
     marker_cuts,
-    marker_is_boundary,
+    marker_cuts_exact,
     marker_pieces,
     model_word_ids,
     uses_marker,
 )
 from tokviz.core.formats.tokenizer_json.models import HfBpeModel, WordPieceModel, build_model
 from tokviz.core.formats.tokenizer_json.normalizers import Normalizer, NormStr
-from tokviz.core.formats.tokenizer_json.pretokenizers import CHAR_BYTE, ByteLevelPre, PreTokenizer, to_byte_chars
+from tokviz.core.formats.tokenizer_json.pretokenizers import (
+    CHAR_BYTE,
+    ByteLevelNormalizer,
+    ByteLevelPre,
+    PreTokenizer,
+    to_byte_chars,
+)
 from tokviz.core.formats.tokenizer_json.word_ids import WordIds
 from tokviz.core.io.checks import is_count
 from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes
 from tokviz.core.special_tokens import AddedToken
 from tokviz.core.text.surrogates import surrogate_safe
 from tokviz.core.text.token_text import byte_char_spans, check_ids
-
-if TYPE_CHECKING:
-    pass
 
 _BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
 _END = itemgetter(1)
@@ -77,7 +80,7 @@ def _added_id(value: object) -> int:
 
 
 @surrogate_safe
-class HfTokenizer(HfExplaining, TokenizerDefaults):
+class HfTokenizer(HfDropout, HfExplaining, TokenizerDefaults):
     """A tokenizer.json pipeline. ``HfTokenizer.from_file("tokenizer.json")``."""
 
     kind = "hf"
@@ -124,11 +127,12 @@ class HfTokenizer(HfExplaining, TokenizerDefaults):
         for t in self.added:
             strings[t.id] = t.content
         self._strings = strings
-        self._byte_level = contains(pre_tokenizer, (ByteLevelPre,)) or contains(decoder, (ByteLevelDecoder,))
+        self._byte_level = (contains(pre_tokenizer, (ByteLevelPre,)) or contains(decoder, (ByteLevelDecoder,))
+                            or contains(normalizer, (ByteLevelNormalizer,)))
         self._marker = MARKER if uses_marker(decoder) else None
         self._unk_id = model.vocab.get(model.unk_token) if model.unk_token else None
         self._vocab_bytes: list[bytes | None] | None = None
-        self._cut_marker = model.lists_merges and marker_is_boundary(model.merge_pairs, strings)
+        self._cut_marker = marker_cuts_exact(model, strings)
         self._merge_of: dict[int, tuple[int, int]] | None = None
         model_ids = partial(model_word_ids, model, self._cut_marker, kept=True)
         if not self._cut_marker or pre_tokenizer is None or pre_tokenizer.word_map is not None:
@@ -254,10 +258,11 @@ class HfTokenizer(HfExplaining, TokenizerDefaults):
 
     # -- the pipeline -----------------------------------------------------------------------
 
-    def _words(self, ns: NormStr, norm_added: AddedMatcher | None, as_text=None) -> list[tuple[NormStr, int | None]]:
+    def _words(self, ns: NormStr, norm_added: AddedMatcher | None, as_text=None,
+               reference: bool = False) -> list[tuple[NormStr, int | None]]:
         """Normalize one piece of text and cut it into model words (or normalized added tokens)."""
         if self.normalizer is not None:
-            ns = self.normalizer(ns)
+            ns = self.normalizer.as_reference(ns) if reference else self.normalizer(ns)
         out: list[tuple[NormStr, int | None]] = []
         spans = ns.spans
         in_input = None if as_text is None or spans is None else (
@@ -290,7 +295,7 @@ class HfTokenizer(HfExplaining, TokenizerDefaults):
         return [*pp.before, *ids, *pp.after] if post and pp is not None else ids
 
     def _run(self, text: str, *, limit: int, allowed: Collection[str], post: bool, aligned: bool,
-             literal: Sequence[tuple[int, int]] = ()) -> Encoding:
+             literal: Sequence[tuple[int, int]] = (), reference: bool = False) -> Encoding:
         out = Encoding([], [], [], [], [], [])
         raw_added = self._patterns.get(allowed, False)
         norm_added = self._patterns.get(allowed, True)
@@ -307,8 +312,8 @@ class HfTokenizer(HfExplaining, TokenizerDefaults):
                         self._push_special(out, w_added, (a, a), None)
                     else:
                         out.ids.extend(self._model_ids(word.text, limit))
-            elif len(pieces) == 1:  # one text: nothing to reuse
-                self._encode_piece(text, a, b, limit, norm_added, as_text, out, covered)
+            elif len(pieces) == 1 or reference:  # one text: nothing to reuse
+                self._encode_piece(text, a, b, limit, norm_added, as_text, out, covered, reference=reference)
             else:  # text between added tokens (a chat's messages): edits re-encode only their piece
                 key = (text[a:b], a == 0, limit, norm_added.key if norm_added else None, literal_inside(literal, a, b))
                 hit = self._pieces.get(key)
@@ -339,9 +344,11 @@ class HfTokenizer(HfExplaining, TokenizerDefaults):
         return out
 
     def _encode_piece(self, text: str, a: int, b: int, limit: int, norm_added, as_text, out: Encoding,
-                      covered: list, *, first: bool | None = None) -> None:
+                      covered: list, *, first: bool | None = None, reference: bool = False) -> None:
         """Encode ``text[a:b]`` (no raw added token inside) onto `out`; `first`: whether the piece
-        starts the input (Metaspace's "first" scheme) when `a` alone does not say it."""
+        starts the input (Metaspace's "first" scheme) when `a` alone does not say it; `reference`:
+        spans as tokenizers' offsets (its alignments, a token from its first character's start to
+        its last one's end) rather than each token over all the input its characters came from."""
         vocab = self._bytes_table()
         if self._plain_byte_level and norm_added is None:
             self._byte_level_spans(text[a:b], a, limit, out, covered)
@@ -349,7 +356,7 @@ class HfTokenizer(HfExplaining, TokenizerDefaults):
         ns = NormStr.of(text[a:b], a)
         if first is not None:
             ns.first = first
-        for word, w_added in self._words(ns, norm_added, as_text):
+        for word, w_added in self._words(ns, norm_added, as_text, reference):
             if w_added is not None:
                 sp = word.spans
                 self._push_special(out, w_added, (sp[0][0], sp[-1][1]) if sp else (a, a), vocab)
@@ -357,7 +364,7 @@ class HfTokenizer(HfExplaining, TokenizerDefaults):
             spans = word.spans
             toks = self._model_tokens(word.text, limit)
             ids = [t[0] for t in toks]
-            new = [(min(sub)[0], max(map(_END, sub))) if sub else (a, a)
+            new = [((sub[0][0], sub[-1][1]) if reference else (min(sub)[0], max(map(_END, sub)))) if sub else (a, a)
                    for sub in [spans[s:e] for _, s, e in toks]]  # type: ignore[index]
             unk = self._unk_id
             if unk is not None and unk in ids:
@@ -435,6 +442,13 @@ class HfTokenizer(HfExplaining, TokenizerDefaults):
         return LazyEncoding(
             lambda: self._ids(text, limit=limit, allowed=allowed, post=add_special_tokens),
             lambda: self._run(text, limit=limit, allowed=allowed, post=add_special_tokens, aligned=True))
+
+    def encode_as_reference(self, text: str, *, step: int | None = None, add_special_tokens: bool = True,
+                            allowed: Collection[str] | None = None) -> Encoding:
+        """`encode` (all added tokens recognised, or those in `allowed`) with tokenizers' own
+        alignments for spans: the offsets `tokviz.core.formats.offsets` reports start from them."""
+        return self._run(text, limit=self._limit(step), allowed=self._all_specials if allowed is None else allowed,
+                         post=add_special_tokens, aligned=True, reference=True)
 
     def encode_ordinary(self, text: str, *, step: int | None = None) -> Encoding:
         """Encode `text` alone: added-token strings as plain text, no BOS/CLS/SEP."""

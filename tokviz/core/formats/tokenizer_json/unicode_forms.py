@@ -126,4 +126,88 @@ def normalize(form: str, text: str) -> str:
     return "".join(parts)
 
 
-__all__ = ["UNICODE_VERSION", "KNOWN", "char_form", "combining", "normalize"]
+def _compose(pair: str) -> str | None:
+    """The primary composite of two characters (Hangul syllables included), or None."""
+    if pair[0] not in KNOWN or pair[1] not in KNOWN:
+        return None
+    r = unicodedata.normalize("NFC", pair)
+    if len(r) != 1 or r not in KNOWN:
+        return None
+    d = unicodedata.decomposition(r)
+    if "\uac00" <= r <= "\ud7a3" or (d and d[0] != "<" and "".join(chr(int(h, 16)) for h in d.split()) == pair):
+        return r
+    return None
+
+
+_COMPOSE = _PerChar(_compose).__getitem__  # (two characters) -> composite or None
+
+
+def changes(form: str, text: str) -> list[tuple[str, int]]:
+    """`normalize(form, text)` as the stream of ``(character, change)`` pairs tokenizers'
+    normalization crate yields and ``NormalizedString::transform`` consumes: change 0 replaces
+    the next input character, ``-n`` replaces it and drops the ``n`` after it, 1 inserts. The
+    pairs say nothing of which input character an output character came from: a composite takes
+    the place of its starter and drops the next character, whichever it composed with; a mark
+    moved by canonical ordering takes the place of the mark it moved over.
+
+    >>> changes("NFC", "e\u0301x")
+    [('é', -1), ('x', 0)]
+    >>> changes("NFD", "a\u0301\u0327")  # the cedilla moves first: it replaces the acute's place
+    [('a', 0), ('̧', 0), ('́', 0)]
+    """
+    one = _CHAR_FORMS["NFKD" if form.startswith("NFK") else "NFD"]
+    pairs: list[tuple[str, int]] = []
+    run = 0  # where the pending non-starters begin
+    for c in text:
+        d = one(c) if c >= "\x80" else c
+        for k, ch in enumerate(d):
+            if combining(ch) == 0:
+                if len(pairs) - run > 1:
+                    pairs[run:] = sorted(pairs[run:], key=lambda p: combining(p[0]))  # stable: canonical order
+                run = len(pairs) + 1
+            pairs.append((ch, 0 if k == 0 else 1))
+    if len(pairs) - run > 1:
+        pairs[run:] = sorted(pairs[run:], key=lambda p: combining(p[0]))
+    return _recomposed(pairs) if form.endswith("C") else pairs
+
+
+def _recomposed(pairs: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Canonical composition of decomposed `pairs`, step for step as the crate's ``Recompositions``."""
+    out: list[tuple[str, int]] = []
+    buffer: list[tuple[str, int]] = []
+    composee: tuple[str, int] | None = None
+    last_ccc: int | None = None
+    for ch, change in pairs:
+        ccc = combining(ch)
+        if composee is None:
+            if ccc:
+                out.append((ch, change))
+            else:
+                composee = (ch, change)
+            continue
+        if last_ccc is not None and last_ccc >= ccc:  # blocked from the composee
+            if ccc == 0:
+                out.append(composee)
+                out.extend(buffer)
+                buffer.clear()
+                composee, last_ccc = (ch, change), None
+            else:
+                buffer.append((ch, change))
+                last_ccc = ccc
+            continue
+        r = _COMPOSE(composee[0] + ch)
+        if r is not None:
+            composee = (r, composee[1] + change - 1)
+        elif last_ccc is None and ccc == 0:
+            out.append(composee)
+            composee = (ch, change)
+        else:
+            buffer.append((ch, change))
+            last_ccc = ccc
+    if composee is not None:
+        out.append(composee)
+    out.extend(buffer)
+    return out
+
+
+__all__ = ["KNOWN", "UNICODE_VERSION", "changes", "char_form", "combining", "normalize"]

@@ -1,0 +1,238 @@
+"""BoundlessBPE's settings, training run and timeline.
+
+The settings are BPE's (the same declarations: units, split, budget, min count, specials, ties)
+plus the paper's own: whether supermerges happen and which pretokens a superword may hold. The
+timeline is a BPE timeline whose steps carry their kind (``merge`` or ``supermerge``); step k
+means "the first k steps", and step r makes id ``base + r`` whatever its kind.
+
+What this leaves out (and the paper has): Picky BPE's deletions (the paper's tau; its runs with
+tau > 1 have none, as here), and its tie-break inside a kind (the smallest pair of byte strings;
+here BPE's: the pair seen first, or Hugging Face's order for the word side).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from tokviz.core.algorithm.merge_steps import MergeSteps
+from tokviz.core.algorithm.options import option
+from tokviz.core.algorithm.records import UNK_TOKEN, Segmentation, TreeNode
+from tokviz.core.algorithm.staged import JsonSettings, StagedTraining
+from tokviz.core.bpe.replay import merge_tree, segment_text
+from tokviz.core.bpe.timeline import TrainSettings, base_ids, check_memory, merge_budget
+from tokviz.core.bpe.trainer import HF_BYTE_ORDER, BpeTrainer
+from tokviz.core.bpe.units import BaseVocab
+from tokviz.core.errors import SettingsError
+from tokviz.core.text.split import parse_split
+
+from .runs import SUPERWORD_RULES, SuperwordRule, count_runs
+from .supertrainer import SuperTrainer
+from .tokenizer import BoundlessTokenizer
+from .trainer import SUPERMERGE, BoundlessStep, BoundlessTrainer
+
+ON_OFF = ("on", "off")
+_BPE = {f.name: f for f in fields(TrainSettings)}
+
+
+def _bpe(name: str):
+    """BPE's field `name`, declared the same way here (one declaration, two algorithms)."""
+    f = _BPE[name]
+    return field(default=f.default, metadata=f.metadata)
+
+
+@dataclass(frozen=True)
+class BoundlessSettings(JsonSettings):
+    """BPE's settings and BoundlessBPE's own. The budget counts steps of both kinds."""
+
+    units: str = _bpe("units")
+    split: str = _bpe("split")
+    end_of_word: str | None = _bpe("end_of_word")
+    vocab_size: int | None = _bpe("vocab_size")
+    merges: int | None = _bpe("merges")
+    min_count: int = _bpe("min_count")
+    special_tokens: tuple[str, ...] = _bpe("special_tokens")
+    word_counts: bool = False
+    tie_break: str = _bpe("tie_break")
+    supermerges: str = option("on", flag="--supermerges", label="Super&merges:", kind="choice", choices=ON_OFF,
+                              help="join two whole pretokens that are each one token (' of' + ' the'); "
+                                   "off: plain BPE")
+    superwords: str = option("letters", flag="--superwords", label="Superwords &of:", kind="choice",
+                             choices=SUPERWORD_RULES,
+                             help="which pretokens a superword may hold: letters (the paper's: letters, "
+                                  "spaces, apostrophes, underscores) or any")
+
+    def bpe_settings(self) -> TrainSettings:
+        """The BPE settings of the word side."""
+        return TrainSettings(**{name: getattr(self, name) for name in _BPE})
+
+    def validate(self) -> BoundlessSettings:
+        self.bpe_settings().validate()
+        if self.supermerges not in ON_OFF:
+            raise SettingsError(f"supermerges must be on or off, got {self.supermerges!r}")
+        if self.superwords not in SUPERWORD_RULES:
+            raise SettingsError(f"unknown superword rule {self.superwords!r}; choose {', '.join(SUPERWORD_RULES)}")
+        return self
+
+
+@dataclass
+class BoundlessTimeline(MergeSteps):
+    """Settings + base vocabulary + ordered steps of both kinds. Step k = "the first k steps"."""
+
+    settings: BoundlessSettings
+    base: BaseVocab
+    steps: list[BoundlessStep] = field(default_factory=list)
+    corpus_length: int = 0  # weighted corpus length in base tokens, before any step
+    n_chunks: int = 0  # distinct pretokens
+    n_runs: int = 0  # distinct runs of pretokens a superword may join
+    finished: bool = False
+
+    algorithm = "boundless"
+    title = "BoundlessBPE"
+    step_noun = "merge"
+    step_kinds = True  # each step says its kind (`BoundlessStep.kind`)
+    has_counts = True
+    has_scores = False
+    lists_merges = True
+    replays_merges = False  # views encode through `tokenizer()`: a BPE replay knows no supermerges
+    renumbers_vocab = False
+    traces_matches = False
+    n_special = 0  # the vocabulary table lists base units first ([UNK] and specials come last)
+
+    def lattice_explainer(self, step: int) -> None:
+        return None
+
+    @property
+    def base_size(self) -> int:
+        return self.base.size
+
+    @property
+    def unk_id(self) -> int | None:
+        return self.base_size + self.n_merges if self.base.units == "chars" else None
+
+    @property
+    def special_ids(self) -> dict[str, int]:
+        first = self.base_size + self.n_merges + (1 if self.base.units == "chars" else 0)
+        return {s: first + i for i, s in enumerate(self.settings.special_tokens)}
+
+    @property
+    def vocab_size(self) -> int:
+        return self.base_size + self.n_merges + (self.base.units == "chars") + len(self.settings.special_tokens)
+
+    @property
+    def n_supermerges(self) -> int:
+        return sum(s.kind == SUPERMERGE for s in self.steps)
+
+    def kinds(self, step: int | None = None) -> list[str]:
+        """The kind of each of the first `step` steps."""
+        return [s.kind for s in self.steps[: self._clamp(step)]]
+
+    def superword_ids(self, step: int | None = None) -> frozenset[int]:
+        """Ids made by supermerges among the first `step` steps (the token view marks them)."""
+        return frozenset(s.id for s in self.steps[: self._clamp(step)] if s.kind == SUPERMERGE)
+
+    def step_note(self, rank: int) -> str:
+        """What kind step `rank` is and what it beat (the timeline's caption says it).
+
+        >>> tl = train_boundless(BoundlessSettings(merges=2), texts=["hi hi"])
+        >>> tl.step_note(0)
+        'a merge inside a pretoken'
+        """
+        s = self.steps[rank]
+        if s.kind == SUPERMERGE:
+            rival = f"; the best merge inside a pretoken had {s.rival:,} (a tie goes to the supermerge)" if s.rival else ""
+            return f"a supermerge: two whole pretokens, each one token, become one superword{rival}"
+        rival = f"; the best supermerge had {s.rival:,}" if s.rival else ""
+        return f"a merge inside a pretoken{rival}"
+
+    def token_bytes(self) -> list[bytes]:
+        out = self.merge_vocab()
+        if self.base.units == "chars":
+            out.append(UNK_TOKEN.encode())
+        out.extend(s.encode("utf-8") for s in self.settings.special_tokens)
+        return out
+
+    def merge_vocab(self) -> list[bytes]:
+        return self.base.token_bytes() + [s.token for s in self.steps]
+
+    def tokenizer(self) -> BoundlessTokenizer:
+        return BoundlessTokenizer.from_timeline(self)
+
+    def describe(self) -> list[str]:
+        n, supers = self.n_merges, self.n_supermerges
+        extra = self.vocab_size - self.base_size - n
+        parts = f"{self.base_size:,} base + {n - supers:,} merged + {supers:,} superwords"
+        lines = [f"{n:,} steps ({supers:,} supermerges) · vocabulary {self.vocab_size:,} tokens ({parts}"
+                 + (f" + {extra} special)" if extra else ")")]
+        before, after = self.corpus_length, self.length_at(n)
+        if before and after:
+            lines.append(f"Corpus: {before:,} → {after:,} tokens ({before / after:.2f}× shorter)")
+        lines.append(f"{self.n_chunks:,} distinct chunks, {self.n_runs:,} distinct runs of joinable pretokens")
+        return lines
+
+    def step_of(self, token_id: int) -> int | None:
+        r = token_id - self.base_size
+        return r if 0 <= r < self.n_merges else None
+
+    def new_id_at(self, k: int) -> int | None:
+        return self.base_size + k - 1 if 0 < k <= self.n_merges else None
+
+    def segment(self, text: str, k: int, tokenizer: BoundlessTokenizer | None = None) -> Segmentation:
+        return segment_text(tokenizer or self.tokenizer(), text, k)
+
+    def merge_tree(self, token_id: int) -> TreeNode | None:
+        return merge_tree(self, token_id) if 0 <= token_id < self.base_size + self.n_merges else None
+
+
+class BoundlessTraining(StagedTraining):
+    """One BoundlessBPE run: count the chunks and the runs of pretokens, then iterate `steps()`."""
+
+    def __init__(self, settings: BoundlessSettings, *, texts: Sequence[str] = (),
+                 table: Mapping[str, int] | None = None) -> None:
+        super().__init__(settings, texts=texts, table=table)
+        if settings.units == "bytes":
+            merge_budget(settings.bpe_settings(), 256)  # fail before reading the corpus
+        self._runs: dict[tuple[str, ...], int] = {}
+
+    def prepare(self, *, should_stop=None, progress=None, processes: int = 1):
+        s = self.settings
+        if s.supermerges == "on" and self.table is None:  # a word table has no neighbours
+            self._runs = count_runs(self.texts, parse_split(s.split), SuperwordRule(s.superwords),
+                                    specials=s.special_tokens, spec=s.split)
+        return super().prepare(should_stop=should_stop, progress=progress, processes=processes)
+
+    def _setup(self, counts: dict[str, int], should_stop) -> BoundlessTimeline:
+        s = self.settings
+        base = BaseVocab.from_chunks(s.units, counts, s.end_of_word)
+        self.budget = merge_budget(s.bpe_settings(), base.size)
+        flat, lengths = base_ids(base, counts)
+        check_memory(len(flat))
+        weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
+        hf_order = None if s.tie_break != "hf" else HF_BYTE_ORDER if base.units == "bytes" else range(base.size)
+        words = BpeTrainer.from_flat(flat, lengths, weights, base.token_bytes(), min_count=s.min_count,
+                                     hf_order=hf_order)
+        supers, chunk_of_token = None, {}
+        if self._runs:
+            number = {c: i for i, c in enumerate(counts)}
+            runs = [[number[c] for c in run] for run in self._runs]
+            supers = SuperTrainer(runs, list(self._runs.values()), n_chunks=len(counts), min_count=s.min_count)
+            vocab, index = base.token_bytes(), base.index() if base.units == "chars" else None
+            held = {c for run in runs for c in run}
+            chunks = list(counts)
+            chunk_of_token = {b"".join(vocab[i] for i in base.symbolize(chunks[c], index=index)): c for c in held}
+        self._trainer = BoundlessTrainer(words, supers, base.token_bytes(), chunk_of_token)
+        timeline = BoundlessTimeline(s, base, corpus_length=words.length, n_chunks=len(counts),
+                                     n_runs=len(self._runs))
+        self._runs = {}
+        return timeline
+
+    def _trainer_steps(self) -> Iterator[BoundlessStep]:
+        return self._trainer.steps(max_steps=self.budget)
+
+
+def train_boundless(settings: BoundlessSettings, *, texts: Sequence[str] = (),
+                    table: Mapping[str, int] | None = None) -> BoundlessTimeline:
+    """Train to completion: ``train_boundless(BoundlessSettings(merges=100), texts=[text])``."""
+    return BoundlessTraining(settings, texts=texts, table=table).run()

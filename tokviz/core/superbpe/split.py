@@ -1,0 +1,38 @@
+"""The pre-tokenizer of SuperBPE's second stage: the chunks merges may cross spaces inside.
+
+The authors' stage-2 script (PythonNut/superbpe, ``scripts/extend_tokenizer.sh``) trains with the
+regex ``\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]{2,}[\\r\\n/]*| +(?!\\S)`` used by a Hugging Face ``Split``
+pre-tokenizer whose matches are *isolated*: each match is a chunk and so is the text between two
+matches. So digits stay in groups of up to three, runs of two or more punctuation marks (with the
+newlines or slashes after them) stay apart, and so do the spaces before a space-led word; words,
+single punctuation marks, the single spaces between words and newlines all join one chunk.
+
+tokviz's `Splitter` keeps only what a pattern matches, so the isolated split is written as one
+lossless pattern: the authors' alternatives, then "any run of characters at which none of them
+matches" (the text between two matches).
+
+    >>> STAGE_TWO.chunks("Hello, world!! By 2025 it is")
+    ['Hello, world', '!!', ' By ', '202', '5', ' it is']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tokviz.core.text.split import Splitter
+
+# the authors' stage-2 regex, verbatim
+AUTHORS_STAGE_TWO = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
+STAGE_TWO_PATTERN = AUTHORS_STAGE_TWO + r"|(?:(?!(?:" + AUTHORS_STAGE_TWO + r"))[\s\S])+"
+
+
+@dataclass(frozen=True)
+class StageTwoSplitter(Splitter):
+    """The stage-2 split: it covers every character, as the isolated split does."""
+
+    @property
+    def lossless(self) -> bool:
+        return True
+
+
+STAGE_TWO = StageTwoSplitter("superbpe-stage2", STAGE_TWO_PATTERN)

@@ -1,0 +1,278 @@
+"""SuperBPE's settings, training run and timeline.
+
+Stage 1 is plain BPE (`tokviz.core.bpe`) on the corpus cut with the chosen split, up to the
+transition t. Stage 2 keeps those t merges and goes on with BPE on the corpus cut with the
+stage-2 split (`tokviz.core.superbpe.split`), which no longer cuts at spaces, so a merge may join
+words into a superword (" of the"). Each stage-2 chunk starts as the first t merges leave it when
+applied in rank order over the whole chunk (what the finished tokenizer does,
+`tokviz.core.superbpe.tokenizer`); a second `BpeTrainer` then runs on those chunks, its merges
+numbered on from t. Step k of the timeline is still "the first k merges": for k <= t exactly plain
+BPE's step k on the same corpus and settings.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from itertools import chain, compress, repeat
+from operator import is_
+
+import numpy as np
+
+from tokviz.core.algorithm.options import option
+from tokviz.core.bpe.timeline import Timeline, Training, TrainSettings, base_ids, check_memory
+from tokviz.core.bpe.tokenizer import BpeTokenizer
+from tokviz.core.bpe.trainer import HF_BYTE_ORDER, BpeTrainer, MergeStep
+from tokviz.core.errors import SettingsError
+from tokviz.core.text.chunks import count_chunks, count_word_table
+from tokviz.core.text.split import parse_split
+
+from .split import STAGE_TWO
+from .tokenizer import SuperBpeTokenizer
+
+STAGE_ONE_SPLITS = ("gpt2", "gpt4", "o200k")  # splits at spaces that keep every character
+TRANSITION_HIGH = 10_000_000
+
+
+@dataclass(frozen=True)
+class SuperBpeSettings(TrainSettings):
+    """BPE's settings and the transition step t (stage 1 makes merges 0..t-1)."""
+
+    transition: int = option(1000, flag="--transition", label="&Transition:", low=0, high=TRANSITION_HIGH,
+                             metavar="T", help="merges made with the split before superwords may form "
+                                               "(the paper: about four fifths of the merges)")
+
+    def validate(self) -> SuperBpeSettings:
+        super().validate()
+        if self.split not in STAGE_ONE_SPLITS:
+            raise SettingsError(f"SuperBPE's stage 1 splits at spaces and keeps every character: choose the split "
+                                f"{', '.join(STAGE_ONE_SPLITS)}, not {self.split!r}")
+        if self.end_of_word is not None:
+            raise SettingsError("SuperBPE has no end-of-word mark (a superword spans several words); remove it")
+        if not isinstance(self.transition, int) or isinstance(self.transition, bool) or self.transition < 0:
+            raise SettingsError(f"the transition must be a number of merges (0 or more), got {self.transition!r}")
+        if self.merges is not None and self.merges < self.transition:
+            raise SettingsError(f"the transition ({self.transition}) comes after the last merge ({self.merges}); "
+                                f"choose a transition of at most {self.merges}")
+        return self
+
+    def stage_one(self) -> TrainSettings:
+        """The plain BPE settings of stage 1 (the same run, t merges at most)."""
+        fields = {k: v for k, v in self.to_json().items() if k != "transition"}
+        fields["special_tokens"] = tuple(fields["special_tokens"])
+        return TrainSettings(**fields)
+
+
+@dataclass(frozen=True, slots=True)
+class StageTwoStep(MergeStep):
+    """A merge of stage 2 (its pair may cross a space). The steps say where stage 2 began, so a
+    timeline rebuilt from its steps alone (the window's, fed by a training process) knows it."""
+
+
+@dataclass
+class SuperBpeTimeline(Timeline):
+    """A BPE timeline whose merges from `transition` on were learned across spaces."""
+
+    @property
+    def transition(self) -> int:
+        """Merges made by stage 1: the settings' t, or fewer when stage 1 ran out of pairs."""
+        steps = self.steps
+        lo, hi = 0, len(steps)
+        while lo < hi:  # the first stage-2 step (stage 1's steps all come first)
+            mid = (lo + hi) // 2
+            if isinstance(steps[mid], StageTwoStep):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo if lo < len(steps) else min(self.settings.transition, len(steps))
+
+    algorithm = "superbpe"
+    title = "SuperBPE"
+    # views encode with `tokenizer()` (stage-2 chunks), not a plain BPE tokenizer rebuilt from the merges
+    own_encoder = True
+
+    def tokenizer(self) -> BpeTokenizer:
+        return SuperBpeTokenizer.from_timeline(self)
+
+    def superwords(self) -> int:
+        """How many merged tokens hold a space inside (not only at the start)."""
+        return sum(1 for s in self.steps[self.transition:] if is_superword(s.token))
+
+    def chart_marks(self) -> list[tuple[int, str]]:
+        """Steps the timeline chart marks with a labelled line: where superwords may start."""
+        return [(self.transition, "superwords from here")] if self.transition < self.n_merges else []
+
+    def chart_second_series(self) -> tuple[str, list[float]]:
+        """The chart's middle plot for this timeline: (caption, value at step 0..N). The vocabulary
+        grows by one a merge whatever happens; bytes per token show the jump superwords bring."""
+        unit = "Bytes" if self.base.units == "bytes" else "Characters"
+        total = self.corpus_length
+        lengths = [total] + [s.length for s in self.steps]
+        return f"{unit} per token", [total / n if n else 0.0 for n in lengths]
+
+    def describe(self) -> list[str]:
+        lines = super().describe()
+        lines.insert(1, f"Transition at merge {self.transition:,}: {self.superwords():,} superword tokens after it")
+        return lines
+
+
+def is_superword(token: bytes) -> bool:
+    """A token with a space after its first byte: it spans a word boundary ("of the", "s, and")."""
+    return b" " in token[1:].rstrip(b" ")
+
+
+class SuperBpeTraining(Training):
+    """Stage 1 (plain BPE, `Training`'s trainer) to the transition, then stage 2 on stage-2 chunks."""
+
+    def __init__(self, settings: SuperBpeSettings, *, texts: Sequence[str] = (),
+                 table: Mapping[str, int] | None = None) -> None:
+        super().__init__(settings, texts=texts, table=table)
+        self._stage_two_counts: dict[str, int] = {}
+
+    def count(self, *, should_stop=None, progress=None, processes: int = 1) -> dict[str, int]:
+        # the stage-2 chunks are counted here, while the texts are still at hand
+        s = self.settings
+        if self.table is not None:
+            self._stage_two_counts = count_word_table(self.table, STAGE_TWO, specials=s.special_tokens)
+        else:
+            # in one process: counting in parallel cuts the text at line starts, and stage-2 chunks
+            # run across lines
+            self._stage_two_counts = count_chunks(self.texts, STAGE_TWO, specials=s.special_tokens,
+                                                  should_stop=should_stop)
+        return super().count(should_stop=should_stop, progress=progress, processes=processes)
+
+    def _setup(self, counts: dict[str, int], should_stop) -> SuperBpeTimeline:
+        tl = super()._setup(counts, should_stop)
+        self._stage_one_chunks = list(counts)
+        return SuperBpeTimeline(self.settings, tl.base, corpus_length=tl.corpus_length, n_chunks=tl.n_chunks)
+
+    def _trainer_steps(self) -> Iterator[MergeStep]:
+        s, budget = self.settings, self.budget
+        t = s.transition if budget is None else min(s.transition, budget)
+        pairs = []
+        for step in self._trainer.steps(max_merges=t):
+            pairs.append(step.pair)
+            yield step
+        n1 = len(pairs)
+        if budget is not None and n1 >= budget:
+            return
+        first = self._trainer
+        segments = {c: first.segments(i) for i, c in enumerate(self._stage_one_chunks)}
+        self._trainer = first = None  # its arrays go before stage 2 builds its own
+        self._trainer = trainer = stage_two_trainer(self.timeline.base, pairs, self._stage_two_counts, s, segments)
+        self._stage_two_counts, self._stage_one_chunks, segments = {}, [], {}
+        # the stage-2 trainer numbers its merges from 0; the timeline goes on from n1
+        for step in trainer.steps(max_merges=None if budget is None else budget - n1):
+            yield StageTwoStep(step.rank + n1, step.pair, step.id, step.token, step.count, step.length,
+                               step.candidates)
+
+
+def stage_two_trainer(base, pairs: list[tuple[int, int]], counts: Mapping[str, int], settings: SuperBpeSettings,
+                      segments: Mapping[str, Sequence[int]]) -> BpeTrainer:
+    """The trainer of stage 2: the stage-2 chunks as the stage-1 merges leave them."""
+    flat, lengths = stage_two_start(base, pairs, list(counts), parse_split(settings.split), segments)
+    check_memory(len(flat))
+    n = base.size + len(pairs)
+    vocab = base.token_bytes()
+    for a, b in pairs:
+        vocab.append(vocab[a] + vocab[b])
+    hf_order = None
+    if settings.tie_break == "hf":  # merged ids rank after the base, in merge order, as in HF
+        hf_order = (HF_BYTE_ORDER if base.units == "bytes" else tuple(range(base.size))) + tuple(range(base.size, n))
+    weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
+    return BpeTrainer.from_flat(flat, lengths, weights, vocab, min_count=settings.min_count, hf_order=hf_order)
+
+
+def _push_run(runs: list, joinable, merged, text: str, ids: Sequence[int]) -> None:
+    """Append a run (text, ids); while the last two runs are joinable, merge them as one run."""
+    runs.append((text, ids))
+    while len(runs) > 1 and joinable(runs[-2][1][-1], runs[-1][1][0]):
+        right = runs.pop()
+        text = runs.pop()[0] + right[0]
+        runs.append((text, merged(text)))
+
+
+def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str], stage_one,
+                    segments: Mapping[str, Sequence[int]]) -> tuple[np.ndarray, list[int]]:
+    """Each stage-2 chunk's ids after the stage-1 merges `pairs` in rank order over the whole chunk,
+    laid end to end, and each chunk's length. `segments`: the stage-1 chunks' ids after stage 1.
+
+    Worked out from the stage-1 pieces, which stage 1 already merged: two neighbouring runs of text,
+    each merged on its own, merge the same as one run unless they are *joinable*: some token the
+    left run ever ended with (its last token, that token's right part, and so on down) and some
+    token the right run ever started with form a merged pair (a merge crossing the boundary would
+    join two such tokens first). Joinable neighbours are merged again as one run from base units,
+    until no two neighbours are joinable. Rare: the stage-1 split keeps spaces at word starts, so
+    two pieces seldom meet in a learned pair."""
+    if not pairs:
+        return base_ids(base, chunks)
+    n_base, n = base.size, len(pairs)
+    whole = BpeTokenizer(base, pairs, STAGE_TWO)
+
+    spines: tuple[dict[int, tuple[int, ...]], ...] = ({}, {})  # token -> its left / right spine
+
+    def spine(t: int, side: int) -> tuple[int, ...]:
+        hit = spines[side].get(t)
+        if hit is None:
+            hit = spines[side][t] = (t, *spine(pairs[t - n_base][side], side)) if t >= n_base else (t,)
+        return hit
+
+    partners: dict[int, set[int]] = {}  # token -> the tokens a merge joins it to on its right
+    for a, b in pairs:
+        partners.setdefault(a, set()).add(b)
+    starts: dict[int, frozenset[int]] = {}  # token -> its left spine as a set
+    joins: dict[tuple[int, int], bool] = {}
+    follows: dict[int, frozenset[int]] = {}  # token -> every token a merge joins to its right spine
+
+    def joinable(left: int, right: int) -> bool:
+        hit = joins.get((left, right))
+        if hit is None:
+            firsts = starts.get(right)
+            if firsts is None:
+                firsts = starts[right] = frozenset(spine(right, 0))
+            after = follows.get(left)
+            if after is None:
+                after = follows[left] = frozenset().union(*(partners.get(x, ()) for x in spine(left, 1)))
+            hit = joins[left, right] = not after.isdisjoint(firsts)
+        return hit
+
+    def merged(text: str) -> Sequence[int]:
+        return whole.encode_chunk(text, step=n, cached=False)[0]
+
+    segs = dict(segments)
+    first_of = {p: ids[0] for p, ids in segs.items()}
+    last_of = {p: ids[-1] for p, ids in segs.items()}
+    flat, lengths = array("q"), []
+    # The per-piece work is in C (map, zip, chain); Python steps in only near a joinable boundary.
+    for chunk in chunks:
+        pieces = stage_one.chunks(chunk)
+        for p in filter(lambda p: p not in segs, pieces) if not all(map(segs.__contains__, pieces)) else ():
+            ids = segs[p] = merged(p)
+            first_of[p], last_of[p] = ids[0], ids[-1]
+        bounds = list(zip(map(last_of.__getitem__, pieces), map(first_of.__getitem__, pieces[1:])))
+        flags = list(map(joins.get, bounds))
+        if None in flags:
+            for i in compress(range(len(flags)), map(is_, flags, repeat(None))):
+                flags[i] = joinable(*bounds[i])
+        before = len(flat)
+        if True not in flags:
+            flat.extend(chain.from_iterable(map(segs.__getitem__, pieces)))
+            lengths.append(len(flat) - before)
+            continue
+        runs: list[tuple[str, Sequence[int]]] = []  # no two neighbours joinable once all are in
+        push = partial(_push_run, runs, joinable, merged)
+        pos = 0
+        for h in sorted({j for i in compress(range(len(flags)), flags) for j in (i, i + 1)}):
+            if h > pos:  # a stretch no merge crosses inside: its pieces' ids side by side
+                part = pieces[pos:h]
+                push("".join(part), list(chain.from_iterable(map(segs.__getitem__, part))))
+            push(pieces[h], segs[pieces[h]])
+            pos = h + 1
+        if pos < len(pieces):
+            part = pieces[pos:]
+            push("".join(part), list(chain.from_iterable(map(segs.__getitem__, part))))
+        flat.extend(chain.from_iterable(ids for _, ids in runs))
+        lengths.append(len(flat) - before)
+    return np.frombuffer(flat, dtype=np.int64) if flat else np.zeros(0, np.int64), lengths
