@@ -91,3 +91,14 @@ def test_a_parquet_file_without_the_columns_is_refused(tmp_path):
     (tmp_path / "z.parquet").write_bytes(b"PAR1 not really")
     with pytest.raises(CorpusError, match="not a count file"):
         read_counts([tmp_path / "z.parquet"])
+
+
+def test_a_parquet_file_declaring_more_than_a_count_file_may_hold_is_refused(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow")
+    from tokviz.core.text import count_files
+
+    write_counts(tmp_path / "c.parquet", {"word": 3, "other": 2}, split="gpt2")
+    assert read_counts([tmp_path / "c.parquet"]).table == {"word": 3, "other": 2}
+    monkeypatch.setattr(count_files, "MAX_TEXT_BYTES", 10)  # what a huge file's metadata says, checked before reading
+    with pytest.raises(CorpusError, match="more than the 10 a count file may hold"):
+        read_counts([tmp_path / "c.parquet"])

@@ -29,7 +29,7 @@ from pathlib import Path
 import regex
 
 from tokviz.core.errors import CorpusError
-from tokviz.core.io.safe_files import write_text_atomic
+from tokviz.core.io.safe_files import MAX_TEXT_BYTES, write_text_atomic
 
 from .corpus import read_text
 
@@ -137,6 +137,11 @@ def _read_tsv(path: str | os.PathLike) -> tuple[list[tuple[str, int]], str | Non
 def _read_parquet(path: str | os.PathLike) -> tuple[list[tuple[str, int]], str | None]:
     pa, pq = _arrow()
     try:
+        meta = pq.ParquetFile(path).metadata  # the sizes it declares, before any column is read
+        size = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        if size > MAX_TEXT_BYTES:  # the bound a TSV count file has, for what the columns unpack to
+            raise CorpusError(f"{path}: its columns unpack to {size:,} bytes, more than the "
+                              f"{MAX_TEXT_BYTES:,} a count file may hold")
         table = pq.read_table(path, columns=["text", "count"])
     except (OSError, pa.ArrowException, KeyError) as exc:
         raise CorpusError(f"{path}: not a count file with 'text' and 'count' columns ({str(exc)[:120]})") from None
