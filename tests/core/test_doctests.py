@@ -20,5 +20,8 @@ def test_docstring_examples(name):
 
 
 def test_examples_exist():
-    attempted = sum(doctest.testmod(importlib.import_module(n), report=False).attempted for n in MODULES)
-    assert attempted > 100
+    """The test above runs something: core's docstrings hold over a hundred examples (counted, not
+    run again)."""
+    finder = doctest.DocTestFinder()
+    examples = sum(len(t.examples) for n in MODULES for t in finder.find(importlib.import_module(n)))
+    assert examples > 100

@@ -107,21 +107,18 @@ def test_parallel_with_special_tokens(monkeypatch, corpus_text):
 
 @pytest.mark.slow
 def test_parallel_equals_serial_on_a_large_real_text(monkeypatch, corpus_text):
-    """The real thresholds: a 4.5M-character slice of gutenberg30 counted by 2 processes."""
+    """The real thresholds: a 4.2M-character slice of gutenberg30 counted by 2 processes."""
     # corpus_text reads with universal newlines: slices end only at "\S\n" boundaries, which
     # CRLF text has none of
-    text = corpus_text("gutenberg30.txt", 4_500_000)
+    text = corpus_text("gutenberg30.txt", 4_200_000)
     assert len(text) > chunks.PARALLEL_MIN_CHARS
     assert len(chunks.safe_slices(text, 0, len(text), chunks.SLICE_CHARS)) >= 2
     used = _spy_on_pools(monkeypatch)
-    for spec in ("gpt2", "gpt4", "o200k", "whitespace"):
-        splitter = parse_split(spec)
-        parallel = count_chunks([text], splitter, processes=2)
-        serial = count_chunks([text], splitter, processes=1)
-        assert list(parallel.items()) == list(serial.items()), spec
-        if spec == "gpt4":  # and both equal counting the whole text in one go
-            assert list(serial.items()) == list(oracle_counts([text], spec).items())
-    assert used == ["fork"] * 4
+    splitter = parse_split("gpt4")  # the other splits are checked on the many small slices above
+    parallel = count_chunks([text], splitter, processes=2)
+    serial = count_chunks([text], splitter, processes=1)
+    assert list(parallel.items()) == list(serial.items()) == list(oracle_counts([text], "gpt4").items())
+    assert used == ["fork"]
 
 
 def test_word_table_counts_match_oracle(corpus_text):

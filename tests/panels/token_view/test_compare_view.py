@@ -52,14 +52,23 @@ def test_a_new_row_is_scrolled_into_view_and_flashed(panel, qtbot):
     n = len(panel.result.rows)
     with qtbot.waitSignal(compare.row_flashed, timeout=WAIT) as flashed:
         panel.add_tokenizer(WordTokenizer.from_texts(["the lowest newer widest"]))
+    assert flashed.args == [n] and compare.flashing == n  # lit now: the flash is short, waiting may end it
     panel.wait_idle()
-    assert flashed.args == [n] and compare.flashing == n
     view = compare.views[n]
     top = view.mapTo(compare.widget(), view.rect().topLeft()).y()
     shown = compare.verticalScrollBar().value()
     assert shown <= top <= shown + compare.viewport().height()  # the new row is on screen
     assert compare.header_text(n)
     qtbot.waitUntil(lambda: compare.flashing == -1, timeout=WAIT)  # the flash ends by itself
+
+
+def test_a_flash_can_be_ended_at_once(panel, qtbot):
+    compare = panel.compare
+    with qtbot.waitSignal(compare.row_flashed, timeout=WAIT):
+        panel.add_tokenizer(WordTokenizer.from_texts(["the lowest newer widest"]))
+    assert compare.flashing >= 0
+    compare.end_flash()  # a picture taken straight away shows no lit header
+    assert compare.flashing == -1
 
 
 def test_each_row_has_a_summary_line(panel):
