@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import signal
 
 import pytest
@@ -17,6 +18,8 @@ from tokviz.app.main_window import MainWindow
 
 PANELS = ("corpus", "training", "vocabulary", "timeline", "embeddings", "positional", "token_view", "chat",
           "compare", "glitches", "lesson")  # every docked panel
+WINDOW_SHOTS = {"window": (1280, 800), "welcome": (1280, 800), "pretrained-window": (1280, 800),
+                "lesson-NN": (1280, 800), "presenter-timeline": (1280, 720), "presenter-token_view": (1280, 720)}
 
 
 def _main_windows() -> list[MainWindow]:
@@ -80,6 +83,9 @@ def test_screenshots_show_every_panel_readable_and_distinct(tmp_path, capsys):
     expected |= {f"compare-{tab}-dark.png" for tab in ("chart", "documents", "metrics", "why")}
     expected |= {f"pretrained-{pid}-dark.png" for pid in ("timeline", "vocabulary", "glitches", "token_view")}
     expected |= {f"{kind}-{algo}-dark.png" for kind in ("timeline", "training") for algo in ("wordpiece", "unigram")}
+    expected |= {f"timeline-{algo}-dark.png" for algo in ("superbpe", "boundless", "parity-aware")}
+    expected |= {"token_view-superbpe-dark.png", "token_view-dropout-dark.png",
+                 *(f"lesson-{n}-dark.png" for n in ("15-superbpe", "16-boundless", "17-parity-aware", "18-dropout"))}
     expected |= {f"workspace-{key}-{w}x{h}-dark.png" for key in ("learn", "inspect", "compare", "chat", "present")
                  for w, h in ((1280, 800), (1920, 1080))}
     assert expected <= names, sorted(expected - names)
@@ -93,6 +99,9 @@ def test_screenshots_show_every_panel_readable_and_distinct(tmp_path, capsys):
         if path.name.startswith("workspace-"):
             w, h = (int(v) for v in path.name.split("-")[2].split("x"))
             assert (image.width(), image.height()) == (w, h), path.name
+        promised = WINDOW_SHOTS.get(re.sub(r"-\d\d-.*", "-NN", path.name.rsplit("-", 1)[0]))
+        if promised:  # the window as a 1280 x 800 screen or projector shows it: no wider, no taller
+            assert (image.width(), image.height()) == promised, path.name
     window = QImage(str(tmp_path / "window-dark.png"))
     assert (window.width(), window.height()) == (1280, 800)
     assert window.pixelColor(640, 400).lightness() < 128  # dark theme

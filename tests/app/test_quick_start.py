@@ -1,5 +1,6 @@
-"""A quick first window: the panels no first screen shows (the heatmaps, the timeline's charts, a
-lesson's plot) and pyqtgraph itself are made after the first paint, or the moment they are needed."""
+"""A quick first window: the panels no first screen shows (the heatmaps, the glitch finder, the
+timeline's charts, a lesson's plot) and pyqtgraph itself are made after the first paint, or the
+moment they are needed."""
 
 from __future__ import annotations
 
@@ -21,12 +22,14 @@ from PySide6.QtCore import QTimer
 from tokviz.app.gui import create_application, create_main_window
 app = create_application()
 w = create_main_window()
-before = "pyqtgraph" in sys.modules
+LATER = ("pyqtgraph", "tokviz.panels.glitch_panel", "tokviz.core.weights", "tokviz.core.compare.run")
+before = [m for m in LATER if m in sys.modules]
 def made():
-    return [pid for pid in ("embeddings", "positional") if w.docks.dock(pid).widget().objectName() == pid]
+    return [pid for pid in ("embeddings", "positional", "glitches") if w.docks.dock(pid).widget().objectName() == pid]
 print("before", before, made(), flush=True)
 def later():
-    print("after", "pyqtgraph" in sys.modules, made(), type(w.embedding_panel).__name__, flush=True)
+    print("after", "pyqtgraph" in sys.modules, made(), type(w.embedding_panel).__name__,
+          type(w.glitch_panel).__name__, flush=True)
     w.shutdown()
     app.quit()
 QTimer.singleShot(1000, later)
@@ -34,13 +37,14 @@ app.exec()
 """
 
 
-def test_the_first_paint_comes_before_the_heatmaps_and_pyqtgraph(tmp_path):
+def test_the_first_paint_comes_before_the_heatmaps_the_glitch_finder_and_pyqtgraph(tmp_path):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path),
            "TOKVIZ_SETTINGS_FILE": str(tmp_path / "s.ini"), "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env, cwd=tmp_path,
-                         timeout=120)
+                         timeout=120, check=False)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines() == ["before False []", "after True ['embeddings', 'positional'] EmbeddingPanel"]
+    assert out.stdout.splitlines() == [
+        "before [] []", "after True ['embeddings', 'positional', 'glitches'] EmbeddingPanel GlitchPanel"]
 
 
 def test_a_panel_made_later_is_made_on_first_use(qtbot):

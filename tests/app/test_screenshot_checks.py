@@ -83,3 +83,22 @@ def test_a_panel_is_shot_alone_at_a_readable_size_and_docked_again(qtbot, tmp_pa
     image = QImage(str(path))
     assert (image.width(), image.height()) == (1000, 640)
     assert not dock.isFloating() and dock.isVisible()
+
+
+def test_a_shot_larger_than_the_size_the_set_promises_is_an_error(qtbot, tmp_path):
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    QVBoxLayout(widget).addWidget(QLabel("wide content"))
+    widget.setMinimumWidth(1385)  # a panel that asks for more room than the picture has
+    widget.resize(1280, 800)
+    widget.show()
+    drain_events()
+    assert widget.width() == 1385
+    with pytest.raises(ShotError, match="wide.png is 1385x800, larger than the 1280x800 the set promises"):
+        save_shot(widget, tmp_path / "wide.png", fit=(1280, 800))
+    assert not (tmp_path / "wide.png").exists()
+    widget.setMinimumWidth(0)
+    widget.resize(1280, 800)
+    drain_events()
+    path = save_shot(widget, tmp_path / "wide.png", fit=(1280, 800))
+    assert QImage(str(path)).size().toTuple() == (1280, 800)

@@ -89,3 +89,24 @@ def test_clicking_the_dock_tabs_keeps_the_columns_widths(make_window, qtbot, key
             qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(i).center())
             drain_events()
             assert column_widths() == before, bar.tabText(i)
+
+
+def test_the_cue_names_the_tokenizer_a_lesson_shows_without_a_model(window):
+    from tokviz.core.lessons.files import PRETRAINED, find_lesson, pretrained_file
+
+    lesson = find_lesson("numbers")  # three real tokenizers compared, nothing trained or opened
+    missing = [PRETRAINED[t][0] for t in lesson.tokenizers if pretrained_file(t) is None]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)} (../shared/vocab/tiktoken or tiktoken's cache)")
+    assert window.script.start_lesson(lesson.name)
+    assert window.script.wait_for_lesson_step(WAIT) == "shown"
+    window.lessons.go(lesson.screenshot_step)
+    assert window.script.wait_for_lesson_step(WAIT) == "shown"
+    view = window.token_view_panel
+    assert view.wait_idle()
+    assert window.step_model.timeline is None
+    shown = view.result.reference.spec.title
+    assert shown == PRETRAINED["gpt2"][1]  # GPT-2 (r50k_base): the view's tokens and the first row
+    cue = view.model_cue.text()
+    assert shown in cue and "no tokenizer" not in cue, cue
+    window.script.stop_lesson()

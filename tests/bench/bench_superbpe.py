@@ -5,11 +5,12 @@ Run from the repository root::
     python tests/bench/bench_superbpe.py                      # gutenberg30, vocab 32000
     python tests/bench/bench_superbpe.py --corpus ../shared/corpora/tinyshakespeare.txt --vocab 8000
 
-Each training runs in a fresh subprocess (``--worker ALGO``) that times only the training (counting
-with the processes ``tokviz train`` would use, then every merge; reading the file is left out), in
-wall-clock and CPU seconds. SuperBPE's transition is four fifths of the merges (the paper's
-setting, ``--transition``). The parent prints the seconds, SuperBPE's stage-2 set-up time and the
-ratio to BPE (target: at most 2x), and writes ``tests/bench/results/superbpe.json``.
+Each training runs in a fresh subprocess (``--worker ALGO``, `method_runs.time_training`) that times only
+the training (counting with the processes ``tokviz train`` would use, then every merge; reading the
+file is left out), in wall-clock and CPU seconds (this process and its counting children). SuperBPE's
+transition is four fifths of the merges (the paper's setting, ``--transition``). The parent prints the
+seconds, SuperBPE's stage-2 set-up time and the ratios to BPE (target: at most 2x), and writes
+``tests/bench/results/superbpe.json``.
 """
 
 from __future__ import annotations
@@ -18,45 +19,34 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT.parent / "shared" / "corpora" / "gutenberg30.txt"
-RESULTS = ROOT / "tests" / "bench" / "results"
+from method_runs import CORPUS, RESULTS, corpus_or_skip, run_workers, time_training
+
 LIMIT = 2.0
 
 
 def worker(algo: str, path: str, vocab: int, transition: float) -> dict:
     from tokviz.core.bpe.timeline import TrainSettings
-    from tokviz.core.processes.parallel import choose_processes
-    from tokviz.core.registry import make_training
     from tokviz.core.superbpe.timeline import SuperBpeSettings
 
-    text = Path(path).read_text(encoding="utf-8")
     t = int(transition * (vocab - 256))
     settings = TrainSettings(vocab_size=vocab) if algo == "bpe" else SuperBpeSettings(vocab_size=vocab, transition=t)
-    t0, c0 = time.perf_counter(), time.process_time()
-    training = make_training(settings, texts=[text])
-    del text
-    training.prepare(processes=choose_processes())
-    prepared = time.perf_counter() - t0
     marks = {}
-    for step in training.steps():
+
+    def on_step(step, seconds: float) -> None:
         if algo == "bpe":
-            continue
+            return
         if step.rank == t - 1:
-            marks["stage_one_seconds"] = time.perf_counter() - t0
+            marks["stage_one_seconds"] = seconds
         elif step.rank == t:
-            marks["first_stage_two_merge_seconds"] = time.perf_counter() - t0
-    tl = training.timeline
-    out = {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
-           "prepare_seconds": prepared, "merges": tl.n_merges, "vocab_size": tl.vocab_size, **marks}
+            marks["first_stage_two_merge_seconds"] = seconds
+
+    out = time_training(settings, path, on_step=on_step)
+    tl = out.pop("timeline")
     if algo == "superbpe":
         out.update(transition=tl.transition, superwords=tl.superwords())
-    return out
+    return {**out, **marks}
 
 
 def main() -> int:
@@ -69,29 +59,23 @@ def main() -> int:
     if args.worker:
         print(json.dumps(worker(args.worker, args.corpus, args.vocab, args.transition)))
         return 0
-    path = Path(args.corpus)
-    if not path.is_file():
-        print(f"skipped: {path} is not there (../shared/corpora)", file=sys.stderr)
+    path = corpus_or_skip(args.corpus)
+    if path is None:
         return 0
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    runs = {}
-    for algo in ("bpe", "superbpe"):
-        out = subprocess.run([sys.executable, __file__, "--worker", algo, "--corpus", str(path), "--vocab",
-                              str(args.vocab), "--transition", str(args.transition)],
-                             capture_output=True, text=True, env=env, check=True)
-        runs[algo] = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"{algo:9s} {runs[algo]['seconds']:8.1f} s wall  {runs[algo]['cpu_seconds']:8.1f} s cpu  "
-              f"(counting {runs[algo]['prepare_seconds']:.1f} s)")
+    runs = run_workers(__file__, ("bpe", "superbpe"),
+                       ["--corpus", str(path), "--vocab", str(args.vocab), "--transition", str(args.transition)])
     ratio = runs["superbpe"]["seconds"] / runs["bpe"]["seconds"]
+    cpu_ratio = runs["superbpe"]["cpu_seconds"] / runs["bpe"]["cpu_seconds"]
     sb = runs["superbpe"]
     if "first_stage_two_merge_seconds" in sb and "stage_one_seconds" in sb:
         print(f"stage-2 set-up: {sb['first_stage_two_merge_seconds'] - sb['stage_one_seconds']:.1f} s; "
               f"{sb.get('superwords', 0):,} superword tokens")
-    print(f"SuperBPE / BPE: {ratio:.2f}x (target at most {LIMIT}x)")
+    print(f"SuperBPE / BPE: {ratio:.2f}x wall, {cpu_ratio:.2f}x cpu (target at most {LIMIT}x)")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "superbpe.json").write_text(json.dumps({
         "corpus": path.name, "vocab_size": args.vocab, "transition_fraction": args.transition, "runs": runs,
-        "ratio": ratio, "limit": LIMIT, "machine": platform.platform(), "cpus": os.cpu_count(),
+        "ratio": ratio, "cpu_ratio": cpu_ratio, "limit": LIMIT, "machine": platform.platform(),
+        "cpus": os.cpu_count(), "load_average": os.getloadavg(),
     }, indent=2) + "\n")
     return 0
 

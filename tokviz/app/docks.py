@@ -245,6 +245,15 @@ class DockManager(QObject):
         panel.setFocus(Qt.FocusReason.OtherFocusReason)
         return panel
 
+    def front_of(self, panel_id: str) -> str | None:
+        """The panel in front of `panel_id`'s tab group (itself when it is in front; None when
+        none of the group is on screen)."""
+        dock = self._docks[panel_id]
+        for d in (dock, *self.frame.tabifiedDockWidgets(dock)):
+            if d.isVisible() and not d.visibleRegion().isEmpty():
+                return next((pid for pid, known in self._docks.items() if known is d), None)
+        return None
+
     def shutdown(self) -> None:
         for panel in self._panels.values():
             panel.shutdown()

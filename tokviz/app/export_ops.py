@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
@@ -54,6 +54,10 @@ def _write(timeline, path: Path, fmt: str, step: int | None, *, should_stop, pro
     return export_timeline(timeline, path, fmt, step=step)  # one call: nothing to cancel between
 
 
+def _load_export_formats() -> None:
+    import tokviz.core.saved.tokenizer_export  # noqa: F401 - imported for its first use, later
+
+
 class ExportController(QObject):
     """Exports of one window. `exported(path)` or `export_failed(message)` ends each export."""
 
@@ -74,6 +78,9 @@ class ExportController(QObject):
         self.outcome = ""  # "exported", "failed", "cancelled" of the last export
         step_model.timeline_changed.connect(self.update_actions)
         step_model.finished_changed.connect(self.update_actions)
+        # the export formats are read when the first model arrives, in the same event as every other
+        # panel's reaction to it: loaded beforehand, in an event of their own, it stays short
+        QTimer.singleShot(0, self, _load_export_formats)
 
     def install(self, menu: QMenu, actions) -> None:
         """Fill File > Export Tokenizer ▸ with the window's export actions."""

@@ -1,10 +1,11 @@
-"""The panels a window makes only when first needed: embedding similarity, positional encodings and
-the Compare panel.
+"""The panels a window makes only when first needed: embedding similarity, positional encodings,
+the Compare panel, the Chat view and the glitch-token finder.
 
-They are tabs behind the corpus that no first screen shows, and they draw with pyqtgraph, whose
-import alone takes about a third of a second: their docks are there from the start (the layout and
-View > Panels know them), and the panels are built the first time one is shown or asked for, or
-right after the window's first paint (`tokviz.app.docks.DockManager.add_later`).
+They are tabs that no first screen shows, and most draw with pyqtgraph, whose import alone takes
+about a third of a second (the glitch finder brings the weights readers and scorers): their docks
+are there from the start (the layout and View > Panels know them), and the panels are built the
+first time one is shown or asked for, or right after the window's first paint
+(`tokviz.app.docks.DockManager.add_later`).
 """
 
 from __future__ import annotations
@@ -59,3 +60,18 @@ def add_chat_dock(docks: DockManager, step_model: StepModel) -> None:
         return [ChatPanel(step_model)]  # follows a tokenizer whose folder has a chat template
 
     docks.add_later("chat", "Chat", build, tabify_with="corpus", shortcut="Alt+6")
+
+
+def add_glitch_dock(docks: DockManager, step_model: StepModel, workspace: Workspace,
+                    on_token_selected: Callable[[int], None]) -> None:
+    """Dock the glitch-token finder as a tab of the vocabulary, built on first need; a token picked
+    in it goes to `on_token_selected(id)`."""
+
+    def build() -> list:
+        from tokviz.panels.glitch_panel import GlitchPanel
+
+        panel = GlitchPanel(step_model, corpus_text=workspace.corpus_sample, corpus_changed=workspace.corpus_changed)
+        panel.token_selected.connect(on_token_selected)
+        return [panel]
+
+    docks.add_later("glitches", "Glitch tokens", build, tabify_with="vocabulary")

@@ -30,7 +30,6 @@ from tokviz.engine.trained_models import TrainedModels
 from tokviz.engine.training.engine import TrainingEngine
 from tokviz.engine.workspace import Workspace
 from tokviz.panels.corpus.panel import CorpusPanel
-from tokviz.panels.glitch_panel import GlitchPanel  # pretrained tokenizers
 from tokviz.panels.lesson_panel import LessonPanel  # guided lessons
 from tokviz.panels.timeline.panel import TimelinePanel  # merge timeline
 from tokviz.panels.token_view.models_menu import install_model_rows  # earlier runs as rows
@@ -49,7 +48,7 @@ from .docks import DockManager
 from .export_ops import ExportController  # File > Export Tokenizer
 from .file_ops import FileController
 from .lattice_window import LatticeController
-from .lazy_panels import add_chat_dock, add_compare_dock, add_heatmap_docks
+from .lazy_panels import add_chat_dock, add_compare_dock, add_glitch_dock, add_heatmap_docks
 from .scripting import Scripting, ScriptParts
 from .services import WindowServices
 from .session_ops import SessionController, SessionParts, SessionViews  # classroom
@@ -72,6 +71,7 @@ class MainWindow(QMainWindow):
     positional_panel = property(lambda self: self.docks.panel("positional"))
     compare_panel = property(lambda self: self.docks.panel("compare"))
     chat_panel = property(lambda self: self.docks.panel("chat"))
+    glitch_panel = property(lambda self: self.docks.panel("glitches"))  # pretrained tokenizers
 
     def __init__(self, settings: AppSettings | None = None, *, dialogs: Dialogs | None = None,
                  load_default_sample: bool = True, defer_panels: bool = False, offer_welcome: bool = False) -> None:
@@ -166,10 +166,7 @@ class MainWindow(QMainWindow):
                                               self.training.show_model, self.services, self)  # pretrained tokenizers
         self.exporter = ExportController(self.step_model, self.services, self)
         add_compare_dock(self.docks, self.step_model, self.workspace, self._on_compare_token_selected)
-        self.glitch_panel = GlitchPanel(self.step_model, corpus_text=self.workspace.corpus_sample,
-                                        corpus_changed=self.workspace.corpus_changed)
-        self.docks.add_panel(self.glitch_panel, tabify_with="vocabulary")
-        self.glitch_panel.token_selected.connect(self._on_glitch_token_selected)
+        add_glitch_dock(self.docks, self.step_model, self.workspace, self._on_glitch_token_selected)
 
     def _build_classroom(self) -> None:
         """Guided lessons, presenter mode (which follows the lessons), sessions, animation export."""

@@ -16,6 +16,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 
 SAMPLE_CHARS = 5_000_000  # the corpus sample the token view's baselines read (joined by the loader)
+LONGEST_SAMPLE = 2000  # lines sampled for the longest line
 
 
 def _never() -> bool:
@@ -64,6 +65,9 @@ class LargeText:
         self.n_lines = max(1, total)
         self.n_chars = sum(len(p) for p in self.pieces)
         self._prefix: tuple[int, str] = (0, "")  # the last prefix joined: asked again on every model switch
+        # about the longest line (sampled), for a view's horizontal range: measured here, on the
+        # loader's thread, not by the view on the GUI thread
+        self.longest_line_sampled = max(self.line_lengths_sample(LONGEST_SAMPLE), default=0)
 
     @classmethod
     def from_text(cls, text: str, piece_chars: int = 1 << 18) -> LargeText:

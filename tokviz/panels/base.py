@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -28,9 +28,16 @@ class Panel(QWidget):
     TITLE = "Panel"
     DEFAULT_AREA = Qt.DockWidgetArea.RightDockWidgetArea
 
+    presented_changed = Signal()  # what `presenter_caption` says changed
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName(self.PANEL_ID)
+
+    def presenter_caption(self) -> str:
+        """What the panel shows when that is not the window's tokenizer at its step (the Compare
+        panel's models), for presenter mode's caption bar; "" when it has nothing of its own."""
+        return ""
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.FontChange:

@@ -102,6 +102,8 @@ class GlitchPanel(Panel):
         self.engine.failed.connect(self._on_engine_failed)
         step_model.timeline_changed.connect(self._on_step_model_timeline_changed)
         self._update_fonts()
+        if step_model.timeline is not None:  # made after a model was opened (the window builds it late)
+            self._on_step_model_timeline_changed()
 
     def _build_weights(self) -> None:
         self.weights = None  # WeightEvidence of the loaded weights

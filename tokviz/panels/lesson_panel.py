@@ -1,5 +1,6 @@
 """`LessonPanel`: the guided lesson on screen: title, step i/n, a large caption, Prev/Next, and a
-small figure (bars, a table or a curve) with the lesson's numbers. In presenter mode a table
+small figure (bars, a table or a curve) with the lesson's numbers. The caption is never cut: the
+panel asks for the room of its first lines and scrolls the rest. In presenter mode a table
 spans the panel's width and grows while it still fits the room it has (its font at least the
 presenter's size).
 
@@ -18,7 +19,16 @@ from math import log10
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFont, QPalette
-from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QStackedWidget, QTextBrowser, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QStackedWidget,
+    QTextBrowser,
+    QWidget,
+)
 
 from tokviz.core.display.tokens import undrawn_marked
 from tokviz.core.lessons.figures import Figure
@@ -35,6 +45,10 @@ MAX_UPRIGHT_BARS = 5  # more bars than this are drawn horizontally (their labels
 LOG_TICKS = (50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000)
 TABLE_SCALE = 1.2
 TABLE_GROWTH = (1.5, 1.25)  # presenting: the table's font times these, the largest that fits its room
+FIGURE_MIN_HEIGHT = 56  # a few table rows or a small chart: on a short screen the caption comes first
+CAPTION_FIT_LINES = 3  # the panel asks for room for this many caption lines; a longer caption scrolls
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum"
+MIN_HEIGHT = 160  # with a short caption; a longer one makes the panel taller (`_fit_caption`)
 PRESENTING_SHARE = 0.36  # of the screen's width for the panel in presenter mode (tables stay legible)
 
 
@@ -61,6 +75,14 @@ class LessonPanel(Panel):
         self.caption.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.caption.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self.caption.setMinimumWidth(120)
+        # the caption scrolls only when even the room it may take from its neighbours is too short
+        self.caption_scroll = QScrollArea(objectName="lesson_caption_scroll", widgetResizable=True)
+        self.caption_scroll.setWidget(self.caption)
+        self.caption_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.caption_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.caption_scroll.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        self.caption_scroll.viewport().setAutoFillBackground(False)
+        self.caption.setAutoFillBackground(False)
         self.prev_button = QPushButton("◀ Back", objectName="lesson_prev")
         self.next_button = QPushButton("Next ▶", objectName="lesson_next")
         self.stop_button = QPushButton("End lesson", objectName="lesson_stop")
@@ -76,13 +98,13 @@ class LessonPanel(Panel):
         self.figure_title = QLabel("", objectName="lesson_figure_title", wordWrap=True)
         self.figure_stack = QStackedWidget(objectName="lesson_figure")
         self.figure_stack.addWidget(self.table)
-        self.figure_stack.setMinimumHeight(120)
+        self.figure_stack.setMinimumHeight(FIGURE_MIN_HEIGHT)
 
         self._spacer = QWidget()  # takes the room when there is no figure (the caption stays on top)
-        vbox(self, hbox((self.title, 1), self.counter), self.caption,
+        vbox(self, hbox((self.title, 1), self.counter), self.caption_scroll,
              hbox(self.prev_button, self.next_button, STRETCH, self.stop_button), self.figure_title,
              (self.figure_stack, 1), (self._spacer, 1), margins=8)
-        self.setMinimumSize(220, 160)
+        self.setMinimumSize(220, MIN_HEIGHT)
         self._update_fonts()
         self.show_lesson(None)
 
@@ -112,6 +134,7 @@ class LessonPanel(Panel):
         if title is None:
             self.counter.setText("")
             self.caption.setText(NO_LESSON)
+            self._fit_caption()
             self.show_figure(None)
         for b in (self.prev_button, self.next_button, self.stop_button):
             b.setVisible(title is not None)
@@ -119,6 +142,7 @@ class LessonPanel(Panel):
     def show_step(self, index: int, n_steps: int, caption: str) -> None:
         self.counter.setText(f"Part {index + 1} of {n_steps}")  # "step" is the timeline's k only
         self.caption.setText(undrawn_marked(caption))  # no empty boxes where no font has the glyph
+        self._fit_caption()
         self.prev_button.setEnabled(index > 0)
         self.next_button.setEnabled(index + 1 < n_steps)
         self.next_button.setText("Next ▶" if index + 1 < n_steps else "Done")
@@ -126,6 +150,7 @@ class LessonPanel(Panel):
     def set_presenting(self, on: bool) -> None:
         """Presenter mode shows the caption in its own bar: here only the figure and the buttons,
         wide enough for a table row at the presenter's font size."""
+        self.caption_scroll.setVisible(not on)
         self.caption.setVisible(not on)
         self.title.setVisible(not on)
         self.stop_button.setVisible(not on and self._n > 0)
@@ -215,15 +240,18 @@ class LessonPanel(Panel):
             p.setXRange(-0.6, len(xs) - 0.4, padding=0)
             p.setYRange(0, top * 1.2, padding=0)
         else:
-            p.setLogMode(x=True, y=False)
-            axis_b.setTicks([[(log10(t), f"{t:,}") for t in LOG_TICKS if min(f.x) <= t <= max(f.x) * 1.05]])
+            scale = log10 if f.log_x else float  # where a value sits on the x axis
+            if f.log_x:
+                p.setLogMode(x=True, y=False)
+                axis_b.setTicks([[(log10(t), f"{t:,}") for t in LOG_TICKS if min(f.x) <= t <= max(f.x) * 1.05]])
             p.plot(list(f.x), list(f.y), pen=pg.mkPen(BAR_COLOR, width=3), symbol="o", symbolSize=5,
                    symbolBrush=BAR_COLOR, symbolPen=None)
             if f.marker is not None and 0 <= f.marker < len(f.x):
                 x, y = f.x[f.marker], f.y[f.marker]
                 p.plot([x], [y], pen=None, symbol="o", symbolSize=14, symbolBrush=MARK_COLOR, symbolPen=None)
-                right = log10(x) > (log10(min(f.x)) + log10(max(f.x))) / 2
-                add_label(f"{x:,.0f} → {y:,.0f} tokens", log10(x), y, (1.0 if right else 0.0, 1.2))
+                right = scale(x) > (scale(min(f.x)) + scale(max(f.x))) / 2
+                what = f"{y:,.0f} tokens" if f.log_x else f"{y:,.2f} {f.y_label}"
+                add_label(f"{x:,.0f} → {what}", scale(x), y, (1.0 if right else 0.0, 1.2))
             p.enableAutoRange()
 
     # -- fonts and theme --------------------------------------------------------------------
@@ -232,7 +260,29 @@ class LessonPanel(Panel):
         base = self.font()
         self.caption.setFont(_scaled(base, CAPTION_SCALE))
         self.title.setFont(_scaled(base, TITLE_SCALE, bold=True))
+        self._fit_caption()
         self._fit_table()
+
+    def _fit_caption(self) -> None:
+        """The caption as tall as its wrapped lines at the panel's width: the panel's minimum asks
+        the neighbouring docks for up to `CAPTION_FIT_LINES` lines of room rather than cutting the
+        last line off; a longer caption scrolls (its scroll bar in sight)."""
+        layout = self.layout()
+        if layout is None:
+            return
+        m = layout.contentsMargins()
+        width = self.width() - m.left() - m.right()
+        self.caption.setMinimumHeight(0)  # a label's height for a width is at least its minimum
+        self.caption.setMaximumHeight(QWIDGETSIZE_MAX)
+        need = self.caption.heightForWidth(width) if self.caption_scroll.isVisibleTo(self) and width > 0 else 0
+        most = CAPTION_FIT_LINES * self.caption.fontMetrics().lineSpacing()
+        if need > most:  # it scrolls: the scroll bar takes some of the width
+            need = self.caption.heightForWidth(width - self.caption_scroll.verticalScrollBar().sizeHint().width())
+        self.caption.setFixedHeight(max(need, 1))  # its lines, whatever the scroll area's height
+        self.caption_scroll.setMinimumHeight(min(need, most))
+        self.caption_scroll.setMaximumHeight(max(need, 1))
+        layout.invalidate()
+        self.setMinimumHeight(max(MIN_HEIGHT, layout.totalMinimumSize().height()))
 
     def _fit_table(self) -> None:
         """The table's font: `TABLE_SCALE` times the panel's; presenting, the largest of
@@ -250,6 +300,8 @@ class LessonPanel(Panel):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit_caption()
         if self._big_table:
             self._fit_table()
 

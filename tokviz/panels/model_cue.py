@@ -65,9 +65,19 @@ class ModelCue(QLabel):
         self._update_from_model()
 
     def _update_from_model(self, *_args) -> None:
-        sm = self._step_model
-        source = sm.source if sm is not None else ""
-        self.set_cue(describe_step(sm), tip=source if source not in ("", "training") else "")
+        text, tip = self.describe(self._step_model)
+        self.set_cue(text, tip=tip)
+
+    def refresh(self) -> None:
+        """Name what the view shows again (what it shows changed without the step model)."""
+        if self._step_model is not None:
+            self._update_from_model()
+
+    def describe(self, step_model: StepModel) -> tuple[str, str]:
+        """(rich text, tooltip) of what the view shows: `step_model`'s tokenizer and step; a view
+        that can show something else says so by overriding this."""
+        source = step_model.source
+        return describe_step(step_model), source if source not in ("", "training") else ""
 
     def set_cue(self, rich_text: str, *, tip: str = "", differs: bool = False) -> None:
         self.setText(f"{html.escape(self.prefix)}: {rich_text}")

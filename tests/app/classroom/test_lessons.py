@@ -1,4 +1,4 @@
-"""Guided lessons end to end: each of the 14 lessons starts, steps through every step with its
+"""Guided lessons end to end: each of the 18 lessons starts, steps through every step with its
 caption changing, and shows the expected panel and content; Back replays the right state; missing
 pretrained files are named; Help > Lessons and the lesson panel's buttons drive the runner."""
 
@@ -165,12 +165,52 @@ def check_unigram(window):
     assert all(s.replace(" ", "") == "▁sitting" for s in samples)
 
 
+def check_superbpe(window):
+    tl = window.script.timeline
+    assert tl.algorithm == "superbpe" and window.step_model.step == tl.n_merges == 300
+    assert tl.chart_marks() == [(240, "superwords from here")]
+    assert window.lessons.figure.kind == "curve" and window.lessons.figure.marker == 300
+    ref = _reference(window).reference  # the token view marks the superwords of the sentence
+    assert any(ref.marked) and ref.marked == [i in tl.superword_ids() for i in ref.encoding.ids]
+    assert "␣of␣the" in window.lessons.fields["pieces"].split("|")
+
+
+def check_boundless(window):
+    tl = window.script.timeline
+    assert window.step_model.step == tl.n_merges == 300 and tl.kinds()[135] == "supermerge"
+    assert "supermerge" not in tl.kinds()[:135]  # the lesson's merge 136 is the first supermerge
+    mm = window.timeline_panel.merge_model
+    assert mm.index(135, mm.kind_column).data() == "supermerge"
+    assert window.lessons.fields["first_super"] == "‘␣of␣the’"
+    assert len(window.lessons.figure.rows) == 8
+
+
+def check_parity_aware(window):
+    tl = window.script.timeline
+    assert len(tl.documents) == 8 and tl.documents[0] == "English"
+    f = window.lessons.fields
+    assert float(f["gini_now"]) < float(f["bpe_gini"]) < float(f["gini_start"])  # fairer than plain BPE
+    assert window.lessons.figure.kind == "bars" and window.lessons.figure.labels == tl.documents
+    mm = window.timeline_panel.merge_model
+    assert mm.headerData(mm.kind_column, __import__("PySide6.QtCore").QtCore.Qt.Orientation.Horizontal) == "Served"
+
+
+def check_dropout(window):
+    tv = window.token_view_panel
+    assert tv.tabs.currentWidget() is tv.compare  # the last part leaves the samples for the comparison
+    assert tv.samples.word() == " Rabbit" and tv.samples.dropout_spin.value() == 0.5  # set by the part before
+    rows = window.lessons.figure.rows
+    assert rows[0][0] == "␣Rabbit" and len(rows) > 3  # the usual cut is the most frequent draw
+    assert int(window.lessons.fields["high_n_segmentations"]) > int(window.lessons.fields["n_segmentations"])
+
+
 CHECKS = {"chars-words-subwords": check_chars_words_subwords, "out-of-vocabulary": check_out_of_vocabulary,
           "bpe-steps": check_bpe_steps, "vocab-size": check_vocab_size, "bytes-utf8": check_bytes_utf8,
           "pre-tokenization": check_pre_tokenization, "special-tokens": check_special_tokens,
           "numbers": check_numbers, "languages": check_languages, "glitch-tokens": check_glitch_tokens,
           "embeddings": check_embeddings, "positional": check_positional, "wordpiece": check_wordpiece,
-          "unigram": check_unigram}
+          "unigram": check_unigram, "superbpe": check_superbpe, "boundless": check_boundless,
+          "parity-aware": check_parity_aware, "dropout": check_dropout}
 
 
 def test_checks_cover_every_lesson():
@@ -223,7 +263,8 @@ def test_help_menu_lists_the_lessons_and_starts_one(window):
     actions = [a for a in menu.actions() if a.objectName().startswith("action_lesson_")]
     assert [a.text().replace("&", "") for a in actions][:3] == [
         "1. Characters, words or subwords?", "2. Out of vocabulary", "3. BPE step by step"]
-    assert len(actions) == 14 and actions[13].text().replace("&", "") == "14. Unigram: prune, don't merge"
+    assert len(actions) == 18 and actions[13].text().replace("&", "") == "14. Unigram: prune, don't merge"
+    assert actions[17].text().replace("&", "") == "18. BPE-dropout: many ways to cut a word"
     actions[11].trigger()
     _shown(window)
     assert window.lessons.lesson.name == "positional" and window.positional_panel.kind == "sinusoidal"

@@ -78,3 +78,16 @@ def test_seed_without_dropout_and_offsets_with_it_are_refused(cli, minbpe_model)
     gpt2 = str(shared_file("vocab", "hf", "gpt2", "tokenizer.json"))
     code, _, err = cli("encode", gpt2, "hi", "--dropout", "0.1", "--offsets", "hf")
     assert code == 2 and err.count("\n") == 1 and "--offsets" in err
+
+
+def test_a_sentencepiece_bpe_model_samples_by_its_own_rule(cli, tmp_path):
+    from tests.core.formats.sentencepiece.spm_helpers import trained_model
+
+    model = str(trained_model("bpe-bytes", tmp_path))
+    tok = load_tokenizer(model)
+    code, out, err = cli("encode", model, TEXT, "--dropout", "0.4", "--seed", "2", "--json")
+    assert (code, err) == (0, "")
+    ids = json.loads(out)["ids"]
+    assert tok.decode(ids) == TEXT and ids == tok.encode_dropout(TEXT, dropout=0.4, seed=2).ids
+    assert ids != tok.encode_ordinary(TEXT).ids
+    assert cli("encode", model, TEXT, "--dropout", "0", "--ids")[1] == cli("encode", model, TEXT, "--ids")[1]

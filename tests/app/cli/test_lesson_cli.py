@@ -1,4 +1,4 @@
-"""``tokviz lesson``: --list prints the 14 lessons; an unknown name exits 2 with one line; a known
+"""``tokviz lesson``: --list prints the 18 lessons; an unknown name exits 2 with one line; a known
 one opens the app on it (the GUI entry point is replaced here, so no window opens)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def run(capsys, *argv):
 def test_list_prints_every_lesson_in_order(capsys):
     code, out, err = run(capsys, "lesson", "--list")
     lines = out.splitlines()
-    assert code == 0 and not err and len(lines) == 14
+    assert code == 0 and not err and len(lines) == 18
     assert lines[0].split()[:2] == ["1", "chars-words-subwords"]
     assert lines[2].split()[:2] == ["3", "bpe-steps"] and lines[2].endswith("BPE step by step")
 

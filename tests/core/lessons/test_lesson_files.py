@@ -63,11 +63,12 @@ def _text_of(lesson):
 # -- the lesson files ---------------------------------------------------------------------------
 
 
-def test_fourteen_lessons_in_course_order(lessons):
-    assert [x.number for x in lessons] == list(range(1, 15))
+def test_eighteen_lessons_in_course_order(lessons):
+    assert [x.number for x in lessons] == list(range(1, 19))
     assert [x.name for x in lessons][:4] == ["chars-words-subwords", "out-of-vocabulary", "bpe-steps", "vocab-size"]
-    assert [x.name for x in lessons][12:] == ["wordpiece", "unigram"]
-    assert len({x.name for x in lessons}) == 14
+    assert [x.name for x in lessons][12:] == ["wordpiece", "unigram", "superbpe", "boundless", "parity-aware",
+                                              "dropout"]
+    assert len({x.name for x in lessons}) == 18
 
 
 def test_lessons_train_each_algorithm(lessons):
@@ -114,6 +115,62 @@ def test_unigram_figure_rounds_nbest_and_samples():
     fields = step_fields(tl, 4)
     assert fields["step"] == 4 and fields["n_steps"] == tl.last_step and fields["vocab"] == tl.steps[4].vocab_size
     assert step_fields(tl, 0)["merge"] == "the seed vocabulary"
+
+
+def _method_lesson(lessons, name: str):
+    """A method lesson's timeline, trained as the lesson trains it, and a figure function at step k."""
+    lesson = find_lesson(name, lessons)
+    corpus = _text_of(lesson)
+    tl = make_training(lesson.train, texts=[corpus]).run()
+
+    def at(k: int):
+        params = dict(lesson.figure)
+        return compute_figure(params, FigureContext(text=lesson.text, corpus=corpus, timeline=tl, step=k,
+                                                    params=params))
+    return tl, at
+
+
+def test_superbpe_figure_bytes_per_token_and_the_first_superwords(lessons):
+    _, at = _method_lesson(lessons, "superbpe")
+    fig, f = at(240)
+    assert f["transition"] == 240 and f["stage"] == "one" and f["superwords"] == 0
+    assert not any(" " in p[1:] for p in f["pieces"].replace("␣", " ").split("|"))  # stage one: no token crosses a word
+    fig, f = at(245)
+    assert (f["first_superword_step"], f["first_superword"]) == (241, "‘,␣and’") and f["superwords"] == 3
+    assert "␣of␣the" in f["pieces"].split("|")
+    assert fig.kind == "curve" and not fig.log_x and fig.marker == 245 and fig.x[0] == 0
+    assert float(f["bpt_now"]) > float(f["bpt_transition"]) > float(f["bpt_start"]) == 1.0
+
+
+def test_supermerges_figure_lists_the_supermerges_so_far(lessons):
+    tl, at = _method_lesson(lessons, "boundless")
+    _, f = at(135)
+    assert f["kind"] == "merge" and f["supermerges"] == 0 and f["inside"] == 135
+    fig, f = at(136)
+    assert f["kind"] == "supermerge" and f["note"] == tl.step_note(135)
+    assert fig.rows == (("136", "‘␣of’ + ‘␣the’", "‘␣of␣the’", "11"),)
+    fig, f = at(300)
+    assert f["supermerges"] == tl.n_supermerges == 12 and f["inside"] == 288 and len(fig.rows) == 8
+
+
+def test_parity_figure_tokens_per_language_fairer_than_plain_bpe(lessons):
+    tl, at = _method_lesson(lessons, "parity-aware")
+    fig, f = at(1)
+    assert fig.labels == tl.documents and fig.values == tuple(float(t) for t in tl.parity_at(1).tokens)
+    assert f["served"] == f["costliest_start"] == "हिन्दी" and (f["served_before"], f["served_after"]) == (522, 400)
+    _, f = at(120)
+    assert float(f["gini_now"]) < 0.01 < float(f["bpe_gini"])  # plain BPE leaves Hindi and Korean costlier
+    assert f["bpe_costliest"] == "हिन्दी" and f["bpe_most"] > f["most_now"]
+
+
+def test_dropout_figure_samples_one_word(lessons):
+    tl, at = _method_lesson(lessons, "dropout")
+    fig, f = at(tl.n_merges)
+    assert f["usual"] == "␣Rabbit" and fig.rows[0][0] == "␣Rabbit"  # usually whole, sometimes cut
+    assert sum(int(r[1]) for r in fig.rows) <= f["samples"] == 200 and len(fig.rows) == f["n_segmentations"]
+    assert all(r[0].replace("|", "") == "␣Rabbit" for r in fig.rows)  # every cut spells the word
+    assert f["high_n_segmentations"] > f["n_segmentations"]
+    assert int(f["high_usual_share"].rstrip("%")) < int(f["usual_share"].rstrip("%"))
 
 
 def test_every_lesson_is_complete_and_refers_to_things_that_exist(lessons):
@@ -164,6 +221,8 @@ def test_find_lesson_by_name_or_number(lessons):
     (lambda d: d["steps"][0]["actions"].append({"do": "tokenizer", "name": "llama"}),
      "steps[0].actions[1].name", "unknown tokenizer 'llama'"),
     (lambda d: d.update(figure={"kind": "pie"}), "figure.kind", "unknown figure 'pie'"),
+    (lambda d: d["steps"][0]["actions"].append({"do": "tab", "name": "samples", "dropout": 1.5}),
+     "steps[0].actions[1].dropout", "a probability from 0 to 1"),
     (lambda d: d.update(screenshot_step=5), "screenshot_step", "not a step index"),
     (lambda d: d.update(figure={"kind": "table", "header": ["a", "b"], "rows": [["1"]]}), "figure.rows[0]",
      "a list of 2 strings"),

@@ -9,7 +9,7 @@ from tokviz.core.bpe.timeline import TrainSettings
 from tokviz.core.bpe.timeline import train as bpe_train
 from tokviz.core.compare.documents import split_documents
 from tokviz.core.errors import Cancelled, SettingsError
-from tokviz.core.parity_bpe import GLOBAL, ParitySettings, ParityTraining, reference_train, train
+from tokviz.core.parity_bpe import GLOBAL, ParitySettings, ParityTraining, pairs, reference_train, train
 from tokviz.core.registry import make_training, spec_of
 
 
@@ -43,6 +43,25 @@ def test_fast_equals_the_reference(udhr5, units, merges, hybrid):
     slow = reference_train(documents_of(settings, udhr5), units=units, max_merges=merges, hybrid=hybrid)
     assert len(fast.steps) == merges
     assert rows(fast.steps) == reference_rows(slow)
+
+
+@pytest.mark.parametrize("vector_min", [1, 10**9])
+@pytest.mark.parametrize("hybrid", [0, 40])
+def test_both_merge_paths_equal_the_reference(udhr5, monkeypatch, vector_min, hybrid):
+    # every merge vectorized, then every merge in the Python loop
+    monkeypatch.setattr(pairs, "VECTOR_MIN_SITES", vector_min)
+    settings = ParitySettings(merges=150, hybrid=hybrid)
+    slow = reference_train(documents_of(settings, udhr5), max_merges=150, hybrid=hybrid)
+    assert rows(train(settings, texts=[udhr5]).steps) == reference_rows(slow)
+
+
+def test_a_global_merge_no_document_has_twice_is_made_in_every_document():
+    text = "A\n  xy\n\nB\n  xy\n"  # 'xy' once in each document, twice in all of them together
+    settings = ParitySettings(split="whitespace", merges=2, hybrid=1, min_count=2)
+    tl = train(settings, texts=[text])
+    assert tl.steps[0].token == b"xy" and tl.steps[0].saved == ((0, 1), (1, 1))
+    slow = reference_train(documents_of(settings, text), max_merges=2, hybrid=1)
+    assert rows(tl.steps) == reference_rows(slow)
 
 
 def test_known_answer_on_five_udhr_documents(udhr5):

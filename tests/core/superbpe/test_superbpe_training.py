@@ -124,25 +124,3 @@ def test_model_file_round_trip(text):
 def test_settings_that_cannot_work(kw, message):
     with pytest.raises(SettingsError, match=message):
         make_training(SuperBpeSettings(**kw), texts=["a b"])
-
-
-def test_stage_two_start_is_rank_order_over_whole_chunks(text):
-    """The fast start (stage-1 pieces side by side, joinable ones merged again) equals merging every
-    stage-2 chunk from its bytes, on text where pieces do meet in learned pairs (" 't", "'st")."""
-    from tokviz.core.bpe.timeline import Training
-    from tokviz.core.bpe.tokenizer import BpeTokenizer
-    from tokviz.core.superbpe.timeline import stage_two_start
-    from tokviz.core.text.split import parse_split
-
-    part = text[:60_000]
-    run = Training(TrainSettings(merges=400), texts=[part])
-    chunks1 = list(run.count())  # the trainer's chunks, in its order
-    tl = run.prepare()
-    pairs = [s.pair for s in run.steps()]
-    segments = {c: run.trainer.segments(i) for i, c in enumerate(chunks1)}
-    chunks2 = list(STAGE_TWO.count(part))
-    flat, lengths = stage_two_start(tl.base, pairs, chunks2, parse_split("gpt4"), segments)
-    whole = BpeTokenizer(tl.base, pairs, STAGE_TWO)
-    expected = [whole.encode_chunk(c, step=len(pairs))[0] for c in chunks2]
-    assert lengths == [len(e) for e in expected]
-    assert flat.tolist() == [t for e in expected for t in e]

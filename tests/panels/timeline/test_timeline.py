@@ -164,7 +164,7 @@ def test_jump_updates_every_view(panel):
     assert panel.transport.slider.value() == 4 and panel.transport.spin.value() == 4
     rows = panel.table.selectionModel().selectedRows()
     assert [r.row() for r in rows] == [3]
-    assert "merge 4 made “lo”: 10× in the text shown" in panel.corpus_label.text()  # merge k = step k
+    assert "merge 4 made “\u2068lo\u2069”: 10× in the text shown" in panel.corpus_label.text()  # merge k = step k
     assert panel.corpus_view.fresh_count == 10  # low ×5 + lower ×2 + lowest ×3
     assert panel.candidates.item(0, 0).text() == "★ winner"
     assert panel.chart.cursor_step == 4

@@ -88,3 +88,20 @@ def test_the_token_view_has_the_tab(qtbot):
     p = TokenViewPanel(StepModel(), corpus_text=lambda: "")
     qtbot.addWidget(p)
     assert p.tabs.tabText(p.tabs.indexOf(p.samples)) == "Samples"
+
+
+def test_a_sentencepiece_bpe_model_gets_dropout_shares(qtbot, tmp_path):
+    from tests.core.formats.sentencepiece.spm_helpers import trained_model
+
+    sp = load_tokenizer(trained_model("bpe-bytes", tmp_path))
+    tab = _tab(qtbot)
+    tab.set_word("Everyone")
+    tab.set_sources([("SentencePiece BPE", sp, None)])
+    with qtbot.waitSignal(tab.shares_shown, timeout=WAIT):
+        tab.show()
+    (shares,) = tab.shares
+    assert shares.how == "BPE-dropout 0.1" and shares.n == 200 and len(shares.rows) > 1
+    assert shares.rows[0].pieces == tuple(sp.token_text(i).replace("▁", "␣") for i in sp.encode_ordinary("Everyone").ids)
+    with qtbot.waitSignal(tab.shares_shown, timeout=WAIT):
+        tab.dropout_spin.setValue(1.0)
+    assert [r.share for r in tab.shares[0].rows] == [1.0] and len(tab.shares[0].rows[0].pieces) == len("▁Everyone")

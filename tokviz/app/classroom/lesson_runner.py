@@ -113,6 +113,7 @@ class LessonRunner(QObject):
         self._anchor: tuple | None = None  # (lesson name, step index of the training on screen)
         self._corpus_text = ""
         self._embedded: tuple | None = None  # (timeline id, merges, step) the embedding panel tokenized
+        self._covered: dict[str, str] = {}  # panel a lesson raised -> the panel it hid in its tab group
         panel.next_requested.connect(self.next)
         panel.prev_requested.connect(self.prev)
         panel.stop_requested.connect(self.stop)
@@ -136,6 +137,7 @@ class LessonRunner(QObject):
             self.dialogs.error("Cannot start the lesson", str(exc))
             return False
         self._cancel_wait()
+        self._give_back(lesson.panels)
         self.lesson, self.index, self._anchor = lesson, -1, None
         self.tokenizers, self.missing = {}, {}
         tv = self.views.token_view
@@ -306,7 +308,20 @@ class LessonRunner(QObject):
             self.parts.step_model.set_step(a.get("size") - (tl.vocab_size - tl.n_merges))
 
     def _do_panel(self, a: Action):
-        self.parts.docks.select(a.get("id"))
+        pid, docks = a.get("id"), self.parts.docks
+        hidden = docks.front_of(pid)
+        if hidden not in (None, pid):
+            self._covered.setdefault(pid, hidden)
+        docks.select(pid)
+
+    def _give_back(self, keep: list[str]) -> None:
+        """Panels earlier lessons raised and `keep` does not list give their tab group back to the
+        panel they hid (a positional view left in front is not this lesson's)."""
+        docks = self.parts.docks
+        for pid, hidden in self._covered.items():
+            if pid not in keep and docks.front_of(pid) == pid:
+                docks.dock(hidden).raise_()
+        self._covered = {pid: hidden for pid, hidden in self._covered.items() if pid in keep}
 
     def _do_text(self, a: Action):
         tv = self.views.token_view
@@ -317,6 +332,10 @@ class LessonRunner(QObject):
     def _do_tab(self, a: Action):
         tv = self.views.token_view
         tv.tabs.setCurrentIndex(TABS.index(a.get("name")))
+        if "word" in a.args:
+            tv.samples.set_word(a.get("word"))
+        if "dropout" in a.args:
+            tv.samples.dropout_spin.setValue(a.get("dropout"))
 
     def _do_view(self, a: Action):
         tv = self.views.token_view
@@ -395,10 +414,12 @@ class LessonRunner(QObject):
         return [(e.finished, True), (e.failed, False), (e.cancelled, lambda: "embedding training was cancelled")]
 
     def _do_settle(self, _a: Action):
-        """Wait until the token view, the similarity heatmap and the positional view show their
-        newest results."""
+        """Wait until the token view (and its Samples tab), the similarity heatmap and the positional
+        view show their newest results."""
         tv, emb, pos = self.views.token_view, self.views.embedding(), self.views.positional()
+        samples = tv.samples.engine
         for busy, waits in ((tv.engine.is_pending, [(tv.result_shown, True), (tv.engine.failed, True)]),
+                            (samples.is_busy, [(tv.samples.shares_shown, True), (samples.failed, True)]),
                             (emb.similarity_engine.is_busy, [(emb.heatmap_shown, True)]),
                             (pos.engine.is_busy, [(pos.view_shown, True)])):
             if busy:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QTextDocumentFragment
 from PySide6.QtWidgets import QApplication, QLabel, QToolBar, QWidget
 
 from tokviz.app.docks import DockManager, LayoutFrame, raised_panel_ids
@@ -123,6 +123,7 @@ class Presenter(QObject):
         self._bar: QToolBar | None = None
         self._label: QLabel | None = None
         self._manual_caption = ""
+        self._caption_sources: list = []  # the signals that change the caption while presenting
         self._vocab: tuple[object, int, list[bytes]] | None = None  # (timeline, n_steps, token bytes)
 
     def bind_actions(self, *, cancel: QAction, toggle: QAction, leave: QAction) -> None:
@@ -197,8 +198,10 @@ class Presenter(QObject):
         tv.set_palette_key("high-contrast")
         self._keys = PresenterKeys(self.frame.window(), self.parts.playback, lambda: self.lessons, parent=self)
         QApplication.instance().installEventFilter(self._keys)
-        P.step_model.step_changed.connect(self._update_caption)
-        P.step_model.timeline_changed.connect(self._update_caption)
+        self._caption_sources = [P.step_model.step_changed, P.step_model.timeline_changed,
+                                 P.token_view.result_shown, *(P.docks.panel(p).presented_changed for p in ids)]
+        for signal in self._caption_sources:
+            signal.connect(self._update_caption)
         w.installEventFilter(self)  # two panels share the width whatever size the window gets
         w.showFullScreen()
         self._balance()
@@ -236,8 +239,9 @@ class Presenter(QObject):
             app.removeEventFilter(self._keys)
             self._keys.deleteLater()
             self._keys = None
-        P.step_model.step_changed.disconnect(self._update_caption)
-        P.step_model.timeline_changed.disconnect(self._update_caption)
+        for signal in self._caption_sources:
+            signal.disconnect(self._update_caption)
+        self._caption_sources = []
         for dock in P.docks.docks():  # hidden until the normal layout is back: resizing the full-screen
             dock.hide()  # panels on the way would leave a hidden tab with the presenter's size and layout
         if self._bar is not None:
@@ -368,6 +372,21 @@ class Presenter(QObject):
                 return None
         return cached[2]
 
+    def _shown_caption(self) -> str:
+        """What the panels on screen say they show, when that is not the window's tokenizer at its
+        step: the Compare panel's models, the token view's row when nothing is trained ("" else)."""
+        P = self.parts
+        if P.step_model.timeline is not None and "timeline" in self.panel_ids:
+            return ""  # the timeline steps: the step and its merge say what is shown
+        for pid in self.panel_ids:
+            panel = P.docks.panel(pid)
+            text = panel.presenter_caption()
+            if not text and panel is P.token_view and P.step_model.timeline is None:
+                text = QTextDocumentFragment.fromHtml(P.token_view.model_cue.text()).toPlainText()
+            if text:
+                return text
+        return ""
+
     def _update_caption(self, *_args) -> None:
         if self._label is None:
             return
@@ -375,7 +394,7 @@ class Presenter(QObject):
         text = self._manual_caption or lesson
         if not text:
             sm = self.parts.step_model
-            text = step_caption(sm.timeline, sm.step, self._token_bytes(sm.timeline))
+            text = self._shown_caption() or step_caption(sm.timeline, sm.step, self._token_bytes(sm.timeline))
         text = undrawn_marked(text)  # a lesson's emoji or script no font has: U+XXXX, not a box
         if text != self._label.text():
             self._label.setText(text)

@@ -23,8 +23,6 @@ import argparse
 import json
 import sys
 
-from tokviz.core.chat import default_runner, lint_chat, load_chat_model, read_messages, read_objects, render_chat
-
 EXIT_FINDINGS = 1
 
 
@@ -59,6 +57,9 @@ def add_chat_arguments(c: argparse.ArgumentParser) -> None:
 
 def run_chat(args: argparse.Namespace) -> int:
     """``tokviz chat``; errors are `TokvizError`s (one line, exit 2, from ``main``)."""
+    # here, not at the top: ``tokviz chat --help`` needs none of it (Jinja, numpy, the tokenizers)
+    from tokviz.core.chat import default_runner, lint_chat, load_chat_model, read_messages, read_objects, render_chat
+
     messages = read_messages(args.file)
     tools = read_objects(args.tools, "tool") if args.tools else None
     documents = read_objects(args.documents, "document") if args.documents else None

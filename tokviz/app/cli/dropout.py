@@ -1,6 +1,7 @@
 """``tokviz encode MODEL TEXT --dropout P --seed S``: a BPE-dropout sample of the encoding
 (`tokviz.core.bpe.dropout`), the same for the same text, P and seed. Any BPE that joins pairs: a
-trained tokviz model, minbpe, tiktoken and GPT-2's files, a tokenizer.json BPE."""
+trained tokviz model, minbpe, tiktoken and GPT-2's files, a tokenizer.json BPE, a SentencePiece BPE
+``.model`` (sampled by sentencepiece's rule: `tokviz.core.formats.sentencepiece.dropout`)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,13 @@
 """Grabbing and checking the pictures of ``tokviz screenshot``: one way to save a shot.
 
 `save_shot` saves a widget and refuses one that still shows work in progress (a visible progress
-bar); `save_panel_shot` shows a panel alone at `PANEL_SIZE` (its dock floated) before grabbing it,
-so a panel tabbed behind another or squeezed into a corner of the default layout still shows its
-content at a readable size; `wait_or_fail` waits for an engine's signal and makes a run that does
-not end in time an error; `check_shots` checks the whole set (every file there, none smaller than
-`MIN_SIZE`, no two alike). Every failure is a `ShotError` with a one-line message.
+bar) or one larger than the size the set promises for it (a panel's minimum size won over the
+window's size: the picture would not fit a 1280 x 800 screen or projector); `save_panel_shot`
+shows a panel alone at `PANEL_SIZE` (its dock floated) before grabbing it, so a panel tabbed behind
+another or squeezed into a corner of the default layout still shows its content at a readable size;
+`wait_or_fail` waits for an engine's signal and makes a run that does not end in time an error;
+`check_shots` checks the whole set (every file there, none smaller than `MIN_SIZE`, no two alike).
+Every failure is a `ShotError` with a one-line message.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from PySide6.QtWidgets import QProgressBar, QWidget
 
 from tokviz.app.waiting import wait_for_signals
 
+WINDOW_SIZE = (1280, 800)  # the window's pictures: a laptop screen, a 1280 x 800 projector
 PANEL_SIZE = (1200, 750)  # a panel alone: about what it gets in a workspace that shows it large
 MIN_SIZE = (800, 500)  # smaller than this a panel's picture says little
 RUN_TIMEOUT_MS = 900_000  # only catches a run that never ends: a slow machine still finishes
@@ -33,11 +36,16 @@ def busy_bars(widget: QWidget) -> list[str]:
     return [bar.objectName() or "progress bar" for bar in widget.findChildren(QProgressBar) if bar.isVisible()]
 
 
-def save_shot(widget: QWidget, path: Path) -> Path:
-    """Grab `widget` into `path`; a `ShotError` when it shows work in progress or cannot be written."""
+def save_shot(widget: QWidget, path: Path, *, fit: tuple[int, int] | None = None) -> Path:
+    """Grab `widget` into `path`; a `ShotError` when it shows work in progress, is larger than `fit`
+    (the size the set promises for this picture, when it promises one) or cannot be written."""
     busy = busy_bars(widget)
     if busy:
         raise ShotError(f"{path.name}: work still in progress ({', '.join(busy)})")
+    if fit is not None and (widget.width() > fit[0] or widget.height() > fit[1]):
+        need = widget.minimumSizeHint()
+        raise ShotError(f"{path.name} is {widget.width()}x{widget.height()}, larger than the {fit[0]}x{fit[1]} "
+                        f"the set promises (its contents ask for at least {need.width()}x{need.height()})")
     if not widget.grab().save(str(path)):
         raise ShotError(f"cannot write {path}")
     return path
@@ -55,10 +63,12 @@ def save_panel_shot(window, panel_id: str, path: Path, settle: Callable[[], None
     dock.resize(*size)
     settle()
     try:
-        return save_shot(dock, path)
+        return save_shot(dock, path, fit=size)
     finally:
         dock.setFloating(False)
         dock.setVisible(was_visible)
+        if was_visible:
+            dock.raise_()  # in front of its tab group again, as it was: the next picture shows it
         settle()
 
 

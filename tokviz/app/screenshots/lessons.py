@@ -30,9 +30,10 @@ def take_lesson_screenshots(window, out_dir, theme: str, settle, *, size: tuple[
             raise ShotError(f"lesson {lesson.name}: step {lesson.screenshot_step + 1} was not shown")
         window.resize(*size)  # a lesson's panels may have asked for more room
         window.token_view_panel.prepare_screenshot()  # the lesson's text at its step, drawn
+        window.token_view_panel.compare.end_flash()  # its rows are new: no header lit in the picture
         settle()
         if not written:  # the Lesson panel itself, with a lesson in it
             written.append(save_panel_shot(window, "lesson", out_dir / f"lesson-{theme}.png", settle))
-        written.append(save_shot(window, out_dir / f"lesson-{lesson.number:02d}-{lesson.name}-{theme}.png"))
+        written.append(save_shot(window, out_dir / f"lesson-{lesson.number:02d}-{lesson.name}-{theme}.png", fit=size))
     script.stop_lesson()
     return written

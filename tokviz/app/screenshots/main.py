@@ -3,7 +3,8 @@
 Writes ``window-<theme>.png`` and ``<panel id>-<theme>.png`` for every docked panel, each shown
 alone at `capture.PANEL_SIZE` with its content ready (new panels appear in the set without changes
 here; the Compare and Lesson panels are shot where they have something to show), then the
-workspaces, presenter mode, real tokenizers, other algorithms and the lessons. Every wait is on
+workspaces, presenter mode, real tokenizers, other algorithms, the training methods of recent
+papers (`methods`) and the lessons. Every wait is on
 the signal that says the work is done; a run that fails or never ends, a shot that still shows a
 progress bar, a picture under `capture.MIN_SIZE` or two identical pictures make it fail
 (`capture.ShotError`). Uses throw-away settings (never the user's).
@@ -20,9 +21,9 @@ from PySide6.QtWidgets import QApplication
 from tokviz.core import TrainSettings
 from tokviz.engine.settings import AppSettings
 
-from .capture import ShotError, check_shots, save_panel_shot, save_shot, wait_or_fail
+from .capture import WINDOW_SIZE, ShotError, check_shots, save_panel_shot, save_shot, wait_or_fail
 
-SIZE = (1280, 800)
+SIZE = WINDOW_SIZE
 SAMPLE = "english-prose"
 SETTINGS = TrainSettings(vocab_size=600)
 SELECTED_TOKEN = 300
@@ -81,6 +82,9 @@ def take_screenshots(out_dir: Path, *, theme: str, sizes=None) -> list[Path]:
             from .algorithms import take_algorithm_screenshots  # WordPiece, Unigram
 
             written += take_algorithm_screenshots(window, out_dir, theme, settle)
+            from .methods import take_method_screenshots_apart  # SuperBPE, BoundlessBPE, dropout, parity-aware
+
+            written += take_method_screenshots_apart(out_dir, theme, settle, sample=SAMPLE)
             from .lessons import take_lesson_screenshots  # guided lessons: last (new corpora)
 
             written += take_lesson_screenshots(window, out_dir, theme, settle, size=SIZE)
@@ -129,7 +133,7 @@ def _take_panel_screenshots(window, out_dir: Path, theme: str, settle) -> list[P
     for pid in ("token_view", "training", "vocabulary"):
         window.docks.dock(pid).raise_()
     settle()
-    written = [save_shot(window, out_dir / f"window-{theme}.png")]
+    written = [save_shot(window, out_dir / f"window-{theme}.png", fit=SIZE)]
     for pid in window.docks.panel_ids():
         if pid not in SHOT_ELSEWHERE:
             written.append(save_panel_shot(window, pid, out_dir / f"{pid}-{theme}.png", settle))

@@ -34,7 +34,7 @@ def take_presenter_screenshots(window, out_dir: Path, theme: str, settle: Callab
             window.timeline_panel.refresh()
             window.token_view_panel.prepare_screenshot()
             settle()
-            written.append(save_shot(window, out_dir / f"presenter-{name}-{theme}.png"))
+            written.append(save_shot(window, out_dir / f"presenter-{name}-{theme}.png", fit=PROJECTOR))
         finally:
             window.script.leave_presenter()
             settle()

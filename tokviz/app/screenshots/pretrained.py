@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tokviz.engine.samples import sample
 
-from .capture import ShotError, save_panel_shot, save_shot, wait_or_fail
+from .capture import WINDOW_SIZE, ShotError, save_panel_shot, save_shot, wait_or_fail
 
 SAMPLE = "english-prose"
 SHARED_VOCAB = Path(__file__).resolve().parents[4] / "shared" / "vocab"
@@ -54,7 +54,7 @@ def take_pretrained_screenshots(window, out_dir: Path, theme: str, settle: Calla
     window.docks.dock("vocabulary").raise_()
     window.token_view_panel.prepare_screenshot()
     settle()
-    written = [save_shot(window, out_dir / f"pretrained-window-{theme}.png")]
+    written = [save_shot(window, out_dir / f"pretrained-window-{theme}.png", fit=WINDOW_SIZE)]
     for pid in ("timeline", "vocabulary", "glitches", "token_view"):
         written.append(save_panel_shot(window, pid, out_dir / f"pretrained-{pid}-{theme}.png", settle))
     return written

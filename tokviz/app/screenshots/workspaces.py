@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .capture import save_shot
+from .capture import WINDOW_SIZE, save_shot
 
 DEFAULT_SIZES = ((1280, 800), (1920, 1080))
 
@@ -46,7 +46,8 @@ def take_workspace_screenshots(window, out_dir: Path, theme: str, settle: Callab
                     if chart is not None and hasattr(panel, "tabs"):
                         panel.tabs.setCurrentWidget(chart.parentWidget())
                 settle()
-                written.append(save_shot(window, out_dir / f"workspace-{key}-{width}x{height}-{theme}.png"))
+                written.append(save_shot(window, out_dir / f"workspace-{key}-{width}x{height}-{theme}.png",
+                                         fit=(width, height)))
     finally:
         ws.choose(before_key)
         window.resize(before_size)
@@ -62,7 +63,7 @@ def take_welcome_screenshot(window, out_dir: Path, theme: str, settle: Callable[
     window.welcome.show()
     settle()
     try:
-        return [save_shot(window, out_dir / f"welcome-{theme}.png")]
+        return [save_shot(window, out_dir / f"welcome-{theme}.png", fit=WINDOW_SIZE)]
     finally:
         window.welcome.screen.hide()
         settle()

@@ -89,9 +89,21 @@ class TimelineDefaults:
 
     step_kinds = False  # steps differ in kind (BoundlessBPE: merge or supermerge; parity-aware: the language served)
 
+    step_kind_title = "Kind"  # the merge table's heading of the `step_kind` column
+
     def step_note(self, rank: int) -> str:
         """A few words on step `rank` (0-based) when `step_kinds`: its kind, what it served."""
         return ""
+
+    def step_kind(self, rank: int) -> str:
+        """One or two words for step `rank` (0-based) when `step_kinds`, for a table cell: its
+        record's ``kind`` ("merge", "supermerge")."""
+        return str(getattr(self.steps[rank], "kind", "")) if self.step_kinds else ""
+
+    def superword_ids(self, step: int | None = None) -> frozenset[int]:
+        """Ids among the first `step` steps that span whole words (SuperBPE's " of the",
+        BoundlessBPE's supermerges): the token view marks them. None here."""
+        return frozenset()
 
     def chart_second_series(self) -> tuple[str | None, list[float]] | None:
         """(title, values per step) for the chart's middle plot instead of the vocabulary size

@@ -170,9 +170,14 @@ class StepTimeline(Protocol):
     replays_merges: bool  # a trained BPE run: views rebuild its tokenizer from the merges so far
     traces_matches: bool  # WordPiece: "trace a word" lists greedy longest matches, not merges
     step_kinds: bool  # steps differ in kind; `step_note(rank)` says how (defaults: `TimelineDefaults`)
+    step_kind_title: str  # the merge table's heading of `step_kind(rank)` ("Kind", "Served")
     finished: bool
 
     def step_note(self, rank: int) -> str: ...
+
+    def step_kind(self, rank: int) -> str: ...
+
+    def superword_ids(self, step: int | None = None) -> frozenset[int]: ...
 
     def chart_second_series(self) -> tuple[str | None, list[float]] | None: ...
 

@@ -86,9 +86,9 @@ def from_json(d: object) -> BoundlessTimeline:
                 cand_objs.append(Candidate((c[0], c[1]), c[2], c[3], c[4]))
             vocab.append(vocab[left] + vocab[right])
             steps.append(BoundlessStep(rank, (left, right), n, vocab[n], count, length, tuple(cand_objs), kind, rival))
-        figures = [d.get(k, 0) for k in ("corpus_length", "n_chunks", "n_runs")]
-        _need(all(is_count(x) for x in figures), "bad corpus figures")
-        return BoundlessTimeline(settings, base, steps, *figures, finished=bool(d.get("finished", True)))
+        figures = {k: d.get(k, 0) for k in ("corpus_length", "n_chunks", "n_runs")}
+        _need(all(is_count(x) for x in figures.values()), "bad corpus figures")
+        return BoundlessTimeline(settings, base, steps, **figures, finished=bool(d.get("finished", True)))
     except ModelFormatError:
         raise
     except TokvizError as exc:

@@ -16,11 +16,13 @@ What this leaves out: when a pretoken becomes a single token (the trainer decide
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 import regex
 
-from tokviz.core.text.chunks import safe_slices
+from tokviz.core.errors import Cancelled
+from tokviz.core.text.chunks import ShouldStop, safe_slices
 from tokviz.core.text.split import Splitter, split_specials
 
 # The paper's rule for what a superword may hold (its code's IMPROVED_MERGE_PATTERN, with the
@@ -29,7 +31,7 @@ from tokviz.core.text.split import Splitter, split_specials
 LETTERS_PATTERN = r"^(?=.*\p{L})[\p{L}\p{M} _'\u2019]+$"
 SUPERWORD_RULES = ("letters", "any")
 SLICE_CHARS = 1_000_000  # a large text is split into pretokens a slice at a time (bounded memory)
-_SLICEABLE = ("gpt2", "gpt4", "o200k", "whitespace")  # splits whose chunks never cross a safe cut
+SLICEABLE_SPLITS = ("gpt2", "gpt4", "o200k", "whitespace")  # splits whose chunks never cross a safe cut
 
 
 class SuperwordRule:
@@ -48,7 +50,7 @@ LETTERS = SuperwordRule("letters")
 
 def _pretokens(text: str, splitter: Splitter, spec: str) -> Iterable[list[str]]:
     """The chunks of `text` in order, a slice at a time for the splits where that is exact."""
-    if spec in _SLICEABLE and len(text) > 2 * SLICE_CHARS:
+    if spec in SLICEABLE_SPLITS and len(text) > 2 * SLICE_CHARS:
         for a, b in safe_slices(text, 0, len(text), SLICE_CHARS):
             yield splitter.chunks(text[a:b])
     else:
@@ -56,9 +58,12 @@ def _pretokens(text: str, splitter: Splitter, spec: str) -> Iterable[list[str]]:
 
 
 def count_runs(texts: Iterable[str], splitter: Splitter, rule: SuperwordRule, *,
-               specials: tuple[str, ...] = (), spec: str = "") -> dict[tuple[str, ...], int]:
+               specials: tuple[str, ...] = (), spec: str = "", chunks: dict[str, int] | None = None,
+               should_stop: ShouldStop | None = None) -> dict[tuple[str, ...], int]:
     """``{run of pretokens: count}`` of `texts`, in order of first appearance; runs of one
-    pretoken are left out (they have nothing to join)."""
+    pretoken are left out (they have nothing to join). `chunks`, when given, receives every
+    pretoken's count in order of first appearance (`tokviz.core.text.chunks.count_chunks`'s
+    result for a split in `SLICEABLE_SPLITS`), from the same pass over the text."""
     runs: dict[tuple[str, ...], int] = {}
     # pretoken -> itself when the rule allows it, else "" (asked once per distinct pretoken); runs
     # hold that one copy of each string, not one per occurrence
@@ -68,8 +73,13 @@ def count_runs(texts: Iterable[str], splitter: Splitter, rule: SuperwordRule, *,
             if is_special:
                 continue
             run: list[str] = []
-            for chunks in _pretokens(text[start:end], splitter, spec):
-                for c in chunks:
+            for pretokens in _pretokens(text[start:end], splitter, spec):
+                if should_stop is not None and should_stop():
+                    raise Cancelled()
+                if chunks is not None:
+                    for c, n in Counter(pretokens).items():
+                        chunks[c] = chunks.get(c, 0) + n
+                for c in pretokens:
                     same = allowed.get(c)
                     if same is None:
                         same = allowed[c] = c if rule.allows(c) else ""

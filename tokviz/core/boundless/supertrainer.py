@@ -5,7 +5,7 @@ next/previous links, as `tokviz.core.bpe.trainer.BpeTrainer` lays out chunks. A 
 pretoken that is *locked* (-1: not yet a single token), or the id of its single token once the word
 side made it one (`unlock`), or a superword made by a supermerge. A pair counts only when both of
 its elements are unlocked; each pair keeps its positions and weighted count, and a heap of
-``(-count, first position, pair)`` keys with lazy invalidation picks the winner: the highest count,
+``(-count, first position, pair)`` keys with lazy invalidation (`tokviz.core.bpe.pair_queue`) picks the winner: the highest count,
 then the pair seen first (runs in order of first appearance, then position in the run).
 
 That heap is exact for the same reason as BPE's: every occurrence of a pair is created in one
@@ -32,19 +32,16 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from tokviz.core.bpe.pair_queue import MASK as _MASK
+from tokviz.core.bpe.pair_queue import SHIFT as _SHIFT
+from tokviz.core.bpe.pair_queue import PairQueue, heap_entry, linked
 from tokviz.core.bpe.trainer_records import Candidate
 
-_SHIFT = 32
-_MASK = (1 << _SHIFT) - 1
-_S2 = 2 * _SHIFT
-_S1 = _S2 + 48
-_KMASK = (1 << _S2) - 1
-_PMASK = (1 << 48) - 1
-_CMAX = 1 << 62
+VECTOR_MIN_SITES = 64  # unlocks of at least this many sites count their pairs in numpy
 LOCKED, GONE = -1, -2  # a pretoken not yet one token; a position joined into its left neighbour
 
 
-class SuperTrainer:
+class SuperTrainer(PairQueue):
     """The state of the supermerge side; `unlock` pretokens, ask `best`, `merge` the winner."""
 
     def __init__(self, runs: Sequence[Sequence[int]], weights: Sequence[int], *, n_chunks: int,
@@ -54,13 +51,7 @@ class SuperTrainer:
         lengths = np.fromiter((len(r) for r in runs), dtype=np.int64, count=len(runs))
         n = int(lengths.sum())
         flat = np.fromiter((c for r in runs for c in r), dtype=np.int64, count=n)
-        ends = np.cumsum(lengths)
-        starts = ends - lengths
-        nxt = np.arange(1, n + 1, dtype=np.int64)
-        prv = np.arange(-1, n - 1, dtype=np.int64)
-        full = lengths > 0
-        nxt[ends[full] - 1] = -1
-        prv[starts[full]] = -1
+        starts, nxt, prv = linked(lengths)
         self.ids = array("q", np.full(n, LOCKED, dtype=np.int64).tobytes())
         self.nxt = array("q", nxt.tobytes())
         self.prv = array("q", prv.tobytes())
@@ -90,12 +81,19 @@ class SuperTrainer:
         touched = []
         for chunk, token in pairs:
             where = self.sites(chunk)
-            for p in where.tolist():
-                ids[p] = token
+            if len(where) >= VECTOR_MIN_SITES:
+                np.frombuffer(ids, dtype=np.int64)[where] = token
+            else:
+                for p in where.tolist():
+                    ids[p] = token
             touched.append(where)
         if not touched:
             return
-        positions = np.sort(np.concatenate(touched)).tolist()
+        where = np.sort(np.concatenate(touched))
+        if len(where) >= VECTOR_MIN_SITES:
+            self._unlock_vector(where)
+            return
+        positions = where.tolist()
         mine = set(positions)
         counts, occ = self.counts, self.occ
         new_keys: dict[int, None] = {}
@@ -106,6 +104,45 @@ class SuperTrainer:
             r = nxt[p]
             if r >= 0 and ids[r] >= 0:
                 self._add((ids[p] << _SHIFT) | ids[r], p, wts[p], counts, occ, new_keys)
+        self._push(new_keys)
+
+    def _unlock_vector(self, where: np.ndarray) -> None:
+        """`unlock`'s counting of new pairs in numpy, for many sites: the same pairs, counts and
+        positions (ascending), the same heap entries."""
+        ids, nxt, prv, wts = (np.frombuffer(a, dtype=np.int64) for a in (self.ids, self.nxt, self.prv, self.wts))
+        O, R, W = prv[where], nxt[where], wts[where]
+        left = (O >= 0) & ~np.isin(O, where)  # a pair with a neighbour of this batch is counted from its left
+        left[left] = ids[O[left]] >= 0
+        right = R >= 0
+        right[right] = ids[R[right]] >= 0
+        tok = ids[where]
+        # in the loop's order: site by site, its left pair (at O) before its right pair (at the site)
+        keys = np.stack(((ids[np.where(left, O, 0)] << _SHIFT) | tok, (tok << _SHIFT) | ids[np.where(right, R, 0)]), 1)
+        pos = np.stack((O, where), 1)
+        live = np.stack((left, right), 1)
+        keys, pos, w = keys[live], pos[live], np.stack((W, W), 1)[live]
+        if len(keys) == 0:
+            return
+        order = np.argsort(keys, kind="stable")
+        sk, sp = keys[order], pos[order]
+        csum = np.concatenate(([0], np.cumsum(w[order])))
+        bounds = np.flatnonzero(sk[1:] != sk[:-1]) + 1
+        starts = np.concatenate(([0], bounds))
+        ends = np.concatenate((bounds, [len(sk)]))
+        counts, occ = self.counts, self.occ
+        new_keys: dict[int, None] = {}
+        raw = memoryview(np.ascontiguousarray(sp)).cast("B")
+        for k, c, a, b in zip(sk[starts].tolist(), (csum[ends] - csum[starts]).tolist(), starts.tolist(),
+                              ends.tolist()):
+            found = array("q")
+            found.frombytes(raw[8 * a:8 * b])
+            if k in counts:
+                counts[k] += c
+                occ[k].extend(found)
+            else:
+                counts[k] = c
+                occ[k] = found
+                new_keys[k] = None
         self._push(new_keys)
 
     @staticmethod
@@ -125,55 +162,11 @@ class SuperTrainer:
             c = counts[k]
             if c >= self.min_count:
                 first[k] = 0
-                heapq.heappush(heap, ((_CMAX - c) << _S1) | (self._first_valid(k) << _S2) | k)
+                heapq.heappush(heap, heap_entry(c, self._first_valid(k), k))
             else:
                 del occ[k]
 
     # -- choosing -------------------------------------------------------------------------------
-
-    def _first_valid(self, key: int) -> int:
-        a, b = key >> _SHIFT, key & _MASK
-        ids, nxt, lst = self.ids, self.nxt, self.occ[key]
-        i = self.first[key]
-        while True:
-            p = lst[i]
-            if ids[p] == a:
-                q = nxt[p]
-                if q >= 0 and ids[q] == b:
-                    self.first[key] = i
-                    return p
-            i += 1
-
-    def _pop_valid(self) -> tuple[int, int, int] | None:
-        heap, counts = self.heap, self.counts
-        while heap:
-            e = heapq.heappop(heap)
-            key, pos, negc = e & _KMASK, (e >> _S2) & _PMASK, (e >> _S1) - _CMAX
-            c = counts.get(key, 0)
-            if c < self.min_count:
-                if key in self.occ:
-                    del self.occ[key], self.first[key]
-                if c <= 0:
-                    counts.pop(key, None)
-                continue
-            p = self._first_valid(key)
-            if c != -negc or p != pos:
-                heapq.heappush(heap, ((_CMAX - c) << _S1) | (p << _S2) | key)
-                continue
-            return c, pos, key
-        return None
-
-    def candidates(self, n: int) -> list[tuple[int, int, int]]:
-        """The `n` best pairs as ``(count, first position, key)``, best first; nothing changes."""
-        found = []
-        while len(found) < n:
-            entry = self._pop_valid()
-            if entry is None:
-                break
-            found.append(entry)
-        for c, pos, key in found:
-            heapq.heappush(self.heap, ((_CMAX - c) << _S1) | (pos << _S2) | key)
-        return found
 
     def best(self) -> tuple[int, int, int] | None:
         """The winning pair as ``(count, first position, key)``, or None."""

@@ -15,20 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
-import numpy as np
-
-from tokviz.core.algorithm.merge_steps import MergeSteps
 from tokviz.core.algorithm.options import option
-from tokviz.core.algorithm.records import UNK_TOKEN, Segmentation, TreeNode
 from tokviz.core.algorithm.staged import JsonSettings, StagedTraining
-from tokviz.core.bpe.replay import merge_tree, segment_text
-from tokviz.core.bpe.timeline import TrainSettings, base_ids, check_memory, merge_budget
-from tokviz.core.bpe.trainer import HF_BYTE_ORDER, BpeTrainer
-from tokviz.core.bpe.units import BaseVocab
+from tokviz.core.bpe.timeline import Timeline, TrainSettings, chunk_trainer, merge_budget
 from tokviz.core.errors import SettingsError
 from tokviz.core.text.split import parse_split
 
-from .runs import SUPERWORD_RULES, SuperwordRule, count_runs
+from .runs import SLICEABLE_SPLITS, SUPERWORD_RULES, SuperwordRule, count_runs
 from .supertrainer import SuperTrainer
 from .tokenizer import BoundlessTokenizer
 from .trainer import SUPERMERGE, BoundlessStep, BoundlessTrainer
@@ -78,48 +71,19 @@ class BoundlessSettings(JsonSettings):
 
 
 @dataclass
-class BoundlessTimeline(MergeSteps):
-    """Settings + base vocabulary + ordered steps of both kinds. Step k = "the first k steps"."""
+class BoundlessTimeline(Timeline):
+    """BPE's timeline (base vocabulary, ordered steps, ids and specials after them) with steps of
+    both kinds. Step k = "the first k steps"."""
 
     settings: BoundlessSettings
-    base: BaseVocab
     steps: list[BoundlessStep] = field(default_factory=list)
-    corpus_length: int = 0  # weighted corpus length in base tokens, before any step
-    n_chunks: int = 0  # distinct pretokens
     n_runs: int = 0  # distinct runs of pretokens a superword may join
-    finished: bool = False
 
     algorithm = "boundless"
     title = "BoundlessBPE"
-    step_noun = "merge"
     step_kinds = True  # each step says its kind (`BoundlessStep.kind`)
-    has_counts = True
-    has_scores = False
-    lists_merges = True
     replays_merges = False  # views encode through `tokenizer()`: a BPE replay knows no supermerges
-    renumbers_vocab = False
-    traces_matches = False
     n_special = 0  # the vocabulary table lists base units first ([UNK] and specials come last)
-
-    def lattice_explainer(self, step: int) -> None:
-        return None
-
-    @property
-    def base_size(self) -> int:
-        return self.base.size
-
-    @property
-    def unk_id(self) -> int | None:
-        return self.base_size + self.n_merges if self.base.units == "chars" else None
-
-    @property
-    def special_ids(self) -> dict[str, int]:
-        first = self.base_size + self.n_merges + (1 if self.base.units == "chars" else 0)
-        return {s: first + i for i, s in enumerate(self.settings.special_tokens)}
-
-    @property
-    def vocab_size(self) -> int:
-        return self.base_size + self.n_merges + (self.base.units == "chars") + len(self.settings.special_tokens)
 
     @property
     def n_supermerges(self) -> int:
@@ -147,16 +111,6 @@ class BoundlessTimeline(MergeSteps):
         rival = f"; the best supermerge had {s.rival:,}" if s.rival else ""
         return f"a merge inside a pretoken{rival}"
 
-    def token_bytes(self) -> list[bytes]:
-        out = self.merge_vocab()
-        if self.base.units == "chars":
-            out.append(UNK_TOKEN.encode())
-        out.extend(s.encode("utf-8") for s in self.settings.special_tokens)
-        return out
-
-    def merge_vocab(self) -> list[bytes]:
-        return self.base.token_bytes() + [s.token for s in self.steps]
-
     def tokenizer(self) -> BoundlessTokenizer:
         return BoundlessTokenizer.from_timeline(self)
 
@@ -172,19 +126,6 @@ class BoundlessTimeline(MergeSteps):
         lines.append(f"{self.n_chunks:,} distinct chunks, {self.n_runs:,} distinct runs of joinable pretokens")
         return lines
 
-    def step_of(self, token_id: int) -> int | None:
-        r = token_id - self.base_size
-        return r if 0 <= r < self.n_merges else None
-
-    def new_id_at(self, k: int) -> int | None:
-        return self.base_size + k - 1 if 0 < k <= self.n_merges else None
-
-    def segment(self, text: str, k: int, tokenizer: BoundlessTokenizer | None = None) -> Segmentation:
-        return segment_text(tokenizer or self.tokenizer(), text, k)
-
-    def merge_tree(self, token_id: int) -> TreeNode | None:
-        return merge_tree(self, token_id) if 0 <= token_id < self.base_size + self.n_merges else None
-
 
 class BoundlessTraining(StagedTraining):
     """One BoundlessBPE run: count the chunks and the runs of pretokens, then iterate `steps()`."""
@@ -195,24 +136,29 @@ class BoundlessTraining(StagedTraining):
         if settings.units == "bytes":
             merge_budget(settings.bpe_settings(), 256)  # fail before reading the corpus
         self._runs: dict[tuple[str, ...], int] = {}
+        self._chunks: dict[str, int] = {}  # chunk counts made while counting the runs
 
     def prepare(self, *, should_stop=None, progress=None, processes: int = 1):
         s = self.settings
         if s.supermerges == "on" and self.table is None:  # a word table has no neighbours
+            # the chunks are counted in the same pass, where that gives the same counts
+            self._chunks = {}
             self._runs = count_runs(self.texts, parse_split(s.split), SuperwordRule(s.superwords),
-                                    specials=s.special_tokens, spec=s.split)
+                                    specials=s.special_tokens, spec=s.split, should_stop=should_stop,
+                                    chunks=self._chunks if s.split in SLICEABLE_SPLITS else None)
         return super().prepare(should_stop=should_stop, progress=progress, processes=processes)
+
+    def count(self, *, should_stop=None, progress=None, processes: int = 1) -> dict[str, int]:
+        counts, self._chunks = self._chunks, {}
+        if not counts:
+            return super().count(should_stop=should_stop, progress=progress, processes=processes)
+        if progress is not None:
+            progress(1, 1)
+        return counts
 
     def _setup(self, counts: dict[str, int], should_stop) -> BoundlessTimeline:
         s = self.settings
-        base = BaseVocab.from_chunks(s.units, counts, s.end_of_word)
-        self.budget = merge_budget(s.bpe_settings(), base.size)
-        flat, lengths = base_ids(base, counts)
-        check_memory(len(flat))
-        weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
-        hf_order = None if s.tie_break != "hf" else HF_BYTE_ORDER if base.units == "bytes" else range(base.size)
-        words = BpeTrainer.from_flat(flat, lengths, weights, base.token_bytes(), min_count=s.min_count,
-                                     hf_order=hf_order)
+        base, self.budget, words = chunk_trainer(s.bpe_settings(), counts)
         supers, chunk_of_token = None, {}
         if self._runs:
             number = {c: i for i, c in enumerate(counts)}

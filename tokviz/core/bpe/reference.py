@@ -110,11 +110,18 @@ def oracle_train(
 ) -> list[OracleStep]:
     """Train by recounting everything at every step."""
     chunks = list(counts)
-    weights = [counts[c] for c in chunks]
     vocab, seqs = base_units(chunks, units, end_of_word)
-    # width[i][j]: how many base symbols token j of chunk i spans (for first-occurrence offsets)
+    return oracle_merges(seqs, [counts[c] for c in chunks], vocab, [], max_merges=max_merges,
+                         min_count=min_count, n_candidates=n_candidates)
+
+
+def oracle_merges(seqs: list[list[int]], weights: list[int], vocab: list[bytes], steps: list[OracleStep], *,
+                  max_merges: int | None = None, min_count: int = 2, n_candidates: int = 5) -> list[OracleStep]:
+    """Merge the chunks `seqs` (ids into `vocab`, weighted), recounting everything at every step,
+    until `steps` (the merges made so far, appended to) holds `max_merges`; return `steps`.
+    First-occurrence offsets count the ids `seqs` start with as one unit each."""
+    # width[i][j]: how many starting ids token j of chunk i spans (for first-occurrence offsets)
     widths = [[1] * len(s) for s in seqs]
-    steps: list[OracleStep] = []
     while max_merges is None or len(steps) < max_merges:
         pair_counts: dict[tuple[int, int], int] = {}
         first: dict[tuple[int, int], tuple[int, int]] = {}

@@ -59,7 +59,7 @@ class TrainSettings(JsonSettings):
     tie_break: str = option("first", flag="--tie-break", label="Ties:", kind="choice", choices=TIE_BREAKS, row="panel",
                             help="equal counts: first (pair seen first) or hf (Hugging Face's BpeTrainer order)")
 
-    def validate(self) -> "TrainSettings":
+    def validate(self) -> TrainSettings:
         """Raise `SettingsError` / `SplitError` for settings that cannot work; return self."""
         if self.units not in UNITS:
             raise SettingsError(f"unknown units {self.units!r}; choose bytes or chars")
@@ -228,21 +228,28 @@ class Training(StagedTraining):
             merge_budget(settings, 256)  # fail before reading the corpus
 
     def _setup(self, counts: dict[str, int], should_stop) -> Timeline:
-        s = self.settings
-        base = BaseVocab.from_chunks(s.units, counts, s.end_of_word)
-        self.budget = merge_budget(s, base.size)
-        flat, lengths = base_ids(base, counts)
-        check_memory(len(flat))
-        weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
-        # hf ranks bytes like Hugging Face's ByteLevel alphabet; characters already are in its
-        # order (sorted by code point)
-        hf_order = None if s.tie_break != "hf" else HF_BYTE_ORDER if base.units == "bytes" else range(base.size)
-        self._trainer = BpeTrainer.from_flat(flat, lengths, weights, base.token_bytes(), min_count=s.min_count,
-                                             hf_order=hf_order)
-        return Timeline(s, base, corpus_length=self._trainer.length, n_chunks=len(counts))
+        base, self.budget, self._trainer = chunk_trainer(self.settings, counts)
+        return Timeline(self.settings, base, corpus_length=self._trainer.length, n_chunks=len(counts))
 
     def _trainer_steps(self) -> Iterator[MergeStep]:
         return self._trainer.steps(max_merges=self.budget)
+
+
+def chunk_trainer(settings: TrainSettings, counts: Mapping[str, int]) -> tuple[BaseVocab, int | None, BpeTrainer]:
+    """The base vocabulary, the merge budget and a `BpeTrainer` of `settings` on the chunk `counts`
+    (refusing, before allocating, a corpus too large for the free memory)."""
+    s = settings
+    base = BaseVocab.from_chunks(s.units, counts, s.end_of_word)
+    budget = merge_budget(s, base.size)
+    flat, lengths = base_ids(base, counts)
+    check_memory(len(flat))
+    weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
+    # hf ranks bytes like Hugging Face's ByteLevel alphabet; characters already are in its
+    # order (sorted by code point)
+    hf_order = None if s.tie_break != "hf" else HF_BYTE_ORDER if base.units == "bytes" else range(base.size)
+    trainer = BpeTrainer.from_flat(flat, lengths, weights, base.token_bytes(), min_count=s.min_count,
+                                   hf_order=hf_order)
+    return base, budget, trainer
 
 
 def base_ids(base: BaseVocab, chunks: Iterable[str]) -> tuple[np.ndarray, list[int]]:

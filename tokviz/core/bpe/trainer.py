@@ -7,7 +7,7 @@ only the positions of its pair and updates the neighbouring pairs' counts.
 
 Choosing the winner: the highest count; among equal counts, the pair whose first occurrence comes
 first (chunks in order of first appearance, then position in the chunk). A heap holds
-``(-count, first_position, pair)`` keys with lazy invalidation. This is exact because a pair's
+``(-count, first_position, pair)`` keys with lazy invalidation (`tokviz.core.bpe.pair_queue`). This is exact because a pair's
 occurrences are all created in the step that creates its newer token; afterwards its count only
 falls and its first occurrence only moves later, so a stale key is never better than the truth.
 
@@ -37,17 +37,14 @@ from itertools import chain
 
 import numpy as np
 
+from .pair_queue import CMAX as _CMAX
+from .pair_queue import MASK as _MASK
+from .pair_queue import S1 as _S1
+from .pair_queue import S2 as _S2
+from .pair_queue import SHIFT as _SHIFT
+from .pair_queue import PairQueue, linked
 from .trainer_records import Candidate, MergeStep
 
-_SHIFT = 32
-_MASK = (1 << _SHIFT) - 1
-# A heap entry is one int, ordered as the tuple (-count, position, pair key) would be (ints
-# compare several times faster than tuples): (_CMAX - count) << _S1 | position << _S2 | key.
-_S2 = 2 * _SHIFT  # the pair key takes the low 64 bits
-_S1 = _S2 + 48  # positions below 2**48
-_KMASK = (1 << _S2) - 1
-_PMASK = (1 << 48) - 1
-_CMAX = 1 << 62
 N_CANDIDATES = 5
 VECTOR_MIN_SITES = 64  # merges with at least this many possible sites run vectorized in numpy
 # Hugging Face's ByteLevel alphabet sorted by code point: bytes GPT-2 shows as themselves
@@ -55,7 +52,6 @@ VECTOR_MIN_SITES = 64  # merges with at least this many possible sites run vecto
 _PRINTABLE = set(range(0x21, 0x7F)) | set(range(0xA1, 0xAD)) | set(range(0xAE, 0x100))
 HF_BYTE_SEQUENCE = sorted(_PRINTABLE) + [b for b in range(256) if b not in _PRINTABLE]
 HF_BYTE_ORDER = tuple(HF_BYTE_SEQUENCE.index(b) for b in range(256))  # byte -> HF id
-
 
 
 def _bytes_of(a: np.ndarray) -> memoryview:
@@ -71,7 +67,7 @@ def _positions(raw: memoryview, a: int, b: int) -> array:
     return out
 
 
-class BpeTrainer:
+class BpeTrainer(PairQueue):
     """Holds the mutable training state; iterate `steps()` to run merges one at a time.
 
     >>> t = BpeTrainer([list(b"aaabdaaabac")], [1], [bytes([i]) for i in range(256)])
@@ -112,7 +108,7 @@ class BpeTrainer:
         min_count: int = 2,
         n_candidates: int = N_CANDIDATES,
         hf_order: Sequence[int] | None = None,
-    ) -> "BpeTrainer":
+    ) -> BpeTrainer:
         """The same trainer from the sequences laid end to end: `ids` (base ids), and each
         sequence's length, so a large corpus never becomes a list of Python lists.
 
@@ -154,13 +150,7 @@ class BpeTrainer:
         lens = np.asarray(lengths, dtype=np.int64).reshape(-1)
         w = np.asarray(weights, dtype=np.int64).reshape(-1)
         n = len(flat)
-        ends = np.cumsum(lens)
-        starts_np = ends - lens
-        nxt_np = np.arange(1, n + 1, dtype=np.int64)
-        prv_np = np.arange(-1, n - 1, dtype=np.int64)
-        full = lens > 0
-        nxt_np[ends[full] - 1] = -1
-        prv_np[starts_np[full]] = -1
+        starts_np, nxt_np, prv_np = linked(lens)
         arrays = []
         for a in (flat, nxt_np, prv_np, np.repeat(w, lens)):
             arr = array("q")
@@ -198,78 +188,29 @@ class BpeTrainer:
         sk, sp = keys[order], pos[order]
         csum = np.concatenate(([0], np.cumsum(w[order])))
         bounds = np.flatnonzero(sk[1:] != sk[:-1]) + 1
-        starts = np.concatenate(([0], bounds)).tolist()
-        ends = np.concatenate((bounds, [len(sk)])).tolist()
+        starts = np.concatenate(([0], bounds))
+        ends = np.concatenate((bounds, [len(sk)]))
+        sums = csum[ends] - csum[starts]
+        min_count, mask = self.min_count, self._tie_mask
+        # pairs below min_count only keep a count: set in one call, no Python loop over them
+        low = sums < min_count
+        counts.update(zip(sk[starts[low]].tolist(), sums[low].tolist()))
+        keep = ~low
+        starts, ends = starts[keep], ends[keep]
         group_keys = sk[starts].tolist()
-        group_counts = (csum[ends] - csum[starts]).tolist()
+        group_counts = sums[keep].tolist()
         first_pos = sp[starts].tolist()
+        starts, ends = starts.tolist(), ends.tolist()
         raw = _bytes_of(sp)
         heap, first = self.heap if push else None, getattr(self, "first", None)
-        min_count, mask = self.min_count, self._tie_mask
         for k, c, a, b, p0 in zip(group_keys, group_counts, starts, ends, first_pos):
             counts[k] = c
-            if c < min_count:
-                continue
             occ[k] = _positions(raw, a, b)
             if push:
                 first[k] = 0
                 heapq.heappush(heap, ((_CMAX - c) << _S1) | ((p0 & mask) << _S2) | k)
 
     # -- winner selection -------------------------------------------------------------------
-
-    def _first_valid(self, key: int) -> int:
-        """Position of the first live occurrence of `key` (advancing its lazy pointer)."""
-        a, b = key >> _SHIFT, key & _MASK
-        ids, nxt = self.ids, self.nxt
-        lst = self.occ[key]
-        i = self.first[key]
-        while True:
-            p = lst[i]
-            if ids[p] == a:
-                q = nxt[p]
-                if q >= 0 and ids[q] == b:
-                    self.first[key] = i
-                    return p
-            i += 1
-
-    def _pop_valid(self) -> tuple[int, int, int] | None:
-        """Pop the best live heap entry as (count, first_position, key), refreshing stale keys."""
-        heap, counts = self.heap, self.counts
-        while heap:
-            e = heapq.heappop(heap)
-            key, pos, negc = e & _KMASK, (e >> _S2) & _PMASK, (e >> _S1) - _CMAX
-            c = counts.get(key, 0)
-            if c < self.min_count:  # can never win again: forget its positions
-                if key in self.occ:
-                    del self.occ[key], self.first[key]
-                if c <= 0:
-                    counts.pop(key, None)
-                continue
-            if c != -negc:
-                p = 0 if self._hf else self._first_valid(key)
-                heapq.heappush(heap, ((_CMAX - c) << _S1) | (p << _S2) | key)
-                continue
-            if self._hf:  # the pair itself breaks ties: a fresh count is all it needs
-                return c, pos, key
-            p = self._first_valid(key)
-            if p != pos:
-                heapq.heappush(heap, ((_CMAX + negc) << _S1) | (p << _S2) | key)
-                continue
-            return c, pos, key
-        return None
-
-    def candidates(self, n: int) -> list[tuple[int, int, int]]:
-        """The `n` best live pairs with at least `min_count` occurrences, as (count,
-        first_position, key), best first; the heap is left as it was."""
-        found = []
-        while len(found) < n:
-            entry = self._pop_valid()
-            if entry is None:
-                break
-            found.append(entry)
-        for c, pos, key in found:
-            heapq.heappush(self.heap, ((_CMAX - c) << _S1) | (pos << _S2) | key)
-        return found
 
     def _candidate(self, count: int, pos: int, key: int) -> Candidate:
         """The `Candidate` record of a live pair; the runners-up of one step are mostly those of

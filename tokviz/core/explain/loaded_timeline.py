@@ -125,7 +125,9 @@ class LoadedTimeline(TimelineDefaults):
             from tokviz.core.explain.tokens import merge_list
 
             full = merge_list(tok)
-            ids = [m.id for m in full]
+            ids = getattr(full, "ids", None)  # a lazy list (SentencePiece's) has them before its rows
+            if ids is None:
+                ids = [m.id for m in full]
             steps = full
         self._ids = ids
         self.steps = steps

@@ -23,6 +23,7 @@ from .figures import (
     utf8_table,
     vocab_curve,
 )
+from .method_figures import dropout_samples, parity_languages, superbpe_stages, supermerges
 
 FIGURES: dict[str, Callable[[FigureContext], tuple[Figure, dict]]] = {
     "unit_counts": unit_counts,
@@ -39,6 +40,10 @@ FIGURES: dict[str, Callable[[FigureContext], tuple[Figure, dict]]] = {
     "table": static_table,
     "wordpiece": wordpiece_scores,
     "unigram": unigram_rounds,
+    "superbpe": superbpe_stages,
+    "supermerges": supermerges,
+    "parity": parity_languages,
+    "dropout": dropout_samples,
 }
 
 
@@ -67,6 +72,15 @@ FIGURE_FIELDS: dict[str, frozenset[str]] = {
     "unigram": _fields_of("seed_size", "vocab_size", "pruned", "log_likelihood", "rounds", "pruned_examples",
                           "pruned_piece", "pruned_loss", "pruned_alternative", "word", "n_segmentations", "best",
                           "best_prob", "second", "second_prob", "samples", "alpha"),
+    "superbpe": _fields_of("transition", "superwords", "stage", "bpt_start", "bpt_transition", "bpt_now",
+                           "first_superword", "first_superword_step", "top_superwords", "pieces"),
+    "supermerges": _fields_of("supermerges", "inside", "kind", "note", "first_super", "first_super_step",
+                              "latest_supers", "pieces"),
+    "parity": _fields_of("gini_start", "gini_now", "languages", "costliest_start", "most_start", "least_start",
+                         "most_now", "least_now", "served", "served_before", "served_after", "bpe_gini",
+                         "bpe_most", "bpe_least", "bpe_costliest"),
+    "dropout": _fields_of("word", "usual", "dropout", "samples", "n_segmentations", "usual_share",
+                          "dropout_high", "high_n_segmentations", "high_usual_share", "rare"),
 }
 
 

@@ -45,6 +45,7 @@ class Figure:
     x_label: str = ""
     y_label: str = ""
     note: str = ""
+    log_x: bool = True  # a curve's x axis: log scale (vocabulary sizes), else linear (steps)
 
 
 @dataclass

@@ -43,13 +43,13 @@ BASE_FIELDS = frozenset({"step", "n_steps", "merge", "count", "vocab", "tokens",
                          "missing"})
 
 # action name -> {argument: allowed types}; a "choices" entry lists allowed strings
-_STR, _INT, _BOOL = (str,), (int,), (bool,)
+_STR, _INT, _BOOL, _NUMBER = (str,), (int,), (bool,), (int, float)
 ACTIONS: dict[str, dict[str, tuple]] = {
     "step": {"to": (int, str)},  # a step number or "last"
     "vocab": {"size": _INT},  # the step at which the vocabulary has this size
     "panel": {"id": _STR},
     "text": {"value": _STR},
-    "tab": {"name": _STR},
+    "tab": {"name": _STR, "word": _STR, "dropout": _NUMBER},  # the Samples tab's word and dropout p
     "view": {"mode": _STR, "whitespace": _BOOL, "bos": _BOOL, "eos": _BOOL, "pad": _STR},
     "train": {"settings": (dict,), "corpus": (dict,)},
     "tokenizer": {"name": _STR},
@@ -198,6 +198,8 @@ def _action(d, source: str, where: str) -> Action:
         args["settings"] = _settings(args["settings"], source, f"{where}.settings")
         if "corpus" in args:
             args["corpus"] = _corpus(args["corpus"], source, f"{where}.corpus")
+    if do == "tab" and not 0 <= args.get("dropout", 0) <= 1:
+        raise _fail(source, f"{where}.dropout", "a probability from 0 to 1")
     if do == "tokenizer" and args["name"] not in PRETRAINED:
         raise _fail(source, f"{where}.name", f"unknown tokenizer {args['name']!r}; choose one of {', '.join(PRETRAINED)}")
     return Action(do, args)

@@ -1,7 +1,7 @@
 """Parity-aware BPE: each merge chosen for the language a multi-parallel corpus currently encodes worst.
 
-`reference` (the readable rule, the one to study first), `trainer` (one incremental BPE state per
-document), `timeline` (settings, the training run, the timeline), `costs` (tokens per document at
+`reference` (the readable rule, the one to study first), `trainer` (the steps), `pairs` (all
+documents' pairs in one incremental state), `timeline` (settings, the training run, the timeline), `costs` (tokens per document at
 every step, premiums, Gini), `model_file` (the ``tokviz-parity-bpe`` format). No printing, no Qt.
 """
 

@@ -91,6 +91,7 @@ class ParityTimeline(Timeline):
     algorithm = "parity-aware"
     title = "Parity-aware BPE"
     step_kinds = True  # each step says which document it served (`ParityStep.kind`, `step_note`)
+    step_kind_title = "Served"
 
     def __post_init__(self) -> None:
         self._costs: CostTable | None = None
@@ -132,6 +133,10 @@ class ParityTimeline(Timeline):
         if d is None:
             return None
         return "all documents (a global merge)" if d == GLOBAL else self.documents[d]
+
+    def step_kind(self, rank: int) -> str:
+        """The title of the document merge `rank` served ("all documents" for a global merge)."""
+        return self.served_title(rank + 1) or ""
 
     def step_note(self, rank: int) -> str:
         """Which language merge `rank` served and what it did to the costs (the timeline's caption).

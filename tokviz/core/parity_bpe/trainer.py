@@ -1,13 +1,13 @@
-"""Fast parity-aware BPE: one incremental BPE state per document, merges chosen for the costliest one.
+"""Fast parity-aware BPE: all documents in one incremental state, merges chosen for the costliest one.
 
-Each document (language) keeps its own `BpeTrainer` state (`DocumentState`): its deduplicated
-chunks, pair counts, positions and heap, with no minimum count so that a pair chosen for another
-document can be merged here too. A parity step takes the document with the most tokens (the
-first on a tie), asks its heap for its best pairs, and applies the winner in every document that
-has the pair (a dictionary lookup per document). Each document's token count is kept as it goes,
-so choosing the costliest is an argmax over one small array. The hybrid's global steps come from
-one more `BpeTrainer` over all documents together (plain BPE, the same records), applied in every
-document the same way; it is let go once the global merges are done.
+The documents (languages) share one `DocumentPairs` state (`pairs`): their deduplicated chunks
+laid end to end, each pair's positions across all documents, its count per document, and a heap
+per document. A parity step takes the document with the most tokens (the first on a tie), asks
+its heap for its best pairs, and merges the winner everywhere in one pass over the pair's
+positions. Each document's token count is kept as it goes, so choosing the costliest is an
+argmax over one small array. The hybrid's global steps come from one more `BpeTrainer` over all
+documents together (plain BPE, the same records), applied to the documents the same way; it is
+let go once the global merges are done.
 
 The rule (costs, ties, when to stop) is `tokviz.core.parity_bpe.reference`'s.
 What this leaves out: reading and splitting the corpus into documents (`tokviz.core.parity_bpe.timeline`).
@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
 from tokviz.core.bpe.trainer import BpeTrainer
-from tokviz.core.bpe.trainer_records import Candidate, MergeStep
+from tokviz.core.bpe.trainer_records import MergeStep
 
+from .pairs import DocumentPairs
 from .reference import GLOBAL
 
 _SHIFT = 32  # a pair's key is left << 32 | right, as in `BpeTrainer`
@@ -45,30 +47,6 @@ class ParityStep(MergeStep):
         return "global" if self.served == GLOBAL else f"document {self.served + 1}"
 
 
-class DocumentState(BpeTrainer):
-    """One document's BPE state: its best pairs, and merges chosen elsewhere applied to it."""
-
-    @classmethod
-    def of(cls, seqs, weights: Sequence[int], token_bytes: Sequence[bytes]) -> DocumentState:
-        """`seqs`: the chunks' base-id sequences, or (flat ids, lengths) laid end to end."""
-        if isinstance(seqs, tuple):
-            return cls.from_flat(seqs[0], seqs[1], weights, token_bytes, min_count=1)
-        return cls(seqs, weights, token_bytes, min_count=1)
-
-    def apply(self, key: int, new: int) -> int:
-        """Merge every occurrence of the pair `key` into token `new`; the tokens it saved."""
-        if key not in self.occ:
-            return 0
-        saved = self._merge(key, new)
-        self.length -= saved
-        return saved
-
-    def best(self, n: int, min_count: int) -> list[tuple[int, Candidate]]:
-        """Up to `n` (key, candidate) of the best pairs with at least `min_count` occurrences,
-        best first (count, then first occurrence)."""
-        return [(key, self._candidate(c, p, key)) for c, p, key in self.candidates(n) if c >= min_count]
-
-
 class ParityTrainer:
     """Parity-aware BPE over documents; iterate `steps()`.
 
@@ -87,13 +65,15 @@ class ParityTrainer:
         the hybrid's global steps (built from the documents when not given)."""
         if not documents:
             raise ValueError("no documents")
+        if len(documents) != len(weights):
+            raise ValueError("documents and weights differ in length")
         self.token_bytes = list(token_bytes)
-        self.docs = [DocumentState.of(s, w, token_bytes) for s, w in zip(documents, weights, strict=True)]
-        self._occ = [d.occ for d in self.docs]  # each document's pairs (the dict itself, kept up to date)
-        self.cost = np.array([d.length for d in self.docs], dtype=np.int64)
-        self.initial = tuple(self.cost.tolist())
         self.min_count = max(1, min_count)
         self.hybrid = max(0, hybrid)
+        self.pairs = DocumentPairs([_flat(d) for d in documents], weights, min_count=self.min_count,
+                                   keep_all=self.hybrid > 0)
+        self.cost = self.pairs.cost  # each document's tokens, kept up to date
+        self.initial = tuple(self.cost.tolist())
         self.n_candidates = max(1, n_candidates)
         self.rank = 0
         self._global: BpeTrainer | None = None
@@ -110,14 +90,7 @@ class ParityTrainer:
 
     def _apply(self, key: int, new: int) -> tuple[tuple[int, int], ...]:
         """Merge `key` in every document that has it; (document, tokens saved) where it saved any."""
-        saved = []
-        for i in [i for i, occ in enumerate(self._occ) if key in occ]:  # a lookup per document
-            n = self.docs[i].apply(key, new)
-            if n:
-                saved.append((i, n))
-        for i, n in saved:
-            self.cost[i] -= n
-        return tuple(saved)
+        return tuple((d, n) for d, n in self.pairs.merge(key, new).items() if n)
 
     def _global_steps(self, limit: int) -> Iterator[ParityStep]:
         trainer = self._global
@@ -128,6 +101,7 @@ class ParityTrainer:
             self.rank += 1
             yield ParityStep(s.rank, s.pair, s.id, s.token, s.count, self.length, s.candidates, GLOBAL, saved)
         self._global = None  # its state is not needed again
+        self.pairs.keep_all = False
 
     def steps(self, *, max_merges: int | None = None) -> Iterator[ParityStep]:
         """Yield merges until `max_merges` are done or the served document has no pair occurring
@@ -139,7 +113,7 @@ class ParityTrainer:
                 return
         while max_merges is None or self.rank < max_merges:
             served = int(np.argmax(self.cost))  # the first of equal costs
-            best = self.docs[served].best(self.n_candidates, self.min_count)
+            best = self.pairs.best(served, self.n_candidates)
             if not best:
                 return
             key, win = best[0]
@@ -162,3 +136,11 @@ def _together(documents, weights) -> tuple[list[Sequence[int]], list[int]]:
             k = tuple(s)
             total[k] = total.get(k, 0) + w
     return [list(k) for k in total], list(total.values())
+
+
+def _flat(seqs) -> tuple[np.ndarray, Sequence[int]]:
+    """A document's chunks as (base ids laid end to end, lengths): as given, or from sequences."""
+    if isinstance(seqs, tuple):
+        return seqs
+    lengths = [len(x) for x in seqs]
+    return np.fromiter(chain.from_iterable(seqs), dtype=np.int64, count=sum(lengths)), lengths

@@ -12,7 +12,14 @@ from __future__ import annotations
 
 import regex
 
-from tokviz.core.bpe.reference import OracleStep, base_units, oracle_counts, oracle_encode_chunk, oracle_train
+from tokviz.core.bpe.reference import (
+    OracleStep,
+    base_units,
+    oracle_counts,
+    oracle_encode_chunk,
+    oracle_merges,
+    oracle_train,
+)
 
 AUTHORS_STAGE_TWO = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
 
@@ -52,40 +59,6 @@ def oracle_superbpe(texts: list[str], *, split: str = "gpt4", transition: int, m
     merges = [s.pair for s in steps]
     vocab = vocab + [s.token for s in steps]
     seqs = [oracle_encode_chunk(seq, merges, base_size) for seq in seqs]
-    weights = list(counts2.values())
-    widths = [[1] * len(s) for s in seqs]
-    while max_merges is None or len(steps) < max_merges:
-        pair_counts: dict[tuple[int, int], int] = {}
-        first_at: dict[tuple[int, int], tuple[int, int]] = {}
-        for ci, (seq, w, wid) in enumerate(zip(seqs, weights, widths)):
-            offset = 0
-            for i in range(len(seq) - 1):
-                pair = (seq[i], seq[i + 1])
-                pair_counts[pair] = pair_counts.get(pair, 0) + w
-                first_at.setdefault(pair, (ci, offset))
-                offset += wid[i]
-        if not pair_counts:
-            break
-        ranked = sorted(pair_counts, key=lambda p: (-pair_counts[p], first_at[p]))
-        best = ranked[0]
-        if pair_counts[best] < min_count:
-            break
-        new = len(vocab)
-        vocab.append(vocab[best[0]] + vocab[best[1]])
-        for ci, seq in enumerate(seqs):
-            out, wout, i, wid = [], [], 0, widths[ci]
-            while i < len(seq):
-                if i + 1 < len(seq) and (seq[i], seq[i + 1]) == best:
-                    out.append(new)
-                    wout.append(wid[i] + wid[i + 1])
-                    i += 2
-                else:
-                    out.append(seq[i])
-                    wout.append(wid[i])
-                    i += 1
-            seqs[ci], widths[ci] = out, wout
-        length = sum(len(s) * w for s, w in zip(seqs, weights))
-        eligible = [p for p in ranked[:n_candidates] if pair_counts[p] >= min_count]
-        cands = tuple((p, pair_counts[p], *first_at[p]) for p in eligible)
-        steps.append(OracleStep(best, new, vocab[new], pair_counts[best], length, cands))
+    oracle_merges(seqs, list(counts2.values()), vocab, steps, max_merges=max_merges, min_count=min_count,
+                  n_candidates=n_candidates)
     return steps, n1

@@ -19,11 +19,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import regex
+
 from tokviz.core.text.split import Splitter
 
 # the authors' stage-2 regex, verbatim
 AUTHORS_STAGE_TWO = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
 STAGE_TWO_PATTERN = AUTHORS_STAGE_TWO + r"|(?:(?!(?:" + AUTHORS_STAGE_TWO + r"))[\s\S])+"
+# Where a long text may be cut for counting: between a letter and a digit or two punctuation marks.
+# The run of text between matches that holds the letter ends there (a match starts), and no match
+# or lookahead before the cut sees past the letter. Characters whose class every Unicode version
+# agrees on, so the cut holds whichever tables the split matches with. (Stage-2 chunks run across
+# line starts, where the stage-1 splits' texts are cut.)
+_PUNCT = r"""[!-/:-@\[-`{-~\u2014\u2018\u2019\u201c\u201d]"""
+STAGE_TWO_BOUNDARY = regex.compile(r"(?<=[A-Za-z])(?=" + _PUNCT + "{2}|[0-9])")
 
 
 @dataclass(frozen=True)
@@ -33,6 +42,10 @@ class StageTwoSplitter(Splitter):
     @property
     def lossless(self) -> bool:
         return True
+
+    @property
+    def safe_boundary(self) -> regex.Pattern:
+        return STAGE_TWO_BOUNDARY
 
 
 STAGE_TWO = StageTwoSplitter("superbpe-stage2", STAGE_TWO_PATTERN)

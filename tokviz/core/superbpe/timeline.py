@@ -12,17 +12,13 @@ BPE's step k on the same corpus and settings.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
-from itertools import chain, compress, repeat
-from operator import is_
 
 import numpy as np
 
 from tokviz.core.algorithm.options import option
-from tokviz.core.bpe.timeline import Timeline, Training, TrainSettings, base_ids, check_memory
+from tokviz.core.bpe.timeline import Timeline, Training, TrainSettings, check_memory
 from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.bpe.trainer import HF_BYTE_ORDER, BpeTrainer, MergeStep
 from tokviz.core.errors import SettingsError
@@ -30,6 +26,7 @@ from tokviz.core.text.chunks import count_chunks, count_word_table
 from tokviz.core.text.split import parse_split
 
 from .split import STAGE_TWO
+from .stage_two import stage_two_start
 from .tokenizer import SuperBpeTokenizer
 
 STAGE_ONE_SPLITS = ("gpt2", "gpt4", "o200k")  # splits at spaces that keep every character
@@ -100,6 +97,11 @@ class SuperBpeTimeline(Timeline):
         """How many merged tokens hold a space inside (not only at the start)."""
         return sum(1 for s in self.steps[self.transition:] if is_superword(s.token))
 
+    def superword_ids(self, step: int | None = None) -> frozenset[int]:
+        """Ids of the superwords among the first `step` merges (the token view marks them)."""
+        steps = self.steps[self.transition: self._clamp(step)]
+        return frozenset(s.id for s in steps if is_superword(s.token))
+
     def chart_marks(self) -> list[tuple[int, str]]:
         """Steps the timeline chart marks with a labelled line: where superwords may start."""
         return [(self.transition, "superwords from here")] if self.transition < self.n_merges else []
@@ -137,10 +139,10 @@ class SuperBpeTraining(Training):
         if self.table is not None:
             self._stage_two_counts = count_word_table(self.table, STAGE_TWO, specials=s.special_tokens)
         else:
-            # in one process: counting in parallel cuts the text at line starts, and stage-2 chunks
-            # run across lines
+            # the stage-2 split cuts a large text only where no stage-2 chunk runs across
+            # (`STAGE_TWO.safe_boundary`), so it counts in parallel as the stage-1 splits do
             self._stage_two_counts = count_chunks(self.texts, STAGE_TWO, specials=s.special_tokens,
-                                                  should_stop=should_stop)
+                                                  processes=processes, should_stop=should_stop)
         return super().count(should_stop=should_stop, progress=progress, processes=processes)
 
     def _setup(self, counts: dict[str, int], should_stop) -> SuperBpeTimeline:
@@ -183,96 +185,3 @@ def stage_two_trainer(base, pairs: list[tuple[int, int]], counts: Mapping[str, i
         hf_order = (HF_BYTE_ORDER if base.units == "bytes" else tuple(range(base.size))) + tuple(range(base.size, n))
     weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
     return BpeTrainer.from_flat(flat, lengths, weights, vocab, min_count=settings.min_count, hf_order=hf_order)
-
-
-def _push_run(runs: list, joinable, merged, text: str, ids: Sequence[int]) -> None:
-    """Append a run (text, ids); while the last two runs are joinable, merge them as one run."""
-    runs.append((text, ids))
-    while len(runs) > 1 and joinable(runs[-2][1][-1], runs[-1][1][0]):
-        right = runs.pop()
-        text = runs.pop()[0] + right[0]
-        runs.append((text, merged(text)))
-
-
-def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str], stage_one,
-                    segments: Mapping[str, Sequence[int]]) -> tuple[np.ndarray, list[int]]:
-    """Each stage-2 chunk's ids after the stage-1 merges `pairs` in rank order over the whole chunk,
-    laid end to end, and each chunk's length. `segments`: the stage-1 chunks' ids after stage 1.
-
-    Worked out from the stage-1 pieces, which stage 1 already merged: two neighbouring runs of text,
-    each merged on its own, merge the same as one run unless they are *joinable*: some token the
-    left run ever ended with (its last token, that token's right part, and so on down) and some
-    token the right run ever started with form a merged pair (a merge crossing the boundary would
-    join two such tokens first). Joinable neighbours are merged again as one run from base units,
-    until no two neighbours are joinable. Rare: the stage-1 split keeps spaces at word starts, so
-    two pieces seldom meet in a learned pair."""
-    if not pairs:
-        return base_ids(base, chunks)
-    n_base, n = base.size, len(pairs)
-    whole = BpeTokenizer(base, pairs, STAGE_TWO)
-
-    spines: tuple[dict[int, tuple[int, ...]], ...] = ({}, {})  # token -> its left / right spine
-
-    def spine(t: int, side: int) -> tuple[int, ...]:
-        hit = spines[side].get(t)
-        if hit is None:
-            hit = spines[side][t] = (t, *spine(pairs[t - n_base][side], side)) if t >= n_base else (t,)
-        return hit
-
-    partners: dict[int, set[int]] = {}  # token -> the tokens a merge joins it to on its right
-    for a, b in pairs:
-        partners.setdefault(a, set()).add(b)
-    starts: dict[int, frozenset[int]] = {}  # token -> its left spine as a set
-    joins: dict[tuple[int, int], bool] = {}
-    follows: dict[int, frozenset[int]] = {}  # token -> every token a merge joins to its right spine
-
-    def joinable(left: int, right: int) -> bool:
-        hit = joins.get((left, right))
-        if hit is None:
-            firsts = starts.get(right)
-            if firsts is None:
-                firsts = starts[right] = frozenset(spine(right, 0))
-            after = follows.get(left)
-            if after is None:
-                after = follows[left] = frozenset().union(*(partners.get(x, ()) for x in spine(left, 1)))
-            hit = joins[left, right] = not after.isdisjoint(firsts)
-        return hit
-
-    def merged(text: str) -> Sequence[int]:
-        return whole.encode_chunk(text, step=n, cached=False)[0]
-
-    segs = dict(segments)
-    first_of = {p: ids[0] for p, ids in segs.items()}
-    last_of = {p: ids[-1] for p, ids in segs.items()}
-    flat, lengths = array("q"), []
-    # The per-piece work is in C (map, zip, chain); Python steps in only near a joinable boundary.
-    for chunk in chunks:
-        pieces = stage_one.chunks(chunk)
-        for p in filter(lambda p: p not in segs, pieces) if not all(map(segs.__contains__, pieces)) else ():
-            ids = segs[p] = merged(p)
-            first_of[p], last_of[p] = ids[0], ids[-1]
-        bounds = list(zip(map(last_of.__getitem__, pieces), map(first_of.__getitem__, pieces[1:])))
-        flags = list(map(joins.get, bounds))
-        if None in flags:
-            for i in compress(range(len(flags)), map(is_, flags, repeat(None))):
-                flags[i] = joinable(*bounds[i])
-        before = len(flat)
-        if True not in flags:
-            flat.extend(chain.from_iterable(map(segs.__getitem__, pieces)))
-            lengths.append(len(flat) - before)
-            continue
-        runs: list[tuple[str, Sequence[int]]] = []  # no two neighbours joinable once all are in
-        push = partial(_push_run, runs, joinable, merged)
-        pos = 0
-        for h in sorted({j for i in compress(range(len(flags)), flags) for j in (i, i + 1)}):
-            if h > pos:  # a stretch no merge crosses inside: its pieces' ids side by side
-                part = pieces[pos:h]
-                push("".join(part), list(chain.from_iterable(map(segs.__getitem__, part))))
-            push(pieces[h], segs[pieces[h]])
-            pos = h + 1
-        if pos < len(pieces):
-            part = pieces[pos:]
-            push("".join(part), list(chain.from_iterable(map(segs.__getitem__, part))))
-        flat.extend(chain.from_iterable(ids for _, ids in runs))
-        lengths.append(len(flat) - before)
-    return np.frombuffer(flat, dtype=np.int64) if flat else np.zeros(0, np.int64), lengths

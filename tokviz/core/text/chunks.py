@@ -34,8 +34,9 @@ ShouldStop = Callable[[], bool]
 Progress = Callable[[int, int], None]
 
 
-def safe_slices(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
-    """Cut text[start:end] into pieces of about `size` characters at `SAFE_BOUNDARY` cuts (the
+def safe_slices(text: str, start: int, end: int, size: int,
+                boundary: regex.Pattern = SAFE_BOUNDARY) -> list[tuple[int, int]]:
+    """Cut text[start:end] into pieces of about `size` characters at `boundary` cuts (the
     pieces a large text is counted in, one per process); one piece when there is no such cut.
 
     >>> safe_slices("ab\\ncd\\nef", 0, 8, 2)
@@ -44,7 +45,7 @@ def safe_slices(text: str, start: int, end: int, size: int) -> list[tuple[int, i
     out = []
     pos = start
     while end - pos > size * 1.5:
-        m = SAFE_BOUNDARY.search(text, pos + size, end - size // 2)
+        m = boundary.search(text, pos + size, end - size // 2)
         if m is None:
             break
         out.append((pos, m.start()))
@@ -110,9 +111,10 @@ def _count_range(text, start, end, splitter, processes, should_stop):
     progress as before, and every core works, this one included. Each child inherits the text
     and the splitter: nothing is pickled on the way in.
     """
-    big = end - start >= PARALLEL_MIN_CHARS and splitter.spec in _PARALLEL_SPECS
+    own = splitter.safe_boundary  # a split whose chunks may run across `SAFE_BOUNDARY` cuts
+    big = end - start >= PARALLEL_MIN_CHARS and (splitter.spec in _PARALLEL_SPECS or own is not None)
     nproc = usable(processes) if big else 1
-    slices = safe_slices(text, start, end, SLICE_CHARS)
+    slices = safe_slices(text, start, end, SLICE_CHARS, SAFE_BOUNDARY if own is None else own)
     if nproc < 2 or len(slices) < 2:
         for a, b in slices:
             if should_stop is not None and should_stop():

@@ -84,6 +84,12 @@ class Splitter:
         """True when the chunks always cover the whole text (nothing is dropped)."""
         return self.spec in LOSSLESS_PRESETS
 
+    @property
+    def safe_boundary(self) -> regex.Pattern | None:
+        """Where a long text may be cut into slices counted apart without changing a chunk, for
+        a split with a rule of its own (None: `tokviz.core.text.chunks.SAFE_BOUNDARY`)."""
+        return None
+
     def chunks(self, text: str) -> list[str]:
         """The chunks of `text`, in order. ``none`` gives the whole text as one chunk."""
         if self._compiled is None:

@@ -2,7 +2,9 @@
 
 One row per merge (row r = merge r + 1 = the merge that leads to step r + 1: merges are numbered as
 steps are, from 1). Columns: merge number,
-left token, right token, new token, new id, pair count when it won, corpus length after the merge.
+left token, right token, new token, new id, pair count when it won, corpus length after the merge;
+WordPiece adds its score, a timeline whose steps differ in kind (`step_kinds`) the step's kind
+(`step_kind`, its `step_note` as the tooltip).
 Cells are computed on demand from the timeline (no per-row objects), so 100k rows cost only the
 token byte list. Rows are appended with `beginInsertRows` as `StepModel.steps_added` reports them.
 
@@ -35,6 +37,7 @@ COLUMN_TIPS = (
 ID_ROLE = Qt.ItemDataRole.UserRole + 1  # id of the new token (int)
 COL_SCORE = len(COLUMNS)  # WordPiece only: an extra column after the others
 SCORE_TIP = "WordPiece score count(ab) / (count(a) · count(b)) when the pair won"
+KIND_TIP = "What kind of step this is (hover a cell for more)"
 TOKEN_COLUMNS = (COL_LEFT, COL_RIGHT, COL_TOKEN)
 _RIGHT_ALIGN = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
@@ -73,14 +76,25 @@ class MergeModel(QAbstractTableModel):
         return 0 if parent.isValid() else self._n
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS) + self._has_score()
+        return 0 if parent.isValid() else len(COLUMNS) + self._has_score() + self._has_kind()
 
     def _has_score(self) -> bool:
         return self._timeline is not None and self._timeline.has_scores
 
+    def _has_kind(self) -> bool:
+        return self._timeline is not None and self._timeline.step_kinds
+
+    @property
+    def kind_column(self) -> int | None:
+        """The column of the steps' kinds, or None when the timeline's steps are all alike."""
+        return len(COLUMNS) + self._has_score() if self._has_kind() else None
+
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal and section == COL_SCORE and self._has_score():
             return {Qt.ItemDataRole.DisplayRole: "Score", Qt.ItemDataRole.ToolTipRole: SCORE_TIP}.get(role)
+        if orientation == Qt.Orientation.Horizontal and section == self.kind_column:
+            return {Qt.ItemDataRole.DisplayRole: self._timeline.step_kind_title,
+                    Qt.ItemDataRole.ToolTipRole: KIND_TIP}.get(role)
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
@@ -99,6 +113,10 @@ class MergeModel(QAbstractTableModel):
         if c == COL_SCORE and self._has_score() and role in (Qt.ItemDataRole.DisplayRole,
                                                                Qt.ItemDataRole.TextAlignmentRole):
             return f"{step.score:.4g}" if role == Qt.ItemDataRole.DisplayRole else _RIGHT_ALIGN
+        if c == self.kind_column:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return self._timeline.step_kind(r)
+            return self._timeline.step_note(r) if role == Qt.ItemDataRole.ToolTipRole else None
         if not self._timeline.has_counts and role in (Qt.ItemDataRole.DisplayRole,
                                                                  Qt.ItemDataRole.ToolTipRole, ID_ROLE):
             return self._loaded_cell(step, c, role)  # pair may be None, counts unknown
@@ -162,8 +180,9 @@ class MergeModel(QAbstractTableModel):
         tl = self._timeline
         f = io.StringIO(newline="")
         w = csv.writer(f)
+        kinds = tl is not None and tl.has_counts and tl.step_kinds
         w.writerow(["rank", "left_id", "right_id", "left", "right", "new_id", "new_token",
-                    "new_token_hex", "count", "length_after"])
+                    "new_token_hex", "count", "length_after"] + (["kind"] if kinds else []))
         v, n = self._vocab, 0 if tl is None else self._n
         if tl is not None and not tl.has_counts:  # a loaded tokenizer: no counts or corpus lengths
             for s in tl.steps[:n]:
@@ -172,10 +191,11 @@ class MergeModel(QAbstractTableModel):
                             "" if b == "" else v[b].decode("utf-8", "replace"), s.id,
                             s.token.decode("utf-8", "replace"), s.token.hex(), "", ""])
         elif tl is not None:
-            for s in tl.steps[:n]:
+            for r, s in enumerate(tl.steps[:n]):
                 a, b = s.pair
                 w.writerow([s.rank, a, b, v[a].decode("utf-8", "replace"), v[b].decode("utf-8", "replace"),
-                            s.id, s.token.decode("utf-8", "replace"), s.token.hex(), s.count, s.length])
+                            s.id, s.token.decode("utf-8", "replace"), s.token.hex(), s.count, s.length]
+                           + ([tl.step_kind(r)] if kinds else []))
         write_text_atomic(path, f.getvalue())  # TokvizError when it cannot be written
         return n
 

@@ -37,6 +37,7 @@ class RowSpec:
     title: str
     step: int | None = None  # trained rows: merges used
     tokenizer: object | None = None  # loaded tokenizers (baselines and trained ones come from the caches)
+    superwords: frozenset[int] = frozenset()  # ids the timeline declares superwords (`superword_ids`)
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class RowResult:
     slots: list[int] = field(default_factory=list)  # colour slot per shown token
     groups: list[tuple[int, int]] = field(default_factory=list)  # byte tokens building one character
     captions: list[str] = field(default_factory=list)  # the character under each group
+    marked: list[bool] = field(default_factory=list)  # shown tokens that are superwords (a bar under them)
 
 
 @dataclass

@@ -205,9 +205,12 @@ class TokenViewWorker(BackgroundWorker):
         return result
 
     def _decorate(self, row: RowResult, text: str) -> None:
-        """Colour slots, byte groups and their captions of the shown tokens."""
+        """Colour slots, byte groups and their captions of the shown tokens, and which are superwords."""
         shown = token_display(text, row.encoding, n_colors=self.request.n_colors, labels=row.labels)
         row.slots, row.groups, row.captions = shown.slots, shown.groups, shown.captions
+        superwords = row.spec.superwords
+        if superwords:
+            row.marked = [i in superwords for i in row.encoding.ids[: len(row.labels.labels)]]
 
     def _diagnostics(self, text: str, ref: RowResult, counts: dict[int, int]) -> Diagnostics:
         tok, enc = ref.tokenizer, ref.encoding

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QPushButton,
     QTableView,
-    QTabWidget,
     QToolButton,
     QWidget,
 )
@@ -49,6 +48,7 @@ from .growth_tab import GrowthTab
 from .health_tab import HealthTab
 from .parity_tab import ParityTab
 from .presenting import present_compare
+from .result_tabs import ResultTabs
 from .vocab_tab import VocabTab
 from .why_tab import WhyTab
 
@@ -118,7 +118,7 @@ class ComparePanel(Panel):
         self.status = QLabel(IDLE_TEXT, objectName="compare_status", wordWrap=True)
         workspace.corpus_changed.connect(self._on_workspace_corpus_changed)
         self.metrics_model, self.documents_model, self.scripts_model = MetricsModel(self), DocumentsModel(self), ScriptsModel(self)
-        self.tabs = QTabWidget(objectName="compare_tabs")
+        self.tabs = ResultTabs(objectName="compare_tabs")
         self.metrics_table = self._table("compare_metrics", self.metrics_model, sortable=False)
         self.documents_table = self._table("compare_documents", self.documents_model)
         self.scripts_table = self._table("compare_scripts", self.scripts_model)
@@ -162,6 +162,16 @@ class ComparePanel(Panel):
         self.engine.failed.connect(self._on_engine_failed)
         self._update_buttons()
 
+    def heightForWidth(self, width: int) -> int:
+        """The least height the rows need at `width` (the status line wrapped): the dock's scroll area
+        makes the panel at least this tall, and the preferred height (the tallest result tab, its
+        charts' 480 px) would make it scroll on any shorter dock, a 720-line projector among them."""
+        layout = self.layout()
+        if layout is None or not layout.hasHeightForWidth():
+            return super().heightForWidth(width)
+        margins = self.contentsMargins()
+        return layout.minimumHeightForWidth(width - margins.left() - margins.right()) + margins.top() + margins.bottom()
+
     def _table(self, name: str, model, *, sortable: bool = True) -> QTableView:
         table = record_table(QTableView(objectName=name))
         if sortable:
@@ -196,6 +206,7 @@ class ComparePanel(Panel):
         self.models_list.addItem(item)
         self.models_list.scrollToItem(item)
         self._update_buttons()
+        self.presented_changed.emit()
 
     def add_path(self, path: str | Path) -> None:
         """A model file, tokenizer file or folder, or a known name such as ``cl100k_base``;
@@ -229,7 +240,15 @@ class ComparePanel(Panel):
             self.models_list.takeItem(row)
             for i in range(self.models_list.count()):  # colours follow the position
                 self.models_list.item(i).setIcon(_swatch(model_color(i)))
+            self.presented_changed.emit()
         self._update_buttons()
+
+    def presenter_caption(self) -> str:
+        """``Comparing 3 tokenizers: gpt2 · cl100k_base · trained@40`` (its list is hidden when presenting)."""
+        labels = short_labels([spec.label for spec in self.specs])
+        if not labels:
+            return ""
+        return f"Comparing {len(labels)} tokenizer{'s' if len(labels) > 1 else ''}: " + " · ".join(labels)
 
     def _fill_known_menu(self) -> None:
         menu = self.known_button.menu()

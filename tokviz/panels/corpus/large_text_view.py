@@ -30,7 +30,7 @@ class LargeTextView(QAbstractScrollArea):
     def set_text(self, text: LargeText) -> None:
         self._text = text
         # the longest line decides the horizontal range (sampled: cheap and good enough)
-        self._longest = max(text.line_lengths_sample(2000), default=0)
+        self._longest = text.longest_line_sampled
         self.verticalScrollBar().setValue(0)
         self.horizontalScrollBar().setValue(0)
         self._update_scrollbars()

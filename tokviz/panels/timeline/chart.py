@@ -5,9 +5,16 @@ winning pair's count. Log scale (length and count) is a toggle. Data are set whe
 (throttled by the panel); moving the cursor only moves three `InfiniteLine`s. A Unigram timeline
 shows vocabulary size and corpus log-likelihood per round instead (`UnigramChart`). The panel
 imports this module only when a chart tab is first shown (`tokviz.panels.deferred`).
+
+While steps arrive (``live``) the ranges grow with headroom in nice steps, as live charts usually
+do: an axis whose range did not change keeps its cached picture, so a batch of merges redraws the
+curves, not the axes (half of a batch's repaint when the ranges followed the data exactly). The
+finished chart fits the data.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pyqtgraph as pg
@@ -21,8 +28,32 @@ from tokviz.panels.widgets import save_image
 SERIES = ("length", "vocabulary", "count")
 AUTO_ALL_PX = 220  # "auto" shows all three plots from this height, two from AUTO_TWO_PX
 AUTO_TWO_PX = 130
+BESIDE_BELOW_PX = 220  # a Unigram chart shorter than this shows its two plots side by side
 TITLES = ("Corpus length (tokens)", "Vocabulary size", "Winning pair count")
+UNIGRAM_TITLES = ("Vocabulary size", "Corpus log-likelihood")
 MARK_COLOR = "#8250df"
+
+
+def nice_step(x: float) -> float:
+    """The largest 1, 2 or 5 x 10^k not above `x` (x > 0): ``0.7`` -> ``0.5``, ``308`` -> ``200``."""
+    unit = 10.0 ** math.floor(math.log10(x))
+    return next(m * unit for m in (5, 2, 1) if m * unit <= x * (1 + 1e-12))
+
+
+def live_limit(n: int) -> int:
+    """The right end of the step axis while steps arrive: the next multiple strictly above `n` of a
+    nice step of a quarter to a tenth of `n`, so the range jumps a few dozen times in a training run
+    instead of moving on every batch. ``0`` -> 1, ``9`` -> 10, ``1234`` -> 1400, ``2000`` -> 2500."""
+    step = max(1, int(nice_step(max(n, 1) / 4)))
+    return (n // step + 1) * step
+
+
+def stepped_bounds(lo: float, hi: float) -> tuple[float, float]:
+    """``[lo, hi]`` widened outwards to multiples of a nice step of an eighth to a twentieth of the
+    span: the bounds stay put while the data move inside them. ``(256, 1234)`` -> ``(200, 1300)``."""
+    span = hi - lo or max(1.0, abs(hi))
+    step = nice_step(span / 8)
+    return math.floor(lo / step) * step, math.ceil(hi / step) * step
 
 
 class Caption(QGraphicsSimpleTextItem):
@@ -41,17 +72,28 @@ class Caption(QGraphicsSimpleTextItem):
 class TimelineChart(StepChart):
     """`step_clicked(k)` when the user clicks a plot."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, sliced: bool = False) -> None:
         colors = (("#0550ae", "#1a7f37", "#bc4c00"), ("#58a6ff", "#7ee787", "#ffa657"))  # light, dark
-        super().__init__("timeline_chart", len(SERIES), colors, axis_width=52, parent=parent)
+        super().__init__("timeline_chart", len(SERIES), colors, axis_width=52, sliced=True, parent=parent)
         self.ci.layout.setSpacing(2)
         self.captions: list[Caption] = []
+        self.marks: list[tuple[pg.PlotItem, pg.InfiniteLine]] = []  # lines at steps the timeline points out
+        self._log = False
+        self._live = False  # steps still arriving: ranges grow in steps (`live_limit`, `stepped_bounds`)
+        self._x_limit: int | None = None  # the right end of the step axis last set
+        self._mode = "auto"
+        self._shown: list[int] = []
+        if not sliced:
+            self.finish_build()
+
+    def _finish_parts(self):
         for p, curve, title in zip(self.plots, self.curves, TITLES):
             label = Caption(title)  # a fixed caption inside the plot, top left:
             label.setParentItem(p.vb)  # no rotated axis label squeezed into a short plot
             label.setZValue(10)
             self.captions.append(label)
-            p.vb.sigResized.connect(lambda vb, i=len(self.captions) - 1: self._fit_y(i))
+            index = len(self.captions) - 1
+            p.vb.sigResized.connect(lambda vb, i=index: self._fit_y(i))
             p.vb.sigResized.connect(lambda vb: self._place_captions())
             # no grid: it costs more than everything else when the cursor moves
             p.setClipToView(True)
@@ -59,20 +101,24 @@ class TimelineChart(StepChart):
             curve.curve.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # cursor moves
             for ax in ("left", "bottom"):  # do not redraw the curve or the axes
                 p.getAxis(ax).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.marks: list[tuple[pg.PlotItem, pg.InfiniteLine]] = []  # lines at steps the timeline points out
-        self._log = False
-        self._mode = "auto"
-        self._shown: list[int] = [0, 1, 2]
+            yield
+        self._shown = [0, 1, 2]
         self._apply_colors()
         self._shown = []
+        yield
         self._relayout()
 
-    def set_series(self, length: list[int], vocab: list[float], count: list[int], middle: str | None = None) -> None:
+    def set_series(self, length: list[int], vocab: list[float], count: list[int], middle: str | None = None, *,
+                   live: bool = False) -> None:
         """Per-step series (index = step 0..N); the count at step 0 is left out (no merge).
-        `middle`: the middle plot's caption when it shows another series than the vocabulary size."""
-        self.captions[1].setText(middle or TITLES[1])
+        `middle`: the middle plot's caption when it shows another series than the vocabulary size.
+        `live`: more steps are coming (the ranges grow in steps, with headroom)."""
+        caption = middle or TITLES[1]
+        if self.captions[1].text() != caption:
+            self.captions[1].setText(caption)
         n = len(length) - 1
         self._n = n
+        self._live = live
         x = np.arange(n + 1, dtype=np.float64)
         self.curves[0].setData(x, np.asarray(length, dtype=np.float64))
         self.curves[1].setData(x, np.asarray(vocab, dtype=np.float64))
@@ -80,9 +126,26 @@ class TimelineChart(StepChart):
             self.curves[2].setData(x[1:], np.maximum(np.asarray(count[1:], dtype=np.float64), 1.0))
         else:
             self.curves[2].setData([], [])
-        for p in self.plots:
-            p.setXRange(0, max(1, n), padding=0.02)
+        limit = live_limit(n) if live else max(1, n)
+        if limit != self._x_limit:  # the bottom axes redraw only when it moves
+            self._x_limit = limit
+            self._apply_x_range()
         self._fit_all()
+
+    def _apply_x_range(self) -> None:
+        """The step axis on every plot, those on screen last: linked plots line up by their widths in
+        pixels, and a hidden plot keeps a stale width that would cut the end off the range shown."""
+        if self._x_limit is None:
+            return
+        shown = self.shown_plots()
+        for p in [p for p in self.plots if p not in shown] + shown:
+            p.setXRange(0, self._x_limit, padding=0.02)
+
+    @property
+    def x_range(self) -> tuple[float, float]:
+        """The steps on screen (first, last), padding included."""
+        lo, hi = (self.shown_plots() or self.plots)[0].vb.viewRange()[0]
+        return lo, hi
 
     def set_cursor(self, k: int) -> None:
         super().set_cursor(k)
@@ -124,9 +187,13 @@ class TimelineChart(StepChart):
         if len(finite) == 0:
             return
         lo, hi = float(finite.min()), float(finite.max())
+        if self._live:
+            lo, hi = stepped_bounds(lo, hi)
         span = hi - lo or max(1.0, abs(hi))
         band = min(0.6, (self.captions[i].boundingRect().height() + 6) / vb.height())  # share of the height
-        vb.setYRange(lo - 0.03 * span, hi + span * (band + 0.03) / (1 - band), padding=0)
+        wanted = (lo - 0.03 * span, hi + span * (band + 0.03) / (1 - band))
+        if tuple(vb.viewRange()[1]) != wanted:  # the left axis redraws only when the range moves
+            vb.setYRange(*wanted, padding=0)
 
     # -- which plots: "auto" (as many as fit), "all", or one of SERIES -----------------------
 
@@ -163,6 +230,7 @@ class TimelineChart(StepChart):
             if not last:
                 p.getAxis("bottom").showLabel(False)
         self._shown = wanted
+        self._apply_x_range()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -199,14 +267,41 @@ class TimelineChart(StepChart):
 class UnigramChart(StepChart):
     """Vocabulary size and corpus log-likelihood per round; `step_clicked(k)` (k a round)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, sliced: bool = False) -> None:
         colors = (("#1a7f37", "#8250df"), ("#7ee787", "#d2a8ff"))  # light, dark
-        super().__init__("unigram_chart", 2, colors, axis_width=64, curve_options=dict(symbol="o", symbolSize=5),
-                         parent=parent)
-        for p, title in zip(self.plots, ("Vocabulary size", "Corpus log-likelihood")):
+        super().__init__("unigram_chart", 2, colors, axis_width=64, curve_options={"symbol": "o", "symbolSize": 5},
+                         sliced=sliced, parent=parent)
+
+    def _finish_parts(self):
+        for p, title in zip(self.plots, UNIGRAM_TITLES):
             p.setTitle(title, size="9pt")
         self.plots[-1].setLabel("bottom", "Round k")
+        yield
         self._apply_colors()
+        self._beside = False
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """The plots one above the other, or side by side in a short, wide chart (stacked, each
+        would keep only its title and axis: no room for the curve)."""
+        beside = self.height() < BESIDE_BELOW_PX and self.width() >= 2 * self.height()
+        if beside == self._beside:
+            return
+        for p in self.plots:
+            self.ci.removeItem(p)
+        for i, (p, title) in enumerate(zip(self.plots, UNIGRAM_TITLES)):
+            self.ci.addItem(p, row=0 if beside else i, col=i if beside else 0)
+            p.setTitle(f"{title} by round k" if beside else title, size="9pt")  # no axis label: room for the curve
+            last = not beside and i == len(self.plots) - 1
+            p.setLabel("bottom", "Round k" if last else None)
+            p.getAxis("bottom").showLabel(last)
+        self._beside = beside
+        self._apply_colors()  # the titles' colour
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if hasattr(self, "_beside"):  # built
+            self._arrange()
 
     def set_timeline(self, tl) -> None:
         vocab, ll, _ = unigram_series(tl) if tl is not None else ([], [], [])

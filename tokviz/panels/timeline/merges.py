@@ -9,10 +9,15 @@ The panel asks whichever parts fit the current timeline (`lists_merges`: these; 
 
 from __future__ import annotations
 
+import weakref
+from functools import partial
+
 from PySide6.QtCore import QObject
 
 from tokviz.core.bpe.replay import series
 from tokviz.core.display.tokens import visible_token
+
+RECENT_TOKENIZERS = 3  # the models a user switches between
 
 
 class MergeParts(QObject):
@@ -22,6 +27,10 @@ class MergeParts(QObject):
         super().__init__(panel)
         self.panel = panel
         self._tokenizer = None
+        # the tokenizers of the last few timelines shown: switching back to a model reuses its
+        # tokenizer (and the encodings it cached) instead of building it again on the GUI thread.
+        # The timeline is held weakly: a model the app lets go takes its tokenizer with it.
+        self._recent: dict[int, tuple[weakref.ref, object]] = {}  # id(timeline) -> (timeline, tokenizer)
 
     def reset(self) -> None:
         self._tokenizer = None
@@ -32,8 +41,29 @@ class MergeParts(QObject):
         if tl is None:
             self._tokenizer = None
         elif self._tokenizer is None or self._tokenizer.n_merges < k:
-            self._tokenizer = tl.tokenizer()
+            reused = self._reused(tl)
+            self._tokenizer = reused if reused is not None else tl.tokenizer()
+            self._remember(tl, self._tokenizer)
         return self._tokenizer
+
+    def _remember(self, tl, tokenizer) -> None:
+        key = id(tl)
+        self._recent.pop(key, None)
+        self._recent[key] = (weakref.ref(tl, partial(self._forget, key)), tokenizer)
+        while len(self._recent) > RECENT_TOKENIZERS:
+            del self._recent[next(iter(self._recent))]
+
+    def _forget(self, key: int, gone: weakref.ref) -> None:
+        held = self._recent.get(key)
+        if held is not None and held[0] is gone:
+            del self._recent[key]
+
+    def _reused(self, tl):
+        """The tokenizer made earlier for `tl`, if it still has every merge of `tl`."""
+        held = self._recent.get(id(tl))
+        if held is None or held[0]() is not tl or held[1].n_merges != getattr(tl, "n_merges", None):
+            return None
+        return held[1]
 
     def sync(self, k: int) -> None:
         """Give the provenance view the current timeline, vocabulary and step (before a refresh)."""
@@ -69,7 +99,9 @@ class MergeParts(QObject):
         if k > 0:
             st = self.panel.step_model.timeline.steps[k - 1]
             fresh = self.panel.corpus_view.fresh_count
-            made = f"; merge {k:,} made “{visible_token(st.token)}”"  # merge k leads to step k
+            # merge k leads to step k; the token is isolated (U+2068..U+2069) so a right-to-left
+            # token cannot reorder the caption around it
+            made = f"; merge {k:,} made “\u2068{visible_token(st.token)}\u2069”"
             merge = (f"{made}: {fresh:,}× in the text shown (highlighted)" if fresh
                      else f"{made}: not in the text shown")
         return f"Step {k:,}: {where} → {n_tokens:,} tokens{merge}"
@@ -89,6 +121,6 @@ class MergeParts(QObject):
             # a timeline may put a telling series in the middle plot (SuperBPE: bytes per token)
             second = tl.chart_second_series()
             title, middle = second if second is not None else (None, vocab)
-            p.chart.set_series(length, middle, count, title)
+            p.chart.set_series(length, middle, count, title, live=not p.step_model.is_finished)
         p.chart.set_marks(tl.chart_marks() if tl is not None and not loaded else [])
         p.chart.set_cursor(p.step_model.step)

@@ -64,7 +64,7 @@ WIDE_PX = 1000  # from this width the panel shows three columns, below it three 
 def _timeline_chart():
     from .chart import TimelineChart
 
-    return TimelineChart()
+    return TimelineChart(sliced=True)
 
 
 class TimelinePanel(Panel):
@@ -296,6 +296,10 @@ class TimelinePanel(Panel):
     def _on_step_model_timeline_changed(self) -> None:
         tl = self.step_model.timeline
         self.merges.reset()
+        kind = self.merge_model.kind_column  # steps of different kinds: the kind beside the rank, in sight
+        if kind is not None:
+            header = self.table.horizontalHeader()
+            header.moveSection(header.visualIndex(kind), 1)
         self.vocab = tl.token_bytes() if tl is not None else []
         self.corpus_view.set_vocab(self.vocab)
         self.provenance.set_state(tl, None, self.vocab, self.step_model.step)

@@ -63,6 +63,7 @@ class ProvenanceView(QWidget):
         self.word_edit.setPlaceholderText("Trace a word, e.g. lowest")
         self.word_edit.setClearButtonEnabled(True)
         self.trace_label = QLabel(objectName="timeline_trace_label")
+        self.trace_label.setWordWrap(True)  # a long word's pieces never widen the panel (or the window)
         self.trace_table = cell_table("timeline_trace_table", ["Rank", "Merge", "Segmentation"])
         self.trace_table.setMinimumHeight(40)
         self.trace_table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QPushButton, QSplitter, QStackedWidget, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QPushButton, QSizePolicy, QSplitter, QStackedWidget, QWidget
 
 from tokviz.core.explain.unigram import loaded_unigram
 from tokviz.panels.base import monospace_font
@@ -142,6 +142,8 @@ class SegmentationsView(QWidget):
         self.samples = QLabel(objectName="unigram_samples", wordWrap=True)
         self.samples.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.samples.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        # its share of the room, whatever was sampled: eight lines would make the panel (and window) taller
+        self.samples.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
         vbox(self, hbox(QLabel("Word:"), (self.word_edit, 1), self.n_spin), self.label, (self.table, 2),
              hbox(self.alpha_spin, self.sample_button, STRETCH), (self.samples, 1), margins=0, spacing=3)
         self._tokenizer = None
@@ -215,7 +217,7 @@ class SegmentationsView(QWidget):
 def _unigram_chart():
     from .chart import UnigramChart
 
-    return UnigramChart()
+    return UnigramChart(sliced=True)
 
 
 class UnigramParts(QObject):

@@ -4,7 +4,8 @@ Each row has a header (tokenizer, token count, chars/token, how many tokens diff
 row, round trip) and a `TokenFlowView` of the start of the text drawn at its full height: the rows
 stack under one scroll bar (the view's own), never a scroll area inside a scroll area. Tokens whose
 cut points differ from the first row's (`tokviz.core.display.alignment`) are outlined in the
-palette's difference colour. A row added since the last `set_rows` is scrolled into view and its
+palette's difference colour; superwords its timeline declares have a bar under them, as in the main
+view. A row added since the last `set_rows` is scrolled into view and its
 header flashes briefly. `TokenBatchView` draws a padded batch: the id
 matrix and its attention mask as two grids.
 
@@ -146,7 +147,8 @@ class TokenCompareView(QScrollArea):
             enc, labels = row.encoding, row.labels
             ids = enc.ids[: row.shown]
             view = self.views[r]
-            view.set_tokens(labels.labels, ids, labels.kinds, labels.breaks, row.slots, differs=row.differs)
+            view.set_tokens(labels.labels, ids, labels.kinds, labels.breaks, row.slots, differs=row.differs,
+                            marked=row.marked)
             self._fit(view)
         titles = [row.spec.title for row in rows]
         new = [r for r, t in enumerate(titles) if t not in self.titles]
@@ -168,6 +170,11 @@ class TokenCompareView(QScrollArea):
         self.ensureWidgetVisible(self._headers[row], 0, 0)
         self._flash_timer.start()
         self.row_flashed.emit(row)
+
+    def end_flash(self) -> None:
+        """Put the lit header back now (a picture taken straight after a new row)."""
+        self._flash_timer.stop()
+        self._on_flash_timer_timeout()
 
     def _on_flash_timer_timeout(self) -> None:
         if 0 <= self.flashing < len(self._headers):

@@ -127,6 +127,8 @@ def token_tooltip_html(result, row: int, index: int) -> str:
         lines.append("part of a character: its bytes are shown as &lt;XX&gt;")
     if index in enc.unknown:
         lines.append("<b>unknown</b>: not in the vocabulary, decoding loses it")
+    if index < len(r.marked) and r.marked[index]:  # the bar under it
+        lines.append("<b>superword</b>: one token across word boundaries")
     added = added_token_map(tok).get(tid) if index in enc.special else None
     if added is not None:
         lines.append(f"<b>{html.escape(added.describe())}</b>")

@@ -57,17 +57,21 @@ def install_model_rows(panel, models) -> ModelRowsButton:
 
 
 class PieceRows:
-    """The token view's main rows for a WordPiece or Unigram timeline (the tokenizer is built on
-    the GUI thread, once per number of steps, and travels with the rows)."""
+    """The token view's main rows for a timeline whose views encode through its own tokenizer
+    (WordPiece, Unigram, SuperBPE, BoundlessBPE): the tokenizer and the ids the timeline declares
+    superwords are made on the GUI thread, once per number of steps, and travel with the rows."""
 
     def __init__(self) -> None:
         self._key: tuple | None = None
         self._tokenizer = None
+        self._superwords: frozenset[int] = frozenset()
 
     def tokenizer(self, tl):
         key = (id(tl), tl.n_steps)
         if key != self._key:
             self._key, self._tokenizer = key, (tl.tokenizer() if tl.n_steps or tl.lists_merges else None)
+            # the final step's set serves every step: an id made later never appears earlier
+            self._superwords = tl.superword_ids()
         return self._tokenizer
 
     def rows(self, tl, k: int) -> list:
@@ -79,5 +83,7 @@ class PieceRows:
         last = tl.last_step
         k = max(0, min(k, last))
         final = f"{tl.vocab_size:,} tokens" if tl.renumbers_vocab else f"{tl.n_steps:,} {step_noun(tl)}"
-        return [RowSpec("step", f"{tl.title} · {'round' if tl.renumbers_vocab else 'step'} {k:,}/{last:,}", step=k, tokenizer=tok),
-                RowSpec("final", f"{tl.title} · final ({final})", step=None, tokenizer=tok)]
+        sw = self._superwords
+        return [RowSpec("step", f"{tl.title} · {'round' if tl.renumbers_vocab else 'step'} {k:,}/{last:,}", step=k,
+                        tokenizer=tok, superwords=sw),
+                RowSpec("final", f"{tl.title} · final ({final})", step=None, tokenizer=tok, superwords=sw)]

@@ -47,7 +47,6 @@ from tokviz.engine.token_view.token_view_engine import (
 )
 from tokviz.engine.token_view.tokenizer_loader import TokenizerLoadEngine
 from tokviz.panels.base import Panel, is_dark, monospace_font
-from tokviz.panels.model_cue import ModelCue
 
 from .compare_view import BatchBox, TokenCompareView
 from .diagnostics import diagnostics_html, token_tooltip_html
@@ -57,6 +56,7 @@ from .flow_view import MODES, TokenFlowView
 from .lattice_action import LatticeAction
 from .models_menu import PieceRows
 from .number_lens import NumberLens
+from .row_cue import RowCue
 from .samples_tab import SamplesTab
 from .stream_stepper import StreamStepper
 
@@ -93,7 +93,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self._loading_name = ""
         self.loader.loaded.connect(self._on_loader_loaded)
         self.loader.failed.connect(self._on_loader_failed)
-        self.model_cue = ModelCue("Tokenizer", object_name="token_view_cue", step_model=step_model)  # what the rows use
+        self.model_cue = RowCue(self, step_model)  # what the tokens show: the step model's or the first row's
         self._build()
         self.engine.partial_ready.connect(self._on_engine_partial_ready)
         self.engine.finished.connect(self._on_engine_finished)
@@ -433,7 +433,7 @@ class TokenViewPanel(TokenViewExports, Panel):
             return
         enc, labels = ref.encoding, ref.labels
         self.view.set_tokens(labels.labels, enc.ids, labels.kinds, labels.breaks, ref.slots, groups=ref.groups,
-                             captions=ref.captions, marked=[b" " in t[1:].rstrip(b" ") for t in enc.tokens])
+                             captions=ref.captions, marked=ref.marked)
 
     def _show(self, result: TokenViewResult) -> None:
         self._show_reference(result)

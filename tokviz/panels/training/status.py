@@ -63,6 +63,11 @@ class TrainingStatusPanel(QWidget):
 
     def show_progress(self, p: TrainingProgress) -> None:
         self.label.setText(format_progress(p))
+        # the text changes length on every report: a width that only grows during a run keeps the
+        # progress bar in place and spares the status bar a relayout and repaint per report
+        width = self.label.sizeHint().width()
+        if width > self.label.minimumWidth():
+            self.label.setMinimumWidth(width)
         self.bar.show()
         if p.fraction is None:
             self.bar.setRange(0, 0)  # busy indicator
@@ -71,6 +76,7 @@ class TrainingStatusPanel(QWidget):
             self.bar.setValue(round(1000 * p.fraction))
 
     def show_outcome(self, text: str) -> None:
+        self.label.setMinimumWidth(0)
         self.bar.hide()
         self.label.setText(text)
 

@@ -12,8 +12,8 @@ is the deterministic encode, with p = 1 no join happens (the starting symbols).
 `pair_rank`: the loop of merge lists (`PairMerges`: trained BPE, minbpe, tokenizer.json BPE).
 `byte_rank`: tiktoken's rule (joined bytes ranked). `sampled`: ``encode_dropout`` of the
 tokenizers built on them. What this leaves out: SentencePiece's own BPE sampling (it drops a
-candidate for good, after its staleness check: another rule), and Unigram sampling
-(`tokviz.core.unigram`).
+candidate for good, after its staleness check: another rule, in
+`tokviz.core.formats.sentencepiece.dropout`), and Unigram sampling (`tokviz.core.unigram`).
 """
 
 from .rate import check_rate, make_rng

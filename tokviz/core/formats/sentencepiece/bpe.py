@@ -9,8 +9,13 @@ piece of type UNUSED is split back into the two symbols that formed it. Each fin
 its id; one that is not a normal, user-defined or used piece becomes the unknown id (-1 when the
 model has none).
 
-Only pieces `allowed` (a step on the merge timeline) may be formed.
+Only pieces `allowed` (a step on the merge timeline) may be formed. `sample` is BPE-dropout as
+sentencepiece's ``SampleEncode`` runs it: the same loop, each pair that is still there when popped
+skipped for good with probability p (`tokviz.core.formats.sentencepiece.dropout`).
 As for the Unigram lattice, a sentence is cut where no piece can span and each part is cached.
+A part of up to `SHORT` characters, with no step limit, in a model without unused pieces or
+user-defined symbols, is merged by `score_merge.merge_word` (the same order, over a list of pair
+scores: several times faster in Python).
 
 How it relates to the other BPE encoders: the loop has the shape of `tokviz.core.bpe.pair_merge`'s
 heap (lowest key first, leftmost of equals, stale entries skipped), but its key is the score of
@@ -25,10 +30,19 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from itertools import accumulate, chain
 
 import regex
 
+from tokviz.core.formats.sentencepiece.score_merge import (
+    MARK,
+    SHORT,
+    marks_in_runs_only,
+    merge_keys,
+    merge_word,
+    run_led_segments,
+)
 from tokviz.core.unigram.encoder.segments import cut_segments, inner_mark_pattern
 
 _CACHE_SIZE = 200_000
@@ -53,8 +67,12 @@ class SpBpe:
         self._ud = regex.compile("|".join(regex.escape(s) for s in ud)) if ud else None
         self._ud_first = {s[0] for s in ud}
         self.suffix = whitespace_suffix
-        self._inner = inner_mark_pattern((p for p, i in self.map.items() if i in self.mergeable), whitespace_suffix)
-        self._caches: dict[object, dict[str, tuple[tuple[int, int, int], ...]]] = {}
+        inner = [p for p, i in self.map.items() if MARK in (p[:-1] if whitespace_suffix else p[1:]) and i in self.mergeable]
+        self._inner = inner_mark_pattern(inner, whitespace_suffix)
+        self._runs_only = not whitespace_suffix and marks_in_runs_only(inner)  # `run_led_segments` cuts as `segments`
+        self._caches: dict[object, dict[str, tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+        self._short: tuple[dict[str, float], dict[str, int]] | None = None  # `merge_word`'s tables
+        self._short_made = False
 
     def segments(self, s: str) -> list[tuple[int, int]]:
         """Cuts no piece can span (as `PieceLattice.segments`)."""
@@ -74,7 +92,10 @@ class SpBpe:
             pos = end
         return starts, ends, frozen
 
-    def _merge(self, s: str, allowed, trace: list | None = None) -> tuple[tuple[int, int, int], ...]:
+    def _merge(self, s: str, allowed, trace: list | None = None,
+               skip: Callable[[], bool] | None = None) -> tuple[tuple[int, int, int], ...]:
+        """The pieces of one segment; `skip` (BPE-dropout): asked once for each pair popped that
+        is still there, True drops that pair for good (sentencepiece's ``SampleEncode``)."""
         starts, ends, frozen = self._symbols(s)
         n = len(starts)
         nxt = list(range(1, n + 1))
@@ -104,6 +125,8 @@ class SpBpe:
         while agenda:
             _, _, left, right, size = heapq.heappop(agenda)
             if not alive[left] or not alive[right] or ends[right] - starts[left] != size:
+                continue
+            if skip is not None and skip():
                 continue
             if trace is not None:
                 trace.append((starts[left], ends[left], ends[right]))
@@ -156,25 +179,71 @@ class SpBpe:
         starts, ends, _ = self._symbols(s)
         return list(zip(starts, ends))
 
-    def encode(self, s: str, allowed=None) -> list[tuple[int, int, int]]:
-        """(start, end, id) of the pieces of a normalized sentence; with `allowed` (a frozenset
-        of ids), only those pieces are ever formed by a merge."""
+    def sample(self, s: str, skip: Callable[[], bool], allowed=None) -> list[tuple[int, int, int]]:
+        """`encode` with BPE-dropout: `skip()` is asked for each pair about to merge, segment
+        after segment (never cached)."""
+        out: list[tuple[int, int, int]] = []
+        for a, b in self.segments(s):
+            out.extend((x + a, y + a, i) for x, y, i in self._merge(s[a:b], allowed, None, skip))
+        return out
+
+    def _short_tables(self) -> tuple[dict[str, float], dict[str, int]] | None:
+        """`merge_word`'s tables, made on first use; None when the model needs `_merge`'s loop
+        (unused pieces, user-defined symbols, a score that is not finite)."""
+        if not self._short_made:
+            self._short_made = True
+            keys = None if self.unused or self._ud is not None else merge_keys(self.map, self.scores, self.mergeable)
+            if keys is not None:
+                self._short = (keys, {p: self.map[p] for p in keys})
+        return self._short
+
+    def _word(self, seg: str, allowed, cache: dict) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The ids and lengths of the pieces of one segment, cached."""
+        hit = cache.get(seg)
+        if hit is None:
+            if len(cache) >= _CACHE_SIZE:
+                cache.clear()
+            short = self._short_tables() if allowed is None and len(seg) <= SHORT else None
+            if short is not None:
+                hit = merge_word(seg, *short, self.unk_id)
+            else:
+                pieces = self._merge(seg, allowed)
+                hit = (tuple([i for _, _, i in pieces]), tuple([b - a for a, b, _ in pieces]))
+            cache[seg] = hit
+        return hit
+
+    def _cache(self, allowed) -> dict:
         key = allowed  # None, or a frozenset (its hash is computed once)
         cache = self._caches.get(key)
         if cache is None:
             if len(self._caches) >= 6:
                 del self._caches[next(iter(self._caches))]
             cache = self._caches[key] = {}
+        return cache
+
+    def encode(self, s: str, allowed=None) -> list[tuple[int, int, int]]:
+        """(start, end, id) of the pieces of a normalized sentence; with `allowed` (a frozenset
+        of ids), only those pieces are ever formed by a merge."""
+        cache = self._cache(allowed)
         out: list[tuple[int, int, int]] = []
         for a, b in self.segments(s):
-            seg = s[a:b]
-            hit = cache.get(seg)
-            if hit is None:
-                if len(cache) >= _CACHE_SIZE:
-                    cache.clear()
-                hit = cache[seg] = self._merge(seg, allowed)
-            if a:
-                out.extend((x + a, y + a, i) for x, y, i in hit)
-            else:
-                out.extend(hit)
+            ids, lengths = self._word(s[a:b], allowed, cache)
+            for i, n in zip(ids, lengths):
+                out.append((a, a + n, i))
+                a += n
         return out
+
+    def encode_ids(self, s: str, allowed=None) -> tuple[list[int], Callable[[], list[int]]]:
+        """The ids of `encode`, and a function giving the pieces' end positions (wanted only
+        when a piece is unknown)."""
+        cache = self._cache(allowed)
+        if self._runs_only:
+            words = run_led_segments(s)
+        else:
+            words = [s[a:b] for a, b in self.segments(s)]
+        word = self._word
+        hits = [word(w, allowed, cache) for w in words]
+        ids: list[int] = []
+        for h in hits:
+            ids.extend(h[0])
+        return ids, lambda: list(accumulate(chain.from_iterable([h[1] for h in hits])))

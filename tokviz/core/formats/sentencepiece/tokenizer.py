@@ -16,7 +16,7 @@ What this leaves out: reading the protobuf (`proto`), the charsmap (`charsmap`).
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,12 +25,15 @@ from tokviz.core.algorithm.defaults import TokenizerDefaults
 from tokviz.core.algorithm.reach import Reason, text_reason
 from tokviz.core.algorithm.records import LoadedMerge
 from tokviz.core.bpe.tokenizer import ExplainStep
-from tokviz.core.encoding import Encoding, encode_with_specials, offsets_of, uncovered
+from tokviz.core.encoding import Encoding, LazyEncoding, allowed_specials, encode_with_specials, offsets_of
 from tokviz.core.errors import EncodeError, ModelFormatError
 from tokviz.core.formats.descriptions import SentencePieceModel
 from tokviz.core.formats.sentencepiece.bpe import SpBpe
+from tokviz.core.formats.sentencepiece.columns import append_columns, unknown_columns
 from tokviz.core.formats.sentencepiece.decode import BYTE_NAMES, decode_surfaces
+from tokviz.core.formats.sentencepiece.dropout import SpDropout
 from tokviz.core.formats.sentencepiece.ends import add_ends, declared_ends
+from tokviz.core.formats.sentencepiece.merges import ScoreMerges
 from tokviz.core.formats.sentencepiece.normalizer import SpNormalizer
 from tokviz.core.formats.sentencepiece.piece_checks import check_pieces
 from tokviz.core.formats.sentencepiece.proto import (
@@ -46,6 +49,7 @@ from tokviz.core.formats.sentencepiece.proto import (
     ModelProto,
 )
 from tokviz.core.formats.sentencepiece.reader import read_sentencepiece
+from tokviz.core.formats.sentencepiece.unknown_ids import resolve_unknowns
 from tokviz.core.unigram.encoder.lattice import F32_SP, FLT_MAX, MARK, PieceLattice, absolute_ends, f32
 from tokviz.core.unigram.encoder.piece_table import PieceIndex
 
@@ -76,8 +80,15 @@ class _TokenBytes:
             self._made[i] = b
         return b
 
+    def many(self, ids: list[int]) -> list[bytes]:
+        """``self[i]`` for each of `ids`."""
+        made = self._made
+        for i in set(ids).difference(made):
+            self[i]  # made and kept
+        return list(map(made.__getitem__, ids))
 
-class SentencePieceTokenizer(TokenizerDefaults):
+
+class SentencePieceTokenizer(SpDropout, TokenizerDefaults):
     """``SentencePieceTokenizer.from_file("tokenizer.model")``; `proto` is the parsed file."""
 
     kind = "sentencepiece"
@@ -237,60 +248,40 @@ class SentencePieceTokenizer(TokenizerDefaults):
         """The normalized text the model sees (``▁Hello▁world``)."""
         return self.normalizer.normalize(text)[0]
 
-    def _pieces(self, norm: str, step: int | None = None, processes: int = 1) -> list[tuple[int, int, int]]:
-        """(start, end, id) of the model's pieces over normalized text, after sentencepiece's
-        unknown handling (byte fallback, or one token per run of unknowns)."""
+    def _columns(self, norm: str, step: int | None = None, processes: int = 1,
+                 skip: Callable[[], bool] | None = None) -> tuple[list[int], list[int], list[int]]:
+        """Ids, starts and ends of the model's pieces over normalized text, after sentencepiece's
+        unknown handling (`unknown_columns`); `skip`: see `SpBpe.sample`."""
+        bpe, allowed = self.bpe, self._allowed(step)
         if self.lattice is not None:
             ids, ends = self.lattice.best_path(norm, processes=processes)
-            return self._unknowns(norm, ids, ends)
-        raw = self.bpe.encode(norm, self._allowed(step))  # type: ignore[union-attr]
-        return self._unknowns(norm, [i for _, _, i in raw], [b for _, b, _ in raw])
-
-    def _unknowns(self, norm: str, ids: Sequence[int], ends: Sequence[int]) -> list[tuple[int, int, int]]:
-        out: list[tuple[int, int, int]] = []
-        byte_ids = self._byte_ids
-        unknown = self.unknown_ids
-        prev_unk = False
-        a = 0
-        for i, b in zip(ids, ends):
-            if i < 0 or i in unknown:
-                if byte_ids is not None:
-                    for by in norm[a:b].encode("utf-8"):
-                        out.append((a, b, byte_ids[by]))
-                elif prev_unk:
-                    out[-1] = (out[-1][0], b, out[-1][2])
-                else:
-                    out.append((a, b, self.unk_id if i < 0 else i))
-                prev_unk = True
-            else:
-                out.append((a, b, i))
-                prev_unk = False
-            a = b
-        return out
+        elif skip is None:
+            ids, ends_of = bpe.encode_ids(norm, allowed)  # type: ignore[union-attr]
+            ends = ends_of()
+        else:
+            raw = bpe.sample(norm, skip, allowed)  # type: ignore[union-attr]
+            ids, ends = [i for _, _, i in raw], [b for _, b, _ in raw]
+        return unknown_columns(norm, ids, ends, unknown=self.unknown_ids, unk_id=self.unk_id, byte_ids=self._byte_ids)
 
     def _encode_text(self, text: str, offset: int, out: Encoding, step: int | None = None,
-                     processes: int = 1) -> None:
+                     processes: int = 1, skip: Callable[[], bool] | None = None) -> None:
         norm, n2o = self.normalizer.normalize(text, aligned=True)
-        table = self._bytes_table()
-        covered = []
-        for a, b, i in self._pieces(norm, step, processes):
-            if self._is_unknown(i):
-                out.unknown.append(len(out.ids))
-            s, e = n2o[a], n2o[b]  # type: ignore[index]
-            if e < s:
-                e = s
-            out.ids.append(i)
-            out.tokens.append(table[i])
-            out.spans.append((offset + s, offset + e))
-            covered.append((s, e))
-        out.dropped.extend((offset + x, offset + y) for x, y in uncovered(sorted(covered), len(text))
-                           if text[x:y].strip())
+        append_columns(out, text, offset, n2o, *self._columns(norm, step, processes, skip),  # type: ignore[arg-type]
+                       tokens_of=self._bytes_table().many, unknown=self.unknown_ids)
 
     def encode(self, text: str, *, step: int | None = None, allowed_special: Collection[str] | str = (),
                disallowed_special: Collection[str] | str = (), processes: int = 1) -> Encoding:
         """sentencepiece's ``encode(text)`` with tokens and spans (control symbols in the text
         are text, as in the library), with the BOS/EOS the file declares (`ends`); `processes`: see
-        `PieceLattice.best_segments`."""
+        `PieceLattice.best_segments`. Nothing is encoded before a field is read: the ids alone
+        (`encode_ids`) when they are read first, else everything at once."""
+        allowed_specials(text, self.special_tokens, allowed_special, disallowed_special)  # the errors, now
+        return LazyEncoding(lambda: self.encode_ids(text, step=step, add_special_tokens=True, processes=processes),
+                            lambda: self._encode_all(text, step, allowed_special, disallowed_special, processes))
+
+    def _encode_all(self, text: str, step: int | None, allowed_special: Collection[str] | str,
+                    disallowed_special: Collection[str] | str, processes: int) -> Encoding:
+        """`encode`'s every field (the ids, tokens and spans at once)."""
         enc = encode_with_specials(text, self.special_tokens, self.token_bytes,
                                    lambda part, offset, out: self._encode_text(part, offset, out, step, processes),
                                    allowed_special=allowed_special, disallowed_special=disallowed_special)
@@ -309,6 +300,8 @@ class SentencePieceTokenizer(TokenizerDefaults):
             lead, tail = self.ends
             return [*lead, *self.encode_ids(text, step=step, processes=processes), *tail]
         norm = self.normalizer.normalize(text)[0]
+        if not norm:  # an empty or blank line: nothing to segment
+            return []
         if self.lattice is not None:
             ids, seg_ends = self.lattice.best_segments(norm, processes=processes)
             if -1 not in ids and self.unknown_ids.isdisjoint(ids):
@@ -316,27 +309,12 @@ class SentencePieceTokenizer(TokenizerDefaults):
             # the ends are only needed to cut unknown pieces into bytes
             ends = absolute_ends(seg_ends) if self._byte_ids is not None else ()
         else:
-            raw = self.bpe.encode(norm, self._allowed(step))  # type: ignore[union-attr]
-            ids, ends = [i for _, _, i in raw], [b for _, b, _ in raw]
+            ids, ends_of = self.bpe.encode_ids(norm, self._allowed(step))  # type: ignore[union-attr]
             if -1 not in ids and self.unknown_ids.isdisjoint(ids):
                 return ids
-        return self._unknown_ids(norm, ids, ends)
-
-    def _unknown_ids(self, norm: str, ids: list[int], ends: Sequence[int]) -> list[int]:
-        """`_unknowns` for the ids alone, touching only the unknown pieces."""
-        at = _places(ids, (-1, *self.unknown_ids))
-        is_at = set(at)
-        out = list(ids)
-        byte_ids = self._byte_ids
-        for k in reversed(at):  # from the end: earlier indices stay valid
-            if byte_ids is not None:
-                a = ends[k - 1] if k else 0
-                out[k : k + 1] = [byte_ids[b] for b in norm[a : ends[k]].encode("utf-8")]
-            elif k - 1 in is_at:
-                del out[k]  # one token per run of unknowns
-            elif out[k] < 0:
-                out[k] = self.unk_id
-        return out
+            ends = ends_of() if self._byte_ids is not None else ()
+        return resolve_unknowns(norm, ids, ends, unknown=self.unknown_ids, unk_id=self.unk_id,
+                                byte_ids=self._byte_ids)
 
     def chunks(self, text: str) -> list[str]:
         """The parts of the normalized text the model segments independently (words)."""
@@ -423,9 +401,9 @@ class SentencePieceTokenizer(TokenizerDefaults):
                 best = (key, (left, right))
         return best[1] if best else None
 
-    def merge_list(self, **_: object) -> list[LoadedMerge]:
-        table = self._bytes_table()
-        return [LoadedMerge(r, i, self.merge_of(i), table[i]) for r, i in enumerate(self._merge_ids())]
+    def merge_list(self, **_: object) -> Sequence[LoadedMerge]:
+        """The merges in timeline order, each row worked out when first read (`ScoreMerges`)."""
+        return ScoreMerges(self._merge_ids(), self._bytes_table().__getitem__, self.merge_of)
 
     # -- explaining --------------------------------------------------------------------------------
 
@@ -464,22 +442,3 @@ class SentencePieceTokenizer(TokenizerDefaults):
         cm = self.normalizer.charsmap
         return LatticeView(self.lattice, self.proto.scores, self.unk_id, self.normalize,
                            lambda text: cm is not None and any(cm.single.get(c, c) != c for c in text))
-
-
-def _places(ids: list[int], values: Collection[int]) -> list[int]:
-    """The indices of `ids` holding one of `values` (or any negative id), in order: searched
-    value by value with ``list.index`` (they are rare)."""
-    if ids and min(ids) < -1:
-        return [k for k, i in enumerate(ids) if i < 0 or i in values]
-    at: list[int] = []
-    for v in set(values):
-        k = -1
-        try:
-            while True:
-                k = ids.index(v, k + 1)
-                at.append(k)
-        except ValueError:
-            pass
-    at.sort()
-    return at
-

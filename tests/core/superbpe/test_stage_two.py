@@ -1,0 +1,75 @@
+"""SuperBPE's stage-2 start and counting: the fast paths equal the plain definitions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tokviz.core.text.chunks as chunks_module
+from tokviz.core.bpe.timeline import Training, TrainSettings
+from tokviz.core.bpe.tokenizer import BpeTokenizer
+from tokviz.core.superbpe.split import STAGE_TWO
+from tokviz.core.superbpe.stage_two import Joins, stage_two_start
+from tokviz.core.text.chunks import count_chunks
+from tokviz.core.text.split import parse_split
+
+SHAKESPEARE = Path(__file__).resolve().parents[4] / "shared" / "corpora" / "tinyshakespeare.txt"
+# pieces meet in learned pairs here: runs of spaces before line breaks, punctuation runs, digits
+ODD = ("a  \nb  c   d!!  e--f 12345 g...\n\n  h'st  i ' t  j\t\tk \n \n l 1 2 33 m,, n ") * 40
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    if not SHAKESPEARE.exists():
+        pytest.skip("tinyshakespeare.txt is not in ../shared/corpora")
+    return SHAKESPEARE.read_text(encoding="utf-8")[:30_000]
+
+
+def _stage_one(part: str, merges: int):
+    run = Training(TrainSettings(merges=merges), texts=[part])
+    chunks1 = list(run.count())
+    tl = run.prepare()
+    pairs = [s.pair for s in run.steps()]
+    segments = {c: run.trainer.segments(i) for i, c in enumerate(chunks1)}
+    return tl, pairs, segments
+
+
+@pytest.mark.parametrize("extra", ["", ODD])
+def test_stage_two_start_equals_whole_chunk_merging(text, extra):
+    """The fast start (stage-1 pieces side by side, joinable ones merged again) equals merging every
+    stage-2 chunk from its bytes, on text where pieces meet in learned pairs (" 't", "'st", spaces)."""
+    part = text + extra
+    tl, pairs, segments = _stage_one(part, 300)
+    chunks2 = list(STAGE_TWO.count(part))
+    flat, lengths = stage_two_start(tl.base, pairs, chunks2, parse_split("gpt4"), segments)
+    whole = BpeTokenizer(tl.base, pairs, STAGE_TWO)
+    expected = [whole.encode_chunk(c, step=len(pairs))[0] for c in chunks2]
+    assert lengths == [len(e) for e in expected]
+    assert flat.tolist() == [t for e in expected for t in e]
+
+
+def test_joins_at_once_equal_one_by_one(text):
+    tl, pairs, _ = _stage_one(text + ODD, 300)
+    joins = Joins(pairs, tl.base.size)
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, tl.base.size + len(pairs), size=(3000, 2))
+    ids[:1000] = rng.integers(tl.base.size, tl.base.size + len(pairs), size=(1000, 2))
+    many = joins.many(ids[:, 0], ids[:, 1]).tolist()
+    one = [joins.joinable(int(a), int(b)) for a, b in ids]
+    assert many == one and any(one) and not all(one)
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_stage_two_counts_cut_a_large_text_only_between_chunks(monkeypatch, text, processes):
+    """A text counted in slices gives the chunks of the whole text, in order: the stage-2 chunks
+    run across lines, so the slices cannot be cut at line starts as the stage-1 splits' are."""
+    monkeypatch.setattr(chunks_module, "SLICE_CHARS", 500)
+    monkeypatch.setattr(chunks_module, "PARALLEL_MIN_CHARS", 1_000)
+    part = text + ODD
+    expected: dict[str, int] = {}
+    for c in STAGE_TWO.chunks(part):
+        expected[c] = expected.get(c, 0) + 1
+    counted = count_chunks([part], STAGE_TWO, processes=processes)
+    assert list(counted.items()) == list(expected.items())

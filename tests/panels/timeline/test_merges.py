@@ -1,0 +1,59 @@
+"""Switching back to a model reuses the tokenizer the timeline panel made for it, unless merges
+were added to the model since: then it gets one with every merge, as a first visit does."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from tests.qt_fixtures import append_steps
+from tokviz.core import TrainSettings
+from tokviz.core.bpe.timeline import train
+from tokviz.engine.samples import sample
+from tokviz.engine.step_model import StepModel
+from tokviz.panels.timeline.panel import TimelinePanel
+
+
+@pytest.fixture(scope="module")
+def timelines():
+    text = sample("english-prose").read()
+    short = train(TrainSettings(units="bytes", split="gpt2", merges=20), texts=[text])
+    long = train(TrainSettings(units="bytes", split="gpt2", merges=60), texts=[text])
+    return short, long
+
+
+@pytest.fixture
+def panel(qtbot):
+    p = TimelinePanel(StepModel())
+    qtbot.addWidget(p)
+    return p
+
+
+def shown_tokenizer(panel):
+    return panel.merges.tokenizer(panel.step_model.step)
+
+
+def test_switching_back_reuses_the_same_complete_tokenizer(panel, timelines):
+    short, long = timelines
+    panel.step_model.set_timeline(long, source="test")
+    first = shown_tokenizer(panel)
+    panel.step_model.set_timeline(short, source="test")
+    other = shown_tokenizer(panel)
+    panel.step_model.set_timeline(long, source="test")
+    again = shown_tokenizer(panel)
+    assert other is not first and again is first
+    assert again.merges == long.tokenizer().merges  # what a fresh build gives
+
+
+def test_a_model_that_grew_meanwhile_gets_every_merge(panel, timelines):
+    short, long = timelines
+    run = replace(long, steps=[], finished=False)
+    panel.step_model.set_timeline(run, source="test")
+    append_steps(panel.step_model, long.steps[:30])
+    assert shown_tokenizer(panel).n_merges == 30
+    panel.step_model.set_timeline(short, source="test")
+    run.steps.extend(long.steps[30:])  # the run went on while another model was shown
+    panel.step_model.set_timeline(run, source="test")
+    assert shown_tokenizer(panel).n_merges == long.n_merges
+    assert shown_tokenizer(panel).merges == long.tokenizer().merges

@@ -1,0 +1,126 @@
+"""The queue BPE-like trainers pick their next merge from: pairs of adjacent ids in linked flat
+arrays, each pair's weighted count and positions, and a heap with lazy invalidation.
+
+A heap entry is one int ordered as the tuple ``(-count, first position, pair key)`` would be (ints
+compare several times faster than tuples); `heap_entry` builds it. The heap is exact when every
+occurrence of a pair is created in one step and afterwards its count only falls and its first
+occurrence only moves later: a stale entry is then never better than the truth, so popping
+refreshes it and pushes it back. Both `tokviz.core.bpe.trainer.BpeTrainer` (pairs of tokens in
+chunks) and `tokviz.core.boundless.supertrainer.SuperTrainer` (pairs of whole pretokens in runs)
+keep their state this way. What this leaves out: building and merging the pairs (each trainer's).
+"""
+
+from __future__ import annotations
+
+import heapq
+from array import array
+
+import numpy as np
+
+SHIFT = 32  # a pair key is (left << SHIFT) | right
+MASK = (1 << SHIFT) - 1
+S2 = 2 * SHIFT  # the pair key takes the low 64 bits of a heap entry
+S1 = S2 + 48  # positions below 2**48
+KMASK = (1 << S2) - 1
+PMASK = (1 << 48) - 1
+CMAX = 1 << 62
+
+
+def heap_entry(count: int, position: int, key: int) -> int:
+    """The heap entry of a pair: smaller for a higher count, then an earlier position.
+
+    >>> heap_entry(5, 0, 7) < heap_entry(4, 0, 1) and heap_entry(5, 2, 9) < heap_entry(5, 3, 0)
+    True
+    """
+    return ((CMAX - count) << S1) | (position << S2) | key
+
+
+def linked(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sequences of `lengths` laid end to end: (each sequence's first position, each position's
+    next position, its previous one), -1 where a sequence ends or starts.
+
+    >>> [a.tolist() for a in linked(np.array([2, 0, 1]))]
+    [[0, 2, 2], [1, -1, -1], [-1, 0, -1]]
+    """
+    n = int(lengths.sum())
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    nxt = np.arange(1, n + 1, dtype=np.int64)
+    prv = np.arange(-1, n - 1, dtype=np.int64)
+    full = lengths > 0
+    nxt[ends[full] - 1] = -1
+    prv[starts[full]] = -1
+    return starts, nxt, prv
+
+
+class PairQueue:
+    """Counts, positions and the heap of a trainer's pairs; subclasses fill in the state.
+
+    State: `ids` and `nxt` (``array('q')``: the id at each position, the next position or -1),
+    `counts` (key -> weighted count), `occ` (key -> its positions, ascending), `first` (key ->
+    index in `occ[key]` of the first possibly live position), `heap`, `min_count`, and `_hf`
+    (True: the pair itself breaks ties, so heap positions are 0 and need no refreshing).
+    """
+
+    ids: array
+    nxt: array
+    counts: dict[int, int]
+    occ: dict[int, array]
+    first: dict[int, int]
+    heap: list[int]
+    min_count: int
+    _hf: bool = False
+
+    def _first_valid(self, key: int) -> int:
+        """Position of the first live occurrence of `key` (advancing its lazy pointer)."""
+        a, b = key >> SHIFT, key & MASK
+        ids, nxt = self.ids, self.nxt
+        lst = self.occ[key]
+        i = self.first[key]
+        while True:
+            p = lst[i]
+            if ids[p] == a:
+                q = nxt[p]
+                if q >= 0 and ids[q] == b:
+                    self.first[key] = i
+                    return p
+            i += 1
+
+    def _pop_valid(self) -> tuple[int, int, int] | None:
+        """Pop the best live heap entry as (count, first_position, key), refreshing stale keys."""
+        heap, counts = self.heap, self.counts
+        while heap:
+            e = heapq.heappop(heap)
+            key, pos, negc = e & KMASK, (e >> S2) & PMASK, (e >> S1) - CMAX
+            c = counts.get(key, 0)
+            if c < self.min_count:  # can never win again: forget its positions
+                if key in self.occ:
+                    del self.occ[key], self.first[key]
+                if c <= 0:
+                    counts.pop(key, None)
+                continue
+            if c != -negc:
+                p = 0 if self._hf else self._first_valid(key)
+                heapq.heappush(heap, heap_entry(c, p, key))
+                continue
+            if self._hf:  # the pair itself breaks ties: a fresh count is all it needs
+                return c, pos, key
+            p = self._first_valid(key)
+            if p != pos:
+                heapq.heappush(heap, heap_entry(c, p, key))
+                continue
+            return c, pos, key
+        return None
+
+    def candidates(self, n: int) -> list[tuple[int, int, int]]:
+        """The `n` best live pairs with at least `min_count` occurrences, as (count,
+        first_position, key), best first; the heap is left as it was."""
+        found = []
+        while len(found) < n:
+            entry = self._pop_valid()
+            if entry is None:
+                break
+            found.append(entry)
+        for c, pos, key in found:
+            heapq.heappush(self.heap, heap_entry(c, pos, key))
+        return found

@@ -1,0 +1,202 @@
+"""Where SuperBPE's stage 2 starts: each stage-2 chunk as the stage-1 merges leave it.
+
+Each stage-2 chunk starts as the first t merges leave it when applied in rank order over the whole
+chunk (what the finished tokenizer does). Worked out from the stage-1 pieces, which stage 1 already
+merged: two neighbouring runs of text, each merged on its own, merge the same as one run unless
+they are *joinable*: some token the left run ever ended with (its last token, that token's right
+part, and so on down its right spine) and some token the right run ever started with (down its
+left spine) form a merged pair (a merge crossing the boundary would join two such tokens first).
+Joinable neighbours are merged again as one run from base units, until no two neighbours are
+joinable. Rare: the stage-1 split keeps spaces at word starts, so two pieces seldom meet in a
+learned pair.
+
+The common case runs in numpy over every piece boundary of the corpus at once (`Joins.many`, and
+a gather of the pieces' ids); Python steps in only for the chunks with a joinable boundary.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Mapping, Sequence
+from functools import partial
+
+import numpy as np
+
+from tokviz.core.bpe.timeline import base_ids
+from tokviz.core.bpe.tokenizer import BpeTokenizer
+from tokviz.core.text.split import SPLIT_PRESETS, Splitter, python_regex_pattern
+from tokviz.core.text.unicode_tables import PinnedPattern
+
+from .split import STAGE_TWO
+
+_SHIFT = 32
+
+
+class Joins:
+    """Which pairs of tokens are joinable across a boundary, for the merges `pairs`.
+
+    >>> j = Joins([(97, 98), (256, 99), (99, 97)], 256)   # "ab", "ab"+"c", "ca"
+    >>> j.joinable(97, 98), j.joinable(97, 257), j.joinable(257, 256), j.joinable(98, 99)
+    (True, False, True, False)
+    >>> j.many(np.array([97, 97, 257, 98]), np.array([98, 257, 256, 99])).tolist()
+    [True, False, True, False]
+    """
+
+    def __init__(self, pairs: Sequence[tuple[int, int]], n_base: int) -> None:
+        self.pairs, self.n_base = pairs, n_base
+        n = n_base + len(pairs)
+        parts = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        self._left = np.concatenate((np.full(n_base, -1, np.int64), parts[:, 0]))  # token -> left part
+        self._right = np.concatenate((np.full(n_base, -1, np.int64), parts[:, 1]))
+        self._keys = np.unique((parts[:, 0] << _SHIFT) | parts[:, 1]) if len(parts) else np.zeros(0, np.int64)
+        self._n = n
+        self._spines: tuple[dict[int, tuple[int, ...]], ...] = ({}, {})  # token -> its left / right spine
+        self._partners: dict[int, set[int]] = {}  # token -> the tokens a merge joins it to on its right
+        for a, b in pairs:
+            self._partners.setdefault(a, set()).add(b)
+        self._starts: dict[int, frozenset[int]] = {}  # token -> its left spine as a set
+        self._follows: dict[int, frozenset[int]] = {}  # token -> every token a merge joins to its right spine
+        self.known: dict[tuple[int, int], bool] = {}
+
+    def _spine(self, t: int, side: int) -> tuple[int, ...]:
+        hit = self._spines[side].get(t)
+        if hit is None:
+            below = self._spine(self.pairs[t - self.n_base][side], side) if t >= self.n_base else ()
+            hit = self._spines[side][t] = (t, *below)
+        return hit
+
+    def joinable(self, left: int, right: int) -> bool:
+        """Does a merge join a token of `left`'s right spine to one of `right`'s left spine?"""
+        hit = self.known.get((left, right))
+        if hit is None:
+            firsts = self._starts.get(right)
+            if firsts is None:
+                firsts = self._starts[right] = frozenset(self._spine(right, 0))
+            after = self._follows.get(left)
+            if after is None:
+                partners = self._partners
+                after = self._follows[left] = frozenset().union(*(partners.get(x, ()) for x in self._spine(left, 1)))
+            hit = self.known[left, right] = not after.isdisjoint(firsts)
+        return hit
+
+    def many(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """`joinable` of each ``(left[i], right[i])`` at once: walk both spines, looking every
+        pair of spine tokens up among the merged pairs."""
+        out = np.zeros(len(left), dtype=bool)
+        keys = self._keys
+        if len(keys) == 0:
+            return out
+        rows, x = np.arange(len(left)), np.asarray(left, dtype=np.int64)
+        while len(rows):  # x: the next token down each left token's right spine
+            r, xs, y = rows, x, np.asarray(right, dtype=np.int64)[rows]
+            while len(r):  # y: the next token down each right token's left spine
+                k = (xs << _SHIFT) | y
+                at = np.minimum(np.searchsorted(keys, k), len(keys) - 1)
+                hit = keys[at] == k
+                out[r[hit]] = True
+                y = self._left[y]
+                go = ~hit & (y >= 0)
+                r, xs, y = r[go], xs[go], y[go]
+            x = self._right[x]
+            go = (x >= 0) & ~out[rows]
+            rows, x = rows[go], x[go]
+        return out
+
+
+def _push_run(runs: list, joinable, merged, text: str, ids: Sequence[int]) -> None:
+    """Append a run (text, ids); while the last two runs are joinable, merge them as one run."""
+    runs.append((text, ids))
+    while len(runs) > 1 and joinable(runs[-2][1][-1], runs[-1][1][0]):
+        right = runs.pop()
+        text = runs.pop()[0] + right[0]
+        runs.append((text, merged(text)))
+
+
+def _pieces_splitter(stage_one: Splitter):
+    """The stage-1 split for many chunks: a preset's pattern (tokviz's own, so it needs no time
+    limit) matched directly, or `stage_one.chunks`."""
+    if stage_one.spec not in SPLIT_PRESETS or stage_one.pattern is None or stage_one.spec == "whitespace":
+        return stage_one.chunks
+    pinned = PinnedPattern(python_regex_pattern(stage_one.pattern), trusted=True)
+    return lambda text: list(filter(None, pinned.for_text(text).findall(text)))
+
+
+def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str], stage_one: Splitter,
+                    segments: Mapping[str, Sequence[int]]) -> tuple[np.ndarray, list[int]]:
+    """Each stage-2 chunk's ids after the stage-1 merges `pairs` in rank order over the whole chunk,
+    laid end to end, and each chunk's length. `segments`: the stage-1 chunks' ids after stage 1."""
+    if not pairs:
+        return base_ids(base, chunks)
+    n = len(pairs)
+    whole = BpeTokenizer(base, pairs, STAGE_TWO)
+    joins = Joins(pairs, base.size)
+
+    def merged(text: str) -> Sequence[int]:
+        return whole.encode_chunk(text, step=n, cached=False)[0]
+
+    # every chunk's pieces as numbers into `segs` (pieces stage 1 never saw are merged here)
+    number = {p: i for i, p in enumerate(segments)}
+    segs = list(segments.values())
+    split = _pieces_splitter(stage_one)
+    piece_nos, n_pieces = array("q"), array("q")
+    for chunk in chunks:
+        pieces = split(chunk)
+        nos = list(map(number.get, pieces))
+        if None in nos:
+            for i, p in enumerate(pieces):
+                if nos[i] is None:
+                    nos[i] = number.get(p)
+                    if nos[i] is None:
+                        nos[i] = number[p] = len(segs)
+                        segs.append(merged(p))
+        piece_nos.extend(nos)
+        n_pieces.append(len(pieces))
+    P = np.frombuffer(piece_nos, dtype=np.int64) if piece_nos else np.zeros(0, np.int64)
+    counts = np.frombuffer(n_pieces, dtype=np.int64) if n_pieces else np.zeros(0, np.int64)
+    seg_len = np.fromiter(map(len, segs), dtype=np.int64, count=len(segs))
+    seg_off = np.concatenate(([0], np.cumsum(seg_len)))
+    seg_flat = np.fromiter((t for s in segs for t in s), dtype=np.int64, count=int(seg_off[-1]))
+    first_of, last_of = seg_flat[seg_off[:-1]], seg_flat[seg_off[1:] - 1]
+    # the boundary after piece i joins it to piece i + 1 of the same chunk
+    ends = np.cumsum(counts)
+    inner = np.ones(max(len(P) - 1, 0), dtype=bool)
+    inner[ends[:-1] - 1] = False
+    flags = np.zeros(len(inner), dtype=bool)
+    if inner.any():
+        L, R = last_of[P[:-1][inner]], first_of[P[1:][inner]]
+        keys, back = np.unique((L << _SHIFT) | R, return_inverse=True)
+        flags[inner] = joins.many(keys >> _SHIFT, keys & ((1 << _SHIFT) - 1))[back]
+    # chunks without a joinable boundary: their pieces' ids side by side
+    lens = seg_len[P]
+    flat = np.repeat(seg_off[P] - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(int(lens.sum()))
+    flat = seg_flat[flat]
+    piece_start = ends - counts
+    lengths = np.add.reduceat(lens, piece_start).tolist() if len(counts) else []
+    slow = np.unique(np.searchsorted(ends, np.flatnonzero(flags), side="right")).tolist()
+    if not slow:
+        return flat, lengths
+    id_start = np.concatenate(([0], np.cumsum(lengths)))
+    parts, done = [], 0
+    texts = list(number)  # piece number -> its text
+    for c in slow:
+        a, b = int(piece_start[c]), int(ends[c])
+        pieces = [texts[p] for p in P[a:b].tolist()]
+        chunk_flags = flags[a:b - 1].tolist()
+        runs: list[tuple[str, Sequence[int]]] = []  # no two neighbours joinable once all are in
+        push = partial(_push_run, runs, joins.joinable, merged)
+        pos = 0
+        for h in sorted({j for i, f in enumerate(chunk_flags) if f for j in (i, i + 1)}):
+            if h > pos:  # a stretch no merge crosses inside: its pieces' ids side by side
+                part = pieces[pos:h]
+                push("".join(part), [t for p in P[a + pos:a + h].tolist() for t in segs[p]])
+            push(pieces[h], segs[int(P[a + h])])
+            pos = h + 1
+        if pos < len(pieces):
+            push("".join(pieces[pos:]), [t for p in P[a + pos:b].tolist() for t in segs[p]])
+        ids = [t for _, run in runs for t in run]
+        parts.append(flat[id_start[done]:id_start[c]])
+        parts.append(np.asarray(ids, dtype=np.int64))
+        lengths[c] = len(ids)
+        done = c + 1
+    parts.append(flat[id_start[done]:])
+    return np.concatenate(parts), lengths
