@@ -101,6 +101,29 @@ def test_merge_model_rows_and_live_fill(qtmodeltester, low_timeline):
     assert model.index(9, COL_TOKEN).data() == "lowest_"
 
 
+def test_merge_model_batch_is_one_insert_and_paints_asks_only_what_it_answers(low_timeline):
+    """A batch of training steps is one rowsInserted (never a reset, which would repaint and
+    re-measure the whole table); the roles a delegate asks on every paint that the table does
+    not answer (font, colours, check state, icon) are None."""
+    from dataclasses import replace
+
+    step_model = StepModel()
+    model = MergeModel()
+    model.attach(step_model)
+    step_model.set_timeline(replace(low_timeline, steps=[]))
+    inserted, resets = [], []
+    model.rowsInserted.connect(lambda _p, first, last: inserted.append((first, last)))
+    model.modelReset.connect(lambda: resets.append(True))
+    append_steps(step_model, low_timeline.steps[:4])
+    append_steps(step_model, low_timeline.steps[4:])
+    assert inserted == [(0, 3), (4, 9)] and resets == []
+    cell = model.index(0, COL_TOKEN)
+    for role in (Qt.ItemDataRole.FontRole, Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole,
+                 Qt.ItemDataRole.CheckStateRole, Qt.ItemDataRole.DecorationRole):
+        assert model.data(cell, role) is None
+    assert model.data(cell) == "es" and model.data(cell, Qt.ItemDataRole.UserRole + 1) == low_timeline.steps[0].id
+
+
 def test_merge_model_100k_rows_draw_only_what_is_read(monkeypatch):
     """Token texts are made when a row is read, not for every merge up front (timings:
     tests/bench/bench_tables.py)."""

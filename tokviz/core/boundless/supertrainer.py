@@ -34,7 +34,7 @@ import numpy as np
 
 from tokviz.core.bpe.pair_queue import MASK as _MASK
 from tokviz.core.bpe.pair_queue import SHIFT as _SHIFT
-from tokviz.core.bpe.pair_queue import PairQueue, heap_entry, linked
+from tokviz.core.bpe.pair_queue import PairQueue, heap_entry, key_groups, linked
 from tokviz.core.bpe.trainer_records import Candidate
 
 VECTOR_MIN_SITES = 64  # unlocks of at least this many sites count their pairs in numpy
@@ -123,17 +123,11 @@ class SuperTrainer(PairQueue):
         keys, pos, w = keys[live], pos[live], np.stack((W, W), 1)[live]
         if len(keys) == 0:
             return
-        order = np.argsort(keys, kind="stable")
-        sk, sp = keys[order], pos[order]
-        csum = np.concatenate(([0], np.cumsum(w[order])))
-        bounds = np.flatnonzero(sk[1:] != sk[:-1]) + 1
-        starts = np.concatenate(([0], bounds))
-        ends = np.concatenate((bounds, [len(sk)]))
+        sk, sp, starts, ends, sums = key_groups(keys, pos, w)
         counts, occ = self.counts, self.occ
         new_keys: dict[int, None] = {}
         raw = memoryview(np.ascontiguousarray(sp)).cast("B")
-        for k, c, a, b in zip(sk[starts].tolist(), (csum[ends] - csum[starts]).tolist(), starts.tolist(),
-                              ends.tolist()):
+        for k, c, a, b in zip(sk[starts].tolist(), sums.tolist(), starts.tolist(), ends.tolist()):
             found = array("q")
             found.frombytes(raw[8 * a:8 * b])
             if k in counts:

@@ -53,6 +53,50 @@ def linked(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return starts, nxt, prv
 
 
+
+def live_sites(ids: np.ndarray, nxt: np.ndarray, P: np.ndarray, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """The positions `P` (ascending) where the pair (`a`, `b`) still stands and merges, and the
+    positions of their `b`s: a vectorized merge's sites.
+
+    >>> ids, nxt = np.array([7, 7, 7, 7, 7]), np.array([1, 2, 3, 4, -1])
+    >>> [x.tolist() for x in live_sites(ids, nxt, np.array([0, 1, 2, 3]), 7, 7)]
+    [[0, 2], [1, 3]]
+    """
+    P = P[ids[P] == a]
+    Q = nxt[P]
+    keep = Q >= 0
+    P, Q = P[keep], Q[keep]
+    keep = ids[Q] == b
+    P, Q = P[keep], Q[keep]
+    if a == b and len(P) > 1:
+        # In a chain of overlapping sites (each starts where the previous ends), only every
+        # other one merges, left to right: "a a a a" -> "aa aa".
+        idx = np.arange(len(P))
+        chained = np.zeros(len(P), dtype=bool)
+        chained[1:] = P[1:] == Q[:-1]
+        chain_start = np.maximum.accumulate(np.where(chained, 0, idx))
+        keep = (idx - chain_start) % 2 == 0
+        P, Q = P[keep], Q[keep]
+    return P, Q
+
+
+def key_groups(keys: np.ndarray, pos: np.ndarray, w: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Occurrences `keys[i]` at `pos[i]` (ascending) with weight `w[i]`, grouped by key: (the keys
+    sorted, their positions in that order (ascending within a key), each group's start and end
+    there, each group's summed weight).
+
+    >>> [x.tolist() for x in key_groups(np.array([5, 3, 5]), np.array([0, 1, 2]), np.array([1, 2, 4]))]
+    [[3, 5, 5], [1, 0, 2], [0, 1], [1, 3], [2, 5]]
+    """
+    order = np.argsort(keys, kind="stable")
+    sk, sp = keys[order], pos[order]
+    csum = np.concatenate(([0], np.cumsum(w[order])))
+    bounds = np.flatnonzero(sk[1:] != sk[:-1]) + 1
+    starts = np.concatenate(([0], bounds))
+    ends = np.concatenate((bounds, [len(sk)]))
+    return sk, sp, starts, ends, csum[ends] - csum[starts]
+
 class PairQueue:
     """Counts, positions and the heap of a trainer's pairs; subclasses fill in the state.
 

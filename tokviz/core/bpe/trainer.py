@@ -42,7 +42,7 @@ from .pair_queue import MASK as _MASK
 from .pair_queue import S1 as _S1
 from .pair_queue import S2 as _S2
 from .pair_queue import SHIFT as _SHIFT
-from .pair_queue import PairQueue, linked
+from .pair_queue import PairQueue, key_groups, linked, live_sites
 from .trainer_records import Candidate, MergeStep
 
 N_CANDIDATES = 5
@@ -184,13 +184,7 @@ class BpeTrainer(PairQueue):
         """Register new pairs: `keys[i]` occurs at `pos[i]` (ascending) with weight `w[i]`."""
         if len(keys) == 0:
             return
-        order = np.argsort(keys, kind="stable")
-        sk, sp = keys[order], pos[order]
-        csum = np.concatenate(([0], np.cumsum(w[order])))
-        bounds = np.flatnonzero(sk[1:] != sk[:-1]) + 1
-        starts = np.concatenate(([0], bounds))
-        ends = np.concatenate((bounds, [len(sk)]))
-        sums = csum[ends] - csum[starts]
+        sk, sp, starts, ends, sums = key_groups(keys, pos, w)
         min_count, mask = self.min_count, self._tie_mask
         # pairs below min_count only keep a count: set in one call, no Python loop over them
         low = sums < min_count
@@ -252,22 +246,8 @@ class BpeTrainer(PairQueue):
         """`_merge_loop` in numpy: the same result, for pairs with many sites."""
         a, b = key >> _SHIFT, key & _MASK
         ids, nxt, prv, wts = self._np
-        P = np.frombuffer(positions, dtype=np.int64)[start:]  # a view: `positions` is no longer in occ
-        P = P[ids[P] == a]
-        Q = nxt[P]
-        keep = Q >= 0
-        P, Q = P[keep], Q[keep]
-        keep = ids[Q] == b
-        P, Q = P[keep], Q[keep]
-        if a == b and len(P) > 1:
-            # In a chain of overlapping sites (each starts where the previous ends), only every
-            # other one merges, left to right: "a a a a" -> "aa aa".
-            idx = np.arange(len(P))
-            chained = np.zeros(len(P), dtype=bool)
-            chained[1:] = P[1:] == Q[:-1]
-            chain_start = np.maximum.accumulate(np.where(chained, 0, idx))
-            keep = (idx - chain_start) % 2 == 0
-            P, Q = P[keep], Q[keep]
+        # a view: `positions` is no longer in occ
+        P, Q = live_sites(ids, nxt, np.frombuffer(positions, dtype=np.int64)[start:], a, b)
         if len(P) == 0:
             return 0
         L, R = prv[P], nxt[Q]

@@ -8,7 +8,7 @@ digit k; a digit belongs to the last token covering it (the source's
 counts: the impact of tokenization on arithmetic in frontier LLMs"):
 
 - ideal boundaries are right-aligned place-value groups: positions L-3, L-6, ... above 0
-  ("1234567" -> {1, 4}, "1|234|567");
+  ("1234567" -> {1, 4}, "1|234|567"), the number lens's `right_aligned_boundaries`;
 - each number's F1 of its boundaries against the ideal ones, with the source's vacuous cases (no
   boundaries and none ideal: 1; boundaries where none are ideal: 0; none where some are: 0);
   ``digit_boundary_f1`` is the mean over numbers;
@@ -28,19 +28,12 @@ from fractions import Fraction
 
 import numpy as np
 
+from tokviz.core.explain.numbers import right_aligned_boundaries
+
 from .text import TextFacts
 
 NUMBER = re.compile(r"\d+")
 LONG_GROUP = 10  # numbers of this many digits or more share one length group ("10+")
-
-
-def ideal_boundaries(length: int) -> frozenset[int]:
-    """Right-aligned three-digit group boundaries of a number of `length` digits.
-
-    >>> sorted(ideal_boundaries(7)), sorted(ideal_boundaries(3)), sorted(ideal_boundaries(6))
-    ([1, 4], [], [3])
-    """
-    return frozenset(range(length - 3, 0, -3))
 
 
 def boundary_f1(actual: frozenset[int], ideal: frozenset[int]) -> Fraction:
@@ -79,7 +72,7 @@ class NumberSplit:
 
     @property
     def f1(self) -> Fraction:
-        return boundary_f1(frozenset(self.pattern), ideal_boundaries(self.digits))
+        return boundary_f1(frozenset(self.pattern), right_aligned_boundaries(self.digits))
 
 
 def number_splits(facts: TextFacts, starts: np.ndarray, ends: np.ndarray, in_bytes: bool) -> list[NumberSplit]:

@@ -14,11 +14,12 @@ leaves out: loading files (`loader`), the explaining algorithms (`explain`), wid
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 from tokviz.core.algorithm.defaults import TimelineDefaults
+from tokviz.core.algorithm.lazy_merges import LazyMerges
 from tokviz.core.algorithm.records import LoadedMerge, Segmentation, TreeNode
 from tokviz.core.explain.tokens import merge_tree as _merge_tree
 
@@ -51,48 +52,6 @@ class LoadedSettings:
         return lines
 
 
-class LazyMerges(Sequence):
-    """The merges of a loaded tokenizer in rank order, built row by row on first read.
-
-    `ids[i]` is the token merge i forms; `pair_of(id)` works out the pair.
-    """
-
-    def __init__(self, ids: Sequence[int], vocab: Sequence[bytes], pair_of: Callable[[int], tuple[int, int] | None]):
-        self._ids = ids
-        self._vocab = vocab
-        self._pair_of = pair_of
-        self._rows: list[LoadedMerge | None] = [None] * len(ids)
-
-    def __len__(self) -> int:
-        return len(self._ids)
-
-    def _row(self, i: int) -> LoadedMerge:
-        m = self._rows[i]
-        if m is None:
-            tid = self._ids[i]
-            m = self._rows[i] = LoadedMerge(i, tid, self._pair_of(tid), self._vocab[tid])
-        return m
-
-    def __getitem__(self, i):  # int -> LoadedMerge, slice -> list
-        if isinstance(i, slice):
-            return [self._row(j) for j in range(*i.indices(len(self._ids)))]
-        n = len(self._ids)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError(i)
-        return self._row(i)
-
-    def id_at(self, i: int) -> int:
-        """Id of the token merge `i` forms (cheap: no pair worked out)."""
-        return self._ids[i]
-
-    @property
-    def n_built(self) -> int:
-        """How many rows were built so far (read once at least): what the views have cost."""
-        return sum(r is not None for r in self._rows)
-
-
 class LoadedTimeline(TimelineDefaults):
     """A loaded tokenizer as a finished timeline. ``LoadedTimeline(load_tokenizer("gpt2"))``."""
 
@@ -120,7 +79,7 @@ class LoadedTimeline(TimelineDefaults):
         self._tok = tok
         if tok.ranks_merges:
             ids: Sequence[int] = tok.merge_ranks
-            steps: Sequence[LoadedMerge] = LazyMerges(ids, self._vocab, tok.merge_of)
+            steps: Sequence[LoadedMerge] = LazyMerges(ids, self._vocab.__getitem__, tok.merge_of)
         else:
             from tokviz.core.explain.tokens import merge_list
 

@@ -26,12 +26,13 @@ OTHER = len(PATTERNS)  # any other pattern (a tokenizer that cuts digits one by 
 
 
 def right_aligned_boundaries(n_digits: int) -> frozenset[int]:
-    """Cut positions (characters before the cut) of place-value groups of three from the right.
+    """Cut positions (characters before the cut) of place-value groups of three from the right:
+    the number lens's aligned cuts and the ideal boundaries of `tokviz.core.compare`'s digit F1.
 
-    >>> sorted(right_aligned_boundaries(7)), sorted(right_aligned_boundaries(3))
-    ([1, 4], [])
+    >>> sorted(right_aligned_boundaries(7)), sorted(right_aligned_boundaries(3)), sorted(right_aligned_boundaries(6))
+    ([1, 4], [], [3])
     """
-    return frozenset(i for i in range(1, n_digits) if (n_digits - i) % 3 == 0)
+    return frozenset(range(n_digits - 3, 0, -3))
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from tokviz.core.bpe.pair_queue import linked, live_sites
 from tokviz.core.bpe.trainer_records import Candidate
 
 _SHIFT = 32
@@ -74,13 +75,7 @@ class DocumentPairs:
         if len(lens) != len(w):
             raise ValueError("lengths and weights differ in length")
         n = len(flat)
-        ends = np.cumsum(lens)
-        starts = ends - lens
-        nxt = np.arange(1, n + 1, dtype=np.int64)
-        prv = np.arange(-1, n - 1, dtype=np.int64)
-        full = lens > 0
-        nxt[ends[full] - 1] = -1
-        prv[starts[full]] = -1
+        starts, nxt, prv = linked(lens)
         arrays = [_as_array(a) for a in (flat, nxt, prv, np.repeat(w, lens), np.repeat(chunk_doc, lens))]
         self.ids, self.nxt, self.prv, self.wts, self.doc = arrays
         self._np = tuple(np.frombuffer(a, dtype=np.int64) if n else np.zeros(0, np.int64) for a in arrays)
@@ -295,21 +290,7 @@ class DocumentPairs:
         """`_merge_loop` in numpy: the same result, for pairs with many sites."""
         a, b = key >> _SHIFT, key & _MASK
         ids, nxt, prv, wts, doc = self._np
-        P = np.frombuffer(positions, dtype=np.int64)
-        P = P[ids[P] == a]
-        Q = nxt[P]
-        keep = Q >= 0
-        P, Q = P[keep], Q[keep]
-        keep = ids[Q] == b
-        P, Q = P[keep], Q[keep]
-        if a == b and len(P) > 1:
-            # in a chain of overlapping sites only every other one merges, left to right
-            idx = np.arange(len(P))
-            chained = np.zeros(len(P), dtype=bool)
-            chained[1:] = P[1:] == Q[:-1]
-            chain_start = np.maximum.accumulate(np.where(chained, 0, idx))
-            keep = (idx - chain_start) % 2 == 0
-            P, Q = P[keep], Q[keep]
+        P, Q = live_sites(ids, nxt, np.frombuffer(positions, dtype=np.int64), a, b)
         if len(P) == 0:
             return {}
         L, R, W, D = prv[P], nxt[Q], wts[P], doc[P]

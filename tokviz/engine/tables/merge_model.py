@@ -40,6 +40,11 @@ SCORE_TIP = "WordPiece score count(ab) / (count(a) · count(b)) when the pair wo
 KIND_TIP = "What kind of step this is (hover a cell for more)"
 TOKEN_COLUMNS = (COL_LEFT, COL_RIGHT, COL_TOKEN)
 _RIGHT_ALIGN = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+# the roles `data` answers: a view asks about seven per cell on every paint, so the others are
+# turned away before any other work (a batch of training steps repaints every visible row)
+_ROLES = frozenset(int(r) for r in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
+                                    Qt.ItemDataRole.TextAlignmentRole, ID_ROLE))
 
 
 class MergeModel(QAbstractTableModel):
@@ -52,6 +57,8 @@ class MergeModel(QAbstractTableModel):
         self._vocab: list[bytes] = []  # bytes of base + merge tokens, index = id
         self._shown: dict[int, str] = {}  # id -> visible text (cache)
         self._step_model = None
+        self._score_col: int | None = None  # the score and kind columns, fixed per timeline
+        self._kind_col: int | None = None
 
     def attach(self, step_model) -> None:
         self._step_model = step_model
@@ -76,7 +83,7 @@ class MergeModel(QAbstractTableModel):
         return 0 if parent.isValid() else self._n
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS) + self._has_score() + self._has_kind()
+        return 0 if parent.isValid() else len(COLUMNS) + (self._score_col is not None) + (self._kind_col is not None)
 
     def _has_score(self) -> bool:
         return self._timeline is not None and self._timeline.has_scores
@@ -87,7 +94,7 @@ class MergeModel(QAbstractTableModel):
     @property
     def kind_column(self) -> int | None:
         """The column of the steps' kinds, or None when the timeline's steps are all alike."""
-        return len(COLUMNS) + self._has_score() if self._has_kind() else None
+        return self._kind_col
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal and section == COL_SCORE and self._has_score():
@@ -104,16 +111,16 @@ class MergeModel(QAbstractTableModel):
         return None
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or self._timeline is None:
+        if role not in _ROLES or self._timeline is None or not index.isValid():
             return None
         r, c = index.row(), index.column()
         if not 0 <= r < self._n:
             return None
         step = self._timeline.steps[r]
-        if c == COL_SCORE and self._has_score() and role in (Qt.ItemDataRole.DisplayRole,
+        if c == self._score_col and role in (Qt.ItemDataRole.DisplayRole,
                                                                Qt.ItemDataRole.TextAlignmentRole):
             return f"{step.score:.4g}" if role == Qt.ItemDataRole.DisplayRole else _RIGHT_ALIGN
-        if c == self.kind_column:
+        if c == self._kind_col:
             if role == Qt.ItemDataRole.DisplayRole:
                 return self._timeline.step_kind(r)
             return self._timeline.step_note(r) if role == Qt.ItemDataRole.ToolTipRole else None
@@ -170,7 +177,7 @@ class MergeModel(QAbstractTableModel):
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return _FLAGS
 
     # -- export -----------------------------------------------------------------------------
 
@@ -206,6 +213,8 @@ class MergeModel(QAbstractTableModel):
         self.beginResetModel()
         tl = self._step_model.timeline if self._step_model is not None else None
         self._timeline = tl
+        self._score_col = COL_SCORE if self._has_score() else None
+        self._kind_col = len(COLUMNS) + self._has_score() if self._has_kind() else None
         self._shown.clear()
         if tl is None:
             self._vocab, self._n = [], 0

@@ -6,40 +6,14 @@ What this leaves out: which pieces merge and in what order (`tokenizer.SentenceP
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from tokviz.core.algorithm.records import LoadedMerge
+from tokviz.core.algorithm.lazy_merges import LazyMerges
 
 
-class ScoreMerges(Sequence):
+class ScoreMerges(LazyMerges):
     """``ScoreMerges(ids, token_of, pair_of)``: row k is ``LoadedMerge(k, ids[k], pair_of(id),
-    token_of(id))``; `ids` is there without building a row."""
-
-    def __init__(self, ids: Sequence[int], token_of: Callable[[int], bytes],
-                 pair_of: Callable[[int], tuple[int, int] | None]) -> None:
-        self.ids = ids
-        self._token_of, self._pair_of = token_of, pair_of
-        self._rows: dict[int, LoadedMerge] = {}
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def _row(self, k: int) -> LoadedMerge:
-        row = self._rows.get(k)
-        if row is None:
-            i = self.ids[k]
-            row = self._rows[k] = LoadedMerge(k, i, self._pair_of(i), self._token_of(i))
-        return row
-
-    def __getitem__(self, k):  # int -> LoadedMerge, slice -> list
-        if isinstance(k, slice):
-            return [self._row(j) for j in range(*k.indices(len(self.ids)))]
-        n = len(self.ids)
-        if k < 0:
-            k += n
-        if not 0 <= k < n:
-            raise IndexError(k)
-        return self._row(k)
+    token_of(id))``; `ids` is there without building a row. Equal to any sequence of the same rows."""
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence):
