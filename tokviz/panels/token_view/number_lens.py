@@ -32,6 +32,14 @@ from tokviz.engine.tasks import DebouncedTaskEngine
 DEFAULT_NUMBER = "1234567"
 MAX_DIGITS = 40
 SKIPPED_ROWS = ("chars", "words")  # the corpus baselines cut no number worth a heatmap
+
+
+def row_sources(panel) -> list[tuple[str, object, int | None]]:
+    """The token view's comparison rows a side tab follows: ``(title, tokenizer, step or None)``
+    of each row with a tokenizer, the corpus baselines left out."""
+    rows = panel.result.rows if panel.result is not None else []
+    return [(r.spec.title, r.tokenizer, r.spec.step) for r in rows
+            if r.spec.key not in SKIPPED_ROWS and r.tokenizer is not None]
 # a colour per pattern: whole numbers in blues (darker: longer), cut ones in warm and green hues
 PATTERN_COLORS = ("#c6dbef", "#6baed6", "#2171b5", "#08306b", "#fdd0a2", "#fd8d3c", "#d94801",
                   "#a1d99b", "#31a354", "#9e9ac8", "#e7298a", "#636363")
@@ -266,11 +274,7 @@ class NumberLens(QWidget):
         lens = cls()
         panel.tabs.addTab(lens, "Numbers")
 
-        def follow() -> None:
-            rows = panel.result.rows if panel.result is not None else []
-            lens.set_sources([(r.spec.title, r.tokenizer, r.spec.step) for r in rows
-                              if r.spec.key not in SKIPPED_ROWS and r.tokenizer is not None])
-        panel.result_shown.connect(follow)
+        panel.result_shown.connect(lambda: lens.set_sources(row_sources(panel)))
         return lens
 
     def set_sources(self, sources: list[tuple[str, object, int | None]]) -> None:

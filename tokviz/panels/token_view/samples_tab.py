@@ -19,7 +19,7 @@ from tokviz.engine.tasks import DebouncedTaskEngine
 from tokviz.panels.base import monospace_font
 from tokviz.panels.widgets import cell_table, hbox, set_cells, vbox
 
-from .number_lens import SKIPPED_ROWS
+from .number_lens import row_sources
 
 DEFAULT_WORD = "unbelievable"
 HEADERS = ["Tokenizer", "Sampling", "Segmentation", "Share"]
@@ -90,11 +90,6 @@ class SamplesTab(QWidget):
         tab = cls()
         panel.tabs.addTab(tab, "Samples")
 
-        def follow() -> None:
-            rows = panel.result.rows if panel.result is not None else []
-            tab.set_sources([(r.spec.title, r.tokenizer, r.spec.step) for r in rows
-                             if r.spec.key not in SKIPPED_ROWS and r.tokenizer is not None])
-
         def take_word(index: int) -> None:
             result = panel.result
             if result is not None and result.rows and 0 <= index < len(result.rows[0].encoding.spans):
@@ -103,7 +98,7 @@ class SamplesTab(QWidget):
                 if word:
                     tab.set_word(word)
 
-        panel.result_shown.connect(follow)
+        panel.result_shown.connect(lambda: tab.set_sources(row_sources(panel)))
         panel.view.token_clicked.connect(take_word)
         return tab
 

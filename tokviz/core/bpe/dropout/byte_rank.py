@@ -9,6 +9,7 @@ import heapq
 import random
 
 from ..pair_merge import INF_RANK
+from .rate import kept_entries
 
 _SHIFT = 32
 _MASK = (1 << _SHIFT) - 1
@@ -29,17 +30,8 @@ def dropout_parts(enc: dict[bytes, int], piece: bytes, p: float, rng: random.Ran
         if r < thr:
             heap.append(r << _SHIFT | i)
     heapq.heapify(heap)
-    pop, push, draw = heapq.heappop, heapq.heappush, rng.random
-    skipped: list[int] = []
-    while heap:
-        e = pop(heap)
-        if draw() < p:
-            skipped.append(e)
-            continue
-        if skipped:
-            for s in skipped:
-                push(heap, s)
-            skipped.clear()
+    push = heapq.heappush
+    for e in kept_entries(heap, p, rng):
         r, s = e >> _SHIFT, e & _MASK
         t = nxt[s]
         if not alive[s] or t >= n:
