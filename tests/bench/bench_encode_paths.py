@@ -12,8 +12,12 @@ Rows (issue #19):
   characters of gutenberg30) against a Python script that reads the file (``utf-8-sig``, no newline
   translation), calls tiktoken's ``encode_ordinary`` and prints the ids space-separated. Both are
   whole processes (start-up, loading the ``.tiktoken`` file, reading, encoding, printing), their
-  outputs must be byte-identical; time and peak memory of each process tree.
-- ``ids_udhr``: the same with o200k_base over all of udhr2_all.txt (~380 languages).
+  outputs must be byte-identical; wall time, CPU time (user + system, the forked half included) and
+  peak memory of each process tree.
+- ``ids_udhr``: the same with o200k_base over all of udhr2_all.txt (~380 languages);
+  ``ids_udhr_cl100k`` with cl100k_base.
+- ``ids_{en,udhr}_1mb_{cl100k,o200k}``: the same on the first 1,000,000 characters of gutenberg30 and
+  of udhr2, with each encoding: start-up and table building weigh most there.
 - ``json``: ``tokviz encode --json`` (ids, tokens, spans) over udhr2 against ``--ids`` (the ratio
   asked for is json / ids).
 - ``view``: the token view's encode (``encode`` with its spans read, on a worker thread as the
@@ -95,7 +99,8 @@ def _tree_rss_kb(pid: int) -> int:
 
 
 def run_process(cmd: list[str], out_path: Path, env: dict) -> dict:
-    """Run `cmd` with stdout to `out_path`: wall seconds, peak tree RSS (MiB), ru_maxrss (MiB)."""
+    """Run `cmd` with stdout to `out_path`: wall seconds, CPU seconds (user + system of the process
+    and the children it waited for: a forked half counts), peak tree RSS (MiB), ru_maxrss (MiB)."""
     with open(out_path, "wb") as out:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env)
@@ -112,7 +117,8 @@ def run_process(cmd: list[str], out_path: Path, env: dict) -> dict:
     proc.stderr.close()
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {err[-2000:]}")
-    return {"seconds": seconds, "peak_mb": peak / 1024, "maxrss_mb": usage.ru_maxrss / 1024}
+    return {"seconds": seconds, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": peak / 1024,
+            "maxrss_mb": usage.ru_maxrss / 1024}
 
 
 def _child_env(cache_dir: Path) -> dict:
@@ -150,9 +156,11 @@ def compare_processes(label: str, sides: dict[str, list[str]], reps: int, tmp: P
     for name, rs in runs.items():
         row[name] = {
             "seconds": statistics.median(r["seconds"] for r in rs),
+            "cpu": statistics.median(r["cpu"] for r in rs),
             "peak_mb": statistics.median(r["peak_mb"] for r in rs),
             "maxrss_mb": statistics.median(r["maxrss_mb"] for r in rs),
             "all_seconds": [round(r["seconds"], 3) for r in rs],
+            "all_cpu": [round(r["cpu"], 3) for r in rs],
         }
     return row
 
@@ -311,7 +319,7 @@ def tokenizers_shared() -> list[tuple[str, str, Path]]:
 
 def run_worker(env: dict, *args: str) -> dict:
     cmd = [sys.executable, __file__, "--worker", *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    proc = subprocess.run(cmd, check=False, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"worker {args} failed: {proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -337,8 +345,10 @@ def lines_table(reps: int, stride: int, env: dict, tmp: Path) -> list[dict]:
         rows.append({"tokenizer": name, "reference": "tokenizers", "lines": runs["tokviz"][0]["lines"],
                      "tokviz_us": tv, "reference_us": rf, "ratio": tv / rf, "same_ids": same,
                      "tiktoken_us": us.get("tiktoken"), "cpu_us": cpu,
+                     "tiktoken_cpu_ratio": cpu["tokviz"] / cpu["tiktoken"] if "tiktoken" in cpu else None,
                      "cpu_ratio": cpu["tokviz"] / cpu["tokenizers"], "loadavg": loadavg()})
-        extra = f"   tiktoken {us['tiktoken']:6.1f}" if "tiktoken" in us else ""
+        extra = (f"   tiktoken {us['tiktoken']:6.1f} (CPU {cpu['tokviz'] / cpu['tiktoken']:5.2f}x)"
+                 if "tiktoken" in us else "")
         print(f"  {name:22s} tokviz {tv:8.1f} us/line   tokenizers {rf:7.1f} us/line   "
               f"ratio {tv / rf:5.2f}x{extra}   (CPU time: {cpu['tokviz'] / cpu['tokenizers']:5.2f}x)   "
               f"same ids: {same}   load {loadavg().split()[0]}", flush=True)
@@ -348,11 +358,29 @@ def lines_table(reps: int, stride: int, env: dict, tmp: Path) -> list[dict]:
 # -- main ---------------------------------------------------------------------------------------
 
 
+def _keep_rows_not_run(result: dict, out: Path) -> None:
+    """Keep in `result` the rows of the last results file that this run (``--only``) did not
+    measure again, each with the date it was measured: the file stays one table of every row."""
+    try:
+        last = json.loads(out.read_text())
+    except (OSError, ValueError):
+        return
+    done = {r["row"] for r in result["rows"]}
+    kept = [dict(r, date=r.get("date", last.get("date"))) for r in last.get("rows", []) if r.get("row") not in done]
+    for r in result["rows"]:
+        r.setdefault("date", result["date"])
+    result["rows"] = kept + result["rows"]
+    for key in ("view", "lines"):
+        if key not in result and key in last:
+            result[key] = last[key]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="1 MB texts, every 40th line, 2 repetitions")
     ap.add_argument("--reps", type=int, default=None)
-    ap.add_argument("--only", default="ids_en,ids_udhr,json,view,lines")
+    ap.add_argument("--only", default="ids_en,ids_udhr,ids_udhr_cl100k,ids_en_1mb_cl100k,ids_en_1mb_o200k,"
+                    "ids_udhr_1mb_cl100k,ids_udhr_1mb_o200k,json,view,lines")
     ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -393,17 +421,27 @@ def main() -> int:
         script = tmp / "tiktoken_ids.py"
         script.write_text(TIKTOKEN_SCRIPT)
         py = sys.executable
-        cl100k, o200k = str(TIKTOKEN_DIR / "cl100k_base.tiktoken"), str(TIKTOKEN_DIR / "o200k_base.tiktoken")
+        o200k = str(TIKTOKEN_DIR / "o200k_base.tiktoken")
+        en_1mb, udhr_1mb = tmp / "gutenberg-1mb.txt", tmp / "udhr2-1mb.txt"
+        en_1mb.write_text(en.read_text(encoding="utf-8")[:1_000_000], encoding="utf-8", newline="")
+        with open(UDHR, encoding="utf-8-sig", newline="") as f:
+            udhr_1mb.write_text(f.read(1_000_000), encoding="utf-8", newline="")
+
+        def ids_row(label: str, title: str, name: str, path: Path) -> tuple:
+            vocab = str(TIKTOKEN_DIR / f"{name}.tiktoken")
+            return (label, title, {"tokviz": [py, "-m", "tokviz", "encode", vocab, "-f", str(path), "--ids"],
+                                   "tiktoken": [py, str(script), name, str(path)]}, ("tokviz", "tiktoken"))
+
+        udhr_title = f"udhr2_all{' (1 MB)' if args.quick else ''}"
         whole = [
-            ("ids_en", f"encode --ids, {chars:,} chars of gutenberg30, cl100k_base", {
-                "tokviz": [py, "-m", "tokviz", "encode", cl100k, "-f", str(en), "--ids"],
-                "tiktoken": [py, str(script), "cl100k_base", str(en)],
-            }, ("tokviz", "tiktoken")),
-            ("ids_udhr", f"encode --ids, udhr2_all{' (1 MB)' if args.quick else ''}, o200k_base", {
-                "tokviz": [py, "-m", "tokviz", "encode", o200k, "-f", str(udhr), "--ids"],
-                "tiktoken": [py, str(script), "o200k_base", str(udhr)],
-            }, ("tokviz", "tiktoken")),
-            ("json", f"encode --json against --ids, udhr2_all{' (1 MB)' if args.quick else ''}, o200k_base", {
+            ids_row("ids_en", f"encode --ids, {chars:,} chars of gutenberg30, cl100k_base", "cl100k_base", en),
+            ids_row("ids_udhr", f"encode --ids, {udhr_title}, o200k_base", "o200k_base", udhr),
+            ids_row("ids_udhr_cl100k", f"encode --ids, {udhr_title}, cl100k_base", "cl100k_base", udhr),
+            *(ids_row(f"ids_{kind}_1mb_{name.split('_')[0]}", f"encode --ids, 1,000,000 chars of {corpus}, {name}", name,
+                      path)
+              for kind, corpus, path in (("en", "gutenberg30", en_1mb), ("udhr", "udhr2_all", udhr_1mb))
+              for name in ("cl100k_base", "o200k_base")),
+            ("json", f"encode --json against --ids, {udhr_title}, o200k_base", {
                 "json": [py, "-m", "tokviz", "encode", o200k, "-f", str(udhr), "--json"],
                 "ids": [py, "-m", "tokviz", "encode", o200k, "-f", str(udhr), "--ids"],
             }, None),
@@ -416,12 +454,14 @@ def main() -> int:
             row["title"] = title
             a, b = list(sides)
             row["ratio"] = row[a]["seconds"] / row[b]["seconds"]
+            row["cpu_ratio"] = row[a]["cpu"] / row[b]["cpu"]
             row["peak_ratio"] = row[a]["peak_mb"] / row[b]["peak_mb"]
             for name in sides:
                 r = row[name]
-                print(f"  {name:9s} {r['seconds']:6.2f} s  (runs {r['all_seconds']})  peak tree RSS "
+                print(f"  {name:9s} {r['seconds']:6.2f} s, CPU {r['cpu']:6.2f} s  (runs {r['all_seconds']})  peak tree RSS "
                       f"{r['peak_mb']:6.0f} MiB  ru_maxrss {r['maxrss_mb']:6.0f} MiB", flush=True)
-            print(f"  ratio {a}/{b}: time {row['ratio']:.2f}x, peak memory {row['peak_ratio']:.2f}x   "
+            print(f"  ratio {a}/{b}: time {row['ratio']:.2f}x, CPU {row['cpu_ratio']:.2f}x, peak memory "
+                  f"{row['peak_ratio']:.2f}x   "
                   f"load {loadavg()}", flush=True)
             result["rows"].append(row)
         if "view" in only:
@@ -434,6 +474,7 @@ def main() -> int:
     result["loadavg_end"] = loadavg()
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / "encode_paths.json"
+    _keep_rows_not_run(result, out)
     out.write_text(json.dumps(result, indent=1) + "\n")
     print(f"wrote {out.relative_to(ROOT)}   load {loadavg()}")
     return 0

@@ -8,6 +8,7 @@ process and its counting children (``resource.getrusage``), and the peak memory.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
@@ -31,7 +32,8 @@ def cpu_seconds() -> float:
 def time_training(settings, path: str, *, on_step: Callable[[object, float], None] | None = None) -> dict:
     """Train `settings` on the file `path`; `on_step(step, seconds so far)` sees every step.
     Returns the seconds, CPU seconds, counting seconds, merges, vocabulary size, corpus lengths
-    before and after, and peak memory; the timeline is under ``"timeline"`` (not JSON)."""
+    before and after, peak memory and a hash of the merge list (``merges_sha256``: the same merges give the
+    same hash, so a faster version can be checked against the last); the timeline is under ``"timeline"``."""
     from tokviz.core.processes.parallel import choose_processes
     from tokviz.core.registry import make_training
 
@@ -45,12 +47,15 @@ def time_training(settings, path: str, *, on_step: Callable[[object, float], Non
     for step in training.steps():
         if on_step is not None:
             on_step(step, time.perf_counter() - t0)
+    seconds, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     tl = training.timeline
-    return {"seconds": time.perf_counter() - t0, "cpu_seconds": cpu_seconds() - c0,
+    digest = hashlib.sha256(repr([s.pair for s in tl.steps]).encode()).hexdigest()  # after the timing
+    return {"seconds": seconds, "cpu_seconds": cpu,
             "prepare_seconds": prepared, "prepare_cpu_seconds": prepared_cpu, "processes": processes,
             "merges": tl.n_merges, "vocab_size": tl.vocab_size, "corpus_length": tl.corpus_length,
             "final_length": tl.length_at(tl.n_merges),
-            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "timeline": tl}
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "merges_sha256": digest,
+            "timeline": tl}
 
 
 def run_workers(script: str, algos: tuple[str, ...], args: list[str]) -> dict[str, dict]:
@@ -63,7 +68,8 @@ def run_workers(script: str, algos: tuple[str, ...], args: list[str]) -> dict[st
                              env=env, check=True)
         r = runs[algo] = json.loads(out.stdout.strip().splitlines()[-1])
         print(f"{algo:9s} {r['seconds']:8.1f} s wall  {r['cpu_seconds']:8.1f} s cpu  (counting "
-              f"{r['prepare_seconds']:.1f} s)  peak {r['peak_rss_mb']:,.0f} MB  corpus -> {r['final_length']:,} tokens")
+              f"{r['prepare_seconds']:.1f} s)  peak {r['peak_rss_mb']:,.0f} MB  corpus -> {r['final_length']:,} tokens  "
+              f"merges sha256 {r['merges_sha256'][:16]}")
     return runs
 
 

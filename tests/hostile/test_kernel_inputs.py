@@ -211,3 +211,17 @@ def test_the_segmentations_view_explains_the_minus_1e308_model():
     assert got.best.ids == (1, 3) and got.best.log_prob == -2 * SCORE_LIMIT
     assert 0.0 < got.best.prob <= 1.0 and all(e.score == -SCORE_LIMIT * 2**20 for e in got.edges)
     assert explainer.sample("aaaa", rng=1).ids in {s.ids for s in explainer.nbest("aaaa", 10)}
+
+
+def test_merge_kernels_under_numba_boundscheck(tmp_path):
+    """The compiled merge loops of tiktoken-style BPE and of SuperBPE's second stage, with every
+    index checked: their property tests (random vocabularies, bytes, Unicode, corpora) against the
+    plain loops, in a child process whose empty cache makes numba compile the checks in."""
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "TOKVIZ_JIT": "1"}
+    tests = ["tests/core/bpe/test_compiled_merge.py::test_compiled_equals_the_one_chunk_loop_on_bytes",
+             "tests/core/bpe/test_compiled_merge.py::test_compiled_equals_the_one_chunk_loop_on_random_vocabularies",
+             "tests/core/bpe/test_compiled_merge.py::test_long_pieces_and_the_heap_loop_mix_in_order",
+             "tests/core/superbpe/test_stage_two_kernels.py::test_compiled_merge_equals_numpy_merge"]
+    got = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+                          "-n", "0", *tests], cwd=ROOT, env=env, capture_output=True, text=True, timeout=280)
+    assert got.returncode == 0 and " passed" in got.stdout, got.stdout[-3000:] + got.stderr[-3000:]

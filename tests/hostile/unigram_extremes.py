@@ -85,7 +85,9 @@ def sp_bytes(pieces: list[tuple[str, float, str]]) -> bytes:
 
 def tokviz_ids(load, text: str) -> tuple[list[int], list[int]]:
     """(compiled ids, plain ids) of `text` with the tokenizer `load()` makes."""
-    fast = load().encode(text).ids
+    tok = load()
+    tok.warm_up()  # the compiled Viterbi loaded now, whatever the text's length
+    fast = tok.encode(text).ids
     with jit_off():
         plain = load().encode(text).ids
     return fast, plain

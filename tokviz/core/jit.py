@@ -44,6 +44,12 @@ def enabled() -> bool:
     return _numba_ok
 
 
+def allowed() -> bool:
+    """Whether compiled kernels may be used, without importing numba to find out: not switched
+    off, and numba not known to fail here (`enabled` tells for sure, at the cost of the import)."""
+    return os.environ.get("TOKVIZ_JIT", "1") != "0" and _numba_ok is not False
+
+
 def kernels(module: str) -> ModuleType | None:
     """The kernel module `module` (it imports numba), or None when kernels are off or it cannot be
     imported here (numba finds no place to cache compiled code, say): the caller takes its plain path."""
@@ -115,6 +121,25 @@ def on_compiling(started: Callable[[], object]) -> Iterator[None]:
     with event.install_listener("numba:compile", FirstCompile()):
         if compiling():
             first()
+        yield
+
+
+_announcers: list[Callable[[], object]] = []  # called when a kernel `announced` loads starts compiling
+
+
+def announce_compiling_to(started: Callable[[], object]) -> None:
+    """Have `started()` called when kernels used in an `announced` block begin compiling (the
+    command line says so on stderr: the first run on a machine otherwise looks like a hang)."""
+    _announcers.append(started)
+
+
+@contextmanager
+def announced() -> Iterator[None]:
+    """`on_compiling` with the announcers of `announce_compiling_to`; nothing when there are none."""
+    if not _announcers:
+        yield
+        return
+    with on_compiling(lambda: [fn() for fn in list(_announcers)]):
         yield
 
 

@@ -22,7 +22,7 @@ def test_sentencepiece_passes_its_processes_to_the_lattice(sp_tok, monkeypatch):
     lattice = sp_tok.lattice
     given = []
     real = type(lattice).best_segments
-    monkeypatch.setattr(lattice, "best_segments", lambda s, processes=1: given.append(processes) or real(lattice, s))
+    monkeypatch.setattr(lattice, "best_segments", lambda s, processes=1, **kw: given.append(processes) or real(lattice, s, **kw))
     text = "Hello world, this is a test."
     ids = sp_tok.encode(text).ids
     assert given == [1]  # the default

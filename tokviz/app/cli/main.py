@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tokviz.core.errors import TokvizError
 from tokviz.core.gc_pause import collector_paused
+from tokviz.core.jit import announce_compiling_to
 from tokviz.core.processes.parallel import choose_processes
 from tokviz.core.text.corpus import read_text
 
@@ -28,6 +29,7 @@ from .parser import COMMANDS, UsageError, command_parser, top_parser
 EXIT_USAGE = 2
 # writing stdout can fail so (EDQUOT is not defined on every platform)
 OUTPUT_ERRNOS = tuple(getattr(errno, n) for n in ("ENOSPC", "EIO", "EFBIG", "EDQUOT") if hasattr(errno, n))
+COMPILING_NOTE = "tokviz: compiling fast kernels, once per machine (up to a minute)..."
 REPLACE_HINT = "use --encoding-errors replace to read it anyway"  # train's option; encode has none
 
 
@@ -371,6 +373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"tokviz: unknown command or file {argv[0]!r} (commands: {', '.join(COMMANDS)})"
             )
         check_arguments(argv)
+        announce_compiling_to(lambda: print(COMPILING_NOTE, file=sys.stderr, flush=True))
         if argv[0] in COMMANDS:  # only this command's parser is built (and its code imported)
             return HANDLERS[argv[0]](command_parser(argv[0]).parse_intermixed_args(argv[1:]))
         args = top_parser().parse_args(argv)  # --help, --version, the desktop entry

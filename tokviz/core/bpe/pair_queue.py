@@ -89,13 +89,39 @@ def key_groups(keys: np.ndarray, pos: np.ndarray, w: np.ndarray
     >>> [x.tolist() for x in key_groups(np.array([5, 3, 5]), np.array([0, 1, 2]), np.array([1, 2, 4]))]
     [[3, 5, 5], [1, 0, 2], [0, 1], [1, 3], [2, 5]]
     """
-    order = np.argsort(keys, kind="stable")
+    order = _stable_order(keys)
     sk, sp = keys[order], pos[order]
     csum = np.concatenate(([0], np.cumsum(w[order])))
     bounds = np.flatnonzero(sk[1:] != sk[:-1]) + 1
     starts = np.concatenate(([0], bounds))
     ends = np.concatenate((bounds, [len(sk)]))
     return sk, sp, starts, ends, csum[ends] - csum[starts]
+
+
+def _stable_order(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` of pair keys, sorting one int64 a key instead: the pair
+    renumbered densely, times the length, plus the index (unique, so any sort is stable; several
+    times faster than a stable argsort of millions of keys).
+
+    >>> _stable_order(np.array([5 << 32 | 1, 2, 5 << 32 | 1, 2])).tolist()
+    [1, 3, 0, 2]
+    """
+    n = len(keys)
+    if n < 2:
+        return np.arange(n)
+    packed, lo = keys >> SHIFT, keys & MASK  # in place from here: one array of the keys' size
+    width = int(lo.max()) + 1
+    if (int(packed.max()) + 1) * width * n >= 1 << 62:  # would overflow: the stable sort
+        return np.argsort(keys, kind="stable")
+    packed *= width
+    packed += lo
+    del lo
+    packed *= n
+    packed += np.arange(n)
+    packed.sort()
+    np.remainder(packed, n, out=packed)
+    return packed
+
 
 class PairQueue:
     """Counts, positions and the heap of a trainer's pairs; subclasses fill in the state.

@@ -47,11 +47,34 @@ from .trainer_records import Candidate, MergeStep
 
 N_CANDIDATES = 5
 VECTOR_MIN_SITES = 64  # merges with at least this many possible sites run vectorized in numpy
+RELEASE_MIN_POSITIONS = 1 << 18  # from this many positions on, setting up leaves MBs of freed heap
+RELEASE_EVERY = 2048  # merges between two hand-backs (each well under a millisecond)
 # Hugging Face's ByteLevel alphabet sorted by code point: bytes GPT-2 shows as themselves
 # (printable Latin-1), then the others, which it maps to U+0100 and up in byte order.
 _PRINTABLE = set(range(0x21, 0x7F)) | set(range(0xA1, 0xAD)) | set(range(0xAE, 0x100))
 HF_BYTE_SEQUENCE = sorted(_PRINTABLE) + [b for b in range(256) if b not in _PRINTABLE]
 HF_BYTE_ORDER = tuple(HF_BYTE_SEQUENCE.index(b) for b in range(256))  # byte -> HF id
+
+
+def release_free_memory() -> None:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere nothing).
+
+    Setting up frees many position-long numpy temporaries; glibc raises its mmap threshold after
+    the first large free, so the later ones come from the heap and stay in the process, tens of
+    MB for the whole training, unless handed back."""
+    global _TRIM
+    if _TRIM is None:
+        import ctypes
+
+        try:
+            _TRIM = ctypes.CDLL(None).malloc_trim
+        except (AttributeError, OSError, TypeError):  # not glibc: its allocator keeps its own rules
+            _TRIM = False
+    if _TRIM:
+        _TRIM(0)
+
+
+_TRIM = None  # glibc's malloc_trim once looked up; False where there is none
 
 
 def _bytes_of(a: np.ndarray) -> memoryview:
@@ -154,8 +177,9 @@ class BpeTrainer(PairQueue):
         arrays = []
         for a in (flat, nxt_np, prv_np, np.repeat(w, lens)):
             arr = array("q")
-            arr.frombytes(np.ascontiguousarray(a, dtype=np.int64).tobytes())
+            arr.frombytes(_bytes_of(a))  # one copy, not two
             arrays.append(arr)
+        del nxt_np, prv_np  # copied: two position-long arrays less during the pair count
         self.ids, self.nxt, self.prv, self.wts = arrays
         self._np = tuple(
             np.frombuffer(a, dtype=np.int64) if n else np.zeros(0, np.int64) for a in arrays
@@ -373,7 +397,10 @@ class BpeTrainer(PairQueue):
 
     def steps(self, *, max_merges: int | None = None) -> Iterator[MergeStep]:
         """Yield merges until `max_merges` are done or no pair reaches `min_count`."""
+        release = len(self.ids) >= RELEASE_MIN_POSITIONS
         while max_merges is None or self.rank < max_merges:
+            if release and self.rank % RELEASE_EVERY == 0:  # what setting up and the vectorized merges freed
+                release_free_memory()
             best = []
             while len(best) < self.n_candidates:
                 entry = self._pop_valid()

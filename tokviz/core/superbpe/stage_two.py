@@ -112,12 +112,16 @@ def _push_run(runs: list, joinable, merged, text: str, ids: Sequence[int]) -> No
         runs.append((text, merged(text)))
 
 
-def _pieces_splitter(stage_one: Splitter):
-    """The stage-1 split for many chunks: a preset's pattern (tokviz's own, so it needs no time
-    limit) matched directly, or `stage_one.chunks`."""
+def _pieces_splitter(stage_one: Splitter, chunks: Sequence[str]):
+    """The stage-1 split for the many `chunks`: a preset's pattern (tokviz's own, so it needs no
+    time limit) matched directly, or `stage_one.chunks`. Which of the pinned pattern's two forms
+    a chunk needs is asked once of all the chunks together when none needs the exact one."""
     if stage_one.spec not in SPLIT_PRESETS or stage_one.pattern is None or stage_one.spec == "whitespace":
         return stage_one.chunks
     pinned = PinnedPattern(python_regex_pattern(stage_one.pattern), trusted=True)
+    if pinned.for_text("".join(chunks)) is pinned.fast:
+        findall = pinned.fast.findall
+        return lambda text: list(filter(None, findall(text)))
     return lambda text: list(filter(None, pinned.for_text(text).findall(text)))
 
 
@@ -137,7 +141,7 @@ def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str
     # every chunk's pieces as numbers into `segs` (pieces stage 1 never saw are merged here)
     number = {p: i for i, p in enumerate(segments)}
     segs = list(segments.values())
-    split = _pieces_splitter(stage_one)
+    split = _pieces_splitter(stage_one, chunks)
     piece_nos, n_pieces = array("q"), array("q")
     for chunk in chunks:
         pieces = split(chunk)
@@ -164,8 +168,12 @@ def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str
     flags = np.zeros(len(inner), dtype=bool)
     if inner.any():
         L, R = last_of[P[:-1][inner]], first_of[P[1:][inner]]
-        keys, back = np.unique((L << _SHIFT) | R, return_inverse=True)
-        flags[inner] = joins.many(keys >> _SHIFT, keys & ((1 << _SHIFT) - 1))[back]
+        # each distinct boundary asked once: a sort and a search, faster than np.unique's inverse
+        width = int(R.max()) + 1
+        packed = L * width + R
+        keys = np.sort(packed)
+        keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
+        flags[inner] = joins.many(keys // width, keys % width)[np.searchsorted(keys, packed)]
     # chunks without a joinable boundary: their pieces' ids side by side
     lens = seg_len[P]
     flat = np.repeat(seg_off[P] - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(int(lens.sum()))

@@ -5,9 +5,10 @@ transition t. Stage 2 keeps those t merges and goes on with BPE on the corpus cu
 stage-2 split (`tokviz.core.superbpe.split`), which no longer cuts at spaces, so a merge may join
 words into a superword (" of the"). Each stage-2 chunk starts as the first t merges leave it when
 applied in rank order over the whole chunk (what the finished tokenizer does,
-`tokviz.core.superbpe.tokenizer`); a second `BpeTrainer` then runs on those chunks, its merges
-numbered on from t. Step k of the timeline is still "the first k merges": for k <= t exactly plain
-BPE's step k on the same corpus and settings.
+`tokviz.core.superbpe.tokenizer`); a second `BpeTrainer` then runs on those chunks
+(`StageTwoTrainer`: its many-site merges compiled when numba is there), its merges numbered on
+from t. Step k of the timeline is still "the first k merges": for k <= t exactly plain BPE's step
+k on the same corpus and settings.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from tokviz.core.errors import SettingsError
 from tokviz.core.text.chunks import count_chunks, count_word_table
 from tokviz.core.text.split import parse_split
 
+from .compiled import StageTwoTrainer, load_kernels
 from .split import STAGE_TWO
 from .stage_two import stage_two_start
 from .tokenizer import SuperBpeTokenizer
@@ -184,4 +186,5 @@ def stage_two_trainer(base, pairs: list[tuple[int, int]], counts: Mapping[str, i
     if settings.tie_break == "hf":  # merged ids rank after the base, in merge order, as in HF
         hf_order = (HF_BYTE_ORDER if base.units == "bytes" else tuple(range(base.size))) + tuple(range(base.size, n))
     weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
-    return BpeTrainer.from_flat(flat, lengths, weights, vocab, min_count=settings.min_count, hf_order=hf_order)
+    trainer = StageTwoTrainer.from_flat(flat, lengths, weights, vocab, min_count=settings.min_count, hf_order=hf_order)
+    return trainer.with_kernels(load_kernels())

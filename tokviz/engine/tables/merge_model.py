@@ -6,7 +6,9 @@ left token, right token, new token, new id, pair count when it won, corpus lengt
 WordPiece adds its score, a timeline whose steps differ in kind (`step_kinds`) the step's kind
 (`step_kind`, its `step_note` as the tooltip).
 Cells are computed on demand from the timeline (no per-row objects), so 100k rows cost only the
-token byte list. Rows are appended with `beginInsertRows` as `StepModel.steps_added` reports them.
+token byte list. Rows are appended with `beginInsertRows` as `StepModel.steps_added` reports them,
+or, with `hold_live_rows` while a run is followed live, when the view asks (`catch_up`): every
+insert repaints the whole visible table, so the timeline inserts once per repaint, not per batch.
 
 What this leaves out: selection and scrolling (the timeline panel keeps row k - 1 selected).
 """
@@ -59,11 +61,14 @@ class MergeModel(QAbstractTableModel):
         self._step_model = None
         self._score_col: int | None = None  # the score and kind columns, fixed per timeline
         self._kind_col: int | None = None
+        self.hold_live_rows = False  # live batches wait for `catch_up` (the run's end never waits)
 
     def attach(self, step_model) -> None:
         self._step_model = step_model
         step_model.timeline_changed.connect(self._on_step_model_timeline_changed)
         step_model.steps_added.connect(self._on_step_model_steps_added)
+        step_model.finished_changed.connect(self.catch_up)
+        step_model.step_changed.connect(self._on_step_model_step_changed)
         self._on_step_model_timeline_changed()
 
     # -- reading ----------------------------------------------------------------------------
@@ -229,9 +234,26 @@ class MergeModel(QAbstractTableModel):
         tl = self._timeline
         if tl is None or count <= 0 or not tl.lists_merges:
             return
-        new_n = tl.n_steps
-        if first != self._n or new_n <= self._n:  # out of step: start over
+        if first < self._n or tl.n_steps <= self._n:  # out of step: start over
             self._on_step_model_timeline_changed()
+            return
+        sm = self._step_model
+        if not (self.hold_live_rows and sm.follows_latest and not sm.is_finished):
+            self.catch_up()
+
+    @Slot(int)
+    def _on_step_model_step_changed(self, _step: int) -> None:
+        if not self._step_model.follows_latest:  # a step picked by hand: its row must be there
+            self.catch_up()
+
+    @Slot()
+    def catch_up(self) -> None:
+        """Insert the rows of every merge the timeline has that the table does not show yet."""
+        tl = self._timeline
+        if tl is None or not tl.lists_merges:
+            return
+        new_n = tl.n_steps
+        if new_n <= self._n:
             return
         self.beginInsertRows(QModelIndex(), self._n, new_n - 1)
         self._vocab.extend(s.token for s in tl.steps[self._n:new_n])

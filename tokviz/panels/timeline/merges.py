@@ -5,6 +5,7 @@ counts over all steps, the merge table's selection.
 The panel asks whichever parts fit the current timeline (`lists_merges`: these; else
 `UnigramParts`, which shows rounds); both answer the same calls (`tokenizer`, `sync`, `refresh`,
 `trace`, `show_piece`, `corpus_caption`, `update_chart`), so the panel has no per-algorithm branches.
+While a run is followed live, `refresh` is given a phase and updates one third of the views per call.
 """
 
 from __future__ import annotations
@@ -70,14 +71,21 @@ class MergeParts(QObject):
         p = self.panel
         p.provenance.set_state(p.step_model.timeline, self.tokenizer(k), p.vocab, k)
 
-    def refresh(self, k: int) -> None:
+    def refresh(self, k: int, phase: int | None = None) -> None:
+        """Show step k; a live `phase` (see `TimelinePanel.refresh`) updates only its part:
+        0 the merge table, 1 the candidates, corpus and provenance, 2 the chart's cursor."""
         p = self.panel
-        tl, tok = p.step_model.timeline, self.tokenizer(k)
-        p.update_selection(k)
-        p.candidates_view.show_step(tl, k, p.vocab)
-        p.show_corpus_at(tok, k)
-        p.chart.set_cursor(k)
-        p.provenance.set_state(tl, tok, p.vocab, k)
+        tl = p.step_model.timeline
+        if phase in (None, 0):
+            p.merge_model.catch_up()
+            p.update_selection(k)
+        if phase in (None, 1):
+            tok = self.tokenizer(k)
+            p.candidates_view.show_step(tl, k, p.vocab)
+            p.show_corpus_at(tok, k)
+            p.provenance.set_state(tl, tok, p.vocab, k)
+        if phase in (None, 2):
+            p.chart.set_cursor(k)
 
     def trace(self, word: str) -> list[str]:
         self.sync(self.panel.step_model.step)

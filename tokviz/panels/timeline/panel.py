@@ -6,8 +6,8 @@ the merge that led to step k (winner marked, ties explained); a window of the co
 with the first k merges, the tokens merge k just made lit (word-frequency tables: one line per
 word); a chart of corpus length, vocabulary size and winning count with a cursor at k; and token
 provenance (merge tree, "Trace a word"). Keys anywhere in the panel: Space play/pause, Left/Right
-step, Home/End. Step changes are coalesced: one repaint per event-loop turn, at most every
-`LIVE_INTERVAL_MS` while training is filling the timeline.
+step, Home/End. When the views refresh (a part per frame while a run is followed live):
+`RefreshPacing`.
 
 What it leaves out: the algorithms (``tokviz.core.bpe.replay``), the table model
 (``tokviz.engine.tables.merge_model``) and the transport logic (``tokviz.engine.playback``).
@@ -15,10 +15,9 @@ What it leaves out: the algorithms (``tokviz.core.bpe.replay``), the table model
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal, Slot
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -48,6 +47,7 @@ from tokviz.panels.widgets import record_table, show_rows, warn_export_failed
 from .candidates import CandidatesView
 from .corpus_view import CorpusStepView
 from .merges import MergeParts
+from .pacing import RefreshPacing
 from .presenting import present_timeline, size_for_font, splitter_sizes
 from .provenance import ProvenanceView
 from .transport import TransportBar
@@ -56,8 +56,6 @@ from .unigram import UnigramParts
 WINDOW_CHARS = 2_500  # corpus characters shown (and encoded) per step
 MAX_CORPUS_CHARS = 2_000_000  # how much of a large corpus the position slider can reach
 MAX_WORDS = 400  # word-frequency rows shown
-LIVE_INTERVAL_MS = 120  # repaint interval while a training run fills the timeline
-CHART_INTERVAL_MS = 400  # chart data refresh while training
 WIDE_PX = 1000  # from this width the panel shows three columns, below it three rows
 
 
@@ -82,13 +80,14 @@ class TimelinePanel(Panel):
         self.playback = Playback(step_model, self)
         self.merge_model = MergeModel(self)
         self.merge_model.attach(step_model)
+        self.merge_model.hold_live_rows = True  # rows go in at the merge table's live turn
+        self.pacing = RefreshPacing(self)
         self._corpus_source = None  # () -> CorpusInput
         self._text = ""  # corpus text (prefix of a large corpus)
         self._table: dict[str, int] | None = None  # word-frequency table, if any
         self.vocab: list[bytes] = []  # bytes of every id of the current timeline
         self._segmenter: WindowSegmenter | None = None
         self._syncing = False
-        self.last_update_ms = 0.0
 
         self.transport = TransportBar(self.playback)
         # merge table
@@ -181,10 +180,6 @@ class TimelinePanel(Panel):
             self.shortcuts[key] = sc
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
-        self._update_timer = QTimer(self, singleShot=True)
-        self._update_timer.timeout.connect(self.refresh)
-        self._chart_timer = QTimer(self, singleShot=True, interval=CHART_INTERVAL_MS)
-        self._chart_timer.timeout.connect(self._update_chart)
         step_model.timeline_changed.connect(self._on_step_model_timeline_changed)
         step_model.steps_added.connect(self._on_step_model_steps_added)
         step_model.step_changed.connect(self._on_step_model_step_changed)
@@ -214,7 +209,7 @@ class TimelinePanel(Panel):
         self.position_slider.blockSignals(False)
         self.position_slider.setVisible(self._table is None and len(self._text) > WINDOW_CHARS)
         self.corpus_view.set_content("")
-        self._schedule(now=True)
+        self.pacing.schedule(now=True)
 
     def show_token(self, token_id: int, *, jump: bool = False) -> None:
         """Provenance: draw the merge tree of `token_id`; only with `jump` go to the step that made
@@ -238,7 +233,7 @@ class TimelinePanel(Panel):
         return self.merge_model.write_csv(path)
 
     def export_chart_png(self, path: str | Path) -> bool:
-        self._update_chart()
+        self.pacing.update_chart()
         return self.chart.export_png(str(path))
 
     def resizeEvent(self, event) -> None:
@@ -266,8 +261,7 @@ class TimelinePanel(Panel):
     def shutdown(self) -> None:
         self.transport.set_clicker_keys(False)
         self.playback.pause()
-        self._update_timer.stop()
-        self._chart_timer.stop()
+        self.pacing.stop()
 
     # -- corpus -----------------------------------------------------------------------------
 
@@ -305,8 +299,8 @@ class TimelinePanel(Panel):
         self.provenance.set_state(tl, None, self.vocab, self.step_model.step)
         self.unigram.update_view()
         self._load_corpus()
-        self._chart_timer.start(0)  # its own event, once: a switch is not one long freeze
-        self._schedule(now=True)
+        self.pacing.chart_changed(now=True)  # its own event, once: a switch is not one long freeze
+        self.pacing.schedule(now=True)
 
     @Slot()
     def _on_step_model_steps_added(self, *_args) -> None:
@@ -315,36 +309,25 @@ class TimelinePanel(Panel):
         if tl is not None:
             self.vocab = tl.token_bytes()
             self.corpus_view.set_vocab(self.vocab)
-        if self.step_model.is_finished:
-            self._chart_timer.start(0)  # the last data, in an event of its own
-        elif not self._chart_timer.isActive():
-            self._chart_timer.start(CHART_INTERVAL_MS)
+        self.pacing.chart_changed()
 
     @Slot()
     def _on_step_model_finished_changed(self) -> None:
         self._on_step_model_steps_added()
-        self._schedule(now=True)
+        self.pacing.schedule(now=True)
 
     @Slot(int)
     def _on_step_model_step_changed(self, _k: int) -> None:
-        self._schedule()
-
-    def _schedule(self, *, now: bool = False) -> None:
-        live = not self.step_model.is_finished and self.step_model.follows_latest and self.step_model.n_steps > 0
-        timer = self._update_timer
-        if now or not live:
-            if not (timer.isActive() and timer.interval() == 0):
-                timer.start(0)
-        elif not timer.isActive():
-            timer.start(LIVE_INTERVAL_MS)
+        self.pacing.step_changed()
 
     @Slot()
     def refresh(self) -> None:
-        """Repaint everything for the current step now (the scheduled update)."""
-        t0 = time.perf_counter()
-        self._update_timer.stop()
-        self.parts.refresh(self.step_model.step)
-        self.last_update_ms = (time.perf_counter() - t0) * 1000
+        """Repaint everything for the current step now (the scheduled update; live, the next part)."""
+        self.pacing.refresh()
+
+    @property
+    def last_update_ms(self) -> float:
+        return self.pacing.last_update_ms
 
     def update_selection(self, k: int) -> None:
         """Select merge k in the merge table (none at step 0) without moving the step."""
@@ -401,10 +384,6 @@ class TimelinePanel(Panel):
         n_tokens = sum(len(s.ids) for _, s in pieces)
         self.corpus_label.setText(self.parts.corpus_caption(k, where, n_tokens))
 
-    @Slot()
-    def _update_chart(self) -> None:
-        self.parts.update_chart()
-
     # -- user input -------------------------------------------------------------------------
 
     @Slot(QModelIndex, QModelIndex)
@@ -429,7 +408,7 @@ class TimelinePanel(Panel):
 
     @Slot(int)
     def _on_position_slider_value_changed(self, _v: int) -> None:
-        self._schedule(now=True)
+        self.pacing.schedule(now=True)
 
     @Slot()
     def _on_export_csv_clicked(self) -> None:

@@ -290,15 +290,19 @@ class UnigramParts(QObject):
         self.chart.set_timeline(self.panel.step_model.timeline)
         self.chart.set_cursor(self.last_round(self.panel.step_model.step))
 
-    def refresh(self, k: int) -> None:
-        """Repaint for step k: rounds table, pruned pieces, chart cursor, segmentations, corpus."""
+    def refresh(self, k: int, phase: int | None = None) -> None:
+        """Repaint for step k: rounds table, pruned pieces, chart cursor, segmentations, corpus; a
+        live `phase` only its part (0 the rounds, 1 segmentations and corpus, 2 the chart's cursor)."""
         tl = self.panel.step_model.timeline
         r = self.last_round(k)
-        tok = self.tokenizer()
-        self.rounds.show_round(tl, r)
-        self.chart.set_cursor(r)
-        self.segmentations.set_state(tok, r)
-        self.panel.show_corpus_at(tok, r)
+        if phase in (None, 0):
+            self.rounds.show_round(tl, r)
+        if phase in (None, 1):
+            tok = self.tokenizer()
+            self.segmentations.set_state(tok, r)
+            self.panel.show_corpus_at(tok, r)
+        if phase in (None, 2):
+            self.chart.set_cursor(r)
 
     def corpus_caption(self, k: int, where: str, n_tokens: int) -> str:
         tl = self.panel.step_model.timeline

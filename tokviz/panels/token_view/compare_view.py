@@ -208,6 +208,14 @@ class BatchBox(QWidget):
         self.batch_note.setMinimumWidth(50)
         bl.addWidget(self.batch_note)
 
+    def show_batch(self, batch) -> None:
+        """Show a `BatchResult`: its grids and what its BOS/EOS/PAD ids are."""
+        self.batch_view.set_batch(batch)
+        self.batch_note.setText(
+            f"Each non-empty line is a sequence: {len(batch.lines)} (at most 64). This tokenizer has no BOS/EOS/PAD "
+            f"tokens: they are shown with the ids past its vocabulary ({batch.pad_id - 2}, {batch.pad_id - 1}, "
+            f"{batch.pad_id}).")
+
 
 class TokenBatchView(QWidget):
     """The padded id matrix (coloured by id) and the attention mask (1 filled, 0 empty) as grids."""

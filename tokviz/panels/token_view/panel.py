@@ -47,6 +47,7 @@ from tokviz.engine.token_view.token_view_engine import (
 )
 from tokviz.engine.token_view.tokenizer_loader import TokenizerLoadEngine
 from tokviz.panels.base import Panel, is_dark, monospace_font
+from tokviz.panels.frame_turns import frame_turns
 
 from .compare_view import BatchBox, TokenCompareView
 from .diagnostics import diagnostics_html, token_tooltip_html
@@ -156,7 +157,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.compare.set_tooltip_provider(self._compare_tooltip)
         self.compare.token_clicked.connect(self._on_compare_token_clicked)
 
-        batch_box = BatchBox()
+        self.batch_box = batch_box = BatchBox()
         self.bos_box, self.eos_box, self.pad_box = batch_box.bos_box, batch_box.eos_box, batch_box.pad_box
         self.batch_view, self.batch_note = batch_box.batch_view, batch_box.batch_note
 
@@ -426,6 +427,7 @@ class TokenViewPanel(TokenViewExports, Panel):
         self.status.setText(f"Cannot tokenize: {message}")
 
     def _show_reference(self, result: TokenViewResult) -> None:
+        frame_turns(self).claim()  # the text and its rows repaint: other big updates wait a frame
         self.result = result
         ref = result.reference
         if ref is None:
@@ -450,11 +452,7 @@ class TokenViewPanel(TokenViewExports, Panel):
             self.tabs.setCurrentWidget(self.compare)
         self.compare.set_rows(result.rows, text_length=len(result.request.text))
         if result.batch is not None:
-            self.batch_view.set_batch(result.batch)
-            self.batch_note.setText(
-                f"Each non-empty line is a sequence: {len(result.batch.lines)} (at most 64). This tokenizer has no BOS/EOS/PAD tokens: "
-                f"they are shown with the ids past its vocabulary ({result.batch.pad_id - 2}, "
-                f"{result.batch.pad_id - 1}, {result.batch.pad_id}).")
+            self.batch_box.show_batch(result.batch)
         self.diagnostics.setHtml(diagnostics_html(result, self.palette()))
         rt = ref.round_trip
         trip = "" if rt is None else (" · round trip ✓" if rt.ok else f" · {rt.summary()}")

@@ -81,6 +81,20 @@ def test_unknowns_on_ids_alone():
     assert resolve_unknowns("é" * 5000, many, list(range(1, 5001)), unknown=(), unk_id=3, byte_ids=None) == [3]
 
 
+@pytest.mark.parametrize("share", [0.001, 0.3, 0.9])
+def test_unknowns_fused_the_same_few_or_many(share):
+    """Rare unknowns take the list path, many the numpy one: both fuse each run into its first."""
+    rnd = random.Random(int(share * 1000))
+    ids = [rnd.choice((-1, 7)) if rnd.random() < share else rnd.randrange(8, 50) for _ in range(30_000)]
+    want, prev = [], False
+    for i in ids:
+        unknown = i in (-1, 7)
+        if not (unknown and prev):
+            want.append(3 if i == -1 else i)
+        prev = unknown
+    assert resolve_unknowns("", ids, [], unknown={7}, unk_id=3, byte_ids=None) == want
+
+
 def test_encode_reads_ids_first_and_checks_specials_at_once(pair):
     ours, ref = pair
     text = "abc 日本 xxyy"

@@ -165,3 +165,67 @@ def test_kernels_that_cannot_load_leave_the_plain_path(monkeypatch, sp_model):
     spm = pytest.importorskip("sentencepiece")
     text = corpus("udhr2_all.txt", 5_000)
     assert tok.encode_ids(text) == spm.SentencePieceProcessor(model_file=str(sp_model("unigram-nmt"))).encode(text)
+
+
+LOADS_WHEN_IT_PAYS = """
+import sys
+from tokviz.core.loading import load_tokenizer
+from tokviz.core.unigram.encoder import lattice
+
+tok = load_tokenizer(sys.argv[1])
+text = open(sys.argv[2], encoding="utf-8").read()
+plain = tok.encode_ids(text)
+print("numba" in sys.modules)
+lattice.COMPILE_MIN = len(text) + 1  # the next text brings the plain path's characters there
+again = load_tokenizer(sys.argv[1]).encode_ids(text)
+print("numba" in sys.modules, lattice.KERNELS in sys.modules, again == plain)
+"""
+
+
+def test_numba_is_loaded_once_the_plain_path_has_cost_as_much(sp_model, tmp_path):
+    """A process that encodes one text shorter than `COMPILE_MIN` never imports numba; the text
+    that brings the plain path's characters to it takes the compiled Viterbi, with the same ids;
+    `warm_up` (the window's, after loading) loads it at once."""
+    import os
+    import subprocess
+
+    from tests.conftest import ROOT
+
+    text = tmp_path / "text.txt"
+    text.write_text(corpus("udhr2_all.txt", 20_000), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "TOKVIZ_JIT"}
+    out = subprocess.run([sys.executable, "-c", LOADS_WHEN_IT_PAYS, str(sp_model("unigram-nmt")), str(text)],
+                         capture_output=True, text=True, env=env, cwd=ROOT, check=True).stdout.split("\n")
+    assert out[:2] == ["False", "True True True"]
+    warm = ("import sys; from tokviz.core.loading import load_tokenizer; from tokviz.core.unigram.encoder import lattice;"
+            "tok = load_tokenizer(sys.argv[1]); tok.encode_ids('a few words'); print(lattice.KERNELS in sys.modules);"
+            "tok.warm_up(); print(lattice.KERNELS in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", warm, str(sp_model("unigram-nmt"))], capture_output=True, text=True,
+                         env=env, cwd=ROOT, check=True).stdout.split()
+    assert out == ["False", "True"]  # the window's warm-up loads them while idle
+
+
+def test_unknowns_on_the_compiled_arrays_with_and_without_byte_fallback(tmp_path):
+    """The compiled Viterbi's ids go through the unknown handling as arrays: sentencepiece's ids
+    on a multilingual text a small model mostly does not know, bytes or fused runs."""
+    import io
+
+    from tests.core.formats.sentencepiece.spm_helpers import corpus_lines
+
+    spm = pytest.importorskip("sentencepiece")
+    text = corpus("udhr2_all.txt", 30_000)
+    for fallback in (False, True):
+        out = io.BytesIO()
+        spm.SentencePieceTrainer.train(sentence_iterator=iter(corpus_lines(400)), model_writer=out, vocab_size=600,
+                                       model_type="unigram", byte_fallback=fallback, character_coverage=0.98,
+                                       minloglevel=2, num_threads=1)
+        path = tmp_path / f"m{fallback}.model"
+        path.write_bytes(out.getvalue())
+        ref = spm.SentencePieceProcessor(model_file=str(path)).encode(text)
+        assert any(3 <= i < 259 for i in ref) if fallback else 0 in ref  # byte pieces / <unk> met
+        fast = load_tokenizer(path)
+        assert fast.lattice.compiled is not None
+        with jit_off():
+            plain = load_tokenizer(path)
+        assert fast.encode_ids(text) == plain.encode_ids(text) == ref
+        assert fast.encode(text).ids == ref

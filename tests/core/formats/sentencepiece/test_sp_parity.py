@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from tests.core.formats.sentencepiece.spm_helpers import corpus_lines, mistral_model
 from tests.jit_switch import jit_off
 from tests.real_tokenizers import FULL, corpus, full_only, load_test_plans, unicode_text
+from tokviz.core import jit
 from tokviz.core.loading import load_tokenizer
 
 spm = pytest.importorskip("sentencepiece")
@@ -39,6 +40,8 @@ def pair(request, sp_model):
             assert ours.lattice.compiled is None
         else:
             ours = load_tokenizer(path)
+            # made now, so that every text takes the compiled Viterbi (when numba is here)
+            assert ours.lattice is None or (ours.lattice.compiled is not None) == jit.enabled()
         _PAIRS[name] = (ours, spm.SentencePieceProcessor(model_file=str(path)))
     return _PAIRS[name]
 

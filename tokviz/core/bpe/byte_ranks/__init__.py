@@ -1,5 +1,6 @@
 """tiktoken's merge loop: on one chunk (`one_chunk`), and on many chunks at once with numpy
-(`merge_rounds.BatchMerger`, for big texts).
+(`merge_rounds.BatchMerger`, for big texts) or compiled with numba (`compiled`, `kernels`: for texts
+of many languages), the choice between them made by `mergers`.
 
 The rule: lowest rank of a joined pair first, leftmost of equals. The batch runs one join per chunk
 per round, all chunks of a batch in the same numpy operations; the ranks of joined pairs are looked

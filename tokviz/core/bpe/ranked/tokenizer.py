@@ -12,7 +12,7 @@ ends in more than two parts has no merge (tiktoken still produces it for a chunk
 
 The id path (`encode_ids`) works on ints and bytes only, caches each distinct chunk, splits
 with `fastsplit` (ASCII patterns on Python's `re` where the text allows), merges many new chunks
-at once (`tokviz.core.bpe.byte_ranks.BatchMerger`) and runs big texts in two processes when the caller allows two
+at once (`tokviz.core.bpe.byte_ranks.mergers`) and runs big texts in two processes when the caller allows two
 (``processes``: `tokviz.core.processes.parallel`; `tokviz.core.processes.halves`).
 What this leaves out: the merge loops (`tokviz.core.bpe.byte_ranks`), reading files (`tokviz.core.formats`),
 vocabulary views and glitch tokens (`vocab_view`, `explain`), the merge timeline and the joins
@@ -24,13 +24,14 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from itertools import chain, compress, islice, repeat
-from operator import gt, is_not, mod, not_
+from operator import is_not, not_
 
 import regex
 
 from tokviz.core.algorithm.defaults import TokenizerDefaults
 from tokviz.core.algorithm.records import LoadedMerge
-from tokviz.core.bpe.byte_ranks.one_chunk import LONG_PIECE, bpe_parts
+from tokviz.core.bpe.byte_ranks.mergers import Mergers
+from tokviz.core.bpe.byte_ranks.one_chunk import bpe_parts
 from tokviz.core.bpe.dropout.sampled import ByteRankDropout
 from tokviz.core.bpe.pair_merge import INF_RANK
 from tokviz.core.bpe.ranked.explaining import RankBpeExplaining
@@ -51,7 +52,6 @@ _CACHE_SIZE = 500_000  # entries per chunk cache before it is cleared
 _BATCH_MIN = 256  # fewer new chunks than this are merged one by one (numpy costs more than it saves)
 _BATCH_NEW = 32_768  # new chunks merged in one `byte_ranks` call (bounds its arrays)
 _HELD_CHUNKS = 1 << 18  # chunks of the runs waiting for their new chunks' batch (bounds memory)
-_FORMATS_MAX = 64  # longest id tuple written through a ready-made format string
 
 
 @surrogate_safe
@@ -110,11 +110,11 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
         self._split = FastSplitter(pattern, self._regex)
         self._caches: dict[int, dict[str, tuple[int, ...]]] = {}
         self._merges: list[LoadedMerge] | None = None
-        self._batch = None  # a `byte_ranks` `BatchMerger`, made on first use
+        self._mergers = Mergers(enc, vocab, INF_RANK)  # the batch merge loops, each made on first use
         self._spans: SpanTable | None = None  # spans from ids (made on first use)
 
     @classmethod
-    def from_token_list(cls, tokens: Sequence[bytes], ranks: Sequence[int], **kw) -> "RankBpeTokenizer":
+    def from_token_list(cls, tokens: Sequence[bytes], ranks: Sequence[int], **kw) -> RankBpeTokenizer:
         if len(tokens) != len(ranks):
             raise ModelFormatError("tokens and ranks differ in length")
         ranks_map = dict(zip(tokens, ranks))
@@ -232,11 +232,12 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
         if not 0 < cut < len(text):
             return None
         self._split.warm_up()
-        self._batch_merger()
+        self._mergers.warm_up()
         return cut
 
     def _text_ids(self, text: str, thr: int, share_cache: bool = True, processes: int = 1) -> list[int]:
         cache = self._cache(thr)
+        self._mergers.prepare(text)
         cut = self._half_cut(text, processes)
         if cut is None:
             return self._ids(text, thr, cache)
@@ -300,6 +301,7 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
 
     def _texts(self, text: str, thr: int, processes: int) -> list[str]:
         """Non-empty texts of the ids of `text` (joined by spaces: its `ids_text`)."""
+        self._mergers.prepare(text)
         cut = self._half_cut(text, processes)
         if cut is None:
             return self._texts_here(text, thr)
@@ -309,20 +311,11 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
         """`_texts` in this process: each run joined from the texts of its chunks."""
         texts: dict[str, str] = {}  # chunk -> its ids as text (this call's own cache)
         lookup = texts.__getitem__
-        formats = [""]  # formats[k]: k ids separated by spaces (up to _FORMATS_MAX)
 
         def add(new: Collection[str]) -> None:
-            (names, ranks), (others, ids) = self._encoded(new, thr)
+            (names, ranks), (others, ids) = self._encoded(new, thr, as_text=True)
             texts.update(zip(names, map(str, ranks)))
-            # a format per length costs the square of the longest: long chunks are joined instead
-            longest = min(max(map(len, ids), default=0), _FORMATS_MAX)
-            formats.extend(" ".join(["%d"] * k) for k in range(len(formats), longest + 1))
-            short = [len(t) <= _FORMATS_MAX for t in ids]
-            if all(short):
-                texts.update(zip(others, map(mod, map(formats.__getitem__, map(len, ids)), ids)))
-                return
-            for name, t, fits in zip(others, ids, short):
-                texts[name] = formats[len(t)] % t if fits else " ".join(map(str, t))
+            texts.update(zip(others, ids))
 
         out = [" ".join(map(lookup, run)) for runs in self._cached_runs(text, texts, add) for run in runs]
         return [" ".join(filter(None, out))] if any(out) else []
@@ -333,13 +326,15 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
         cache.update(zip(names, zip(ranks)))  # zip(x): 1-tuples
         cache.update(zip(others, ids))
 
-    def _encoded(self, chunks: Collection[str], thr: int) -> tuple[tuple[list[str], list[int]], tuple[list[str], list]]:
+    def _encoded(self, chunks: Collection[str], thr: int, *,
+                 as_text: bool = False) -> tuple[tuple[list[str], list[int]], tuple[list[str], list]]:
         """The ids of `chunks`: ``((chunks that are one token, their ids), (the other chunks, their
-        id tuples))``; many at once through `byte_ranks` (numpy)."""
-        piece_ids = self._encode_piece
+        id tuples))`` (with `as_text`, each tuple as its ids separated by spaces); many at once
+        through `byte_ranks` (`Mergers`)."""
         if len(chunks) < _BATCH_MIN:
             names = list(chunks)
-            return ([], []), (names, [piece_ids(c.encode("utf-8"), thr) for c in names])
+            ids = [self._encode_piece(c.encode("utf-8"), thr) for c in names]
+            return ([], []), (names, [" ".join(map(str, t)) for t in ids] if as_text else ids)
         names = list(chunks)
         pieces = list(map(str.encode, names))  # UTF-8
         ranks = list(map(self._enc.get, pieces))
@@ -350,32 +345,14 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
         one = list(compress(names, whole)), list(compress(ranks, whole))
         rest = list(map(not_, whole))
         names, pieces = list(compress(names, rest)), list(compress(pieces, rest))
-        others: list[str] = []
-        ids: list = []
-        long = list(map(gt, map(len, pieces), repeat(LONG_PIECE)))
-        if any(long):  # many rounds for a few chunks: the heap loop is quicker
-            others = list(compress(names, long))
-            ids = [piece_ids(b, thr) for b in compress(pieces, long)]
-            short = list(map(not_, long))
-            names, pieces = list(compress(names, short)), list(compress(pieces, short))
-        if pieces:
-            others += names
-            ids += self._batch_merger().merge_all(pieces, thr)
-        return one, (others, ids)
-
-    def _batch_merger(self):
-        if self._batch is None:
-            from tokviz.core.bpe.byte_ranks.merge_rounds import BatchMerger
-
-            self._batch = BatchMerger(self._enc, self._vocab, INF_RANK)
-        return self._batch
+        return one, (names, self._mergers.merge_all(pieces, thr, as_text=as_text) if pieces else [])
 
     def warm_up(self) -> None:
         """Build now the tables the first encode of a long text would build (the spans from ids,
         the batch merger, the splitter's), so that a window pays for them while idle."""
         self._span_table().warm_up()
         self._split.warm_up()
-        self._batch_merger()
+        self._mergers.warm_up()
 
     def _encode_text(self, text: str, offset: int, thr: int, out: Encoding, processes: int = 1) -> None:
         self._add_text(text, offset, self._text_ids(text, thr, processes=processes), thr, out)

@@ -25,11 +25,13 @@ What this leaves out: building a charsmap from rules (sentencepiece's ``normaliz
 from __future__ import annotations
 
 import struct
+from functools import cached_property
 
 import numpy as np
 import regex
 
 from tokviz.core.errors import ModelFormatError
+from tokviz.core.formats.sentencepiece.charsmap_scan import TooDeep, scan_levels
 
 _LABEL_MASK = (1 << 31) | 0xFF
 _VALUE_MASK = (1 << 31) - 1
@@ -97,13 +99,18 @@ class CharsMap:
         units = np.frombuffer(blob, dtype="<u4", count=size // 4, offset=4)
         self.strings = bytes(blob[4 + size :])
         check_units(units, len(self.strings))
+        self._array = units
         self.units: list[int] = units.tolist()
         self._replacement: dict[int, str] = {}
         self._longest: dict[str, tuple[int, str] | None] = {}
         self._first: dict[str, str | None] = {}
         self.single, self.continuing, self.max_chars, self.starters = self._scan()
+
+    @cached_property
+    def hot(self) -> regex.Pattern | None:
+        """A character class of every character that can take part in a match (None: no key)."""
         chars = sorted(set(self.single) | self.continuing)
-        self.hot = regex.compile("[" + "".join(regex.escape(c) for c in chars) + "]") if chars else None
+        return regex.compile("[" + "".join(regex.escape(c) for c in chars) + "]") if chars else None
 
     # -- reading the trie --------------------------------------------------------------------------
 
@@ -146,8 +153,24 @@ class CharsMap:
 
     def _scan(self) -> tuple[dict[str, str], set[str], int, set[str]]:
         """Every one-character key with its replacement, every character that follows another in
-        a key, the most characters a key has, and every character a longer key starts with (a
-        walk over the shared trie, each node once)."""
+        a key, the most characters a key has, and every character a longer key starts with: read
+        level by level in numpy (`scan_levels`), or, for a trie too deep for that, by `walk`."""
+        try:
+            roots, continuing, longest, starters, steps = scan_levels(self._array, _SCAN_BUDGET)
+        except TooDeep:
+            return self.walk()
+        if steps > _SCAN_BUDGET:
+            raise _broken("its trie is too tangled to read")
+        units = self.units
+        single = {}
+        for ch, node in roots:
+            if (units[node] >> 8) & 1:
+                single[ch] = self._value(units[node ^ _offset(units[node])] & _VALUE_MASK)
+        return single, continuing, longest, starters
+
+    def walk(self) -> tuple[dict[str, str], set[str], int, set[str]]:
+        """`_scan` node by node in Python, each node once; it names what is wrong with a trie that
+        loops back on itself."""
         units = self.units
         by_base: dict[int, list[tuple[int, int]]] = {}
         for i, u in enumerate(units):

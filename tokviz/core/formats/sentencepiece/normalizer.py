@@ -28,6 +28,7 @@ from tokviz.core.formats.sentencepiece.proto import NormalizerSpec
 
 SPACE_SYMBOL = "\u2581"
 _RUNS = regex.compile(" {2,}")
+_FEW = 8  # up to this many context-free characters are replaced one by one (each a C scan of the text)
 
 
 class SpNormalizer:
@@ -86,7 +87,7 @@ class SpNormalizer:
         """A character class of the characters of `text` that can start or continue a match
         (`present`: those characters when known)."""
         if present is None:
-            present = frozenset(self._hot.intersection(text))
+            present = frozenset(self._hot.intersection(set(text)))
         return self._class(present, self._classes) if present else None
 
     # -- the pieces: (text, input start, input end) -------------------------------------------------
@@ -134,11 +135,15 @@ class SpNormalizer:
         if not aligned:
             if self._fast and text.isascii() and not (self._ascii_hot and self._ascii_hot.search(text)):
                 return self._plain(text), None
-            present = frozenset(self._hot.intersection(text))
+            present = frozenset(self._hot.intersection(set(text)))  # a set first: each character hashed once
             free = present & self._free_keys
-            if free:  # replaced first, in one pass (`_context_free`)
+            if free:  # replaced first (`_context_free`): a few by `str.replace`, many in one pass
                 table = self._free
-                text = self._class(free, self._free_classes).sub(lambda m: table[m.group()], text)
+                if len(free) <= _FEW:
+                    for c in free:
+                        text = text.replace(c, table[c])
+                else:
+                    text = self._class(free, self._free_classes).sub(lambda m: table[m.group()], text)
                 present = present - free
         pieces = self._pieces(text, present)
         remove = spec.remove_extra_whitespaces

@@ -49,7 +49,7 @@ from tokviz.core.formats.sentencepiece.proto import (
     ModelProto,
 )
 from tokviz.core.formats.sentencepiece.reader import read_sentencepiece
-from tokviz.core.formats.sentencepiece.unknown_ids import resolve_unknowns
+from tokviz.core.formats.sentencepiece.unknown_ids import fused_runs, resolve_unknowns
 from tokviz.core.unigram.encoder.lattice import F32_SP, FLT_MAX, MARK, PieceLattice, absolute_ends, f32
 from tokviz.core.unigram.encoder.piece_table import PieceIndex
 
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from tokviz.core.algorithm.records import LatticeView
 
 _NORMAL_KINDS = (NORMAL, USER_DEFINED, UNUSED)
+_ARRAYS_MIN = 4096  # characters from which `encode_ids` takes the compiled Viterbi's arrays as they are
 
 
 class _TokenBytes:
@@ -303,7 +304,11 @@ class SentencePieceTokenizer(SpDropout, TokenizerDefaults):
         if not norm:  # an empty or blank line: nothing to segment
             return []
         if self.lattice is not None:
-            ids, seg_ends = self.lattice.best_segments(norm, processes=processes)
+            # a long text's ids stay arrays through the unknown handling (numpy's per-call cost
+            # is more than a line's lists)
+            ids, seg_ends = self.lattice.best_segments(norm, processes=processes, arrays=len(norm) >= _ARRAYS_MIN)
+            if isinstance(ids, np.ndarray):  # the compiled Viterbi's: no list until the end
+                return self._array_ids(norm, ids, seg_ends[0])
             if -1 not in ids and self.unknown_ids.isdisjoint(ids):
                 return ids
             # the ends are only needed to cut unknown pieces into bytes
@@ -314,6 +319,26 @@ class SentencePieceTokenizer(SpDropout, TokenizerDefaults):
                 return ids
             ends = ends_of() if self._byte_ids is not None else ()
         return resolve_unknowns(norm, ids, ends, unknown=self.unknown_ids, unk_id=self.unk_id,
+                                byte_ids=self._byte_ids)
+
+    def warm_up(self) -> None:
+        """Load a Unigram model's compiled Viterbi now (with numba): the window calls this while idle,
+        so its texts take the compiled path at once; a one-off command never does, and loads it only
+        when its text repays numba's import (`tokviz.core.unigram.encoder.lattice.COMPILE_MIN`)."""
+        if self.lattice is not None:
+            _ = self.lattice.compiled  # made on first use
+
+    def _array_ids(self, norm: str, ids: np.ndarray, ends: np.ndarray) -> list[int]:
+        """`encode_ids`'s unknown handling on the compiled Viterbi's ids and ends."""
+        unknown = ids < 0
+        if self.unknown_ids:
+            unknown |= np.isin(ids, np.fromiter(self.unknown_ids, dtype=np.int64))
+        at = np.flatnonzero(unknown)
+        if not len(at):
+            return ids.tolist()
+        if self._byte_ids is None:
+            return fused_runs(ids, at, self.unk_id)
+        return resolve_unknowns(norm, ids.tolist(), ends.tolist(), unknown=self.unknown_ids, unk_id=self.unk_id,
                                 byte_ids=self._byte_ids)
 
     def chunks(self, text: str) -> list[str]:

@@ -34,8 +34,9 @@ over the cached margins), so its loop only adds their totals (`_scan`); a new wo
 nodes of the words met before that start the same way (`viterbi.relative_path`).
 
 With numba installed, all of this is replaced by the compiled Viterbi of `kernels` (the same
-algorithm over the whole text with the library's arithmetic done natively); the plain path above
-stays for installs without it. A model whose float32 scores are large enough for a sum to reach
+algorithm over the whole text with the library's arithmetic done natively) once that pays for
+numba's import (`COMPILE_MIN`: about a megabyte on the plain path); the plain path above stays for
+installs without it. A model whose float32 scores are large enough for a sum to reach
 +-inf (and then NaN, which holds to the end of the text) is run by one exact Viterbi over the
 whole text instead.
 
@@ -47,6 +48,7 @@ from __future__ import annotations
 
 import array
 import math
+import sys
 from collections.abc import Collection, Sequence
 from functools import cached_property
 from itertools import chain
@@ -77,10 +79,17 @@ FLT_MAX = 3.4028234663852886e38
 _CACHE_SIZE = 200_000
 _PREFIXES_SIZE = 200_000  # node states kept by prefix (about 36 MB at most)
 _BATCH = 48  # this many uncached segments are computed together in numpy
+_FILL_CHUNK = 4096  # up to this many at once (a megabyte's new words at once: 20 MB more at the peak)
 _PARALLEL_MIN = 6_000  # this many new segments are split with a forked child (`relative_many`)
 _CHAIN_LOOP = 400  # up to this many segments, `chain_scores` adds in Python
 _SCAN_MIN = 256  # from this many segments on, `best_segments` sorts them out first (`_scan`)
 _ROUND = array.array("f", [0.0])  # storing a float in it rounds it to float32
+KERNELS = "tokviz.core.unigram.encoder.kernels"
+# loading the compiled Viterbi (numba and the cached kernels: ~0.4 s of CPU once per process) costs
+# what the plain path loses to it on about this many characters: it is loaded when the text at hand
+# brings the characters run through the plain path to that many (rent until renting cost the price)
+COMPILE_MIN = 1_200_000
+_PLAIN_CHARS = [0]  # characters this process has run through the plain path with kernels allowed
 
 Edge = tuple[int, int, int]  # (start, end, id) in characters of the segment; id -1 = unknown
 
@@ -142,25 +151,19 @@ class PieceLattice:
         inner = table.holding(MARK, inner="tail" if whitespace_suffix else "lead")[rows]
         self._inner = inner_mark_pattern([table[int(r)] for r in rows[inner]], whitespace_suffix)
         self._cache: dict[str, tuple] = {}
-        # with numba (`tokviz.core.jit`), the Viterbi runs compiled over a trie built here instead
-        # (`kernels`): sentencepiece's over whole texts, tokenizers' and trained models' word by
-        # word (`word_path`)
-        self.compiled = None
+        # with numba (`tokviz.core.jit`), the Viterbi runs compiled over a trie (`kernels`):
+        # sentencepiece's over whole texts, tokenizers' and trained models' word by word
+        # (`word_path`); made on first use (`compiled`), and by `best_segments` only once the plain
+        # path has cost about what importing numba does (`COMPILE_MIN`), unless it is loaded already.
+        # Whether kernels may be used is decided now (`jit.allowed`, numba not imported for it)
+        self._compiled = None
         top = max(abs(self.unk_score), float(np.abs(sc[pids]).max()) if len(pids) else 0.0)
         # the longest text the compiled Viterbi takes (integers: while doubles add them exactly)
         self.compiled_max_len = (_EXACT_DOUBLES // max(int(top), 1) - 2) if mode == INT else math.inf
-        kernels = (jit.kernels("tokviz.core.unigram.encoder.kernels")
-                   if len(pids) and self.compiled_max_len > 0 else None)
-        if kernels is not None:
-            self.compiled = kernels.CompiledPieces.from_table(table, rows, pids, sc, self.unk_score,
-                                                              f32=mode == F32_SP)
+        self._may_compile = bool(len(pids)) and self.compiled_max_len > 0 and jit.allowed()
         self._word_paths: dict[str, tuple] = {}  # `word_path`'s cache on the compiled path
-        # the plain path's numpy batch piece table: built with the model for sentencepiece
-        # (`best_segments` over long texts), on first use otherwise
-        self.hashes: PieceHashes | None = (PieceHashes(self.ids, self.score_of)
-                                           if mode == F32_SP and len(pids) and self.compiled is None else None)
-        if self.compiled is None:
-            self._walk_tables  # noqa: B018 - made with the model for the plain Viterbi
+        # the plain path's numpy batch piece table (`best_segments` over long texts), on first use
+        self.hashes: PieceHashes | None = None
         # sentencepiece's float32 sums can reach +-inf only with scores this large (a reset
         # subtracts up to longest + 1 node scores): then NaN can follow and hold for the rest of
         # the text, which no cached segment knows, so the plain path runs one exact Viterbi; and
@@ -172,11 +175,40 @@ class PieceLattice:
         self.unit_roundoff = 2.0 ** -24 if mode == F32_SP else 2.0 ** -53
         self.half_ulp_exp = -25 if mode == F32_SP else -54
 
+    @property
+    def compiled(self):
+        """The compiled Viterbi (`kernels.CompiledPieces`), made on first use; None when kernels
+        are off or do not load here (numba is imported for it)."""
+        if self._compiled is None and self._may_compile:
+            self._may_compile = False  # one try
+            kernels = jit.kernels(KERNELS)
+            if kernels is not None:
+                table, rows, pids = self._edges
+                self._compiled = kernels.CompiledPieces.from_table(table, rows, pids, self.scores64, self.unk_score,
+                                                                   f32=self.mode == F32_SP)
+        return self._compiled
+
+    @compiled.setter
+    def compiled(self, value) -> None:  # a test's kernels
+        self._compiled = value
+
+    def _compiled_for(self, n: int):
+        """`compiled` if made, or loaded elsewhere in the process, or once the plain path has cost
+        about what loading it costs (`COMPILE_MIN`); else None (the text is counted)."""
+        if self._compiled is not None or not self._may_compile:
+            return self._compiled
+        if KERNELS in sys.modules or _PLAIN_CHARS[0] + n >= COMPILE_MIN:
+            return self.compiled
+        _PLAIN_CHARS[0] += n
+        return None
+
     @cached_property
     def ids(self) -> dict[str, int]:
         """piece -> id of the pieces the Viterbi may use (made on first use from a `PieceTable`)."""
         table, rows, pids = self._edges
-        return dict(zip((table[r] for r in rows.tolist()), pids.tolist()))
+        text, starts = table.text, table.starts
+        cuts = map(slice, starts[rows].tolist(), starts[rows + 1].tolist())
+        return dict(zip(map(text.__getitem__, cuts), pids.tolist()))
 
     @cached_property
     def score_of(self) -> list[float] | list[int]:
@@ -316,7 +348,9 @@ class PieceLattice:
             return
         if len(cache) + len(missing) >= _CACHE_SIZE:
             cache.clear()
-        cache.update(zip(missing, self.relative_many(missing, processes)))
+        step = len(missing) if usable(processes) >= 2 else _FILL_CHUNK  # one chunk at a time: less memory
+        for a in range(0, len(missing), step):
+            cache.update(zip(missing[a : a + step], self.relative_many(missing[a : a + step], processes)))
 
     def relative_many(self, missing: list[str], processes: int = 1) -> list[tuple]:
         """`relative` of each of `missing` (segments of at most `MAX_SEGMENT` characters),
@@ -347,16 +381,18 @@ class PieceLattice:
         ids, seg_ends = self.best_segments(s, processes=processes)
         return ids, absolute_ends(seg_ends)
 
-    def best_segments(self, s: str, *, processes: int = 1) -> tuple[list[int], list[tuple[int, ...]]]:
+    def best_segments(self, s: str, *, processes: int = 1, arrays: bool = False) -> tuple[list[int], list]:
         """The ids of the library's best path over `s` (-1 for an unknown character) and, per
         segment, its pieces' end positions in it (`absolute_ends` makes them positions in `s`).
-        With a compiled Viterbi (`compiled`), the whole of `s` is one segment. Given two
-        `processes` (`tokviz.core.processes.parallel`), the plain path computes many new segments
-        in two."""
-        compiled = self.compiled is not None and len(s) <= self.compiled_max_len
-        if compiled or self.whole_text_exact:
-            if compiled:
-                ids_a, ends_a = self.compiled.best_path(s)
+        With a compiled Viterbi (`compiled`), the whole of `s` is one segment (with `arrays`, its
+        ids and ends as the kernel's numpy arrays). Given two `processes`
+        (`tokviz.core.processes.parallel`), the plain path computes many new segments in two."""
+        kernels = self._compiled_for(len(s)) if len(s) <= self.compiled_max_len else None
+        if kernels is not None or self.whole_text_exact:
+            if kernels is not None:
+                ids_a, ends_a = kernels.best_path(s)
+                if arrays and not (self.unk_id is None and len(ids_a) and ids_a.min() < 0):
+                    return ids_a, [ends_a]
                 ids, ends = ids_a.tolist(), tuple(ends_a.tolist())
             else:
                 ids_t, ends, _ = self.exact(s, self.zero)
@@ -377,6 +413,8 @@ class PieceLattice:
             with collector_paused():
                 self._fill(parts, processes)
                 if len(parts) >= _SCAN_MIN:
+                    if sp and self.hashes is None:
+                        self.hashes = PieceHashes(self.ids, self.score_of)  # `_scan`'s float32 replays
                     return self._scan(parts)
         # beyond these, a reset may fall at or inside the segment: decided exactly
         band = RESET * 0.999 if sp else math.inf

@@ -1,0 +1,103 @@
+"""SuperBPE's fast paths against the plain ones: the compiled stage-2 merge (`tokviz.core.superbpe.kernels`)
+against `BpeTrainer`'s numpy merge, step by step and count by count, with numba and without; the stage-2
+split's gap scan against its lossless pattern; the pair grouping against a stable argsort."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import regex
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.jit_switch import jit_off
+from tokviz.core.bpe import trainer as trainer_module
+from tokviz.core.bpe.pair_queue import key_groups
+from tokviz.core.bpe.trainer import HF_BYTE_ORDER, BpeTrainer
+from tokviz.core.superbpe.compiled import StageTwoTrainer, load_kernels
+from tokviz.core.superbpe.split import STAGE_TWO, STAGE_TWO_PATTERN
+from tokviz.core.superbpe.timeline import SuperBpeSettings, SuperBpeTraining
+
+KERNELS = load_kernels()
+needs_numba = pytest.mark.skipif(KERNELS is None, reason="numba is not installed here (the compiled path is off)")
+HYPOTHESIS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+VOCAB = [bytes([i]) for i in range(256)]
+
+corpora = st.lists(st.tuples(st.lists(st.sampled_from([97, 98, 99, 32]), min_size=1, max_size=40),
+                             st.integers(1, 3)), min_size=1, max_size=8)
+
+
+def _trainers(seqs, weights, hf):
+    order = HF_BYTE_ORDER if hf else None
+    lengths = [len(s) for s in seqs]
+    flat = np.array([t for s in seqs for t in s], dtype=np.int64)
+    plain = BpeTrainer.from_flat(flat, lengths, weights, VOCAB, hf_order=order)
+    fast = StageTwoTrainer.from_flat(flat, lengths, weights, VOCAB, hf_order=order).with_kernels(KERNELS)
+    return plain, fast
+
+
+def _live(counts: dict[int, int]) -> dict[int, int]:
+    return {k: c for k, c in counts.items() if c}
+
+
+@needs_numba
+@HYPOTHESIS
+@given(corpus=corpora, hf=st.booleans())
+def test_compiled_merge_equals_numpy_merge(corpus, hf):
+    seqs, weights = [s for s, _ in corpus], [w for _, w in corpus]
+    plain, fast = _trainers(seqs, weights, hf)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(trainer_module, "VECTOR_MIN_SITES", 1)  # every merge takes the vector path
+        for a, b in zip(plain.steps(), fast.steps(), strict=True):
+            assert a == b
+            assert _live(plain.counts) == _live(fast.counts)
+            assert plain.ids.tolist() == fast.ids.tolist() and plain.nxt.tolist() == fast.nxt.tolist()
+            assert plain.prv.tolist() == fast.prv.tolist()
+    assert [fast.segments(i) for i in range(len(seqs))] == [plain.segments(i) for i in range(len(seqs))]
+
+
+def test_without_numba_the_stage_two_trainer_is_bpes():
+    with jit_off():
+        assert load_kernels() is None
+        fast = StageTwoTrainer([list(b"aaabdaaabac")], [1], VOCAB).with_kernels(load_kernels())
+    assert [(s.pair, s.count) for s in fast.steps(max_merges=3)] == [((97, 97), 4), ((256, 97), 2), ((257, 98), 2)]
+
+
+TEXT = ("It was the best of times, it was the worst of times -- 1859, 1860!! and so on... of the "
+        "people, for the people;  by the people.\n\n\"Yes,\" said he -- \"of the 2 of them.\"\n") * 6
+
+
+@pytest.mark.parametrize("tie_break", ["first", "hf"])
+def test_superbpe_merges_the_same_with_and_without_numba(monkeypatch, tie_break):
+    monkeypatch.setattr(trainer_module, "VECTOR_MIN_SITES", 2)
+
+    def merges():
+        s = SuperBpeSettings(merges=80, transition=30, tie_break=tie_break)
+        return [(m.pair, m.count, m.length) for m in SuperBpeTraining(s, texts=[TEXT]).run().steps]
+
+    with jit_off():
+        plain = merges()
+    assert merges() == plain
+    assert len(plain) == 80
+
+
+@HYPOTHESIS
+@given(text=st.text(alphabet=st.sampled_from("ab é1٣ .,!?-/\n\r\t\u3000"), max_size=60))
+def test_stage_two_gap_scan_equals_the_lossless_pattern(text):
+    expected = [c for c in regex.findall(STAGE_TWO_PATTERN, text) if c]
+    assert STAGE_TWO.chunks(text) == expected
+    assert "".join(expected) == text
+    assert STAGE_TWO.count(text) == {c: expected.count(c) for c in expected}
+
+
+@HYPOTHESIS
+@given(pairs=st.lists(st.tuples(st.one_of(st.integers(0, 40), st.integers(0, 2**31 - 1)), st.integers(0, 2**31 - 1)),
+                      max_size=50))
+def test_pair_groups_keep_a_stable_order(pairs):
+    keys = np.array([(a << 32) | b for a, b in pairs], dtype=np.int64)
+    pos = np.arange(len(keys), dtype=np.int64) * 3
+    w = np.arange(len(keys), dtype=np.int64) + 1
+    sk, sp, starts, ends, sums = key_groups(keys, pos, w)
+    order = np.argsort(keys, kind="stable")
+    assert sk.tolist() == keys[order].tolist() and sp.tolist() == pos[order].tolist()
+    assert sums.tolist() == [int(w[order][a:b].sum()) for a, b in zip(starts.tolist(), ends.tolist())]

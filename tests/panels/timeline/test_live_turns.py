@@ -1,0 +1,85 @@
+"""While a run is followed live, the timeline refreshes a third of its views per frame: the merge
+table (whose rows wait for its turn), the candidates and corpus, the chart."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from tests.panels.test_frame_turns import Frames
+from tests.qt_fixtures import append_steps
+from tokviz.core import TrainSettings
+from tokviz.core.bpe.timeline import train
+from tokviz.engine.samples import sample
+from tokviz.engine.step_model import StepModel
+from tokviz.panels.frame_turns import frame_turns
+from tokviz.panels.timeline.panel import TimelinePanel
+
+LOW = TrainSettings(units="chars", split="whitespace", end_of_word="_", merges=10)
+
+
+@pytest.fixture(scope="module")
+def low_timeline():
+    return train(LOW, texts=[sample("low-lower-lowest").read()])
+
+
+@pytest.fixture
+def live(qtbot, low_timeline, monkeypatch):
+    """A panel following a run that has no steps yet; `turns` records each refresh's part with
+    the number of frames painted before it."""
+    model = StepModel()
+    p = TimelinePanel(model)
+    qtbot.addWidget(p)
+    p.set_corpus(sample("low-lower-lowest").read())
+    model.set_timeline(replace(low_timeline, steps=[], finished=False), source="training")
+    p.resize(1200, 500)
+    p.show()
+    qtbot.waitExposed(p)
+    frames = Frames(p)
+    turns = []
+    refresh, update_chart = p.merges.refresh, p.merges.update_chart
+    monkeypatch.setattr(p.merges, "refresh", lambda k, phase=None: (turns.append((phase, frames.count)),
+                                                                     refresh(k, phase)))
+    monkeypatch.setattr(p.merges, "update_chart", lambda: (turns.append(("chart", frames.count)), update_chart()))
+    qtbot.waitUntil(lambda: {None, "chart"} <= {part for part, _ in turns}, timeout=5_000)  # the empty run shown
+    turns.clear()
+    return p, model, turns
+
+
+def test_each_live_part_gets_a_frame_of_its_own(live, low_timeline, qtbot):
+    p, model, turns = live
+    append_steps(model, low_timeline.steps[:4])
+    assert p.merge_model.rowCount() == 0  # the rows wait for the merge table's turn
+    qtbot.waitUntil(lambda: len(turns) >= 3, timeout=5_000)
+    parts = [part for part, _ in turns[:3]]
+    assert parts == [0, 1, "chart"]  # the chart's turn brings the new data (and the cursor)
+    frames = [n for _, n in turns[:3]]
+    assert frames[0] < frames[1] < frames[2]  # a painted frame between any two parts
+    assert p.merge_model.rowCount() == 4
+    assert p.table.selectionModel().currentIndex().row() == 3  # the newest merge selected
+    assert p.chart.x_range[1] >= 4
+
+
+def test_no_turns_once_every_part_shows_the_newest_step(live, low_timeline, qtbot):
+    p, model, turns = live
+    append_steps(model, low_timeline.steps[:4])
+    qtbot.waitUntil(lambda: len(turns) >= 3, timeout=5_000)
+    assert not p.pacing.pending and frame_turns(p).waiting == 0  # nothing more is scheduled
+    assert len(turns) == 3
+
+
+def test_the_run_ending_or_a_step_picked_shows_every_row_at_once(live, low_timeline, qtbot):
+    p, model, turns = live
+    append_steps(model, low_timeline.steps[:4])
+    model.set_step(2)  # the user takes the step: the table must hold the row picked, and the rest
+    assert p.merge_model.rowCount() == 4
+    model.follow_latest()
+    append_steps(model, low_timeline.steps[4:])
+    assert p.merge_model.rowCount() == 4  # following again: held for the table's turn
+    model.timeline.finished = True
+    n = len(turns)
+    model.mark_finished(model.timeline)
+    assert p.merge_model.rowCount() == 10
+    qtbot.waitUntil(lambda: any(part is None for part, _ in turns[n:]), timeout=5_000)
+    assert p.table.selectionModel().currentIndex().row() == 9  # a whole refresh, not a part

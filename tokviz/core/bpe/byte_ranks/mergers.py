@@ -1,0 +1,112 @@
+"""`Mergers`: which loop merges a batch of new chunks, the numpy rounds or the compiled one.
+
+Both give the one-chunk loop's ids. The compiled loop (`compiled`, numba) takes about half the CPU
+per chunk, but importing numba and loading its kernels costs a fixed ~0.5 s: it is loaded only
+before a text that a sample says will bring a hundred thousand new chunks or more (`prepare`,
+`needs_kernels`: udhr2's 380 languages do, the 32 MB of gutenberg30's English does not), and
+before a fork, so that both processes inherit it rather than each loading it. Without numba (or
+with ``TOKVIZ_JIT=0``) the numpy rounds do it all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from tokviz.core import jit
+
+from .one_chunk import LONG_PIECE, bpe_parts_heap
+
+KERNELS = "tokviz.core.bpe.byte_ranks.kernels"  # imports numba
+COMPILED_LONGEST = 4096  # longer pieces take the heap loop (the compiled loop's rounds cost length squared)
+_SAMPLES = 16  # slices of a big text looked at by `needs_kernels`
+_SAMPLE_CHARS = 4096
+_EXPECTED_MIN = 100_000  # new chunks a whole text is expected to bring before the kernels are loaded for it
+_DENSITY_MIN = 0.015  # ... and new words per character in its samples (English 0.004-0.007, udhr2 0.035)
+
+
+class Mergers:
+    """``merge_all(pieces, thr)`` by the cheaper of the two batch loops; both made on first use."""
+
+    def __init__(self, enc: Mapping[bytes, int], vocab: Sequence[bytes | None], big: int) -> None:
+        self._enc, self._vocab, self._big = enc, vocab, big
+        self._batch = None  # `merge_rounds.BatchMerger`
+        self._compiled = None  # `compiled.CompiledMerger`
+        self._no_kernels = False  # kernels off or not loadable here
+
+    def batch(self):
+        """The numpy loop (`merge_rounds.BatchMerger`), built on first use."""
+        if self._batch is None:
+            from .merge_rounds import BatchMerger  # numpy: not for a short text's tokenizer
+
+            self._batch = BatchMerger(self._enc, self._vocab, self._big)
+        return self._batch
+
+    def compiled(self):
+        """The compiled loop, loaded on first use; None without kernels."""
+        if self._compiled is None and not self._no_kernels:
+            kernels = jit.kernels(KERNELS) if len(self._vocab) < 1 << 31 else None  # ids in the kernel's 32 bits
+            if kernels is None:
+                self._no_kernels = True
+                return None
+            from .compiled import CompiledMerger
+
+            self._compiled = CompiledMerger(kernels, self._enc, len(self._vocab))
+        return self._compiled
+
+    def merge_all(self, pieces: Sequence[bytes], thr: int, *, as_text: bool = False) -> list:
+        """The ids of each piece (2 bytes or more, not a token below `thr`) as a tuple, or with
+        `as_text` as one string of decimal ids separated by spaces; the longest pieces (many rounds
+        for a few pieces) one by one with the heap loop."""
+        compiled = self._compiled
+        longest = LONG_PIECE if compiled is None else COMPILED_LONGEST
+        if max(map(len, pieces), default=0) <= longest:
+            return self._merge(compiled, pieces, thr, as_text)
+        long = [i for i, p in enumerate(pieces) if len(p) > longest]
+        out: list = [()] * len(pieces)
+        enc = self._enc
+        for i in long:
+            p = pieces[i]
+            b = bpe_parts_heap(enc, p, thr)
+            t = tuple([enc[p[b[k] : b[k + 1]]] for k in range(len(b) - 1)])
+            out[i] = " ".join(map(str, t)) if as_text else t
+        short = sorted(set(range(len(pieces))).difference(long))
+        for i, t in zip(short, self._merge(compiled, [pieces[i] for i in short], thr, as_text) if short else []):
+            out[i] = t
+        return out
+
+    def _merge(self, compiled, pieces: Sequence[bytes], thr: int, as_text: bool) -> list:
+        if compiled is not None:
+            with jit.announced():  # the first call on a machine compiles the kernels
+                return compiled.merge_texts(pieces, thr) if as_text else compiled.merge_all(pieces, thr)
+        ids = self.batch().merge_all(pieces, thr)
+        return [" ".join(map(str, t)) for t in ids] if as_text else ids
+
+    def warm_up(self) -> None:
+        """Build the numpy loop now (before a fork, or while a window is idle)."""
+        self.batch()
+
+    def prepare(self, text: str) -> None:
+        """Load the compiled loop before encoding `text` when `text` will repay it (`needs_kernels`;
+        before a fork, so that both processes inherit it)."""
+        if (self._compiled is None and not self._no_kernels and len(text) >= _EXPECTED_MIN
+                and needs_kernels(text, self._enc)):
+            self.compiled()
+
+
+def needs_kernels(text: str, enc: Mapping[bytes, int]) -> bool:
+    """Whether `text` is expected to bring enough new chunks to merge that the compiled loop should
+    be loaded for it, judged from the distinct words (letters between spaces: a chunk is mostly
+    such a word after its space) that are not tokens in a few slices of it: many of them per character
+    (`_DENSITY_MIN`: a text of many languages, not one language's repeated words), and many
+    scaled to the whole text (`_EXPECTED_MIN`). False when the kernels are off (numba is imported
+    only to say so for a text that would use them)."""
+    step = max(len(text) // _SAMPLES, _SAMPLE_CHARS)
+    seen: set[str] = set()
+    sampled = 0
+    for a in range(0, len(text), step):
+        part = text[a : a + _SAMPLE_CHARS]
+        sampled += len(part)
+        seen.update(part.split())
+    new = sum(1 for w in seen if w.isalpha() and (" " + w).encode("utf-8", "surrogatepass") not in enc)
+    density = new / max(sampled, 1)
+    return density >= _DENSITY_MIN and density * len(text) >= _EXPECTED_MIN and jit.enabled()

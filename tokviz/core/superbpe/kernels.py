@@ -1,0 +1,110 @@
+"""One merge of SuperBPE's stage-2 trainer compiled with numba (imported only when `tokviz.core.jit` says so).
+
+`merge_sites` does what `BpeTrainer._merge_vector` does in numpy, site by site in one pass: it
+relinks the flat arrays in place and returns, grouped by neighbouring token, the weights the old
+neighbour pairs lose and the positions and weights of the new pairs. The stage-2 corpus is barely
+deduplicated (a chunk runs across many words), so most of its merges have hundreds of sites, and
+numpy's fixed cost a call (a pass over an array of every token id, sorts) outweighs the work.
+`tokviz.core.superbpe.compiled` turns the groups into the trainer's dicts and heap entries.
+
+What this leaves out: the dicts and the heap (Python objects), choosing the merge.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def _group(tok, pos, w, n, acc, slot):
+    """Entries ``(tok[i], pos[i], w[i])`` for i < n grouped by token, tokens in order of first
+    appearance, positions in input order within a token: (tokens, group starts (one more than the
+    tokens), summed weights, positions). `acc` and `slot`: zeroed / -1 scratch of one entry per
+    token id, left as they were found."""
+    toks = np.empty(n, np.int64)
+    k = 0
+    for i in range(n):
+        t = tok[i]
+        if slot[t] < 0:
+            slot[t] = k
+            toks[k] = t
+            k += 1
+        acc[slot[t]] += 1
+    starts = np.zeros(k + 1, np.int64)
+    for j in range(k):
+        starts[j + 1] = starts[j] + acc[j]
+        acc[j] = 0
+    sums = np.zeros(k, np.int64)
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        j = slot[tok[i]]
+        out[starts[j] + acc[j]] = pos[i]
+        acc[j] += 1
+        sums[j] += w[i]
+    for j in range(k):
+        acc[j] = 0
+        slot[toks[j]] = -1
+    return toks[:k], starts, sums, out
+
+
+@njit(cache=True, nogil=True)
+def merge_sites(ids, nxt, prv, wts, positions, a, b, new, acc, slot):
+    """Merge the live sites of the pair (`a`, `b`) among `positions` (ascending) into `new`, left
+    to right (``a a a`` merges once as ``(a, a)``). Returns the merged weight and four groupings
+    (`_group`): the left neighbours x of the sites (pair (x, a) loses weight), the right neighbours
+    y (pair (b, y) loses weight), the new pairs (x, new) at x's position and (new, y) at the site.
+
+    A left neighbour that is the site just merged (two sites touching) is no old pair of its own:
+    its pair (b, a) lost its weight as the right neighbour of that site; the new pair is then
+    (new, new). A right neighbour that is merged later (the next site touches) gives no (new, y)."""
+    n = len(positions)
+    lt, lw = np.empty(n, np.int64), np.empty(n, np.int64)  # old left neighbours
+    rt, rw = np.empty(n, np.int64), np.empty(n, np.int64)  # old right neighbours
+    nlp, nlw = np.empty(n, np.int64), np.empty(n, np.int64)  # new (x, new): position
+    nrp, nrr, nrw = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)  # new (new, y)
+    nl = nr = nnl = nnr = 0
+    merged = 0
+    for i in range(n):
+        p = positions[i]
+        if ids[p] != a:
+            continue
+        q = nxt[p]
+        if q < 0 or ids[q] != b:
+            continue
+        w = wts[p]
+        merged += w
+        o = prv[p]
+        if o >= 0:
+            if ids[o] != new:
+                lt[nl] = ids[o]
+                lw[nl] = w
+                nl += 1
+            nlp[nnl] = o
+            nlw[nnl] = w
+            nnl += 1
+        r = nxt[q]
+        if r >= 0:
+            rt[nr] = ids[r]
+            rw[nr] = w
+            nr += 1
+            nrp[nnr] = p
+            nrr[nnr] = r
+            nrw[nnr] = w
+            nnr += 1
+            prv[r] = p
+        ids[p] = new
+        ids[q] = -1
+        nxt[p] = r
+    nlt = np.empty(nnl, np.int64)
+    for i in range(nnl):
+        nlt[i] = ids[nlp[i]]
+    keep = 0
+    for i in range(nnr):
+        if ids[nrr[i]] != new:
+            nrp[keep] = nrp[i]
+            nrr[keep] = ids[nrr[i]]
+            nrw[keep] = nrw[i]
+            keep += 1
+    return (merged, _group(lt, lt, lw, nl, acc, slot), _group(rt, rt, rw, nr, acc, slot),
+            _group(nlt, nlp, nlw, nnl, acc, slot), _group(nrr, nrp, nrw, keep, acc, slot))
