@@ -180,6 +180,8 @@ def test_kernels_under_numba_boundscheck(tmp_path):
     is set before it compiles: a child process with its own, empty, cache): hypothesis-generated
     models of both formats and trainer lattices, against the plain paths and the libraries."""
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "TOKVIZ_JIT": "1"}
+    # the parent's options (CI's --randomly-seed) belong to plugins the child turns off
+    env.pop("PYTEST_ADDOPTS", None)
     got = subprocess.run([sys.executable, "-m", "tests.hostile.unigram_extremes", "20"], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=280)
     assert got.returncode == 0 and got.stdout.strip().endswith("ok"), got.stdout[-3000:] + got.stderr[-3000:]
@@ -218,6 +220,8 @@ def test_merge_kernels_under_numba_boundscheck(tmp_path):
     index checked: their property tests (random vocabularies, bytes, Unicode, corpora) against the
     plain loops, in a child process whose empty cache makes numba compile the checks in."""
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "TOKVIZ_JIT": "1"}
+    # the parent's options (CI's --randomly-seed) belong to plugins the child turns off
+    env.pop("PYTEST_ADDOPTS", None)
     tests = ["tests/core/bpe/test_compiled_merge.py::test_compiled_equals_the_one_chunk_loop_on_bytes",
              "tests/core/bpe/test_compiled_merge.py::test_compiled_equals_the_one_chunk_loop_on_random_vocabularies",
              "tests/core/bpe/test_compiled_merge.py::test_long_pieces_and_the_heap_loop_mix_in_order",
