@@ -9,13 +9,14 @@ scored by log frequency, written with the protobuf writer of the tests; about a 
 or ``--model`` a model built before. For each model and 1 MB of text (the first MB of gutenberg30,
 and of udhr2_all: ~380 languages):
 
-- whole processes: ``tokviz encode MODEL -f FILE --ids`` against a script that loads the model
-  with sentencepiece, reads the file, encodes it and prints the ids the same way (outputs
+- whole processes (without ``PYTHONDONTWRITEBYTECODE``: an installed tokviz has its bytecode):
+  ``tokviz encode MODEL -f FILE --ids`` against a script that loads the model with sentencepiece, reads the file, encodes it and prints the ids the same way (outputs
   identical); CPU time (user + system of the child), wall time and peak RSS, medians;
 - in process, tokviz's ``encode_ids`` against ``SentencePieceProcessor.encode`` on the text as
   one call and line by line (one call per line), each tokviz run on a freshly loaded model (cold
-  caches) after two untimed runs (a process that has encoded this much has loaded the compiled
-  Viterbi: `tokviz.core.unigram.encoder.lattice.COMPILE_MIN`), CPU and wall medians; and loading
+  caches) after two untimed runs and `warm_up` (a process that has encoded this much, or the window,
+  has loaded the compiled Viterbi or merge loop: `tokviz.core.unigram.encoder.lattice.COMPILE_MIN`,
+  `tokviz.core.formats.sentencepiece.bpe.COMPILE_MIN`), CPU and wall medians; and loading
   the model (then one word), in process and in a new interpreter (imports included).
 
 Target: within 1.5x sentencepiece (CPU time: on a shared machine it moves less than wall time,
@@ -144,7 +145,9 @@ def _tokenizer_json_rows(model: Path, reps: int) -> dict:
 
 def _fresh_process(code: str) -> None:
     """Run `code` in a new interpreter (the test of a user's first load: every import included)."""
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed tokviz has its bytecode
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env=env)
 
 
 CPU: dict[str, tuple[float, float]] = {}  # the last `_alternate`'s medians in CPU seconds
@@ -196,10 +199,12 @@ sys.exit(os.waitstatus_to_exitcode(status))
 def _child(argv: list[str], out: Path) -> tuple[float, float, float]:
     """CPU seconds (user + system), wall seconds and peak RSS (MiB) of one process writing to `out`
     (wall time includes starting the small launcher, the same for both sides)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed tokviz has its bytecode
     with open(out, "wb") as f:
         t = time.perf_counter()
         p = subprocess.run([sys.executable, "-c", LAUNCHER, *argv], check=False, stdout=f, stderr=subprocess.PIPE,
-                           cwd=ROOT)
+                           cwd=ROOT, env=env)
         wall = time.perf_counter() - t
     if p.returncode != 0:
         raise SystemExit(f"failed: {' '.join(argv)}: {p.stderr.decode(errors='replace').strip()[-300:]}")
@@ -268,8 +273,10 @@ def in_process_rows(label: str, path: Path, files: dict[str, Path], reps: int) -
             # untimed: with the check, more than `COMPILE_MIN` characters, so the timed runs are
             # those of a process that has loaded the compiled Viterbi (the whole-process rows are
             # the first use)
-            ours_fn(load_tokenizer(path))
-            del tok
+            warm = load_tokenizer(path)
+            warm.warm_up()  # as the window does for the tokenizer it opens (a BPE model's compiled loop)
+            ours_fn(warm)
+            del tok, warm
             # each run with a freshly loaded model: empty caches
             ours, ref = _alternate(ours_fn, ref_fn, reps, setup=lambda: load_tokenizer(path))
             cpu_ours, cpu_ref = CPU["last"]

@@ -216,7 +216,7 @@ def test_the_segmentations_view_explains_the_minus_1e308_model():
 
 
 def test_merge_kernels_under_numba_boundscheck(tmp_path):
-    """The compiled merge loops of tiktoken-style BPE and of SuperBPE's second stage, with every
+    """The compiled merge loops of tiktoken-style BPE, SentencePiece BPE and SuperBPE's second stage, with every
     index checked: their property tests (random vocabularies, bytes, Unicode, corpora) against the
     plain loops, in a child process whose empty cache makes numba compile the checks in."""
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "TOKVIZ_JIT": "1"}
@@ -225,7 +225,8 @@ def test_merge_kernels_under_numba_boundscheck(tmp_path):
     tests = ["tests/core/bpe/test_compiled_merge.py::test_compiled_equals_the_one_chunk_loop_on_bytes",
              "tests/core/bpe/test_compiled_merge.py::test_compiled_equals_the_one_chunk_loop_on_random_vocabularies",
              "tests/core/bpe/test_compiled_merge.py::test_long_pieces_and_the_heap_loop_mix_in_order",
-             "tests/core/superbpe/test_stage_two_kernels.py::test_compiled_merge_equals_numpy_merge"]
+             "tests/core/superbpe/test_stage_two_kernels.py::test_compiled_merge_equals_numpy_merge",
+             "tests/core/formats/sentencepiece/test_sp_score_kernels.py::test_compiled_equals_merge_word_on_random_vocabularies"]
     got = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
                           "-n", "0", *tests], cwd=ROOT, env=env, capture_output=True, text=True, timeout=280)
     assert got.returncode == 0 and " passed" in got.stdout, got.stdout[-3000:] + got.stderr[-3000:]

@@ -67,7 +67,7 @@ def build_table(tok_data, tok_start, tok_len, tok_rank, bits):  # pragma: no cov
 
 
 @njit(cache=True, nogil=True)
-def _rank(data, a, b, table, shift, mask, tok_data, start_of):  # pragma: no cover - compiled
+def slice_rank(data, a, b, table, shift, mask, tok_data, start_of):  # pragma: no cover - compiled
     """The rank of the token ``data[a:b]``, or `BIG` when it is none. A key of up to 8 bytes is
     the bytes themselves (no check needed); a longer one's bytes are compared with the token's
     (`start_of`: where each rank's bytes start in `tok_data`)."""
@@ -104,7 +104,7 @@ def byte_pair_ranks(table, bits, tok_data, start_of):  # pragma: no cover - comp
     for a in range(256):
         for b in range(256):
             pair[0], pair[1] = a, b
-            out[a * 256 + b] = _rank(pair, 0, 2, table, shift, mask, tok_data, start_of)
+            out[a * 256 + b] = slice_rank(pair, 0, 2, table, shift, mask, tok_data, start_of)
     return out
 
 
@@ -149,10 +149,10 @@ def merge_pieces(data, starts, lens, thr, byte_ids, pairs, table, bits, tok_data
                 ranks[k] = ranks[k + 1]
             m -= 1
             if j < m - 1:
-                r = _rank(data, bounds[j], bounds[j + 2], table, shift, mask, tok_data, start_of)
+                r = slice_rank(data, bounds[j], bounds[j + 2], table, shift, mask, tok_data, start_of)
                 ranks[j] = r if r < thr else BIG
             if j > 0:
-                r = _rank(data, bounds[j - 1], bounds[j + 1], table, shift, mask, tok_data, start_of)
+                r = slice_rank(data, bounds[j - 1], bounds[j + 1], table, shift, mask, tok_data, start_of)
                 ranks[j - 1] = r if r < thr else BIG
         for k in range(m):
             ids[out] = part[k]

@@ -15,7 +15,9 @@ skipped for good with probability p (`tokviz.core.formats.sentencepiece.dropout`
 As for the Unigram lattice, a sentence is cut where no piece can span and each part is cached.
 A part of up to `SHORT` characters, with no step limit, in a model without unused pieces or
 user-defined symbols, is merged by `score_merge.merge_word` (the same order, over a list of pair
-scores: several times faster in Python).
+scores: several times faster in Python); with numba, the new parts of such a model's text (up to
+`score_compiled.LONGEST` characters) are merged in one compiled call of the same rule
+(`score_kernels`), once a process has merged `COMPILE_MIN` words in Python or `warm_up` asked.
 
 How it relates to the other BPE encoders: the loop has the shape of `tokviz.core.bpe.pair_merge`'s
 heap (lowest key first, leftmost of equals, stale entries skipped), but its key is the score of
@@ -30,11 +32,14 @@ from __future__ import annotations
 
 import heapq
 import math
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate, chain
 
 import regex
 
+from tokviz.core import jit
+from tokviz.core.formats.sentencepiece.score_compiled import LONGEST, CompiledScoreMerger
 from tokviz.core.formats.sentencepiece.score_merge import (
     MARK,
     SHORT,
@@ -46,6 +51,14 @@ from tokviz.core.formats.sentencepiece.score_merge import (
 from tokviz.core.unigram.encoder.segments import cut_segments, inner_mark_pattern
 
 _CACHE_SIZE = 200_000
+KERNELS = "tokviz.core.formats.sentencepiece.score_kernels"
+# importing numba and loading the compiled loop costs ~0.5 s of CPU and ~110 MiB once per process,
+# what the Python loop spends on ~30,000 new words (12-20 us each, against 4-7 compiled, wrapping
+# included): a one-off command on a megabyte (30,000-50,000 new words) gains nothing by it and
+# triples its memory, so it is loaded once the words merged in Python reach this many (or by
+# `warm_up`, as the window does)
+COMPILE_MIN = 100_000
+PLAIN_WORDS = [0]  # new words this process has merged in Python with kernels allowed
 _MAX_DEPTH = 100  # sentencepiece's kMaxBpeResegmentDepth
 _UNUSED = 5
 _MERGEABLE = (1, 4, 5)  # NORMAL, USER_DEFINED, UNUSED
@@ -73,6 +86,8 @@ class SpBpe:
         self._caches: dict[object, dict[str, tuple[tuple[int, ...], tuple[int, ...]]]] = {}
         self._short: tuple[dict[str, float], dict[str, int]] | None = None  # `merge_word`'s tables
         self._short_made = False
+        self._compiled: CompiledScoreMerger | None = None  # `compiled`
+        self._may_compile = jit.allowed()  # decided now, without importing numba
 
     def segments(self, s: str) -> list[tuple[int, int]]:
         """Cuts no piece can span (as `PieceLattice.segments`)."""
@@ -187,7 +202,7 @@ class SpBpe:
             out.extend((x + a, y + a, i) for x, y, i in self._merge(s[a:b], allowed, None, skip))
         return out
 
-    def _short_tables(self) -> tuple[dict[str, float], dict[str, int]] | None:
+    def short_tables(self) -> tuple[dict[str, float], dict[str, int]] | None:
         """`merge_word`'s tables, made on first use; None when the model needs `_merge`'s loop
         (unused pieces, user-defined symbols, a score that is not finite)."""
         if not self._short_made:
@@ -197,20 +212,53 @@ class SpBpe:
                 self._short = (keys, {p: self.map[p] for p in keys})
         return self._short
 
-    def _word(self, seg: str, allowed, cache: dict) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The ids and lengths of the pieces of one segment, cached."""
-        hit = cache.get(seg)
-        if hit is None:
-            if len(cache) >= _CACHE_SIZE:
-                cache.clear()
-            short = self._short_tables() if allowed is None and len(seg) <= SHORT else None
-            if short is not None:
-                hit = merge_word(seg, *short, self.unk_id)
-            else:
-                pieces = self._merge(seg, allowed)
-                hit = (tuple([i for _, _, i in pieces]), tuple([b - a for a, b, _ in pieces]))
-            cache[seg] = hit
-        return hit
+    def _word(self, seg: str, allowed) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The ids and lengths of the pieces of one segment, in Python."""
+        short = self.short_tables() if allowed is None and len(seg) <= SHORT else None
+        if short is not None:
+            return merge_word(seg, *short, self.unk_id)
+        pieces = self._merge(seg, allowed)
+        return tuple([i for _, _, i in pieces]), tuple([b - a for a, b, _ in pieces])
+
+    def _words(self, segs: list[str], allowed, cache: dict) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+        """The ids and lengths of the pieces of each segment, cached; the new ones of a model
+        `merge_word` serves in one compiled call once that pays (`_compiled_for`)."""
+        hits = list(map(cache.get, segs))
+        if all(hits):  # every hit a pair of tuples (true), a miss None
+            return hits
+        new = dict.fromkeys([w for w, h in zip(segs, hits) if h is None])
+        merger = self._compiled_for(len(new)) if allowed is None else None
+        if merger is not None:
+            fit = [w for w in new if len(w) <= LONGEST]
+            new.update(zip(fit, merger.merge_words(fit)))
+        for w in [w for w, hit in new.items() if hit is None]:
+            new[w] = self._word(w, allowed)
+        if len(cache) + len(new) > _CACHE_SIZE:
+            cache.clear()
+        cache.update(new)
+        return [h or new[w] for w, h in zip(segs, hits)]
+
+    def _compiled_for(self, n: int) -> CompiledScoreMerger | None:
+        """The compiled merge loop if loaded, or loaded in this process for another model, or
+        once the Python loop has merged about as many words as loading it costs
+        (`COMPILE_MIN`); else None (the `n` new words are counted)."""
+        if self._compiled is not None or not self._may_compile:
+            return self._compiled
+        if KERNELS in sys.modules or PLAIN_WORDS[0] + n >= COMPILE_MIN:
+            return self.compiled()
+        PLAIN_WORDS[0] += n
+        return None
+
+    def compiled(self) -> CompiledScoreMerger | None:
+        """The compiled merge loop, made on first use (numba is imported for it); None when
+        kernels are off or do not load here, or the model needs `_merge`'s loop."""
+        if self._compiled is None and self._may_compile:
+            self._may_compile = False  # one try
+            short = self.short_tables()
+            kernels = jit.kernels(KERNELS) if short is not None else None
+            if kernels is not None:
+                self._compiled = CompiledScoreMerger(kernels, *short, self.unk_id)
+        return self._compiled
 
     def _cache(self, allowed) -> dict:
         key = allowed  # None, or a frozenset (its hash is computed once)
@@ -226,8 +274,8 @@ class SpBpe:
         of ids), only those pieces are ever formed by a merge."""
         cache = self._cache(allowed)
         out: list[tuple[int, int, int]] = []
-        for a, b in self.segments(s):
-            ids, lengths = self._word(s[a:b], allowed, cache)
+        segs = self.segments(s)
+        for (a, _), (ids, lengths) in zip(segs, self._words([s[a:b] for a, b in segs], allowed, cache)):
             for i, n in zip(ids, lengths):
                 out.append((a, a + n, i))
                 a += n
@@ -241,9 +289,6 @@ class SpBpe:
             words = run_led_segments(s)
         else:
             words = [s[a:b] for a, b in self.segments(s)]
-        word = self._word
-        hits = [word(w, allowed, cache) for w in words]
-        ids: list[int] = []
-        for h in hits:
-            ids.extend(h[0])
-        return ids, lambda: list(accumulate(chain.from_iterable([h[1] for h in hits])))
+        hits = self._words(words, allowed, cache)
+        return (list(chain.from_iterable([h[0] for h in hits])),
+                lambda: list(accumulate(chain.from_iterable([h[1] for h in hits]))))

@@ -322,11 +322,14 @@ class SentencePieceTokenizer(SpDropout, TokenizerDefaults):
                                 byte_ids=self._byte_ids)
 
     def warm_up(self) -> None:
-        """Load a Unigram model's compiled Viterbi now (with numba): the window calls this while idle,
-        so its texts take the compiled path at once; a one-off command never does, and loads it only
-        when its text repays numba's import (`tokviz.core.unigram.encoder.lattice.COMPILE_MIN`)."""
+        """Load the compiled Viterbi of a Unigram model, or merge loop of a BPE one, now (with
+        numba): the window calls this while idle, so its texts take the compiled path at once; a
+        one-off command never does, and loads it only when its text repays numba's import
+        (`tokviz.core.unigram.encoder.lattice.COMPILE_MIN`, `bpe.COMPILE_MIN`)."""
         if self.lattice is not None:
             _ = self.lattice.compiled  # made on first use
+        elif self.bpe is not None:
+            self.bpe.compiled()
 
     def _array_ids(self, norm: str, ids: np.ndarray, ends: np.ndarray) -> list[int]:
         """`encode_ids`'s unknown handling on the compiled Viterbi's ids and ends."""

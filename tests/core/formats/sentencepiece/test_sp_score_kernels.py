@@ -1,0 +1,98 @@
+"""The compiled SentencePiece BPE merge (`score_kernels`, `score_compiled`, numba) against the
+Python loop it replaces (`score_merge.merge_word`) on random vocabularies and words (ties, -0.0,
+multi-byte and unknown characters, pieces longer than 8 bytes), and against sentencepiece itself
+through the tokenizer; and when a tokenizer loads it."""
+
+from __future__ import annotations
+
+import random
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.core.formats.sentencepiece.spm_helpers import corpus_lines, mistral_model
+from tests.core.formats.sentencepiece.test_sp_fast_paths import pair  # noqa: F401 - a fixture
+from tokviz.core import jit
+from tokviz.core.formats.sentencepiece import bpe as sp_bpe
+from tokviz.core.formats.sentencepiece.score_merge import merge_keys, merge_word
+
+pytest.importorskip("numba")
+ALPHABET = "ab\u2581é日😀"  # 1 to 4 bytes of UTF-8
+
+
+def _kernels():
+    k = jit.kernels(sp_bpe.KERNELS)
+    if k is None:
+        pytest.skip("TOKVIZ_JIT=0: the plain path is tested elsewhere")
+    return k
+
+
+@st.composite
+def vocab_and_words(draw):
+    """Pieces over `ALPHABET` with few distinct scores (ties, 0.0 and -0.0), and words over it
+    and a character no piece has."""
+    from tokviz.core.formats.sentencepiece.score_compiled import CompiledScoreMerger
+
+    chars = draw(st.lists(st.sampled_from(ALPHABET), min_size=1, max_size=len(ALPHABET), unique=True))
+    joined = draw(st.lists(st.text(alphabet=ALPHABET, min_size=2, max_size=12), max_size=40))
+    pieces = list(dict.fromkeys([*chars, *joined]))
+    scores = draw(st.lists(st.sampled_from([0.0, -0.0, -1.0, -2.5, -3.0, 1.5]), min_size=len(pieces),
+                           max_size=len(pieces)))
+    words = draw(st.lists(st.text(alphabet=ALPHABET + "x", min_size=1, max_size=30), min_size=1, max_size=12))
+    keys = merge_keys({p: i for i, p in enumerate(pieces)}, scores, range(len(pieces)))
+    ids = {p: i + 7 for i, p in enumerate(pieces)}
+    return CompiledScoreMerger(_kernels(), keys, ids, -1), keys, ids, words
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=vocab_and_words())
+def test_compiled_equals_merge_word_on_random_vocabularies(case):
+    merger, keys, ids, words = case
+    assert merger.merge_words(words) == [merge_word(w, keys, ids, -1) for w in words]
+
+
+def test_compiled_encodes_as_sentencepiece(pair):  # noqa: F811 - the fixture
+    ours, ref = pair
+    merger = ours.bpe.compiled()
+    if merger is None:
+        pytest.skip("TOKVIZ_JIT=0")
+    rnd = random.Random(2)
+    texts = ["".join(rnd.choice("abcxy  é日") for _ in range(rnd.randint(0, 40))) for _ in range(300)]
+    texts += ["xxyyxx", "cabca", "   abc", "abcxy" * 100]
+    keys, ids = ours.bpe.short_tables()
+    words = [w for t in texts for w in ours.chunks(t)]
+    assert merger.merge_words(words) == [merge_word(w, keys, ids, ours.bpe.unk_id) for w in words]
+    assert [ours.encode_ids(t) for t in texts] == [ref.encode(t) for t in texts]
+    assert [ours.encode(t).ids for t in texts] == [ref.encode(t) for t in texts]
+
+
+def test_mistral_lines_through_the_compiled_loop_equal_sentencepiece():
+    spm = pytest.importorskip("sentencepiece")
+    from tokviz.core.loading import load_tokenizer
+
+    path = mistral_model()
+    ours, ref = load_tokenizer(path), spm.SentencePieceProcessor(model_file=str(path))
+    if ours.bpe.compiled() is None:
+        pytest.skip("TOKVIZ_JIT=0")
+    lines = corpus_lines(40)
+    assert [ours.encode_ids(line) for line in lines] == [ref.encode(line) for line in lines]
+    assert ours.encode_ids("\n".join(lines)) == ref.encode("\n".join(lines))
+
+
+def test_the_loop_loads_once_python_has_merged_enough_words(pair, monkeypatch):  # noqa: F811
+    """A one-off text of few new words stays in Python (no numba import); the words merged in
+    Python count, and past `COMPILE_MIN` the compiled loop takes over."""
+    _kernels()
+    ours, _ = pair
+    bpe = type(ours.bpe)(ours.bpe.map, ours.bpe.scores, ours.bpe.types, unk_id=ours.bpe.unk_id, user_defined=())
+    monkeypatch.delitem(sys.modules, sp_bpe.KERNELS)
+    monkeypatch.setattr(sp_bpe, "PLAIN_WORDS", [0])
+    monkeypatch.setattr(sp_bpe, "COMPILE_MIN", 30)
+    assert bpe.encode_ids("abc\u2581cab")[0] and sp_bpe.KERNELS not in sys.modules  # normalized text: two words
+    assert sp_bpe.PLAIN_WORDS[0] == 2
+    words = "\u2581".join(f"{'ab' * k}c" for k in range(1, 40))
+    want = bpe.encode_ids(words)[0]  # 39 new words: past the limit
+    assert sp_bpe.KERNELS in sys.modules and bpe.compiled() is not None
+    assert bpe.encode_ids(words)[0] == want
