@@ -48,6 +48,13 @@ def _slot(key, n, shift):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def shift_left(a, start, stop):  # pragma: no cover - compiled
+    """``a[start:stop] = a[start + 1:stop + 1]``, in place: one entry dropped from a merge's lists."""
+    for k in range(start, stop):
+        a[k] = a[k + 1]
+
+
+@njit(cache=True, nogil=True)
 def build_table(tok_data, tok_start, tok_len, tok_rank, bits):  # pragma: no cover - compiled
     """A table of ``2**bits`` rows (more than the tokens): ``(key, rank | length << 32)``
     per token, an empty row's second field `EMPTY`."""
@@ -141,12 +148,9 @@ def merge_pieces(data, starts, lens, thr, byte_ids, pairs, table, bits, tok_data
             if j < 0:
                 break
             part[j] = low  # the joined part is the token of that rank
-            for k in range(j + 1, m):  # drop bound j + 1, part j + 1 and rank j
-                bounds[k] = bounds[k + 1]
-            for k in range(j + 1, m - 1):
-                part[k] = part[k + 1]
-            for k in range(j, m - 2):
-                ranks[k] = ranks[k + 1]
+            shift_left(bounds, j + 1, m)  # drop bound j + 1, part j + 1 and rank j
+            shift_left(part, j + 1, m - 1)
+            shift_left(ranks, j, m - 2)
             m -= 1
             if j < m - 1:
                 r = slice_rank(data, bounds[j], bounds[j + 2], table, shift, mask, tok_data, start_of)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tokviz.core.bpe.byte_ranks.kernels import BIG, build_table, slice_rank
+from tokviz.core.bpe.byte_ranks.kernels import BIG, build_table, shift_left, slice_rank
 
 __all__ = ["BIG", "build_table", "merge_words"]
 
@@ -79,14 +79,11 @@ def merge_words(data, char_counts, table, tok_data, meta, bits, unk):  # pragma:
             if j < 0:
                 break
             code[j] = joined[j]
-            for k in range(j + 1, m):  # drop boundary j + 1, part j + 1 and pair j
-                bounds[k] = bounds[k + 1]
-                chars[k] = chars[k + 1]
-            for k in range(j + 1, m - 1):
-                code[k] = code[k + 1]
-            for k in range(j, m - 2):
-                joined[k] = joined[k + 1]
-                rank[k] = rank[k + 1]
+            shift_left(bounds, j + 1, m)  # drop boundary j + 1, part j + 1 and pair j
+            shift_left(chars, j + 1, m)
+            shift_left(code, j + 1, m - 1)
+            shift_left(joined, j, m - 2)
+            shift_left(rank, j, m - 2)
             m -= 1
             for k in (j - 1, j):  # the pairs the new part makes with its neighbours
                 if 0 <= k < m - 1:
