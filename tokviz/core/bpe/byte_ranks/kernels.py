@@ -48,6 +48,16 @@ def _slot(key, n, shift):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def leftmost_lowest(ranks, n):  # pragma: no cover - compiled
+    """The first place of the lowest of ``ranks[:n]``, or -1 when all are `BIG` (nothing joins)."""
+    low, j = BIG, -1
+    for k in range(n):
+        if ranks[k] < low:
+            low, j = ranks[k], k
+    return j
+
+
+@njit(cache=True, nogil=True)
 def shift_left(a, start, stop):  # pragma: no cover - compiled
     """``a[start:stop] = a[start + 1:stop + 1]``, in place: one entry dropped from a merge's lists."""
     for k in range(start, stop):
@@ -141,13 +151,10 @@ def merge_pieces(data, starts, lens, thr, byte_ids, pairs, table, bits, tok_data
             r = pairs[np.int64(data[a0 + k]) * 256 + data[a0 + k + 1]]
             ranks[k] = r if r < thr else BIG
         while m > 1:
-            low, j = BIG, -1
-            for k in range(m - 1):
-                if ranks[k] < low:
-                    low, j = ranks[k], k
+            j = leftmost_lowest(ranks, m - 1)
             if j < 0:
                 break
-            part[j] = low  # the joined part is the token of that rank
+            part[j] = ranks[j]  # the joined part is the token of that rank
             shift_left(bounds, j + 1, m)  # drop bound j + 1, part j + 1 and rank j
             shift_left(part, j + 1, m - 1)
             shift_left(ranks, j, m - 2)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tokviz.core.bpe.byte_ranks.kernels import BIG, build_table, shift_left, slice_rank
+from tokviz.core.bpe.byte_ranks.kernels import BIG, build_table, leftmost_lowest, shift_left, slice_rank
 
 __all__ = ["BIG", "build_table", "merge_words"]
 
@@ -72,10 +72,7 @@ def merge_words(data, char_counts, table, tok_data, meta, bits, unk):  # pragma:
             rank[k] = order[c] if c != BIG else BIG
         m = n
         while m > 1:
-            low, j = BIG, -1
-            for k in range(m - 1):
-                if rank[k] < low:
-                    low, j = rank[k], k
+            j = leftmost_lowest(rank, m - 1)
             if j < 0:
                 break
             code[j] = joined[j]
