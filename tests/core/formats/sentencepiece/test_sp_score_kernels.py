@@ -46,7 +46,7 @@ def vocab_and_words(draw):
     return CompiledScoreMerger(_kernels(), keys, ids, -1), keys, ids, words
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(case=vocab_and_words())
 def test_compiled_equals_merge_word_on_random_vocabularies(case):
     merger, keys, ids, words = case
