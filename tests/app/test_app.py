@@ -50,6 +50,28 @@ def test_run_gui_opens_a_file_and_exits_cleanly(tmp_path, qtbot):
             w.deleteLater()
 
 
+def test_qt_messages_reach_stderr_except_the_flush_race_of_a_closed_window(capfd):
+    """Qt 6 destroys a closed window's native window; a repaint already queued for it warns about the
+    missing handle (about one close in eight under X11). That one message is dropped once the window is
+    hidden; the same message while it shows, and every other message, reach stderr."""
+    from PySide6.QtCore import qWarning
+    from PySide6.QtWidgets import QWidget
+
+    race = 'QBackingStore::flush() called for  QWidgetWindow(0x1, name="w")  which does not have a handle.'
+    window = QWidget()
+    window.show()
+    previous = gui.keep_qt_messages_but_the_close_race([window])
+    try:
+        qWarning(race)  # shown: a real problem
+        window.close()
+        qWarning(race)
+        qWarning("something else")
+    finally:
+        gui.restore_message_handler(previous)
+    err = capfd.readouterr().err
+    assert err.count("QBackingStore::flush()") == 1 and "something else" in err
+
+
 def test_missing_file_is_a_message_not_a_crash(tmp_path, capsys):
     assert gui.run_gui(str(tmp_path / "nope.txt")) == 2
     assert "nope.txt: no such file" in capsys.readouterr().err
