@@ -89,6 +89,10 @@ KERNELS = "tokviz.core.unigram.encoder.kernels"
 # what the plain path loses to it on about this many characters: it is loaded when the text at hand
 # brings the characters run through the plain path to that many (rent until renting cost the price)
 COMPILE_MIN = 1_200_000
+# the plain path's own tables (a dict of every piece, the walk tables) hold ~500 bytes a piece where
+# the compiled trie holds ~200, and take longer to build than numba to load: a vocabulary of this
+# many pieces loads the compiled Viterbi for its first text
+COMPILE_PIECES = 500_000
 _PLAIN_CHARS = [0]  # characters this process has run through the plain path with kernels allowed
 
 Edge = tuple[int, int, int]  # (start, end, id) in characters of the segment; id -1 = unknown
@@ -161,6 +165,7 @@ class PieceLattice:
         # the longest text the compiled Viterbi takes (integers: while doubles add them exactly)
         self.compiled_max_len = (_EXACT_DOUBLES // max(int(top), 1) - 2) if mode == INT else math.inf
         self._may_compile = bool(len(pids)) and self.compiled_max_len > 0 and jit.allowed()
+        self._n_edges = len(pids)
         self._word_paths: dict[str, tuple] = {}  # `word_path`'s cache on the compiled path
         # the plain path's numpy batch piece table (`best_segments` over long texts), on first use
         self.hashes: PieceHashes | None = None
@@ -197,7 +202,8 @@ class PieceLattice:
         about what loading it costs (`COMPILE_MIN`); else None (the text is counted)."""
         if self._compiled is not None or not self._may_compile:
             return self._compiled
-        if KERNELS in sys.modules or _PLAIN_CHARS[0] + n >= COMPILE_MIN:
+        big = self._n_edges >= COMPILE_PIECES and "ids" not in self.__dict__
+        if big or KERNELS in sys.modules or _PLAIN_CHARS[0] + n >= COMPILE_MIN:
             return self.compiled
         _PLAIN_CHARS[0] += n
         return None
