@@ -10,7 +10,10 @@ the ids of tokviz and the reference are compared line by line (no special tokens
 - SentencePiece .model (mistral) against `sentencepiece`;
 - tekken.json (the two mistral-common ships) against mistral-common's Tekkenizer;
 - GGUF files written from the shared tokenizer.json files with the `gguf` package (as llama.cpp's
-  converter does) against `tokenizers` on the tokenizer.json they came from.
+  converter does) against `tokenizers` on the tokenizer.json they came from; a llama GGUF from
+  Mistral's .model against tokenizers, and a t5 GGUF from a Unigram model sentencepiece trains here
+  against sentencepiece;
+- llama.cpp's own test vectors (tests/data/llama_cpp) for the GGUF files they apply to.
 
 Then `tokviz diff` on Mistral's tokenizer.json against its tokenizer.model (whole command, seconds).
 
@@ -107,13 +110,44 @@ def cases(tmp: Path):
         ours = load_tokenizer(path)
         yield "GGUF", name, lambda t, o=ours: o.encode_ordinary(t).ids, \
             lambda t, r=ref: r.encode(t, add_special_tokens=False).ids
+    # llama (SentencePiece BPE) from Mistral's .model, against tokenizers on its tokenizer.json
+    mistral = gguf_files.sentencepiece_gguf(hf / "mistral-7b-v0.1" / "tokenizer.model", tmp / "mistral.gguf",
+                                            hf_folder=hf / "mistral-7b-v0.1")
+    ref = tokenizers.Tokenizer.from_file(str(hf / "mistral-7b-v0.1" / "tokenizer.json"))
+    yield "GGUF (llama)", "mistral-7b-v0.1", load_tokenizer(mistral).encode_ids, \
+        lambda t, r=ref: r.encode(t, add_special_tokens=False).ids
+    # t5 (Unigram) from a model sentencepiece trains here, against sentencepiece on that model
+    from tests.core.formats.sentencepiece.spm_helpers import trained_model
+
+    unigram = trained_model("unigram-nmt", tmp)
+    t5 = gguf_files.sentencepiece_gguf(unigram, tmp / "t5.gguf", kind="t5")
+    yield "GGUF (t5)", "unigram-nmt (trained)", load_tokenizer(t5).encode_ids, \
+        spm.SentencePieceProcessor(model_file=str(unigram)).encode
+
+
+def llama_cpp_rows(tmp: Path) -> list[dict]:
+    """llama.cpp's ``ggml-vocab-*.gguf.inp/.out`` vectors on GGUF files written from the same models."""
+    from tests.core.formats import gguf_files
+    from tests.core.formats.test_gguf_llama_cpp_vectors import vectors
+    from tokviz.core.loading import load_tokenizer
+
+    hf = SHARED / "vocab" / "hf"
+    files = {"gpt-2": gguf_files.byte_level_gguf(hf / "gpt2", tmp / "v-gpt2.gguf", "gpt-2"),
+             "bert-bge": gguf_files.word_piece_gguf(hf / "bert-base-uncased", tmp / "v-bert.gguf", tmp)}
+    rows = []
+    for name, path in files.items():
+        tok, cases = load_tokenizer(path), vectors(name)
+        bad = [text for text, ids in cases if tok.encode_ordinary(text).ids != ids]
+        rows.append({"format": "llama.cpp vectors", "tokenizer": name, "inputs": len(cases), "mismatches": len(bad),
+                     "first": bad[0] if bad else None})
+    return rows
 
 
 def diff_seconds() -> dict:
     hf = SHARED / "vocab" / "hf" / "mistral-7b-v0.1"
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "tokviz", "diff", str(hf / "tokenizer.json"), str(hf / "tokenizer.model"),
-                           "--ignore", "bos_eos", "--json"], capture_output=True, text=True)
+                           "--ignore", "bos_eos", "--json"], capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - t0
     found = json.loads(done.stdout) if done.stdout.strip() else {}
     return {"pair": "mistral tokenizer.json vs tokenizer.model (--ignore bos_eos)", "seconds": round(seconds, 2),
@@ -133,6 +167,9 @@ def main(argv=None) -> int:
             n, bad, first = compare(ours, ref, texts)
             rows.append({"format": fmt, "tokenizer": name, "inputs": n, "mismatches": bad, "first": first})
             print(f"{fmt:<22} {name:<20} {n:>7,} {bad:>10,}")
+        for row in llama_cpp_rows(Path(tmp)):
+            rows.append(row)
+            print(f"{row['format']:<22} {row['tokenizer']:<20} {row['inputs']:>7,} {row['mismatches']:>10,}")
     d = diff_seconds()
     print(f"tokviz diff, {d['pair']}: {d['seconds']} s, exit {d['exit']}, stage {d['stage']} on {d['input']!r} "
           f"after {d['checked']} inputs")

@@ -85,16 +85,12 @@ _CHAIN_LOOP = 400  # up to this many segments, `chain_scores` adds in Python
 _SCAN_MIN = 256  # from this many segments on, `best_segments` sorts them out first (`_scan`)
 _ROUND = array.array("f", [0.0])  # storing a float in it rounds it to float32
 KERNELS = "tokviz.core.unigram.encoder.kernels"
-# loading the compiled Viterbi (numba and the cached kernels: ~0.4 s of CPU once per process) costs
-# what the plain path loses to it on about this many characters: it is loaded when the text at hand
-# brings the characters run through the plain path to that many (rent until renting cost the price)
+# loading the compiled Viterbi (numba, cached kernels: ~0.4 s of CPU once) costs what the plain path loses
+# to it on this many characters (rent until renting cost the price); the plain path's tables of a vocabulary
+# of COMPILE_PIECES cost more (~500 B a piece against the trie's ~200): compiled from its first text
 COMPILE_MIN = 1_200_000
-# the plain path's own tables (a dict of every piece, the walk tables) hold ~500 bytes a piece where
-# the compiled trie holds ~200, and take longer to build than numba to load: a vocabulary of this
-# many pieces loads the compiled Viterbi for its first text
 COMPILE_PIECES = 500_000
 _PLAIN_CHARS = [0]  # characters this process has run through the plain path with kernels allowed
-
 Edge = tuple[int, int, int]  # (start, end, id) in characters of the segment; id -1 = unknown
 
 
@@ -155,17 +151,15 @@ class PieceLattice:
         inner = table.holding(MARK, inner="tail" if whitespace_suffix else "lead")[rows]
         self._inner = inner_mark_pattern([table[int(r)] for r in rows[inner]], whitespace_suffix)
         self._cache: dict[str, tuple] = {}
-        # with numba (`tokviz.core.jit`), the Viterbi runs compiled over a trie (`kernels`):
-        # sentencepiece's over whole texts, tokenizers' and trained models' word by word
-        # (`word_path`); made on first use (`compiled`), and by `best_segments` only once the plain
-        # path has cost about what importing numba does (`COMPILE_MIN`), unless it is loaded already.
-        # Whether kernels may be used is decided now (`jit.allowed`, numba not imported for it)
+        # with numba (`tokviz.core.jit`), the Viterbi runs compiled over a trie (`kernels`): sentencepiece's
+        # over whole texts, tokenizers' and trained models' word by word (`word_path`); made on first use
+        # (`compiled`; `best_segments`: `_compiled_for`). Whether kernels may be used is decided now
+        # (`jit.allowed`, numba not imported for it)
         self._compiled = None
         top = max(abs(self.unk_score), float(np.abs(sc[pids]).max()) if len(pids) else 0.0)
         # the longest text the compiled Viterbi takes (integers: while doubles add them exactly)
         self.compiled_max_len = (_EXACT_DOUBLES // max(int(top), 1) - 2) if mode == INT else math.inf
-        self._may_compile = bool(len(pids)) and self.compiled_max_len > 0 and jit.allowed()
-        self._n_edges = len(pids)
+        self._may_compile, self._n_edges = bool(len(pids)) and self.compiled_max_len > 0 and jit.allowed(), len(pids)
         self._word_paths: dict[str, tuple] = {}  # `word_path`'s cache on the compiled path
         # the plain path's numpy batch piece table (`best_segments` over long texts), on first use
         self.hashes: PieceHashes | None = None
@@ -199,7 +193,7 @@ class PieceLattice:
 
     def _compiled_for(self, n: int):
         """`compiled` if made, or loaded elsewhere in the process, or once the plain path has cost
-        about what loading it costs (`COMPILE_MIN`); else None (the text is counted)."""
+        about what loading it costs (`COMPILE_MIN`, `COMPILE_PIECES`); else None (the text is counted)."""
         if self._compiled is not None or not self._may_compile:
             return self._compiled
         big = self._n_edges >= COMPILE_PIECES and "ids" not in self.__dict__
