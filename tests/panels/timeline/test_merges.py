@@ -57,3 +57,39 @@ def test_a_model_that_grew_meanwhile_gets_every_merge(panel, timelines):
     panel.step_model.set_timeline(run, source="test")
     assert shown_tokenizer(panel).n_merges == long.n_merges
     assert shown_tokenizer(panel).merges == long.tokenizer().merges
+
+
+
+def test_switching_back_finds_the_corpus_window_segmented(panel, timelines, monkeypatch, qtbot):
+    """The corpus window is encoded once per model: switching back to a recent model reuses its
+    segmenter (no encoding on the GUI thread) and shows what a panel seeing it first shows."""
+    from tokviz.core.bpe.replay import WindowSegmenter
+    from tokviz.panels.timeline import merges
+
+    made = []
+
+    class Counting(WindowSegmenter):
+        def __init__(self, tokenizer, text):
+            made.append(tokenizer)
+            super().__init__(tokenizer, text)
+
+    monkeypatch.setattr(merges, "WindowSegmenter", Counting)
+    short, long = timelines
+    text = sample("english-prose").read()
+    panel.set_corpus(text)
+    panel.show()
+    qtbot.waitExposed(panel)
+    for tl in (long, short, long, short, long):
+        panel.step_model.set_timeline(tl, source="test")
+        panel.refresh()
+    assert len(made) == 2 and made[0] is not made[1]
+    fresh = TimelinePanel(StepModel())
+    qtbot.addWidget(fresh)
+    fresh.set_corpus(text)
+    fresh.step_model.set_timeline(long, source="test")
+    fresh.show()
+    qtbot.waitExposed(fresh)
+    fresh.refresh()
+    assert panel.corpus_label.text() == fresh.corpus_label.text()
+    assert panel.corpus_view.toPlainText() == fresh.corpus_view.toPlainText()
+    assert panel.corpus_view.fresh_count == fresh.corpus_view.fresh_count

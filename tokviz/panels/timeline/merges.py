@@ -15,7 +15,7 @@ from functools import partial
 
 from PySide6.QtCore import QObject
 
-from tokviz.core.bpe.replay import series
+from tokviz.core.bpe.replay import WindowSegmenter, series
 from tokviz.core.display.tokens import visible_token
 
 RECENT_TOKENIZERS = 3  # the models a user switches between
@@ -32,6 +32,9 @@ class MergeParts(QObject):
         # tokenizer (and the encodings it cached) instead of building it again on the GUI thread.
         # The timeline is held weakly: a model the app lets go takes its tokenizer with it.
         self._recent: dict[int, tuple[weakref.ref, object]] = {}  # id(timeline) -> (timeline, tokenizer)
+        # and the corpus window's segmenter of each (switching back re-encodes nothing), gone with it
+        self._windows: dict[int, WindowSegmenter] = {}  # id(timeline) -> segmenter
+        self._window: WindowSegmenter | None = None  # for a tokenizer not among `_recent`'s
 
     def reset(self) -> None:
         self._tokenizer = None
@@ -52,12 +55,31 @@ class MergeParts(QObject):
         self._recent.pop(key, None)
         self._recent[key] = (weakref.ref(tl, partial(self._forget, key)), tokenizer)
         while len(self._recent) > RECENT_TOKENIZERS:
+            self._windows.pop(next(iter(self._recent)), None)
             del self._recent[next(iter(self._recent))]
 
     def _forget(self, key: int, gone: weakref.ref) -> None:
         held = self._recent.get(key)
         if held is not None and held[0] is gone:
             del self._recent[key]
+            self._windows.pop(key, None)
+
+    def window_segmenter(self, tok, window: str) -> WindowSegmenter:
+        """The corpus window's segmenter for `tok`: the one kept with the current timeline when it
+        shows this `window` with `tok` or a tokenizer `tok` extends (a run moving on), else a new
+        one (which encodes the window: 20-40 ms on the GUI thread under load). Kept per recent
+        timeline, so switching back to a model finds its window already segmented."""
+        tl = self.panel.step_model.timeline
+        held = self._recent.get(id(tl))
+        kept = held is not None and held[1] is tok
+        seg = self._windows.get(id(tl)) if kept else self._window
+        if seg is None or seg.text != window or not seg.follow(tok):
+            seg = WindowSegmenter(tok, window)
+        if kept:
+            self._windows[id(tl)] = seg
+        else:
+            self._window = seg
+        return seg
 
     def _reused(self, tl):
         """The tokenizer made earlier for `tl`, if it still has every merge of `tl`."""

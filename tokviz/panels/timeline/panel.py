@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tokviz.core.bpe.replay import WindowSegmenter
 from tokviz.core.errors import TokvizError
 from tokviz.core.text.corpus import parse_word_counts
 from tokviz.engine.playback import Playback
@@ -86,7 +85,6 @@ class TimelinePanel(Panel):
         self._text = ""  # corpus text (prefix of a large corpus)
         self._table: dict[str, int] | None = None  # word-frequency table, if any
         self.vocab: list[bytes] = []  # bytes of every id of the current timeline
-        self._segmenter: WindowSegmenter | None = None
         self._syncing = False
 
         self.transport = TransportBar(self.playback)
@@ -375,10 +373,7 @@ class TimelinePanel(Panel):
             if not self.step_model.timeline.replays_merges:  # re-encode the window at step k
                 pieces.append((0, self.step_model.timeline.segment(window, k, tok)))
             else:  # BPE: replay the window merge by merge, incrementally
-                seg = self._segmenter
-                if seg is None or seg.text != window or not seg.follow(tok):  # follow: a run moving on
-                    seg = self._segmenter = WindowSegmenter(tok, window)
-                pieces.append((0, seg.at(k)))
+                pieces.append((0, self.merges.window_segmenter(tok, window).at(k)))
             where = f"characters {start:,}–{start + len(window):,}"
         view.show(pieces)
         n_tokens = sum(len(s.ids) for _, s in pieces)
