@@ -59,7 +59,6 @@ def test_a_model_that_grew_meanwhile_gets_every_merge(panel, timelines):
     assert shown_tokenizer(panel).merges == long.tokenizer().merges
 
 
-
 def test_switching_back_finds_the_corpus_window_segmented(panel, timelines, monkeypatch, qtbot):
     """The corpus window is encoded once per model: switching back to a recent model reuses its
     segmenter (no encoding on the GUI thread) and shows what a panel seeing it first shows."""
