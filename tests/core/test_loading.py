@@ -133,6 +133,20 @@ def test_data_gym_files_must_agree(tmp_path):
         load_tokenizer(tmp_path / "encoder.json")
 
 
+@pytest.mark.parametrize("bpe, encoder, culprit", [
+    ("#version: 0.2\nh e\nĠ x\x7fy\n", None, "'x\\x7fy'"),  # DEL: GPT-2 writes that byte as 'ġ'
+    ("#version: 0.2\nh e\n", '{"h\u0200e": 256}', "'h\u0200e'"),
+    ("#version: 0.2\nh e\n", '{"\u4e00": 256}', "'\u4e00'"),
+])
+def test_data_gym_characters_outside_the_byte_table_are_named(tmp_path, bpe, encoder, culprit):
+    (tmp_path / "vocab.bpe").write_text(bpe, encoding="utf-8")
+    if encoder is not None:
+        (tmp_path / "encoder.json").write_text(encoder, encoding="utf-8")
+    with pytest.raises(ModelFormatError, match="outside GPT-2's byte table") as info:
+        read_data_gym(tmp_path / "vocab.bpe")
+    assert culprit in str(info.value)
+
+
 def test_folders(tmp_path):
     assert isinstance(load_tokenizer(hf_path("gpt2").parent), HfTokenizer)
     assert load_tokenizer(shared_file("vocab", "gpt2-data-gym")).name == "gpt2"

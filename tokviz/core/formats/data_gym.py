@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import regex
+
 from tokviz.core.errors import ModelFormatError
 from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes
 
@@ -43,29 +45,37 @@ def data_gym_ranks(vocab_bpe: str, encoder_json: str | None = None, *, source: s
     """``{token bytes: rank}`` from the texts of ``vocab.bpe`` (and ``encoder.json`` to check);
     `source` and `encoder_source` name the files in errors."""
     order, char_byte = _byte_tables()
-
-    def decode(s: str) -> bytes:
-        try:
-            return bytes(char_byte[c] for c in s)
-        except KeyError as exc:
-            raise ModelFormatError(f"{source}: {s!r} has a character outside GPT-2's byte table ({exc})") from None
-
-    ranks = {bytes([b]): i for i, b in enumerate(order)}
+    valid = "".join(regex.escape(c) for c in char_byte)
+    to_latin1 = {ord(c): b for c, b in char_byte.items()}
     lines = vocab_bpe.split("\n")
     if not lines or not lines[0].startswith("#version"):
         raise ModelFormatError(f"{source}: not a GPT-2 vocab.bpe (no '#version' first line)")
+    # checked once and mapped in C, a line at a time: a loop over each token's characters took
+    # most of GPT-2's load
+    bad = regex.compile(f"[^{valid}\\s]").search(vocab_bpe, len(lines[0]))
+    if bad is not None:
+        line = vocab_bpe[vocab_bpe.rfind("\n", 0, bad.start()) + 1:].split("\n", 1)[0]
+        word = next(w for w in line.split() if bad.group() in w)
+        raise ModelFormatError(f"{source}: {word!r} has a character outside GPT-2's byte table ({bad.group()!r})")
+    ranks = {bytes([b]): i for i, b in enumerate(order)}
     for no, line in enumerate(lines[1:], 2):
         if not line.strip():
             continue
         parts = line.split()
         if len(parts) != 2:
             raise ModelFormatError(f"{source}: line {no} is not 'left right': {line[:60]!r}")
-        ranks[decode(parts[0]) + decode(parts[1])] = len(ranks)
+        ranks[(parts[0] + parts[1]).translate(to_latin1).encode("latin-1")] = len(ranks)
     if encoder_json is not None:
         enc = parse_json(encoder_json, encoder_source, ModelFormatError)
         if not isinstance(enc, dict):
             raise ModelFormatError("encoder.json: expected an object of token -> id")
-        loaded = {decode(k): v for k, v in enc.items() if k not in (ENDOFTEXT, "<|startoftext|>")}
+        keys = [k for k in enc if k not in (ENDOFTEXT, "<|startoftext|>")]
+        bad = regex.compile(f"[^{valid}]").search("".join(keys))
+        if bad is not None:
+            word = next(k for k in keys if bad.group() in k)
+            raise ModelFormatError(f"{encoder_source}: {word!r} has a character outside GPT-2's byte table "
+                                   f"({bad.group()!r})")
+        loaded = {k.translate(to_latin1).encode("latin-1"): enc[k] for k in keys}
         if loaded != ranks:
             raise ModelFormatError(
                 "encoder.json and vocab.bpe disagree (the ids of encoder.json are not the merge "
