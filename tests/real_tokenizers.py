@@ -113,8 +113,9 @@ def load_test_plans() -> list[tuple[str, str, list[int]]]:
 
 
 def corpus(name: str, n: int | None = SAMPLE_CHARS) -> str:
-    text = shared_file("corpora", name).read_text(encoding="utf-8")
-    return text if n is None else text[:n]
+    """The first `n` characters of a shared corpus (all of it for None), read no further."""
+    with shared_file("corpora", name).open(encoding="utf-8") as f:
+        return f.read(-1 if n is None else n)
 
 
 # -- generated Unicode -----------------------------------------------------------------------------

@@ -77,3 +77,38 @@ def test_the_first_request_warms_a_loaded_tiktoken_tokenizer_up(panel, qtbot, mo
     qtbot.waitUntil(lambda: not panel.engine.is_pending, timeout=WAIT)
     panel.wait_idle()
     assert warmed == [tok]  # built before any long text came
+
+
+def test_laying_out_below_the_window_repaints_nothing(qtbot):
+    """A long text is laid out in slices after its first screen; those lines are off screen, so
+    the slices cost no repaint of the window (a repaint per slice took most of the GUI thread)."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from tokviz.core import TrainSettings, train
+
+    class PaintCounter(QObject):
+        paints = 0
+
+        def eventFilter(self, watched, event):
+            if event.type() == QEvent.Type.Paint:
+                self.paints += 1
+            return False
+
+    text = "hello world, the lowest newest\n" * 4_000
+    sm = StepModel()
+    panel = TokenViewPanel(sm, corpus_text=lambda: text)
+    qtbot.addWidget(panel)
+    panel.resize(900, 700)
+    panel.show()
+    view = panel.view
+    counter = PaintCounter()
+    view.viewport().installEventFilter(counter)
+    with qtbot.waitSignal(panel.result_shown, timeout=WAIT):
+        panel.set_text(text)
+        sm.set_timeline(train(TrainSettings(vocab_size=270), texts=[text[:2_000]]))
+    qtbot.waitUntil(lambda: view.is_laid_out, timeout=WAIT)
+    panel.wait_idle()
+    view.viewport().removeEventFilter(counter)
+    panel.shutdown()
+    assert view.content_height() > 20 * view.viewport().height()  # many slices were needed
+    assert 1 <= counter.paints <= 4, counter.paints

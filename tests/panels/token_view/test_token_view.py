@@ -344,7 +344,7 @@ def test_baselines_of_a_big_corpus_are_counted_a_slice_at_a_time(make_panel, qtb
 def test_scrubbing_a_long_text_runs_one_encoder_at_a_time(make_panel, qtbot, timeline, monkeypatch):
     """Steps changing faster than a long text encodes: a new encoding starts only once the one it
     replaces has stopped (threads piling up would fight the window for the interpreter)."""
-    panel, sm = make_panel(timeline, text="hello world, the lowest newest " * 8_000)
+    panel, sm = make_panel(timeline, text="hello world, the lowest newest " * 2_500)
     engine = panel.engine
     alive_at_launch = []  # threads alive as each encoder is made (it is launched at once)
     make_worker = token_view_engine.TokenViewWorker

@@ -269,6 +269,7 @@ class TokenFlowView(QAbstractScrollArea):
         self._line_h[-1] = self._line_height(self._line_has_group)
 
     def _on_slice_timer_timeout(self) -> None:
+        shown_before = self._shown_is_laid_out()
         end = time.perf_counter() + SLICE_SECONDS  # bounded by time: a busy worker slows us down
         while not self.is_laid_out and time.perf_counter() < end:
             self._layout_until(1 << 60, SLICE_TOKENS)
@@ -276,7 +277,12 @@ class TokenFlowView(QAbstractScrollArea):
         if self.is_laid_out:
             self._slice_timer.stop()
             self.laid_out.emit()
-        self.viewport().update()
+        if not shown_before:  # lines below the window change no pixel: no repaint for them
+            self.viewport().update()
+
+    def _shown_is_laid_out(self) -> bool:
+        """Is every line the viewport shows already placed (later slices only reach below it)?"""
+        return self.is_laid_out or self._y > self.verticalScrollBar().value() + self.viewport().height()
 
     def _content_height(self) -> int:
         h = self._line_y[-1] + self._line_h[-1] + MARGIN
