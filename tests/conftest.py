@@ -40,6 +40,14 @@ def pytest_configure(config):
     settings.load_profile("tokviz-tests")  # --hypothesis-profile still wins (loaded after this)
 
 
+def pytest_sessionstart(session):
+    """`.ci/run` starts its e2e run beside the suite once the suite has started (the README command's
+    install is then done): this file, named by TOKVIZ_SUITE_STARTED, says so."""
+    marker = os.environ.get("TOKVIZ_SUITE_STARTED")
+    if marker:
+        Path(marker).touch()
+
+
 def pytest_unconfigure(config):
     scratch = config.stash.get(SCRATCH_KEY, None)
     if scratch is not None:
