@@ -210,7 +210,7 @@ def test_switching_tokenizers_lets_the_old_ones_go(window, qtbot, tmp_path):
     sources = _small_tokenizers(tmp_path)
     window.script.set_corpus_text("abc ab cab a b c abcab\n" * 400)
     loaded = []  # (source, weak timeline, weak tokenizer)
-    for i in range(4 * len(sources)):
+    for i in range(3 * len(sources)):
         if i == len(sources):  # after a first round (and what earlier tests left behind, freed meanwhile):
             gc.unfreeze()  # count only what the next rounds leave frozen
             gc.collect()

@@ -127,3 +127,23 @@ def test_a_rank_no_two_lower_ranks_make_is_scored_without_parts():
     tok = RankBpeTokenizer(ranks, pattern=r"\S+|\s+")
     rows = {r.token: r for r in glitch_report(tok, "ab cd ab").rows}
     assert rows[b"abcd"].n_pieces == 1 and rows[b"abcd"].count == 0 and rows[b"ab"].count == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_every_trees_pieces_at_once_equal_one_walk_per_token(data):
+    """`all_pieces` builds each tree from its parts' trees; `pieces` walks one tree: the same ids in
+    the same order, shared parts and parts made later (loaded vocabularies) included."""
+    n_base = data.draw(st.integers(1, 6))
+    n_merges = data.draw(st.integers(0, 40))
+    n = n_base + n_merges
+    rank = np.full(n, -1, np.int64)
+    left = np.full(n, -1, np.int64)
+    right = np.full(n, -1, np.int64)
+    order = data.draw(st.permutations(range(n_merges)))  # merge ranks need not follow the ids
+    for k, i in enumerate(range(n_base, n)):
+        rank[i] = order[k]
+        left[i] = data.draw(st.integers(0, n - 1))
+        right[i] = data.draw(st.integers(0, n - 1))
+    graph = MergeGraph(rank, left, right, np.zeros(n, np.int64), n_merges)
+    assert [list(p) for p in graph.all_pieces()] == [graph.pieces(i) for i in range(n)]

@@ -79,6 +79,31 @@ class MergeGraph:
             parents += np.bincount(side[side < n_vocab], minlength=n_vocab)[:n_vocab]
         return cls(rank, left, right, parents, len(merges))
 
+    def all_pieces(self) -> list[tuple[int, ...]]:
+        """`pieces` of every id at once, each tree built from its parts' (a walk per token took
+        most of a GPT-2 glitch scan): ``[i]`` + the left part's pieces + the right part's not
+        already there, the order of `pieces`' walk."""
+        rank, left, right = self.rank.tolist(), self.left.tolist(), self.right.tolist()
+        out: list[tuple[int, ...]] = [(i,) for i in range(len(rank))]
+        walked: set[int] = set()  # trees that may hold later merges (even the token itself)
+        for i in sorted((i for i, r in enumerate(rank) if r >= 0), key=rank.__getitem__):
+            a, b = left[i], right[i]
+            if (not (0 <= a < len(rank) and 0 <= b < len(rank)) or max(rank[a], rank[b]) >= rank[i]
+                    or a in walked or b in walked):
+                out[i] = tuple(self.pieces(i))  # parts not made before it: walk it
+                walked.add(i)
+                continue
+            lp = out[a] if rank[a] >= 0 else ()
+            rp = out[b] if rank[b] >= 0 else ()
+            if not lp:
+                out[i] = (i, *rp)
+            elif not rp:
+                out[i] = (i, *lp)
+            else:
+                have = set(lp)
+                out[i] = (i, *lp, *(j for j in rp if j not in have))
+        return out
+
     def pieces(self, i: int) -> list[int]:
         """The distinct merged tokens of `i`'s merge tree, `i` first (just ``[i]`` without merges)."""
         out, seen, stack = [], set(), [i]

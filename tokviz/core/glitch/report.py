@@ -113,6 +113,7 @@ class GlitchScan:
         n_corpus = int(counts.sum())
         self.expected = expected_counts(self.graph, n_corpus)
         self.seen = seen_counts(self.graph, counts)
+        self.pieces = self.graph.all_pieces() if self.graph.n_merges else [(i,) for i in range(n_vocab)]
         self.users = self._users(n_vocab)
         self.rarity = (rarity(self.expected, self.seen) / np.maximum(1, self.users)).tolist()  # summed per token
         self.absorbed = (ABSORBED * absorption(self.graph)).tolist()
@@ -131,7 +132,7 @@ class GlitchScan:
             return np.ones(n_vocab, np.int64)
         every: list[int] = []
         for i in self.ordinary:  # one bincount at the end, not 50k small numpy calls
-            every.extend(self.graph.pieces(i))
+            every.extend(self.pieces[i])
         return np.bincount(np.asarray(every, np.int64), minlength=n_vocab)[:n_vocab]
 
     def _unigram_unreachable(self) -> dict[int, tuple[str, tuple[int, ...]]] | None:
@@ -165,7 +166,7 @@ class GlitchScan:
 
     def _row(self, i: int, reason: str, ids: tuple[int, ...]) -> GlitchRow:
         g = self.graph
-        pieces = g.pieces(i)
+        pieces = self.pieces[i]
         rar = sum(self.rarity[j] for j in pieces)
         count = int(self.counts[i])
         if not reason and count == 0:
