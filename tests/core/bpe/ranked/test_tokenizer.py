@@ -239,3 +239,19 @@ def test_segmented_split_equals_one_scan(name, run_chars, bmp, monkeypatch):
         parts = list(split.chunk_lists(ascii_text))
         assert len(parts) > (100 if run_chars <= 2_000 else 0)
         assert [c for p in parts for c in p] == split.pinned.findall(ascii_text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.binary(min_size=2, max_size=5), min_size=1, max_size=25, unique=True),
+       st.sampled_from([GPT2_SPLIT_PATTERN, r"\S+|\s+", r"."]))
+def test_unreachable_equals_encoding_each_tokens_own_text(extra, pattern):
+    """`unreachable` answers a one-chunk token from its bytes alone; the same answers as encoding
+    every token's text (`text_reason`): merges that end elsewhere, split-cut and partial UTF-8."""
+    from tokviz.core.algorithm.reach import text_reason
+
+    ranks = {bytes([b]): b for b in range(256)}
+    for t in extra:
+        ranks.setdefault(t, len(ranks))
+    tok = RankBpeTokenizer(ranks, pattern=pattern, special_tokens={"<|x|>": len(ranks)})
+    for i in range(len(ranks)):
+        assert tok.unreachable(i) == text_reason(tok, i), (i, tok.token_bytes(i))

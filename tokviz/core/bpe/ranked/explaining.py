@@ -83,6 +83,14 @@ class RankBpeExplaining:
 
     def unreachable(self, token_id: int) -> Reason | None:
         """Why encoding the token's own bytes as text does not give it back (`text_reason`), or None."""
+        data = self.token_bytes(token_id)
+        if token_id not in self._special_ids and self._enc.get(data) == token_id:
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                return "partial_utf8", ()
+            if self.chunks(text) == [text]:  # one chunk that is a token: tiktoken's rule takes it whole
+                return None
         return text_reason(self, token_id)
 
     def lattice_view(self) -> None:
