@@ -105,19 +105,22 @@ def test_round_trip_agrees_with_the_vocabulary_health_of_compare():
 @pytest.mark.slow
 def test_gpt2_ranking_finds_the_verified_under_trained_tokens():
     """Against the GPT-2 tokens cohere-ai/magikarp verified as under-trained (tests/bench/
-    bench_glitch_recall.py). Measured: recall@100 0 before absorption counted, 0.36 on the whole
-    gutenberg30 and 0.80 with no corpus; `` SolidGoldMagikarp`` 20th on gutenberg30."""
+    bench_glitch_recall.py, which also ranks whole corpora), on what the window ranks: the first
+    `MAX_CORPUS_CHARS` of gutenberg30. Measured: recall@20 0.32, recall@100 0.64 (0 before
+    absorption counted), `` SolidGoldMagikarp`` 281st; with no corpus 0.64 and 0.80."""
     from tests.bench.bench_glitch_recall import recall
+    from tokviz.core.glitch import MAX_CORPUS_CHARS
     from tokviz.core.loading import open_timeline
 
     tok = open_timeline(str(shared_file("vocab", "gpt2-data-gym", "vocab.bpe"))).tokenizer()
-    report = glitch_report(tok, shared_file("corpora", "gutenberg30.txt").read_text(encoding="utf-8"))
+    with shared_file("corpora", "gutenberg30.txt").open(encoding="utf-8") as f:
+        report = glitch_report(tok, f.read(MAX_CORPUS_CHARS))
     ids = [r.id for r in report.rows]
-    assert recall(ids, 100) >= 0.3, recall(ids, 100)
-    assert ids.index(43453) < 40
+    assert recall(ids, 20) >= 0.3 and recall(ids, 100) >= 0.6, (recall(ids, 20), recall(ids, 100))
+    assert ids.index(43453) < 300
     assert "Too small" not in report.coverage.note()
     bare = [r.id for r in glitch_report(tok, "").rows]
-    assert recall(bare, 20) >= 0.5 and recall(bare, 100) >= 0.75
+    assert recall(bare, 20) >= 0.6 and recall(bare, 100) >= 0.75
 
 
 def test_a_rank_no_two_lower_ranks_make_is_scored_without_parts():

@@ -269,7 +269,8 @@ class TokenFlowView(QAbstractScrollArea):
         self._line_h[-1] = self._line_height(self._line_has_group)
 
     def _on_slice_timer_timeout(self) -> None:
-        shown_before = self._shown_is_laid_out()
+        # the lines on screen placed already: this slice reaches only below the window
+        shown_before = self.is_laid_out or self._y > self.verticalScrollBar().value() + self.viewport().height()
         end = time.perf_counter() + SLICE_SECONDS  # bounded by time: a busy worker slows us down
         while not self.is_laid_out and time.perf_counter() < end:
             self._layout_until(1 << 60, SLICE_TOKENS)
@@ -280,26 +281,19 @@ class TokenFlowView(QAbstractScrollArea):
         if not shown_before:  # lines below the window change no pixel: no repaint for them
             self.viewport().update()
 
-    def _shown_is_laid_out(self) -> bool:
-        """Is every line the viewport shows already placed (later slices only reach below it)?"""
-        return self.is_laid_out or self._y > self.verticalScrollBar().value() + self.viewport().height()
-
-    def _content_height(self) -> int:
+    def content_height(self) -> int:
+        """Height of the content (an estimate from the laid-out part until the rest is laid out)."""
         h = self._line_y[-1] + self._line_h[-1] + MARGIN
         if not self.is_laid_out and self._done:
             h = int(h * len(self._labels) / self._done)  # estimate until the rest is laid out
         return h
-
-    def content_height(self) -> int:
-        """Height of the laid-out content (tests and fixed-height rows)."""
-        return self._content_height()
 
     def _update_scrollbar(self) -> None:
         sb = self.verticalScrollBar()
         page = self.viewport().height()
         sb.setPageStep(page)
         sb.setSingleStep(self._fm.height() + 2 * PAD_Y)
-        sb.setRange(0, max(0, self._content_height() - page))
+        sb.setRange(0, max(0, self.content_height() - page))
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
