@@ -154,8 +154,8 @@ def corpus_text():
     """Read the first `n` characters of a shared corpus: ``corpus_text("tinyshakespeare.txt", n)``."""
 
     def read(name: str, n: int | None = None) -> str:
-        text = shared_file("corpora", name).read_text(encoding="utf-8")
-        return text if n is None else text[:n]
+        with shared_file("corpora", name).open(encoding="utf-8") as f:
+            return f.read(-1 if n is None else n)
 
     return read
 

@@ -45,7 +45,7 @@ def test_every_bpe_samples_the_same_for_a_seed_and_decodes_back(cli, request):
         assert tok.decode(ids) == TEXT
         assert ids == tok.encode_dropout(TEXT, dropout=0.5, seed=4).ids
         assert cli("encode", model, TEXT, "--dropout", "0.5", "--seed", "4", "--json")[1] == out
-        samples = {cli("encode", model, TEXT, "--dropout", "0.5", "--seed", str(s), "--ids")[1] for s in range(6)}
+        samples = {cli("encode", model, TEXT, "--dropout", "0.5", "--seed", str(s), "--ids")[1] for s in range(3)}
         assert len(samples) > 1, model  # other seeds, other segmentations
 
 
