@@ -18,6 +18,8 @@ pytest_plugins = ["tests.qt_fixtures"]
 
 
 SCRATCH_KEY = pytest.StashKey[Path]()
+BUILDS_KEY = pytest.StashKey[bool]()
+BUILDS_ENV = "TOKVIZ_TEST_BUILDS"  # files built at test time, once for a whole run (`shared_build`)
 CACHE_ENV_KEY = pytest.StashKey["str | None"]()
 
 
@@ -28,6 +30,10 @@ def pytest_configure(config):
     download cache (tiktoken copies every file it reads into it: 42 MB after a few runs)."""
     scratch = Path(tempfile.mkdtemp(prefix="tokviz-tests-"))
     config.stash[SCRATCH_KEY] = scratch
+    if not os.environ.get(BUILDS_ENV):  # the run's first process: its workers inherit the folder
+        (scratch / "builds").mkdir()
+        os.environ[BUILDS_ENV] = str(scratch / "builds")
+        config.stash[BUILDS_KEY] = True
     config.stash[CACHE_ENV_KEY] = os.environ.get("TIKTOKEN_CACHE_DIR")
     os.environ["TIKTOKEN_CACHE_DIR"] = str(scratch / "tiktoken-cache")  # subprocesses inherit it
     try:
@@ -50,6 +56,8 @@ def pytest_sessionstart(session):
 
 def pytest_unconfigure(config):
     scratch = config.stash.get(SCRATCH_KEY, None)
+    if config.stash.get(BUILDS_KEY, False):
+        os.environ.pop(BUILDS_ENV, None)
     if scratch is not None:
         shutil.rmtree(scratch, ignore_errors=True)
         previous = config.stash.get(CACHE_ENV_KEY, None)
@@ -132,6 +140,22 @@ def shared_file(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"needs ../shared/{'/'.join(parts)} (not present in this checkout)")
     return path
+
+
+def shared_build(name: str, build) -> Path:
+    """The file `name` built at test time once for the whole run, every xdist worker included
+    (training a reference model takes seconds): ``build(folder)`` writes it in an empty folder
+    of its own and returns its path; the first to finish puts it in place, never replaced (a
+    worker may be reading it)."""
+    folder = Path(os.environ.get(BUILDS_ENV) or tempfile.mkdtemp(prefix="tokviz-build-"))
+    final = folder / name
+    if not final.exists():
+        own = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=folder))
+        try:
+            os.link(build(own), final)
+        except FileExistsError:
+            pass
+    return final
 
 
 @pytest.fixture

@@ -88,7 +88,7 @@ def _hf_unigram(folder: Path) -> Path:
     from tests.core.formats.tokenizer_json.hf_unigram_helpers import built, t5_like
 
     path = folder / "t5-like.json"
-    path.write_text(built("t5_like", folder, t5_like)[1], encoding="utf-8")
+    path.write_text(built("t5-like", folder, t5_like)[1], encoding="utf-8")
     return path
 
 

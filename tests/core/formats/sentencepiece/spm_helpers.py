@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import shared_file
+from tests.conftest import shared_build, shared_file
 
 TRAINED = {
     "unigram-nmt": dict(model_type="unigram", normalization_rule_name="nmt_nfkc"),
@@ -35,13 +35,17 @@ def corpus_lines(step: int = 10) -> list[str]:
 
 
 def trained_model(name: str, folder: Path) -> Path:
-    """The model `name` of `TRAINED`, trained once per session into `folder`."""
+    """The model `name` of `TRAINED`, trained once per run (`shared_build`; `folder` is not used)."""
     if name not in _BUILT:
         spm = pytest.importorskip("sentencepiece")
-        spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(corpus_lines()), model_prefix=str(folder / name), vocab_size=2000,
-            minloglevel=2, num_threads=2, **TRAINED[name])
-        _BUILT[name] = folder / f"{name}.model"
+
+        def train(into: Path) -> Path:
+            spm.SentencePieceTrainer.train(
+                sentence_iterator=iter(corpus_lines()), model_prefix=str(into / name), vocab_size=2000,
+                minloglevel=2, num_threads=2, **TRAINED[name])
+            return into / f"{name}.model"
+
+        _BUILT[name] = shared_build(f"{name}.model", train)
     return _BUILT[name]
 
 

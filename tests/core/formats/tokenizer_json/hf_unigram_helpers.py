@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import shared_build
 from tests.core.formats.sentencepiece.spm_helpers import corpus_lines, trained_model
 
 _BUILT: dict = {}
@@ -78,6 +79,12 @@ def from_sentencepiece(folder, *, byte_fallback: bool = False):
 def built(name: str, folder, make):
     """(the `tokenizers` tokenizer, its tokenizer.json text), built once per session."""
     if name not in _BUILT:
-        ref = make()
-        _BUILT[name] = (ref, ref.to_str())
+        tk = pytest.importorskip("tokenizers")
+
+        def write(into):
+            (into / f"{name}.json").write_text(make().to_str(), encoding="utf-8")
+            return into / f"{name}.json"
+
+        text = shared_build(f"{name}.json", write).read_text(encoding="utf-8")  # once per run
+        _BUILT[name] = (tk.Tokenizer.from_str(text), text)
     return _BUILT[name]
