@@ -142,12 +142,12 @@ def shared_file(*parts: str) -> Path:
     return path
 
 
-def shared_build(name: str, build) -> Path:
+def shared_build(name: str, build, elsewhere: Path | None = None) -> Path:
     """The file `name` built at test time once for the whole run, every xdist worker included
     (training a reference model takes seconds): ``build(folder)`` writes it in an empty folder
     of its own and returns its path; the first to finish puts it in place, never replaced (a
-    worker may be reading it)."""
-    folder = Path(os.environ.get(BUILDS_ENV) or tempfile.mkdtemp(prefix="tokviz-build-"))
+    worker may be reading it). Outside a test run (a benchmark) it is built in `elsewhere`."""
+    folder = Path(os.environ.get(BUILDS_ENV) or elsewhere or tempfile.mkdtemp(prefix="tokviz-build-"))
     final = folder / name
     if not final.exists():
         own = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=folder))

@@ -35,7 +35,7 @@ def corpus_lines(step: int = 10) -> list[str]:
 
 
 def trained_model(name: str, folder: Path) -> Path:
-    """The model `name` of `TRAINED`, trained once per run (`shared_build`; `folder` is not used)."""
+    """The model `name` of `TRAINED`, trained once per run (`shared_build`; in `folder` outside a test run)."""
     if name not in _BUILT:
         spm = pytest.importorskip("sentencepiece")
 
@@ -45,7 +45,7 @@ def trained_model(name: str, folder: Path) -> Path:
                 minloglevel=2, num_threads=2, **TRAINED[name])
             return into / f"{name}.model"
 
-        _BUILT[name] = shared_build(f"{name}.model", train)
+        _BUILT[name] = shared_build(f"{name}.model", train, folder)
     return _BUILT[name]
 
 

@@ -85,6 +85,6 @@ def built(name: str, folder, make):
             (into / f"{name}.json").write_text(make().to_str(), encoding="utf-8")
             return into / f"{name}.json"
 
-        text = shared_build(f"{name}.json", write).read_text(encoding="utf-8")  # once per run
+        text = shared_build(f"{name}.json", write, folder).read_text(encoding="utf-8")  # once per run
         _BUILT[name] = (tk.Tokenizer.from_str(text), text)
     return _BUILT[name]
