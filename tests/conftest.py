@@ -184,14 +184,29 @@ def corpus_text():
     return read
 
 
+def skip_unless_fork() -> None:
+    """Skip where forking is unsafe (not Linux, or another thread runs). The background warm-ups
+    the window starts (numba compiling kernels: many seconds on a fresh machine) are waited for
+    first, so whether a fork test runs does not depend on the tests before it."""
+    import threading
+
+    from tokviz.core.processes.fork import can_fork
+
+    for thread in threading.enumerate():
+        if thread.name.startswith(("tokviz-warm-up-", "tokviz-load-kernels")):
+            thread.join(timeout=600)
+    if not can_fork():
+        others = sorted(t.name for t in threading.enumerate() if t is not threading.main_thread())
+        pytest.skip(f"forking is not available here (not Linux, or another thread runs: {others})")
+
+
 @pytest.fixture
 def forks(monkeypatch) -> list:
     """The children `tokviz.core.processes.fork.fork_call` starts from now on (one entry each);
     skips where forking is unsafe."""
     from tokviz.core.processes import fork
 
-    if not fork.can_fork():
-        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+    skip_unless_fork()
     seen: list = []
     real = fork.fork_call
     monkeypatch.setattr(fork, "fork_call", lambda fn: seen.append(1) or real(fn))

@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 import time
 
-import pytest
 from PySide6.QtCore import Qt
 
 import tokviz.engine.glitch_finder as glitch_finder
 import tokviz.panels.glitch_panel as glitch_panel
+from tests.conftest import skip_unless_fork
 from tokviz.core import Cancelled, TrainSettings
 
 
@@ -115,12 +115,10 @@ def test_the_scan_runs_in_a_forked_child_and_ranks_as_in_process(qtbot, monkeypa
     """The window's thread never waits for a scoring worker: where forking is possible, the scan
     runs in a child process, and its ranking is the in-process one, row for row."""
     from tokviz.core.glitch import glitch_report
-    from tokviz.core.processes.fork import can_fork
 
     text = "low lower lowest newer newest wider " * 30
     panel, steps = _standalone_panel(qtbot, text)
-    if not can_fork():
-        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+    skip_unless_fork()
     parent, real = os.getpid(), glitch_finder.find_glitches
 
     def only_in_a_child(*args, **kwargs):
@@ -146,8 +144,6 @@ def test_without_fork_the_scan_runs_on_the_worker_thread(qtbot, monkeypatch):
 
 
 def test_cancelling_a_forked_scan_ends_its_child(qtbot, monkeypatch):
-    from tokviz.core.processes.fork import can_fork
-
     def endless(tokenizer, corpus, *, should_stop, progress):  # only a kill ends it
         while True:
             time.sleep(0.01)
@@ -155,8 +151,7 @@ def test_cancelling_a_forked_scan_ends_its_child(qtbot, monkeypatch):
 
     monkeypatch.setattr(glitch_finder, "find_glitches", endless)
     panel, _steps = _standalone_panel(qtbot, "low lower " * 30)
-    if not can_fork():
-        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+    skip_unless_fork()
     children = []
     real = glitch_finder.scan_in_child
     monkeypatch.setattr(glitch_finder, "scan_in_child", lambda *a: children.append(real(*a)) or children[-1])

@@ -10,13 +10,13 @@ import time
 
 import pytest
 
+from tests.conftest import skip_unless_fork
 from tokviz.core.processes import fork
 from tokviz.core.processes.fork import ChildFailed, can_fork, fork_call, fork_map, fork_safe_thread
 
 
 def needs_fork():
-    if not can_fork():
-        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+    skip_unless_fork()
 
 
 def test_results_come_back_in_job_order_from_other_processes():
@@ -230,8 +230,7 @@ def test_here_and_forked_runs_the_second_half_in_a_child_and_falls_back_here(mon
 
     from tokviz.core.processes import fork
 
-    if not fork.can_fork():
-        pytest.skip("forking is not available here")
+    skip_unless_fork()
     me = os.getpid()
     mine, theirs = fork.here_and_forked(os.getpid, os.getpid)
     assert mine == me and theirs != me

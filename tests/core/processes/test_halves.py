@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from tests.conftest import skip_unless_fork
 from tests.real_tokenizers import corpus, fresh_copy, load_ours, load_reference
 from tokviz.core.bpe.ranked import tokenizer as rank_bpe
 from tokviz.core.processes import fork, halves
@@ -19,8 +20,7 @@ def small_parallel(monkeypatch):
 
 
 def needs_fork():
-    if not fork.can_fork():
-        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+    skip_unless_fork()
 
 
 def test_two_processes_give_the_ids_of_one(small_parallel, monkeypatch):

@@ -8,9 +8,9 @@ import os
 import pytest
 
 import tokviz.core.text.chunks as chunks
+from tests.conftest import skip_unless_fork
 from tokviz.core import Cancelled, count_chunks, count_word_table, parse_split
 from tokviz.core.bpe.reference import oracle_counts, oracle_table_counts
-from tokviz.core.processes.fork import can_fork
 
 
 def test_counts_in_order_of_first_appearance():
@@ -60,8 +60,7 @@ def test_progress_reaches_the_total():
 def _spy_on_pools(monkeypatch) -> list:
     """Record the children count_chunks forks ("fork" each; with 2 processes one child counts
 beside this process); skip where forking is unsafe."""
-    if not can_fork():
-        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+    skip_unless_fork()
     used = []
     real = chunks.fork_call
 
@@ -134,8 +133,7 @@ def test_parallel_counting_cancels_and_reaps_its_child(monkeypatch, corpus_text)
     text = corpus_text("tinyshakespeare.txt", 200_000)
     monkeypatch.setattr(chunks, "PARALLEL_MIN_CHARS", 1000)
     monkeypatch.setattr(chunks, "SLICE_CHARS", 5_000)
-    if not can_fork():
-        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+    skip_unless_fork()
     children = []
     real = chunks.fork_call
 

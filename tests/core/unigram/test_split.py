@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.conftest import skip_unless_fork
 from tokviz.core.processes.fork import can_fork
 from tokviz.core.unigram import split as split_module
 from tokviz.core.unigram.model_file import to_json
@@ -43,8 +44,8 @@ def tokens(rows):
 
 @pytest.mark.parametrize("mode", ["fork", "here", "child dies"])
 def test_split_lattices_equal_one_batch_bit_for_bit(mode, monkeypatch):
-    if mode != "here" and not can_fork():
-        pytest.skip("forking is not available here")
+    if mode != "here":
+        skip_unless_fork()
     monkeypatch.setattr(split_module, "MIN_BUSY_SHARE", 0.0)  # keep the child however busy the machine
     t = trainer()
     one = t.lattice
@@ -143,8 +144,7 @@ def test_cancelling_a_split_run_ends_its_child(monkeypatch):
 
 
 def test_a_split_run_drops_its_child_when_the_machine_gets_busy(monkeypatch):
-    if not can_fork():  # another test's thread still runs: the run never splits, nothing to drop
-        pytest.skip("forking is not available here (not Linux, or another thread runs)")
+    skip_unless_fork()  # another thread running: the run never splits, nothing to drop
     monkeypatch.setattr(split_module, "PARALLEL_MIN_EDGES", 0)
     serial = trained(1)
     monkeypatch.setattr(split_module, "MIN_BUSY_SHARE", 2.0)  # never busy enough: dropped at the first prune
