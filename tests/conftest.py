@@ -36,6 +36,12 @@ def pytest_configure(config):
         config.stash[BUILDS_KEY] = True
     config.stash[CACHE_ENV_KEY] = os.environ.get("TIKTOKEN_CACHE_DIR")
     os.environ["TIKTOKEN_CACHE_DIR"] = str(scratch / "tiktoken-cache")  # subprocesses inherit it
+    try:  # tqdm's monitor thread (the reference libraries' progress bars) outlives its test: no fork after it
+        import tqdm
+
+        tqdm.tqdm.monitor_interval = 0
+    except ImportError:
+        pass
     try:
         from hypothesis import settings
         from hypothesis.configuration import set_hypothesis_home_dir
