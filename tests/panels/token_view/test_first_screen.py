@@ -111,4 +111,4 @@ def test_laying_out_below_the_window_repaints_nothing(qtbot):
     view.viewport().removeEventFilter(counter)
     panel.shutdown()
     assert view.content_height() > 20 * view.viewport().height()  # many slices were needed
-    assert 1 <= counter.paints <= 4, counter.paints
+    assert 1 <= counter.paints <= 10, counter.paints  # 4 here; 108 when every slice repainted
