@@ -2,7 +2,7 @@
 
 `Appearance` owns the theme choice (``system``, ``light``, ``dark``; "system" follows the
 desktop's colour scheme and its changes) and the font scale (Ctrl+= / Ctrl+- / Ctrl+0). Both are
-applied application-wide (Fusion style in `OutlinedIndicatorStyle` + palette, `QApplication.setFont`), so every panel, present
+applied application-wide (Fusion style, `OutlinedIndicatorStyle` when high-contrast, + palette, `QApplication.setFont`), so every panel, present
 or future, follows without code of its own; panels only read the palette when painting and
 rebuild monospace fonts on `FontChange` (see `tokviz.panels.base`). New palettes (for example a
 high-contrast classroom palette) are added to `PALETTES`.
@@ -88,25 +88,45 @@ OUTLINED = {PE.PE_IndicatorCheckBox: "box", PE.PE_IndicatorRadioButton: "round",
 
 
 class OutlinedIndicatorStyle(QProxyStyle):
-    """Fusion; with `outlined` (the high-contrast palettes) check boxes, radio buttons, text
-    fields, spin boxes and framed views are outlined in the text colour.
+    """Fusion with check boxes, radio buttons, text fields, spin boxes and framed views outlined
+    in the text colour: the style of the high-contrast palettes (presenter mode).
 
     Fusion outlines them in the window colour made darker: invisible on the black of the dark
-    high-contrast palette (and faint on its white). The style stays installed: switching styles
-    while presenting leaves Qt's cached combo box sizes at the presenter's font size."""
+    high-contrast palette (and faint on its white). Installed only with those palettes: its
+    drawing calls into Python for every primitive of every paint, which halved the speed at which
+    item views paint. Presenter mode switches it at the normal font size (high contrast on before
+    its big font, off after it): a switch at the presenter's size left Qt's cached combo box
+    sizes there."""
 
-    outlined = False
+    outlined = True
 
     def drawPrimitive(self, element, option, painter, widget=None) -> None:
         super().drawPrimitive(element, option, painter, widget)
-        shape = OUTLINED.get(element) if self.outlined else None
+        shape = OUTLINED.get(element)
         if shape is not None and (shape != "frame" or option.rect.height() > 4):
             _outline(painter, option, shape)
 
     def drawComplexControl(self, control, option, painter, widget=None) -> None:
         super().drawComplexControl(control, option, painter, widget)
-        if self.outlined and control == QStyle.ComplexControl.CC_SpinBox and option.frame:
+        if control == QStyle.ComplexControl.CC_SpinBox and option.frame:
             _outline(painter, option, "frame")
+
+
+PLAIN_STYLE = "tokviz_fusion"  # the object name of the plain Fusion style the theme installs
+
+
+def apply_style(app: QApplication, outlined: bool) -> None:
+    """Fusion, outlined (`OutlinedIndicatorStyle`) or plain; nothing where Fusion is missing."""
+    style = app.style()
+    if "Fusion" not in QStyleFactory.keys() or (
+            isinstance(style, OutlinedIndicatorStyle) if outlined else style.objectName() == PLAIN_STYLE):
+        return
+    if outlined:
+        app.setStyle(OutlinedIndicatorStyle("Fusion"))
+    else:
+        plain = QStyleFactory.create("Fusion")
+        plain.setObjectName(PLAIN_STYLE)
+        app.setStyle(plain)
 
 
 def _outline(painter: QPainter, option, shape: str) -> None:
@@ -155,8 +175,6 @@ class Appearance(QObject):
         self._base_font = QFont(_base_font)
         self._theme = settings.theme()
         self._scale = settings.font_scale()
-        if "Fusion" in QStyleFactory.keys() and not isinstance(app.style(), OutlinedIndicatorStyle):
-            app.setStyle(OutlinedIndicatorStyle("Fusion"))
         app.styleHints().colorSchemeChanged.connect(self._on_color_scheme_changed)
         self._apply_theme()
         self._apply_font()
@@ -191,9 +209,7 @@ class Appearance(QObject):
 
     def _apply_theme(self) -> None:
         resolved = self.resolved_theme
-        style = self.app.style()
-        if isinstance(style, OutlinedIndicatorStyle):
-            style.outlined = self.high_contrast
+        apply_style(self.app, self.high_contrast)
         if self.high_contrast:
             self.app.setPalette(high_contrast_palette(resolved == "dark"))
         else:

@@ -1,5 +1,6 @@
-"""While a run is followed live, the timeline refreshes a third of its views per frame: the merge
-table (whose rows wait for its turn), the candidates and corpus, the chart."""
+"""While a run is followed live, and while the user moves the step, the timeline refreshes a third
+of its views per frame: the merge table (whose rows wait for its turn), the candidates and corpus,
+the chart."""
 
 from __future__ import annotations
 
@@ -42,7 +43,9 @@ def live(qtbot, low_timeline, monkeypatch):
     monkeypatch.setattr(p.merges, "refresh", lambda k, phase=None: (turns.append((phase, frames.count)),
                                                                      refresh(k, phase)))
     monkeypatch.setattr(p.merges, "update_chart", lambda: (turns.append(("chart", frames.count)), update_chart()))
-    qtbot.waitUntil(lambda: {None, "chart"} <= {part for part, _ in turns}, timeout=5_000)  # the empty run shown
+    # the empty run shown: its chart drawn, the views' round over
+    qtbot.waitUntil(lambda: "chart" in {part for part, _ in turns} and not p.pacing.pending
+                    and frame_turns(p).waiting == 0, timeout=5_000)
     turns.clear()
     return p, model, turns
 
@@ -81,5 +84,46 @@ def test_the_run_ending_or_a_step_picked_shows_every_row_at_once(live, low_timel
     n = len(turns)
     model.mark_finished(model.timeline)
     assert p.merge_model.rowCount() == 10
-    qtbot.waitUntil(lambda: any(part is None for part, _ in turns[n:]), timeout=5_000)
-    assert p.table.selectionModel().currentIndex().row() == 9  # a whole refresh, not a part
+    qtbot.waitUntil(lambda: any(part in (None, 0) for part, _ in turns[n:]) and not p.pacing.pending, timeout=5_000)
+    assert p.table.selectionModel().currentIndex().row() == 9  # the last step shown
+
+
+def test_a_step_the_user_moves_to_is_shown_a_part_per_frame(qtbot, low_timeline, monkeypatch):
+    """Dragging the slider: each step change refreshes the views in three parts with a painted
+    frame between them (together they overran a frame on a busy machine), the last part showing
+    the step the user ended on."""
+    model = StepModel()
+    p = TimelinePanel(model)
+    qtbot.addWidget(p)
+    p.set_corpus(sample("low-lower-lowest").read())
+    model.set_timeline(low_timeline)
+    p.resize(1200, 500)
+    p.show()
+    qtbot.waitExposed(p)
+    qtbot.waitUntil(lambda: not p.pacing.pending and frame_turns(p).waiting == 0, timeout=5_000)
+    frames = Frames(p)
+    turns = []
+    refresh = p.merges.refresh
+    monkeypatch.setattr(p.merges, "refresh", lambda k, phase=None: (turns.append((phase, k, frames.count)),
+                                                                     refresh(k, phase)))
+    model.set_step(3)
+    qtbot.waitUntil(lambda: len(turns) >= 3, timeout=5_000)
+    model.set_step(7)  # a second move after the round: a round of its own
+    qtbot.waitUntil(lambda: len(turns) >= 6 and not p.pacing.pending, timeout=5_000)
+    assert [(part, k) for part, k, _ in turns] == [(0, 3), (1, 3), (2, 3), (0, 7), (1, 7), (2, 7)]
+    painted = [n for _, _, n in turns]
+    assert all(a < b for a, b in zip(painted, painted[1:]))  # a painted frame between any two parts
+    assert p.table.selectionModel().currentIndex().row() == 6  # merge 7 selected
+
+
+def test_a_hidden_panel_refreshes_every_part_at_once(qtbot, low_timeline, monkeypatch):
+    model = StepModel()
+    p = TimelinePanel(model)
+    qtbot.addWidget(p)
+    model.set_timeline(low_timeline)
+    turns = []
+    refresh = p.merges.refresh
+    monkeypatch.setattr(p.merges, "refresh", lambda k, phase=None: (turns.append(phase), refresh(k, phase)))
+    model.set_step(5)
+    qtbot.waitUntil(lambda: not p.pacing.pending, timeout=5_000)
+    assert turns == [None]

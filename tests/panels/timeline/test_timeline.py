@@ -272,7 +272,7 @@ def test_live_filling_and_follow(make_window, qtbot):
     p = w.timeline_panel
     assert w.script.start_training(TrainSettings(vocab_size=700))
     assert w.script.wait_for_training(60_000) == "finished"
-    qtbot.waitUntil(lambda: p.transport.spin.value() == w.step_model.n_steps, timeout=10_000)
+    qtbot.waitUntil(lambda: p.transport.spin.value() == w.step_model.n_steps and not p.pacing.pending, timeout=10_000)
     assert p.merge_model.rowCount() == w.step_model.n_steps == 444
     assert p.transport.follow_box.isChecked()
     assert f"Step {w.step_model.n_steps:,}" in p.corpus_label.text()

@@ -128,3 +128,18 @@ def test_the_editors_text_is_read_once_per_change_and_never_stale(qtbot):
     edit.selectAll()
     edit.cut()
     assert edit.text() == "" == real()
+
+
+def test_a_row_paints_only_the_strip_the_scroll_area_shows(panel):
+    """A row is drawn at its full height inside one scroll area, which often shows only a strip of
+    it: painting that strip draws the tokens of the lines in it, not all of the row's tokens."""
+    view = panel.compare.views[0]
+    vp = view.viewport()
+    line = view.token_rect(0).height()
+    vp.repaint(0, 0, vp.width(), vp.height())
+    whole = view.painted
+    assert view.content_height() > 4 * line and len(whole) > 20
+    tops = sorted({view.token_rect(i).top() for i in whole})
+    for k in (0, 2):  # a strip of one pixel row in the middle of the first line, then of the third
+        vp.repaint(0, tops[k] + line // 2, vp.width(), 1)
+        assert {view.token_rect(i).top() for i in view.painted} == {tops[k]}

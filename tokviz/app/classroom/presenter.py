@@ -191,8 +191,8 @@ class Presenter(QObject):
         if len(docks) > 1:
             w.splitDockWidget(docks[0], docks[1], Qt.Orientation.Horizontal)
         self._build_caption_bar()
+        P.appearance.set_high_contrast(True)  # before the big font: it switches styles (`theme`)
         P.appearance.set_font_scale(scale, save=False)
-        P.appearance.set_high_contrast(True)
         self.scale = self._fit_scale(scale)
         QApplication.instance().setProperty(HIGHLIGHT_WIDTH_PROPERTY, PRESENTER_HIGHLIGHT)
         tv.set_palette_key("high-contrast")
@@ -255,8 +255,8 @@ class Presenter(QObject):
                 old.deleteLater()
         app.setProperty(HIGHLIGHT_WIDTH_PROPERTY, None)
         app.setProperty(SMALL_PRINT_PROPERTY, None)
-        P.appearance.set_high_contrast(False)
         P.appearance.set_font_scale(saved["font_scale"], save=False)
+        P.appearance.set_high_contrast(False)  # after the font: it switches styles (`theme`)
         P.token_view.set_palette_key(saved["token_palette"])
         # straight from full screen to the saved state; a maximized window keeps its normal geometry
         # (Qt's, from before full screen): restoring it too would show it unmaximized for a moment

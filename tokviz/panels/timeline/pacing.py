@@ -1,12 +1,15 @@
 """`RefreshPacing`: when the merge timeline's views are refreshed.
 
 Step changes are coalesced: one refresh per event-loop turn, at most every `LIVE_INTERVAL_MS`
-while a training run fills the timeline. While the view follows such a run, a refresh is a round
-of three parts, each in a frame of its own (`tokviz.panels.frame_turns`): the merge table (whose
-new rows wait for it), then the candidates, corpus and provenance, then the chart (with new data
-when there is some). Qt paints everything made dirty since the last frame in one event, and the
-three together overran a frame on a busy machine. Otherwise the chart's data is refreshed in an
-event of its own, at most every `CHART_INTERVAL_MS`.
+while a training run fills the timeline. A scheduled refresh of a panel on screen is a round of
+three parts, each in a frame of its own (`tokviz.panels.frame_turns`): the merge table (whose new
+rows wait for it), then the candidates, corpus and provenance, then the chart (with new data when
+there is some). Qt paints everything made dirty since the last frame in one event, and the three
+together overran a frame on a busy machine, both while a run streams in and while the user drags
+the slider. A step that changes during a round is shown by the parts still to come, and a new
+round follows at once (live: after `LIVE_INTERVAL_MS`). A panel not on screen, or an explicit
+`refresh`, refreshes every part at once. While not live, the chart's data is refreshed in an event
+of its own, at most every `CHART_INTERVAL_MS`.
 """
 
 from __future__ import annotations
@@ -34,8 +37,9 @@ class RefreshPacing(QObject):
         self._parts_left = 0  # parts of the live round still to come
         self._round_due = False  # the step or the views changed since the live round began
         self._chart_due = False  # new data for the chart's next live turn
+        self._live_round = False  # the round follows a training run (else the user's step)
         self._update_timer = QTimer(self, singleShot=True)
-        self._update_timer.timeout.connect(self.refresh)
+        self._update_timer.timeout.connect(self._on_update_timer_timeout)
         self._chart_timer = QTimer(self, singleShot=True, interval=CHART_INTERVAL_MS)
         self._chart_timer.timeout.connect(self.update_chart)
 
@@ -76,24 +80,33 @@ class RefreshPacing(QObject):
         self.panel.parts.update_chart()
 
     @Slot()
+    def _on_update_timer_timeout(self) -> None:
+        if self.is_live or not self.panel.isVisible():
+            self.refresh()
+        else:  # the user moved the step: the parts take turns too
+            self._begin_round(live=False)
+
+    @Slot()
     def refresh(self) -> None:
         """Refresh every view for the current step now, or, live, begin a round of parts."""
         self._update_timer.stop()
-        turns = frame_turns(self.panel)
         if self.is_live:
-            if self._parts_left == 0 and self._round_due:  # else the running round looks again
-                self._round_due, self._tick, self._parts_left = False, 0, LIVE_PHASES
-                turns.when_free(self, self._live_turn)
+            self._begin_round(live=True)
             return
-        turns.cancel(self)
+        frame_turns(self.panel).cancel(self)
         t0 = time.perf_counter()
         self._tick = self._parts_left = 0
         self._round_due = False
         self.panel.parts.refresh(self.panel.step_model.step)
         self.last_update_ms = (time.perf_counter() - t0) * 1000
 
-    def _live_turn(self) -> None:
-        if not self.is_live:  # the run ended or the user took the step meanwhile
+    def _begin_round(self, *, live: bool) -> None:
+        if self._parts_left == 0 and self._round_due:  # else the running round looks again
+            self._round_due, self._tick, self._parts_left, self._live_round = False, 0, LIVE_PHASES, live
+            frame_turns(self.panel).when_free(self, self._turn)
+
+    def _turn(self) -> None:
+        if self._live_round and not self.is_live:  # the run ended or the user took the step meanwhile
             self.refresh()
             return
         t0 = time.perf_counter()
@@ -106,9 +119,9 @@ class RefreshPacing(QObject):
             self.panel.parts.refresh(self.panel.step_model.step, phase)
         self._parts_left -= 1
         if self._parts_left > 0:
-            frame_turns(self.panel).when_free(self, self._live_turn)  # the next part, next frame
+            frame_turns(self.panel).when_free(self, self._turn)  # the next part, next frame
         elif self._round_due:
-            self._update_timer.start(LIVE_INTERVAL_MS)  # the next round
+            self._update_timer.start(LIVE_INTERVAL_MS if self._live_round else 0)  # the next round
         self.last_update_ms = (time.perf_counter() - t0) * 1000
 
     def stop(self) -> None:

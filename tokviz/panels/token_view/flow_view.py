@@ -64,6 +64,7 @@ class TokenFlowView(QAbstractScrollArea):
         self._palette: TokenPalette = token_palette()
         self._selected = -1
         self._hovered = -1
+        self.painted = range(0)  # the tokens the last paint drew (for tests and diagnostics)
         self._tooltip: Callable[[int], str] | None = None
         self._width_cache: dict[str, int] = {}
         self._slice_timer = QTimer(self, interval=0)
@@ -349,7 +350,8 @@ class TokenFlowView(QAbstractScrollArea):
     def paintEvent(self, event) -> None:
         p = QPainter(self.viewport())
         pal = self.palette()
-        p.fillRect(self.viewport().rect(), pal.color(QPalette.ColorRole.Base))
+        clip = event.rect()  # what needs painting: a row of the compare view shows a strip of its view
+        p.fillRect(clip, pal.color(QPalette.ColorRole.Base))
         if not self._labels:
             p.setPen(pal.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
             p.drawText(self.viewport().rect().adjusted(12, 12, -12, -12),
@@ -357,15 +359,15 @@ class TokenFlowView(QAbstractScrollArea):
                        self.placeholder())
             return
         top = self.verticalScrollBar().value()
-        bottom = top + self.viewport().height()
-        self._layout_until(bottom + 200)
-        first_line = max(0, bisect.bisect_right(self._line_y, top) - 1)
-        last_line = bisect.bisect_right(self._line_y, bottom)
+        self._layout_until(top + self.viewport().height() + 200)
+        first_line = max(0, bisect.bisect_right(self._line_y, top + clip.top() - 2) - 1)  # 2: a selection frame reaches over
+        last_line = bisect.bisect_right(self._line_y, top + clip.bottom() + 3)
         if first_line >= len(self._line_first):
             return
         start = self._line_first[first_line]
         end = self._line_first[last_line] if last_line < len(self._line_first) else self._done
-        self._paint_tokens(p, start, min(end, self._done, len(self._xs)), top)  # past `max_lines`: not placed
+        self.painted = range(start, min(end, self._done, len(self._xs)))  # past `max_lines`: not placed
+        self._paint_tokens(p, start, self.painted.stop, top)
 
     def placeholder(self) -> str:
         return "No tokens yet: type or paste text above."
@@ -386,20 +388,17 @@ class TokenFlowView(QAbstractScrollArea):
             rect = QRect(x, y, w, h)
             kind = self._kinds[i]
             label = str(self._ids[i]) if mode == "ids" else self._labels[i]
-            if kind == SPECIAL:
+            if kind in (SPECIAL, INSERTED):  # a badge; in outline when inserted (it covers no text)
                 p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-                p.setBrush(QColor(pal.special_bg))
-                p.setPen(Qt.PenStyle.NoPen)
-                p.drawRoundedRect(rect, h / 2, h / 2)
+                if kind == SPECIAL:
+                    p.setBrush(QColor(pal.special_bg))
+                    p.setPen(Qt.PenStyle.NoPen)
+                else:
+                    p.setBrush(Qt.BrushStyle.NoBrush)
+                    p.setPen(QPen(QColor(pal.special_bg), 1.5 * highlight_width(), Qt.PenStyle.DashLine))
+                p.drawRoundedRect(rect if kind == SPECIAL else rect.adjusted(1, 1, -1, -1), h / 2, h / 2)
                 p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-                color = QColor(pal.special_text)
-            elif kind == INSERTED:  # a badge in outline: added where it stands, it covers no text
-                p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-                p.setBrush(Qt.BrushStyle.NoBrush)
-                p.setPen(QPen(QColor(pal.special_bg), 1.5 * highlight_width(), Qt.PenStyle.DashLine))
-                p.drawRoundedRect(rect.adjusted(1, 1, -1, -1), h / 2, h / 2)
-                p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-                color = fg
+                color = QColor(pal.special_text) if kind == SPECIAL else fg
             elif kind == UNKNOWN:
                 p.fillRect(rect, QColor(pal.unknown_bg))
                 color = QColor(pal.unknown_text)
