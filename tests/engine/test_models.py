@@ -208,3 +208,27 @@ def test_100k_rows_are_virtual(qtbot):
     assert view.indexAt(view.viewport().rect().bottomLeft()).row() > n
     assert max(vm.rows_read) == n + 255  # it reached the end
     assert len(vm.rows_read) < 1_000  # five screens of ~20 rows, not 100k
+
+
+def test_switching_back_to_a_model_shows_its_rows_again(timeline):
+    """The entries of the last two finished models are kept for switching back; a model that has
+    grown since is read again."""
+    other = train(TrainSettings(merges=5), texts=["abc abd abe " * 4])
+    sm, vm = StepModel(), VocabModel()
+    vm.attach(sm)
+    cols = (COL_ID, COL_TOKEN, COL_RANK, COL_COUNT)
+    sm.set_timeline(timeline)
+    first = [column(vm, c) for c in cols]
+    sm.set_timeline(other)
+    assert vm.rowCount() == 256 + 5
+    sm.set_timeline(timeline)
+    assert [column(vm, c) for c in cols] == first
+    grown = replace(timeline, steps=list(timeline.steps[:10]))
+    sm.set_timeline(grown)
+    sm.set_timeline(other)
+    grown.steps.extend(timeline.steps[10:12])
+    sm.set_timeline(grown)
+    fresh = VocabModel()
+    fresh.set_timeline(grown)
+    assert vm.rowCount() == fresh.rowCount() == 256 + 12 + 1
+    assert [column(vm, c) for c in cols] == [column(fresh, c) for c in cols]

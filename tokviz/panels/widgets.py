@@ -39,8 +39,11 @@ STRETCH = None  # an item of `hbox` / `vbox`: a stretch
 
 def record_table(table: QTableView) -> QTableView:
     """Set up `table` for records: one whole row selected at a time, no row numbers, a fixed row
-    height, no word wrap, the last column stretched, alternating row colours. Returns `table`."""
+    height, no word wrap, the last column stretched, alternating row colours. Returns `table`.
+    The column headings are not lit with the selection: a whole row lights every heading, and
+    the header then repainted at every step of the timeline."""
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.horizontalHeader().setHighlightSections(False)
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     table.verticalHeader().hide()
     table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)

@@ -428,10 +428,12 @@ class TokenViewPanel(TokenViewExports, Panel):
 
     def _show_reference(self, result: TokenViewResult) -> None:
         frame_turns(self).claim()  # the text and its rows repaint: other big updates wait a frame
-        self.result = result
+        shown, self.result = self.result, result
         ref = result.reference
         if ref is None:
             self.view.clear()
+            return
+        if shown is not None and shown.reference is ref:  # a partial result showed this very row
             return
         enc, labels = ref.encoding, ref.labels
         self.view.set_tokens(labels.labels, enc.ids, labels.kinds, labels.breaks, ref.slots, groups=ref.groups,

@@ -44,6 +44,9 @@ def test_numpy_columns_equal_list_columns(case, offset, joined):
         assert list(zip(*map(np.ndarray.tolist, arrays))) == expected
     if lists is not None:
         assert list(zip(*lists)) == expected
+        warmed = SpanTable(VOCAB)
+        warmed.warm_up()  # its lists made from the numpy tables
+        assert warmed.columns(ids, offset, len(text)) == lists
     assert table.array_columns(ids, offset, len(text) + 1) is None  # tokens that do not cover the text
 
 
