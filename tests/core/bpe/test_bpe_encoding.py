@@ -458,3 +458,25 @@ def test_an_end_of_word_marker_alone_is_an_inserted_token():
     assert [t.decode() for t in enc.tokens] == ["l", "o", "w", "_"]
     assert enc.spans[3] == (3, 3) and enc.inserted == [3]  # covers no input: empty, where it was added
     assert enc.to_json()["inserted"] == [3]
+
+
+@pytest.mark.parametrize("units", ["bytes", "chars"])
+def test_a_tokenizer_extended_from_an_earlier_one_equals_one_built_anew(units):
+    """A live view extends the tokenizer it made at fewer merges (`tokenizer_after`): the same
+    vocabulary, merges and encodings as building it from every merge, [UNK] and specials moved up."""
+    from dataclasses import replace
+
+    tl = train(TrainSettings(units=units, merges=120, special_tokens=SPECIALS), texts=[SAMPLE])
+    text = SAMPLE[:600] + "<|fim|> zebra ∑ 😀"
+    for n in (0, 1, 37, 120):
+        earlier = replace(tl, steps=tl.steps[:n]).tokenizer()
+        for m in (n, min(n + 1, 120), 120):
+            later = replace(tl, steps=tl.steps[:m])
+            extended, fresh = later.tokenizer_after(earlier), later.tokenizer()
+            assert extended.vocab() == fresh.vocab() and extended.merges == fresh.merges
+            assert extended.special_tokens == fresh.special_tokens and extended.unk_id == fresh.unk_id
+            for k in (0, m // 2, m):
+                assert (extended.encode(text, step=k, allowed_special="all").ids
+                        == fresh.encode(text, step=k, allowed_special="all").ids)
+    other = train(TrainSettings(units=units, merges=60), texts=["abc abd abe " * 9]).tokenizer()
+    assert tl.tokenizer_after(other).vocab() == tl.tokenizer().vocab()  # not its prefix: built anew

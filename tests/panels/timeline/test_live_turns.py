@@ -1,6 +1,6 @@
-"""While a run is followed live, and while the user moves the step, the timeline refreshes a third
-of its views per frame: the merge table (whose rows wait for its turn), the candidates and corpus,
-the chart."""
+"""While a run is followed live, and while the user moves the step, the timeline refreshes a quarter
+of its views per frame: the merge table (whose rows wait for its turn), the candidates and
+provenance, the corpus, the chart."""
 
 from __future__ import annotations
 
@@ -54,11 +54,11 @@ def test_each_live_part_gets_a_frame_of_its_own(live, low_timeline, qtbot):
     p, model, turns = live
     append_steps(model, low_timeline.steps[:4])
     assert p.merge_model.rowCount() == 0  # the rows wait for the merge table's turn
-    qtbot.waitUntil(lambda: len(turns) >= 3, timeout=5_000)
-    parts = [part for part, _ in turns[:3]]
-    assert parts == [0, 1, "chart"]  # the chart's turn brings the new data (and the cursor)
-    frames = [n for _, n in turns[:3]]
-    assert frames[0] < frames[1] < frames[2]  # a painted frame between any two parts
+    qtbot.waitUntil(lambda: len(turns) >= 4, timeout=5_000)
+    parts = [part for part, _ in turns[:4]]
+    assert parts == [0, 1, 2, "chart"]  # the chart's turn brings the new data (and the cursor)
+    frames = [n for _, n in turns[:4]]
+    assert frames[0] < frames[1] < frames[2] < frames[3]  # a painted frame between any two parts
     assert p.merge_model.rowCount() == 4
     assert p.table.selectionModel().currentIndex().row() == 3  # the newest merge selected
     assert p.chart.x_range[1] >= 4
@@ -67,9 +67,9 @@ def test_each_live_part_gets_a_frame_of_its_own(live, low_timeline, qtbot):
 def test_no_turns_once_every_part_shows_the_newest_step(live, low_timeline, qtbot):
     p, model, turns = live
     append_steps(model, low_timeline.steps[:4])
-    qtbot.waitUntil(lambda: len(turns) >= 3, timeout=5_000)
+    qtbot.waitUntil(lambda: len(turns) >= 4, timeout=5_000)
     assert not p.pacing.pending and frame_turns(p).waiting == 0  # nothing more is scheduled
-    assert len(turns) == 3
+    assert len(turns) == 4
 
 
 def test_the_run_ending_or_a_step_picked_shows_every_row_at_once(live, low_timeline, qtbot):
@@ -89,7 +89,7 @@ def test_the_run_ending_or_a_step_picked_shows_every_row_at_once(live, low_timel
 
 
 def test_a_step_the_user_moves_to_is_shown_a_part_per_frame(qtbot, low_timeline, monkeypatch):
-    """Dragging the slider: each step change refreshes the views in three parts with a painted
+    """Dragging the slider: each step change refreshes the views in four parts with a painted
     frame between them (together they overran a frame on a busy machine), the last part showing
     the step the user ended on."""
     model = StepModel()
@@ -107,10 +107,10 @@ def test_a_step_the_user_moves_to_is_shown_a_part_per_frame(qtbot, low_timeline,
     monkeypatch.setattr(p.merges, "refresh", lambda k, phase=None: (turns.append((phase, k, frames.count)),
                                                                      refresh(k, phase)))
     model.set_step(3)
-    qtbot.waitUntil(lambda: len(turns) >= 3, timeout=5_000)
+    qtbot.waitUntil(lambda: len(turns) >= 4, timeout=5_000)
     model.set_step(7)  # a second move after the round: a round of its own
-    qtbot.waitUntil(lambda: len(turns) >= 6 and not p.pacing.pending, timeout=5_000)
-    assert [(part, k) for part, k, _ in turns] == [(0, 3), (1, 3), (2, 3), (0, 7), (1, 7), (2, 7)]
+    qtbot.waitUntil(lambda: len(turns) >= 8 and not p.pacing.pending, timeout=5_000)
+    assert [(part, k) for part, k, _ in turns] == [(part, k) for k in (3, 7) for part in range(4)]
     painted = [n for _, _, n in turns]
     assert all(a < b for a, b in zip(painted, painted[1:]))  # a painted frame between any two parts
     assert p.table.selectionModel().currentIndex().row() == 6  # merge 7 selected

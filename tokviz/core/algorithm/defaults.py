@@ -113,3 +113,9 @@ class TimelineDefaults:
     def chart_marks(self) -> list[tuple[int, str]]:
         """(step, label) lines the chart draws (SuperBPE's transition, a hybrid run's switch)."""
         return []
+
+    def tokenizer_after(self, earlier) -> object:
+        """`tokenizer()`, given `earlier`, a tokenizer this timeline made when it had fewer steps
+        (a run moving on): a timeline that can build on it does (BPE: its tables are extended
+        for the new merges only). Here: `tokenizer()`."""
+        return self.tokenizer()

@@ -138,18 +138,13 @@ class WindowSegmenter:
 
     def _changed_chunks(self, hits: list[tuple], start: int, limit: int) -> list[int]:
         """The chunks some merge of rank start..limit-1 applies to (see the class doc)."""
-        holding: dict[int, list[int]] = {}  # id -> the chunks holding it
+        holding: dict[tuple[int, int], list[int]] = {}  # adjacent pair -> the chunks holding it
         for c, (ids, _rel) in enumerate(hits):
-            for t in set(ids):
-                holding.setdefault(t, []).append(c)
+            for pair in set(zip(ids, ids[1:])):
+                holding.setdefault(pair, []).append(c)
         merges, changed = self.tokenizer.merges, set()
-        for r in range(start, limit):
-            a, b = merges[r]
-            for c in holding.get(a, ()):
-                if c not in changed:
-                    ids = hits[c][0]
-                    if any(x == a and y == b for x, y in zip(ids, ids[1:])):
-                        changed.add(c)
+        for a, b in merges[start:limit]:
+            changed.update(holding.get((a, b), ()))
         return sorted(changed)
 
 

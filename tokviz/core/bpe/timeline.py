@@ -137,6 +137,13 @@ class Timeline(MergeSteps):
         """The tokenizer of this timeline; pass ``step=k`` to its methods to use k merges."""
         return BpeTokenizer.from_timeline(self)
 
+    def tokenizer_after(self, earlier) -> BpeTokenizer:
+        """`tokenizer()`, its tables extended from `earlier`'s when that is a plain BPE tokenizer of
+        this timeline's first merges (a live view rebuilt it at every refresh: 10-20 ms a time)."""
+        if type(self).tokenizer is not Timeline.tokenizer or type(earlier) is not BpeTokenizer:
+            return self.tokenizer()  # a timeline with a tokenizer of its own (SuperBPE's)
+        return BpeTokenizer.from_timeline(self, prefix=earlier)
+
     def describe(self) -> list[str]:
         """A few lines summing the run up (the training panel's summary)."""
         merged, base = self.n_merges, self.base_size

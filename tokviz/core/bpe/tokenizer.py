@@ -39,6 +39,18 @@ def _utf8_len(c: str) -> int:
     return 1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4
 
 
+def _extends(prefix: BpeTokenizer | None, base: BaseVocab, merges: list[tuple]) -> int:
+    """How many of `merges` `prefix`'s tables hold (its merges begin `merges`, on the same base,
+    and no [UNK] or special token of its own sits among them); 0 when it is no prefix."""
+    if prefix is None or prefix.base is not base:
+        return 0
+    n = len(prefix.merges)
+    placed = [*prefix.special_tokens.values(), *([] if prefix.unk_id is None else [prefix.unk_id])]
+    if n > len(merges) or any(i < prefix.base_size + n for i in placed) or prefix.merges != merges[:n]:
+        return 0
+    return n
+
+
 @surrogate_safe
 class BpeTokenizer(MergeListDropout, ChunkedTokenizer):
     """A BPE tokenizer from base units, an ordered merge list, a split rule and special tokens."""
@@ -55,7 +67,10 @@ class BpeTokenizer(MergeListDropout, ChunkedTokenizer):
         special_tokens: Mapping[str, int] | None = None,
         unk_id: int | None = None,
         name: str = "bpe",
+        prefix: BpeTokenizer | None = None,
     ) -> None:
+        """`prefix`: a tokenizer of the same base whose merges begin `merges` (a run that moved on);
+        its tables are extended for the merges after its own instead of built again."""
         self.base = base
         self.splitter = splitter
         self.name = name
@@ -72,7 +87,11 @@ class BpeTokenizer(MergeListDropout, ChunkedTokenizer):
             # The end-of-word marker counts as one unit as well: appended last, it lies past the
             # chunk's end and spans are clipped there; a literal marker character covers itself.
             unit_len = [1] * len(base.symbols)
-        for r, (a, b) in enumerate(self.merges):
+        done = _extends(prefix, base, self.merges)
+        if done:  # its base units and merges, before any [UNK] or special token it placed after them
+            end = self.base_size + done
+            ranks, vocab, unit_len = dict(prefix._pairs.rank_of), prefix._id_bytes[:end], prefix._unit_len[:end]
+        for r, (a, b) in enumerate(self.merges[done:], done):
             ranks.setdefault(pair_key(a, b), r)  # a repeated pair keeps its first rank
             vocab.append(vocab[a] + vocab[b])
             unit_len.append(unit_len[a] + unit_len[b])
@@ -94,7 +113,7 @@ class BpeTokenizer(MergeListDropout, ChunkedTokenizer):
         self._caches: dict[int, dict[str, tuple]] = {}
 
     @classmethod
-    def from_timeline(cls, timeline: "Timeline") -> "BpeTokenizer":
+    def from_timeline(cls, timeline: "Timeline", prefix: BpeTokenizer | None = None) -> "BpeTokenizer":
         return cls(
             timeline.base,
             timeline.merges(),
@@ -102,6 +121,7 @@ class BpeTokenizer(MergeListDropout, ChunkedTokenizer):
             special_tokens=timeline.special_ids,
             unk_id=timeline.unk_id,
             name="trained",
+            prefix=prefix,
         )
 
     # -- vocabulary -------------------------------------------------------------------------

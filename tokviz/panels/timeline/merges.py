@@ -5,7 +5,8 @@ counts over all steps, the merge table's selection.
 The panel asks whichever parts fit the current timeline (`lists_merges`: these; else
 `UnigramParts`, which shows rounds); both answer the same calls (`tokenizer`, `sync`, `refresh`,
 `trace`, `show_piece`, `corpus_caption`, `update_chart`), so the panel has no per-algorithm branches.
-While a run is followed live, `refresh` is given a phase and updates one third of the views per call.
+While a run is followed live (or the user moves the step), `refresh` is given a phase and updates a
+quarter of the views per call.
 """
 
 from __future__ import annotations
@@ -46,7 +47,11 @@ class MergeParts(QObject):
             self._tokenizer = None
         elif self._tokenizer is None or self._tokenizer.n_merges < k:
             reused = self._reused(tl)
-            self._tokenizer = reused if reused is not None else tl.tokenizer()
+            if reused is None:
+                held = self._recent.get(id(tl))
+                earlier = held[1] if held is not None and held[0]() is tl else None  # made at fewer merges
+                reused = tl.tokenizer() if earlier is None else tl.tokenizer_after(earlier)
+            self._tokenizer = reused
             self._remember(tl, self._tokenizer)
         return self._tokenizer
 
@@ -94,19 +99,19 @@ class MergeParts(QObject):
         p.provenance.set_state(p.step_model.timeline, self.tokenizer(k), p.vocab, k)
 
     def refresh(self, k: int, phase: int | None = None) -> None:
-        """Show step k; a live `phase` (see `TimelinePanel.refresh`) updates only its part:
-        0 the merge table, 1 the candidates, corpus and provenance, 2 the chart's cursor."""
+        """Show step k; a `phase` (see `RefreshPacing`) updates only its part: 0 the merge table,
+        1 the candidates and provenance, 2 the corpus, 3 the chart's cursor."""
         p = self.panel
         tl = p.step_model.timeline
         if phase in (None, 0):
             p.merge_model.catch_up()
             p.update_selection(k)
         if phase in (None, 1):
-            tok = self.tokenizer(k)
             p.candidates_view.show_step(tl, k, p.vocab)
-            p.show_corpus_at(tok, k)
-            p.provenance.set_state(tl, tok, p.vocab, k)
+            p.provenance.set_state(tl, self.tokenizer(k), p.vocab, k)
         if phase in (None, 2):
+            p.show_corpus_at(self.tokenizer(k), k)
+        if phase in (None, 3):
             p.chart.set_cursor(k)
 
     def trace(self, word: str) -> list[str]:

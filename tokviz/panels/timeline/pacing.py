@@ -2,10 +2,10 @@
 
 Step changes are coalesced: one refresh per event-loop turn, at most every `LIVE_INTERVAL_MS`
 while a training run fills the timeline. A scheduled refresh of a panel on screen is a round of
-three parts, each in a frame of its own (`tokviz.panels.frame_turns`): the merge table (whose new
-rows wait for it), then the candidates, corpus and provenance, then the chart (with new data when
-there is some). Qt paints everything made dirty since the last frame in one event, and the three
-together overran a frame on a busy machine, both while a run streams in and while the user drags
+four parts, each in a frame of its own (`tokviz.panels.frame_turns`): the merge table (whose new
+rows wait for it), then the candidates and provenance, then the corpus, then the chart (with new
+data when there is some). Qt paints everything made dirty since the last frame in one event, and
+the parts together overran a frame on a busy machine, both while a run streams in and while the user drags
 the slider. A step that changes during a round is shown by the parts still to come, and a new
 round follows at once (live: after `LIVE_INTERVAL_MS`). A panel not on screen, or an explicit
 `refresh`, refreshes every part at once. While not live, the chart's data is refreshed in an event
@@ -22,8 +22,8 @@ from tokviz.panels.frame_turns import frame_turns
 
 LIVE_INTERVAL_MS = 120  # refresh interval while a training run fills the timeline
 CHART_INTERVAL_MS = 400  # chart data refresh while training, when the run is not followed live
-LIVE_PHASES = 3  # the parts of a live round: merge table, candidates and corpus, chart
-CHART_PHASE = 2
+LIVE_PHASES = 4  # the parts of a round: merge table, candidates and provenance, corpus, chart
+CHART_PHASE = 3
 
 
 class RefreshPacing(QObject):

@@ -292,16 +292,16 @@ class UnigramParts(QObject):
 
     def refresh(self, k: int, phase: int | None = None) -> None:
         """Repaint for step k: rounds table, pruned pieces, chart cursor, segmentations, corpus; a
-        live `phase` only its part (0 the rounds, 1 segmentations and corpus, 2 the chart's cursor)."""
+        `phase` only its part (0 the rounds, 1 segmentations, 2 the corpus, 3 the chart's cursor)."""
         tl = self.panel.step_model.timeline
         r = self.last_round(k)
         if phase in (None, 0):
             self.rounds.show_round(tl, r)
         if phase in (None, 1):
-            tok = self.tokenizer()
-            self.segmentations.set_state(tok, r)
-            self.panel.show_corpus_at(tok, r)
+            self.segmentations.set_state(self.tokenizer(), r)
         if phase in (None, 2):
+            self.panel.show_corpus_at(self.tokenizer(), r)
+        if phase in (None, 3):
             self.chart.set_cursor(r)
 
     def corpus_caption(self, k: int, where: str, n_tokens: int) -> str:
