@@ -496,3 +496,26 @@ def test_a_tie_lists_every_tied_pair_and_five_rows_show(panel):
     drain_events()
     for table in (t, panel.table):
         assert table.viewport().height() >= 5 * table.verticalHeader().defaultSectionSize(), table.objectName()
+
+
+def test_switching_models_keeps_the_place_in_the_corpus(make_window, qtbot):
+    """Comparing two models on the same passage: a switch of model shows the corpus window where
+    the user left it, not back at the corpus's start."""
+    w = make_window(load_default_sample=False)
+    w.script.set_corpus_text(" ".join(f"word{i % 97} the cat sat" for i in range(4_000)))
+    p = w.timeline_panel
+    assert w.script.start_training(TrainSettings(merges=30))
+    assert w.script.wait_for_training(30_000) == "finished"
+    first = w.script.timeline
+    assert p.position_slider.isVisible() and p.position_slider.maximum() > 1000
+    p.position_slider.setValue(p.position_slider.maximum() // 2)
+    qtbot.waitUntil(lambda: not p.pacing.pending, timeout=10_000)
+    shown = p.corpus_view.toPlainText()
+    other = train(TrainSettings(merges=10), texts=["the cat sat on the mat " * 20])
+    w.step_model.set_timeline(other)
+    qtbot.waitUntil(lambda: not p.pacing.pending, timeout=10_000)
+    assert p.position_slider.value() == p.position_slider.maximum() // 2
+    assert p.corpus_view.toPlainText() == shown
+    w.step_model.set_timeline(first)
+    qtbot.waitUntil(lambda: not p.pacing.pending, timeout=10_000)
+    assert p.corpus_view.toPlainText() == shown

@@ -145,8 +145,9 @@ class MergeParts(QObject):
         p = self.panel
         tl = p.step_model.timeline
         loaded = tl is not None and not tl.has_counts  # a loaded tokenizer: no counts or lengths to plot
-        p.tabs.setTabEnabled(0, not loaded)
-        p.tabs.setTabToolTip(0, "Counts and corpus lengths are unknown for a loaded tokenizer" if loaded else "")
+        if p.tabs.isTabEnabled(0) == loaded:  # (each call repaints the tabs)
+            p.tabs.setTabEnabled(0, not loaded)
+            p.tabs.setTabToolTip(0, "Counts and corpus lengths are unknown for a loaded tokenizer" if loaded else "")
         if loaded and p.tabs.currentIndex() == 0:
             p.tabs.setCurrentWidget(p.provenance)
         if tl is None or loaded:

@@ -84,6 +84,7 @@ class TimelinePanel(Panel):
         self._corpus_source = None  # () -> CorpusInput
         self._text = ""  # corpus text (prefix of a large corpus)
         self._table: dict[str, int] | None = None  # word-frequency table, if any
+        self._corpus_shown: tuple[str, bool] | None = None  # (text, word counts) of the last `set_corpus`
         self.vocab: list[bytes] = []  # bytes of every id of the current timeline
         self._syncing = False
 
@@ -201,6 +202,7 @@ class TimelinePanel(Panel):
             except TokvizError:
                 self._table = None
         self._text = text[:MAX_CORPUS_CHARS]
+        self._corpus_shown = (self._text, word_counts)
         self.position_slider.blockSignals(True)
         self.position_slider.setRange(0, max(0, len(self._text) - WINDOW_CHARS) if self._table is None else 0)
         self.position_slider.setValue(0)
@@ -280,7 +282,8 @@ class TimelinePanel(Panel):
             text = "".join(parts)
         else:
             text = ci.text
-        self.set_corpus(text, word_counts=ci.word_counts)
+        if (text[:MAX_CORPUS_CHARS], ci.word_counts) != self._corpus_shown:  # a switch of models keeps the place
+            self.set_corpus(text, word_counts=ci.word_counts)
 
     # -- following the step model -----------------------------------------------------------
 
