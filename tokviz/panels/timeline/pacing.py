@@ -7,8 +7,8 @@ rows wait for it), then the candidates and provenance, then the corpus, then the
 data when there is some). Qt paints everything made dirty since the last frame in one event, and
 the parts together overran a frame on a busy machine, both while a run streams in and while the user drags
 the slider. A step that changes during a round is shown by the parts still to come, and a new
-round follows at once (live: after `LIVE_INTERVAL_MS`). A panel not on screen, or an explicit
-`refresh`, refreshes every part at once. While not live, the chart's data is refreshed in an event
+round follows at once (live: after `LIVE_INTERVAL_MS`). A panel not on screen, playback (every
+view at every step it plays), or an explicit `refresh` refreshes every part at once. While not live, the chart's data is refreshed in an event
 of its own, at most every `CHART_INTERVAL_MS`.
 """
 
@@ -81,8 +81,8 @@ class RefreshPacing(QObject):
 
     @Slot()
     def _on_update_timer_timeout(self) -> None:
-        if self.is_live or not self.panel.isVisible():
-            self.refresh()
+        if self.is_live or not self.panel.isVisible() or self.panel.playback.is_playing:
+            self.refresh()  # playing: every view at every step (a round would show each a step in four)
         else:  # the user moved the step: the parts take turns too
             self._begin_round(live=False)
 
