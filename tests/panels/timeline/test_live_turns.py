@@ -127,3 +127,24 @@ def test_a_hidden_panel_refreshes_every_part_at_once(qtbot, low_timeline, monkey
     model.set_step(5)
     qtbot.waitUntil(lambda: not p.pacing.pending, timeout=5_000)
     assert turns == [None]
+
+
+def test_playback_refreshes_every_view_at_every_step(qtbot, low_timeline, monkeypatch):
+    """Playing, each step shows whole (a round would show each view a different step)."""
+    model = StepModel()
+    p = TimelinePanel(model)
+    qtbot.addWidget(p)
+    model.set_timeline(low_timeline)
+    p.resize(1200, 500)
+    p.show()
+    qtbot.waitExposed(p)
+    qtbot.waitUntil(lambda: not p.pacing.pending and frame_turns(p).waiting == 0, timeout=5_000)
+    turns = []
+    refresh = p.merges.refresh
+    monkeypatch.setattr(p.merges, "refresh", lambda k, phase=None: (turns.append(phase), refresh(k, phase)))
+    model.set_step(0)
+    p.playback.set_speed(30)
+    p.playback.play()
+    qtbot.waitUntil(lambda: model.step >= 4, timeout=5_000)
+    p.playback.pause()
+    assert turns and set(turns) == {None}
