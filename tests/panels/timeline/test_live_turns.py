@@ -148,3 +148,31 @@ def test_playback_refreshes_every_view_at_every_step(qtbot, low_timeline, monkey
     qtbot.waitUntil(lambda: model.step >= 4, timeout=5_000)
     p.playback.pause()
     assert turns and set(turns) == {None}
+
+
+def test_a_switch_of_models_repaints_the_table_then_the_chart_and_each_part(qtbot, low_timeline, monkeypatch):
+    """The merge table resets at once; the chart's new data and each part of the round wait for
+    a painted frame of their own (in one frame they overran it on a busy machine)."""
+    model = StepModel()
+    p = TimelinePanel(model)
+    qtbot.addWidget(p)
+    model.set_timeline(low_timeline)
+    p.resize(1200, 500)
+    p.show()
+    qtbot.waitExposed(p)
+    qtbot.waitUntil(lambda: not p.pacing.pending and frame_turns(p).waiting == 0, timeout=5_000)
+    frames = Frames(p)
+    turns = []
+    refresh, update_chart = p.merges.refresh, p.merges.update_chart
+    monkeypatch.setattr(p.merges, "refresh", lambda k, phase=None: (turns.append((phase, frames.count)),
+                                                                     refresh(k, phase)))
+    monkeypatch.setattr(p.merges, "update_chart", lambda: (turns.append(("chart", frames.count)), update_chart()))
+    other = train(replace(LOW, merges=6), texts=["low lower lowest newest " * 5])
+    at_switch = frames.count
+    model.set_timeline(other)
+    assert p.merge_model.rowCount() == 6  # the table at once
+    qtbot.waitUntil(lambda: not p.pacing.pending and frame_turns(p).waiting == 0, timeout=5_000)
+    parts = [part for part, _ in turns]
+    assert sorted(parts, key=str) == [0, 1, 2, 3, "chart"] and [q for q in parts if q != "chart"] == [0, 1, 2, 3]
+    painted = [at_switch] + [n for _, n in turns]
+    assert all(a < b for a, b in zip(painted, painted[1:]))  # a painted frame before each

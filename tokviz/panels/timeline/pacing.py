@@ -41,7 +41,9 @@ class RefreshPacing(QObject):
         self._update_timer = QTimer(self, singleShot=True)
         self._update_timer.timeout.connect(self._on_update_timer_timeout)
         self._chart_timer = QTimer(self, singleShot=True, interval=CHART_INTERVAL_MS)
-        self._chart_timer.timeout.connect(self.update_chart)
+        self._chart_timer.timeout.connect(self._on_chart_timer_timeout)
+        self._chart_key = ("chart", id(self))  # the chart's turn in `frame_turns`
+        self._chart_waiting = False
 
     @property
     def is_live(self) -> bool:
@@ -51,8 +53,9 @@ class RefreshPacing(QObject):
 
     @property
     def pending(self) -> bool:
-        """A refresh (or a part of a live round) is still to come."""
-        return self._update_timer.isActive() or self._parts_left > 0 or self._round_due
+        """A refresh (or a part of a live round, or the chart's data) is still to come."""
+        return (self._update_timer.isActive() or self._parts_left > 0 or self._round_due
+                or self._chart_timer.isActive() or self._chart_waiting)
 
     def schedule(self, *, now: bool = False) -> None:
         self._round_due = True
@@ -76,6 +79,20 @@ class RefreshPacing(QObject):
             self._chart_timer.start(CHART_INTERVAL_MS)
 
     @Slot()
+    def _on_chart_timer_timeout(self) -> None:
+        """New data for the chart: drawn in a frame of its own on screen (a switch of models makes
+        the merge table, then the chart, then the round's parts repaint, one frame each)."""
+        if not self.panel.isVisible():
+            self.update_chart()
+            return
+        self._chart_waiting = True
+        frame_turns(self.panel).when_free(self._chart_key, self._chart_turn)
+
+    def _chart_turn(self) -> None:
+        self._chart_waiting = False
+        self.update_chart()
+
+    @Slot()
     def update_chart(self) -> None:
         self.panel.parts.update_chart()
 
@@ -97,6 +114,11 @@ class RefreshPacing(QObject):
         t0 = time.perf_counter()
         self._tick = self._parts_left = 0
         self._round_due = False
+        if self._chart_waiting or self._chart_timer.isActive():  # "everything now": the chart's data too
+            self._chart_timer.stop()
+            frame_turns(self.panel).cancel(self._chart_key)
+            self._chart_waiting = False
+            self.update_chart()
         self.panel.parts.refresh(self.panel.step_model.step)
         self.last_update_ms = (time.perf_counter() - t0) * 1000
 
@@ -128,3 +150,5 @@ class RefreshPacing(QObject):
         self._update_timer.stop()
         self._chart_timer.stop()
         frame_turns(self.panel).cancel(self)
+        frame_turns(self.panel).cancel(self._chart_key)
+        self._chart_waiting = False

@@ -40,6 +40,7 @@ from tokviz.core.text.corpus import parse_word_counts
 from tokviz.engine.playback import Playback
 from tokviz.engine.tables.merge_model import MergeModel
 from tokviz.panels.base import Panel, monospace_font
+from tokviz.panels.frame_turns import frame_turns
 from tokviz.panels.deferred import DeferredChart
 from tokviz.panels.widgets import record_table, show_rows, warn_export_failed
 
@@ -289,6 +290,8 @@ class TimelinePanel(Panel):
 
     @Slot()
     def _on_step_model_timeline_changed(self) -> None:
+        if self.isVisible():  # the merge table repaints whole: the chart and the round wait a frame
+            frame_turns(self).claim()
         tl = self.step_model.timeline
         self.merges.reset()
         kind = self.merge_model.kind_column  # steps of different kinds: the kind beside the rank, in sight
