@@ -176,3 +176,33 @@ def test_a_switch_of_models_repaints_the_table_then_the_chart_and_each_part(qtbo
     assert sorted(parts, key=str) == [0, 1, 2, 3, "chart"] and [q for q in parts if q != "chart"] == [0, 1, 2, 3]
     painted = [at_switch] + [n for _, n in turns]
     assert all(a < b for a, b in zip(painted, painted[1:]))  # a painted frame before each
+
+
+def test_a_switch_between_two_merge_models_leaves_the_tabs_frame_alone(qtbot, low_timeline):
+    """The tabs do not change between two BPE models: laying them out again repainted the whole
+    right side of the panel with every switch."""
+    from PySide6.QtCore import QEvent, QObject
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, watched, event):
+            self.count += event.type() == QEvent.Type.Paint
+            return False
+
+    model = StepModel()
+    p = TimelinePanel(model)
+    qtbot.addWidget(p)
+    model.set_timeline(low_timeline)
+    p.resize(1200, 500)
+    p.show()
+    qtbot.waitExposed(p)
+    qtbot.waitUntil(lambda: not p.pacing.pending and frame_turns(p).waiting == 0, timeout=5_000)
+    paints = Paints()
+    p.tabs.installEventFilter(paints)
+    frames = Frames(p)
+    for tl in (train(replace(LOW, merges=6), texts=["low lower lowest newest " * 5]), low_timeline):
+        model.set_timeline(tl)
+        qtbot.waitUntil(lambda: not p.pacing.pending and frame_turns(p).waiting == 0, timeout=5_000)
+    p.tabs.removeEventFilter(paints)
+    assert frames.count >= 4 and paints.count == 0

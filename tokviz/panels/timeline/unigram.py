@@ -271,7 +271,8 @@ class UnigramParts(QObject):
         for i in range(tabs.count()):
             w = tabs.widget(i)
             shown = uni or self.loaded is not None if w is self.segmentations else (w is self.chart) == uni
-            tabs.setTabVisible(i, shown)
+            if tabs.isTabVisible(i) != shown:  # (each call lays the tabs out again and repaints them whole)
+                tabs.setTabVisible(i, shown)
         if not tabs.isTabVisible(tabs.currentIndex()):
             tabs.setCurrentIndex(tabs.indexOf(self.chart) if uni else 0)
         if self.loaded is not None:
