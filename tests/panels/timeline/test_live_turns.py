@@ -5,6 +5,7 @@ provenance, the corpus, the chart."""
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import pairwise
 
 import pytest
 
@@ -112,7 +113,7 @@ def test_a_step_the_user_moves_to_is_shown_a_part_per_frame(qtbot, low_timeline,
     qtbot.waitUntil(lambda: len(turns) >= 8 and not p.pacing.pending, timeout=5_000)
     assert [(part, k) for part, k, _ in turns] == [(part, k) for k in (3, 7) for part in range(4)]
     painted = [n for _, _, n in turns]
-    assert all(a < b for a, b in zip(painted, painted[1:]))  # a painted frame between any two parts
+    assert all(a < b for a, b in pairwise(painted))  # a painted frame between any two parts
     assert p.table.selectionModel().currentIndex().row() == 6  # merge 7 selected
 
 
@@ -175,7 +176,7 @@ def test_a_switch_of_models_repaints_the_table_then_the_chart_and_each_part(qtbo
     parts = [part for part, _ in turns]
     assert sorted(parts, key=str) == [0, 1, 2, 3, "chart"] and [q for q in parts if q != "chart"] == [0, 1, 2, 3]
     painted = [at_switch] + [n for _, n in turns]
-    assert all(a < b for a, b in zip(painted, painted[1:]))  # a painted frame before each
+    assert all(a < b for a, b in pairwise(painted))  # a painted frame before each
 
 
 def test_a_switch_between_two_merge_models_leaves_the_tabs_frame_alone(qtbot, low_timeline):

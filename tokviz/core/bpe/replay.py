@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from tokviz.core.algorithm.protocol import StepTimeline as Timeline  # a BPE `Timeline`
 from tokviz.core.algorithm.records import Segmentation, TraceStep, TreeNode, steps_tree
@@ -140,7 +141,7 @@ class WindowSegmenter:
         """The chunks some merge of rank start..limit-1 applies to (see the class doc)."""
         holding: dict[tuple[int, int], list[int]] = {}  # adjacent pair -> the chunks holding it
         for c, (ids, _rel) in enumerate(hits):
-            for pair in set(zip(ids, ids[1:])):
+            for pair in set(pairwise(ids)):
                 holding.setdefault(pair, []).append(c)
         merges, changed = self.tokenizer.merges, set()
         for a, b in merges[start:limit]:

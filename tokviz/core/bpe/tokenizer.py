@@ -113,7 +113,7 @@ class BpeTokenizer(MergeListDropout, ChunkedTokenizer):
         self._caches: dict[int, dict[str, tuple]] = {}
 
     @classmethod
-    def from_timeline(cls, timeline: "Timeline", prefix: BpeTokenizer | None = None) -> "BpeTokenizer":
+    def from_timeline(cls, timeline: Timeline, prefix: BpeTokenizer | None = None) -> BpeTokenizer:
         return cls(
             timeline.base,
             timeline.merges(),

@@ -40,8 +40,8 @@ from tokviz.core.text.corpus import parse_word_counts
 from tokviz.engine.playback import Playback
 from tokviz.engine.tables.merge_model import MergeModel
 from tokviz.panels.base import Panel, monospace_font
-from tokviz.panels.frame_turns import frame_turns
 from tokviz.panels.deferred import DeferredChart
+from tokviz.panels.frame_turns import frame_turns
 from tokviz.panels.widgets import record_table, show_rows, warn_export_failed
 
 from .candidates import CandidatesView
