@@ -51,6 +51,25 @@ def live(qtbot, low_timeline, monkeypatch):
     return p, model, turns
 
 
+def _wait_idle(qtbot, p) -> None:
+    qtbot.waitUntil(lambda: not p.pacing.pending and frame_turns(p).waiting == 0, timeout=5_000)
+
+
+def _shown(qtbot, timeline, corpus: str = ""):
+    """A panel on screen showing `timeline`, every refresh done: (panel, its step model)."""
+    model = StepModel()
+    p = TimelinePanel(model)
+    qtbot.addWidget(p)
+    if corpus:
+        p.set_corpus(corpus)
+    model.set_timeline(timeline)
+    p.resize(1200, 500)
+    p.show()
+    qtbot.waitExposed(p)
+    _wait_idle(qtbot, p)
+    return p, model
+
+
 def test_each_live_part_gets_a_frame_of_its_own(live, low_timeline, qtbot):
     p, model, turns = live
     append_steps(model, low_timeline.steps[:4])
@@ -93,15 +112,7 @@ def test_a_step_the_user_moves_to_is_shown_a_part_per_frame(qtbot, low_timeline,
     """Dragging the slider: each step change refreshes the views in four parts with a painted
     frame between them (together they overran a frame on a busy machine), the last part showing
     the step the user ended on."""
-    model = StepModel()
-    p = TimelinePanel(model)
-    qtbot.addWidget(p)
-    p.set_corpus(sample("low-lower-lowest").read())
-    model.set_timeline(low_timeline)
-    p.resize(1200, 500)
-    p.show()
-    qtbot.waitExposed(p)
-    qtbot.waitUntil(lambda: not p.pacing.pending and frame_turns(p).waiting == 0, timeout=5_000)
+    p, model = _shown(qtbot, low_timeline, corpus=sample("low-lower-lowest").read())
     frames = Frames(p)
     turns = []
     refresh = p.merges.refresh
@@ -132,14 +143,7 @@ def test_a_hidden_panel_refreshes_every_part_at_once(qtbot, low_timeline, monkey
 
 def test_playback_refreshes_every_view_at_every_step(qtbot, low_timeline, monkeypatch):
     """Playing, each step shows whole (a round would show each view a different step)."""
-    model = StepModel()
-    p = TimelinePanel(model)
-    qtbot.addWidget(p)
-    model.set_timeline(low_timeline)
-    p.resize(1200, 500)
-    p.show()
-    qtbot.waitExposed(p)
-    qtbot.waitUntil(lambda: not p.pacing.pending and frame_turns(p).waiting == 0, timeout=5_000)
+    p, model = _shown(qtbot, low_timeline)
     turns = []
     refresh = p.merges.refresh
     monkeypatch.setattr(p.merges, "refresh", lambda k, phase=None: (turns.append(phase), refresh(k, phase)))
@@ -154,14 +158,7 @@ def test_playback_refreshes_every_view_at_every_step(qtbot, low_timeline, monkey
 def test_a_switch_of_models_repaints_the_table_then_the_chart_and_each_part(qtbot, low_timeline, monkeypatch):
     """The merge table resets at once; the chart's new data and each part of the round wait for
     a painted frame of their own (in one frame they overran it on a busy machine)."""
-    model = StepModel()
-    p = TimelinePanel(model)
-    qtbot.addWidget(p)
-    model.set_timeline(low_timeline)
-    p.resize(1200, 500)
-    p.show()
-    qtbot.waitExposed(p)
-    qtbot.waitUntil(lambda: not p.pacing.pending and frame_turns(p).waiting == 0, timeout=5_000)
+    p, model = _shown(qtbot, low_timeline)
     frames = Frames(p)
     turns = []
     refresh, update_chart = p.merges.refresh, p.merges.update_chart
@@ -172,38 +169,21 @@ def test_a_switch_of_models_repaints_the_table_then_the_chart_and_each_part(qtbo
     at_switch = frames.count
     model.set_timeline(other)
     assert p.merge_model.rowCount() == 6  # the table at once
-    qtbot.waitUntil(lambda: not p.pacing.pending and frame_turns(p).waiting == 0, timeout=5_000)
+    _wait_idle(qtbot, p)
     parts = [part for part, _ in turns]
     assert sorted(parts, key=str) == [0, 1, 2, 3, "chart"] and [q for q in parts if q != "chart"] == [0, 1, 2, 3]
     painted = [at_switch] + [n for _, n in turns]
     assert all(a < b for a, b in pairwise(painted))  # a painted frame before each
 
 
-def test_a_switch_between_two_merge_models_leaves_the_tabs_frame_alone(qtbot, low_timeline):
-    """The tabs do not change between two BPE models: laying them out again repainted the whole
-    right side of the panel with every switch."""
-    from PySide6.QtCore import QEvent, QObject
-
-    class Paints(QObject):
-        count = 0
-
-        def eventFilter(self, watched, event):
-            self.count += event.type() == QEvent.Type.Paint
-            return False
-
-    model = StepModel()
-    p = TimelinePanel(model)
-    qtbot.addWidget(p)
-    model.set_timeline(low_timeline)
-    p.resize(1200, 500)
-    p.show()
-    qtbot.waitExposed(p)
-    qtbot.waitUntil(lambda: not p.pacing.pending and frame_turns(p).waiting == 0, timeout=5_000)
-    paints = Paints()
-    p.tabs.installEventFilter(paints)
-    frames = Frames(p)
+def test_a_switch_between_two_merge_models_leaves_the_tabs_alone(qtbot, low_timeline, monkeypatch):
+    """The tabs do not change between two BPE models: setting them again laid them out again and
+    repainted the whole right side of the panel with every switch."""
+    p, model = _shown(qtbot, low_timeline)
+    calls = []
+    for name in ("setTabVisible", "setTabEnabled", "setTabToolTip", "setCurrentIndex", "setCurrentWidget"):
+        monkeypatch.setattr(p.tabs, name, lambda *a, name=name: calls.append(name))
     for tl in (train(replace(LOW, merges=6), texts=["low lower lowest newest " * 5]), low_timeline):
         model.set_timeline(tl)
-        qtbot.waitUntil(lambda: not p.pacing.pending and frame_turns(p).waiting == 0, timeout=5_000)
-    p.tabs.removeEventFilter(paints)
-    assert frames.count >= 4 and paints.count == 0
+        _wait_idle(qtbot, p)
+    assert calls == []
