@@ -26,6 +26,17 @@ def low_timeline():
     return train(LOW, texts=[sample("low-lower-lowest").read()])
 
 
+def _record_turns(p, monkeypatch):
+    """(frames painted, turns): each refresh's part (or "chart") with the frames painted before it."""
+    frames = Frames(p)
+    turns = []
+    refresh, update_chart = p.merges.refresh, p.merges.update_chart
+    monkeypatch.setattr(p.merges, "refresh", lambda k, phase=None: (turns.append((phase, frames.count)),
+                                                                     refresh(k, phase)))
+    monkeypatch.setattr(p.merges, "update_chart", lambda: (turns.append(("chart", frames.count)), update_chart()))
+    return frames, turns
+
+
 @pytest.fixture
 def live(qtbot, low_timeline, monkeypatch):
     """A panel following a run that has no steps yet; `turns` records each refresh's part with
@@ -38,12 +49,7 @@ def live(qtbot, low_timeline, monkeypatch):
     p.resize(1200, 500)
     p.show()
     qtbot.waitExposed(p)
-    frames = Frames(p)
-    turns = []
-    refresh, update_chart = p.merges.refresh, p.merges.update_chart
-    monkeypatch.setattr(p.merges, "refresh", lambda k, phase=None: (turns.append((phase, frames.count)),
-                                                                     refresh(k, phase)))
-    monkeypatch.setattr(p.merges, "update_chart", lambda: (turns.append(("chart", frames.count)), update_chart()))
+    _frames, turns = _record_turns(p, monkeypatch)
     # the empty run shown: its chart drawn, the views' round over
     qtbot.waitUntil(lambda: "chart" in {part for part, _ in turns} and not p.pacing.pending
                     and frame_turns(p).waiting == 0, timeout=5_000)
@@ -159,12 +165,7 @@ def test_a_switch_of_models_repaints_the_table_then_the_chart_and_each_part(qtbo
     """The merge table resets at once; the chart's new data and each part of the round wait for
     a painted frame of their own (in one frame they overran it on a busy machine)."""
     p, model = _shown(qtbot, low_timeline)
-    frames = Frames(p)
-    turns = []
-    refresh, update_chart = p.merges.refresh, p.merges.update_chart
-    monkeypatch.setattr(p.merges, "refresh", lambda k, phase=None: (turns.append((phase, frames.count)),
-                                                                     refresh(k, phase)))
-    monkeypatch.setattr(p.merges, "update_chart", lambda: (turns.append(("chart", frames.count)), update_chart()))
+    frames, turns = _record_turns(p, monkeypatch)
     other = train(replace(LOW, merges=6), texts=["low lower lowest newest " * 5])
     at_switch = frames.count
     model.set_timeline(other)
