@@ -19,6 +19,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Mapping, Sequence
 from functools import partial
+from itertools import chain
 
 import numpy as np
 
@@ -121,9 +122,8 @@ def _pieces_splitter(stage_one: Splitter, characters: str):
         return stage_one.chunks
     pinned = PinnedPattern(python_regex_pattern(stage_one.pattern), trusted=True)
     if pinned.for_text(characters) is pinned.fast:
-        findall = pinned.fast.findall
-        return lambda text: list(filter(None, findall(text)))
-    return lambda text: list(filter(None, pinned.for_text(text).findall(text)))
+        return pinned.fast.findall  # every alternative of a preset matches a character or more
+    return lambda text: pinned.for_text(text).findall(text)
 
 
 def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str], stage_one: Splitter,
@@ -144,9 +144,10 @@ def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str
     segs = list(segments.values())
     split = _pieces_splitter(stage_one, "".join(set("".join(chunks))))
     piece_nos, n_pieces = array("q"), array("q")
+    get = number.get
     for chunk in chunks:
         pieces = split(chunk)
-        nos = list(map(number.get, pieces))
+        nos = list(map(get, pieces))
         if None in nos:
             for i, p in enumerate(pieces):
                 if nos[i] is None:
@@ -160,7 +161,7 @@ def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str
     counts = np.frombuffer(n_pieces, dtype=np.int64) if n_pieces else np.zeros(0, np.int64)
     seg_len = np.fromiter(map(len, segs), dtype=np.int64, count=len(segs))
     seg_off = np.concatenate(([0], np.cumsum(seg_len)))
-    seg_flat = np.fromiter((t for s in segs for t in s), dtype=np.int64, count=int(seg_off[-1]))
+    seg_flat = np.fromiter(chain.from_iterable(segs), dtype=np.int64, count=int(seg_off[-1]))
     first_of, last_of = seg_flat[seg_off[:-1]], seg_flat[seg_off[1:] - 1]
     # the boundary after piece i joins it to piece i + 1 of the same chunk
     ends = np.cumsum(counts)
