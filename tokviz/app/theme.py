@@ -2,8 +2,8 @@
 
 `Appearance` owns the theme choice (``system``, ``light``, ``dark``; "system" follows the
 desktop's colour scheme and its changes) and the font scale (Ctrl+= / Ctrl+- / Ctrl+0). Both are
-applied application-wide (Fusion style, `OutlinedIndicatorStyle` when high-contrast, + palette, `QApplication.setFont`), so every panel, present
-or future, follows without code of its own; panels only read the palette when painting and
+applied application-wide (the Fusion style, `OutlinedIndicatorStyle` when high-contrast; the
+palette; `QApplication.setFont`), so every panel, present or future, follows without code of its own; panels only read the palette when painting and
 rebuild monospace fonts on `FontChange` (see `tokviz.panels.base`). New palettes (for example a
 high-contrast classroom palette) are added to `PALETTES`.
 """

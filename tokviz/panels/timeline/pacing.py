@@ -5,11 +5,12 @@ while a training run fills the timeline. A scheduled refresh of a panel on scree
 four parts, each in a frame of its own (`tokviz.panels.frame_turns`): the merge table (whose new
 rows wait for it), then the candidates and provenance, then the corpus, then the chart (with new
 data when there is some). Qt paints everything made dirty since the last frame in one event, and
-the parts together overran a frame on a busy machine, both while a run streams in and while the user drags
-the slider. A step that changes during a round is shown by the parts still to come, and a new
-round follows at once (live: after `LIVE_INTERVAL_MS`). A panel not on screen, playback (every
-view at every step it plays), or an explicit `refresh` refreshes every part at once. While not live, the chart's data is refreshed in an event
-of its own, at most every `CHART_INTERVAL_MS`.
+the parts together overran a frame on a busy machine, both while a run streams in and while the
+user drags the slider. A step that changes during a round is shown by the parts still to come,
+and a new round follows at once (live: after `LIVE_INTERVAL_MS`). A panel not on screen,
+playback (every view at every step it plays) and an explicit `refresh` refresh every part at
+once. While not live, the chart's new data waits for a frame of its own too, at most every
+`CHART_INTERVAL_MS` while a run goes on unfollowed.
 """
 
 from __future__ import annotations

@@ -360,7 +360,7 @@ class TokenFlowView(QAbstractScrollArea):
             return
         top = self.verticalScrollBar().value()
         self._layout_until(top + self.viewport().height() + 200)
-        first_line = max(0, bisect.bisect_right(self._line_y, top + clip.top() - 2) - 1)  # 2: a selection frame reaches over
+        first_line = max(0, bisect.bisect_right(self._line_y, top + clip.top() - 2) - 1)  # 2: a selection frame
         last_line = bisect.bisect_right(self._line_y, top + clip.bottom() + 3)
         if first_line >= len(self._line_first):
             return
