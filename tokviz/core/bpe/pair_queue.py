@@ -127,25 +127,46 @@ class PairQueue:
     """Counts, positions and the heap of a trainer's pairs; subclasses fill in the state.
 
     State: `ids` and `nxt` (``array('q')``: the id at each position, the next position or -1),
-    `counts` (key -> weighted count), `occ` (key -> its positions, ascending), `first` (key ->
-    index in `occ[key]` of the first possibly live position), `heap`, `min_count`, and `_hf`
-    (True: the pair itself breaks ties, so heap positions are 0 and need no refreshing).
+    `counts` (key -> weighted count), `occ` (key -> its positions, ascending; or, until first
+    read, an int ``no << 64 | start << SHIFT | end``: a range of ``_held[no]``, a buffer of many
+    pairs' positions, so that registering many pairs at once makes no object a pair),
+    `first` (key -> index in `occ[key]` of the first possibly live position), `heap`,
+    `min_count`, and `_hf` (True: the pair itself breaks ties, so heap positions are 0 and need
+    no refreshing).
     """
 
     ids: array
     nxt: array
     counts: dict[int, int]
-    occ: dict[int, array]
+    occ: dict[int, array | memoryview | int]
+    _held: list[memoryview]
     first: dict[int, int]
     heap: list[int]
     min_count: int
     _hf: bool = False
+
+    def _hold(self, buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[int]:
+        """Keep `buffer` (int64 positions) and return the ranges ``[starts[i], ends[i])`` of it as
+        `occ` values (positions fewer than 2**32 a buffer: `check_memory` allows far fewer)."""
+        no = len(self._held)
+        self._held.append(memoryview(np.ascontiguousarray(buffer, dtype=np.int64)))
+        ranges = ((starts << SHIFT) | ends).tolist()
+        if no == 0:
+            return ranges
+        high = no << 64
+        return [high | r for r in ranges]
+
+    def _held_range(self, packed: int) -> memoryview:
+        """The positions a held range of `occ` stands for (see `_hold`)."""
+        return self._held[packed >> 64][(packed >> SHIFT) & MASK: packed & MASK]
 
     def _first_valid(self, key: int) -> int:
         """Position of the first live occurrence of `key` (advancing its lazy pointer)."""
         a, b = key >> SHIFT, key & MASK
         ids, nxt = self.ids, self.nxt
         lst = self.occ[key]
+        if type(lst) is int:  # still a range of a held buffer: a view of its own from its first read
+            lst = self.occ[key] = self._held_range(lst)
         i = self.first[key]
         while True:
             p = lst[i]

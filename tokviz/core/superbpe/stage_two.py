@@ -16,15 +16,14 @@ a gather of the pieces' ids); Python steps in only for the chunks with a joinabl
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Mapping, Sequence
-from functools import partial
 from itertools import chain
 
 import numpy as np
 
 from tokviz.core.bpe.timeline import base_ids
 from tokviz.core.bpe.tokenizer import BpeTokenizer
+from tokviz.core.text.fastsplit import ASTRAL, BMP_MIN_CHARS, bmp_pattern
 from tokviz.core.text.split import SPLIT_PRESETS, Splitter, python_regex_pattern
 from tokviz.core.text.unicode_tables import PinnedPattern
 
@@ -104,26 +103,65 @@ class Joins:
         return out
 
 
-def _push_run(runs: list, joinable, merged, text: str, ids: Sequence[int]) -> None:
-    """Append a run (text, ids); while the last two runs are joinable, merge them as one run."""
-    runs.append((text, ids))
-    while len(runs) > 1 and joinable(runs[-2][1][-1], runs[-1][1][0]):
-        right = runs.pop()
-        text = runs.pop()[0] + right[0]
-        runs.append((text, merged(text)))
+def _rejoined(ids: list[int], offs: list[int], flagged: list[int], text_of, joinable, merged) -> list[int]:
+    """A chunk's ids once runs of it are merged again wherever neighbours are joinable.
+
+    `ids`: its pieces' ids side by side, piece i's from ``offs[i]`` (one more offset than
+    pieces); `flagged`: the boundaries (i: after piece i) whose pieces are joinable;
+    ``text_of(lo, hi)``: the text of pieces lo..hi-1; `merged(text)`: a run merged from base
+    units. The pieces beside a flagged boundary are runs of their own, the stretches between them
+    one run each; a run is pushed and, while the last two runs are joinable, they become one run
+    merged again. A run that was never merged again keeps its slice of `ids` (no text or list is
+    built for it: most of a chunk is such stretches)."""
+    runs: list[list] = []  # [first piece, end piece, its own ids, or None: a slice of `ids`]
+
+    def first(run: list) -> int:
+        return ids[offs[run[0]]] if run[2] is None else run[2][0]
+
+    def last(run: list) -> int:
+        return ids[offs[run[1]] - 1] if run[2] is None else run[2][-1]
+
+    def push(lo: int, hi: int) -> None:
+        runs.append([lo, hi, None])
+        while len(runs) > 1 and joinable(last(runs[-2]), first(runs[-1])):
+            right, left = runs.pop(), runs.pop()
+            runs.append([left[0], right[1], merged(text_of(left[0], right[1]))])
+
+    pos, n = 0, len(offs) - 1
+    for h in sorted({j for i in flagged for j in (i, i + 1)}):
+        if h > pos:
+            push(pos, h)
+        push(h, h + 1)
+        pos = h + 1
+    if pos < n:
+        push(pos, n)
+    out: list[int] = []
+    for lo, hi, own in runs:
+        out.extend(ids[offs[lo]:offs[hi]] if own is None else own)
+    return out
 
 
-def _pieces_splitter(stage_one: Splitter, characters: str):
-    """The stage-1 split for the many stage-2 chunks: a preset's pattern (tokviz's own, so it needs
-    no time limit) matched directly, or `stage_one.chunks`. Which of the pinned pattern's two forms
-    a chunk needs is asked once of `characters` (each character the chunks hold, once: a search of
-    all the chunks' text took 2.6 s on 31 MB) when none needs the exact one."""
+def _pieces_splitter(stage_one: Splitter, chunks: Sequence[str]):
+    """The stage-1 split for the many stage-2 `chunks`. A preset's pattern is tokviz's own, so it
+    needs no time limit; for a big corpus it runs on Python's `re` with its classes spelled out
+    over the BMP (`bmp_pattern`, the same pieces at 2.5x the speed of `regex`: 6.7 -> 2.7 s on
+    gutenberg30), `regex` taking only the chunks with astral characters. Otherwise which of the
+    pinned pattern's two forms a chunk needs is asked once of the chunks' distinct characters
+    when none needs the exact one; else `stage_one.chunks`."""
     if stage_one.spec not in SPLIT_PRESETS or stage_one.pattern is None or stage_one.spec == "whitespace":
         return stage_one.chunks
     pinned = PinnedPattern(python_regex_pattern(stage_one.pattern), trusted=True)
-    if pinned.for_text(characters) is pinned.fast:
+
+    def exact(text: str) -> list[str]:
+        return pinned.for_text(text).findall(text)
+
+    bmp = bmp_pattern(stage_one.pattern) if sum(map(len, chunks)) >= BMP_MIN_CHARS else None
+    if bmp is not None:
+        fast, astral = bmp.findall, ASTRAL.search
+        return lambda text: fast(text) if astral(text) is None else exact(text)
+    if pinned.for_text("".join(set("".join(chunks)))) is pinned.fast:  # (a search of every chunk: 2.6 s on 31 MB)
         return pinned.fast.findall  # every alternative of a preset matches a character or more
-    return lambda text: pinned.for_text(text).findall(text)
+    return exact
 
 
 def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str], stage_one: Splitter,
@@ -136,15 +174,20 @@ def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str
     whole = BpeTokenizer(base, pairs, STAGE_TWO)
     joins = Joins(pairs, base.size)
 
+    known: dict[str, Sequence[int]] = {}  # the same few joins recur (' “' + 'I': 1,400 times in 40,000 chunks)
+
     def merged(text: str) -> Sequence[int]:
-        return whole.encode_chunk(text, step=n, cached=False)[0]
+        ids = known.get(text)
+        if ids is None:
+            ids = known[text] = whole.encode_chunk(text, step=n, cached=False)[0]
+        return ids
 
     # every chunk's pieces as numbers into `segs` (pieces stage 1 never saw are merged here)
     number = {p: i for i, p in enumerate(segments)}
     segs = list(segments.values())
-    split = _pieces_splitter(stage_one, "".join(set("".join(chunks))))
-    piece_nos, n_pieces = array("q"), array("q")
+    split = _pieces_splitter(stage_one, chunks)
     get = number.get
+    numbered = []  # each chunk's piece numbers (the dict's own ints: a pointer a piece)
     for chunk in chunks:
         pieces = split(chunk)
         nos = list(map(get, pieces))
@@ -155,10 +198,10 @@ def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str
                     if nos[i] is None:
                         nos[i] = number[p] = len(segs)
                         segs.append(merged(p))
-        piece_nos.extend(nos)
-        n_pieces.append(len(pieces))
-    P = np.frombuffer(piece_nos, dtype=np.int64) if piece_nos else np.zeros(0, np.int64)
-    counts = np.frombuffer(n_pieces, dtype=np.int64) if n_pieces else np.zeros(0, np.int64)
+        numbered.append(nos)
+    counts = np.fromiter(map(len, numbered), dtype=np.int64, count=len(numbered))
+    P = np.fromiter(chain.from_iterable(numbered), dtype=np.int64, count=int(counts.sum()))
+    del numbered
     seg_len = np.fromiter(map(len, segs), dtype=np.int64, count=len(segs))
     seg_off = np.concatenate(([0], np.cumsum(seg_len)))
     seg_flat = np.fromiter(chain.from_iterable(segs), dtype=np.int64, count=int(seg_off[-1]))
@@ -170,17 +213,22 @@ def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str
     flags = np.zeros(len(inner), dtype=bool)
     if inner.any():
         L, R = last_of[P[:-1][inner]], first_of[P[1:][inner]]
-        # each distinct boundary asked once, the answers put back through the sorting order (a
-        # search of every boundary among the distinct ones took 3x as long: random access)
+        # each distinct boundary asked once (numpy's sort: a tenth of a second for 6 million,
+        # where an argsort took 1.4 s), then every boundary looked up among the few joinable ones
+        # (a search among all the distinct ones is random access: 3x as long)
         width = int(R.max()) + 1
         packed = L * width + R
-        order = np.argsort(packed, kind="stable")  # a radix sort for integers
-        ordered = packed[order]
-        first = np.concatenate(([True], ordered[1:] != ordered[:-1]))
-        keys = ordered[first]
-        answers = np.empty(len(packed), dtype=bool)
-        answers[order] = joins.many(keys // width, keys % width)[np.cumsum(first) - 1]
-        flags[inner] = answers
+        ordered = np.sort(packed)
+        keys = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+        joinable = keys[joins.many(keys // width, keys % width)]
+        if len(joinable):  # looked up only where the left token is one a joinable boundary has (1%)
+            lefts = np.zeros(int(L.max()) + 1, dtype=bool)
+            lefts[joinable // width] = True
+            near = np.flatnonzero(lefts[L])
+            at = np.minimum(np.searchsorted(joinable, packed[near]), len(joinable) - 1)
+            hit = np.zeros(len(packed), dtype=bool)
+            hit[near] = joinable[at] == packed[near]
+            flags[inner] = hit
     # chunks without a joinable boundary: their pieces' ids side by side
     lens = seg_len[P]
     flat = np.repeat(seg_off[P] - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(int(lens.sum()))
@@ -195,20 +243,11 @@ def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str
     texts = list(number)  # piece number -> its text
     for c in slow:
         a, b = int(piece_start[c]), int(ends[c])
-        pieces = [texts[p] for p in P[a:b].tolist()]
-        chunk_flags = flags[a:b - 1].tolist()
-        runs: list[tuple[str, Sequence[int]]] = []  # no two neighbours joinable once all are in
-        push = partial(_push_run, runs, joins.joinable, merged)
-        pos = 0
-        for h in sorted({j for i, f in enumerate(chunk_flags) if f for j in (i, i + 1)}):
-            if h > pos:  # a stretch no merge crosses inside: its pieces' ids side by side
-                part = pieces[pos:h]
-                push("".join(part), [t for p in P[a + pos:a + h].tolist() for t in segs[p]])
-            push(pieces[h], segs[int(P[a + h])])
-            pos = h + 1
-        if pos < len(pieces):
-            push("".join(pieces[pos:]), [t for p in P[a + pos:b].tolist() for t in segs[p]])
-        ids = [t for _, run in runs for t in run]
+        nos = P[a:b]
+        ids = _rejoined(flat[id_start[c]:id_start[c + 1]].tolist(), [0, *np.cumsum(lens[a:b]).tolist()],
+                        np.flatnonzero(flags[a:b - 1]).tolist(),
+                        lambda lo, hi, nos=nos: "".join([texts[p] for p in nos[lo:hi].tolist()]),
+                        joins.joinable, merged)
         parts.append(flat[id_start[done]:id_start[c]])
         parts.append(np.asarray(ids, dtype=np.int64))
         lengths[c] = len(ids)

@@ -23,6 +23,7 @@ from tokviz.core.bpe.timeline import Timeline, Training, TrainSettings, check_me
 from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.bpe.trainer import HF_BYTE_ORDER, BpeTrainer, MergeStep
 from tokviz.core.errors import SettingsError
+from tokviz.core.gc_pause import collector_paused
 from tokviz.core.text.chunks import count_chunks, count_word_table
 from tokviz.core.text.split import parse_split
 
@@ -162,11 +163,15 @@ class SuperBpeTraining(Training):
         n1 = len(pairs)
         if budget is not None and n1 >= budget:
             return
-        first = self._trainer
-        segments = {c: first.segments(i) for i, c in enumerate(self._stage_one_chunks)}
-        self._trainer = first = None  # its arrays go before stage 2 builds its own
-        self._trainer = trainer = stage_two_trainer(self.timeline.base, pairs, self._stage_two_counts, s, segments)
-        self._stage_two_counts, self._stage_one_chunks, segments = {}, [], {}
+        # The set-up makes millions of objects and no reference cycle: with the collector on, its
+        # passes over them took 2.2 of 11 s on gutenberg30.
+        with collector_paused():
+            first = self._trainer
+            segments = {c: first.segments(i) for i, c in enumerate(self._stage_one_chunks)}
+            self._trainer = first = None  # its arrays go before stage 2 builds its own
+            self._trainer = trainer = stage_two_trainer(self.timeline.base, pairs, self._stage_two_counts, s,
+                                                        segments)
+            self._stage_two_counts, self._stage_one_chunks, segments = {}, [], {}
         # the stage-2 trainer numbers its merges from 0; the timeline goes on from n1
         for step in trainer.steps(max_merges=None if budget is None else budget - n1):
             yield StageTwoStep(step.rank + n1, step.pair, step.id, step.token, step.count, step.length,
