@@ -3,7 +3,10 @@
 A worker (`time_training`) counts the corpus with the processes ``tokviz train`` would use, then makes
 every step; reading the file is left out. It measures wall-clock seconds and CPU seconds of this
 process and its counting children (``resource.getrusage``), and the peak memory. The parent
-(`run_workers`) runs each algorithm in a fresh subprocess, so no run inherits another's caches.
+(`run_workers`) runs each algorithm in a fresh subprocess, so no run inherits another's caches, and
+chooses the number of processes once for all of them (``$TOKVIZ_BENCH_PROCESSES``): chosen by each
+worker, the load the run before leaves behind had one method count with two processes and the
+other with one.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpora" / "gutenberg30.txt"
 RESULTS = ROOT / "tests" / "bench" / "results"
+PROCESSES_VAR = "TOKVIZ_BENCH_PROCESSES"  # the processes every worker of one run counts with
 
 
 def cpu_seconds() -> float:
@@ -41,7 +45,7 @@ def time_training(settings, path: str, *, on_step: Callable[[object, float], Non
     t0, c0 = time.perf_counter(), cpu_seconds()
     training = make_training(settings, texts=[text])
     del text
-    processes = choose_processes()
+    processes = int(os.environ.get(PROCESSES_VAR) or choose_processes())
     training.prepare(processes=processes)
     prepared, prepared_cpu = time.perf_counter() - t0, cpu_seconds() - c0
     for step in training.steps():
@@ -61,13 +65,16 @@ def time_training(settings, path: str, *, on_step: Callable[[object, float], Non
 def run_workers(script: str, algos: tuple[str, ...], args: list[str]) -> dict[str, dict]:
     """Run ``script --worker ALGO ARGS...`` for each algorithm in a fresh process; each prints one
     JSON line last. Prints a line a run and returns {algo: its figures}."""
+    from tokviz.core.processes.parallel import choose_processes
+
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.setdefault(PROCESSES_VAR, str(choose_processes()))
     runs = {}
     for algo in algos:
         out = subprocess.run([sys.executable, script, "--worker", algo, *args], capture_output=True, text=True,
                              env=env, check=True)
         r = runs[algo] = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"{algo:9s} {r['seconds']:8.1f} s wall  {r['cpu_seconds']:8.1f} s cpu  (counting "
+        print(f"{algo:9s} {r['processes']} proc {r['seconds']:8.1f} s wall  {r['cpu_seconds']:8.1f} s cpu  (counting "
               f"{r['prepare_seconds']:.1f} s)  peak {r['peak_rss_mb']:,.0f} MB  corpus -> {r['final_length']:,} tokens  "
               f"merges sha256 {r['merges_sha256'][:16]}")
     return runs

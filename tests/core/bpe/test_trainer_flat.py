@@ -35,6 +35,7 @@ def test_from_flat_equals_from_lists(chunks, hf, min_count):
     assert flat_trainer.starts == listed.starts
     assert _run(flat_trainer) == _run(listed)
     assert [flat_trainer.segments(i) for i in range(len(seqs))] == [listed.segments(i) for i in range(len(seqs))]
+    assert flat_trainer.all_segments() == [listed.segments(i) for i in range(len(seqs))]  # at once: the same
 
 
 def test_from_flat_checks_lengths():

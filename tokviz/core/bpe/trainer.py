@@ -431,6 +431,20 @@ class BpeTrainer(PairQueue):
             self.rank += 1
             yield step
 
+    def all_segments(self) -> list[list[int]]:
+        """`segments` of every chunk, at once: a merge keeps its left position, so a chunk's live
+        positions in order are its tokens (0.6 s -> 0.1 s for SuperBPE's 125,000 stage-1 chunks)."""
+        ids = self._np[0]
+        live = np.flatnonzero(ids >= 0)
+        starts = np.asarray(self.starts, dtype=np.int64)
+        per_chunk = np.bincount(np.searchsorted(starts, live, side="right") - 1, minlength=len(starts))
+        tokens = ids[live]
+        if self._out is not None:
+            out = np.asarray(self._out, dtype=np.int64)
+            tokens = np.where(tokens < len(out), out[np.minimum(tokens, len(out) - 1)], tokens)
+        flat, ends = tokens.tolist(), np.cumsum(per_chunk).tolist()
+        return [flat[a:b] for a, b in zip([0, *ends[:-1]], ends)]
+
     def segments(self, chunk: int) -> list[int]:
         """Current token ids of deduplicated chunk number `chunk` (for inspection and tests)."""
         out = []
