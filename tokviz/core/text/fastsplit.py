@@ -24,7 +24,7 @@ from itertools import chain
 
 import regex
 
-from tokviz.core.text.split import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
+from tokviz.core.text.presets import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
 from tokviz.core.text.unicode_tables import NEW_IN_UNICODE_17, WHITE_SPACE, PinnedPattern
 
 HF_GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""

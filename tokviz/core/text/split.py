@@ -24,24 +24,8 @@ from tokviz.core.errors import SplitError
 
 from .literals import Literals
 from .pattern_limits import limited, time_limit
+from .presets import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, O200K_SPLIT_PATTERN
 
-GPT2_SPLIT_PATTERN = (
-    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
-)
-GPT4_SPLIT_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-)
-O200K_SPLIT_PATTERN = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
 # str.split() splits on exactly the characters for which str.isspace() is true; the last of them
 # is U+3000 (a test checks the whole range), so scanning further would only slow start-up.
 SPACE_SCAN_LIMIT = 0x3001
@@ -56,6 +40,9 @@ SPLIT_PRESETS: dict[str, str | None] = {
     "o200k": O200K_SPLIT_PATTERN,
 }
 LOSSLESS_PRESETS = frozenset({"none", "gpt2", "gpt4", "o200k"})
+# presets `tokviz.core.text.fastsplit` splits on Python's `re` (ASCII or BMP classes) with the
+# chunks of one pinned `regex` scan: counting a corpus takes a third of the time
+FAST_PRESETS = frozenset({"gpt2", "gpt4", "o200k"})
 SPLIT_CHOICES = "none|whitespace|gpt2|gpt4|o200k|regex:PATTERN"
 
 
@@ -78,6 +65,12 @@ class Splitter:
         from tokviz.core.text.unicode_tables import PinnedPattern  # Unicode 16, as tiktoken
 
         return PinnedPattern(python_regex_pattern(self.pattern), trusted=self.spec in SPLIT_PRESETS)
+
+    @cached_property
+    def _fast(self):  # a FastSplitter of a preset OpenAI pattern (`FAST_PRESETS`)
+        from .fastsplit import FastSplitter
+
+        return FastSplitter(self.pattern, self._compiled)
 
     @property
     def lossless(self) -> bool:
@@ -114,6 +107,12 @@ class Splitter:
             return Counter([text] if text else [])
         if self.spec == "whitespace":
             return Counter(text.split())
+        if self.spec in FAST_PRESETS:  # the same chunks, 3x as fast as one `regex` scan
+            counts = Counter()
+            for part in self._fast.chunk_lists(text):
+                counts.update(part)
+            counts.pop("", None)
+            return counts
         pinned = self._compiled
         pattern = pinned.fast
         # the same choice as PinnedPattern.for_text: only property classes differ between the two
