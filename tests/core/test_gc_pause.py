@@ -47,11 +47,12 @@ def test_a_collector_switched_off_stays_off():
 
 
 def test_run_pauses_the_collector_once_for_a_collector_free_trainer(monkeypatch):
-    """`run()` of WordPiece/Unigram keeps the collector paused from first step to last (one
-    `gc.enable` at the end, not one per step); BPE's run leaves it alone; it is on afterwards."""
+    """`run()` of WordPiece/Unigram/BPE keeps the collector paused from first step to last (one
+    `gc.enable` at the end, not one per step); BoundlessBPE's run leaves it alone; it is on afterwards."""
     import gc
 
     from tokviz.core import TrainSettings
+    from tokviz.core.boundless.timeline import BoundlessSettings
     from tokviz.core.registry import make_training
     from tokviz.core.unigram.timeline import UnigramSettings
     from tokviz.core.wordpiece.timeline import WordPieceSettings
@@ -61,7 +62,7 @@ def test_run_pauses_the_collector_once_for_a_collector_free_trainer(monkeypatch)
     real_enable = gc.enable
     monkeypatch.setattr(gc, "enable", lambda: enables.append(1) or real_enable())
     for settings, calls in ((WordPieceSettings(merges=6), 1), (UnigramSettings(vocab_size=20), 1),
-                            (TrainSettings(merges=6), 0)):
+                            (TrainSettings(merges=6), 1), (BoundlessSettings(merges=6), 0)):
         enables.clear()
         training = make_training(settings, texts=[text])
         training.prepare()
@@ -89,17 +90,18 @@ def test_run_lets_a_drained_trainer_go_before_the_collector_is_back():
 
 def test_run_calls_each_after_every_step_with_the_collector_still_paused(monkeypatch):
     """`run(each=...)` (the command line's progress bar) is called once per step, inside the one
-    pause of a collector-free trainer and after BPE's steps too."""
+    pause of a collector-free trainer and after BoundlessBPE's steps too."""
     import gc
 
     from tokviz.core import TrainSettings
+    from tokviz.core.boundless.timeline import BoundlessSettings
     from tokviz.core.registry import make_training
     from tokviz.core.unigram.timeline import UnigramSettings
     from tokviz.core.wordpiece.timeline import WordPieceSettings
 
     text = "hug hug pug pun bun hugs " * 50
     for settings, paused in ((WordPieceSettings(merges=6), True), (UnigramSettings(vocab_size=20), True),
-                             (TrainSettings(merges=6), False)):
+                             (TrainSettings(merges=6), True), (BoundlessSettings(merges=6), False)):
         training = make_training(settings, texts=[text])
         timeline = training.prepare()
         seen: list[tuple[int, bool]] = []

@@ -228,6 +228,10 @@ def check_memory(units: int, available: int | None = None) -> None:
 class Training(StagedTraining):
     """One training run in stages: `prepare()` (read + count), then iterate `steps()`."""
 
+    # its dicts, arrays, heap and step records hold no reference cycle: `run()` (the command
+    # line) keeps the collector off, whose passes took 6% of the merges' time on 16 MB
+    collector_free = True
+
     def __init__(self, settings: TrainSettings, *, texts: Sequence[str] = (),
                  table: Mapping[str, int] | None = None) -> None:
         super().__init__(settings, texts=texts, table=table)
