@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject
 
 from tests.qt_fixtures import drain_events
+from tokviz.panels.frame_turns import frame_turns
 
 
 class _Recorder(QObject):
@@ -47,20 +48,27 @@ def _item_sizes(table) -> set[float]:
             for c in range(table.columnCount()) if table.item(r, c) is not None}
 
 
+def _refreshed(panel, qtbot) -> None:
+    """Wait for the timeline's views to have taken their turns (a step the user moves is shown
+    view by view, one per painted frame)."""
+    drain_events()
+    qtbot.waitUntil(lambda: not panel.pacing.pending and frame_turns(panel).waiting == 0, timeout=5_000)
+
+
 def test_candidate_rows_painted_while_presenting_get_the_normal_font_back(trained_window, qtbot):
     window = trained_window
     panel = window.timeline_panel
     window.step_model.set_step(3)
-    drain_events()
+    _refreshed(panel, qtbot)
     table = panel.candidates
     normal = table.font().pointSizeF()
     assert _item_sizes(table) == {normal}
     window.script.enter_presenter(["timeline"])
     qtbot.waitUntil(window.isFullScreen, timeout=10_000)
     window.step_model.set_step(4)  # rows painted at the presenter's font
-    drain_events()
+    _refreshed(panel, qtbot)
     assert max(_item_sizes(table)) > 1.4 * normal
     window.script.leave_presenter()
     qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=10_000)
-    drain_events()
+    _refreshed(panel, qtbot)
     assert table.font().pointSizeF() == normal and _item_sizes(table) == {normal}
