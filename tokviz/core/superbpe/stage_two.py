@@ -145,9 +145,9 @@ def _pieces_splitter(stage_one: Splitter, chunks: Sequence[str]):
     """The stage-1 split for the many stage-2 `chunks`. A preset's pattern is tokviz's own, so it
     needs no time limit; for a big corpus it runs on Python's `re` with its classes spelled out
     over the BMP (`bmp_pattern`, the same pieces at 2.5x the speed of `regex`: 6.7 -> 2.7 s on
-    gutenberg30), `regex` taking only the chunks with astral characters. Otherwise which of the
-    pinned pattern's two forms a chunk needs is asked once of the chunks' distinct characters
-    when none needs the exact one; else `stage_one.chunks`."""
+    gutenberg30), `regex` taking only the chunks with astral characters (`_astral_chunks`).
+    Otherwise which of the pinned pattern's two forms a chunk needs is asked once of the chunks'
+    distinct characters when none needs the exact one; else `stage_one.chunks`."""
     if stage_one.spec not in SPLIT_PRESETS or stage_one.pattern is None or stage_one.spec == "whitespace":
         return stage_one.chunks
     pinned = PinnedPattern(python_regex_pattern(stage_one.pattern), trusted=True)
@@ -156,15 +156,31 @@ def _pieces_splitter(stage_one: Splitter, chunks: Sequence[str]):
         return pinned.for_text(text).findall(text)
 
     bmp = bmp_pattern(stage_one.pattern) if sum(map(len, chunks)) >= BMP_MIN_CHARS else None
-    if bmp is not None:  # the chunks with astral characters found in one search of them all
-        joined = "".join(chunks)
-        ends = np.cumsum([len(c) for c in chunks])
-        astral = {chunks[i] for i in np.searchsorted(ends, [m.start() for m in ASTRAL.finditer(joined)], "right")}
+    if bmp is not None:
+        astral = _astral_chunks(chunks)
         fast = bmp.findall
         return lambda text: exact(text) if text in astral else fast(text)
     if pinned.for_text("".join(set("".join(chunks)))) is pinned.fast:  # (a search of every chunk: 2.6 s on 31 MB)
         return pinned.fast.findall  # every alternative of a preset matches a character or more
     return exact
+
+
+def _astral_chunks(chunks: Sequence[str], batch: int = 4096) -> set[str]:
+    """The chunks holding a character beyond U+FFFF, found with one search a batch of chunks
+    joined (a search a chunk took 0.3 s for 152,000 chunks; joining all of them would make a
+    4-byte string of the whole corpus for one astral character).
+
+    >>> sorted(_astral_chunks(["ab", "c\U0001F600", "d", "\U0001F600e"], batch=3))
+    ['c😀', '😀e']
+    """
+    found: set[str] = set()
+    for a in range(0, len(chunks), batch):
+        part = chunks[a:a + batch]
+        hits = [m.start() for m in ASTRAL.finditer("".join(part))]
+        if hits:
+            ends = np.cumsum([len(c) for c in part])
+            found.update(part[i] for i in np.searchsorted(ends, hits, "right").tolist())
+    return found
 
 
 def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str], stage_one: Splitter,
