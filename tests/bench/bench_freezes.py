@@ -275,7 +275,8 @@ def print_rows(rows: list[dict], load: int, loadavg: list[str]) -> None:
                 continue
             prof = w.get("profile", {})
             where = (prof.get("innermost_tokviz") or ["?"])[0]
-            print(f"    {r['flow']}: {w['cpu_ms']:.1f} ms CPU ({w['wall_ms']:.1f} wall) {w['what']} -- {where}")
+            gc_part = f", {w['gc_ms']:.1f} ms of it a generation-{w['gc_generation']} collection" if "gc_ms" in w else ""
+            print(f"    {r['flow']}: {w['cpu_ms']:.1f} ms CPU ({w['wall_ms']:.1f} wall{gc_part}) {w['what']} -- {where}")
 
 
 def main(argv=None) -> int:

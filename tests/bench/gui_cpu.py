@@ -23,6 +23,7 @@ a child process, whose stalls are measured phase by phase beside the app's under
 
 from __future__ import annotations
 
+import gc
 import heapq
 import json
 import os
@@ -172,6 +173,21 @@ def cpu_timed_application(argv=None):
             self.samples: list[tuple[str, ...]] = []
             self._phase_cpu0 = 0.0
             self._sampler = _Sampler(self)
+            self.gc_ms = 0.0  # the GUI thread's time in the cyclic collector so far
+            self.gc_oldest = -1  # the oldest generation it collected since the last event began
+            self._gc_c0 = 0.0
+            gc.callbacks.append(self._on_gc)
+
+        def _on_gc(self, phase: str, info: dict) -> None:
+            """Time the collector's passes that run on the GUI thread (an event's CPU may be a full
+            collection of every object the window holds, not its own work)."""
+            if threading.get_ident() != threading.main_thread().ident:
+                return
+            if phase == "start":
+                self._gc_c0 = time.thread_time()
+            else:
+                self.gc_ms += 1000 * (time.thread_time() - self._gc_c0)
+                self.gc_oldest = max(self.gc_oldest, info["generation"])
 
         def set_phase(self, phase: str | None) -> None:
             """Attribute the events that follow to `phase` (None: measure nothing)."""
@@ -199,10 +215,12 @@ def cpu_timed_application(argv=None):
             self.event_seq += 1
             seq = self.event_seq
             self.samples, self.event_started = frame["samples"], w0
+            gc0, self.gc_oldest = self.gc_ms, -1
             c0 = time.thread_time()
             try:
                 return deliver()
             finally:
+                gc_ms, gc_gen = self.gc_ms - gc0, self.gc_oldest
                 total_cpu = 1000 * (time.thread_time() - c0)
                 total_wall = 1000 * (time.perf_counter() - w0)
                 self.frames.pop()
@@ -219,6 +237,8 @@ def cpu_timed_application(argv=None):
 
                     def record():
                         out = {"cpu_ms": round(cpu, 2), "wall_ms": round(wall, 2), "what": what_fn()}
+                        if gc_ms > 0.5:  # the collector's share (generation 2: every object)
+                            out["gc_ms"], out["gc_generation"] = round(gc_ms, 2), gc_gen
                         if len(self.frames) or level > 1:
                             out["event_loop_level"] = level
                         if cpu > PROFILE_MS:
@@ -293,9 +313,12 @@ bridge = Bridge()
 bridge.line.connect(on_line)
 
 def read():
-    for raw in sys.stdin:
-        bridge.line.emit(raw.strip())
-    bridge.line.emit("quit")
+    try:
+        for raw in sys.stdin:
+            bridge.line.emit(raw.strip())
+        bridge.line.emit("quit")
+    except RuntimeError:  # the window has quit and taken the bridge with it
+        pass
 
 threading.Thread(target=read, daemon=True).start()
 print("ready", flush=True)

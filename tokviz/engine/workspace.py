@@ -63,6 +63,6 @@ class Workspace(QObject):
     def current_text(self, max_chars: int = CURRENT_TEXT_CHARS) -> str:
         """The token view's text when there is one, else the start of the corpus."""
         text = self._text_reader()
-        if text.strip():
+        if text and not text.isspace():  # strip() would copy a pasted megabyte
             return text[: max_chars * 10]
         return self.corpus_sample(max_chars)

@@ -318,7 +318,7 @@ class ComparePanel(Panel):
             self.status.setText("Add a tokenizer first (Add current model, Add file…, Add known).")
             return False
         text = self._source()
-        if isinstance(text, str) and not text.strip():
+        if isinstance(text, str) and (not text or text.isspace()):
             self.status.setText("The text is empty: type or open a corpus, or pick a text file.")
             return False
         by_doc = self.by_document.isChecked()

@@ -78,7 +78,7 @@ class CompareTab(QWidget):
         except TokvizError as exc:
             self.status.setText(f"Cannot read the text: {exc}")
             return None
-        if not text.strip():
+        if not text or text.isspace():
             self.status.setText(f"The corpus is empty: {what}. Type or open a corpus first.")
             return None
         return text

@@ -29,7 +29,7 @@ from tokviz.panels.base import highlight_width, monospace_font, small_print_px
 
 MODES = ("text", "ids", "both")
 PAD_X, GAP, PAD_Y, MARGIN = 3, 2, 3, 6
-SLICE_TOKENS = 250  # tokens laid out between clock checks
+SLICE_TOKENS = 64  # tokens laid out between clock checks (a batch of new labels can take milliseconds)
 SLICE_SECONDS = 0.008  # idle layout slice
 MARK_COLOR = "#8250df"  # the bar under a marked token
 SMALL_PRINT_SCALE = 0.72  # small print (captions under byte groups, ids under tokens) to the token font

@@ -350,7 +350,7 @@ class TokenViewPanel(TokenViewExports, Panel):
     def _ensure_corpus(self) -> None:
         if self._corpus is None and self._corpus_text is not None:
             text = self._corpus_text()
-            if text.strip():
+            if text and not text.isspace():  # strip() would copy megabytes on the GUI thread
                 self._corpus_version += 1
                 self._corpus = (self._corpus_version, text)
 
