@@ -20,7 +20,7 @@ from tokviz.core.errors import TokvizError
 from tokviz.core.gc_pause import collector_paused
 from tokviz.core.jit import announce_compiling_to
 from tokviz.core.processes.parallel import choose_processes
-from tokviz.core.text.corpus import read_text
+from tokviz.core.text.corpus import read_text, read_text_pieces
 
 from .arguments import check_arguments, utf8_argument
 from .messages import one_line
@@ -40,6 +40,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     from tokviz.core.io.safe_files import same_file
     from tokviz.core.model_files import save_model
     from tokviz.core.registry import SPECS, make_training, step_noun
+    from tokviz.core.text.chunks import counts_alike_in_pieces
     from tokviz.core.text.corpus import parse_word_counts
 
     from .algorithms import train_settings
@@ -72,7 +73,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         if Path(f).is_file() and same_file(f, out):
             raise UsageError(f"tokviz train: output {out} is the input file {f}; give another name")
     _check_writable(out)  # fail now, not after a long training run
-    texts = [read_text(f, errors=args.encoding_errors, hint=REPLACE_HINT) for f in args.files]
+    in_pieces = (counts is None and not args.word_counts and SPECS[args.algorithm].training_type.pieces_train_alike
+                 and counts_alike_in_pieces(settings.split, settings.special_tokens))
+    read = read_text_pieces if in_pieces else lambda f, **kw: [read_text(f, **kw)]
+    texts = [piece for f in args.files for piece in read(f, errors=args.encoding_errors, hint=REPLACE_HINT)]
     if counts is not None:
         from tokviz.core.text.chunks import ChunkCounts
 

@@ -147,6 +147,9 @@ class Training(Protocol):
     """One training run in stages; step records are frozen dataclasses."""
 
     budget: int | None  # steps the settings allow (merges, or rounds), None = until nothing is left
+    # the texts are only counted, chunk by chunk: a text cut where its split's chunks end (a corpus
+    # read in pieces, `chunks.counts_alike_in_pieces`) trains exactly as the whole
+    pieces_train_alike: bool
 
     def prepare(self, *, should_stop: ShouldStop | None = None, progress: Progress | None = None,
                 processes: int = 1) -> StepTimeline: ...

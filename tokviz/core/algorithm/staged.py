@@ -87,6 +87,7 @@ class StagedTraining:
     """One training run in stages: `prepare()` (read + count + set up), then iterate `steps()`."""
 
     steps_field = "steps"  # the timeline's list the steps are appended to
+    pieces_train_alike = False  # (the protocol's `Training`) the texts serve only to count chunks
 
     def __init__(self, settings, *, texts: Sequence[str] = (), table: Mapping[str, int] | None = None) -> None:
         self.settings = settings.validate()

@@ -231,6 +231,7 @@ class Training(StagedTraining):
     # its dicts, arrays, heap and step records hold no reference cycle: `run()` (the command
     # line) keeps the collector off, whose passes took 6% of the merges' time on 16 MB
     collector_free = True
+    pieces_train_alike = True  # the texts are counted and let go
 
     def __init__(self, settings: TrainSettings, *, texts: Sequence[str] = (),
                  table: Mapping[str, int] | None = None) -> None:

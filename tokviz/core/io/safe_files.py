@@ -27,6 +27,7 @@ import stat
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,21 +78,27 @@ def check_regular(path: str | os.PathLike, error: type[TokvizError] = TokvizErro
 def read_file_bytes(path: str | os.PathLike, *, limit: int = MAX_MODEL_BYTES,
                     error: type[TokvizError] = TokvizError) -> bytes:
     """The whole ordinary file at `path`, refused (`error`) past `limit` bytes."""
+    return b"".join(read_file_blocks(path, limit=limit, error=error))
+
+
+def read_file_blocks(path: str | os.PathLike, *, limit: int = MAX_MODEL_BYTES,
+                     error: type[TokvizError] = TokvizError, block: int = 1 << 20) -> Iterator[bytes]:
+    """The ordinary file at `path` in blocks of at most `block` bytes, in order, refused (`error`)
+    past `limit` bytes: before the first block when its size says so, else when it grows past it."""
     fd = open_regular(path, error)
     try:
         size = os.fstat(fd).st_size
         if size > limit:
             raise error(f"{Path(path)}: {size:,} bytes is more than tokviz reads from such a file ({limit:,})")
-        chunks, total = [], 0
+        total = 0
         while total <= limit:
-            block = os.read(fd, min(1 << 20, limit + 1 - total))
-            if not block:
-                break
-            chunks.append(block)
-            total += len(block)
-        if total > limit:  # grew while being read
-            raise error(f"{Path(path)}: more than tokviz reads from such a file ({limit:,} bytes)")
-        return b"".join(chunks)
+            data = os.read(fd, min(block, limit + 1 - total))
+            if not data:
+                return
+            total += len(data)
+            if total > limit:  # grew while being read
+                raise error(f"{Path(path)}: more than tokviz reads from such a file ({limit:,} bytes)")
+            yield data
     except OSError as exc:
         raise error(f"{Path(path)}: cannot read ({exc.strerror or exc})") from None
     finally:

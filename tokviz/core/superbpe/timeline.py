@@ -129,6 +129,7 @@ def is_superword(token: bytes) -> bool:
 
 
 class SuperBpeTraining(Training):
+    pieces_train_alike = False  # stage two's chunks run across lines: it counts the texts whole
     """Stage 1 (plain BPE, `Training`'s trainer) to the transition, then stage 2 on stage-2 chunks."""
 
     def __init__(self, settings: SuperBpeSettings, *, texts: Sequence[str] = (),

@@ -11,7 +11,7 @@ already counted (a count file of the same split) and is used as it is.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import regex
 
@@ -19,7 +19,7 @@ from tokviz.core.errors import Cancelled
 from tokviz.core.processes.fork import fork_call
 from tokviz.core.processes.parallel import usable
 
-from .split import Splitter, split_specials
+from .split import Splitter, parse_split, split_specials
 
 PARALLEL_MIN_CHARS = 4_000_000  # below this, forking costs more than it saves
 SLICE_CHARS = 2_000_000
@@ -32,6 +32,17 @@ _PARALLEL_SPECS = frozenset({"gpt2", "gpt4", "o200k", "whitespace"})
 
 ShouldStop = Callable[[], bool]
 Progress = Callable[[int, int], None]
+
+
+def counts_alike_in_pieces(split: str, specials: Sequence[str] = ()) -> bool:
+    """Whether a text cut at `SAFE_BOUNDARY` cuts (or the ASCII subset of them that
+    `corpus.read_text_pieces` cuts at) counts exactly as the whole text: the split's chunks end
+    there and no special token holds a line break (a special is cut out before counting).
+
+    >>> counts_alike_in_pieces("gpt4"), counts_alike_in_pieces("regex:.+"), counts_alike_in_pieces("gpt2", ["a\\nb"])
+    (True, False, False)
+    """
+    return parse_split(split).spec in _PARALLEL_SPECS and not any("\n" in s for s in specials)
 
 
 def safe_slices(text: str, start: int, end: int, size: int,

@@ -11,11 +11,16 @@ import os
 import re
 
 from tokviz.core.errors import CorpusError
-from tokviz.core.io.safe_files import MAX_TEXT_BYTES, read_file_bytes, read_head
+from tokviz.core.io.safe_files import MAX_TEXT_BYTES, read_file_blocks, read_file_bytes, read_head
 
 UTF8_BOM = b"\xef\xbb\xbf"
 ENCODING_ERRORS = ("strict", "replace")
 
+PIECE_BYTES = 8 << 20  # a corpus read in pieces: about this many bytes each
+# Where a file may be cut into pieces that count like the whole: after an ASCII letter followed by a
+# line break and a letter (`tokviz.core.text.chunks.SAFE_BOUNDARY`'s cuts, on bytes; a cut at an
+# ASCII byte never splits a UTF-8 sequence, so the pieces decode as the whole does).
+_SAFE_CUT = re.compile(rb"(?<=[A-Za-z])(?=\r?\n[A-Za-z])")
 _WORD_COUNT_LINE = re.compile(r"^(?P<word>.+?)(?:\t|[ ]+)(?P<count>[0-9]+)[ \t]*$")
 
 
@@ -58,6 +63,44 @@ def read_text(path: str | os.PathLike, *, errors: str = "strict", allow_empty: b
     if not text and not allow_empty:
         raise CorpusError(f"{path}: file is empty")
     return text
+
+
+def read_text_pieces(path: str | os.PathLike, *, errors: str = "strict", allow_empty: bool = False,
+                     hint: str = "", piece_bytes: int | None = None) -> list[str]:
+    """`read_text`'s text as pieces of about `piece_bytes` (default `PIECE_BYTES`) cut only at safe
+    cuts (`_SAFE_CUT`; a piece runs on until one comes), so the file's bytes and its whole decoded
+    string never exist at once: a 30 MB corpus with one character beyond U+FFFF is a 120 MB string,
+    its pieces are mostly one byte a character. ``"".join(pieces) == read_text(path)``, errors
+    included (offsets counted from the file's start)."""
+    size = PIECE_BYTES if piece_bytes is None else max(1, piece_bytes)
+    pieces: list[str] = []
+    buf = bytearray()  # bytes read and not decoded yet
+    done = 0  # bytes decoded so far
+    scanned = 0  # `buf` has no safe cut past `size` before this (a file without cuts is scanned once)
+
+    def take(end: int) -> None:
+        nonlocal done, scanned
+        with memoryview(buf) as view:
+            data = bytes(view[:end])  # one copy (a slice of the bytearray would be another)
+        pieces.append(decode_utf8(data, name=str(path), errors=errors, hint=hint, offset=done))
+        del data
+        done += end
+        del buf[:end]
+        scanned = 0
+
+    for block in read_file_blocks(path, limit=MAX_TEXT_BYTES, error=CorpusError):
+        buf += block
+        while len(buf) > size:
+            found = _SAFE_CUT.search(buf, max(size, scanned - 8))  # the first cut past the piece's size
+            if found is None:
+                scanned = len(buf)
+                break
+            take(found.start())
+    if buf:
+        take(len(buf))
+    if not any(pieces) and not allow_empty:
+        raise CorpusError(f"{path}: file is empty")
+    return [p for p in pieces if p] or [""]
 
 
 def read_text_head(path: str | os.PathLike, max_chars: int, *, errors: str = "strict") -> str:

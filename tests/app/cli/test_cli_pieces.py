@@ -1,0 +1,33 @@
+"""`tokviz train` reads a plain BPE corpus in pieces and trains the model the whole text gives."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokviz.app.cli.main import main
+from tokviz.core import load_timeline
+from tokviz.core.bpe.timeline import TrainSettings, train
+from tokviz.core.text import corpus
+
+
+@pytest.mark.parametrize("algorithm", ["bpe", "superbpe"])
+def test_the_command_line_trains_on_pieces_as_on_the_whole_text(tmp_path, monkeypatch, algorithm):
+    """`tokviz train` reads a plain BPE corpus in pieces (SuperBPE's stage two counts it whole):
+    the model is the one trained on the whole text."""
+    text = "".join(f"The {w} went to market\nand came back with {w}s\r\nor not. " for w in
+                   ("cat", "dog", "owl", "émeu", "😀fox", "ox") * 40)
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(text.encode("utf-8"))
+    monkeypatch.setattr(corpus, "PIECE_BYTES", 500)  # many pieces for a small file
+    seen = []
+    real = corpus.read_text_pieces
+    monkeypatch.setattr("tokviz.app.cli.main.read_text_pieces", lambda *a, **k: seen.append(1) or real(*a, **k))
+    out = tmp_path / "model.json"
+    extra = ["--transition", "40"] if algorithm == "superbpe" else []
+    assert main(["train", str(path), "-o", str(out), "--vocab-size", "320", "--algorithm", algorithm,
+                 "--quiet", *extra]) == 0
+    assert bool(seen) == (algorithm == "bpe")
+    if algorithm == "bpe":
+        assert len(real(path)) > 10
+        expected = train(TrainSettings(vocab_size=320), texts=[text])
+        assert [s.pair for s in load_timeline(out).steps] == [s.pair for s in expected.steps]
