@@ -112,11 +112,20 @@ class StagedTraining:
         if self.table is not None:
             counts = count_word_table(self.table, splitter, specials=s.special_tokens)
         else:
-            counts = count_chunks(self.texts, splitter, specials=s.special_tokens, processes=processes,
+            counts = count_chunks(self._texts_to_count(), splitter, specials=s.special_tokens, processes=processes,
                                   should_stop=should_stop, progress=progress)
         if not counts:
             raise CorpusError("the corpus has no text to train on (it is empty after splitting)")
         return counts
+
+    def _texts_to_count(self) -> list[str]:
+        """The texts, handed over for good where they serve only to be counted: a corpus read in
+        pieces is then freed piece by piece while it is counted (a forked counting child shares
+        fewer pages), where otherwise every piece would stay until the last was counted."""
+        texts = self.texts
+        if self.pieces_train_alike:
+            self.texts = []
+        return texts
 
     def prepare(self, *, should_stop: ShouldStop | None = None, progress: Progress | None = None,
                 processes: int = 1):

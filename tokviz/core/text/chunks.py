@@ -89,11 +89,12 @@ def count_chunks(
     >>> count_chunks(["low low lower"], parse_split("whitespace"))
     {'low': 2, 'lower': 1}
     """
-    texts = list(texts)
+    texts = list(texts)[::-1]  # popped as counted: a text no one else holds is let go at once
     total_chars = sum(len(t) for t in texts) or 1
     done = 0
     total: dict[str, int] = {}
-    for text in texts:
+    while texts:
+        text = texts.pop()
         for start, end, is_special in split_specials(text, specials):
             if is_special:
                 continue
