@@ -186,7 +186,7 @@ def test_unigram_rounds_pruned_and_segmentations(corpus_window, qtbot):
     settings = UnigramSettings(vocab_size=70, seed_min_count=1)
     tl = _train(window, qtbot, settings)
     assert tl.algorithm == "unigram" and tl.n_rounds >= 3
-    assert window.training_status.text.startswith(f"Trained {tl.n_rounds} Unigram rounds in ")
+    assert window.training_status.text.startswith(f"Trained {tl.n_rounds - 1} Unigram rounds in ")  # after round 0
     assert f"{tl.seed_size:,} seed pieces → {tl.rounds[-1].n_pieces:,}" in window.training_panel.summary.text()
     panel = window.timeline_panel
     assert panel.unigram.left_stack.currentWidget() is panel.unigram.rounds

@@ -39,6 +39,8 @@ def test_unigram_labels_and_rounds_table_name_the_same_last_round(window, qtbot)
     rounds = panel.unigram.rounds.rounds
     assert rounds.item(rounds.rowCount() - 1, 0).text() == str(last)
     assert rounds.currentRow() == rounds.rowCount() - 1  # the table selects the round the labels name
+    assert window.training_status.text.startswith(f"Trained {last:,} Unigram rounds in ")  # the status counts alike
+    assert f"Unigram · {last:,} rounds after the seed" in window.training_panel.summary.text()
 
 
 def test_bpe_step_k_is_after_k_merges(window, qtbot):

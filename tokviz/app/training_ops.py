@@ -123,8 +123,9 @@ class TrainingController(QObject):
         elapsed = format_duration(p.elapsed) if p else format_duration(0)
         n = timeline.n_steps
         budget = p.budget if p else None
-        if timeline.renumbers_vocab:  # rounds, not merges: say where the vocabulary ended
-            status = f"Trained {n:,} {timeline.title} {step_noun(timeline)} in {elapsed}: {timeline.vocab_size:,} tokens"
+        if timeline.renumbers_vocab:  # rounds after the seed (round 0), as the timeline counts them
+            status = (f"Trained {timeline.last_step:,} {timeline.title} {step_noun(timeline)} in {elapsed}: "
+                      f"{timeline.vocab_size:,} tokens")
         elif budget is not None and n >= budget:
             title = "" if timeline.replays_merges else f"{timeline.title} "
             status = f"Trained {n:,} {title}{step_noun(timeline)} in {elapsed}"

@@ -54,6 +54,13 @@ class StepChart(pg.GraphicsLayoutWidget):
             self._parts = None
         return self._parts is None
 
+    def fit_rearranged(self) -> None:
+        """After plots moved in the layout (another row or column): lay it out now and give it the
+        view's size again. Left to itself, a top-level layout whose items changed takes its
+        preferred size: wider than the view, whose right part (the last steps) is then cut off."""
+        self.ci.layout.activate()
+        self.ci.setGeometry(self.range)
+
     def finish_build(self) -> None:
         """Build whatever is left of the chart now."""
         while not self.build_next():

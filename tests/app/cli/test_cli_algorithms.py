@@ -96,3 +96,11 @@ def test_bad_options_exit_2_with_one_line(cli, tmp_path, args, message):
     usage, line = usage_and_error(err)
     assert message in line and (usage != "") == (message == "invalid choice")
     assert not (tmp_path / "m.json").exists()
+
+
+def test_train_says_the_rounds_the_timeline_counts(cli, tmp_path):
+    """Round 0 is the seed: a run whose timeline ends at round k says it trained k rounds."""
+    code, _, err = cli("train", "c.txt", "-o", "un.json", "--algorithm", "unigram", "--vocab-size", "40")
+    tl = load_model(tmp_path / "un.json")
+    assert code == 0 and tl.last_step == tl.n_rounds - 1 >= 1
+    assert err.splitlines()[-1].startswith(f"trained {tl.last_step} rounds (vocabulary {tl.vocab_size})")

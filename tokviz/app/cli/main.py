@@ -99,7 +99,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     timeline = training.prepare(progress=bar.counting, processes=choose_processes())
     bar.start(training.budget)
     training.run(each=lambda: bar.update(timeline.n_steps))  # WordPiece, Unigram: no collector passes between steps
-    bar.finish(timeline.n_steps, timeline.vocab_size)
+    bar.finish(timeline.last_step, timeline.vocab_size)  # Unigram: rounds after the seed, as the timeline counts
     save_model(timeline, out)
     return 0
 

@@ -237,8 +237,8 @@ class UnigramTimeline(PieceLayout):
         """A few lines summing the run up (the training panel's summary)."""
         r = self.rounds[-1] if self.rounds else None
         pieces = r.n_pieces if r else 0
-        lines = [f"Unigram · {self.n_rounds:,} rounds · vocabulary {self.vocab_size:,} tokens "
-                 f"({self.seed_size:,} seed pieces → {pieces:,})"]
+        lines = [(f"Unigram · {self.last_step:,} rounds after the seed · vocabulary {self.vocab_size:,} tokens "
+                  f"({self.seed_size:,} seed pieces → {pieces:,})")]
         if r is not None:
             lines.append(f"Log-likelihood {r.log_likelihood:,.0f}")
         return lines + self.corpus_lines()

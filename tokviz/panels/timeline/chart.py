@@ -230,6 +230,7 @@ class TimelineChart(StepChart):
             if not last:
                 p.getAxis("bottom").showLabel(False)
         self._shown = wanted
+        self.fit_rearranged()
         self._apply_x_range()
 
     def resizeEvent(self, event) -> None:
@@ -296,6 +297,7 @@ class UnigramChart(StepChart):
             p.setLabel("bottom", "Round k" if last else None)
             p.getAxis("bottom").showLabel(last)
         self._beside = beside
+        self.fit_rearranged()
         self._apply_colors()  # the titles' colour
 
     def resizeEvent(self, event) -> None:
