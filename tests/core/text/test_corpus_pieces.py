@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokviz.core import CorpusError, read_text
+from tokviz.core.bpe.timeline import Training, TrainSettings, train
 from tokviz.core.text.chunks import SAFE_BOUNDARY, count_chunks, counts_alike_in_pieces
 from tokviz.core.text.corpus import read_text_pieces
 from tokviz.core.text.split import parse_split
@@ -93,3 +94,13 @@ def test_which_splits_count_alike_in_pieces():
     assert not counts_alike_in_pieces("regex:[^\\n]+")
     assert not counts_alike_in_pieces("gpt4", ["<|end|>\nUser"])
     assert counts_alike_in_pieces("gpt4", ["<|endoftext|>"])
+
+
+def test_a_count_of_the_callers_own_leaves_the_texts_for_prepare():
+    """Only `prepare` hands a BPE run's texts over to be let go as they are counted."""
+    texts = ["low lower lowest\n", "newer wider\n"]
+    run = Training(TrainSettings(merges=5), texts=texts)
+    assert run.count() == count_chunks(texts, parse_split(run.settings.split))
+    run.prepare()  # counts them again
+    assert [s.pair for s in run.steps()] == [s.pair for s in train(TrainSettings(merges=5), texts=texts).steps]
+    assert run.texts == []  # let go once counted

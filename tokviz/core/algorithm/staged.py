@@ -88,6 +88,7 @@ class StagedTraining:
 
     steps_field = "steps"  # the timeline's list the steps are appended to
     pieces_train_alike = False  # (the protocol's `Training`) the texts serve only to count chunks
+    _last_count = False  # set by `prepare` while it counts: no one counts the texts again
 
     def __init__(self, settings, *, texts: Sequence[str] = (), table: Mapping[str, int] | None = None) -> None:
         self.settings = settings.validate()
@@ -119,11 +120,12 @@ class StagedTraining:
         return counts
 
     def _texts_to_count(self) -> list[str]:
-        """The texts, handed over for good where they serve only to be counted: a corpus read in
-        pieces is then freed piece by piece while it is counted (a forked counting child shares
-        fewer pages), where otherwise every piece would stay until the last was counted."""
+        """The texts; handed over for good when `prepare` counts them and they serve only to be
+        counted: a corpus read in pieces is then freed piece by piece while it is counted (a forked
+        counting child shares fewer pages), where otherwise every piece would stay until the last
+        was counted. A `count()` of the caller's own leaves them for the `prepare` after it."""
         texts = self.texts
-        if self.pieces_train_alike:
+        if self._last_count and self.pieces_train_alike:
             self.texts = []
         return texts
 
@@ -132,7 +134,11 @@ class StagedTraining:
         """Count the corpus and set up the trainer, both with at most `processes` processes;
         returns the (empty) timeline."""
         self.processes = processes
-        counts = self.count(should_stop=should_stop, progress=progress, processes=processes)
+        self._last_count = True
+        try:
+            counts = self.count(should_stop=should_stop, progress=progress, processes=processes)
+        finally:
+            self._last_count = False
         # The counts are all training needs: let the texts go (a 30 MB corpus with one character
         # beyond U+FFFF is a 120 MB string) unless the caller keeps them.
         self.texts = []
