@@ -31,3 +31,19 @@ def test_the_command_line_trains_on_pieces_as_on_the_whole_text(tmp_path, monkey
         assert len(real(path)) > 10
         expected = train(TrainSettings(vocab_size=320), texts=[text])
         assert [s.pair for s in load_timeline(out).steps] == [s.pair for s in expected.steps]
+
+
+def test_count_reads_in_pieces_and_writes_the_whole_texts_counts(tmp_path, monkeypatch):
+    from tokviz.core.text.chunks import count_chunks
+    from tokviz.core.text.count_files import read_counts
+    from tokviz.core.text.split import parse_split
+
+    text = "".join(f"Row {i} ends in a word\nnext {i}\r\nend. 😀 ünï\n" for i in range(300))
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(text.encode("utf-8"))
+    monkeypatch.setattr(corpus, "PIECE_BYTES", 400)
+    assert len(corpus.read_text_pieces(path)) > 10
+    out = tmp_path / "c.tsv"
+    assert main(["count", str(path), "-o", str(out), "--split", "gpt4"]) == 0
+    got = read_counts([out])
+    assert list(got.table.items()) == list(count_chunks([text], parse_split("gpt4")).items())

@@ -104,3 +104,13 @@ def test_a_count_of_the_callers_own_leaves_the_texts_for_prepare():
     run.prepare()  # counts them again
     assert [s.pair for s in run.steps()] == [s.pair for s in train(TrainSettings(merges=5), texts=texts).steps]
     assert run.texts == []  # let go once counted
+
+
+@pytest.mark.parametrize("where", ["missing.txt", "a-folder"])
+def test_a_path_that_is_no_file_is_refused_as_read_text_refuses_it(tmp_path, where):
+    (tmp_path / "a-folder").mkdir()
+    with pytest.raises(CorpusError) as whole:
+        read_text(tmp_path / where)
+    with pytest.raises(CorpusError) as pieces:
+        read_text_pieces(tmp_path / where)
+    assert str(pieces.value) == str(whole.value)

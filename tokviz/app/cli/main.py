@@ -75,8 +75,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     _check_writable(out)  # fail now, not after a long training run
     in_pieces = (counts is None and not args.word_counts and SPECS[args.algorithm].training_type.pieces_train_alike
                  and counts_alike_in_pieces(settings.split, settings.special_tokens))
-    read = read_text_pieces if in_pieces else lambda f, **kw: [read_text(f, **kw)]
-    texts = [piece for f in args.files for piece in read(f, errors=args.encoding_errors, hint=REPLACE_HINT)]
+    texts = _read_corpus(args.files, args.encoding_errors, in_pieces=in_pieces)
     if counts is not None:
         from tokviz.core.text.chunks import ChunkCounts
 
@@ -102,6 +101,14 @@ def cmd_train(args: argparse.Namespace) -> int:
     bar.finish(timeline.last_step, timeline.vocab_size)  # Unigram: rounds after the seed, as the timeline counts
     save_model(timeline, out)
     return 0
+
+
+def _read_corpus(files: Sequence[str], errors: str, *, in_pieces: bool) -> list[str]:
+    """The texts of `files`: each file whole, or `in_pieces` (`corpus.read_text_pieces`: for a
+    split whose chunks end where the pieces are cut, so they count as the whole)."""
+    if not in_pieces:
+        return [read_text(f, errors=errors, hint=REPLACE_HINT) for f in files]
+    return [piece for f in files for piece in read_text_pieces(f, errors=errors, hint=REPLACE_HINT)]
 
 
 def _check_writable(out: Path) -> None:
@@ -254,7 +261,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def cmd_count(args: argparse.Namespace) -> int:
     from tokviz.core.io.safe_files import same_file
-    from tokviz.core.text.chunks import count_chunks
+    from tokviz.core.text.chunks import count_chunks, counts_alike_in_pieces
     from tokviz.core.text.count_files import write_counts
     from tokviz.core.text.split import parse_split
 
@@ -264,8 +271,9 @@ def cmd_count(args: argparse.Namespace) -> int:
         if Path(f).is_file() and out.exists() and same_file(f, out):
             raise UsageError(f"tokviz count: output {out} is the input file {f}; give another name")
     _check_writable(out)
-    texts = [read_text(f, errors=args.encoding_errors, hint=REPLACE_HINT) for f in args.files]
-    counts = count_chunks(texts, splitter, specials=tuple(args.special), processes=choose_processes())
+    in_pieces = counts_alike_in_pieces(args.split, args.special)
+    counts = count_chunks(_read_corpus(args.files, args.encoding_errors, in_pieces=in_pieces), splitter,
+                          specials=tuple(args.special), processes=choose_processes())  # pieces let go as counted
     write_counts(out, counts, split=args.split)
     print(f"{len(counts):,} pre-tokens, {sum(counts.values()):,} in all -> {out}", file=sys.stderr)
     return 0
