@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from tests.conftest import shared_file
+from tokviz.panels.frame_turns import frame_turns
 
 GPT2 = ("vocab", "gpt2-data-gym", "vocab.bpe")
 TEXT = "Tokenizers"
@@ -48,4 +49,6 @@ def test_a_glitch_or_vocabulary_click_keeps_the_step_and_go_to_step_moves_it(win
     assert sm.step == made
     assert len(_token_view_ids(window, qtbot)) > len(before)  # fewer merges: more pieces
     assert f"step {made:,}/50,000" in window.token_view_panel.status.text()
+    panel = window.timeline_panel  # its views show a moved step one painted frame at a time
+    qtbot.waitUntil(lambda: not panel.pacing.pending and frame_turns(panel).waiting == 0, timeout=10_000)
     assert not prov.goto_button.isVisibleTo(prov)  # already there
