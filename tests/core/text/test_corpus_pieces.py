@@ -15,6 +15,9 @@ from tokviz.core.text.split import parse_split
 
 # letters (ASCII and not), line breaks, spaces, digits, astral characters: what the cuts depend on
 TEXTS = st.text(st.sampled_from(["a", "Z", "é", "ж", "\n", "\r", " ", "7", "😀", ".", "\t"]), max_size=300)
+# the same, with the places pieces are cut at ("Z\r\nZ", "a\nb") made likely
+CUT_TEXTS = st.lists(st.sampled_from(["Za", "Z\r\nZ", "a\nb", " ж", "😀", "7.", "\t", "\r", "\n", "é"]),
+                     max_size=80).map("".join)
 
 
 def write(tmp_path, text: str | bytes):
@@ -32,7 +35,7 @@ def cuts(pieces: list[str]) -> list[int]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(text=TEXTS, size=st.integers(1, 40))
+@given(text=st.one_of(TEXTS, CUT_TEXTS), size=st.integers(1, 40))
 def test_pieces_join_to_the_text_and_are_cut_only_at_safe_boundaries(tmp_path_factory, text, size):
     path = write(tmp_path_factory.mktemp("p"), text)
     pieces = read_text_pieces(path, piece_bytes=size, allow_empty=True)
@@ -42,13 +45,16 @@ def test_pieces_join_to_the_text_and_are_cut_only_at_safe_boundaries(tmp_path_fa
         assert SAFE_BOUNDARY.match(text, c) is not None, (text, c)
 
 
-@settings(max_examples=150, deadline=None)
-@given(text=TEXTS, size=st.integers(1, 40), split=st.sampled_from(["gpt2", "gpt4", "o200k", "whitespace"]))
-def test_pieces_count_as_the_whole_text(tmp_path_factory, text, size, split):
+@settings(max_examples=200, deadline=None)
+@given(text=st.one_of(TEXTS, CUT_TEXTS), size=st.integers(1, 40),
+       split=st.sampled_from(["gpt2", "gpt4", "o200k", "whitespace"]), specials=st.sampled_from([(), ("a\n",), ("Z\r",), ("7.",), ("a", "ж ")]))
+def test_pieces_count_as_the_whole_text_wherever_that_is_claimed(tmp_path_factory, text, size, split, specials):
     path = write(tmp_path_factory.mktemp("c"), text)
     pieces = read_text_pieces(path, piece_bytes=size, allow_empty=True)
     splitter = parse_split(split)
-    assert list(count_chunks(pieces, splitter).items()) == list(count_chunks([text], splitter).items())
+    if counts_alike_in_pieces(split, specials):
+        assert (list(count_chunks(pieces, splitter, specials=specials).items())
+                == list(count_chunks([text], splitter, specials=specials).items()))
 
 
 def test_a_long_file_comes_in_several_pieces(tmp_path):
@@ -93,6 +99,7 @@ def test_which_splits_count_alike_in_pieces():
     assert not counts_alike_in_pieces("none")
     assert not counts_alike_in_pieces("regex:[^\\n]+")
     assert not counts_alike_in_pieces("gpt4", ["<|end|>\nUser"])
+    assert not counts_alike_in_pieces("gpt4", ["b\r"])  # "ab|\r\ncd": it would span the cut
     assert counts_alike_in_pieces("gpt4", ["<|endoftext|>"])
 
 

@@ -37,12 +37,13 @@ Progress = Callable[[int, int], None]
 def counts_alike_in_pieces(split: str, specials: Sequence[str] = ()) -> bool:
     """Whether a text cut at `SAFE_BOUNDARY` cuts (or the ASCII subset of them that
     `corpus.read_text_pieces` cuts at) counts exactly as the whole text: the split's chunks end
-    there and no special token holds a line break (a special is cut out before counting).
+    there and no special token holds a line break or a carriage return (a special is cut out
+    before counting, and the cut comes before a ``\r\n``).
 
     >>> counts_alike_in_pieces("gpt4"), counts_alike_in_pieces("regex:.+"), counts_alike_in_pieces("gpt2", ["a\\nb"])
     (True, False, False)
     """
-    return parse_split(split).spec in _PARALLEL_SPECS and not any("\n" in s for s in specials)
+    return parse_split(split).spec in _PARALLEL_SPECS and not any("\n" in s or "\r" in s for s in specials)
 
 
 def safe_slices(text: str, start: int, end: int, size: int,
