@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 from array import array
+from bisect import insort
 
 import numpy as np
 
@@ -144,6 +145,7 @@ class PairQueue:
     heap: list[int]
     min_count: int
     _hf: bool = False
+    _out_of_heap: tuple[int, ...] = ()  # entries `next_best` keeps out of the heap
 
     def _hold(self, buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[int]:
         """Keep `buffer` (int64 positions) and return the ranges ``[starts[i], ends[i])`` of it as
@@ -177,12 +179,12 @@ class PairQueue:
                     return p
             i += 1
 
-    def _pop_valid(self) -> tuple[int, int, int] | None:
-        """Pop the best live heap entry as (count, first_position, key), refreshing stale keys."""
+    def _pop_valid(self) -> int | None:
+        """Pop the best live heap entry, refreshing stale ones on the way."""
         heap, counts = self.heap, self.counts
         while heap:
             e = heapq.heappop(heap)
-            key, pos, negc = e & KMASK, (e >> S2) & PMASK, (e >> S1) - CMAX
+            key, negc = e & KMASK, (e >> S1) - CMAX
             c = counts.get(key, 0)
             if c < self.min_count:  # can never win again: forget its positions
                 if key in self.occ:
@@ -194,24 +196,38 @@ class PairQueue:
                 p = 0 if self._hf else self._first_valid(key)
                 heapq.heappush(heap, heap_entry(c, p, key))
                 continue
-            if self._hf:  # the pair itself breaks ties: a fresh count is all it needs
-                return c, pos, key
-            p = self._first_valid(key)
-            if p != pos:
-                heapq.heappush(heap, heap_entry(c, p, key))
-                continue
-            return c, pos, key
+            return e  # an unchanged count means an unchanged first position (see `next_best`)
         return None
 
     def candidates(self, n: int) -> list[tuple[int, int, int]]:
         """The `n` best live pairs with at least `min_count` occurrences, as (count,
-        first_position, key), best first; the heap is left as it was."""
-        found = []
-        while len(found) < n:
-            entry = self._pop_valid()
-            if entry is None:
+        first_position, key), best first; the state is left as it was."""
+        return [(CMAX - (e >> S1), (e >> S2) & PMASK, e & KMASK) for e in self.next_best(n)]
+
+    def next_best(self, n: int) -> list[int]:
+        """The heap entries of the `n` best live pairs, best first, kept out of the heap (`_out_of_heap`)
+        for the next call: a step's runners-up are mostly the last step's, and then need no pop,
+        no push and no position check. A held entry is exact while its pair's count has not
+        changed (an occurrence only ever goes with a fall of the count by its chunk's weight, so
+        an unchanged count means an unchanged first position); the others go back to the heap, to
+        be refreshed when popped. The heap is popped only while its top (never worse than the
+        truth) could beat the n-th best. A caller that merges the first pair drops its entry
+        from `_out_of_heap`."""
+        heap, counts = self.heap, self.counts
+        best = []
+        for e in self._out_of_heap:
+            if counts.get(e & KMASK, 0) == CMAX - (e >> S1):
+                best.append(e)
+            else:
+                heapq.heappush(heap, e)
+        while len(best) > n:
+            heapq.heappush(heap, best.pop())
+        while heap and (len(best) < n or heap[0] < best[-1]):
+            found = self._pop_valid()
+            if found is None:
                 break
-            found.append(entry)
-        for c, pos, key in found:
-            heapq.heappush(self.heap, heap_entry(c, pos, key))
-        return found
+            insort(best, found)
+            if len(best) > n:
+                heapq.heappush(heap, best.pop())
+        self._out_of_heap = tuple(best)
+        return best

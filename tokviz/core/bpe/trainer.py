@@ -39,7 +39,9 @@ from itertools import chain
 import numpy as np
 
 from .pair_queue import CMAX as _CMAX
+from .pair_queue import KMASK as _KMASK
 from .pair_queue import MASK as _MASK
+from .pair_queue import PMASK as _PMASK
 from .pair_queue import S1 as _S1
 from .pair_queue import S2 as _S2
 from .pair_queue import SHIFT as _SHIFT
@@ -166,7 +168,7 @@ class BpeTrainer(PairQueue):
                 token_bytes = [token_bytes[i] for i in out]
         self.token_bytes = list(token_bytes)
         self.next_id = len(self.token_bytes)
-        self._seen: dict[int, tuple[int, int, Candidate]] = {}  # key -> (count, position, record)
+        self._seen: dict[int, tuple[int, Candidate]] = {}  # key -> (heap entry, record)
         self.n_candidates = max(1, n_candidates)
         # A pair below min_count can never win (counts only fall after a pair appears), so a
         # first pair below it is not stored at all (`counts` gives 0 for it, and a merge beside
@@ -227,18 +229,21 @@ class BpeTrainer(PairQueue):
 
     # -- winner selection -------------------------------------------------------------------
 
-    def _candidate(self, count: int, pos: int, key: int) -> Candidate:
-        """The `Candidate` record of a live pair; the runners-up of one step are mostly those of
-        the step before, unchanged, so the record is reused while its count and position hold."""
+    def _candidate(self, entry: int) -> Candidate:
+        """The `Candidate` record of a live pair from its heap entry; the runners-up of one step
+        are mostly those of the step before, unchanged (the same entry: the same count, so the
+        same first position), so the record is reused."""
+        key = entry & _KMASK
+        seen = self._seen.get(key)
+        if seen is not None and seen[0] == entry:
+            return seen[1]
+        count, pos = _CMAX - (entry >> _S1), (entry >> _S2) & _PMASK
         if self._hf:
             pos = self._first_valid(key)
-        seen = self._seen.get(key)
-        if seen is not None and seen[0] == count and seen[1] == pos:
-            return seen[2]
         chunk = bisect_right(self.starts, pos) - 1
         pair = (key >> _SHIFT, key & _MASK) if self._out is None else self._pair_out(key)
         cand = Candidate(pair, count, chunk, pos - self.starts[chunk])
-        self._seen[key] = (count, pos, cand)
+        self._seen[key] = (entry, cand)
         return cand
 
     def _pair_out(self, key: int) -> tuple[int, int]:
@@ -397,23 +402,19 @@ class BpeTrainer(PairQueue):
     def steps(self, *, max_merges: int | None = None) -> Iterator[MergeStep]:
         """Yield merges until `max_merges` are done or no pair reaches `min_count`."""
         release = len(self.ids) >= RELEASE_MIN_POSITIONS
+        seen = self._seen
         while max_merges is None or self.rank < max_merges:
             if release and self.rank % RELEASE_EVERY == 0:  # what setting up and the vectorized merges freed
                 release_free_memory()
-            best = []
-            while len(best) < self.n_candidates:
-                entry = self._pop_valid()
-                if entry is None:
-                    break
-                best.append(entry)
-            if not best:
+            entries = self.next_best(self.n_candidates)
+            if not entries:
                 return
-            heap = self.heap
-            for c, p, k in best[1:]:  # the runners-up go back; the winner's entry is used up
-                heapq.heappush(heap, ((_CMAX - c) << _S1) | (p << _S2) | k)
-            count, _, key = best[0]
-            cands = tuple([self._candidate(*c) for c in best])  # before the merge moves positions
-            self._seen.pop(key, None)  # a merged pair never occurs again
+            self._out_of_heap = self._out_of_heap[1:]  # the winner's entry is used up; the runners-up stay out
+            count, key = _CMAX - (entries[0] >> _S1), entries[0] & _KMASK
+            # before the merge moves positions; a record seen with the same entry is reused (`_candidate`)
+            cands = tuple([h[1] if (h := seen.get(e & _KMASK)) is not None and h[0] == e else self._candidate(e)
+                           for e in entries])
+            seen.pop(key, None)  # a merged pair never occurs again
             new = self.next_id
             token = self.token_bytes[key >> _SHIFT] + self.token_bytes[key & _MASK]
             self.token_bytes.append(token)
