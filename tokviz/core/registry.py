@@ -52,7 +52,8 @@ class AlgorithmSpec:
     from_json: Callable  # dict -> timeline (`ModelFormatError` saying what is wrong)
     tip: str  # one sentence for menus' tooltips and the CLI's help
     not_exported: str | None  # why tokenizer.json / .tiktoken export refuses this algorithm (None: it exports)
-    warm_up: Callable[[], object] | None = None  # loads compiled code a first training would wait for
+    # loads compiled code a first training would wait for (``encoder=False``: only what training runs)
+    warm_up: Callable[..., object] | None = None
 
     @property
     def steps_field(self) -> str:

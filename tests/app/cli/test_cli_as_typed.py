@@ -203,7 +203,10 @@ def test_train_says_when_it_compiles_kernels(cli, tmp_path, monkeypatch, compile
     with its duration; one that loads everything from the cache says nothing."""
     import numba
 
-    def warm_up():
+    asked = []
+
+    def warm_up(*, encoder=True):
+        asked.append(encoder)
         if compiles:
             numba.njit(cache=False)(lambda x: x + 1)(1)
 
@@ -213,6 +216,7 @@ def test_train_says_when_it_compiles_kernels(cli, tmp_path, monkeypatch, compile
     lines = err.splitlines()
     assert code == 0 and lines[-1].startswith("trained ")
     assert [bool(NOTICE.match(line)) for line in lines[:-1]] == ([True] if compiles else [])
+    assert asked == [False]  # the model is only saved: the encoder's kernels are not loaded
     code, _, err = cli("train", "c.txt", "-o", "q.json", "--algorithm", "unigram", "--vocab-size", "30", "--quiet")
     assert (code, err) == (0, "")
 

@@ -34,7 +34,7 @@ def cold_cache_warm_up(monkeypatch) -> threading.Event:
 
     release = threading.Event()
 
-    def warm_up() -> None:
+    def warm_up(**_) -> None:
         with event.trigger_event("numba:compile"):
             release.wait(60)
 
@@ -65,7 +65,7 @@ def test_compiling_kernels_is_named_with_ticking_seconds_then_cleared(engine, qt
 
 
 def test_kernels_loaded_from_the_cache_say_nothing(engine, qtbot, monkeypatch):
-    monkeypatch.setitem(registry.SPECS, "unigram", replace(registry.SPECS["unigram"], warm_up=lambda: None))
+    monkeypatch.setitem(registry.SPECS, "unigram", replace(registry.SPECS["unigram"], warm_up=lambda **_: None))
     progress = []
     engine.progress_changed.connect(progress.append)
     with qtbot.waitSignal(engine.finished, timeout=60_000):

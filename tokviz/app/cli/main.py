@@ -14,6 +14,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 from tokviz.core.errors import TokvizError
@@ -93,7 +94,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
     bar.unit = step_noun(settings)
     if SPECS[args.algorithm].warm_up is not None:  # compiled kernels: say it when they must be compiled
-        bar.load_kernels(SPECS[args.algorithm].warm_up)
+        bar.load_kernels(partial(SPECS[args.algorithm].warm_up, encoder=False))  # the model is only saved
     bar.stage("counting chunks")
     timeline = training.prepare(progress=bar.counting, processes=choose_processes())
     bar.start(training.budget)

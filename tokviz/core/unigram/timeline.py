@@ -324,16 +324,18 @@ def train_unigram(
     return UnigramTraining(settings, texts=texts, table=table).run()
 
 
-def warm_up() -> bool:
+def warm_up(*, encoder: bool = True) -> bool:
     """Load the compiled trainer now (numba and its kernels: about 0.4 s the first time in a
     process) by training a tiny corpus, which calls every kernel with the argument types a real
-    training passes, and encoding a word with the result (the encoder's kernels). False when the
-    kernels are off (`tokviz.core.jit`). The app runs it on a thread of its own when Unigram is
-    chosen, so the training the user then starts, and its first encode, do not wait."""
+    training passes, and with `encoder` encoding a word with the result (the encoder's kernels: what
+    the window needs next, not a training that only saves its model). False when the kernels are
+    off (`tokviz.core.jit`). The app runs it on a thread of its own when Unigram is chosen, so the
+    training the user then starts, and its first encode, do not wait."""
     from .compiled import load_kernels
 
     if load_kernels() is None:
         return False
     timeline = train_unigram(UnigramSettings(vocab_size=12, seed_min_count=1), texts=["hug pug hug hugs bun"])
-    UnigramTokenizer.from_timeline(timeline).encode_ordinary("hugs")
+    if encoder:
+        UnigramTokenizer.from_timeline(timeline).encode_ordinary("hugs")
     return True

@@ -138,7 +138,7 @@ def _load_kernels(settings: AnySettings, should_stop: Callable[[], bool]) -> Ite
     def load() -> None:
         try:
             with suppress(Exception), jit.on_compiling(lambda: news.put(True)):  # only a head start
-                spec.warm_up()
+                spec.warm_up(encoder=False)  # this process only trains
         finally:
             news.put(False)
 
