@@ -177,6 +177,26 @@ def test_compare_peak_memory_does_not_grow_with_the_corpus(cli, tmp_path, monkey
     assert outs["large.txt"] == streamed
 
 
+def test_tokens_with_spans_are_measured_in_smaller_pieces(tmp_path, monkeypatch):
+    """A tokenizer that is not byte-exact gives tokens with spans, Python objects: it is measured in
+    pieces of at most `SPAN_PIECE_CHARS` (up to a line end), whatever the source's pieces, with the
+    figures of the whole text; a byte-exact one keeps the source's pieces."""
+    from tokviz.core.compare import seams
+    from tokviz.core.compare.tokens import model_facts
+    from tokviz.engine.compare_task import open_any_model
+
+    wordpiece = open_any_model(_small_tokenizers(tmp_path)[2])  # lowercased, "##" pieces
+    text = "abc cab\nBA ca\n" * 40
+    spec = ModelSpec("wp", lambda: wordpiece)
+    whole = compare(text, [spec], by_document=True).results[0]
+    monkeypatch.setattr(seams, "SPAN_PIECE_CHARS", 30)
+    pieces = list(seams.encoded_pieces(model_facts(wordpiece), StringSource(text)))  # the source: one piece
+    assert len(pieces) > 10 and max(len(p.facts.text) for p in pieces) <= 30 + 8
+    assert "".join(p.facts.text for p in pieces) == text
+    assert compare(text, [spec], by_document=True).results[0] == whole
+    assert len(list(seams.encoded_pieces(model_facts(_byte_model()), StringSource(text)))) == 1
+
+
 # -- switching tokenizers in the window -------------------------------------------------------
 
 
