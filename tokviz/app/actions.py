@@ -275,9 +275,9 @@ def build_menus(bar: QMenuBar, actions: WindowActions, panels_menu: QMenu, toolb
 
 def fill_lessons_menu(start_lesson: Callable[[str], bool], menu: QMenu) -> None:
     """Help > Lessons: one entry per built-in lesson, in course order (`start_lesson(name)`)."""
-    from tokviz.core.lessons.files import builtin_lessons
+    from tokviz.core.lessons.files import lesson_headings
 
-    for lesson in builtin_lessons():
+    for lesson in lesson_headings():
         action = menu.addAction(f"&{lesson.label}" if lesson.number < 10 else lesson.label)
         action.setObjectName(f"action_lesson_{lesson.name}")
         action.setStatusTip(lesson.summary)

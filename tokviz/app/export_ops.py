@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
@@ -78,9 +78,13 @@ class ExportController(QObject):
         self.outcome = ""  # "exported", "failed", "cancelled" of the last export
         step_model.timeline_changed.connect(self.update_actions)
         step_model.finished_changed.connect(self.update_actions)
-        # the export formats are read when the first model arrives, in the same event as every other
-        # panel's reaction to it: loaded beforehand, in an event of their own, it stays short
-        QTimer.singleShot(0, self, _load_export_formats)
+
+    @staticmethod
+    def preload() -> None:
+        """Import the export formats now, in an event of their own: they are read when the first
+        model arrives, in the same event as every other panel's reaction to it, which then stays
+        short. The window calls it once it is on screen (nothing of it is in the first paint)."""
+        _load_export_formats()
 
     def install(self, menu: QMenu, actions) -> None:
         """Fill File > Export Tokenizer ▸ with the window's export actions."""

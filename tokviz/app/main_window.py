@@ -101,9 +101,10 @@ class MainWindow(QMainWindow):
         self.sessions.watch()  # classroom: autosave when something changed
         self._deferred = defer_panels  # built after the first paint (paintEvent), or at the latest in 2 s
         if defer_panels:
-            QTimer.singleShot(2000, self.docks.build_pending)
+            QTimer.singleShot(2000, self._on_screen)
         else:
             self.docks.build_pending()
+            QTimer.singleShot(0, self.exporter.preload)
         if self.sessions.crashed:
             QTimer.singleShot(0, self.sessions.offer_recovery)
         elif offer_welcome:
@@ -365,7 +366,12 @@ class MainWindow(QMainWindow):
         super().paintEvent(event)
         if self._deferred:  # the window is on screen: now the rest
             self._deferred = False
-            QTimer.singleShot(0, self.docks.build_pending)
+            QTimer.singleShot(0, self._on_screen)
+
+    def _on_screen(self) -> None:
+        """What the first paint does without: the panels no first screen shows, the export formats."""
+        self.docks.build_pending()
+        QTimer.singleShot(0, self.exporter.preload)
 
     def dragEnterEvent(self, event) -> None:
         if any(u.isLocalFile() for u in event.mimeData().urls()):

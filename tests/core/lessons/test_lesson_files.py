@@ -71,6 +71,13 @@ def test_eighteen_lessons_in_course_order(lessons):
     assert len({x.name for x in lessons}) == 18
 
 
+def test_the_menu_headings_are_those_of_the_lessons_read_whole(lessons):
+    from tokviz.core.lessons.files import lesson_headings
+
+    assert [(h.name, h.number, h.title, h.summary, h.label) for h in lesson_headings()] == [
+        (x.name, x.number, x.title, x.summary, x.label) for x in lessons]
+
+
 def test_lessons_train_each_algorithm(lessons):
     by_name = {x.name: x for x in lessons}
     assert type(by_name["wordpiece"].train) is WordPieceSettings and by_name["wordpiece"].train.merges == 12

@@ -26,8 +26,6 @@ from importlib.resources import files
 from pathlib import Path
 
 from tokviz.core.bpe.timeline import TrainSettings
-from tokviz.core.embeddings.positional_encoding import VIEWS as POSITIONAL_VIEWS
-from tokviz.core.embeddings.positional_kinds import KINDS as POSITIONAL_KINDS
 from tokviz.core.errors import SettingsError, TokvizError
 from tokviz.core.formats.openai_encodings import VOCAB_DIR_ENV, find_encoding_file
 from tokviz.core.io.safe_files import JsonWording, parse_json
@@ -59,7 +57,6 @@ ACTIONS: dict[str, dict[str, tuple]] = {
 REQUIRED = {"step": ("to",), "vocab": ("size",), "panel": ("id",), "text": ("value",), "tab": ("name",),
             "train": ("settings",), "tokenizer": ("name",), "positional": ("kind",), "embeddings": ("table",)}
 CHOICES = {("tab", "name"): TABS, ("view", "mode"): ("text", "ids", "both"), ("view", "pad"): ("left", "right"),
-           ("positional", "kind"): POSITIONAL_KINDS, ("positional", "view"): POSITIONAL_VIEWS,
            ("embeddings", "table"): ("random", "trained"), ("panel", "id"): PANELS}
 # pretrained tokenizers a lesson may compare: name -> (file name, row title)
 PRETRAINED = {
@@ -136,6 +133,18 @@ class Lesson:
 # -- parsing ----------------------------------------------------------------------------------
 
 
+def _choices(do: str, key: str) -> tuple[str, ...] | None:
+    """The strings argument `key` of action `do` may take (None: any). The positional encodings'
+    kinds and views are read from the embeddings package only when a lesson names one: the window
+    imports this module as it starts, and needs nothing of that package then."""
+    if do == "positional" and key in ("kind", "view"):
+        from tokviz.core.embeddings.positional_encoding import VIEWS
+        from tokviz.core.embeddings.positional_kinds import KINDS
+
+        return KINDS if key == "kind" else VIEWS
+    return CHOICES.get((do, key))
+
+
 def _fail(source: str, where: str, problem: str) -> LessonError:
     return LessonError(f"lesson {source}: {where}: {problem}")
 
@@ -188,7 +197,7 @@ def _action(d, source: str, where: str) -> Action:
         value = _get(d, key, types, source, where, required=key in REQUIRED.get(do, ()))
         if value is None:
             continue
-        allowed = CHOICES.get((do, key))
+        allowed = _choices(do, key)
         if allowed is not None and value not in allowed:
             raise _fail(source, f"{where}.{key}", f"{value!r} is not one of {', '.join(allowed)}")
         args[key] = value
@@ -305,6 +314,35 @@ def lesson_files() -> list:
     """The built-in lesson files (``tokviz.resources/lessons/*.json``), in name order."""
     folder = files("tokviz.resources") / "lessons"
     return sorted((f for f in folder.iterdir() if f.name.endswith(".json")), key=lambda f: f.name)
+
+
+@dataclass(frozen=True)
+class LessonHeading:
+    """What a menu shows of a lesson, read without checking the rest of its file."""
+
+    name: str
+    number: int
+    title: str
+    summary: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.number}. {self.title}"
+
+
+def lesson_headings() -> list[LessonHeading]:
+    """The built-in lessons' headings, by number: what the Lessons menu needs as the window starts
+    (a few ms, where `builtin_lessons` checks every step and action of every lesson). Starting a
+    lesson reads it whole."""
+    found = []
+    for f in lesson_files():
+        data = parse_json(f.read_text(encoding="utf-8"), f"lesson {f.name}", LessonError, wording=_LESSON_WORDING)
+        if not isinstance(data, Mapping):
+            raise _fail(f.name, "top level", "a lesson file is a JSON object")
+        found.append(LessonHeading(_get(data, "name", _STR, f.name, ""), _get(data, "number", _INT, f.name, ""),
+                                   _get(data, "title", _STR, f.name, ""),
+                                   _get(data, "summary", _STR, f.name, "", required=False, default="")))
+    return sorted(found, key=lambda h: h.number)
 
 
 def builtin_lessons() -> list[Lesson]:
