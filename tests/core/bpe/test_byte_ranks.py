@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.real_tokenizers import corpus, fresh_copy, load_ours, piece_ids, unicode_text
+from tests.real_tokenizers import corpus, fresh_copy, load_ours, piece_ids, tiktoken_path, unicode_text
 from tokviz.core.bpe.byte_ranks.merge_rounds import BatchMerger
 from tokviz.core.bpe.byte_ranks.pair_table import PairTable
 from tokviz.core.bpe.pair_merge import INF_RANK
@@ -143,6 +143,45 @@ def test_encode_ids_through_batches_equals_one_by_one(monkeypatch):
         batches.append(len(merged))
     assert 0 < batches[0] < batches[1]
     assert fresh_copy(shared).encode_ordinary(text).ids == one_by_one
+
+
+def test_a_text_of_few_new_chunks_is_merged_one_by_one(monkeypatch):
+    """English brings few new chunks for its length: while no batch loop is built they are merged
+    one chunk at a time (numpy's rounds cost more to build than they save there), with the ids of
+    the batches."""
+    from tokviz.core.bpe.byte_ranks import mergers
+
+    shared = load_ours("cl100k_base")
+    text = corpus("gutenberg30.txt", 300_000)
+    merged: list[int] = []
+    merge_all = BatchMerger.merge_all
+
+    def counted(self, pieces, thr):
+        merged.append(len(pieces))
+        return merge_all(self, pieces, thr)
+
+    monkeypatch.setattr(BatchMerger, "merge_all", counted)
+    one_by_one = fresh_copy(shared).encode_ids(text, processes=2)
+    assert not merged
+    monkeypatch.setattr(mergers, "ONE_BY_ONE_MAX", 0)
+    assert fresh_copy(shared).encode_ids(text, processes=2) == one_by_one
+    assert merged  # batches, this time
+    assert shared.encode_ordinary(text).ids == one_by_one
+
+
+def test_a_megabyte_of_english_is_encoded_without_numpy(tmp_path):
+    """The whole command: numpy (and its tables) are not imported for a text of few new chunks."""
+    import subprocess
+    import sys
+
+    (tmp_path / "en.txt").write_text(corpus("gutenberg30.txt", 1_000_000), encoding="utf-8")
+    code = ("import sys\n"
+            "from tokviz.core.loading import load_tokenizer\n"
+            f"tok = load_tokenizer({str(tiktoken_path('cl100k_base'))!r})\n"
+            f"ids = tok.encode_ids(open({str(tmp_path / 'en.txt')!r}, encoding='utf-8').read(), processes=2)\n"
+            "print(len(ids) > 200_000, 'numpy' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+    assert out.stdout.split() == ["True", "False"]
 
 
 def test_pair_table_asks_once_per_key_and_grows():

@@ -1,11 +1,14 @@
-"""`Mergers`: which loop merges a batch of new chunks, the numpy rounds or the compiled one.
+"""`Mergers`: which loop merges a batch of new chunks: one by one, the numpy rounds or the compiled one.
 
-Both give the one-chunk loop's ids. The compiled loop (`compiled`, numba) takes about half the CPU
+All give the one-chunk loop's ids. The compiled loop (`compiled`, numba) takes about half the CPU
 per chunk, but importing numba and loading its kernels costs a fixed ~0.5 s: it is loaded only
 before a text that a sample says will bring a hundred thousand new chunks or more (`prepare`,
 `needs_kernels`: udhr2's 380 languages do, the 32 MB of gutenberg30's English does not), and
-before a fork, so that both processes inherit it rather than each loading it. Without numba (or
-with ``TOKVIZ_JIT=0``) the numpy rounds do it all.
+before a fork, so that both processes inherit it rather than each loading it. The numpy rounds
+cost a fixed ~0.09 s the first time (numpy's import, the tables): a text a sample says will bring
+few new chunks, while neither batch loop is built, is merged one chunk at a time and never imports
+numpy (`one_by_one`: a megabyte of English, 16,000 new chunks, 0.32 s instead of 0.38 s for the
+whole `tokviz encode`). Without numba (or with ``TOKVIZ_JIT=0``) the numpy rounds do the rest.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ _SAMPLES = 16  # slices of a big text looked at by `needs_kernels`
 _SAMPLE_CHARS = 4096
 _EXPECTED_MIN = 100_000  # new chunks a whole text is expected to bring before the kernels are loaded for it
 _DENSITY_MIN = 0.015  # ... and new words per character in its samples (English 0.004-0.007, udhr2 0.035)
+# new words a text is expected to bring below which it is merged one chunk at a time while no batch
+# loop is built (a megabyte of English: ~3,700; two: ~9,600, where both ways take as long)
+ONE_BY_ONE_MAX = 8_000
 
 
 class Mergers:
@@ -32,6 +38,7 @@ class Mergers:
         self._batch = None  # `merge_rounds.BatchMerger`
         self._compiled = None  # `compiled.CompiledMerger`
         self._no_kernels = False  # kernels off or not loadable here
+        self.one_by_one = False  # the text being encoded brings too few new chunks to build a batch loop for
 
     def batch(self):
         """The numpy loop (`merge_rounds.BatchMerger`), built on first use."""
@@ -82,24 +89,34 @@ class Mergers:
         return [" ".join(map(str, t)) for t in ids] if as_text else ids
 
     def warm_up(self) -> None:
-        """Build the numpy loop now (before a fork, or while a window is idle)."""
+        """Build the numpy loop now (while a window is idle)."""
         self.batch()
 
+    def before_fork(self) -> None:
+        """Build the numpy loop now, unless the text is merged one chunk at a time: before a fork,
+        so that both processes inherit it rather than each building it."""
+        if not self.one_by_one:
+            self.batch()
+
     def prepare(self, text: str) -> None:
-        """Load the compiled loop before encoding `text` when `text` will repay it (`needs_kernels`;
-        before a fork, so that both processes inherit it)."""
+        """Choose how the new chunks of `text` will be merged, before encoding it (and before a
+        fork, so that both processes inherit the choice): one by one when a sample says they will
+        be few and no batch loop is built yet; the compiled loop, loaded now, when `text` will repay
+        it (`needs_kernels`)."""
+        built = self._batch is not None or self._compiled is not None
+        if len(text) < ONE_BY_ONE_MAX:  # (it cannot bring more new chunks than characters)
+            self.one_by_one = not built
+            return
+        density = new_word_density(text, self._enc)
+        self.one_by_one = not built and density * len(text) < ONE_BY_ONE_MAX
         if (self._compiled is None and not self._no_kernels and len(text) >= _EXPECTED_MIN
-                and needs_kernels(text, self._enc)):
+                and density >= _DENSITY_MIN and density * len(text) >= _EXPECTED_MIN and jit.enabled()):
             self.compiled()
 
 
-def needs_kernels(text: str, enc: Mapping[bytes, int]) -> bool:
-    """Whether `text` is expected to bring enough new chunks to merge that the compiled loop should
-    be loaded for it, judged from the distinct words (letters between spaces: a chunk is mostly
-    such a word after its space) that are not tokens in a few slices of it: many of them per character
-    (`_DENSITY_MIN`: a text of many languages, not one language's repeated words), and many
-    scaled to the whole text (`_EXPECTED_MIN`). False when the kernels are off (numba is imported
-    only to say so for a text that would use them)."""
+def new_word_density(text: str, enc: Mapping[bytes, int]) -> float:
+    """New words per character in a few slices of `text`: the distinct words (letters between
+    spaces: a chunk is mostly such a word after its space) that are not tokens."""
     step = max(len(text) // _SAMPLES, _SAMPLE_CHARS)
     seen: set[str] = set()
     sampled = 0
@@ -108,5 +125,14 @@ def needs_kernels(text: str, enc: Mapping[bytes, int]) -> bool:
         sampled += len(part)
         seen.update(part.split())
     new = sum(1 for w in seen if w.isalpha() and (" " + w).encode("utf-8", "surrogatepass") not in enc)
-    density = new / max(sampled, 1)
+    return new / max(sampled, 1)
+
+
+def needs_kernels(text: str, enc: Mapping[bytes, int]) -> bool:
+    """Whether `text` is expected to bring enough new chunks to merge that the compiled loop should
+    be loaded for it (`new_word_density`): many of them per character (`_DENSITY_MIN`: a text of
+    many languages, not one language's repeated words), and many scaled to the whole text
+    (`_EXPECTED_MIN`). False when the kernels are off (numba is imported only to say so for a text
+    that would use them)."""
+    density = new_word_density(text, enc)
     return density >= _DENSITY_MIN and density * len(text) >= _EXPECTED_MIN and jit.enabled()

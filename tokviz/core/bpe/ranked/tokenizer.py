@@ -232,7 +232,7 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
         if not 0 < cut < len(text):
             return None
         self._split.warm_up()
-        self._mergers.warm_up()
+        self._mergers.before_fork()
         return cut
 
     def _text_ids(self, text: str, thr: int, share_cache: bool = True, processes: int = 1) -> list[int]:
@@ -331,7 +331,7 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
         """The ids of `chunks`: ``((chunks that are one token, their ids), (the other chunks, their
         id tuples))`` (with `as_text`, each tuple as its ids separated by spaces); many at once
         through `byte_ranks` (`Mergers`)."""
-        if len(chunks) < _BATCH_MIN:
+        if len(chunks) < _BATCH_MIN or self._mergers.one_by_one:
             names = list(chunks)
             ids = [self._encode_piece(c.encode("utf-8"), thr) for c in names]
             return ([], []), (names, [" ".join(map(str, t)) for t in ids] if as_text else ids)
