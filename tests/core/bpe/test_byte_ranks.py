@@ -169,6 +169,35 @@ def test_a_text_of_few_new_chunks_is_merged_one_by_one(monkeypatch):
     assert shared.encode_ordinary(text).ids == one_by_one
 
 
+def test_more_new_chunks_than_the_sample_said_go_to_the_batches(monkeypatch):
+    """Random letters joined by hyphens: the sample counts no new word (none is all letters), yet
+    every chunk is new; past `ONE_BY_ONE_LIMIT` chunks merged one at a time the batches take over,
+    with the same ids."""
+    import random
+
+    import tokviz.core.bpe.ranked.tokenizer as rb
+    from tokviz.core.bpe.byte_ranks import mergers
+
+    rng = random.Random(7)
+    words = ("-".join("".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(5)) for _ in range(3))
+             for _ in range(6_000))
+    text = " ".join(words)
+    merged: list[int] = []
+    merge_all = BatchMerger.merge_all
+
+    def counted(self, pieces, thr):
+        merged.append(len(pieces))
+        return merge_all(self, pieces, thr)
+
+    monkeypatch.setattr(BatchMerger, "merge_all", counted)
+    monkeypatch.setattr(mergers, "ONE_BY_ONE_LIMIT", 2_000)
+    monkeypatch.setattr(rb, "_BATCH_NEW", 500)  # new chunks come in groups of about this many
+    shared = load_ours("cl100k_base")
+    ids = fresh_copy(shared).encode_ids(text)
+    assert merged and sum(merged) < 18_000 - 2_000  # the batches took over after 2,000 or so
+    assert shared.encode_ordinary(text).ids == ids
+
+
 def test_a_megabyte_of_english_is_encoded_without_numpy(tmp_path):
     """The whole command: numpy (and its tables) are not imported for a text of few new chunks."""
     import subprocess

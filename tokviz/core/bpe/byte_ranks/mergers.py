@@ -28,6 +28,9 @@ _DENSITY_MIN = 0.015  # ... and new words per character in its samples (English 
 # new words a text is expected to bring below which it is merged one chunk at a time while no batch
 # loop is built (a megabyte of English: ~3,700; two: ~9,600, where both ways take as long)
 ONE_BY_ONE_MAX = 8_000
+# new chunks merged one at a time after which the batch loop is built all the same: the sample counts
+# words of letters, and a text of other chunks (numbers, code) may bring many more than it says
+ONE_BY_ONE_LIMIT = 24_000
 
 
 class Mergers:
@@ -39,6 +42,7 @@ class Mergers:
         self._compiled = None  # `compiled.CompiledMerger`
         self._no_kernels = False  # kernels off or not loadable here
         self.one_by_one = False  # the text being encoded brings too few new chunks to build a batch loop for
+        self._one_by_one_done = 0  # new chunks merged one at a time so far
 
     def batch(self):
         """The numpy loop (`merge_rounds.BatchMerger`), built on first use."""
@@ -92,6 +96,13 @@ class Mergers:
         """Build the numpy loop now (while a window is idle)."""
         self.batch()
 
+    def merged_one_by_one(self, n: int) -> None:
+        """`n` more new chunks were merged one at a time: past `ONE_BY_ONE_LIMIT` in all, the batch
+        loop takes over (the sample said fewer)."""
+        self._one_by_one_done += n
+        if self._one_by_one_done > ONE_BY_ONE_LIMIT:
+            self.one_by_one = False
+
     def before_fork(self) -> None:
         """Build the numpy loop now, unless the text is merged one chunk at a time: before a fork,
         so that both processes inherit it rather than each building it."""
@@ -103,12 +114,12 @@ class Mergers:
         fork, so that both processes inherit the choice): one by one when a sample says they will
         be few and no batch loop is built yet; the compiled loop, loaded now, when `text` will repay
         it (`needs_kernels`)."""
-        built = self._batch is not None or self._compiled is not None
+        few = self._batch is None and self._compiled is None and self._one_by_one_done <= ONE_BY_ONE_LIMIT
         if len(text) < ONE_BY_ONE_MAX:  # (it cannot bring more new chunks than characters)
-            self.one_by_one = not built
+            self.one_by_one = few
             return
         density = new_word_density(text, self._enc)
-        self.one_by_one = not built and density * len(text) < ONE_BY_ONE_MAX
+        self.one_by_one = few and density * len(text) < ONE_BY_ONE_MAX
         if (self._compiled is None and not self._no_kernels and len(text) >= _EXPECTED_MIN
                 and density >= _DENSITY_MIN and density * len(text) >= _EXPECTED_MIN and jit.enabled()):
             self.compiled()

@@ -334,6 +334,8 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
         if len(chunks) < _BATCH_MIN or self._mergers.one_by_one:
             names = list(chunks)
             ids = [self._encode_piece(c.encode("utf-8"), thr) for c in names]
+            if len(chunks) >= _BATCH_MIN:
+                self._mergers.merged_one_by_one(len(chunks))
             return ([], []), (names, [" ".join(map(str, t)) for t in ids] if as_text else ids)
         names = list(chunks)
         pieces = list(map(str.encode, names))  # UTF-8
