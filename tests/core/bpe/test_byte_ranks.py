@@ -115,14 +115,9 @@ def test_batch_on_long_pieces_and_wide_keys(wide_keys, monkeypatch):
         assert _batch(enc, vocab, some, thr) == _oracle(enc, some, thr)
 
 
-def test_encode_ids_through_batches_equals_one_by_one(monkeypatch):
-    """A text with thousands of new chunks takes the batch path; the ids are those of the loop
-    run chunk by chunk (and of `encode_ordinary`), also when batches are small."""
-    import tokviz.core.bpe.ranked.tokenizer as rb
-
-    shared = load_ours("o200k_base")
-    text = corpus("udhr2_all.txt", 300_000)
-    merged: list[int] = []  # pieces per batch merged
+def _count_batches(monkeypatch) -> list[int]:
+    """How many pieces each call of the numpy batch loop merges, from now on."""
+    merged: list[int] = []
     merge_all = BatchMerger.merge_all
 
     def counted(self, pieces, thr):
@@ -130,6 +125,17 @@ def test_encode_ids_through_batches_equals_one_by_one(monkeypatch):
         return merge_all(self, pieces, thr)
 
     monkeypatch.setattr(BatchMerger, "merge_all", counted)
+    return merged
+
+
+def test_encode_ids_through_batches_equals_one_by_one(monkeypatch):
+    """A text with thousands of new chunks takes the batch path; the ids are those of the loop
+    run chunk by chunk (and of `encode_ordinary`), also when batches are small."""
+    import tokviz.core.bpe.ranked.tokenizer as rb
+
+    shared = load_ours("o200k_base")
+    text = corpus("udhr2_all.txt", 300_000)
+    merged = _count_batches(monkeypatch)  # pieces per batch merged
     with monkeypatch.context() as one_at_a_time:
         one_at_a_time.setattr(rb, "_BATCH_MIN", 10**9)
         one_by_one = fresh_copy(shared).encode_ids(text)
@@ -153,14 +159,7 @@ def test_a_text_of_few_new_chunks_is_merged_one_by_one(monkeypatch):
 
     shared = load_ours("cl100k_base")
     text = corpus("gutenberg30.txt", 300_000)
-    merged: list[int] = []
-    merge_all = BatchMerger.merge_all
-
-    def counted(self, pieces, thr):
-        merged.append(len(pieces))
-        return merge_all(self, pieces, thr)
-
-    monkeypatch.setattr(BatchMerger, "merge_all", counted)
+    merged = _count_batches(monkeypatch)
     one_by_one = fresh_copy(shared).encode_ids(text, processes=2)
     assert not merged
     monkeypatch.setattr(mergers, "ONE_BY_ONE_MAX", 0)
@@ -182,14 +181,7 @@ def test_more_new_chunks_than_the_sample_said_go_to_the_batches(monkeypatch):
     words = ("-".join("".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(5)) for _ in range(3))
              for _ in range(6_000))
     text = " ".join(words)
-    merged: list[int] = []
-    merge_all = BatchMerger.merge_all
-
-    def counted(self, pieces, thr):
-        merged.append(len(pieces))
-        return merge_all(self, pieces, thr)
-
-    monkeypatch.setattr(BatchMerger, "merge_all", counted)
+    merged = _count_batches(monkeypatch)
     monkeypatch.setattr(mergers, "ONE_BY_ONE_LIMIT", 2_000)
     monkeypatch.setattr(rb, "_BATCH_NEW", 500)  # new chunks come in groups of about this many
     shared = load_ours("cl100k_base")

@@ -115,13 +115,13 @@ class Mergers:
         be few and no batch loop is built yet; the compiled loop, loaded now, when `text` will repay
         it (`needs_kernels`)."""
         few = self._batch is None and self._compiled is None and self._one_by_one_done <= ONE_BY_ONE_LIMIT
-        if len(text) < ONE_BY_ONE_MAX:  # (it cannot bring more new chunks than characters)
-            self.one_by_one = few
+        may_load = self._compiled is None and not self._no_kernels and len(text) >= _EXPECTED_MIN
+        if len(text) < ONE_BY_ONE_MAX or not (few or may_load):  # no sample needed (a text cannot
+            self.one_by_one = few and len(text) < ONE_BY_ONE_MAX  # bring more new chunks than characters)
             return
         density = new_word_density(text, self._enc)
         self.one_by_one = few and density * len(text) < ONE_BY_ONE_MAX
-        if (self._compiled is None and not self._no_kernels and len(text) >= _EXPECTED_MIN
-                and density >= _DENSITY_MIN and density * len(text) >= _EXPECTED_MIN and jit.enabled()):
+        if may_load and _repays_kernels(density, len(text)):
             self.compiled()
 
 
@@ -145,5 +145,9 @@ def needs_kernels(text: str, enc: Mapping[bytes, int]) -> bool:
     many languages, not one language's repeated words), and many scaled to the whole text
     (`_EXPECTED_MIN`). False when the kernels are off (numba is imported only to say so for a text
     that would use them)."""
-    density = new_word_density(text, enc)
-    return density >= _DENSITY_MIN and density * len(text) >= _EXPECTED_MIN and jit.enabled()
+    return _repays_kernels(new_word_density(text, enc), len(text))
+
+
+def _repays_kernels(density: float, n_chars: int) -> bool:
+    """`needs_kernels` for a text of `n_chars` characters whose sample found `density`."""
+    return density >= _DENSITY_MIN and density * n_chars >= _EXPECTED_MIN and jit.enabled()
