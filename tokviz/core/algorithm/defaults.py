@@ -39,6 +39,7 @@ class TokenizerDefaults:
     post_processor: object | None = None  # a tokenizer.json's post-processor
     normalizer: object | None = None  # the normalizer a pipeline runs first
     writes_token_text = False  # token_text() gives the vocabulary's own spelling of each id
+    spells_text_bytes = False  # encode_ids' tokens are the text's bytes, less what the split leaves out
     scores_pieces = False  # log_prob(id, step=) gives a Unigram piece's log-probability
     drops_merges = False  # encode_dropout samples BPE-dropout segmentations
 

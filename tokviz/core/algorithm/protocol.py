@@ -70,6 +70,9 @@ class Tokenizer(Protocol):
     post_processor: object | None  # a tokenizer.json's post-processor
     normalizer: object | None
     writes_token_text: bool  # token_text() gives the vocabulary's own spelling of each id
+    # encode_ids of plain text (no special token, no lone surrogate) gives tokens whose bytes joined
+    # are the text's UTF-8 less what the split leaves out: equal lengths mean equal bytes
+    spells_text_bytes: bool
     scores_pieces: bool  # log_prob(id, step=) gives a Unigram piece's log-probability
     # BPE-dropout (`tokviz.core.bpe.dropout`): encode_dropout skips each join with a probability
     # (merge-list and byte-rank BPE); other tokenizers refuse it

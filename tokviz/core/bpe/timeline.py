@@ -29,6 +29,7 @@ from tokviz.core.algorithm.staged import (
     check_budget,
 )
 from tokviz.core.errors import CorpusError, SettingsError
+from tokviz.core.processes.parallel import available_memory
 from tokviz.core.text.split import parse_split
 
 from .replay import merge_tree, segment_text
@@ -191,18 +192,6 @@ def merge_budget(settings: TrainSettings, base_size: int) -> int | None:
 
 
 BYTES_PER_UNIT = 160  # the trainer's peak memory per base unit of the distinct chunks (measured)
-
-
-def available_memory() -> int | None:
-    """Bytes of memory the system can give without swapping (Linux: MemAvailable), or None."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
 
 
 def check_memory(units: int, available: int | None = None) -> None:

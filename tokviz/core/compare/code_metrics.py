@@ -16,29 +16,31 @@ over documents (`tallies`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 
-from .text import TextFacts, token_counts_per_word
+from .text import TextFacts
 
 IDENTIFIER = re.compile(r"(?<![\w])(?:_\w*[A-Za-z0-9]\w*|[A-Za-z][A-Za-z0-9]*_\w*|[a-z][a-z0-9]*[A-Z]\w*)(?![\w])",
                         re.ASCII)
 INDENT = re.compile(r"^[ \t]+(?=\S)", re.MULTILINE)
 
 
-def span_tokens(facts: TextFacts, pattern: re.Pattern, starts: np.ndarray, ends: np.ndarray,
+def span_tokens(facts: TextFacts, pattern: re.Pattern, overlaps: Callable[[np.ndarray, np.ndarray], np.ndarray],
                 in_bytes: bool) -> tuple[np.ndarray, np.ndarray]:
     """The char offsets of `pattern`'s matches in ``facts.text`` and the number of tokens
-    ``[start, end)`` (bytes, or chars when not `in_bytes`) overlapping each.
+    overlapping each (`overlaps`: `text.Overlaps` of the tokens' positions, in bytes, or in chars
+    when not `in_bytes`).
 
-    >>> from tokviz.core.compare.text import text_facts
+    >>> from tokviz.core.compare.text import Overlaps, text_facts
     >>> f = text_facts("    x = max_len\\n")  # tokens: "    ", "x", " =", " max", "_len", "\\n"
-    >>> s, e = np.array([0, 4, 5, 7, 11, 15]), np.array([4, 5, 7, 11, 15, 16])
-    >>> [a.tolist() for a in span_tokens(f, IDENTIFIER, s, e, True)], [a.tolist() for a in span_tokens(f, INDENT, s, e, True)]
+    >>> o = Overlaps(np.array([0, 4, 5, 7, 11, 15]), np.array([4, 5, 7, 11, 15, 16]))
+    >>> [a.tolist() for a in span_tokens(f, IDENTIFIER, o, True)], [a.tolist() for a in span_tokens(f, INDENT, o, True)]
     ([[8], [2]], [[0], [1]])
     """
     lo, hi = facts.matches(pattern)
     if not len(lo):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     bounds = (facts.char_bytes[lo], facts.char_bytes[hi]) if in_bytes else (lo, hi)
-    return lo, token_counts_per_word(starts, ends, *bounds)
+    return lo, overlaps(*bounds)

@@ -20,7 +20,7 @@ import numpy as np
 
 from .code_metrics import IDENTIFIER, INDENT, span_tokens
 from .numbers import length_group, number_splits
-from .text import TextFacts, ratio
+from .text import Overlaps, TextFacts, ratio
 from .utf8_integrity import Utf8Tables, multibyte_splits
 
 
@@ -110,21 +110,24 @@ def _sum_in(starts: np.ndarray, values: np.ndarray, c0: int, c1: int) -> int:
 class PieceTallies:
     """What one encoded piece holds for the tallies, placed by char offset (module doc)."""
 
-    def __init__(self, facts: TextFacts, positions, word_tokens: np.ndarray, utf8: Utf8Tables) -> None:
-        """`positions`: the piece's `TokenPositions`; `word_tokens`: tokens overlapping each word."""
+    def __init__(self, facts: TextFacts, positions, word_tokens: np.ndarray, utf8: Utf8Tables,
+                 overlaps: Overlaps | None = None) -> None:
+        """`positions`: the piece's `TokenPositions`; `word_tokens`: tokens overlapping each word;
+        `overlaps`: the positions' `Overlaps` when the caller has made it."""
         s, e, in_bytes = positions.starts, positions.ends, positions.in_bytes
+        overlaps = Overlaps(s, e) if overlaps is None else overlaps
         ids = positions.ids
         self.n_chars = len(facts.text)
         self.word_starts, self.single = facts.word_starts, (word_tokens == 1).astype(np.int64)
         known = ids < len(utf8.whole)
         self.whole = np.where(known, utf8.whole[np.where(known, ids, 0)], True).astype(np.int64)
         self.crossing = np.where(known, utf8.crossing[np.where(known, ids, 0)], False).astype(np.int64)
-        self.mb_chars, split = multibyte_splits(facts, s, e, in_bytes)
+        self.mb_chars, split = multibyte_splits(facts, overlaps, in_bytes)
         self.mb_split = split.astype(np.int64)
         self.numbers = number_splits(facts, s, e, in_bytes)
         self.number_starts = np.array([n.start for n in self.numbers], dtype=np.int64)
-        self.ident_starts, self.ident_tokens = span_tokens(facts, IDENTIFIER, s, e, in_bytes)
-        self.indent_starts, self.indent_tokens = span_tokens(facts, INDENT, s, e, in_bytes)
+        self.ident_starts, self.ident_tokens = span_tokens(facts, IDENTIFIER, overlaps, in_bytes)
+        self.indent_starts, self.indent_tokens = span_tokens(facts, INDENT, overlaps, in_bytes)
 
     def tally(self, c0: int = 0, c1: int | None = None, t0: int = 0, t1: int | None = None) -> Tally:
         """The counts of chars ``[c0, c1)`` and tokens ``[t0, t1)`` (default: all of the piece)."""

@@ -18,11 +18,12 @@ out: counting over documents (`tallies`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from .text import TextFacts, token_counts_per_word
+from .text import TextFacts
 
 
 def _sequence_length(lead: int) -> int:
@@ -86,14 +87,15 @@ def utf8_tables(vocab: list[bytes]) -> Utf8Tables:
     return Utf8Tables(whole, crossing)
 
 
-def multibyte_splits(facts: TextFacts, starts: np.ndarray, ends: np.ndarray,
+def multibyte_splits(facts: TextFacts, overlaps: Callable[[np.ndarray, np.ndarray], np.ndarray],
                      in_bytes: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The multi-byte characters of a text (char offsets) and whether each is split, from the
-    tokens' positions ``[start, end)`` (in bytes, or in chars when not `in_bytes`).
+    """The multi-byte characters of a text (char offsets) and whether each is split, given how
+    many tokens overlap spans of it (`text.Overlaps` of the tokens' positions, in bytes, or in
+    chars when not `in_bytes`).
 
-    >>> from tokviz.core.compare.text import text_facts
+    >>> from tokviz.core.compare.text import Overlaps, text_facts
     >>> f = text_facts("aé你")  # bytes: a | c3 a9 | e4 bd a0
-    >>> c, split = multibyte_splits(f, np.array([0, 1, 3, 5]), np.array([1, 3, 5, 6]), True)
+    >>> c, split = multibyte_splits(f, Overlaps(np.array([0, 1, 3, 5]), np.array([1, 3, 5, 6])), True)
     >>> c.tolist(), split.tolist()
     ([1, 2], [False, True])
     """
@@ -103,4 +105,4 @@ def multibyte_splits(facts: TextFacts, starts: np.ndarray, ends: np.ndarray,
         lo, hi = cb[chars], cb[chars + 1]
     else:
         lo, hi = chars, chars + 1
-    return chars, token_counts_per_word(starts, ends, lo, hi) >= 2
+    return chars, overlaps(lo, hi) >= 2

@@ -185,6 +185,7 @@ class ForkedStream(_Child):
             write_frame(fd, ("end", None))
 
         super().__init__(*_fork(body))
+        _widen(self._fd)  # a child that runs ahead of its reader waits later
 
     def __iter__(self) -> Iterator[object]:
         try:

@@ -31,6 +31,18 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+def available_memory() -> int | None:
+    """Bytes of memory the system can give without swapping (Linux: MemAvailable), or None."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def busy_cores() -> float:
     """Cores other work keeps busy: the smaller of the last minute's load average and the threads
     runnable right now besides this one (the average lags a job that just ended, the snapshot

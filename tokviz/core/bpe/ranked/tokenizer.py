@@ -67,6 +67,7 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
     ids_by_merge_rank = False  # the Tokenizer protocol's capabilities (tokviz.core.algorithm.protocol)
     takes_processes = one_off_paths = True  # share_cache=, encode_ids_text, write_json_once (`json_output`)
     ranks_merges = True  # merge k forms merge_ranks[k], worked out on demand
+    spells_text_bytes = True  # each chunk's UTF-8 merged into tokens: the text's bytes, less any unmatched text
 
     def __init__(
         self,
