@@ -55,6 +55,10 @@ class TokenizerDefaults:
         """The text its own normalization step makes of `text`; None: it has none of its own."""
         return None
 
+    def prepare_for(self, text: str) -> None:
+        """Load now what encoding `text` will need (compiled code a text of its kind repays), so
+        that forked children encoding it inherit it; nothing by default."""
+
     def n_vocab_at(self, step: int | None = None) -> int | None:
         """How many ids the vocabulary at `step` uses, where that is not ``n_vocab`` trimmed by
         merges (WordPiece, Unigram); None otherwise."""

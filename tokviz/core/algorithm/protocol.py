@@ -93,6 +93,10 @@ class Tokenizer(Protocol):
         """The text its own normalization step makes of `text`; None when it has none."""
         ...
 
+    def prepare_for(self, text: str) -> None:
+        """Load now what encoding `text` will need, for forked children to inherit."""
+        ...
+
     def n_vocab_at(self, step: int | None = None) -> int | None:
         """Ids the vocabulary uses at `step` where that is not ``n_vocab`` trimmed by merges
         (WordPiece, Unigram); None otherwise."""

@@ -129,7 +129,7 @@ def _byte_positions(ids: list[int], model: ModelFacts, data: bytes) -> TokenPosi
     can only leave text out (``spells_text_bytes``) is checked by length alone (a third of the
     time on udhr2): unless the text holds a lone surrogate, which it would write as U+FFFD, as
     many bytes."""
-    if getattr(model.tokenizer, "spells_text_bytes", False) and _SURROGATE.search(data) is None:
+    if model.tokenizer.spells_text_bytes and _SURROGATE.search(data) is None:
         return _positions_by_length(ids, model, len(data))
     vocab, view = model.vocab, memoryview(data)
     parts, pos = [], 0

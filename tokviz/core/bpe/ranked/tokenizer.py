@@ -357,6 +357,12 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
         self._split.warm_up()
         self._mergers.warm_up()
 
+    def prepare_for(self, text: str) -> None:
+        """Load now what encoding `text` will need (the splitter's tables, and the compiled merge
+        loop when `text` repays it), so that forked children encoding it inherit them."""
+        self._split.warm_up()
+        self._mergers.prepare(text)
+
     def _encode_text(self, text: str, offset: int, thr: int, out: Encoding, processes: int = 1) -> None:
         self._add_text(text, offset, self._text_ids(text, thr, processes=processes), thr, out)
 
