@@ -1,23 +1,18 @@
 """Models measured side by side in forked children: the same results as one after the other, items
 in model order, failures reported for their model alone, no child left behind, and a refused fork
-measured here; token overlaps from running counts equal the binary searches'."""
+measured here."""
 
 from __future__ import annotations
 
 import os
 
-import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from tests.conftest import skip_unless_fork
 from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
-from tokviz.core.compare import ModelSpec, iter_compare, model_facts, text_facts
+from tokviz.core.compare import ModelSpec, iter_compare
 from tokviz.core.compare import side_by_side as sbs
 from tokviz.core.compare.side_by_side import Failed, side_by_side
-from tokviz.core.compare.text import Overlaps, token_counts_per_word
-from tokviz.core.compare.tokens import encode_positions
 from tokviz.core.errors import TokvizError
 from tokviz.core.explain.loaded_timeline import as_timeline
 
@@ -131,27 +126,3 @@ def test_a_refused_fork_is_measured_here(monkeypatch):
     monkeypatch.setattr(sbs, "fork_stream", refuse)
     got = [list(items) for items in side_by_side([lambda: iter([os.getpid()]), lambda: iter("ab")], 2)]
     assert got == [[os.getpid()], ["a", "b"]]
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(0, 4), min_size=1, max_size=40), st.integers(-3, 0), st.data())
-def test_running_counts_of_token_starts_equal_the_binary_searches(lengths, first, data):
-    """Tokens one after another from `first` (zero-length ones among them: the searches answer),
-    spans that start inside them and are not empty (else the searches answer too)."""
-    ends = first + np.cumsum(lengths)
-    starts = ends - np.array(lengths)
-    n = int(ends[-1])
-    k = data.draw(st.integers(1, 12))
-    if n <= first:
-        lo = hi = np.zeros(0, dtype=np.int64)
-    else:
-        lo = np.array(data.draw(st.lists(st.integers(first, n - 1), min_size=k, max_size=k)), dtype=np.int64)
-        hi = np.minimum(lo + np.array(data.draw(st.lists(st.integers(1, 5), min_size=k, max_size=k))), n)
-    assert Overlaps(starts, ends)(lo, hi).tolist() == token_counts_per_word(starts, ends, lo, hi).tolist()
-
-
-def test_tokens_spelling_the_text_are_placed_by_their_lengths_and_a_lone_surrogate_is_not():
-    facts = text_facts("ab é 😀 ab")
-    positions = encode_positions(model_facts(MODELS[1]), facts)
-    assert positions.in_bytes and positions.ends[-1] == len(facts.data)
-    assert not encode_positions(model_facts(MODELS[1]), text_facts("ab \ud800 ab")).in_bytes  # U+FFFD is not it
