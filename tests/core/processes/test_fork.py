@@ -251,3 +251,36 @@ def test_here_and_forked_runs_the_second_half_in_a_child_and_falls_back_here(mon
     monkeypatch.undo()
     with pytest.raises(ValueError):
         fork.here_and_forked(lambda: int("x"), lambda: 2)
+
+
+def test_a_child_dies_with_its_parent():
+    """A child's own child (a half of an encode in a comparison's child, say) is killed when that
+    child ends: a parent killed mid-job leaves nothing working on."""
+    needs_fork()
+    import select
+    import signal
+
+    hold_r, hold_w = os.pipe()  # never written: the grandchild waits on it until it is killed
+
+    def parent_of_one() -> int:
+        pid_r, pid_w = os.pipe()
+        fork_call(lambda: (os.write(pid_w, str(os.getpid()).encode()), os.read(hold_r, 1)))  # never waited for
+        return int(os.read(pid_r, 32))  # this child ends once it has the grandchild's pid (os._exit)
+
+    try:
+        grandchild = fork_call(parent_of_one).result()
+        try:
+            fd = os.pidfd_open(grandchild)
+        except ProcessLookupError:
+            return  # gone already
+        try:
+            assert select.select([fd], [], [], 30)[0], "the grandchild outlived its parent"
+        finally:
+            os.close(fd)
+            try:
+                os.kill(grandchild, signal.SIGKILL)  # (a failed test leaves no process behind)
+            except ProcessLookupError:
+                pass
+    finally:
+        os.close(hold_r)
+        os.close(hold_w)

@@ -26,9 +26,21 @@ from tokviz.core.processes.fork import can_fork
     (1, 0.0, None, 1),
 ])
 def test_choose_processes_counts_the_cores_other_work_leaves(monkeypatch, cores, busy, limit, expected):
+    monkeypatch.delenv(parallel.LIMIT_VAR, raising=False)
     assert parallel.processes_for(cores, busy, limit=limit) == expected
     monkeypatch.setattr(parallel, "available_cores", lambda: cores)  # the same rule on this "machine"
     monkeypatch.setattr(parallel, "busy_cores", lambda: busy)
+    assert parallel.choose_processes(limit=limit) == expected
+
+
+@pytest.mark.parametrize(("setting", "limit", "expected"), [
+    ("2", None, 2), ("1", None, 1), (" 3 ", 2, 2), ("0", None, 8), ("many", None, 8), ("", None, 8), ("-1", None, 8)])
+def test_the_user_can_cap_the_processes(monkeypatch, setting, limit, expected):
+    """``TOKVIZ_PROCESSES=N`` caps every job at N processes (a shared machine); anything but a
+    whole number above zero is ignored."""
+    monkeypatch.setattr(parallel, "available_cores", lambda: 8)
+    monkeypatch.setattr(parallel, "busy_cores", lambda: 0.0)
+    monkeypatch.setenv(parallel.LIMIT_VAR, setting)
     assert parallel.choose_processes(limit=limit) == expected
 
 

@@ -61,8 +61,8 @@ def side_by_side(jobs: Sequence[Callable[[], Iterator[object]]], processes: int)
     A job the system refuses to fork for runs in this process when its turn comes: ``job()``
     itself, whose exceptions reach the reader.
 
-    >>> from tokviz.core.processes.fork import can_fork
-    >>> runs = side_by_side([lambda: iter([1, 2]), lambda: iter("ab")], 2) if can_fork() else [[1, 2], "ab"]
+    >>> from tokviz.core.processes.parallel import usable
+    >>> runs = side_by_side([lambda: iter([1, 2]), lambda: iter("ab")], 2) if usable(2) > 1 else [[1, 2], "ab"]
     >>> [list(items) for items in runs]
     [[1, 2], ['a', 'b']]
     """

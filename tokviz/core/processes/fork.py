@@ -93,6 +93,7 @@ def _fork(body: Callable[[int], None]) -> tuple[int, int]:
     """Fork a child that runs ``body(write_fd)`` and leaves without running the parent's clean-up;
     an exception in `body` is sent as an ``("error", message)`` frame. Returns (pid, read_fd)."""
     read_fd, write_fd = os.pipe()
+    parent = os.getpid()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -104,6 +105,7 @@ def _fork(body: Callable[[int], None]) -> tuple[int, int]:
     if pid == 0:  # the child
         status = 0
         try:
+            _die_with(parent)
             os.close(read_fd)
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the parent's to handle
             try:
@@ -117,6 +119,20 @@ def _fork(body: Callable[[int], None]) -> tuple[int, int]:
             os._exit(status)
     os.close(write_fd)
     return pid, read_fd
+
+
+def _die_with(parent: int) -> None:
+    """In a child: ask Linux to kill it when `parent` ends (``PR_SET_PDEATHSIG``), so that a
+    parent killed mid-job (a cancelled window job after its grace time) leaves no child working on
+    for nobody; best effort. A parent already gone: leave now."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 class _Child:

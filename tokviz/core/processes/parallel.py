@@ -59,10 +59,17 @@ def busy_cores() -> float:
         return 0.0
 
 
+LIMIT_VAR = "TOKVIZ_PROCESSES"  # at most this many processes for any job (1: everything in one process)
+
+
 def choose_processes(*, limit: int | None = None) -> int:
-    """How many processes a job started now should use (at most `limit`): this one, plus one for
-    each core that other work leaves idle (rounded), at most the cores there are. Halves that wait
-    for each other run slower, not faster, when one of them queues for a busy core."""
+    """How many processes a job started now should use (at most `limit`, and at most
+    ``$TOKVIZ_PROCESSES`` when set to a whole number): this one, plus one for each core that other
+    work leaves idle (rounded), at most the cores there are. Halves that wait for each other run
+    slower, not faster, when one of them queues for a busy core."""
+    setting = os.environ.get(LIMIT_VAR, "").strip()
+    if setting.isdigit() and int(setting) > 0:
+        limit = int(setting) if limit is None else min(limit, int(setting))
     return processes_for(available_cores(), busy_cores(), limit=limit)
 
 
