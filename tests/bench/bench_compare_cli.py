@@ -9,7 +9,8 @@ and with ``--by-document``, against tiktoken's ``encode_ordinary``; Mistral's ``
 and ``tokenizer.json`` against ``sentencepiece`` and ``tokenizers``. Each figure is the median of N
 runs (default 3) of the CPU time of the child process (user + system, `os.wait4`'s usage of that
 child: what a loaded shared machine changes least) and of its wall time, with the ratio to the
-reference's; the child's peak RSS too. ``--memory`` adds the peak RSS of one run on the 31.8 MB
+reference's; the child's peak RSS too, and the peak of the sum of RSS over its process tree (models
+are measured side by side in children of their own, sampled every 10 ms). ``--memory`` adds the peak RSS of one run on the 31.8 MB
 ``gutenberg30.txt``. The load average (``os.getloadavg``) is written next to the figures: trust
 the CPU ratios on a busy machine. Progress is off (``--quiet``). Target: CPU ratio <= 1.5 for the
 tiktoken rows. Writes ``tests/bench/results/compare_cli.json``; data comes from ``../shared``
@@ -68,19 +69,41 @@ print(json.dumps(counts))
 """
 
 
-def run_child(argv: list[str], env: dict) -> tuple[float, float, int, str, str, int]:
+def _tree_rss_kb(pid: int) -> int:
+    """VmRSS of `pid` and all its descendants (kB): a comparison measures its models in children."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                total += next((int(line.split()[1]) for line in f if line.startswith("VmRSS:")), 0)
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                todo.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def run_child(argv: list[str], env: dict) -> tuple[float, float, int, str, str, int, int]:
     """CPU seconds (user + system, of this child and what it waited for), wall seconds, peak RSS
-    (KB), stdout, stderr and exit status of one process."""
+    of one process (KB), stdout, stderr, exit status and the peak RSS of the whole process tree
+    (KB, sampled every 10 ms)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
         p = subprocess.Popen(argv, stdout=out, stderr=err, cwd=ROOT, env=env)
-        _, status, usage = os.wait4(p.pid, 0)
+        tree = 0
+        while True:
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            tree = max(tree, _tree_rss_kb(p.pid))
+            time.sleep(0.01)
         wall = time.perf_counter() - t
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
         return (usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, out.read().decode(), err.read().decode(),
-                p.returncode)
+                p.returncode, tree)
 
 
 def environment() -> dict:
@@ -100,17 +123,18 @@ def tokens_of(stdout: str) -> dict[str, int]:
 
 def measure(label: str, cli: list[str], ref: list[str], reps: int, env: dict) -> dict:
     """Median CPU and wall of the CLI and of the reference, run alternately (same machine state)."""
-    cpu, wall, rss, rcpu, rwall = [], [], [], [], []
+    cpu, wall, rss, trees, rcpu, rwall = [], [], [], [], [], []
     tokens, ref_tokens = {}, {}
     for _ in range(reps):
-        c, w, m, out, err, code = run_child(cli, env)
+        c, w, m, out, err, code, tree = run_child(cli, env)
         if code != 0:
             raise SystemExit(f"{label}: tokviz compare failed ({code}): {err.strip()}")
         cpu.append(c)
         wall.append(w)
         rss.append(m)
+        trees.append(tree)
         tokens = tokens_of(out)
-        c, w, _, out, err, code = run_child(ref, env)
+        c, w, _, out, err, code, _ = run_child(ref, env)
         if code != 0:
             raise SystemExit(f"{label}: reference failed ({code}): {err.strip()}")
         rcpu.append(c)
@@ -118,13 +142,13 @@ def measure(label: str, cli: list[str], ref: list[str], reps: int, env: dict) ->
         ref_tokens = json.loads(out)
     row = {"row": label, "cpu_s": round(statistics.median(cpu), 3), "wall_s": round(statistics.median(wall), 3),
            "ref_cpu_s": round(statistics.median(rcpu), 3), "ref_wall_s": round(statistics.median(rwall), 3),
-           "peak_rss_mb": round(max(rss) / 1024, 1), "tokens": tokens, "ref_tokens": ref_tokens,
+           "peak_rss_mb": round(max(rss) / 1024, 1), "peak_tree_rss_mb": round(max(trees) / 1024, 1), "tokens": tokens, "ref_tokens": ref_tokens,
            "load_average": [round(x, 2) for x in os.getloadavg()]}
     row["cpu_ratio"] = round(row["cpu_s"] / row["ref_cpu_s"], 3)
     row["wall_ratio"] = round(row["wall_s"] / row["ref_wall_s"], 3)
     print(f"{label:<40} cpu {row['cpu_s']:6.2f}s / {row['ref_cpu_s']:5.2f}s = {row['cpu_ratio']:4.2f}x   "
           f"wall {row['wall_s']:6.2f}s / {row['ref_wall_s']:5.2f}s = {row['wall_ratio']:4.2f}x   "
-          f"rss {row['peak_rss_mb']:.0f} MB   load {row['load_average'][0]:.1f}   "
+          f"rss {row['peak_rss_mb']:.0f} MB (tree {row['peak_tree_rss_mb']:.0f} MB)   load {row['load_average'][0]:.1f}   "
           f"tokens {'=' if tokens == ref_tokens else '!='} reference", flush=True)
     return row
 
@@ -155,10 +179,12 @@ def main() -> int:
                                     max(1, args.reps - 2), env))
     memory = None
     if args.memory and BIG.exists():
-        c, w, m, _, _, code = run_child(cli_argv(list(NAMES), BIG, []), env)
+        c, w, m, _, _, code, tree = run_child(cli_argv(list(NAMES), BIG, []), env)
         memory = {"corpus": BIG.name, "mb": round(BIG.stat().st_size / 1e6, 1), "peak_rss_mb": round(m / 1024, 1),
+                  "peak_tree_rss_mb": round(tree / 1024, 1),
                   "cpu_s": round(c, 2), "wall_s": round(w, 2), "exit": code}
-        print(f"gutenberg30 ({memory['mb']} MB), 3 tiktoken: peak RSS {memory['peak_rss_mb']:.0f} MB, "
+        print(f"gutenberg30 ({memory['mb']} MB), 3 tiktoken: peak RSS {memory['peak_rss_mb']:.0f} MB "
+              f"(tree {memory['peak_tree_rss_mb']:.0f} MB), "
               f"cpu {c:.1f}s, wall {w:.1f}s", flush=True)
     RESULTS.mkdir(exist_ok=True)
     machine = {"python": platform.python_version(), "cores": os.cpu_count(), "date": date.today().isoformat()}

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import skip_unless_fork
 from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
-from tokviz.core.compare import ModelSpec, iter_compare
+from tokviz.core.compare import ModelSpec, iter_compare, run
 from tokviz.core.compare import side_by_side as sbs
 from tokviz.core.compare.side_by_side import Failed, side_by_side
 from tokviz.core.errors import TokvizError
@@ -41,8 +41,10 @@ def drained(processes: int, **kw):
 
 
 @pytest.mark.parametrize("by_document", [False, True])
-def test_side_by_side_gives_what_one_after_the_other_gives(by_document):
+def test_side_by_side_gives_what_one_after_the_other_gives(by_document, monkeypatch):
+    """Side by side, each child reads the text in smaller pieces (here 3,000 characters: seven)."""
     skip_unless_fork()
+    monkeypatch.setattr(run, "SIDE_PIECE_SIZE", 3000)
     serial, serial_order = drained(1, by_document=by_document)
     parallel, parallel_order = drained(2, by_document=by_document)
     assert parallel == serial

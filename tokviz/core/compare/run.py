@@ -40,13 +40,13 @@ from .metrics import RENYI_ALPHA, Metrics, MetricsSum, compute_metrics
 from .scripts import ScriptCounter
 from .seams import EncodedPiece, encoded_pieces
 from .side_by_side import Failed, failure_message, side_by_side
-from .source import TextSource, as_source
+from .source import SIDE_PIECE_SIZE, TextSource, as_source
 from .tallies import PieceTallies
 from .text import FactsCache, Overlaps, TextFacts, text_facts
 from .tokens import ModelFacts, model_facts
 from .utf8_integrity import utf8_tables
 
-CHILD_BYTES = 1 << 29  # memory a model measured in a child of its own may take (o200k on udhr2: 380-450 MB)
+CHILD_BYTES = 1 << 29  # memory a model measured in a child of its own may take (o200k on gutenberg30: 390 MB)
 
 
 @dataclass(frozen=True)
@@ -283,26 +283,36 @@ def _model_items(models: Sequence[ModelSpec], source: TextSource, docs: Sequence
     if len(models) > 1 and usable(processes) > 1:
         free = available_memory()
         children = usable(processes) + 1 if free is None else max(2, min(usable(processes) + 1, free // CHILD_BYTES))
-        first = _opened_here(models[0], source)
-        specs = [replace(models[0], open=lambda: first), *models[1:]] if first is not None else models
-        yield from side_by_side([partial(_measure, spec, source, docs, ref, 1, alphas) for spec in specs], children)
+        specs = [replace(spec, open=partial(_open_ready, spec.open, source)) for spec in models]
+        first = _opened_here(specs[0])
+        if first is not None:
+            specs[0] = replace(specs[0], open=lambda: first)
+        small = source.smaller(SIDE_PIECE_SIZE)  # each child's memory follows its pieces
+        yield from side_by_side([partial(_measure, spec, small, docs, ref, 1, alphas) for spec in specs], children)
         return
     facts_of = FactsCache() if len(models) > 1 else text_facts  # what depends only on the text: once
     for spec in models:
         yield _measure(spec, source, docs, ref, processes, alphas, facts_of)
 
 
-def _opened_here(spec: ModelSpec, source: TextSource):
-    """`spec`'s timeline opened here and readied for the text's first piece (`prepare_for`), before
-    the children fork: they inherit the modules it imported and the compiled code it loaded (each
-    would load them again: 0.4 s of CPU for a tiktoken file on udhr2), its own child the opened
-    model. None when it fails to open (its child opens it again and reports why)."""
+def _open_ready(open_timeline: Callable[[], object], source: TextSource):
+    """A timeline opened and readied for the text's first piece, of the size a whole run reads
+    (`prepare_for`: a child's pieces are smaller, and the compiled merge loop repays itself on the
+    whole text, not on one small piece)."""
+    timeline = open_timeline()
+    timeline.tokenizer().prepare_for(next(iter(source.pieces()), ""))
+    return timeline
+
+
+def _opened_here(spec: ModelSpec):
+    """`spec`'s timeline opened here, before the children fork: they inherit the modules it
+    imported and the compiled code it loaded (each would load them again: 0.4 s of CPU for a
+    tiktoken file on udhr2), its own child the opened model. None when it fails to open (its
+    child opens it again and reports why)."""
     try:
-        timeline = spec.open()
-        timeline.tokenizer().prepare_for(next(iter(source.pieces()), ""))
+        return spec.open()
     except (TokvizError, OSError, MemoryError):
         return None
-    return timeline
 
 
 def compare(
