@@ -69,18 +69,25 @@ def test_training_events_count_with_the_processes_given(monkeypatch, corpus_text
     assert forks == []  # the default (the window's thread): one process
 
 
-def test_a_comparison_encodes_with_the_processes_given(monkeypatch, corpus_text, forks):
-    from tokviz.core.processes import halves
+def test_a_comparison_measures_its_models_side_by_side_with_the_processes_given(monkeypatch, corpus_text, forks):
+    """Two models given two processes: each in a forked child of its own; given one, none. One
+    model is measured in one process whatever it is given (halves of its pieces saved no time)."""
+    from tokviz.core.compare import side_by_side
 
-    monkeypatch.setattr(halves, "PARALLEL_MIN_CHARS", 50_000)
-    path = str(shared_file("vocab", "tiktoken", "cl100k_base.tiktoken"))
+    real = side_by_side.fork_stream
+    monkeypatch.setattr(side_by_side, "fork_stream", lambda fn: forks.append(1) or real(fn))
     text = corpus_text("gutenberg30.txt", 150_000)
-    spec = compare_child.path_spec("cl100k", path)
+    specs = [compare_child.path_spec(name, str(shared_file("vocab", "tiktoken", f"{name}.tiktoken")))
+             for name in ("cl100k_base", "r50k_base")]
     results = {}
     for n in (1, 2):
         forks.clear()
-        results[n] = compare_child.run_comparison(text, [spec], should_stop=lambda: False,
+        results[n] = compare_child.run_comparison(text, specs, should_stop=lambda: False,
                                                   progress=lambda what, f: None, processes=n)
-        assert (len(forks) > 0) == (n == 2)
-    assert results[1].results[0].metrics == results[2].results[0].metrics
-    assert results[1].results[0].error is None
+        assert len(forks) == (2 if n == 2 else 0)
+    assert results[1].results == results[2].results
+    assert [r.error for r in results[2].results] == [None, None]
+    forks.clear()
+    compare_child.run_comparison(text, specs[:1], should_stop=lambda: False, progress=lambda what, f: None,
+                                 processes=2)
+    assert forks == []

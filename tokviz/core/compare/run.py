@@ -199,12 +199,11 @@ class _DocumentRows:
 
 
 def _measure(spec: ModelSpec, source: TextSource, documents: Sequence[Document],
-             reference: int, processes: int = 1,
-             alphas: Sequence[float] = (RENYI_ALPHA,),
+             reference: int, alphas: Sequence[float] = (RENYI_ALPHA,),
              facts_of: Callable[[str], TextFacts] = text_facts) -> Iterator[int | ModelResult]:
     """Yield ``(documents done so far, the last one's metrics)`` as each document is measured, then the
     model's result."""
-    model = model_facts(spec.open(), spec.step, processes=processes)
+    model = model_facts(spec.open(), spec.step)
     whole = MetricsSum(vocab_size=model.vocab_size, unk_ids=model.unk_ids, byte_ids=model.byte_ids, alphas=alphas)
     rows = _DocumentRows(model, documents, alphas)
     utf8 = utf8_tables(model.vocab)
@@ -243,8 +242,8 @@ def iter_compare(
 
     `text` is a string or a `TextSource` (a file read piece by piece, once per model);
     `documents` (from `prepare_documents`) saves splitting again; `reference` picks the
-    premiums' reference document (`documents.find_reference`); `processes`: how many may encode
-    a big piece (`tokviz.core.processes.parallel`); `renyi_alphas`: the Rényi orders (the first is
+    premiums' reference document (`documents.find_reference`); `processes`: how many processes
+    may measure models side by side (`tokviz.core.processes.parallel`); `renyi_alphas`: the Rényi orders (the first is
     ``renyi_efficiency``'s, `metrics.metric_keys`). Errors of one model go into
     its result; a bad `reference` raises `TokvizError` before any model runs.
     """
@@ -275,24 +274,26 @@ def iter_compare(
 
 def _model_items(models: Sequence[ModelSpec], source: TextSource, docs: Sequence[Document], ref: int,
                  processes: int, alphas: Sequence[float]) -> Iterator[Iterator[object]]:
-    """Each model's `_measure` items: two models or more given two processes or more, measured
-    side by side in forked children where forking is safe (`side_by_side`), each encoding with
-    one process, one more child than processes (three models on two cores: all three at once take
-    three quarters of the time of two at once, then one alone) while the free memory holds
-    `CHILD_BYTES` for each; else one after the other here, each encoding with `processes`."""
+    """Each model's `_measure` items, the text read in pieces of `SIDE_PIECE_SIZE` and each model
+    readied for the text's first whole piece (`_open_ready`), encoding with one process (two halves
+    of a piece saved no time and took a quarter more CPU: the metrics after the encoding run on one
+    core). Two models or more given two processes or more: measured side by side in forked children
+    where forking is safe (`side_by_side`), one more child than processes (three models on two
+    cores: all three at once take three quarters of the time of two at once, then one alone) while
+    the free memory holds `CHILD_BYTES` for each; else one after the other here."""
+    small = source.smaller(SIDE_PIECE_SIZE)  # memory follows the pieces
+    specs = [replace(spec, open=partial(_open_ready, spec.open, source)) for spec in models]
     if len(models) > 1 and usable(processes) > 1:
         free = available_memory()
         children = usable(processes) + 1 if free is None else max(2, min(usable(processes) + 1, free // CHILD_BYTES))
-        specs = [replace(spec, open=partial(_open_ready, spec.open, source)) for spec in models]
         first = _opened_here(specs[0])
         if first is not None:
             specs[0] = replace(specs[0], open=lambda: first)
-        small = source.smaller(SIDE_PIECE_SIZE)  # each child's memory follows its pieces
-        yield from side_by_side([partial(_measure, spec, small, docs, ref, 1, alphas) for spec in specs], children)
+        yield from side_by_side([partial(_measure, spec, small, docs, ref, alphas) for spec in specs], children)
         return
     facts_of = FactsCache() if len(models) > 1 else text_facts  # what depends only on the text: once
-    for spec in models:
-        yield _measure(spec, source, docs, ref, processes, alphas, facts_of)
+    for spec in specs:
+        yield _measure(spec, small, docs, ref, alphas, facts_of)
 
 
 def _open_ready(open_timeline: Callable[[], object], source: TextSource):

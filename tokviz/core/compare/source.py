@@ -25,8 +25,8 @@ from tokviz.core.text.corpus import decode_utf8
 
 PIECE_CHARS = 1 << 21  # a piece in memory: big enough to encode in two processes (`processes.halves`)
 PIECE_BYTES = 1 << 22  # a block of a file; with its UTF-8 at 1-4 bytes a character, about as many
-# a piece for a model measured in a process of its own (`side_by_side`: no halves to share, and
-# several models at once): one model on gutenberg30, 803 -> 354 MB and 9.3 -> 8.3 s; udhr2 455 -> 223 MB
+# the piece a comparison measures (`run`: one process a model, several models at once): one model
+# on gutenberg30, 803 -> 354 MB and 9.3 -> 8.3 s; udhr2 455 -> 231 MB
 SIDE_PIECE_SIZE = 1 << 20
 
 
