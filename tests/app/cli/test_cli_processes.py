@@ -1,7 +1,7 @@
 """The command line decides how many processes a command uses (`choose_processes`, once) and
 passes the number down: ``encode`` writes a big text's ids and JSON in two processes when two are
-chosen, in one otherwise; ``train`` counts with them; ``compare`` encodes with them. The output
-is the same either way."""
+chosen, in one otherwise; ``train`` counts with them; ``compare`` measures its models side by side
+with them. The output is the same either way."""
 
 from __future__ import annotations
 
@@ -45,17 +45,19 @@ def test_train_counts_with_the_processes_the_command_line_chose(cli, monkeypatch
     assert models[1] == models[2]
 
 
-def test_compare_encodes_with_the_processes_the_command_line_chose(cli, monkeypatch, tmp_path, corpus_text, forks):
-    from tokviz.core.processes import halves
+def test_compare_measures_models_side_by_side_with_the_processes_the_command_line_chose(cli, monkeypatch, tmp_path,
+                                                                                       corpus_text, forks):
+    from tokviz.core.compare import side_by_side
 
-    monkeypatch.setattr(halves, "PARALLEL_MIN_CHARS", 50_000)
-    path = str(shared_file("vocab", "tiktoken", "cl100k_base.tiktoken"))
+    real = side_by_side.fork_stream
+    monkeypatch.setattr(side_by_side, "fork_stream", lambda fn: forks.append(1) or real(fn))
+    paths = [str(shared_file("vocab", "tiktoken", f"{name}.tiktoken")) for name in ("cl100k_base", "r50k_base")]
     (tmp_path / "t.txt").write_text(corpus_text("gutenberg30.txt", 150_000), encoding="utf-8")
     outputs = {}
     for n in (1, 2):
         monkeypatch.setattr(cli_compare, "choose_processes", lambda n=n: n)
         forks.clear()
-        outputs[n] = cli("compare", path, "-f", "t.txt", "--json")
+        outputs[n] = cli("compare", *paths, "-f", "t.txt", "--json")
         assert outputs[n][0] == 0
-        assert (len(forks) > 0) == (n == 2)
+        assert len(forks) == (2 if n == 2 else 0)  # a child a model
     assert outputs[1] == outputs[2]
