@@ -31,6 +31,8 @@ import time
 from datetime import date
 from pathlib import Path
 
+from process_tree import tree_rss_kb
+
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpora" / "udhr2_all.txt"
@@ -69,21 +71,6 @@ print(json.dumps(counts))
 """
 
 
-def _tree_rss_kb(pid: int) -> int:
-    """VmRSS of `pid` and all its descendants (kB): a comparison measures its models in children."""
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            with open(f"/proc/{p}/status") as f:
-                total += next((int(line.split()[1]) for line in f if line.startswith("VmRSS:")), 0)
-            with open(f"/proc/{p}/task/{p}/children") as f:
-                todo.extend(int(c) for c in f.read().split())
-        except (OSError, ValueError):
-            continue
-    return total
-
-
 def run_child(argv: list[str], env: dict) -> tuple[float, float, int, str, str, int, int]:
     """CPU seconds (user + system, of this child and what it waited for), wall seconds, peak RSS
     of one process (KB), stdout, stderr, exit status and the peak RSS of the whole process tree
@@ -96,7 +83,7 @@ def run_child(argv: list[str], env: dict) -> tuple[float, float, int, str, str, 
             pid, status, usage = os.wait4(p.pid, os.WNOHANG)
             if pid:
                 break
-            tree = max(tree, _tree_rss_kb(p.pid))
+            tree = max(tree, tree_rss_kb(p.pid))
             time.sleep(0.01)
         wall = time.perf_counter() - t
         p.returncode = os.waitstatus_to_exitcode(status)

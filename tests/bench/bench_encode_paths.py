@@ -50,6 +50,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from process_tree import tree_rss_kb
+
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
 GUTENBERG = SHARED / "corpora" / "gutenberg30.txt"
@@ -80,24 +82,6 @@ def loadavg() -> str:
 # -- whole processes ------------------------------------------------------------------------------
 
 
-def _tree_rss_kb(pid: int) -> int:
-    """VmRSS of `pid` and all its descendants (kB)."""
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            with open(f"/proc/{p}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-                        break
-            with open(f"/proc/{p}/task/{p}/children") as f:
-                todo.extend(int(c) for c in f.read().split())
-        except (OSError, ValueError):
-            continue
-    return total
-
-
 def run_process(cmd: list[str], out_path: Path, env: dict) -> dict:
     """Run `cmd` with stdout to `out_path`: wall seconds, CPU seconds (user + system of the process
     and the children it waited for: a forked half counts), peak tree RSS (MiB), ru_maxrss (MiB)."""
@@ -109,7 +93,7 @@ def run_process(cmd: list[str], out_path: Path, env: dict) -> dict:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
-            peak = max(peak, _tree_rss_kb(proc.pid))
+            peak = max(peak, tree_rss_kb(proc.pid))
             time.sleep(0.005)
         seconds = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)

@@ -1,0 +1,19 @@
+"""The memory of a process and every process it started, as benchmarks sample it from /proc."""
+
+from __future__ import annotations
+
+
+def tree_rss_kb(pid: int) -> int:
+    """VmRSS of `pid` and all its descendants (kB): forked halves, counting children and compared
+    models count in full."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                total += next((int(line.split()[1]) for line in f if line.startswith("VmRSS:")), 0)
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                todo.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
