@@ -31,7 +31,7 @@ import time
 from datetime import date
 from pathlib import Path
 
-from process_tree import tree_rss_kb
+from process_tree import wait_sampled
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
@@ -78,13 +78,7 @@ def run_child(argv: list[str], env: dict) -> tuple[float, float, int, str, str, 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
         p = subprocess.Popen(argv, stdout=out, stderr=err, cwd=ROOT, env=env)
-        tree = 0
-        while True:
-            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            tree = max(tree, tree_rss_kb(p.pid))
-            time.sleep(0.01)
+        status, usage, tree = wait_sampled(p, 0.01)
         wall = time.perf_counter() - t
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)

@@ -50,7 +50,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from process_tree import tree_rss_kb
+from process_tree import wait_sampled
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
@@ -88,13 +88,7 @@ def run_process(cmd: list[str], out_path: Path, env: dict) -> dict:
     with open(out_path, "wb") as out:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env)
-        peak = 0
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            peak = max(peak, tree_rss_kb(proc.pid))
-            time.sleep(0.005)
+        status, usage, peak = wait_sampled(proc)
         seconds = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode(errors="replace")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import time
+
 
 def tree_rss_kb(pid: int) -> int:
     """VmRSS of `pid` and all its descendants (kB): forked halves, counting children and compared
@@ -17,3 +21,15 @@ def tree_rss_kb(pid: int) -> int:
         except (OSError, ValueError):
             continue
     return total
+
+
+def wait_sampled(proc: subprocess.Popen, every: float = 0.005) -> tuple[int, os.struct_rusage, int]:
+    """Wait for `proc`, sampling its tree's memory every `every` seconds: ``(wait status, its
+    resource usage (the children it waited for included), peak tree RSS in kB)``."""
+    peak = 0
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            return status, usage, peak
+        peak = max(peak, tree_rss_kb(proc.pid))
+        time.sleep(every)
