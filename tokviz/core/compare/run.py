@@ -8,10 +8,11 @@ events when cancelled (encoding one piece is the longest step: about a second fo
 
 Each model is a `ModelSpec`: a label, a function that opens its timeline, and a step. A model
 that fails to open or to encode (any `TokvizError` or `OSError`) gets a result with `error` set
-and the others still run. Given two processes or more (the command line), models are measured
-side by side, each in a forked child of its own (`side_by_side`; 3.8 s instead of 5.3 s for three
-tiktoken files on udhr2, two cores); otherwise (the window's worker thread) one model is open at a
-time, so a big one is freed before the next loads.
+and the others still run. Given two processes or more (the command line, the Compare panel's child
+process), models are measured side by side, each in a forked child of its own (`side_by_side`;
+3.4-3.7 s instead of 5.3 s for three tiktoken files on udhr2, two cores); otherwise (one process,
+or where forking is not safe) one model is open at a time, so a big one is freed before the next
+loads.
 
 The text streams: it is read (`source`) and encoded (`seams`) piece by piece, with the tokens of
 one encoding of the whole text, and each piece's figures are added up (`MetricsSum`), so memory
@@ -276,7 +277,7 @@ def _model_items(models: Sequence[ModelSpec], source: TextSource, docs: Sequence
                  processes: int, alphas: Sequence[float]) -> Iterator[Iterator[object]]:
     """Each model's `_measure` items, the text read in pieces of `SIDE_PIECE_SIZE` and each model
     readied for the text's first whole piece (`_open_ready`), encoding with one process (two halves
-    of a piece saved no time and took a quarter more CPU: the metrics after the encoding run on one
+    of a piece saved no time and took a third more CPU: the metrics after the encoding run on one
     core). Two models or more given two processes or more: measured side by side in forked children
     where forking is safe (`side_by_side`), one more child than processes (three models on two
     cores: all three at once take three quarters of the time of two at once, then one alone) while

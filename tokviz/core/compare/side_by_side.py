@@ -1,9 +1,8 @@
 """Models of a comparison measured side by side, each in a forked child, their items back in order.
 
-Measuring three models on two cores, two models at a time in two children beats one model at a
-time with its encoding in two halves: halves share one text's new chunks (the forked half sends
-them back), split only the encoding, and leave everything after it (positions, tallies, metrics)
-on one core. A child opens its model, measures it with one process and streams each item
+Measuring several models at once, each in a child of its own, beats one model at a time with its
+encoding in two halves: halves share one text's new chunks (the forked half sends them back),
+split only the encoding, and leave everything after it (positions, tallies, metrics) on one core. A child opens its model, measures it with one process and streams each item
 (`run._measure`'s progress rows, then its result) as it comes; the caller reads the models in
 order while the next one is already running. A model's expected failures come back as `Failed`
 (the message a serial run would give); a child that dies without its result (killed, out of

@@ -176,7 +176,8 @@ class Overlaps:
     characters, identifiers). Tokens that follow one another without a gap and start at distinct
     positions (bytes from the tokens' lengths) are answered from one running count of token
     starts, made on first use: 1 (the token holding ``lo``) + the starts strictly inside the span,
-    two reads per span where the binary searches take two searches (4x as quick on udhr2).
+    two reads per span where the binary searches take two searches (udhr2, three models: the
+    multi-byte characters' splits in 0.14 s instead of 0.24 s, the running count's making included).
 
     >>> o = Overlaps(np.array([0, 2, 3, 5]), np.array([2, 3, 5, 7]))
     >>> o(np.array([0, 3, 1]), np.array([3, 7, 2])).tolist()
