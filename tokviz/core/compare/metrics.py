@@ -37,9 +37,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tokviz.core.text.spaces import space_codes
+
 from . import distribution
 from .tallies import NumberLength, Tally, finish, number_lengths
-from .text import TextFacts, ratio, space_codes, text_facts, token_counts_per_word
+from .text import TextFacts, ratio, text_facts, token_counts_per_word
 
 __all__ = ["METRIC_KEYS", "RENYI_ALPHA", "Metrics", "MetricsSum", "TextFacts", "compute_metrics", "id_counts",
            "metric_keys", "ratio", "renyi_efficiency", "space_codes", "text_facts", "token_counts_per_word"]

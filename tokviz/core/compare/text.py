@@ -14,9 +14,10 @@ import re
 import sys
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import cache
 
 import numpy as np
+
+from tokviz.core.text.spaces import space_mask
 
 
 def ratio(num: float, den: float) -> float | None:
@@ -26,26 +27,6 @@ def ratio(num: float, den: float) -> float | None:
     (1.5, None)
     """
     return num / den if den else None
-
-
-@cache
-def space_codes() -> np.ndarray:
-    """Code points `str.isspace` accepts (all below U+3001), sorted: the separators of
-    `str.split()`.
-
-    >>> [hex(c) for c in space_codes()[:6]]
-    ['0x9', '0xa', '0xb', '0xc', '0xd', '0x1c']
-    """
-    return np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)
-
-
-@cache
-def _space_table() -> np.ndarray:
-    """(0x3002,) bool: whether each code point below U+3001 is a space; the last entry (False)
-    stands for every code point above (a table lookup is several times quicker than `np.isin`)."""
-    table = np.zeros(0x3002, dtype=bool)
-    table[space_codes()] = True
-    return table
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,7 +98,7 @@ def text_facts(text: str) -> TextFacts:
     lengths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
     char_bytes = np.zeros(len(cps) + 1, dtype=np.int64)
     np.cumsum(lengths, out=char_bytes[1:])
-    word = ~_space_table()[np.minimum(cps, 0x3001)]  # (chars,) bool: part of a word
+    word = ~space_mask(cps)  # (chars,) bool: part of a word
     edges = np.diff(word.astype(np.int8), prepend=np.int8(0), append=np.int8(0))
     starts = np.flatnonzero(edges == 1)
     ends = np.flatnonzero(edges == -1)

@@ -20,12 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-_SPACE_CODES = {ord(c) for c in " \t\n\r\v\f\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000"} | set(
-    range(0x2000, 0x200B))
-# code point -> whitespace, up to the last one (a table: `np.isin` sorts with `np.unique`, whose first
-# call imports numpy.ma, 10-20 ms while the window starts)
-_IS_SPACE = np.zeros(max(_SPACE_CODES) + 1, dtype=bool)
-_IS_SPACE[sorted(_SPACE_CODES)] = True
+from tokviz.core.text.spaces import space_mask
 
 
 def canonical_positions(text: str) -> np.ndarray:
@@ -37,7 +32,7 @@ def canonical_positions(text: str) -> np.ndarray:
     """
     n = len(text)
     codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    space = _IS_SPACE[np.minimum(codes, len(_IS_SPACE) - 1)] & (codes < len(_IS_SPACE))
+    space = space_mask(codes)
     pos = np.where(space, n, np.arange(n, dtype=np.int64))
     out = np.empty(n + 1, np.int64)
     out[n] = n
@@ -64,7 +59,7 @@ def differing_cuts(text: str, spans: Sequence[tuple[int, int]], reference: Seque
     canon = canonical_positions(text[:limit])
     ref_arr = np.clip(np.asarray(ref, np.int64).reshape(-1, 2), 0, limit)
     cuts = np.sort(canon[ref_arr.ravel()])
-    cuts = cuts[np.concatenate(([True], cuts[1:] != cuts[:-1]))]  # distinct (`np.unique`: see `_IS_SPACE`)
+    cuts = cuts[np.concatenate(([True], cuts[1:] != cuts[:-1]))]  # distinct (`np.unique` imports numpy.ma)
     covered = int(ref_arr[:, 1].max())
     row = np.clip(np.asarray(spans, np.int64).reshape(-1, 2), 0, limit)
     a, b = canon[row[:, 0]], canon[row[:, 1]]
