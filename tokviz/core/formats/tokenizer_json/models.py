@@ -199,6 +199,21 @@ class HfBpeModel:
         """The ``(id, start, end)`` symbols `word` starts as, before any merge."""
         return self._symbols(word)
 
+    def pair_rank_rows(self, chars: Sequence[str]) -> list[list[int]]:
+        """``rows[a][b]``: the rank of the pair of one-character tokens ``chars[a]``, ``chars[b]``
+        (`INF_RANK` where no merge joins them; every character a token). Read from the ranks by
+        two characters when the model keeps them (a few thousand entries), else pair by pair."""
+        index = {c: k for k, c in enumerate(chars)}
+        if self._char_pairs is None:
+            ids, get = [self.vocab[c] for c in chars], self._pairs.rank_of.get
+            return [list(map(get, [pair_key(x, y) for y in ids], repeat(INF_RANK))) for x in ids]
+        rows = [[INF_RANK] * len(chars) for _ in chars]
+        for pair, rank in self._char_pairs.items():
+            a, b = index.get(pair[0]), index.get(pair[1])
+            if a is not None and b is not None:
+                rows[a][b] = rank
+        return rows
+
     @property
     def pair_merges(self) -> PairMerges:
         """The merge list as the pair-rank loops read it."""

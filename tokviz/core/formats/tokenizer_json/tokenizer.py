@@ -61,7 +61,7 @@ from tokviz.core.formats.tokenizer_json.pretokenizers import (
     PreTokenizer,
     to_byte_chars,
 )
-from tokviz.core.formats.tokenizer_json.word_ids import WordIds
+from tokviz.core.formats.tokenizer_json.word_ids import WordIds, byte_word_ids
 from tokviz.core.io.checks import is_count
 from tokviz.core.io.safe_files import MAX_MODEL_BYTES, parse_json, read_file_bytes
 from tokviz.core.special_tokens import AddedToken
@@ -140,7 +140,7 @@ class HfTokenizer(HfDropout, HfExplaining, TokenizerDefaults):
         if pre_tokenizer is None and self._cut_marker:  # (Mistral) the text's pieces between ▁ cuts
             self._word_ids: WordIds | None = WordIds(marker_pieces, model_ids)
         else:
-            self._word_ids = WordIds.of(pre_tokenizer, model_ids)
+            self._word_ids = WordIds.of(pre_tokenizer, model_ids, byte_word_ids(model, pre_tokenizer))
         pre = pre_tokenizer
         self._plain_byte_level = (
             normalizer is None and isinstance(pre, ByteLevelPre) and pre.use_regex

@@ -3,6 +3,13 @@ ByteLevel, DeepSeek's Splits + ByteLevel, BERT's) or that has none but is cut at
 markers (Mistral's): words as strings, never `NormStr` pieces, and each word's ids kept (by the
 word before ByteLevel's mapping), so a word seen before costs one dict lookup.
 
+A byte-level BPE model's new words are merged straight from their UTF-8 bytes (`byte_word_ids`).
+ByteLevel turns each byte of a word into one character (`to_byte_chars`); the model would then
+look up each character and rank each pair by its two-character string, one short string made and
+hashed per byte and per pair. From the bytes, the id of each byte and the rank of each pair of
+bytes come from tables of 256 and 256 x 256 entries (C-level indexing of small ints), and the
+shared pair-rank loop merges from there: the same ids.
+
 What this leaves out: the normalizer and the added tokens' patterns (given by the caller) and
 the model (`models`).
 """
@@ -11,9 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import chain
+from operator import getitem
 
+from tokviz.core.bpe.pair_merge import INF_RANK
 from tokviz.core.formats.tokenizer_json.added import AddedMatcher, split_added
-from tokviz.core.formats.tokenizer_json.pretokenizers import PreTokenizer
+from tokviz.core.formats.tokenizer_json.models import HfBpeModel
+from tokviz.core.formats.tokenizer_json.pretokenizers import BYTE_CHAR, PreTokenizer, to_byte_chars
 
 _CACHE_SIZE = 200_000  # words per step limit before the cache starts over
 _LIMITS = 6  # step limits that keep a cache
@@ -30,10 +40,14 @@ class WordIds:
         self._caches: dict[int, dict[str, list[int]]] = {}  # (lists the model made: never handed out)
 
     @classmethod
-    def of(cls, pre_tokenizer: PreTokenizer | None, model_ids: Callable[[str, int], list[int]]) -> "WordIds | None":
-        """The shortcut for this pre-tokenizer, or None when it has none."""
+    def of(cls, pre_tokenizer: PreTokenizer | None, model_ids: Callable[[str, int], list[int]],
+           unmapped_ids: Callable[[str, int], list[int]] | None = None) -> WordIds | None:
+        """The shortcut for this pre-tokenizer, or None when it has none. `unmapped_ids`: the
+        model's ids of a word before the pre-tokenizer's `word_map`, when it can take it so."""
         if pre_tokenizer is None or pre_tokenizer.split_unmapped([]) is None:
             return None
+        if unmapped_ids is not None or pre_tokenizer.word_map is None:
+            return cls(pre_tokenizer.split_unmapped, unmapped_ids or model_ids)
         return cls(pre_tokenizer.split_unmapped, model_ids, pre_tokenizer.word_map)
 
     def text_ids(self, text: str, limit: int, raw_added: AddedMatcher | None, norm_added: AddedMatcher | None,
@@ -72,3 +86,31 @@ class WordIds:
                     hit = cache[word] = self._model_ids(word if self._map is None else self._map(word), limit)
                 hits[k] = hit
         return list(chain.from_iterable(hits))
+
+
+def byte_word_ids(model, pre_tokenizer: PreTokenizer | None = None) -> Callable[[str, int], list[int]] | None:
+    """``ids(word, limit)``: ``model.tokenize_ids(to_byte_chars(word), limit)`` made from the
+    word's bytes, for a BPE `model` (and a `pre_tokenizer` whose words it sees as byte-level
+    characters, when given); None otherwise, when a byte's character is not a token of its own,
+    or when words take a prefix or suffix."""
+    if pre_tokenizer is not None and pre_tokenizer.word_map is not to_byte_chars:
+        return None
+    if not isinstance(model, HfBpeModel) or model.prefix or model.suffix:
+        return None
+    vocab = model.vocab
+    byte_ids = [vocab.get(BYTE_CHAR[b]) for b in range(256)]
+    if None in byte_ids:
+        return None
+    ranks = model.pair_rank_rows([BYTE_CHAR[b] for b in range(256)])
+    merge, row, byte_id = model.pair_merges.merge, ranks.__getitem__, byte_ids.__getitem__
+    whole = model.ignore_merges
+
+    def ids(word: str, limit: int = INF_RANK) -> list[int]:
+        if whole and limit == INF_RANK:  # a word that is a token is that token, merges or not
+            tid = vocab.get(to_byte_chars(word))
+            if tid is not None:
+                return [tid]
+        data = word.encode()
+        return merge(list(map(byte_id, data)), limit, ranks=list(map(getitem, map(row, data), data[1:])))
+
+    return ids
