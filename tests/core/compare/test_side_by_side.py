@@ -128,3 +128,19 @@ def test_a_refused_fork_is_measured_here(monkeypatch):
     monkeypatch.setattr(sbs, "fork_stream", refuse)
     got = [list(items) for items in side_by_side([lambda: iter([os.getpid()]), lambda: iter("ab")], 2)]
     assert got == [[os.getpid()], ["a", "b"]]
+
+
+def test_each_model_is_measured_with_the_collector_paused_and_given_back_between_items():
+    """Opening and encoding run with the cyclic collector paused; the reader gets it back as it was."""
+    import gc
+
+    seen = []
+
+    def opened():
+        seen.append(gc.isenabled())
+        return MODELS[1]
+
+    assert gc.isenabled()
+    for _ in iter_compare(TEXT, [ModelSpec("m", opened)], by_document=True, processes=1):
+        seen.append(("between", gc.isenabled()))
+    assert seen[0] is False and all(enabled for _, enabled in seen[1:]) and len(seen) >= 2
