@@ -10,7 +10,8 @@ and ``tokenizer.json`` against ``sentencepiece`` and ``tokenizers``. Each figure
 runs (default 3) of the CPU time of the child process (user + system, `os.wait4`'s usage of that
 child: what a loaded shared machine changes least) and of its wall time, with the ratio to the
 reference's; the child's peak RSS too, and the peak of the sum of RSS over its process tree (models
-are measured side by side in children of their own, sampled every 10 ms). ``--memory`` adds the peak RSS of one run on the 31.8 MB
+are measured side by side in children of their own), sampled every 10 ms in one more run that is
+not timed (sampling takes a share of a core from a run that uses both). ``--memory`` adds the peak RSS of one run on the 31.8 MB
 ``gutenberg30.txt``. The load average (``os.getloadavg``) is written next to the figures: trust
 the CPU ratios on a busy machine. Progress is off (``--quiet``). Target: CPU ratio <= 1.5 for the
 tiktoken rows. Writes ``tests/bench/results/compare_cli.json``; data comes from ``../shared``
@@ -71,14 +72,20 @@ print(json.dumps(counts))
 """
 
 
-def run_child(argv: list[str], env: dict) -> tuple[float, float, int, str, str, int, int]:
+def run_child(argv: list[str], env: dict, *, sample: bool = False) -> tuple[float, float, int, str, str, int, int]:
     """CPU seconds (user + system, of this child and what it waited for), wall seconds, peak RSS
-    of one process (KB), stdout, stderr, exit status and the peak RSS of the whole process tree
-    (KB, sampled every 10 ms)."""
+    of one process (KB), stdout, stderr, exit status and, with `sample`, the peak RSS of the whole
+    process tree (KB, sampled every 10 ms; else 0). Timed runs are not sampled: reading /proc
+    every 10 ms takes a share of a core, which slows a run whose children use both cores and
+    not a reference that uses one."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
         p = subprocess.Popen(argv, stdout=out, stderr=err, cwd=ROOT, env=env)
-        status, usage, tree = wait_sampled(p, 0.01)
+        if sample:
+            status, usage, tree = wait_sampled(p, 0.01)
+        else:
+            _, status, usage = os.wait4(p.pid, 0)
+            tree = 0
         wall = time.perf_counter() - t
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
@@ -121,6 +128,7 @@ def measure(label: str, cli: list[str], ref: list[str], reps: int, env: dict) ->
         rcpu.append(c)
         rwall.append(w)
         ref_tokens = json.loads(out)
+    trees.append(run_child(cli, env, sample=True)[6])  # memory: one more run, sampled, not timed
     row = {"row": label, "cpu_s": round(statistics.median(cpu), 3), "wall_s": round(statistics.median(wall), 3),
            "ref_cpu_s": round(statistics.median(rcpu), 3), "ref_wall_s": round(statistics.median(rwall), 3),
            "peak_rss_mb": round(max(rss) / 1024, 1), "peak_tree_rss_mb": round(max(trees) / 1024, 1), "tokens": tokens, "ref_tokens": ref_tokens,
@@ -160,7 +168,7 @@ def main() -> int:
                                     max(1, args.reps - 2), env))
     memory = None
     if args.memory and BIG.exists():
-        c, w, m, _, _, code, tree = run_child(cli_argv(list(NAMES), BIG, []), env)
+        c, w, m, _, _, code, tree = run_child(cli_argv(list(NAMES), BIG, []), env, sample=True)
         memory = {"corpus": BIG.name, "mb": round(BIG.stat().st_size / 1e6, 1), "peak_rss_mb": round(m / 1024, 1),
                   "peak_tree_rss_mb": round(tree / 1024, 1),
                   "cpu_s": round(c, 2), "wall_s": round(w, 2), "exit": code}

@@ -19,7 +19,7 @@ from fractions import Fraction
 import numpy as np
 
 from .code_metrics import IDENTIFIER, INDENT, span_tokens
-from .numbers import length_group, number_splits
+from .numbers import length_group, number_splits, pattern_f1
 from .text import Overlaps, TextFacts, ratio
 from .utf8_integrity import Utf8Tables, multibyte_splits
 
@@ -134,6 +134,7 @@ class PieceTallies:
         c1 = self.n_chars if c1 is None else c1
         i, j = np.searchsorted(self.number_starts, c0, "left"), np.searchsorted(self.number_starts, c1, "left")
         numbers = self.numbers[i:j]
+        patterns = Counter((n.digits, n.pattern) for n in numbers)
         return Tally(
             single_words=_sum_in(self.word_starts, self.single, c0, c1),
             whole_tokens=int(self.whole[t0:t1].sum()),
@@ -141,10 +142,10 @@ class PieceTallies:
             multibyte_chars=int(np.searchsorted(self.mb_chars, c1) - np.searchsorted(self.mb_chars, c0)),
             split_chars=_sum_in(self.mb_chars, self.mb_split, c0, c1),
             numbers=len(numbers),
-            f1_sum=sum((n.f1 for n in numbers), Fraction(0)),
+            f1_sum=sum((pattern_f1(*key) * k for key, k in patterns.items()), Fraction(0)),  # exact: any order
             digits=sum(n.digits for n in numbers),
             number_tokens=sum(n.tokens for n in numbers),
-            patterns=Counter((n.digits, n.pattern) for n in numbers),
+            patterns=patterns,
             identifiers=int(np.searchsorted(self.ident_starts, c1) - np.searchsorted(self.ident_starts, c0)),
             identifier_tokens=_sum_in(self.ident_starts, self.ident_tokens, c0, c1),
             indents=int(np.searchsorted(self.indent_starts, c1) - np.searchsorted(self.indent_starts, c0)),
