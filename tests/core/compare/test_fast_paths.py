@@ -1,5 +1,6 @@
 """The quick ways compare finds what it counts give what the plain ways give: token overlaps from
-running counts of token starts, identifiers from their marks, and tokens placed by their lengths
+running counts of token starts, identifiers from their marks, numbers and indentation from the code
+points, each character's byte offset from the UTF-8 lead bytes, and tokens placed by their lengths
 alone (never for a text with a lone surrogate)."""
 
 from __future__ import annotations
@@ -10,10 +11,12 @@ from hypothesis import strategies as st
 
 from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 from tokviz.core.compare import model_facts, text_facts
-from tokviz.core.compare.code_metrics import IDENTIFIER, IDENTIFIER_PATTERN
+from tokviz.core.compare.code_metrics import IDENTIFIER, IDENTIFIER_PATTERN, INDENT
+from tokviz.core.compare.numbers import NUMBER
 from tokviz.core.compare.text import Overlaps, token_counts_per_word
 from tokviz.core.compare.tokens import encode_positions
 from tokviz.core.explain.loaded_timeline import as_timeline
+from tokviz.core.text.digits import LIMIT, decimal_mask
 
 
 @settings(max_examples=200, deadline=None)
@@ -49,3 +52,32 @@ def test_identifiers_found_from_their_marks_are_the_patterns_matches(text):
 def byte_level():
     ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b" a": 257}
     return as_timeline(RankBpeTokenizer(ranks, pattern=r" ?\w+| ?[^\w\s]+|\s+"))
+
+
+# digits of several scripts, every kind of space and line break, lone surrogates, astral letters
+_CHARS = st.sampled_from([*"0123456789a _\t\n\r\x0b\x0c\x1c\x85\u00a0\u2028\u3000\u0663\u06f5\u0966\uff11",
+                          "\U0001d7ce", "\U0001fbf9", "\U00011066", "\u00b2", "\u2155", "\ud800", "\U0001f600", "\u00e9"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(_CHARS, max_size=40))
+def test_numbers_and_indentation_from_the_code_points_are_the_patterns_matches(text):
+    facts = text_facts(text)
+    for finder in (NUMBER, INDENT):
+        want = [m.span() for m in finder.pattern.finditer(text)]
+        lo, hi = facts.matches(finder)
+        assert list(zip(lo.tolist(), hi.tolist())) == want, finder.pattern.pattern
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(_CHARS, max_size=40))
+def test_byte_offsets_of_characters_are_their_utf8_lengths_added_up(text):
+    lengths = [len(c.encode("utf-8", "surrogatepass")) for c in text]
+    assert text_facts(text).char_bytes.tolist() == np.concatenate(([0], np.cumsum(lengths, dtype=np.int64))).tolist()
+
+
+def test_the_decimal_table_is_str_isdecimal_for_every_code_point():
+    codes = np.arange(0x110000, dtype=np.uint32)
+    mask = decimal_mask(codes)
+    assert mask.tolist() == [chr(c).isdecimal() for c in range(0x110000)]
+    assert not mask[LIMIT:].any()

@@ -20,7 +20,9 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from .text import TextFacts
+from tokviz.core.text.spaces import space_mask
+
+from .text import RunFinder, TextFacts, runs
 
 IDENTIFIER_PATTERN = re.compile(
     r"(?<![\w])(?:_\w*[A-Za-z0-9]\w*|[A-Za-z][A-Za-z0-9]*_\w*|[a-z][a-z0-9]*[A-Z]\w*)(?![\w])", re.ASCII)
@@ -63,10 +65,29 @@ def _marks(text: str) -> list[int]:
 
 
 IDENTIFIER = Identifiers()
-INDENT = re.compile(r"^[ \t]+(?=\S)", re.MULTILINE)
+def line_indents(facts: TextFacts) -> tuple[np.ndarray, np.ndarray]:
+    """``^[ \\t]+(?=\\S)``'s matches (multi-line) in ``facts.text``, from its code points: the runs of
+    spaces and tabs that start a line (at the text's start or after a line feed) and stop at a
+    character that is not whitespace.
+
+    >>> from tokviz.core.compare.text import text_facts
+    >>> [a.tolist() for a in line_indents(text_facts("  a\\n\\t \\n \\tb  c\\n   "))]
+    [[0, 7], [2, 9]]
+    """
+    codes = facts.codes
+    starts, ends = runs((codes == 0x20) | (codes == 0x09))
+    if not len(starts):
+        return starts, ends
+    line = (starts == 0) | (codes[np.maximum(starts - 1, 0)] == 0x0A)
+    inside = ends < len(codes)
+    keep = line & inside & ~space_mask(codes[np.minimum(ends, len(codes) - 1)])
+    return starts[keep], ends[keep]
 
 
-def span_tokens(facts: TextFacts, pattern: re.Pattern | Identifiers, overlaps: Callable[[np.ndarray, np.ndarray], np.ndarray],
+INDENT = RunFinder(re.compile(r"^[ \t]+(?=\S)", re.MULTILINE), line_indents)
+
+
+def span_tokens(facts: TextFacts, pattern: re.Pattern | Identifiers | RunFinder, overlaps: Callable[[np.ndarray, np.ndarray], np.ndarray],
                 in_bytes: bool) -> tuple[np.ndarray, np.ndarray]:
     """The char offsets of `pattern`'s matches in ``facts.text`` and the number of tokens
     overlapping each (`overlaps`: `text.Overlaps` of the tokens' positions, in bytes, or in chars

@@ -30,10 +30,22 @@ from functools import lru_cache
 import numpy as np
 
 from tokviz.core.explain.numbers import right_aligned_boundaries
+from tokviz.core.text.digits import decimal_mask
 
-from .text import TextFacts
+from .text import RunFinder, TextFacts, runs
 
-NUMBER = re.compile(r"\d+")
+
+def digit_runs(facts: TextFacts) -> tuple[np.ndarray, np.ndarray]:
+    """``\\d+``'s matches in ``facts.text``: the runs of decimal digits, from its code points.
+
+    >>> from tokviz.core.compare.text import text_facts
+    >>> [a.tolist() for a in digit_runs(text_facts("a 12 b\u0663\u0664 3"))]
+    [[2, 6, 9], [4, 8, 10]]
+    """
+    return runs(decimal_mask(facts.codes))
+
+
+NUMBER = RunFinder(re.compile(r"\d+"), digit_runs)
 LONG_GROUP = 10  # numbers of this many digits or more share one length group ("10+")
 
 

@@ -36,6 +36,7 @@ import numpy as np
 from tokviz.core.errors import TokvizError
 from tokviz.core.gc_pause import paused_gc
 from tokviz.core.processes.parallel import available_memory, usable
+from tokviz.core.text import digits as decimal_digits
 
 from .documents import Document, DocumentSplitter, find_reference, gini, premiums
 from .metrics import RENYI_ALPHA, Metrics, MetricsSum, compute_metrics
@@ -296,6 +297,7 @@ def _model_items(models: Sequence[ModelSpec], source: TextSource, docs: Sequence
         free = available_memory()
         children = usable(processes) + 1 if free is None else max(2, min(usable(processes) + 1, free // CHILD_BYTES))
         first = _opened_here(specs[0])
+        decimal_digits.warm_up()  # the numbers' table, made once for every child
         if first is not None:
             specs[0] = replace(specs[0], open=lambda: first)
         yield from side_by_side([partial(_measure, spec, small, docs, ref, alphas) for spec in specs], children)

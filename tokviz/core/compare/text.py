@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,16 +43,20 @@ class TextFacts:
     char_bytes: np.ndarray  # (chars + 1,) int64
     word_starts: np.ndarray  # (words,) int64
     word_ends: np.ndarray  # (words,) int64
+    codes: np.ndarray  # (chars,) uint32: the code points (a lone surrogate as itself)
     _found: dict = field(default_factory=dict, repr=False)  # what `matches` and `multibyte_chars` found
 
-    def matches(self, pattern: re.Pattern) -> tuple[np.ndarray, np.ndarray]:
-        """Char offsets ``(starts, ends)`` of `pattern`'s matches in the text, found once (int64).
+    def matches(self, pattern: re.Pattern | RunFinder) -> tuple[np.ndarray, np.ndarray]:
+        """Char offsets ``(starts, ends)`` of `pattern`'s matches in the text, found once (int64):
+        a `RunFinder`'s from the code points, a regex's by scanning.
 
         >>> [a.tolist() for a in text_facts("a 12 b 3").matches(re.compile(r"\\d+"))]
         [[2, 7], [4, 8]]
         """
         found = self._found.get(pattern)
-        if found is None:
+        if found is None and isinstance(pattern, RunFinder):
+            found = self._found[pattern] = pattern.spans(self)
+        elif found is None:
             flat = [i for m in pattern.finditer(self.text) for i in m.span()]
             spans = np.array(flat, dtype=np.int64).reshape(-1, 2)
             found = self._found[pattern] = (spans[:, 0].copy(), spans[:, 1].copy())
@@ -67,7 +72,7 @@ class TextFacts:
 
     def memory(self) -> int:
         """About how many bytes these facts hold."""
-        arrays = [self.char_bytes, self.word_starts, self.word_ends, *self._found.values()]
+        arrays = [self.char_bytes, self.word_starts, self.word_ends, self.codes, *self._found.values()]
         held = sum(a.nbytes for x in arrays for a in (x if isinstance(x, tuple) else (x,)))
         return sys.getsizeof(self.text) + len(self.data) + held
 
@@ -95,14 +100,33 @@ def text_facts(text: str) -> TextFacts:
     """
     data = text.encode("utf-8", errors="surrogatepass")
     cps = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
-    lengths = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
-    char_bytes = np.zeros(len(cps) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=char_bytes[1:])
-    word = ~space_mask(cps)  # (chars,) bool: part of a word
-    edges = np.diff(word.astype(np.int8), prepend=np.int8(0), append=np.int8(0))
-    starts = np.flatnonzero(edges == 1)
-    ends = np.flatnonzero(edges == -1)
-    return TextFacts(text, data, char_bytes, starts, ends)
+    char_bytes = np.empty(len(cps) + 1, dtype=np.int64)
+    char_bytes[:-1] = np.flatnonzero((np.frombuffer(data, np.uint8) & 0xC0) != 0x80)  # each character's lead byte
+    char_bytes[-1] = len(data)
+    starts, ends = runs(~space_mask(cps))  # words: runs of characters that are not spaces
+    return TextFacts(text, data, char_bytes, starts, ends, cps)
+
+
+def runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(starts, ends)`` of the runs of True in the bool array `mask`.
+
+    >>> [a.tolist() for a in runs(np.array([True, False, True, True]))]
+    [[0, 2], [1, 4]]
+    """
+    edges = np.diff(mask.astype(np.int8), prepend=np.int8(0), append=np.int8(0))
+    return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+
+
+class RunFinder:
+    """A pattern whose matches are runs of characters, found by `spans` from a text's code points
+    with array operations (`TextFacts.matches`), and the regex they equal (`pattern`; `finditer`
+    gives its match objects, for the tests and any caller that wants them)."""
+
+    def __init__(self, pattern: re.Pattern, spans: Callable[[TextFacts], tuple[np.ndarray, np.ndarray]]) -> None:
+        self.pattern, self.spans = pattern, spans
+
+    def finditer(self, text: str) -> Iterator[re.Match]:
+        return self.pattern.finditer(text)
 
 
 class FactsCache:
