@@ -65,6 +65,8 @@ def _marks(text: str) -> list[int]:
 
 
 IDENTIFIER = Identifiers()
+
+
 def line_indents(facts: TextFacts) -> tuple[np.ndarray, np.ndarray]:
     """``^[ \\t]+(?=\\S)``'s matches (multi-line) in ``facts.text``, from its code points: the runs of
     spaces and tabs that start a line (at the text's start or after a line feed) and stop at a
@@ -87,8 +89,8 @@ def line_indents(facts: TextFacts) -> tuple[np.ndarray, np.ndarray]:
 INDENT = RunFinder(re.compile(r"^[ \t]+(?=\S)", re.MULTILINE), line_indents)
 
 
-def span_tokens(facts: TextFacts, pattern: re.Pattern | Identifiers | RunFinder, overlaps: Callable[[np.ndarray, np.ndarray], np.ndarray],
-                in_bytes: bool) -> tuple[np.ndarray, np.ndarray]:
+def span_tokens(facts: TextFacts, pattern: re.Pattern | Identifiers | RunFinder,
+                overlaps: Callable[[np.ndarray, np.ndarray], np.ndarray], in_bytes: bool) -> tuple[np.ndarray, np.ndarray]:
     """The char offsets of `pattern`'s matches in ``facts.text`` and the number of tokens
     overlapping each (`overlaps`: `text.Overlaps` of the tokens' positions, in bytes, or in chars
     when not `in_bytes`).
