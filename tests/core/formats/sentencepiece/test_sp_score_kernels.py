@@ -96,3 +96,22 @@ def test_the_loop_loads_once_python_has_merged_enough_words(pair, monkeypatch): 
     want = bpe.encode_ids(words)[0]  # 39 new words: past the limit
     assert sp_bpe.KERNELS in sys.modules and bpe.compiled() is not None
     assert bpe.encode_ids(words)[0] == want
+
+
+def test_a_text_of_many_new_words_loads_the_loop_before_it_and_english_does_not():
+    """`prepare_for` (compare, before its children fork): udhr2's 380 languages bring many words
+    that are not pieces, the compiled loop is loaded for them at once; a long English text's
+    common words are pieces and its rare ones repeat, so it keeps Python's loop until
+    `COMPILE_MIN` words have taken it."""
+    _kernels()
+    from tests.real_tokenizers import corpus
+    from tokviz.core.formats.sentencepiece import SentencePieceTokenizer
+
+    english = SentencePieceTokenizer.from_file(mistral_model())
+    assert not english.bpe.repaid_by(corpus("gutenberg30.txt", 10_000_000))
+    assert not english.bpe.repaid_by(corpus("udhr2_all.txt", 1_000_000))  # too few new words in all
+    many = SentencePieceTokenizer.from_file(mistral_model())
+    udhr = corpus("udhr2_all.txt", None)
+    assert many.bpe.repaid_by(udhr)
+    many.prepare_for(udhr)
+    assert not many.bpe.repaid_by(udhr) and many.bpe.compiled() is not None  # loaded: nothing left to repay

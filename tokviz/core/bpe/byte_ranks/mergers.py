@@ -16,15 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from tokviz.core import jit
+from tokviz.core.text import new_words
 
 from .one_chunk import LONG_PIECE, bpe_parts_heap
 
 KERNELS = "tokviz.core.bpe.byte_ranks.kernels"  # imports numba
 COMPILED_LONGEST = 4096  # longer pieces take the heap loop (the compiled loop's rounds cost length squared)
-_SAMPLES = 16  # slices of a big text looked at by `needs_kernels`
-_SAMPLE_CHARS = 4096
-_EXPECTED_MIN = 100_000  # new chunks a whole text is expected to bring before the kernels are loaded for it
-_DENSITY_MIN = 0.015  # ... and new words per character in its samples (English 0.004-0.007, udhr2 0.035)
+_EXPECTED_MIN = new_words.EXPECTED_MIN  # new chunks a whole text is expected to bring before the kernels load
+_DENSITY_MIN = new_words.DENSITY_MIN  # ... and new words per character in its samples (English 0.004-0.007, udhr2 0.035)
 # new words a text is expected to bring below which it is merged one chunk at a time while no batch
 # loop is built (a megabyte of English: ~3,700; two: ~9,600, where both ways take as long)
 ONE_BY_ONE_MAX = 8_000
@@ -126,17 +125,9 @@ class Mergers:
 
 
 def new_word_density(text: str, enc: Mapping[bytes, int]) -> float:
-    """New words per character in a few slices of `text`: the distinct words (letters between
-    spaces: a chunk is mostly such a word after its space) that are not tokens."""
-    step = max(len(text) // _SAMPLES, _SAMPLE_CHARS)
-    seen: set[str] = set()
-    sampled = 0
-    for a in range(0, len(text), step):
-        part = text[a : a + _SAMPLE_CHARS]
-        sampled += len(part)
-        seen.update(part.split())
-    new = sum(1 for w in seen if w.isalpha() and (" " + w).encode("utf-8", "surrogatepass") not in enc)
-    return new / max(sampled, 1)
+    """New words per character in a few slices of `text` (`new_words.new_word_density`): the
+    distinct words (a chunk is mostly such a word after its space) that are not tokens."""
+    return new_words.new_word_density(text, lambda w: (" " + w).encode("utf-8", "surrogatepass") in enc)
 
 
 def needs_kernels(text: str, enc: Mapping[bytes, int]) -> bool:
@@ -150,4 +141,4 @@ def needs_kernels(text: str, enc: Mapping[bytes, int]) -> bool:
 
 def _repays_kernels(density: float, n_chars: int) -> bool:
     """`needs_kernels` for a text of `n_chars` characters whose sample found `density`."""
-    return density >= _DENSITY_MIN and density * n_chars >= _EXPECTED_MIN and jit.enabled()
+    return new_words.repays_loading(density, n_chars, expected_min=_EXPECTED_MIN, density_min=_DENSITY_MIN) and jit.enabled()

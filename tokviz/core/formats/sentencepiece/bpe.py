@@ -48,6 +48,7 @@ from tokviz.core.formats.sentencepiece.score_merge import (
     merge_word,
     run_led_segments,
 )
+from tokviz.core.text import new_words
 from tokviz.core.unigram.encoder.segments import cut_segments, inner_mark_pattern
 
 _CACHE_SIZE = 200_000
@@ -248,6 +249,16 @@ class SpBpe:
             return self.compiled()
         PLAIN_WORDS[0] += n
         return None
+
+    def repaid_by(self, text: str) -> bool:
+        """Whether the compiled merge loop, not loaded yet, repays numba's import before `text`:
+        a sample of it says it will bring many words that are not pieces (`new_words`: udhr2
+        does, English does not), and the model's words take the loop."""
+        if self._compiled is not None or not self._may_compile or self.short_tables() is None:
+            return False
+        pieces = self.map
+        known = (lambda w: w + MARK in pieces) if self.suffix else (lambda w: MARK + w in pieces)
+        return new_words.repays_loading(new_words.new_word_density(text, known), len(text)) and jit.enabled()
 
     def compiled(self) -> CompiledScoreMerger | None:
         """The compiled merge loop, made on first use (numba is imported for it); None when

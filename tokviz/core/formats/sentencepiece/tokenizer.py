@@ -50,6 +50,7 @@ from tokviz.core.formats.sentencepiece.proto import (
 )
 from tokviz.core.formats.sentencepiece.reader import read_sentencepiece
 from tokviz.core.formats.sentencepiece.unknown_ids import fused_runs, resolve_unknowns
+from tokviz.core.unigram.encoder.lattice import COMPILE_MIN as LATTICE_COMPILE_MIN
 from tokviz.core.unigram.encoder.lattice import F32_SP, FLT_MAX, MARK, PieceLattice, absolute_ends, f32
 from tokviz.core.unigram.encoder.piece_table import PieceIndex
 
@@ -167,11 +168,11 @@ class SentencePieceTokenizer(SpDropout, TokenizerDefaults):
         self._allowed_memo: dict[int, frozenset] = {}
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike) -> "SentencePieceTokenizer":
+    def from_file(cls, path: str | os.PathLike) -> SentencePieceTokenizer:
         return cls.from_description(read_sentencepiece(path))
 
     @classmethod
-    def from_description(cls, model: SentencePieceModel) -> "SentencePieceTokenizer":
+    def from_description(cls, model: SentencePieceModel) -> SentencePieceTokenizer:
         """The tokenizer of a `.model` file read by `tokviz.core.formats.sentencepiece`."""
         try:
             tok = cls(model.proto, name=model.name)
@@ -329,6 +330,16 @@ class SentencePieceTokenizer(SpDropout, TokenizerDefaults):
         if self.lattice is not None:
             _ = self.lattice.compiled  # made on first use
         elif self.bpe is not None:
+            self.bpe.compiled()
+
+    def prepare_for(self, text: str) -> None:
+        """Load now what encoding `text` repays, so that forked children encoding it inherit it: a
+        Unigram model's compiled Viterbi before `COMPILE_MIN` characters or more (it would load
+        once that many had taken the plain path), a BPE model's compiled merge loop before a text
+        of many new words (`SpBpe.repaid_by`; else after `bpe.COMPILE_MIN` words merged in Python)."""
+        if self.lattice is not None and len(text) >= LATTICE_COMPILE_MIN:
+            _ = self.lattice.compiled  # made on first use
+        elif self.bpe is not None and self.bpe.repaid_by(text):
             self.bpe.compiled()
 
     def _array_ids(self, norm: str, ids: np.ndarray, ends: np.ndarray) -> list[int]:
