@@ -90,7 +90,8 @@ INDENT = RunFinder(re.compile(r"^[ \t]+(?=\S)", re.MULTILINE), line_indents)
 
 
 def span_tokens(facts: TextFacts, pattern: re.Pattern | Identifiers | RunFinder,
-                overlaps: Callable[[np.ndarray, np.ndarray], np.ndarray], in_bytes: bool) -> tuple[np.ndarray, np.ndarray]:
+                overlaps: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                in_bytes: bool) -> tuple[np.ndarray, np.ndarray]:
     """The char offsets of `pattern`'s matches in ``facts.text`` and the number of tokens
     overlapping each (`overlaps`: `text.Overlaps` of the tokens' positions, in bytes, or in chars
     when not `in_bytes`).

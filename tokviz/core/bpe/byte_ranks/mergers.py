@@ -23,7 +23,7 @@ from .one_chunk import LONG_PIECE, bpe_parts_heap
 KERNELS = "tokviz.core.bpe.byte_ranks.kernels"  # imports numba
 COMPILED_LONGEST = 4096  # longer pieces take the heap loop (the compiled loop's rounds cost length squared)
 _EXPECTED_MIN = new_words.EXPECTED_MIN  # new chunks a whole text is expected to bring before the kernels load
-_DENSITY_MIN = new_words.DENSITY_MIN  # ... and new words per character in its samples (English 0.004-0.007, udhr2 0.035)
+_DENSITY_MIN = new_words.DENSITY_MIN  # ... and new words per character in its samples (English 0.004-0.007)
 # new words a text is expected to bring below which it is merged one chunk at a time while no batch
 # loop is built (a megabyte of English: ~3,700; two: ~9,600, where both ways take as long)
 ONE_BY_ONE_MAX = 8_000
@@ -141,4 +141,5 @@ def needs_kernels(text: str, enc: Mapping[bytes, int]) -> bool:
 
 def _repays_kernels(density: float, n_chars: int) -> bool:
     """`needs_kernels` for a text of `n_chars` characters whose sample found `density`."""
-    return new_words.repays_loading(density, n_chars, expected_min=_EXPECTED_MIN, density_min=_DENSITY_MIN) and jit.enabled()
+    repays = new_words.repays_loading(density, n_chars, expected_min=_EXPECTED_MIN, density_min=_DENSITY_MIN)
+    return repays and jit.enabled()
