@@ -17,7 +17,7 @@ _WHERE = {  # name -> the module that defines it
     "Batch": ".batch",
     "make_batch": ".batch",
     "Timeline": ".bpe.timeline",
-    "TrainSettings": ".bpe.timeline",
+    "TrainSettings": ".bpe.settings",
     "Training": ".bpe.timeline",
     "merge_budget": ".bpe.timeline",
     "train": ".bpe.timeline",

@@ -41,10 +41,14 @@ def paused_gc(items: Iterable[T]) -> Iterator[T]:
     """Yield the items of `items`, computing each with the cyclic collector paused (an exception
     from `items`, e.g. a cancellation, leaves the collector as it was too)."""
     it = iter(items)
-    while True:
-        with collector_paused():
-            try:
-                item = next(it)
-            except StopIteration:
-                return
+    while True:  # `collector_paused` written out: this runs once per merge of a training
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            item = next(it)
+        except StopIteration:
+            return
+        finally:
+            if was_enabled:
+                gc.enable()
         yield item

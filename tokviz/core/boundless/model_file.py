@@ -13,10 +13,10 @@ from tokviz.core.bpe.units import BaseVocab
 from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.io.checks import is_count
 
-from .timeline import BoundlessSettings, BoundlessTimeline
+from .settings import FORMAT_NAME, BoundlessSettings
+from .timeline import BoundlessTimeline
 from .trainer import STEP_KINDS, BoundlessStep
 
-FORMAT_NAME = "tokviz-boundless"
 FORMAT_VERSION = 1
 STEP_COLUMNS = ["kind", "left", "right", "count", "length", "rival", "candidates"]
 

@@ -1,8 +1,7 @@
-"""BoundlessBPE's settings, training run and timeline.
+"""BoundlessBPE's training run and timeline (the settings, BPE's and the paper's own: whether
+supermerges happen and which pretokens a superword may hold, are `tokviz.core.boundless.settings`).
 
-The settings are BPE's (the same declarations: units, split, budget, min count, specials, ties)
-plus the paper's own: whether supermerges happen and which pretokens a superword may hold. The
-timeline is a BPE timeline whose steps carry their kind (``merge`` or ``supermerge``); step k
+The timeline is a BPE timeline whose steps carry their kind (``merge`` or ``supermerge``); step k
 means "the first k steps", and step r makes id ``base + r`` whatever its kind.
 
 What this leaves out (and the paper has): Picky BPE's deletions (the paper's tau; its runs with
@@ -13,61 +12,17 @@ here BPE's: the pair seen first, or Hugging Face's order for the word side).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
-from tokviz.core.algorithm.options import option
-from tokviz.core.algorithm.staged import JsonSettings, StagedTraining
-from tokviz.core.bpe.timeline import Timeline, TrainSettings, chunk_trainer, merge_budget
-from tokviz.core.errors import SettingsError
+from tokviz.core.algorithm.staged import StagedTraining
+from tokviz.core.bpe.timeline import Timeline, chunk_trainer, merge_budget
 from tokviz.core.text.split import parse_split
 
-from .runs import SLICEABLE_SPLITS, SUPERWORD_RULES, SuperwordRule, count_runs
+from .runs import SLICEABLE_SPLITS, SuperwordRule, count_runs
+from .settings import BoundlessSettings
 from .supertrainer import SuperTrainer
 from .tokenizer import BoundlessTokenizer
 from .trainer import SUPERMERGE, BoundlessStep, BoundlessTrainer
-
-ON_OFF = ("on", "off")
-_BPE = {f.name: f for f in fields(TrainSettings)}
-
-
-def _bpe(name: str):
-    """BPE's field `name`, declared the same way here (one declaration, two algorithms)."""
-    f = _BPE[name]
-    return field(default=f.default, metadata=f.metadata)
-
-
-@dataclass(frozen=True)
-class BoundlessSettings(JsonSettings):
-    """BPE's settings and BoundlessBPE's own. The budget counts steps of both kinds."""
-
-    units: str = _bpe("units")
-    split: str = _bpe("split")
-    end_of_word: str | None = _bpe("end_of_word")
-    vocab_size: int | None = _bpe("vocab_size")
-    merges: int | None = _bpe("merges")
-    min_count: int = _bpe("min_count")
-    special_tokens: tuple[str, ...] = _bpe("special_tokens")
-    word_counts: bool = False
-    tie_break: str = _bpe("tie_break")
-    supermerges: str = option("on", flag="--supermerges", label="Super&merges:", kind="choice", choices=ON_OFF,
-                              help="join two whole pretokens that are each one token (' of' + ' the'); "
-                                   "off: plain BPE")
-    superwords: str = option("letters", flag="--superwords", label="Superwords &of:", kind="choice",
-                             choices=SUPERWORD_RULES,
-                             help="which pretokens a superword may hold: letters (the paper's: letters, "
-                                  "spaces, apostrophes, underscores) or any")
-
-    def bpe_settings(self) -> TrainSettings:
-        """The BPE settings of the word side."""
-        return TrainSettings(**{name: getattr(self, name) for name in _BPE})
-
-    def validate(self) -> BoundlessSettings:
-        self.bpe_settings().validate()
-        if self.supermerges not in ON_OFF:
-            raise SettingsError(f"supermerges must be on or off, got {self.supermerges!r}")
-        if self.superwords not in SUPERWORD_RULES:
-            raise SettingsError(f"unknown superword rule {self.superwords!r}; choose {', '.join(SUPERWORD_RULES)}")
-        return self
 
 
 @dataclass

@@ -11,11 +11,11 @@ from __future__ import annotations
 from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.io.checks import is_count
 
-from .timeline import Timeline, TrainSettings
+from .settings import FORMAT_NAME, TrainSettings
+from .timeline import Timeline
 from .trainer import Candidate, MergeStep
 from .units import BaseVocab
 
-FORMAT_NAME = "tokviz-model"
 FORMAT_VERSION = 1
 STEP_COLUMNS = ["left", "right", "count", "length", "candidates"]
 

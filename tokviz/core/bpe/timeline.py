@@ -1,4 +1,4 @@
-"""Training settings, a training run, and the timeline it produces.
+"""A training run and the timeline it produces (the settings: `tokviz.core.bpe.settings`).
 
 A `Timeline` is the single source of truth about a trained tokenizer: the settings, the base
 vocabulary and the ordered `MergeStep`s. Everything else (the vocabulary at step k, the tokenizer
@@ -16,70 +16,16 @@ from itertools import chain
 import numpy as np
 
 from tokviz.core.algorithm.merge_steps import MergeSteps
-from tokviz.core.algorithm.options import option
 from tokviz.core.algorithm.records import UNK_TOKEN, Segmentation, TreeNode
-from tokviz.core.algorithm.staged import (
-    MERGES,
-    MIN_PAIR_COUNT,
-    SPECIAL_TOKENS,
-    SPLIT,
-    VOCAB_SIZE,
-    JsonSettings,
-    StagedTraining,
-    check_budget,
-)
+from tokviz.core.algorithm.staged import StagedTraining
 from tokviz.core.errors import CorpusError, SettingsError
 from tokviz.core.processes.parallel import available_memory
-from tokviz.core.text.split import parse_split
 
 from .replay import merge_tree, segment_text
+from .settings import TrainSettings
 from .tokenizer import BpeTokenizer
 from .trainer import HF_BYTE_ORDER, BpeTrainer, MergeStep
-from .units import UNITS, BaseVocab
-
-# "first": equal counts go to the pair seen first; "hf": to the smallest (left, right) pair in
-# Hugging Face tokenizers' id order, which reproduces its BpeTrainer's merge list exactly.
-TIE_BREAKS = ("first", "hf")
-
-
-@dataclass(frozen=True)
-class TrainSettings(JsonSettings):
-    """Every option of a training run. `vocab_size` counts base + merges + special tokens."""
-
-    units: str = option("bytes", flag="--units", label="&Units:", kind="choice", choices=UNITS, row="panel",
-                        help="what BPE starts from: the 256 byte values, or the corpus's characters")
-    split: str = option("gpt4", **SPLIT)
-    end_of_word: str | None = option(None, flag="--end-of-word", label="&End-of-word mark:", kind="str",
-                                     metavar="MARK", row="panel",
-                                     help="append a marker to every chunk, as in the original BPE paper")
-    vocab_size: int | None = option(None, **VOCAB_SIZE)
-    merges: int | None = option(None, **MERGES)
-    min_count: int = option(2, **MIN_PAIR_COUNT)
-    special_tokens: tuple[str, ...] = option((), **SPECIAL_TOKENS)
-    word_counts: bool = False
-    tie_break: str = option("first", flag="--tie-break", label="Ties:", kind="choice", choices=TIE_BREAKS, row="panel",
-                            help="equal counts: first (pair seen first) or hf (Hugging Face's BpeTrainer order)")
-
-    def validate(self) -> TrainSettings:
-        """Raise `SettingsError` / `SplitError` for settings that cannot work; return self."""
-        if self.units not in UNITS:
-            raise SettingsError(f"unknown units {self.units!r}; choose bytes or chars")
-        parse_split(self.split)
-        check_budget(self.vocab_size, self.merges, self.min_count)
-        if self.end_of_word == "":
-            raise SettingsError("the end-of-word marker cannot be empty")
-        if any(not s for s in self.special_tokens):
-            raise SettingsError("a special token cannot be empty")
-        if len(set(self.special_tokens)) != len(self.special_tokens):
-            raise SettingsError("special tokens must be distinct")
-        if self.tie_break not in TIE_BREAKS:
-            raise SettingsError(f"unknown tie-break {self.tie_break!r}; choose {', '.join(TIE_BREAKS)}")
-        if self.tie_break == "hf" and self.end_of_word is not None:
-            raise SettingsError(
-                "tie-break hf has no end-of-word marker (Hugging Face's end_of_word_suffix works "
-                "differently); remove the marker or use tie-break first"
-            )
-        return self
+from .units import BaseVocab
 
 
 @dataclass

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
-from tokviz.core.bpe.timeline import TrainSettings
+from tokviz.core.bpe.settings import TrainSettings
 from tokviz.core.errors import SettingsError, TokvizError
 from tokviz.core.formats.openai_encodings import VOCAB_DIR_ENV, find_encoding_file
 from tokviz.core.io.safe_files import JsonWording, parse_json
-from tokviz.core.unigram.timeline import UnigramSettings
-from tokviz.core.wordpiece.timeline import WordPieceSettings
+from tokviz.core.unigram.settings import UnigramSettings
+from tokviz.core.wordpiece.settings import WordPieceSettings
 
 FORMAT = "tokviz-lesson"
 VERSION = 1

@@ -13,7 +13,8 @@ from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.io.checks import is_count
 
 from .reference import GLOBAL
-from .timeline import FORMAT_NAME, ParitySettings, ParityTimeline
+from .settings import FORMAT_NAME, ParitySettings
+from .timeline import ParityTimeline
 from .trainer import ParityStep
 
 FORMAT_VERSION = 1

@@ -7,11 +7,11 @@ from tokviz.core.bpe import model_file as bpe_file
 from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.io.checks import is_count
 
-from .timeline import StageTwoStep, SuperBpeSettings, SuperBpeTimeline
+from .settings import FORMAT_NAME, SuperBpeSettings
+from .timeline import StageTwoStep, SuperBpeTimeline
 
 STEP_FIELDS = ("rank", "pair", "id", "token", "count", "length", "candidates")
 
-FORMAT_NAME = "tokviz-superbpe-model"
 FORMAT_VERSION = 1
 
 

@@ -1,4 +1,4 @@
-"""SuperBPE's settings, training run and timeline.
+"""SuperBPE's training run and timeline (the settings: `tokviz.core.superbpe.settings`).
 
 Stage 1 is plain BPE (`tokviz.core.bpe`) on the corpus cut with the chosen split, up to the
 transition t. Stage 2 keeps those t merges and goes on with BPE on the corpus cut with the
@@ -18,51 +18,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tokviz.core.algorithm.options import option
-from tokviz.core.bpe.timeline import Timeline, Training, TrainSettings, check_memory
+from tokviz.core.bpe.timeline import Timeline, Training, check_memory
 from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.bpe.trainer import HF_BYTE_ORDER, BpeTrainer, MergeStep
-from tokviz.core.errors import SettingsError
 from tokviz.core.gc_pause import collector_paused
 from tokviz.core.text.chunks import count_chunks, count_word_table
 from tokviz.core.text.split import parse_split
 
 from .compiled import StageTwoTrainer, load_kernels
+from .settings import SuperBpeSettings
 from .split import STAGE_TWO
 from .stage_two import stage_two_start
 from .tokenizer import SuperBpeTokenizer
-
-STAGE_ONE_SPLITS = ("gpt2", "gpt4", "o200k")  # splits at spaces that keep every character
-TRANSITION_HIGH = 10_000_000
-
-
-@dataclass(frozen=True)
-class SuperBpeSettings(TrainSettings):
-    """BPE's settings and the transition step t (stage 1 makes merges 0..t-1)."""
-
-    transition: int = option(1000, flag="--transition", label="&Transition:", low=0, high=TRANSITION_HIGH,
-                             metavar="T", help="merges made with the split before superwords may form "
-                                               "(the paper: about four fifths of the merges)")
-
-    def validate(self) -> SuperBpeSettings:
-        super().validate()
-        if self.split not in STAGE_ONE_SPLITS:
-            raise SettingsError(f"SuperBPE's stage 1 splits at spaces and keeps every character: choose the split "
-                                f"{', '.join(STAGE_ONE_SPLITS)}, not {self.split!r}")
-        if self.end_of_word is not None:
-            raise SettingsError("SuperBPE has no end-of-word mark (a superword spans several words); remove it")
-        if not isinstance(self.transition, int) or isinstance(self.transition, bool) or self.transition < 0:
-            raise SettingsError(f"the transition must be a number of merges (0 or more), got {self.transition!r}")
-        if self.merges is not None and self.merges < self.transition:
-            raise SettingsError(f"the transition ({self.transition}) comes after the last merge ({self.merges}); "
-                                f"choose a transition of at most {self.merges}")
-        return self
-
-    def stage_one(self) -> TrainSettings:
-        """The plain BPE settings of stage 1 (the same run, t merges at most)."""
-        fields = {k: v for k, v in self.to_json().items() if k != "transition"}
-        fields["special_tokens"] = tuple(fields["special_tokens"])
-        return TrainSettings(**fields)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,10 +20,10 @@ from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.io.checks import MAX_COUNT, all_counts, all_numbers, ints_within, is_count
 
 from .rounds import PieceTable, RoundColumns, UnigramRound, id_order
-from .timeline import UnigramSettings, UnigramTimeline
+from .settings import FORMAT_NAME, UnigramSettings
+from .timeline import UnigramTimeline
 from .trainer import string_ranks
 
-FORMAT_NAME = "tokviz-unigram"
 FORMAT_VERSION = 1
 ROUND_COLUMNS = ["index", "log_likelihood", "em_log_likelihood", "viterbi_tokens", "pruned", "scores"]
 PRUNED_COLUMNS = ["id", "loss", "freq", "score", "alternative"]

@@ -57,12 +57,9 @@ from tokviz.core.errors import Cancelled
 from .compiled import load_kernels, make_lattices
 from .lattice import Lattices
 from .rounds import SCORE_SCALE, PieceTable, RoundColumns, UnigramRound, order_by
+from .settings import EM_ITERATIONS, MAX_PIECE_CHARS, PRUNE_FRACTION, WORD_PREFIX
 from .split import SplitLattices, use_split
 
-WORD_PREFIX = "\u2581"  # "▁"
-MAX_PIECE_CHARS = 16
-PRUNE_FRACTION = 0.25
-EM_ITERATIONS = 2
 SEED_FACTOR = 10  # default seed size: this many times the target number of pieces
 _FLOOR = 1e-30
 

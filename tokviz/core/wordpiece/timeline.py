@@ -1,4 +1,5 @@
-"""WordPiece: settings, a training run in stages, its timeline, and model files.
+"""WordPiece: a training run in stages, its timeline, and model files (the settings:
+`tokviz.core.wordpiece.settings`).
 
 The pieces: `WordPieceSettings` (every option), `WordPieceTraining` (``prepare()`` counts the
 corpus, ``steps()`` yields `WordPieceStep` merges, ``run()`` drains them; the same stages as the
@@ -25,30 +26,19 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tokviz.core.algorithm.merge_steps import MergeSteps
-from tokviz.core.algorithm.options import option
-from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, check_specials, need
+from tokviz.core.algorithm.piece_tokenizer import PieceLayout, check_header, need
 from tokviz.core.algorithm.records import Segmentation, TreeNode, segment_pieces
-from tokviz.core.algorithm.staged import (
-    MERGES,
-    MIN_PAIR_COUNT,
-    SPECIAL_TOKENS,
-    SPLIT,
-    VOCAB_SIZE,
-    JsonSettings,
-    StagedTraining,
-    check_budget,
-)
+from tokviz.core.algorithm.staged import StagedTraining
 from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, TokvizError
 from tokviz.core.gc_pause import paused_gc
 from tokviz.core.io.checks import is_count
-from tokviz.core.text.split import parse_split
 
 from .corpus import CONTINUATION, base_symbols
 from .replay import wordpiece_tree
-from .tokenizer import MAX_WORD_CHARS, WordPieceMatch, WordPieceTokenizer, split_form
+from .settings import FORMAT_NAME, MAX_WORD_CHARS, WordPieceSettings
+from .tokenizer import WordPieceMatch, WordPieceTokenizer, split_form
 from .trainer import WordPieceCandidate, WordPieceStep, WordPieceTrainer
 
-FORMAT_NAME = "tokviz-wordpiece"
 FORMAT_VERSION = 1
 STEP_COLUMNS = ["left", "right", "count", "left_count", "right_count", "length", "candidates"]
 CANDIDATE_COLUMNS = ["left", "right", "count", "left_count", "right_count", "first_chunk", "first_offset"]
@@ -68,30 +58,6 @@ __all__ = [
     "to_json",
     "train_wordpiece",
 ]
-
-
-@dataclass(frozen=True)
-class WordPieceSettings(JsonSettings):
-    """Every option of a WordPiece run. `vocab_size` counts [UNK] + specials + base + merges."""
-
-    vocab_size: int | None = option(None, **VOCAB_SIZE)
-    merges: int | None = option(None, **MERGES)
-    split: str = option("whitespace", **SPLIT)
-    min_count: int = option(1, **MIN_PAIR_COUNT)
-    special_tokens: tuple[str, ...] = option((), **SPECIAL_TOKENS)
-    max_word_chars: int = option(MAX_WORD_CHARS, flag="--max-word-chars", label="Max &word length:", low=1,
-                                 high=100_000, help="words longer than this many characters become [UNK] (BERT: 100)")
-
-    algorithm = "wordpiece"
-
-    def validate(self) -> "WordPieceSettings":
-        """Raise `SettingsError` / `SplitError` for settings that cannot work; return self."""
-        parse_split(self.split)
-        check_budget(self.vocab_size, self.merges, self.min_count)
-        if self.max_word_chars < 1:
-            raise SettingsError(f"maximum word length must be at least 1, got {self.max_word_chars}")
-        check_specials(self.special_tokens)
-        return self
 
 
 @dataclass

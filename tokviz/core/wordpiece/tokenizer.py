@@ -28,8 +28,8 @@ from tokviz.core.text.split import Splitter, parse_split
 
 from .corpus import CONTINUATION
 from .greedy import GreedyMatcher
+from .settings import MAX_WORD_CHARS
 
-MAX_WORD_CHARS = 100
 _N_VOCABS = 4  # how many step vocabularies stay built
 
 
@@ -91,7 +91,7 @@ class WordPieceTokenizer(PieceTokenizer):
         self._vocabs: dict[int, GreedyMatcher] = {}
 
     @classmethod
-    def from_timeline(cls, timeline: "WordPieceTimeline") -> "WordPieceTokenizer":
+    def from_timeline(cls, timeline: WordPieceTimeline) -> WordPieceTokenizer:
         s = timeline.settings
         return cls(
             timeline.symbols,

@@ -22,16 +22,20 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from tokviz.core.registry import AnySettings, AnyTimeline, empty_copy, make_training, step_noun
+from tokviz.core.registry import AnySettings, empty_copy, make_training, step_noun
 from tokviz.core.processes.pipes import write_frame
 from tokviz.core.processes.spawn import ChildProcess
 from tokviz.engine.workers import BackgroundEngine, BackgroundWorker, ChildWorkerMixin, background_mode
 
 from .child import (STAGE_COMPILING, STAGE_COUNTING, STAGE_PARSING, STAGE_PREPARING, STAGE_TRAINING, CorpusInput,
                     Event, training_events)
+
+if TYPE_CHECKING:
+    from tokviz.core.registry import AnyTimeline
 
 __all__ = ["CorpusInput", "TrainingEngine", "TrainingProgress", "TrainingWorker", "STAGE_COMPILING", "STAGE_TRAINING"]
 
