@@ -50,6 +50,35 @@ def test_run_gui_opens_a_file_and_exits_cleanly(tmp_path, qtbot):
             w.deleteLater()
 
 
+def test_the_collector_is_off_while_the_window_starts_and_on_once_it_is_up(tmp_path, monkeypatch, qtbot):
+    import gc
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("hello\n", encoding="utf-8")
+    seen = {}
+    create = gui.create_main_window
+
+    def create_and_note(*args, **kwargs):
+        seen["while_building"] = gc.isenabled()
+        return create(*args, **kwargs)
+
+    def close_when_on():
+        windows = _main_windows()
+        if not windows or not gc.isenabled():
+            QTimer.singleShot(20, close_when_on)
+            return
+        seen["frozen"] = gc.get_freeze_count()
+        windows[0].close()
+
+    monkeypatch.setattr(gui, "create_main_window", create_and_note)
+    QTimer.singleShot(0, close_when_on)
+    assert gui.run_gui(str(corpus)) == 0
+    assert seen["while_building"] is False and seen["frozen"] > 0 and gc.isenabled()
+    for w in QApplication.topLevelWidgets():
+        if isinstance(w, MainWindow):
+            w.deleteLater()
+
+
 def test_qt_messages_reach_stderr_except_the_flush_race_of_a_closed_window(capfd):
     """Qt 6 destroys a closed window's native window; a repaint already queued for it warns about the
     missing handle (about one close in eight under X11). That one message is dropped once the window is

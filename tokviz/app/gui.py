@@ -12,13 +12,29 @@ real window (``.ci/window_check.py``) sees what a newcomer sees, without reading
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
 from functools import partial
+from importlib import import_module
 from pathlib import Path
 
 from tokviz import __version__
+
+# the core modules whose imports bring in what the window's first screen uses from the core
+# (`tests/app/test_gui_launch_imports.py` checks that few are left to import after Qt)
+WINDOW_CORE = (
+    "tokviz.core.registry", "tokviz.core.bpe.timeline", "tokviz.core.model_files", "tokviz.core.batch",
+    "tokviz.core.display.diagnostics", "tokviz.core.explain.unigram", "tokviz.core.explain.vocab_view",
+    "tokviz.core.explain.samples", "tokviz.core.decode_stream", "tokviz.core.lessons.files",
+    "tokviz.core.lessons.view_text", "tokviz.core.saved.session", "tokviz.core.chat.messages",
+    "tokviz.core.formats.tiktoken", "tokviz.core.formats.hf_cache", "tokviz.core.io.gif",
+    "tokviz.core.special_tokens", "tokviz.core.baselines", "tokviz.core.display.alignment",
+    "tokviz.core.processes.spawn", "tokviz.core.explain.numbers", "tokviz.core.lessons.method_figures",
+    "tokviz.core.lessons.algorithm_figures", "tokviz.core.wordpiece.replay", "tokviz.core.unigram.lattice_layout",
+    "tokviz.core.text.unicode_tables",
+)
 
 
 def create_application(argv: list[str] | None = None):
@@ -82,10 +98,22 @@ def run_gui(file: str | None = None, *, lesson: str | None = None) -> int:
     if file is not None and not Path(file).exists():
         print(f"tokviz: {file}: no such file", file=sys.stderr)
         return 2
-    # the core (numpy, regex, every algorithm: about 150 modules the window needs anyway) before Qt:
-    # once loaded, PySide6's import hook reads the source of each module an import statement names,
-    # about a tenth of a millisecond each (~30 ms of the launch)
-    import tokviz.core.registry  # noqa: F401
+    # Start-up makes hundreds of thousands of objects (modules, classes, widgets) and next to no
+    # garbage: the collector's passes over them (~25 ms) wait until the window is up, and then
+    # skip them for good (`gc.freeze`: later passes, during the user's work, scan only newer objects)
+    gc.disable()
+    try:
+        return _run_gui(file, lesson)
+    finally:
+        gc.enable()
+
+
+def _run_gui(file: str | None, lesson: str | None) -> int:
+    # the core the first screen needs (numpy, regex, BPE, the Unigram encoder, lessons, sessions:
+    # about 190 modules) before Qt: once loaded, PySide6's import hook reads the source of each
+    # module an import statement names, about a tenth of a millisecond each (~30 ms of the launch)
+    for name in WINDOW_CORE:
+        import_module(name)
 
     from .platform_check import launch_problem
 
@@ -94,6 +122,8 @@ def run_gui(file: str | None = None, *, lesson: str | None = None) -> int:
         print(problem, file=sys.stderr)
         return 2
     from PySide6.QtCore import QTimer
+
+    from tokviz.engine.workers import resume_collector
 
     app = create_application()
     # Ctrl+C in the terminal closes the window (asking about unsaved changes) instead of hanging;
@@ -113,6 +143,7 @@ def run_gui(file: str | None = None, *, lesson: str | None = None) -> int:
     tick.timeout.connect(lambda: None)  # lets Python run its signal handlers
     try:
         windows.append(create_main_window(file, lesson=lesson))
+        QTimer.singleShot(0, resume_collector)  # the window's first events come first
         if interrupted:
             QTimer.singleShot(0, windows[0].close)
         tick.start()

@@ -289,6 +289,19 @@ def background_mode():
                     gc.enable()
 
 
+def resume_collector() -> None:
+    """Turn the cyclic collector on after the window's start-up kept it off (`tokviz.app.gui`), the
+    start-up's objects frozen first (`gc.freeze`: never scanned again); while a background job
+    runs, when its `background_mode` ends instead, so the job keeps its pause."""
+    global _gc_was_enabled
+    with _gc_lock:
+        if _gc_depth:
+            _gc_was_enabled = True
+        else:
+            gc.freeze()
+            gc.enable()
+
+
 class ChildWorkerMixin:
     """For a `BackgroundWorker` whose job runs in ``self._child`` (a `tokviz.core.processes.spawn.ChildProcess`
     while it runs): `cancel` tells the child to stop too. Thread-safe, never waits: while the job is still

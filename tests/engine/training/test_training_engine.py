@@ -13,7 +13,7 @@ from tests.qt_fixtures import drain_events
 from tokviz.core import TokvizError, TrainSettings, train
 from tokviz.engine.training import engine as training_mod
 from tokviz.engine.training.engine import CorpusInput, TrainingEngine
-from tokviz.engine.workers import background_mode
+from tokviz.engine.workers import background_mode, resume_collector
 
 SAMPLE = "the cat sat on the mat. the rat sat on the hat. " * 40
 
@@ -266,3 +266,17 @@ def test_background_mode_restores_gc_and_switch_interval():
     assert gc.isenabled()
     assert sys.getswitchinterval() == interval
     assert gc.get_freeze_count() >= len(results)  # frozen: later collections skip them
+def test_the_collector_resumed_after_start_up_waits_for_a_running_background_job():
+    gc.disable()  # as the window's start-up leaves it
+    try:
+        with background_mode():
+            resume_collector()  # the window is up while a job runs: the job keeps its pause
+            assert not gc.isenabled()
+        assert gc.isenabled()  # the job's end turns it on
+        gc.disable()
+        resume_collector()  # no job: at once, the objects made so far frozen
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.enable()
+
+
