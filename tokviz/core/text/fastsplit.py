@@ -18,9 +18,9 @@ split that way in runs, with no test of its segments.
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Iterator
 from functools import lru_cache
-from itertools import chain
 
 import regex
 
@@ -65,22 +65,26 @@ RUN_CHARS = 1 << 16  # at most this many characters are scanned at once: bounds 
 _CUT = re.compile(r"[A-Za-z](?= [A-Za-z])")
 
 
+def _ranges(cls: str, plane: str) -> str:
+    """The code points of `plane` (the BMP in order, one character per code point) that regex class
+    `cls` matches, as ``re`` class ranges: each run of matches is a range (one C scan, no loop per
+    character)."""
+    runs = ((m.start(), m.end() - 1) for m in regex.finditer(f"[{cls}]+", plane))
+    return "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in runs)
+
+
+@lru_cache(maxsize=1)
+def _bmp() -> str:
+    """Every code point of the BMP in order, surrogates included (a string of 65,536 characters)."""
+    return array("I", range(0x10000)).tobytes().decode("utf-32-le", "surrogatepass")
+
+
 @lru_cache(maxsize=1)
 def bmp_classes() -> dict[str, str]:
     """`BMP_CLASSES` as ranges of code points for Python's `re` (without `NEW_IN_UNICODE_17`)."""
-    bmp = "".join(map(chr, range(0x10000)))
-    new17 = re.compile(NEW_IN_UNICODE_17.regex_class(high=0xFFFF))
-    out = {}
-    for name, props in BMP_CLASSES.items():
-        kept = new17.sub("", regex.sub(f"[^{props}]+", "", bmp))  # the class's characters, in order
-        ranges: list[list[int]] = []
-        for c in map(ord, kept):
-            if ranges and ranges[-1][1] == c - 1:
-                ranges[-1][1] = c
-            else:
-                ranges.append([c, c])
-        out[name] = "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
-    return out
+    # the new letters become U+0000 (in no class), so that each position is still its code point
+    plane = re.compile(NEW_IN_UNICODE_17.regex_class(high=0xFFFF)).sub("\0", _bmp())
+    return {name: _ranges(props, plane) for name, props in BMP_CLASSES.items()}
 
 
 @lru_cache(maxsize=8)
@@ -92,20 +96,14 @@ def bmp_pattern(pattern: str) -> re.Pattern | None:
 
 
 @lru_cache(maxsize=1)
-def _unclean() -> re.Pattern:
+def unclean_chars() -> re.Pattern:
     """A non-ASCII character that is not punctuation, symbol or control (or is a space)."""
-    bmp = "".join(map(chr, chain(range(0x80, 0xD800), range(0xE000, 0x10000))))
-    ranges: list[list[int]] = []
-    for ch in regex.findall(r"[\p{P}\p{S}\p{C}]", bmp):  # one scan, in code point order
-        if ch in WHITE_SPACE:
-            continue
-        c = ord(ch)
-        if ranges and ranges[-1][1] == c - 1:
-            ranges[-1][1] = c
-        else:
-            ranges.append([c, c])
-    cls = "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
-    return re.compile(f"[^\\x00-\\x7f{cls}]")
+    # ASCII, the surrogates and the spaces become "a" (in none of the classes), each position still
+    # its code point
+    spaces = "".join(sorted(WHITE_SPACE))
+    plane = re.compile(f"[\\x00-\\x7f\\ud800-\\udfff{re.escape(spaces)}]").sub("a", _bmp())
+    kept = _ranges(r"\p{P}\p{S}\p{C}", plane)
+    return re.compile(f"[^\\x00-\\x7f{kept}]")
 
 
 def cut_points(text: str, piece_chars: int | None = None) -> list[int]:
@@ -142,7 +140,7 @@ class FastSplitter:
     def warm_up(self) -> None:
         """Build now what the first split of a long non-ASCII text would build."""
         if self.ascii is not None:
-            _unclean()
+            unclean_chars()
             self.bmp = bmp_pattern(self.pattern)
 
     def findall(self, text: str) -> list[str]:
@@ -183,7 +181,7 @@ class FastSplitter:
             for a, b in zip(cuts, cuts[1:]):
                 yield self.bmp.findall(text, a, b)
             return
-        unclean = _unclean().search
+        unclean = unclean_chars().search
         cuts = cut_points(text)
         start, kind = 0, None
         for a, b in zip(cuts, cuts[1:]):

@@ -217,6 +217,18 @@ def test_bmp_classes_are_the_pinned_classes():
     assert fastsplit.bmp_pattern("x+") is None  # an unknown pattern has none
 
 
+def test_unclean_characters_are_the_non_ascii_ones_but_punctuation_symbols_and_controls():
+    """A segment without them splits with the ASCII pattern: every BMP code point checked (a lone
+    surrogate is unclean too: its segment takes the Unicode pattern)."""
+    from tokviz.core.text.unicode_tables import WHITE_SPACE
+
+    bmp = "".join(map(chr, range(0x10000)))
+    found = set(fastsplit.unclean_chars().findall(bmp))
+    other = regex.compile(r"[\p{P}\p{S}\p{C}]")
+    surrogate = regex.compile(r"\p{Cs}")
+    assert found == {c for c in bmp if ord(c) >= 0x80 and (c in WHITE_SPACE or surrogate.match(c) or not other.match(c))}
+
+
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "r50k_base"])
 @pytest.mark.parametrize("run_chars", [fastsplit.RUN_CHARS, 2_000, 1])
 @pytest.mark.parametrize("bmp", [False, True])
