@@ -142,7 +142,7 @@ def _byte_positions(ids: list[int], model: ModelFacts, data: bytes) -> TokenPosi
         if view[pos:pos + len(piece)] != piece:
             return None
         pos += len(piece)
-        parts.append(np.array(part, dtype=np.int64))
+        parts.append(np.fromiter(part, np.int64, len(part)))
     if pos != len(data):
         return None
     arr = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
@@ -154,7 +154,10 @@ def _byte_positions(ids: list[int], model: ModelFacts, data: bytes) -> TokenPosi
 def _positions_by_length(ids: list[int], model: ModelFacts, n_bytes: int) -> TokenPositions | None:
     """`_byte_positions` of a ``spells_text_bytes`` tokenizer: None unless the ids are ids of the
     vocabulary whose lengths add up to `n_bytes`."""
-    parts = [np.array(ids[i:i + _SLICE_IDS], dtype=np.int64) for i in range(0, len(ids), _SLICE_IDS)]
+    parts = []
+    for i in range(0, len(ids), _SLICE_IDS):
+        part = ids[i:i + _SLICE_IDS]
+        parts.append(np.fromiter(part, np.int64, len(part)))  # from a list: twice as fast as `np.array`
     arr = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
     if len(arr) and (int(arr.min()) < 0 or int(arr.max()) >= len(model.vocab)):
         return None
@@ -171,7 +174,7 @@ def _span_positions(tokenizer, text: str, step: int | None, processes: int = 1) 
     enc = tokenizer.encode_ordinary(text, step=step, **processes_kw(tokenizer, processes))
     spans = np.array(enc.spans, dtype=np.int64).reshape(-1, 2)
     starts = np.maximum.accumulate(spans[:, 0]) if len(spans) else spans[:, 0]
-    return TokenPositions(np.array(enc.ids, dtype=np.int64), starts, spans[:, 1].copy(), False)
+    return TokenPositions(np.fromiter(enc.ids, np.int64, len(enc.ids)), starts, spans[:, 1].copy(), False)
 
 
 def positions_of(model: ModelFacts, text: str, data: bytes, *, try_bytes: bool) -> TokenPositions:
