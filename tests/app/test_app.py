@@ -72,6 +72,7 @@ def test_the_collector_is_off_while_the_window_starts_and_on_once_it_is_up(tmp_p
 
     monkeypatch.setattr(gui, "create_main_window", create_and_note)
     QTimer.singleShot(0, close_when_on)
+    gc.unfreeze()  # what is frozen from here on, the window's start froze
     assert gui.run_gui(str(corpus)) == 0
     assert seen["while_building"] is False and seen["frozen"] > 0 and gc.isenabled()
     for w in QApplication.topLevelWidgets():

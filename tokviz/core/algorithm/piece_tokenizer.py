@@ -114,14 +114,11 @@ def need(cond: bool, what: str) -> None:
 
 
 def check_specials(special_tokens: Sequence[str]) -> tuple[str, ...]:
-    """Validate user special tokens (distinct, non-empty, not ``[UNK]``)."""
+    """Validate user special tokens (`check_special_tokens`, and not ``[UNK]``)."""
+    from tokviz.core.algorithm.staged import check_special_tokens
     from tokviz.core.errors import SettingsError
 
-    specials = tuple(special_tokens)
-    if any(not isinstance(s, str) or not s for s in specials):
-        raise SettingsError("a special token cannot be empty")
-    if len(set(specials)) != len(specials):
-        raise SettingsError("special tokens must be distinct")
+    specials = check_special_tokens(special_tokens)
     if UNK_TOKEN in specials:
         raise SettingsError(f"{UNK_TOKEN} is always id 0; do not list it as a special token")
     return specials

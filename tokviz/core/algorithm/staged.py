@@ -80,6 +80,16 @@ def check_budget(vocab_size: int | None, merges: int | None, min_count: int) -> 
         raise SettingsError(f"minimum count must be at least 1, got {min_count}")
 
 
+def check_special_tokens(special_tokens: Sequence[str]) -> tuple[str, ...]:
+    """The special tokens every algorithm accepts: texts, none empty, all distinct."""
+    specials = tuple(special_tokens)
+    if any(not isinstance(s, str) or not s for s in specials):
+        raise SettingsError("a special token cannot be empty")
+    if len(set(specials)) != len(specials):
+        raise SettingsError("special tokens must be distinct")
+    return specials
+
+
 _DRAINED = object()  # a run's trainer once `run()` has made every step
 
 

@@ -19,6 +19,7 @@ from tokviz.core.algorithm.staged import (
     VOCAB_SIZE,
     JsonSettings,
     check_budget,
+    check_special_tokens,
 )
 from tokviz.core.errors import SettingsError
 from tokviz.core.text.split import parse_split
@@ -58,10 +59,7 @@ class TrainSettings(JsonSettings):
         check_budget(self.vocab_size, self.merges, self.min_count)
         if self.end_of_word == "":
             raise SettingsError("the end-of-word marker cannot be empty")
-        if any(not s for s in self.special_tokens):
-            raise SettingsError("a special token cannot be empty")
-        if len(set(self.special_tokens)) != len(self.special_tokens):
-            raise SettingsError("special tokens must be distinct")
+        check_special_tokens(self.special_tokens)
         if self.tie_break not in TIE_BREAKS:
             raise SettingsError(f"unknown tie-break {self.tie_break!r}; choose {', '.join(TIE_BREAKS)}")
         if self.tie_break == "hf" and self.end_of_word is not None:

@@ -19,6 +19,7 @@ from tokviz.core.algorithm.staged import (
     VOCAB_SIZE,
     JsonSettings,
     check_budget,
+    check_special_tokens,
 )
 from tokviz.core.bpe.units import UNITS
 from tokviz.core.errors import SettingsError
@@ -59,8 +60,5 @@ class ParitySettings(JsonSettings):
             raise SettingsError(f"the number of global merges (--hybrid) cannot be negative, got {self.hybrid}")
         if self.parallel == "":
             raise SettingsError("the parallel corpus file name is empty")
-        if any(not s for s in self.special_tokens):
-            raise SettingsError("a special token cannot be empty")
-        if len(set(self.special_tokens)) != len(self.special_tokens):
-            raise SettingsError("special tokens must be distinct")
+        check_special_tokens(self.special_tokens)
         return self
