@@ -55,6 +55,25 @@ def test_two_processes_give_the_ids_of_one(small_parallel, monkeypatch):
     assert rank_bpe.halves is halves
 
 
+def test_every_one_off_path_lets_the_mergers_see_the_text_first(small_parallel, monkeypatch):
+    """The ids, their text, the encoding and the two-process JSON each show the mergers the text
+    before encoding it: how many new chunks it brings decides the loop (the compiled one, loaded
+    for a text of many languages, or one chunk at a time for a few)."""
+    from tokviz.core.bpe.byte_ranks import mergers
+
+    needs_fork()
+    seen: list[int] = []
+    real = mergers.Mergers.prepare
+    monkeypatch.setattr(mergers.Mergers, "prepare", lambda self, text: seen.append(len(text)) or real(self, text))
+    tok = load_ours("o200k_base")
+    text = corpus("udhr2_all.txt", 100_000)
+    for run in (lambda t: t.encode_ids(text, processes=2), lambda t: t.encode_ids_text(text, processes=2),
+                lambda t: t.encode(text, processes=2), lambda t: t.write_json_once(text, [].append, processes=2)):
+        seen.clear()
+        assert run(fresh_copy(tok))
+        assert seen == [len(text)]
+
+
 def test_two_processes_give_the_ids_text_of_one(small_parallel, monkeypatch):
     """`encode_ids_text` (the command line's ``--ids``): each half's text made in its process."""
     needs_fork()
