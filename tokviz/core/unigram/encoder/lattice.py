@@ -35,7 +35,7 @@ nodes of the words met before that start the same way (`viterbi.relative_path`).
 
 With numba installed, all of this is replaced by the compiled Viterbi of `kernels` (the same
 algorithm over the whole text with the library's arithmetic done natively) once that pays for
-numba's import (`COMPILE_MIN`: about a megabyte on the plain path); the plain path above stays for
+numba's import (`COMPILE_MIN`: about half a megabyte on the plain path); the plain path above stays for
 installs without it. A model whose float32 scores are large enough for a sum to reach
 +-inf (and then NaN, which holds to the end of the text) is run by one exact Viterbi over the
 whole text instead.
@@ -85,10 +85,12 @@ _CHAIN_LOOP = 400  # up to this many segments, `chain_scores` adds in Python
 _SCAN_MIN = 256  # from this many segments on, `best_segments` sorts them out first (`_scan`)
 _ROUND = array.array("f", [0.0])  # storing a float in it rounds it to float32
 KERNELS = "tokviz.core.unigram.encoder.kernels"
-# loading the compiled Viterbi (numba, cached kernels: ~0.4 s of CPU once) costs what the plain path loses
-# to it on this many characters (rent until renting cost the price); the plain path's tables of a vocabulary
-# of COMPILE_PIECES cost more (~500 B a piece against the trie's ~200): compiled from its first text
-COMPILE_MIN = 1_200_000
+# loading the compiled Viterbi (numba, cached kernels: ~0.25 s of CPU once) costs what the plain path loses
+# to it on this many characters (rent until renting cost the price: a one-off command on 512 KiB of English
+# or udhr2 took as long either way, on 1 MiB 0.04-0.15 s less compiled, for ~60 MiB more); the plain path's
+# tables of a vocabulary of COMPILE_PIECES cost more (~500 B a piece against the trie's ~200): compiled
+# from its first text
+COMPILE_MIN = 600_000
 COMPILE_PIECES = 500_000
 _PLAIN_CHARS = [0]  # characters this process has run through the plain path with kernels allowed
 Edge = tuple[int, int, int]  # (start, end, id) in characters of the segment; id -1 = unknown
