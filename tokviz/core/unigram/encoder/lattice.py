@@ -85,11 +85,9 @@ _CHAIN_LOOP = 400  # up to this many segments, `chain_scores` adds in Python
 _SCAN_MIN = 256  # from this many segments on, `best_segments` sorts them out first (`_scan`)
 _ROUND = array.array("f", [0.0])  # storing a float in it rounds it to float32
 KERNELS = "tokviz.core.unigram.encoder.kernels"
-# loading the compiled Viterbi (numba, cached kernels: ~0.25 s of CPU once) costs what the plain path loses
-# to it on this many characters (rent until renting cost the price: a one-off command on 512 KiB of English
-# or udhr2 took as long either way, on 1 MiB 0.04-0.15 s less compiled, for ~60 MiB more); the plain path's
-# tables of a vocabulary of COMPILE_PIECES cost more (~500 B a piece against the trie's ~200): compiled
-# from its first text
+# loading the compiled Viterbi (numba, cached kernels: ~0.25 s of CPU once) costs what the plain path loses to it
+# on this many characters (rent until renting cost the price: 512 KiB as long either way, 1 MiB faster compiled);
+# a vocabulary of COMPILE_PIECES is compiled from its first text (plain tables: ~500 B a piece, the trie's ~200)
 COMPILE_MIN = 600_000
 COMPILE_PIECES = 500_000
 _PLAIN_CHARS = [0]  # characters this process has run through the plain path with kernels allowed
