@@ -70,6 +70,19 @@ def test_numba_gets_the_quick_load_once():
     assert quicken() and caching.Cache.load_overload is first  # never wrapped twice
 
 
+@pytest.mark.skipif(not jit.enabled(), reason="numba is not installed or TOKVIZ_JIT=0")
+def test_a_numba_without_the_parts_it_relies_on_is_left_as_it_is(monkeypatch):
+    from numba.core import caching
+
+    class Cache:  # a numba whose cache loads some other way
+        def load_overload(self, sig, target_context):
+            return "its own"
+
+    monkeypatch.setattr(caching, "Cache", Cache)
+    assert not quicken()
+    assert Cache.load_overload(None, "sig", "context") == "its own" and not hasattr(Cache.load_overload, MARK)
+
+
 KERNELS = '''
 import numpy as np
 from numba import njit
