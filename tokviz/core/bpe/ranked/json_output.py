@@ -30,7 +30,6 @@ class RankBpeJson:
         if len(text) < halves.PARALLEL_MIN_CHARS or split_specials(text, tuple(self.special_tokens)) != [
                 (0, len(text), False)]:
             return False
-        self._mergers.prepare(text)  # the loop its new chunks repay (the compiled one for many languages)
         cut = self._half_cut(text, processes)
         if cut is None:
             return False

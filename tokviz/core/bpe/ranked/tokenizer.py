@@ -223,10 +223,12 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
                                  allowed_special=allowed_special, disallowed_special=disallowed_special)
 
     def _half_cut(self, text: str, processes: int) -> int | None:
-        """Where a big text is cut in two for two processes (`halves`: between two chunks, near
-        the middle), the shared tables built first (once here, not in both processes, numpy's
-        import too); None for a short text, a pattern without the fast splitter, one process
-        allowed, or no fork possible here."""
+        """Ready the merge loop for `text` (`Mergers.prepare`: every path that encodes a text goes
+        through here first), then say where a big text is cut in two for two processes (`halves`:
+        between two chunks, near the middle), the shared tables built first (once here, not in
+        both processes, numpy's import too); None for a short text, a pattern without the fast
+        splitter, one process allowed, or no fork possible here."""
+        self._mergers.prepare(text)
         if len(text) < halves.PARALLEL_MIN_CHARS or self._split.ascii is None or usable(processes) < 2:
             return None
         cut = cut_points(text, len(text) // 2)[1]
@@ -238,7 +240,6 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
 
     def _text_ids(self, text: str, thr: int, share_cache: bool = True, processes: int = 1) -> list[int]:
         cache = self._cache(thr)
-        self._mergers.prepare(text)
         cut = self._half_cut(text, processes)
         if cut is None:
             return self._ids(text, thr, cache)
@@ -302,7 +303,6 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
 
     def _texts(self, text: str, thr: int, processes: int) -> list[str]:
         """Non-empty texts of the ids of `text` (joined by spaces: its `ids_text`)."""
-        self._mergers.prepare(text)
         cut = self._half_cut(text, processes)
         if cut is None:
             return self._texts_here(text, thr)
