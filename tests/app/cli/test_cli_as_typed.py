@@ -235,3 +235,86 @@ def test_the_first_unigram_training_on_a_machine_says_it_compiles(tmp_path):
     assert first.returncode == second.returncode == 0, first.stderr + second.stderr
     assert NOTICE.match(first.stderr.splitlines()[0]), first.stderr
     assert "compiling" not in second.stderr
+
+
+@pytest.mark.parametrize("big", [False, True])
+def test_train_loads_kernels_while_it_counts_a_small_corpus(cli, tmp_path, monkeypatch, big):
+    """A corpus counted in this process: the kernels load on a thread while it is read and counted,
+    and the rounds start once they are loaded. A corpus big enough to be counted in forked
+    processes (which a running thread forbids): they load first, here."""
+    import threading
+
+    from tokviz.core.algorithm.staged import StagedTraining
+    from tokviz.core.text import chunks
+
+    counting, seen = threading.Event(), {}
+
+    def warm_up(*, encoder=True):
+        seen["on the main thread"] = threading.current_thread() is threading.main_thread()
+        seen["while counting"] = counting.wait(timeout=0 if big else 60)
+        seen["loaded"] = True
+
+    prepare, run = StagedTraining.prepare, StagedTraining.run
+
+    def prepare_and_say(self, **kw):
+        counting.set()
+        return prepare(self, **kw)
+
+    def run_once_loaded(self, *args, **kw):
+        seen["loaded before the rounds"] = seen.get("loaded", False)
+        return run(self, *args, **kw)
+
+    monkeypatch.setitem(SPECS, "unigram", dataclasses.replace(SPECS["unigram"], warm_up=warm_up))
+    monkeypatch.setattr(StagedTraining, "prepare", prepare_and_say)
+    monkeypatch.setattr(StagedTraining, "run", run_once_loaded)
+    if big:
+        monkeypatch.setattr(chunks, "PARALLEL_MIN_CHARS", len(CORPUS))
+    (tmp_path / "c.txt").write_text(CORPUS)
+    code, _, err = cli("train", "c.txt", "-o", "u.json", "--algorithm", "unigram", "--vocab-size", "30", "--quiet")
+    assert (code, err) == (0, "")
+    assert seen == {"on the main thread": big, "while counting": not big, "loaded": True,
+                    "loaded before the rounds": True}
+    assert not [t for t in threading.enumerate() if t.name == "tokviz-warm-up"]
+
+
+def test_a_training_that_fails_while_kernels_load_aside_says_why(cli, tmp_path, monkeypatch):
+    """The corpus turns out empty while the kernels load on their thread: one line on stderr, and
+    no thread is left behind."""
+    import threading
+
+    monkeypatch.setitem(SPECS, "unigram", dataclasses.replace(SPECS["unigram"], warm_up=lambda *, encoder: None))
+    (tmp_path / "c.txt").write_text(" \n\t\n")
+    code, _, err = cli("train", "c.txt", "-o", "u.json", "--algorithm", "unigram", "--vocab-size", "30")
+    assert code != 0 and len(err.splitlines()) == 1 and "no text" in err
+    assert not [t for t in threading.enumerate() if t.name == "tokviz-warm-up"]
+    assert not (tmp_path / "u.json").exists()
+
+
+@pytest.mark.skipif(not jit.enabled(), reason="numba is not installed or TOKVIZ_JIT=0")
+def test_a_compile_notice_holds_back_the_counting_lines_until_it_ends():
+    """On a terminal the notice replaces the stage's line, and the counting's lines drawn while numba
+    compiles (on the warm-up's thread) wait: the notice ends with its duration, on a line of its own."""
+    import io
+
+    import numba
+
+    from tokviz.app.cli.progress import COMPILING, ProgressBar
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Tty()
+    bar = ProgressBar(stream)
+    bar.stage("counting chunks")
+
+    def warm_up():
+        numba.njit(cache=False)(lambda x: x + 2)(1)
+        bar.last = -1e9  # due for a redraw
+        bar.counting(1, 2)
+
+    bar.load_kernels_aside(warm_up)()
+    bar.last = -1e9
+    bar.counting(2, 2)
+    assert re.fullmatch(r"\r\x1b\[2Kcounting chunks\.\.\.\r\x1b\[2K" + re.escape(COMPILING) + r"\d+\.\d s\n"
+                        r"\r\x1b\[2Kcounting chunks 100%", stream.getvalue()), stream.getvalue()

@@ -13,9 +13,10 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tokviz.core.errors import TokvizError
 from tokviz.core.gc_pause import collector_paused
@@ -26,6 +27,9 @@ from tokviz.core.text.corpus import read_text, read_text_pieces
 from .arguments import check_arguments, utf8_argument
 from .messages import one_line
 from .parser import COMMANDS, UsageError, command_parser, top_parser
+
+if TYPE_CHECKING:
+    from .progress import ProgressBar
 
 EXIT_USAGE = 2
 # writing stdout can fail so (EDQUOT is not defined on every platform)
@@ -74,34 +78,64 @@ def cmd_train(args: argparse.Namespace) -> int:
         if Path(f).is_file() and same_file(f, out):
             raise UsageError(f"tokviz train: output {out} is the input file {f}; give another name")
     _check_writable(out)  # fail now, not after a long training run
-    in_pieces = (counts is None and not args.word_counts and SPECS[args.algorithm].training_type.pieces_train_alike
-                 and counts_alike_in_pieces(settings.split, settings.special_tokens))
-    texts = _read_corpus(args.files, args.encoding_errors, in_pieces=in_pieces)
-    if counts is not None:
-        from tokviz.core.text.chunks import ChunkCounts
-
-        # chunks of this split are used as they are; other texts are split as words are
-        training = make_training(settings, table=ChunkCounts(counts.table) if counts.split else counts.table)
-    elif args.word_counts:
-        table: dict[str, int] = {}
-        for name, text in zip(args.files, texts):
-            for w, n in parse_word_counts(text, name=name).items():
-                table[w] = table.get(w, 0) + n
-        training = make_training(settings, table=table)
-    else:
-        training = make_training(settings, texts=texts)
-    del texts  # the training releases its texts once counted; keep no copy here
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
     bar.unit = step_noun(settings)
-    if SPECS[args.algorithm].warm_up is not None:  # compiled kernels: say it when they must be compiled
-        bar.load_kernels(partial(SPECS[args.algorithm].warm_up, encoder=False))  # the model is only saved
-    bar.stage("counting chunks")
-    timeline = training.prepare(progress=bar.counting, processes=choose_processes())
+    loaded = _load_kernels(bar, args)
+    try:
+        in_pieces = (counts is None and not args.word_counts
+                     and SPECS[args.algorithm].training_type.pieces_train_alike
+                     and counts_alike_in_pieces(settings.split, settings.special_tokens))
+        texts = _read_corpus(args.files, args.encoding_errors, in_pieces=in_pieces)
+        if counts is not None:
+            from tokviz.core.text.chunks import ChunkCounts
+
+            # chunks of this split are used as they are; other texts are split as words are
+            training = make_training(settings, table=ChunkCounts(counts.table) if counts.split else counts.table)
+        elif args.word_counts:
+            table: dict[str, int] = {}
+            for name, text in zip(args.files, texts):
+                for w, n in parse_word_counts(text, name=name).items():
+                    table[w] = table.get(w, 0) + n
+            training = make_training(settings, table=table)
+        else:
+            training = make_training(settings, texts=texts)
+        del texts  # the training releases its texts once counted; keep no copy here
+        bar.stage("counting chunks")
+        timeline = training.prepare(progress=bar.counting, processes=choose_processes())
+    finally:
+        loaded()  # on an error too: no thread is left loading kernels while Python exits
     bar.start(training.budget)
     training.run(each=lambda: bar.update(timeline.n_steps))  # WordPiece, Unigram: no collector passes between steps
     bar.finish(timeline.last_step, timeline.vocab_size)  # Unigram: rounds after the seed, as the timeline counts
     save_model(timeline, out)
     return 0
+
+
+def _load_kernels(bar: ProgressBar, args: argparse.Namespace) -> Callable[[], None]:
+    """Load the compiled kernels of the algorithm (`AlgorithmSpec.warm_up`), if it has any; returns
+    the call that waits until they are loaded. Where the corpus is counted in this process (below
+    `chunks.PARALLEL_MIN_CHARS`: a file's bytes are at least its characters), they load on a thread
+    while the corpus is read and counted (`ProgressBar.load_kernels_aside`); a bigger corpus is
+    counted in forked processes, which a running thread would forbid, so they load first."""
+    from tokviz.core.registry import SPECS
+    from tokviz.core.text.chunks import PARALLEL_MIN_CHARS
+
+    warm_up = SPECS[args.algorithm].warm_up
+    if warm_up is None:
+        return _nothing
+    warm_up = partial(warm_up, encoder=False)  # the model is only saved: no encoder kernels
+    try:
+        small = sum(os.path.getsize(f) for f in args.files) < PARALLEL_MIN_CHARS
+    except OSError:  # not a plain file: reading it says what is wrong
+        small = False
+    if small:
+        return bar.load_kernels_aside(warm_up)
+    bar.load_kernels(warm_up)
+    return _nothing
+
+
+def _nothing() -> None:
+    pass
 
 
 def _read_corpus(files: Sequence[str], errors: str, *, in_pieces: bool) -> list[str]:
