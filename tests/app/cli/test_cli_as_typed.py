@@ -318,3 +318,29 @@ def test_a_compile_notice_holds_back_the_counting_lines_until_it_ends():
     bar.counting(2, 2)
     assert re.fullmatch(r"\r\x1b\[2Kcounting chunks\.\.\.\r\x1b\[2K" + re.escape(COMPILING) + r"\d+\.\d s\n"
                         r"\r\x1b\[2Kcounting chunks 100%", stream.getvalue()), stream.getvalue()
+
+
+def test_ctrl_c_while_kernels_load_aside_ends_the_command_at_once(cli, tmp_path, monkeypatch):
+    """Ctrl+C while the corpus is counted: 'interrupted' and status 130 without waiting for the
+    warm-up's thread (a first compilation can take a minute)."""
+    import threading
+
+    from tokviz.core.algorithm.staged import StagedTraining
+
+    release, waited = threading.Event(), []
+
+    def warm_up(*, encoder=True):
+        waited.append(release.wait(timeout=60))
+
+    def interrupted(self, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(SPECS, "unigram", dataclasses.replace(SPECS["unigram"], warm_up=warm_up))
+    monkeypatch.setattr(StagedTraining, "prepare", interrupted)
+    (tmp_path / "c.txt").write_text(CORPUS)
+    code, _, err = cli("train", "c.txt", "-o", "u.json", "--algorithm", "unigram", "--vocab-size", "30")
+    assert (code, err.strip(), waited) == (130, "tokviz: interrupted", [])  # the warm-up still waits
+    release.set()
+    for thread in [t for t in threading.enumerate() if t.name == "tokviz-warm-up"]:
+        thread.join()
+    assert waited == [True]

@@ -102,8 +102,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         del texts  # the training releases its texts once counted; keep no copy here
         bar.stage("counting chunks")
         timeline = training.prepare(progress=bar.counting, processes=choose_processes())
-    finally:
-        loaded()  # on an error too: no thread is left loading kernels while Python exits
+    except KeyboardInterrupt:
+        raise  # the command ends now: a first compilation on the warm-up's thread is not waited for
+    except BaseException:
+        loaded()  # no thread is left loading kernels behind an error (a caller in this process)
+        raise
+    loaded()
     bar.start(training.budget)
     training.run(each=lambda: bar.update(timeline.n_steps))  # WordPiece, Unigram: no collector passes between steps
     bar.finish(timeline.last_step, timeline.vocab_size)  # Unigram: rounds after the seed, as the timeline counts
