@@ -274,20 +274,65 @@ def test_train_loads_kernels_while_it_counts_a_small_corpus(cli, tmp_path, monke
     assert (code, err) == (0, "")
     assert seen == {"on the main thread": big, "while counting": not big, "loaded": True,
                     "loaded before the rounds": True}
-    assert not [t for t in threading.enumerate() if t.name == "tokviz-warm-up"]
+    assert not _warm_up_threads()
+
+
+def _warm_up_threads() -> list:
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "tokviz-warm-up"]
 
 
 def test_a_training_that_fails_while_kernels_load_aside_says_why(cli, tmp_path, monkeypatch):
-    """The corpus turns out empty while the kernels load on their thread: one line on stderr, and
-    no thread is left behind."""
-    import threading
-
+    """The corpus turns out empty while the kernels load on their thread: one line on stderr."""
     monkeypatch.setitem(SPECS, "unigram", dataclasses.replace(SPECS["unigram"], warm_up=lambda *, encoder: None))
     (tmp_path / "c.txt").write_text(" \n\t\n")
     code, _, err = cli("train", "c.txt", "-o", "u.json", "--algorithm", "unigram", "--vocab-size", "30")
+    for thread in _warm_up_threads():
+        thread.join()
     assert code != 0 and len(err.splitlines()) == 1 and "no text" in err
-    assert not [t for t in threading.enumerate() if t.name == "tokviz-warm-up"]
     assert not (tmp_path / "u.json").exists()
+
+
+@pytest.mark.skipif(not jit.enabled(), reason="numba is not installed or TOKVIZ_JIT=0")
+def test_a_mistake_found_while_kernels_compile_aside_is_said_at_once(cli, tmp_path, monkeypatch):
+    """A mistake in the arguments while numba compiles the kernels on their thread (the first run
+    on a machine, up to a minute): the notice's line ends and the mistake is said on the next one,
+    without waiting for the compilation."""
+    import threading
+
+    from numba.core import event
+
+    from tokviz.app.cli.progress import COMPILING
+
+    from tokviz.app.cli import algorithms
+
+    compiling, release, finished = threading.Event(), threading.Event(), []
+
+    def warm_up(*, encoder=True):  # a compilation as numba announces one, which lasts until released
+        event.start_event("numba:compile")
+        compiling.set()
+        try:
+            release.wait(timeout=60)
+        finally:
+            event.end_event("numba:compile")
+            finished.append(True)
+
+    def settings_once_compiling(*args):
+        assert compiling.wait(timeout=60)
+        return train_settings(*args)
+
+    train_settings = algorithms.train_settings
+    monkeypatch.setattr(algorithms, "train_settings", settings_once_compiling)
+    monkeypatch.setitem(SPECS, "unigram", dataclasses.replace(SPECS["unigram"], warm_up=warm_up))
+    (tmp_path / "c.txt").write_text(CORPUS)
+    (tmp_path / "folder").mkdir()
+    code, _, err = cli("train", "c.txt", "-o", "folder", "--algorithm", "unigram", "--vocab-size", "30")
+    assert (code, finished) == (2, [])  # said while the compilation still runs
+    assert err.splitlines()[0] == COMPILING and "is a folder" in err.splitlines()[1], err
+    release.set()
+    for thread in _warm_up_threads():
+        thread.join()
 
 
 @pytest.mark.skipif(not jit.enabled(), reason="numba is not installed or TOKVIZ_JIT=0")
@@ -341,6 +386,6 @@ def test_ctrl_c_while_kernels_load_aside_ends_the_command_at_once(cli, tmp_path,
     code, _, err = cli("train", "c.txt", "-o", "u.json", "--algorithm", "unigram", "--vocab-size", "30")
     assert (code, err.strip(), waited) == (130, "tokviz: interrupted", [])  # the warm-up still waits
     release.set()
-    for thread in [t for t in threading.enumerate() if t.name == "tokviz-warm-up"]:
+    for thread in _warm_up_threads():
         thread.join()
     assert waited == [True]

@@ -42,14 +42,39 @@ REPLACE_HINT = "use --encoding-errors replace to read it anyway"  # train's opti
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from tokviz.core.io.safe_files import same_file
     from tokviz.core.model_files import save_model
+
+    from .progress import ProgressBar
+
+    bar = ProgressBar(sys.stderr, enabled=not args.quiet)
+    warm_up = _warm_up_of(args)
+    loaded = None
+    if warm_up is not None and _counted_here(args):  # numba's import runs beside everything up to the training
+        loaded, warm_up = bar.load_kernels_aside(warm_up), None
+    try:
+        training, timeline, out = _prepared_training(args, bar, warm_up)
+    except BaseException:
+        bar.close_notice()  # the error is said now: a first compilation on the warm-up's thread is not waited for
+        raise
+    if loaded is not None:
+        loaded()
+    bar.start(training.budget)
+    training.run(each=lambda: bar.update(timeline.n_steps))  # WordPiece, Unigram: no collector passes between steps
+    bar.finish(timeline.last_step, timeline.vocab_size)  # Unigram: rounds after the seed, as the timeline counts
+    save_model(timeline, out)
+    return 0
+
+
+def _prepared_training(args: argparse.Namespace, bar: ProgressBar, warm_up: Callable[[], object] | None):
+    """`cmd_train` up to the first step: the arguments checked, the corpus read, `warm_up` run (the
+    kernels not loading on a thread already), the corpus counted and the trainer set up; returns the
+    training, its timeline and the output path."""
+    from tokviz.core.io.safe_files import same_file
     from tokviz.core.registry import SPECS, make_training, step_noun
     from tokviz.core.text.chunks import counts_alike_in_pieces
     from tokviz.core.text.corpus import parse_word_counts
 
     from .algorithms import train_settings
-    from .progress import ProgressBar
 
     parallel = getattr(args, "parallel", None)  # a setting: the training reads the parallel corpus itself
     if parallel is not None and (args.files or args.counts):
@@ -78,68 +103,52 @@ def cmd_train(args: argparse.Namespace) -> int:
         if Path(f).is_file() and same_file(f, out):
             raise UsageError(f"tokviz train: output {out} is the input file {f}; give another name")
     _check_writable(out)  # fail now, not after a long training run
-    bar = ProgressBar(sys.stderr, enabled=not args.quiet)
     bar.unit = step_noun(settings)
-    loaded = _load_kernels(bar, args)
-    try:
-        in_pieces = (counts is None and not args.word_counts
-                     and SPECS[args.algorithm].training_type.pieces_train_alike
-                     and counts_alike_in_pieces(settings.split, settings.special_tokens))
-        texts = _read_corpus(args.files, args.encoding_errors, in_pieces=in_pieces)
-        if counts is not None:
-            from tokviz.core.text.chunks import ChunkCounts
+    in_pieces = (counts is None and not args.word_counts
+                 and SPECS[args.algorithm].training_type.pieces_train_alike
+                 and counts_alike_in_pieces(settings.split, settings.special_tokens))
+    texts = _read_corpus(args.files, args.encoding_errors, in_pieces=in_pieces)
+    if warm_up is not None:  # say it when the kernels must be compiled, after the checks and the reading
+        bar.load_kernels(warm_up)
+    if counts is not None:
+        from tokviz.core.text.chunks import ChunkCounts
 
-            # chunks of this split are used as they are; other texts are split as words are
-            training = make_training(settings, table=ChunkCounts(counts.table) if counts.split else counts.table)
-        elif args.word_counts:
-            table: dict[str, int] = {}
-            for name, text in zip(args.files, texts):
-                for w, n in parse_word_counts(text, name=name).items():
-                    table[w] = table.get(w, 0) + n
-            training = make_training(settings, table=table)
-        else:
-            training = make_training(settings, texts=texts)
-        del texts  # the training releases its texts once counted; keep no copy here
-        bar.stage("counting chunks")
-        timeline = training.prepare(progress=bar.counting, processes=choose_processes())
-    except KeyboardInterrupt:
-        raise  # the command ends now: a first compilation on the warm-up's thread is not waited for
-    except BaseException:
-        loaded()  # no thread is left loading kernels behind an error (a caller in this process)
-        raise
-    loaded()
-    bar.start(training.budget)
-    training.run(each=lambda: bar.update(timeline.n_steps))  # WordPiece, Unigram: no collector passes between steps
-    bar.finish(timeline.last_step, timeline.vocab_size)  # Unigram: rounds after the seed, as the timeline counts
-    save_model(timeline, out)
-    return 0
+        # chunks of this split are used as they are; other texts are split as words are
+        training = make_training(settings, table=ChunkCounts(counts.table) if counts.split else counts.table)
+    elif args.word_counts:
+        table: dict[str, int] = {}
+        for name, text in zip(args.files, texts):
+            for w, n in parse_word_counts(text, name=name).items():
+                table[w] = table.get(w, 0) + n
+        training = make_training(settings, table=table)
+    else:
+        training = make_training(settings, texts=texts)
+    del texts  # the training releases its texts once counted; keep no copy here
+    bar.stage("counting chunks")
+    timeline = training.prepare(progress=bar.counting, processes=choose_processes())
+    return training, timeline, out
 
 
-def _load_kernels(bar: ProgressBar, args: argparse.Namespace) -> Callable[[], None]:
-    """Load the compiled kernels of the algorithm (`AlgorithmSpec.warm_up`), if it has any; returns
-    the call that waits until they are loaded. Where the corpus is counted in this process (below
-    `chunks.PARALLEL_MIN_CHARS`: a file's bytes are at least its characters), they load on a thread
-    while the corpus is read and counted (`ProgressBar.load_kernels_aside`); a bigger corpus is
-    counted in forked processes, which a running thread would forbid, so they load first."""
+def _warm_up_of(args: argparse.Namespace) -> Callable[[], object] | None:
+    """The call that loads the compiled kernels of the algorithm (`AlgorithmSpec.warm_up`), or None."""
     from tokviz.core.registry import SPECS
-    from tokviz.core.text.chunks import PARALLEL_MIN_CHARS
 
     warm_up = SPECS[args.algorithm].warm_up
-    if warm_up is None:
-        return _nothing
-    warm_up = partial(warm_up, encoder=False)  # the model is only saved: no encoder kernels
+    return None if warm_up is None else partial(warm_up, encoder=False)  # the model is only saved
+
+
+def _counted_here(args: argparse.Namespace) -> bool:
+    """Whether the corpus is small enough to be counted in this process (below
+    `chunks.PARALLEL_MIN_CHARS`: a file's bytes are at least its characters): the kernels may then
+    load on a thread while it is read and counted (`ProgressBar.load_kernels_aside`). A bigger one
+    is counted in forked processes, which a running thread would forbid; a file that cannot be
+    looked at is read first, which says what is wrong."""
+    from tokviz.core.text.chunks import PARALLEL_MIN_CHARS
+
     try:
-        small = sum(os.path.getsize(f) for f in args.files) < PARALLEL_MIN_CHARS
-    except OSError:  # not a plain file: reading it says what is wrong
-        small = False
-    if small:
-        return bar.load_kernels_aside(warm_up)
-    bar.load_kernels(warm_up)
-    return _nothing
-
-
-def _nothing() -> None:
-    pass
+        return sum(os.path.getsize(f) for f in args.files) < PARALLEL_MIN_CHARS
+    except OSError:
+        return False
 
 
 def _read_corpus(files: Sequence[str], errors: str, *, in_pieces: bool) -> list[str]:

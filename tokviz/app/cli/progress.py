@@ -42,6 +42,7 @@ class ProgressBar:
         self.done = 0
         self.unit = "merges"  # "rounds" for Unigram
         self._notice_open = False  # a compile notice awaits its duration: other lines wait
+        self._notice_closed = False  # ended early by `close_notice`: no duration follows
 
     def _emit(self, line: str, *, final: bool = False) -> None:
         if not self.enabled or self._notice_open:
@@ -73,18 +74,27 @@ class ProgressBar:
                 warm_up()
             except Exception:  # noqa: BLE001 - only a head start (see the docstring)
                 ok = False
-        if said and self.enabled:
+        if said and self.enabled and not self._notice_closed:
             took = f"{time.perf_counter() - t0:.1f} s"
             self.stream.write((took if ok else f"stopped after {took}; the training takes its own path") + "\n")
             self.stream.flush()
             self._notice_open = False
 
+    def close_notice(self) -> None:
+        """End the line of a compile notice still waiting for its duration (an error or Ctrl+C is
+        about to be said on the next line); the duration is then not written."""
+        if self._notice_open:
+            self._notice_open, self._notice_closed = False, True
+            self.stream.write("\n")
+            self.stream.flush()
+
     def load_kernels_aside(self, warm_up: Callable[[], object]) -> Callable[[], None]:
-        """`load_kernels` on a thread of its own, so that counting the corpus runs meanwhile
-        (numba's import and the kernels' loading read files and let go of the GIL; counting and
-        the seed's sorts do too): about 0.08 s of a 0.75 s Unigram training. Returns the call
-        that waits for it, made before the training's first step. The counting's own lines are
-        left out while a compile notice waits for its duration."""
+        """`load_kernels` on a thread of its own, so that the rest of the start (the arguments'
+        checks, reading and counting the corpus) runs meanwhile: numba's import and the kernels'
+        loading read files and let go of the GIL, and so do counting and the seed's sorts (about
+        0.14 s of a 0.83 s Unigram training). Returns the call that waits for it, made before the
+        training's first step. The counting's own lines are left out while a compile notice waits
+        for its duration."""
         thread = threading.Thread(target=self.load_kernels, args=(warm_up,), name="tokviz-warm-up", daemon=True)
         thread.start()
         return thread.join
