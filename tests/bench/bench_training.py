@@ -185,7 +185,9 @@ def _kib(path: str, key: bytes) -> int:
 
 
 class TreeSampler(threading.Thread):
-    """Peak sum of RSS and of PSS over a process and its descendants, sampled every 10 ms."""
+    """Peak sum of RSS and of PSS over a process and its descendants, RSS sampled every 10 ms and
+    PSS every 100 ms: reading ``smaps_rollup`` walks the whole address space under the process's
+    memory lock, which at every tick cost a 240 MiB training 0.05 s of its 0.8 s."""
 
     def __init__(self, pid: int) -> None:
         super().__init__(daemon=True)
@@ -193,11 +195,14 @@ class TreeSampler(threading.Thread):
         self.stop = threading.Event()
 
     def run(self) -> None:
+        tick = 0
         while not self.stop.is_set():
             pids = _tree(self.pid)
             rss = sum(_kib(f"/proc/{p}/status", b"VmRSS:") for p in pids)
-            pss = sum(_kib(f"/proc/{p}/smaps_rollup", b"Pss:") for p in pids)
-            self.peak_rss, self.peak_pss = max(self.peak_rss, rss), max(self.peak_pss, pss)
+            self.peak_rss = max(self.peak_rss, rss)
+            if tick % 10 == 0:
+                self.peak_pss = max(self.peak_pss, sum(_kib(f"/proc/{p}/smaps_rollup", b"Pss:") for p in pids))
+            tick += 1
             self.max_procs = max(self.max_procs, len(pids))
             self.stop.wait(0.01)
 
