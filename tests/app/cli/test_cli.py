@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -14,7 +15,7 @@ import pytest
 from tests.app.cli.usage import usage_and_error
 from tokviz.app.cli.main import COMMANDS
 from tokviz.app.cli.progress import ProgressBar
-from tokviz.core import load_timeline
+from tokviz.core import jit, load_timeline
 
 LOW = "low low low low low lower lower lowest\n"
 
@@ -91,11 +92,14 @@ def test_train_shows_progress_on_stderr_unless_quiet(cli, tmp_path):
     assert files(tmp_path) == ["a.txt", "m.json", "m2.json"]
 
 
-def test_progress_bar_on_a_terminal():
-    class Tty(io.StringIO):
-        def isatty(self):
-            return True
+class Tty(io.StringIO):
+    """A stream that says it is a terminal."""
 
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_on_a_terminal():
     stream = Tty()
     bar = ProgressBar(stream)
     bar.stage("counting chunks")
@@ -116,6 +120,30 @@ def test_progress_bar_on_a_terminal():
     bar.finish(3, 259)
     assert quiet.getvalue() == ""
     assert ProgressBar(io.StringIO()).line(7).startswith("7 merges")
+
+
+@pytest.mark.skipif(not jit.enabled(), reason="numba is not installed or TOKVIZ_JIT=0")
+def test_a_compile_notice_holds_back_the_counting_lines_until_it_ends():
+    """On a terminal the notice replaces the stage's line, and the counting's lines drawn while numba
+    compiles (on the warm-up's thread) wait: the notice ends with its duration, on a line of its own."""
+    import numba
+
+    from tokviz.app.cli.progress import COMPILING
+
+    stream = Tty()
+    bar = ProgressBar(stream)
+    bar.stage("counting chunks")
+
+    def warm_up():
+        numba.njit(cache=False)(lambda x: x + 2)(1)
+        bar.last = -1e9  # due for a redraw
+        bar.counting(1, 2)
+
+    bar.load_kernels_aside(warm_up)()
+    bar.last = -1e9
+    bar.counting(2, 2)
+    assert re.fullmatch(r"\r\x1b\[2Kcounting chunks\.\.\.\r\x1b\[2K" + re.escape(COMPILING) + r"\d+\.\d s\n"
+                        r"\r\x1b\[2Kcounting chunks 100%", stream.getvalue()), stream.getvalue()
 
 
 def test_train_word_counts_known_answer(cli, tmp_path):

@@ -303,9 +303,8 @@ def test_a_mistake_found_while_kernels_compile_aside_is_said_at_once(cli, tmp_pa
 
     from numba.core import event
 
-    from tokviz.app.cli.progress import COMPILING
-
     from tokviz.app.cli import algorithms
+    from tokviz.app.cli.progress import COMPILING
 
     compiling, release, finished = threading.Event(), threading.Event(), []
 
@@ -333,36 +332,6 @@ def test_a_mistake_found_while_kernels_compile_aside_is_said_at_once(cli, tmp_pa
     release.set()
     for thread in _warm_up_threads():
         thread.join()
-
-
-@pytest.mark.skipif(not jit.enabled(), reason="numba is not installed or TOKVIZ_JIT=0")
-def test_a_compile_notice_holds_back_the_counting_lines_until_it_ends():
-    """On a terminal the notice replaces the stage's line, and the counting's lines drawn while numba
-    compiles (on the warm-up's thread) wait: the notice ends with its duration, on a line of its own."""
-    import io
-
-    import numba
-
-    from tokviz.app.cli.progress import COMPILING, ProgressBar
-
-    class Tty(io.StringIO):
-        def isatty(self):
-            return True
-
-    stream = Tty()
-    bar = ProgressBar(stream)
-    bar.stage("counting chunks")
-
-    def warm_up():
-        numba.njit(cache=False)(lambda x: x + 2)(1)
-        bar.last = -1e9  # due for a redraw
-        bar.counting(1, 2)
-
-    bar.load_kernels_aside(warm_up)()
-    bar.last = -1e9
-    bar.counting(2, 2)
-    assert re.fullmatch(r"\r\x1b\[2Kcounting chunks\.\.\.\r\x1b\[2K" + re.escape(COMPILING) + r"\d+\.\d s\n"
-                        r"\r\x1b\[2Kcounting chunks 100%", stream.getvalue()), stream.getvalue()
 
 
 def test_ctrl_c_while_kernels_load_aside_ends_the_command_at_once(cli, tmp_path, monkeypatch):
