@@ -3,7 +3,8 @@
 On a terminal it redraws one line; otherwise (pipes, CI logs) it prints a line now and then.
 Before the bar, `ProgressBar.load_kernels` says when an algorithm's compiled kernels are being
 compiled (the first run on a machine), which can otherwise look like a hang; `load_kernels_aside`
-does the same on a thread of its own while the corpus is counted.
+does the same on a thread of its own while the command goes on (checking its arguments, reading and
+counting the corpus).
 """
 
 from __future__ import annotations
