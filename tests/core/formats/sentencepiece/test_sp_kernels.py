@@ -97,6 +97,29 @@ def test_small_alphabet_against_the_oracle(text):
     assert lattice.best_path(text) == (list(ids), list(ends))
 
 
+def _astral_lattice() -> PieceLattice:
+    """Pieces that start with characters beyond U+FFFF, beside pieces of the BMP: the root's
+    children come from its array (`root_children`) for the BMP, from the hash table past it."""
+    scores = {"\u2581": -1.0, "a": -3.0, "b": -3.5, "\U0001F600": -2.0, "\U0001F600a": -2.5, "a\U0001F600": -2.75,
+              "\U0001F600\U0001F600": -3.25, "\uffffb": -1.5, "\u2581a": -2.0, "b\U0001F600a": -1.25}
+    pieces = ["<unk>", *scores]
+    with jit_off():
+        plain = PieceLattice(pieces, [0.0, *scores.values()], mode=F32_SP, edge_ids=range(1, len(pieces)), unk_id=0)
+    return _compiled_copy(plain)
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(alphabet="\u2581ab\uffff\U0001F600\U0001F601", max_size=60))
+def test_pieces_past_the_bmp_against_the_oracle(text):
+    from tokviz.core.unigram.encoder.kernels import ROOT_CHARS, root_children
+
+    lattice = _astral_lattice()
+    root = root_children(lattice.compiled.table)
+    assert len(root) == ROOT_CHARS and root[ord("a")] >= 0 and root[0xFFFF] >= 0 and root[ord("c")] == -1
+    ids, ends, _ = exact_oracle(lattice, text, 0.0)
+    assert lattice.best_path(text) == (list(ids), list(ends))
+
+
 def test_empty_text_and_unknown_characters():
     pieces = ["\u2581", "a", "ab"]
     lat = PieceLattice(pieces, [-1.0, -2.0, -2.5], mode=F32_SP, unk_id=None)

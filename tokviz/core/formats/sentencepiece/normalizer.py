@@ -27,7 +27,7 @@ from tokviz.core.formats.sentencepiece.charsmap import CharsMap
 from tokviz.core.formats.sentencepiece.proto import NormalizerSpec
 
 SPACE_SYMBOL = "\u2581"
-_RUNS = regex.compile(" {2,}")
+_RUNS = re.compile("  +")  # runs of spaces; `re` and this spelling: twice as fast as `regex` and " {2,}"
 _FEW = 8  # up to this many context-free characters are replaced one by one (each a C scan of the text)
 
 

@@ -11,7 +11,9 @@ refuses non-finite scores and ids without one before any kernel runs).
 Pieces sit in a trie over code points kept as one open-addressing hash table: the child of node
 ``v`` by code point ``c`` is stored under the key ``v << 21 | c`` (exact, no hashing collisions to
 resolve; one row ``(key, child)`` per slot), so the pieces matching at a position are found by
-walking the text from there until the trie has no child. `whole_pieces` runs it over many short
+walking the text from there until the trie has no child. Every walk starts at the root, whose
+children by the BMP's code points are also kept in a plain array (`root_children`): one hash
+lookup fewer a position, about 7% of the Viterbi's time on English. `whole_pieces` runs it over many short
 texts in one call (is each piece its own best path? the glitch finder).
 
 What this leaves out: choosing this path (`lattice.PieceLattice`), unknown-token handling.
@@ -28,6 +30,7 @@ from tokviz.core.unigram.encoder.piece_table import PieceTable
 from .piece_hashes import joined_code_points, text_code_points
 
 _RESET = 100000.0  # sentencepiece's kScoreResetThreshold
+ROOT_CHARS = 1 << 16  # the root's children by these code points sit in an array (`root_children`)
 
 
 @njit(cache=True, nogil=True)
@@ -61,11 +64,21 @@ def _insert(table, bits, node_piece, n_nodes, cps, starts, lengths, pids):  # pr
     return table, bits, node_piece, n_nodes
 
 
+def root_children(table: np.ndarray) -> np.ndarray:
+    """The trie root's child by each code point below `ROOT_CHARS`, -1 for none: the first step of
+    every walk is read from this array, not the hash table (about a fifth of the lookups)."""
+    root = np.full(ROOT_CHARS, -1, dtype=np.int64)
+    keys = table[:, 0]
+    first = (keys != EMPTY) & (keys >> SHIFT == 0) & (keys < ROOT_CHARS)  # the root's own keys are code points
+    root[keys[first]] = table[first, 1]
+    return root
+
+
 @njit(cache=True, nogil=True)
-def _relax(cps, lo, n, table, node_piece, bits, scores, unk, reset, best, back, back_start):  # pragma: no cover
+def _relax(cps, lo, n, table, root, node_piece, bits, scores, unk, reset, best, back, back_start):  # pragma: no cover
     """The Viterbi over ``cps[lo:lo+n]`` (nodes 0..n; `best` holds the start score at node 0,
     `back_start` -1 at nodes 1..n: not set yet): fills the best scores and each node's best piece
-    and where it starts."""
+    and where it starts. `root`: `root_children` of `table`."""
     shift, mask = np.uint64(64 - bits), (1 << bits) - 1
     frontier = 0
     for st in range(n):
@@ -80,11 +93,16 @@ def _relax(cps, lo, n, table, node_piece, bits, scores, unk, reset, best, back, 
         single = False
         end = st
         while end < n:
-            key = (node << SHIFT) | np.int64(cps[lo + end])
-            s = find_slot(table, key, shift, mask)
-            if table[s, 0] == EMPTY:
-                break
-            node = table[s, 1]
+            c = np.int64(cps[lo + end])
+            if node == 0 and c < ROOT_CHARS:
+                node = root[c]
+                if node < 0:
+                    break
+            else:
+                s = find_slot(table, (node << SHIFT) | c, shift, mask)
+                if table[s, 0] == EMPTY:
+                    break
+                node = table[s, 1]
             end += 1
             pid = node_piece[node]
             if pid >= 0:
@@ -108,13 +126,13 @@ def _relax(cps, lo, n, table, node_piece, bits, scores, unk, reset, best, back, 
 
 
 @njit(cache=True, nogil=True)
-def _viterbi(cps, table, node_piece, bits, scores, unk, reset):  # pragma: no cover
+def _viterbi(cps, table, root, node_piece, bits, scores, unk, reset):  # pragma: no cover
     n = len(cps)
     best = np.full(n + 1, -np.inf, dtype=scores.dtype)
     best[0] = 0
     back = np.empty(n + 1, dtype=np.int32)
     back_start = np.full(n + 1, -1, dtype=np.int64)
-    _relax(cps, 0, n, table, node_piece, bits, scores, unk, reset, best, back, back_start)
+    _relax(cps, 0, n, table, root, node_piece, bits, scores, unk, reset, best, back, back_start)
     count = 0
     t = n
     while t > 0:
@@ -135,7 +153,7 @@ def _viterbi(cps, table, node_piece, bits, scores, unk, reset):  # pragma: no co
 
 
 @njit(cache=True, nogil=True)
-def _whole(cps, starts, table, node_piece, bits, scores, unk, reset, want):  # pragma: no cover
+def _whole(cps, starts, table, root, node_piece, bits, scores, unk, reset, want):  # pragma: no cover
     """For each text ``cps[starts[k]:starts[k+1]]``: is its best path the one piece ``want[k]``?"""
     n_max = 0
     for k in range(len(want)):
@@ -152,7 +170,7 @@ def _whole(cps, starts, table, node_piece, bits, scores, unk, reset, want):  # p
         for t in range(1, n + 1):
             best[t] = -np.inf
             back_start[t] = -1
-        _relax(cps, lo, n, table, node_piece, bits, scores, unk, reset, best, back, back_start)
+        _relax(cps, lo, n, table, root, node_piece, bits, scores, unk, reset, best, back, back_start)
         out[k] = back_start[n] == 0 and back[n] == want[k]
     return out
 
@@ -214,15 +232,17 @@ class CompiledPieces:
         # is at most half full, no bigger
         self.bits = max(8, int(2 * n_nodes).bit_length())
         self.table = trie if self.bits == bits else rehash(trie, self.bits)
+        self.root = root_children(self.table)
         self.f32 = f32
 
     def whole_pieces(self, texts: list[str], want: list[int]) -> np.ndarray:
         """For each of `texts` (from score 0): is its best path the single piece ``want[k]``?"""
         cps, starts, _ = joined_code_points(texts)
-        return _whole(cps, np.append(starts, len(cps)), self.table, self.node_piece, self.bits, self.scores, self.unk, self.f32,
-                      np.asarray(want, dtype=np.int64))
+        return _whole(cps, np.append(starts, len(cps)), self.table, self.root, self.node_piece, self.bits, self.scores,
+                      self.unk, self.f32, np.asarray(want, dtype=np.int64))
 
     def best_path(self, s: str) -> tuple[np.ndarray, np.ndarray]:
         """(ids, ends) of the best path over `s` from score 0: ids -1 for unknown characters,
         ends in characters."""
-        return _viterbi(text_code_points(s), self.table, self.node_piece, self.bits, self.scores, self.unk, self.f32)
+        return _viterbi(text_code_points(s), self.table, self.root, self.node_piece, self.bits, self.scores, self.unk,
+                        self.f32)
