@@ -44,14 +44,17 @@ def test_fast_path_equals_the_general_path(normalizers, text):
 
 
 def test_the_fast_path_is_taken(sp_model):
-    """Plain ASCII takes `_plain` (so the test above compares two different paths)."""
+    """Plain ASCII takes `_plain`, and so does a text once its context-free characters are
+    replaced, when nothing is left for the charsmap (so the test above compares two different
+    paths); a character keys continue with keeps the general path."""
     norm = load_tokenizer(sp_model("unigram-nmt")).normalizer
     calls = []
     real = norm._plain
     norm._plain = lambda text: calls.append(text) or real(text)
     assert norm.normalize("  Hello   world  ")[0] == "\u2581Hello\u2581world"
-    assert norm.normalize("tab\there")[0] == "\u2581tab\u2581here"
-    assert calls == ["  Hello   world  "]
+    assert norm.normalize("tab\there\u00a0 now")[0] == "\u2581tab\u2581here\u2581now"
+    assert norm.normalize("cafe\u0301 au lait")[0] == norm.normalize("cafe\u0301 au lait", aligned=True)[0]
+    assert calls == ["  Hello   world  ", "tab here  now"]
 
 
 def test_context_free_characters_are_replaced_first(sp_model):
