@@ -57,6 +57,21 @@ def test_the_fast_path_is_taken(sp_model):
     assert calls == ["  Hello   world  ", "tab here  now"]
 
 
+@pytest.mark.parametrize("suffix", [False, True])
+def test_a_spec_that_keeps_spaces_escapes_them_as_they_are(sp_model, suffix):
+    """No charsmap and every space kept (Llama's and Mistral's spec): `_as_is`, the general path's
+    answer; a text holding a user-defined symbol keeps the general path."""
+    spec = replace(load_tokenizer(sp_model("unigram-identity")).normalizer.spec, remove_extra_whitespaces=False)
+    norm = SpNormalizer(spec, user_defined=("<u>",), whitespace_suffix=suffix)
+    calls = []
+    real = norm._as_is
+    norm._as_is = lambda text: calls.append(text) or real(text)
+    for text in ("  two  spaces ", "caf\u00e9 \u2581 \U0001F600", "a <u> b"):
+        assert norm.normalize(text)[0] == norm.normalize(text, aligned=True)[0]
+    assert norm.normalize("  a ")[0] == ("  a \u2581" if suffix else "\u2581  a ").replace(" ", "\u2581")
+    assert calls == ["  two  spaces ", "caf\u00e9 \u2581 \U0001F600", "  a "]
+
+
 def test_context_free_characters_are_replaced_first(sp_model):
     """Line breaks and tabs are replaced in one pass before the rest (so the comparison above
     meets that path), keys that start or continue longer ones are not."""

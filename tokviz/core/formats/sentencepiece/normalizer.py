@@ -135,7 +135,8 @@ class SpNormalizer:
         if not aligned:
             if self._fast and text.isascii() and not (self._ascii_hot and self._ascii_hot.search(text)):
                 return self._plain(text), None
-            present = frozenset(self._hot.intersection(set(text)))  # a set first: each character hashed once
+            # a set first: each character hashed once (nothing to look for with no charsmap)
+            present = frozenset(self._hot.intersection(set(text))) if self._hot else frozenset()
             free = present & self._free_keys
             if free:  # replaced first (`_context_free`): a few by `str.replace`, many in one pass
                 table = self._free
@@ -145,8 +146,11 @@ class SpNormalizer:
                 else:
                     text = self._class(free, self._free_classes).sub(lambda m: table[m.group()], text)
                 present = present - free
-            if self._fast and not present and SPACE_SYMBOL not in text:  # only the whitespace rules left
-                return self._plain(text), None  # (a ▁ of the text would count as a space at its end)
+            if not present:  # only the whitespace rules left
+                if self._fast and SPACE_SYMBOL not in text:  # (a ▁ of the text would count as a space at its end)
+                    return self._plain(text), None
+                if not spec.remove_extra_whitespaces and text:
+                    return self._as_is(text), None
         pieces = self._pieces(text, present)
         remove = spec.remove_extra_whitespaces
         k = consumed = 0
@@ -205,6 +209,16 @@ class SpNormalizer:
         if aligned:
             n2o.append(consumed)
         return out, (n2o if aligned else None)
+
+    def _as_is(self, text: str) -> str:
+        """`normalize` of a text the charsmap leaves as it is (not empty), for a spec that keeps
+        every space (Llama's and Mistral's): the spaces escaped, the dummy prefix (or suffix) added."""
+        spec = self.spec
+        space = SPACE_SYMBOL if spec.escape_whitespaces else " "
+        out = text.replace(" ", SPACE_SYMBOL) if spec.escape_whitespaces else text
+        if spec.add_dummy_prefix:
+            return out + space if self.suffix else space + out
+        return out
 
     def _plain(self, text: str) -> str:
         """`normalize` of text the charsmap leaves as it is, for a spec that removes extra spaces
