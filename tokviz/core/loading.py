@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
 from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.bpe.units import BaseVocab
 from tokviz.core.errors import ModelFormatError, SplitError, TokvizError
@@ -41,6 +41,9 @@ from tokviz.core.formats.tokviz_json import tokviz_format
 from tokviz.core.io.safe_files import read_head
 from tokviz.core.text.split import SPLIT_PRESETS, Splitter, parse_split
 
+if TYPE_CHECKING:
+    from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
+
 
 def load_tiktoken(
     path: str | os.PathLike,
@@ -56,6 +59,8 @@ def load_tiktoken(
 
 def ranked_tokenizer(model: RankedVocab) -> RankBpeTokenizer:
     """tiktoken's rule over a `RankedVocab` (tiktoken files, GPT-2's data-gym files)."""
+    from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer  # not for the other formats' commands
+
     tok = RankBpeTokenizer(model.ranks, pattern=model.pattern, special_tokens=model.special_tokens, name=model.name)
     tok.source = model.source
     return tok

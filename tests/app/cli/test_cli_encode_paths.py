@@ -63,6 +63,25 @@ def test_encode_with_a_tiktoken_file_starts_without_numpy_or_trainers(tmp_path):
     assert out.stdout.splitlines() == ["15339 1917", "0 []"]
 
 
+def test_encode_with_a_sentencepiece_model_starts_without_tiktoken_code(tmp_path):
+    """The same for a ``.model`` file: tiktoken's encoder and the trainers stay unloaded."""
+    import subprocess
+    import sys
+
+    path = str(shared_file("vocab", "hf", "mistral-7b-v0.1", "tokenizer.model"))
+    code = (
+        "import sys\n"
+        "from tokviz.app.cli.main import main\n"
+        f"rc = main(['encode', {path!r}, 'hello world', '--ids'])\n"
+        "heavy = [m for m in ('tokviz.core.bpe.ranked.tokenizer', 'tokviz.core.bpe.trainer',\n"
+        "                     'tokviz.core.formats.tokenizer_json.tokenizer', 'numba', 'jinja2') if m in sys.modules]\n"
+        "print(rc, heavy)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["6312 28709 1526", "0 []"]  # sentencepiece's ids
+
+
 @pytest.mark.parametrize("enabled", [True, False])
 def test_encode_ids_leaves_the_garbage_collector_as_it_found_it(cli, enabled):
     """``--ids`` pauses the collector while it encodes; a caller in the same process (a script, a

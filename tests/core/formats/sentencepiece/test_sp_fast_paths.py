@@ -115,3 +115,26 @@ def test_the_merge_timeline_is_read_lazily_and_equals_the_rows():
         i = merges.ids[k]
         assert (m.id, m.pair, m.token) == (i, tok.merge_of(i), tok.token_bytes(i))
     assert [m.id for m in merges[:3]] == list(merges.ids[:3])
+
+
+def _merge_order_by_python(tok) -> list[int]:
+    """The timeline's order as a plain sort gives it: the best score first, ties by id."""
+    pieces, scores = tok.proto.pieces, tok.proto.scores
+    cand = [i for i in tok.bpe.mergeable if len(pieces[i]) > 1 and int(tok.types[i]) != 4]  # 4: user-defined
+    return sorted(cand, key=lambda i: (-scores[i], i))
+
+
+@pytest.mark.parametrize("odd", [(), (("zz", float("nan"), "normal"),), (("zq", float("-inf"), "normal"),
+                                                                           ("qz", float("inf"), "normal"))])
+def test_the_merge_order_is_the_best_score_first_ties_by_id(tmp_path, odd):
+    pieces = [("<s>", 0.0, "control"), ("<unk>", 0.0, "unknown"), *MERGES, ("ud", -0.1, "user"), *odd,
+              *CHARS, *[(c, -9.0, "normal") for c in "zqud"]]
+    tok = SentencePieceTokenizer.from_file(write_model(tmp_path / "m.model", pieces, trainer={"model_type": 2}))
+    assert tok.merge_list().ids == _merge_order_by_python(tok)
+    if not odd:
+        assert [tok.proto.pieces[i] for i in tok.merge_list().ids[:4]] == ["xx", "yy", "xxyy", "yx"]  # ties by id
+
+
+def test_mistral_merge_order_as_a_plain_sort_gives_it():
+    tok = SentencePieceTokenizer.from_file(mistral_model())
+    assert tok.merge_list().ids == _merge_order_by_python(tok)

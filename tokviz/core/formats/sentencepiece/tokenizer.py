@@ -398,10 +398,14 @@ class SentencePieceTokenizer(SpDropout, TokenizerDefaults):
             if self.bpe is None:
                 self._merge_order = []
             else:
-                ok = self.bpe.mergeable
-                pieces, types, scores = self.proto.pieces, self.types, self.proto.scores
-                cand = [i for i in ok if len(pieces[i]) > 1 and types[i] != USER_DEFINED]
-                self._merge_order = sorted(cand, key=lambda i: (-scores[i], i))
+                ok = np.fromiter(self.bpe.mergeable, np.int64, len(self.bpe.mergeable))
+                cand = ok[(self.proto.pieces.char_lengths()[ok] > 1) & (self.types[ok] != USER_DEFINED)]
+                scores = self.proto.score_array[cand].astype(np.float64)
+                if np.isfinite(scores).all():  # in numpy: opening Mistral's model for an encode took 20 ms more
+                    self._merge_order = cand[np.lexsort((cand, -scores))].tolist()
+                else:  # NaN keeps the order Python's sort gives it
+                    key = self.proto.scores
+                    self._merge_order = sorted(cand.tolist(), key=lambda i: (-key[i], i))
         return self._merge_order
 
     @property
