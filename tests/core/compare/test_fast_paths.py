@@ -81,3 +81,38 @@ def test_the_decimal_table_is_str_isdecimal_for_every_code_point():
     mask = decimal_mask(codes)
     assert mask.tolist() == [chr(c).isdecimal() for c in range(0x110000)]
     assert not mask[LIMIT:].any()
+
+
+def _facts_one_by_one(timeline) -> tuple[list[int], list[int] | None]:
+    """The unknown ids and byte-fallback ids by looking at every id's bytes and written form."""
+    import re
+
+    tok = timeline.tokenizer()
+    vocab = [b if b is not None else b"" for b in timeline.token_bytes()]
+    forms = [(tok.token_text(i) or "").encode() for i in range(len(vocab))] if tok.writes_token_text else vocab
+    unk = sorted({i for i, b in enumerate(forms) if b in (b"[UNK]", b"<unk>")}
+                 | {i for i, b in enumerate(vocab) if b in (b"[UNK]", b"<unk>")})
+    byte_of: dict[int, int] = {}
+    for i, b in enumerate(forms):
+        m = re.fullmatch(rb"<0x([0-9A-Fa-f]{2})>", b)
+        if m is not None:
+            byte_of.setdefault(int(m.group(1), 16), i)
+    return unk, (sorted(byte_of.values()) if len(byte_of) == 256 else None)
+
+
+def test_model_facts_find_what_a_look_at_every_id_finds():
+    from tests.real_tokenizers import hf_path, shared_file, tiktoken_path
+    from tokviz.core.loading import open_timeline
+
+    ranks = {bytes([b]): b for b in range(256)} | {b"<unk>": 256, b"[UNK]": 257, b"<0x41>": 258}
+    paths = [hf_path("bert-base-uncased"), shared_file("vocab", "hf", "mistral-7b-v0.1", "tokenizer.model"),
+             hf_path("mistral-7b-v0.1"), tiktoken_path("o200k_base")]
+    timelines = [as_timeline(RankBpeTokenizer(ranks, pattern=r"\S+|\s+"))] + [open_timeline(str(p)) for p in paths]
+    for tl in timelines:
+        facts = model_facts(tl)
+        unk, byte_ids = _facts_one_by_one(tl)
+        assert facts.unk_ids.tolist() == unk
+        assert (facts.byte_ids.tolist() if facts.byte_ids is not None else None) == byte_ids
+        assert facts.lengths.tolist() == [len(b) for b in facts.vocab]
+    assert model_facts(timelines[0]).unk_ids.tolist() == [256, 257]
+    assert model_facts(timelines[2]).byte_ids is not None and len(model_facts(timelines[1]).unk_ids) == 1
