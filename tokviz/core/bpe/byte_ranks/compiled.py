@@ -32,9 +32,7 @@ class CompiledMerger:
         self._tok_data = np.frombuffer(b"".join(tokens), np.uint8)
         self._start_of = np.zeros(int(rank.max()) + 1, np.int64)  # where rank r's bytes start
         self._start_of[rank] = start
-        # at most half full: a miss (most lookups of a merge: pairs that form no token) probes ~2 slots, not ~9 as
-        # at three quarters (udhr2's 169,000 new chunks with o200k: 0.196 -> 0.174 s)
-        self._bits = max(8, (len(tokens) * 2).bit_length())
+        self._bits = max(8, (len(tokens) * 5 // 4).bit_length())  # under 80% full: a smaller table, fewer cache misses
         self._table = kernels.build_table(self._tok_data, start, size, rank, self._bits)
         self._byte_ids = np.array([enc[bytes((b,))] for b in range(256)], np.int64)
         self._pairs = kernels.byte_pair_ranks(self._table, self._bits, self._tok_data, self._start_of)
