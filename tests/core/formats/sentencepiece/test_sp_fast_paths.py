@@ -138,3 +138,22 @@ def test_the_merge_order_is_the_best_score_first_ties_by_id(tmp_path, odd):
 def test_mistral_merge_order_as_a_plain_sort_gives_it():
     tok = SentencePieceTokenizer.from_file(mistral_model())
     assert tok.merge_list().ids == _merge_order_by_python(tok)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_full_cache_starts_over_without_changing_a_line_or_a_text(pair, monkeypatch, compiled):
+    """The parts' cache is bounded: when a line or a text would fill it, it starts over with what
+    that call needs; ids stay the library's, by line and whole, in Python and compiled."""
+    from tokviz.core.formats.sentencepiece import bpe as sp_bpe
+
+    tok, ref = pair
+    if compiled:
+        pytest.importorskip("numba")
+        if tok.bpe.compiled() is None:
+            pytest.skip("compiled kernels off here")
+    monkeypatch.setattr(sp_bpe, "_CACHE_SIZE", 12)
+    lines = _texts(7, 200)
+    assert [tok.encode_ids(t) for t in lines] == [ref.encode(t) for t in lines]
+    assert max(map(len, tok.bpe._caches.values())) <= 12 + 41  # what it held and a line's parts (40 chars)
+    whole = " ".join(lines)
+    assert tok.encode_ids(whole) == ref.encode(whole)

@@ -35,6 +35,7 @@ import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate, chain
+from operator import itemgetter
 
 import regex
 
@@ -52,6 +53,7 @@ from tokviz.core.text import new_words
 from tokviz.core.unigram.encoder.segments import cut_segments, inner_mark_pattern
 
 _CACHE_SIZE = 200_000
+_IDS, _LENGTHS = itemgetter(0), itemgetter(1)  # of a cached part: (ids, lengths)
 KERNELS = "tokviz.core.formats.sentencepiece.score_kernels"
 # importing numba and loading the compiled loop costs ~0.5 s of CPU and ~110 MiB once per process,
 # what the Python loop spends on ~30,000 new words (12-20 us each, against 4-7 compiled, wrapping
@@ -227,17 +229,23 @@ class SpBpe:
         hits = list(map(cache.get, segs))
         if all(hits):  # every hit a pair of tuples (true), a miss None
             return hits
-        new = dict.fromkeys([w for w, h in zip(segs, hits) if h is None])
-        merger = self._compiled_for(len(new)) if allowed is None else None
-        if merger is not None:
-            fit = [w for w in new if len(w) <= SHORT]  # longer ones keep the heap: memory linear in the word
-            new.update(zip(fit, merger.merge_words(fit)))
-        for w in [w for w, hit in new.items() if hit is None]:
-            new[w] = self._word(w, allowed)
-        if len(cache) + len(new) > _CACHE_SIZE:
+        # a line brings a word or two no cache has seen: few steps in Python around them (by line,
+        # these steps cost as much as the compiled merge)
+        new = list(set(segs).difference(cache))
+        if len(cache) + len(new) > _CACHE_SIZE:  # bounded memory: start over with this text's words
             cache.clear()
-        cache.update(new)
-        return [h or new[w] for w, h in zip(segs, hits)]
+            cache.update((w, h) for w, h in zip(segs, hits) if h is not None)
+        merger = self._compiled_for(len(new)) if allowed is None else None
+        if merger is not None and max(map(len, new)) <= SHORT:  # longer ones keep the heap: memory linear in the word
+            cache.update(zip(new, merger.merge_words(new)))
+        else:
+            fit = [w for w in new if len(w) <= SHORT] if merger is not None else []
+            if fit:
+                cache.update(zip(fit, merger.merge_words(fit)))
+            for w in new:
+                if w not in cache:
+                    cache[w] = self._word(w, allowed)
+        return list(map(cache.__getitem__, segs))
 
     def _compiled_for(self, n: int) -> CompiledScoreMerger | None:
         """The compiled merge loop if loaded, or loaded in this process for another model, or
@@ -301,5 +309,5 @@ class SpBpe:
         else:
             words = [s[a:b] for a, b in self.segments(s)]
         hits = self._words(words, allowed, cache)
-        return (list(chain.from_iterable([h[0] for h in hits])),
-                lambda: list(accumulate(chain.from_iterable([h[1] for h in hits]))))
+        return (list(chain.from_iterable(map(_IDS, hits))),
+                lambda: list(accumulate(chain.from_iterable(map(_LENGTHS, hits)))))
