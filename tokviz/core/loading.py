@@ -15,8 +15,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tokviz.core.bpe.tokenizer import BpeTokenizer
-from tokviz.core.bpe.units import BaseVocab
 from tokviz.core.errors import ModelFormatError, SplitError, TokvizError
 from tokviz.core.explain.loaded_timeline import LoadedTimeline
 from tokviz.core.formats.descriptions import (
@@ -43,6 +41,7 @@ from tokviz.core.text.split import SPLIT_PRESETS, Splitter, parse_split
 
 if TYPE_CHECKING:
     from tokviz.core.bpe.ranked.tokenizer import RankBpeTokenizer
+    from tokviz.core.bpe.tokenizer import BpeTokenizer
 
 
 def load_tiktoken(
@@ -80,6 +79,9 @@ def _splitter(pattern: str) -> Splitter:
 
 def merge_list_tokenizer(model: MergeList) -> BpeTokenizer:
     """Byte-level BPE by merge order (minbpe), encoded by tokviz's trained-BPE tokenizer."""
+    from tokviz.core.bpe.tokenizer import BpeTokenizer
+    from tokviz.core.bpe.units import BaseVocab
+
     try:
         splitter = _splitter(model.pattern)
     except ModelFormatError as exc:

@@ -73,6 +73,7 @@ def test_fast_counting_of_long_texts_equals_one_pinned_scan(monkeypatch, spec, n
     of the pinned pattern, in first-appearance order."""
     if bmp_from is not None:
         monkeypatch.setattr(fastsplit, "BMP_MIN_CHARS", bmp_from)
+        monkeypatch.setattr(fastsplit, "BMP_DENSE_MIN_CHARS", bmp_from)
     s = parse_split(spec)
     text = _mixed_text(n, astral)
     reference = PinnedPattern(python_regex_pattern(s.pattern), trusted=True)

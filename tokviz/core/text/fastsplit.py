@@ -11,8 +11,9 @@ a letter, and the scan of the rest starts at the space exactly as the scan of th
 (the patterns look ahead, never behind). So big texts are cut into segments; each segment runs on
 the ASCII pattern when it is clean, else on the Unicode one. Other patterns scan in one piece.
 (3) With its classes spelled out as ranges of the Basic Multilingual Plane (`bmp_pattern`), a
-pattern runs on `re` for any text without astral characters: a long one (`BMP_MIN_CHARS`) is
-split that way in runs, with no test of its segments.
+pattern runs on `re` for any text without astral characters: a long one (`BMP_MIN_CHARS`, a third
+of that for a text of other scripts: `other_scripts`) is split that way in runs, with no test of
+its segments.
 """
 
 from __future__ import annotations
@@ -57,7 +58,13 @@ ASCII_PATTERNS = {p: t.format(L="A-Za-z", N="0-9", U="A-Z", D="a-z", W=_W) for p
 # knows them (`PinnedPattern`): for texts without astral characters (`bmp_pattern`)
 BMP_CLASSES = {"L": r"\p{L}", "N": r"\p{N}", "U": r"\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}", "D": r"\p{Ll}\p{Lm}\p{Lo}\p{M}",
                 "W": r"\s"}
-BMP_MIN_CHARS = 1 << 20  # shorter texts do not pay for building the BMP patterns (~60 ms)
+# Building the BMP patterns costs 15 ms (gpt2, cl100k) to 27 ms (o200k) of a process; the scan then
+# takes a third to a half of the segments' time (a megabyte of udhr2: 92 -> 32 ms, of gutenberg30:
+# 62 -> 34 ms). Mostly-English texts repay it from a million characters, texts of other scripts
+# (most segments on `regex`) from a third of that.
+BMP_MIN_CHARS = 1_000_000
+BMP_DENSE_MIN_CHARS = 384_000
+_SAMPLES, _SAMPLE_CHARS = 8, 2_048  # slices of a text that say whether it is of other scripts
 ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 SEGMENT_CHARS = 512  # big texts are cut about this often
 RUN_CHARS = 1 << 16  # at most this many characters are scanned at once: bounds the chunk lists, and the
@@ -104,6 +111,16 @@ def unclean_chars() -> re.Pattern:
     plane = re.compile(f"[\\x00-\\x7f\\ud800-\\udfff{re.escape(spaces)}]").sub("a", _bmp())
     kept = _ranges(r"\p{P}\p{S}\p{C}", plane)
     return re.compile(f"[^\\x00-\\x7f{kept}]")
+
+
+def other_scripts(text: str) -> bool:
+    """Whether a few slices of `text` hold many characters that send a segment to the Unicode
+    pattern (2% or more: letters of scripts other than ASCII's, a language of accents), where
+    English holds a few in ten thousand."""
+    find = unclean_chars().findall
+    step = max(len(text) // _SAMPLES, 1)
+    found = sum(len(find(text, k, k + _SAMPLE_CHARS)) for k in range(0, len(text), step))
+    return found * 50 >= min(len(text), _SAMPLES * _SAMPLE_CHARS)
 
 
 def cut_points(text: str, piece_chars: int | None = None) -> list[int]:
@@ -174,7 +191,7 @@ class FastSplitter:
         if n <= 2 * SEGMENT_CHARS:  # a short text: one scan, no test of its characters
             yield slow(text)
             return
-        if self.bmp is None and n >= BMP_MIN_CHARS:
+        if self.bmp is None and (n >= BMP_MIN_CHARS or (n >= BMP_DENSE_MIN_CHARS and other_scripts(text))):
             self.bmp = bmp_pattern(self.pattern)
         if self.bmp is not None and ASTRAL.search(text) is None:  # one pattern for all of it, run by run
             cuts = cut_points(text, RUN_CHARS)

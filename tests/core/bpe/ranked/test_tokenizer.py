@@ -238,6 +238,7 @@ def test_segmented_split_equals_one_scan(name, run_chars, bmp, monkeypatch):
     small RUN_CHARS cut the text at nearly every segment."""
     monkeypatch.setattr(fastsplit, "RUN_CHARS", run_chars)
     monkeypatch.setattr(fastsplit, "BMP_MIN_CHARS", 1000 if bmp else 1 << 40)
+    monkeypatch.setattr(fastsplit, "BMP_DENSE_MIN_CHARS", 1000 if bmp else 1 << 40)
     split = FastSplitter(load_ours(name).pattern)  # as the tokenizer's, with its own tables
     for corpus_name in ("gutenberg30.txt", "udhr2_all.txt", "udhr2_all.txt (with emoji)"):
         text = corpus(corpus_name.split()[0], 300_000)
@@ -251,6 +252,17 @@ def test_segmented_split_equals_one_scan(name, run_chars, bmp, monkeypatch):
         parts = list(split.chunk_lists(ascii_text))
         assert len(parts) > (100 if run_chars <= 2_000 else 0)
         assert [c for p in parts for c in p] == split.pinned.findall(ascii_text)
+
+
+def test_a_text_of_other_scripts_takes_the_bmp_pattern_sooner():
+    """A text most of whose segments need the Unicode pattern repays building the BMP one from a
+    third of a million characters; mostly-English text from a million (it costs 15-27 ms)."""
+    udhr, english = corpus("udhr2_all.txt", 500_000), corpus("gutenberg30.txt", 500_000)
+    assert fastsplit.other_scripts(udhr) and not fastsplit.other_scripts(english)
+    for text, built in ((udhr, True), (english, False), (udhr[:300_000], False)):
+        split = FastSplitter(load_ours("cl100k_base").pattern)
+        assert [c for p in split.chunk_lists(text) for c in p] == split.pinned.findall(text)
+        assert (split.bmp is not None) is built
 
 
 @settings(max_examples=60, deadline=None)
