@@ -35,7 +35,6 @@ import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from itertools import accumulate, chain
-from operator import itemgetter
 
 import regex
 
@@ -53,7 +52,6 @@ from tokviz.core.text import new_words
 from tokviz.core.unigram.encoder.segments import cut_segments, inner_mark_pattern
 
 _CACHE_SIZE = 200_000
-_IDS, _LENGTHS = itemgetter(0), itemgetter(1)  # of a cached part: (ids, lengths)
 KERNELS = "tokviz.core.formats.sentencepiece.score_kernels"
 # importing numba and loading the compiled loop costs ~0.5 s of CPU and ~110 MiB once per process,
 # what the Python loop spends on ~30,000 new words (12-20 us each, against 4-7 compiled, wrapping
@@ -86,7 +84,10 @@ class SpBpe:
         inner = [p for p, i in self.map.items() if MARK in (p[:-1] if whitespace_suffix else p[1:]) and i in self.mergeable]
         self._inner = inner_mark_pattern(inner, whitespace_suffix)
         self._runs_only = not whitespace_suffix and marks_in_runs_only(inner)  # `run_led_segments` cuts as `segments`
-        self._caches: dict[object, dict[str, tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+        # a part's ids only: one tuple a new word, not three, for the cyclic collector to meet (by
+        # line, its passes over them took a tenth of the time); lengths come from the ids (`_lengths`)
+        self._caches: dict[object, dict[str, tuple[int, ...]]] = {}
+        self._char_lengths: list[int] | None = None
         self._short: tuple[dict[str, float], dict[str, int]] | None = None  # `merge_word`'s tables
         self._short_made = False
         self._compiled: CompiledScoreMerger | None = None  # `compiled`
@@ -215,19 +216,30 @@ class SpBpe:
                 self._short = (keys, {p: self.map[p] for p in keys})
         return self._short
 
-    def _word(self, seg: str, allowed) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The ids and lengths of the pieces of one segment, in Python."""
+    def _word(self, seg: str, allowed) -> tuple[int, ...]:
+        """The ids of the pieces of one segment, in Python."""
         short = self.short_tables() if allowed is None and len(seg) <= SHORT else None
         if short is not None:
             return merge_word(seg, *short, self.unk_id)
-        pieces = self._merge(seg, allowed)
-        return tuple([i for _, _, i in pieces]), tuple([b - a for a, b, _ in pieces])
+        return tuple([i for _, _, i in self._merge(seg, allowed)])
 
-    def _words(self, segs: list[str], allowed, cache: dict) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-        """The ids and lengths of the pieces of each segment, cached; the new ones of a model
-        `merge_word` serves in one compiled call once that pays (`_compiled_for`)."""
+    def _lengths(self) -> list[int]:
+        """Each id's length in characters as a piece of a merge: its piece's, and 1 for the unknown
+        id (a character no piece is; at index -1 too, for a model without one)."""
+        if self._char_lengths is None:
+            lengths = [1] * (max(self.map.values(), default=0) + 2)
+            for piece, i in self.map.items():
+                lengths[i] = len(piece)
+            if self.unk_id >= 0:
+                lengths[self.unk_id] = 1
+            self._char_lengths = lengths
+        return self._char_lengths
+
+    def _words(self, segs: list[str], allowed, cache: dict) -> list[tuple[int, ...]]:
+        """The ids of the pieces of each segment, cached; the new ones of a model `merge_word`
+        serves in one compiled call once that pays (`_compiled_for`)."""
         hits = list(map(cache.get, segs))
-        if all(hits):  # every hit a pair of tuples (true), a miss None
+        if all(hits):  # every hit a tuple of one id or more (true), a miss None
             return hits
         # a line brings a word or two no cache has seen: few steps in Python around them (by line,
         # these steps cost as much as the compiled merge)
@@ -294,8 +306,10 @@ class SpBpe:
         cache = self._cache(allowed)
         out: list[tuple[int, int, int]] = []
         segs = self.segments(s)
-        for (a, _), (ids, lengths) in zip(segs, self._words([s[a:b] for a, b in segs], allowed, cache)):
-            for i, n in zip(ids, lengths):
+        length = self._lengths()
+        for (a, _), ids in zip(segs, self._words([s[a:b] for a, b in segs], allowed, cache)):
+            for i in ids:
+                n = length[i]
                 out.append((a, a + n, i))
                 a += n
         return out
@@ -308,6 +322,5 @@ class SpBpe:
             words = run_led_segments(s)
         else:
             words = [s[a:b] for a, b in self.segments(s)]
-        hits = self._words(words, allowed, cache)
-        return (list(chain.from_iterable(map(_IDS, hits))),
-                lambda: list(accumulate(chain.from_iterable(map(_LENGTHS, hits)))))
+        ids = list(chain.from_iterable(self._words(words, allowed, cache)))
+        return ids, lambda: list(accumulate(map(self._lengths().__getitem__, ids)))

@@ -1,7 +1,7 @@
 """`CompiledScoreMerger`: `score_merge.merge_word` over many words in one compiled call
 (`score_kernels`, numba).
 
-The same ids and lengths as `merge_word`, for the models it serves (no unused pieces or
+The same ids as `merge_word`, for the models it serves (no unused pieces or
 user-defined symbols, every mergeable score finite); the kernel sees only arrays built here from
 those validated tables. What this leaves out: when to load it (`bpe.SpBpe`).
 """
@@ -18,7 +18,7 @@ _CODEC = ("utf-8", "surrogatepass")  # a lone surrogate is a character like any 
 
 
 class CompiledScoreMerger:
-    """``merge_words(words)``: each word's ``(ids, lengths)``, as `merge_word` gives them."""
+    """``merge_words(words)``: each word's ids, as `merge_word` gives them."""
 
     def __init__(self, kernels: ModuleType, keys: Mapping[str, float], ids: Mapping[str, int], unk: int) -> None:
         self._k = kernels
@@ -34,20 +34,19 @@ class CompiledScoreMerger:
                                np.fromiter((ids[p] for p in pieces), np.int64, len(pieces))])
         self._unk = unk
 
-    def merge_words(self, words: Sequence[str]) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-        """The ids and lengths in characters of the pieces of each word (1 to `LONGEST` characters)."""
+    def merge_words(self, words: Sequence[str]) -> list[tuple[int, ...]]:
+        """The ids of the pieces of each word (1 to `LONGEST` characters)."""
         if not words:
             return []
         n = len(words)
         res = self._k.merge_words(np.frombuffer("".join(words).encode(*_CODEC), np.uint8),
                                   np.fromiter(map(len, words), np.int64, n), self._table, self._tok_data,
                                   self._meta, self._bits, self._unk).tolist()
-        pieces = (len(res) - n) // 2
-        ids, lens = res[n : n + pieces], res[n + pieces :]
+        ids = res[n : n + (len(res) - n) // 2]  # the lengths after them are not wanted
         out = []
         a = 0
         for count in res[:n]:  # a few words a call, mostly: a loop costs less than numpy's set-up
             b = a + count
-            out.append((tuple(ids[a:b]), tuple(lens[a:b])))
+            out.append(tuple(ids[a:b]))
             a = b
         return out

@@ -6,7 +6,7 @@ Then `SpBpe._merge`'s agenda (the highest score first, ties to the leftmost pair
 with a list of its pair scores instead: the best is ``max`` of the list and ``index`` finds the
 leftmost, both in C, and a merge rescores only the two pairs beside it. For a word of n
 characters that is O(n²) steps in C against the heap's O(n log n) in Python: faster up to
-`SHORT` characters, where longer words keep the heap. The pieces come out as ids and lengths.
+`SHORT` characters, where longer words keep the heap. The pieces come out as ids.
 
 Only the ``▁`` runs hold a mark inside in most models (``▁▁``, ``▁▁▁``...): a sentence is then cut
 before each run of marks (`run_led_segments`), which is `cut_segments` without its regex passes.
@@ -40,9 +40,10 @@ def merge_keys(pieces: Mapping[str, int], scores: Sequence[float], mergeable: Co
     return keys
 
 
-def merge_word(s: str, keys: Mapping[str, float], ids: Mapping[str, int], unk: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The ids and lengths of the pieces of `s` (a word no piece spans out of): `keys` the ranks
-    (`merge_keys`), `ids` each mergeable piece's id; a character that is none is `unk`."""
+def merge_word(s: str, keys: Mapping[str, float], ids: Mapping[str, int], unk: int) -> tuple[int, ...]:
+    """The ids of the pieces of `s` (a word no piece spans out of): `keys` the ranks (`merge_keys`),
+    `ids` each mergeable piece's id; a character that is none is `unk` (so a piece's length is its
+    id's: `bpe.SpBpe._lengths`)."""
     get = keys.get
     parts = list(s)
     score = [get(a + b, _NO_PIECE) for a, b in pairwise(s)]
@@ -58,7 +59,7 @@ def merge_word(s: str, keys: Mapping[str, float], ids: Mapping[str, int], unk: i
         if k:
             score[k - 1] = get(parts[k - 1] + parts[k], _NO_PIECE)
     id_of = ids.get
-    return tuple([id_of(p, unk) for p in parts]), tuple(map(len, parts))
+    return tuple([id_of(p, unk) for p in parts])
 
 
 def marks_in_runs_only(inner: Iterable[str]) -> bool:
