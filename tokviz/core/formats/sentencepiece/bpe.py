@@ -16,7 +16,7 @@ As for the Unigram lattice, a sentence is cut where no piece can span and each p
 A part of up to `SHORT` characters, with no step limit, in a model without unused pieces or
 user-defined symbols, is merged by `score_merge.merge_word` (the same order, over a list of pair
 scores: several times faster in Python); with numba, the new parts of such a model's text (up to
-`SHORT` characters, as the Python loop takes) are merged in one compiled call of the same rule
+`score_compiled.LONGEST` characters) are merged in one compiled call of the same rule
 (`score_kernels`), once a process has merged `COMPILE_MIN` words in Python or `warm_up` asked.
 
 How it relates to the other BPE encoders: the loop has the shape of `tokviz.core.bpe.pair_merge`'s
@@ -39,7 +39,7 @@ from itertools import accumulate, chain
 import regex
 
 from tokviz.core import jit
-from tokviz.core.formats.sentencepiece.score_compiled import CompiledScoreMerger
+from tokviz.core.formats.sentencepiece.score_compiled import LONGEST, CompiledScoreMerger
 from tokviz.core.formats.sentencepiece.score_merge import (
     MARK,
     SHORT,
@@ -248,10 +248,11 @@ class SpBpe:
             cache.clear()
             cache.update((w, h) for w, h in zip(segs, hits) if h is not None)
         merger = self._compiled_for(len(new)) if allowed is None else None
-        if merger is not None and max(map(len, new)) <= SHORT:  # longer ones keep the heap: memory linear in the word
+        # up to `LONGEST` characters, the compiled loop's rounds (length squared) beat the heap in Python
+        if merger is not None and max(map(len, new)) <= LONGEST:
             cache.update(zip(new, merger.merge_words(new)))
         else:
-            fit = [w for w in new if len(w) <= SHORT] if merger is not None else []
+            fit = [w for w in new if len(w) <= LONGEST] if merger is not None else []
             if fit:
                 cache.update(zip(fit, merger.merge_words(fit)))
             for w in new:
