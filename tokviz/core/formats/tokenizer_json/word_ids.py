@@ -83,7 +83,9 @@ class WordIds:
                 if hit is None:
                     if len(cache) >= _CACHE_SIZE:
                         cache.clear()
-                    hit = cache[word] = self._model_ids(word if self._map is None else self._map(word), limit)
+                    # a tuple, not the list: the cyclic collector stops tracking a tuple of ints, and
+                    # its passes over a cache of lists took a tenth of line-by-line encoding
+                    hit = cache[word] = tuple(self._model_ids(word if self._map is None else self._map(word), limit))
                 hits[k] = hit
         return list(chain.from_iterable(hits))
 
