@@ -16,7 +16,7 @@ As for the Unigram lattice, a sentence is cut where no piece can span and each p
 A part of up to `SHORT` characters, with no step limit, in a model without unused pieces or
 user-defined symbols, is merged by `score_merge.merge_word` (the same order, over a list of pair
 scores: several times faster in Python); with numba, the new parts of such a model's text (up to
-`score_compiled.LONGEST` characters) are merged in one compiled call of the same rule
+`COMPILED_LONGEST` characters) are merged in one compiled call of the same rule
 (`score_kernels`), once a process has merged `COMPILE_MIN` words in Python or `warm_up` asked.
 
 How it relates to the other BPE encoders: the loop has the shape of `tokviz.core.bpe.pair_merge`'s
@@ -39,7 +39,7 @@ from itertools import accumulate, chain
 import regex
 
 from tokviz.core import jit
-from tokviz.core.formats.sentencepiece.score_compiled import LONGEST, CompiledScoreMerger
+from tokviz.core.formats.sentencepiece.score_compiled import CompiledScoreMerger
 from tokviz.core.formats.sentencepiece.score_merge import (
     MARK,
     SHORT,
@@ -52,6 +52,10 @@ from tokviz.core.text import new_words
 from tokviz.core.unigram.encoder.segments import cut_segments, inner_mark_pattern
 
 _CACHE_SIZE = 200_000
+# new parts up to this long take the compiled loop (a sentence of a script without spaces is one part):
+# its rounds cost length squared, a million steps here, still less than the heap in Python; longer
+# ones keep the heap, whose time and memory grow with the part
+COMPILED_LONGEST = 1024
 KERNELS = "tokviz.core.formats.sentencepiece.score_kernels"
 # importing numba and loading the compiled loop costs ~0.5 s of CPU and ~110 MiB once per process,
 # what the Python loop spends on ~30,000 new words (12-20 us each, against 4-7 compiled, wrapping
@@ -248,11 +252,10 @@ class SpBpe:
             cache.clear()
             cache.update((w, h) for w, h in zip(segs, hits) if h is not None)
         merger = self._compiled_for(len(new)) if allowed is None else None
-        # up to `LONGEST` characters, the compiled loop's rounds (length squared) beat the heap in Python
-        if merger is not None and max(map(len, new)) <= LONGEST:
+        if merger is not None and max(map(len, new)) <= COMPILED_LONGEST:
             cache.update(zip(new, merger.merge_words(new)))
         else:
-            fit = [w for w in new if len(w) <= LONGEST] if merger is not None else []
+            fit = [w for w in new if len(w) <= COMPILED_LONGEST] if merger is not None else []
             if fit:
                 cache.update(zip(fit, merger.merge_words(fit)))
             for w in new:
