@@ -43,43 +43,33 @@ def test_encode_errors_stay_one_line(cli):
     assert code == 2 and usage.startswith("usage: tokviz encode") and line.startswith("tokviz encode: ")
 
 
-def test_encode_with_a_tiktoken_file_starts_without_numpy_or_trainers(tmp_path):
-    """The start-up of ``tokviz encode`` loads what encoding needs: no numpy, no trainer, no
-    tokenizer.json or SentencePiece code (they cost a third of a second before the first id)."""
+_TIKTOKEN_HEAVY = ("numpy", "tokviz.core.bpe.trainer", "tokviz.core.formats.tokenizer_json.tokenizer",
+                   "tokviz.core.formats.sentencepiece", "jinja2")
+_SENTENCEPIECE_HEAVY = ("tokviz.core.bpe.ranked.tokenizer", "tokviz.core.bpe.trainer",
+                        "tokviz.core.formats.tokenizer_json.tokenizer", "numba", "jinja2")
+
+
+@pytest.mark.parametrize("parts,heavy,ids", [
+    (("tiktoken", "cl100k_base.tiktoken"), _TIKTOKEN_HEAVY, "15339 1917"),
+    (("hf", "mistral-7b-v0.1", "tokenizer.model"), _SENTENCEPIECE_HEAVY, "6312 28709 1526"),  # sentencepiece's
+])
+def test_encode_starts_with_what_its_format_needs(tmp_path, parts, heavy, ids):
+    """The start-up of ``tokviz encode`` loads what encoding needs: a tiktoken file no numpy, no
+    trainer, no tokenizer.json or SentencePiece code (they cost a third of a second before the first
+    id); a SentencePiece model no tiktoken encoder, trainer or numba."""
     import subprocess
     import sys
 
-    path = str(shared_file("vocab", "tiktoken", "cl100k_base.tiktoken"))
+    path = str(shared_file("vocab", *parts))
     code = (
         "import sys\n"
         "from tokviz.app.cli.main import main\n"
         f"rc = main(['encode', {path!r}, 'hello world', '--ids'])\n"
-        "heavy = [m for m in ('numpy', 'tokviz.core.bpe.trainer', 'tokviz.core.formats.tokenizer_json.tokenizer',\n"
-        "                     'tokviz.core.formats.sentencepiece', 'jinja2') if m in sys.modules]\n"
-        "print(rc, heavy)\n"
+        f"print(rc, [m for m in {heavy!r} if m in sys.modules])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines() == ["15339 1917", "0 []"]
-
-
-def test_encode_with_a_sentencepiece_model_starts_without_tiktoken_code(tmp_path):
-    """The same for a ``.model`` file: tiktoken's encoder and the trainers stay unloaded."""
-    import subprocess
-    import sys
-
-    path = str(shared_file("vocab", "hf", "mistral-7b-v0.1", "tokenizer.model"))
-    code = (
-        "import sys\n"
-        "from tokviz.app.cli.main import main\n"
-        f"rc = main(['encode', {path!r}, 'hello world', '--ids'])\n"
-        "heavy = [m for m in ('tokviz.core.bpe.ranked.tokenizer', 'tokviz.core.bpe.trainer',\n"
-        "                     'tokviz.core.formats.tokenizer_json.tokenizer', 'numba', 'jinja2') if m in sys.modules]\n"
-        "print(rc, heavy)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines() == ["6312 28709 1526", "0 []"]  # sentencepiece's ids
+    assert out.stdout.splitlines() == [ids, "0 []"]
 
 
 @pytest.mark.parametrize("enabled", [True, False])
