@@ -60,9 +60,10 @@ BMP_CLASSES = {"L": r"\p{L}", "N": r"\p{N}", "U": r"\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M
                 "W": r"\s"}
 # Building the BMP patterns costs 15 ms (gpt2, cl100k) to 27 ms (o200k) of a process; the scan then
 # takes a third to a half of the segments' time (a megabyte of udhr2: 92 -> 32 ms, of gutenberg30:
-# 62 -> 34 ms). Mostly-English texts repay it from a million characters, texts of other scripts
-# (most segments on `regex`) from a third of that.
-BMP_MIN_CHARS = 1_000_000
+# 62 -> 34 ms). Mostly-English texts repay it from three quarters of a million characters (break-even
+# about 0.55 M with cl100k's pattern, 0.95 M with o200k's), texts of other scripts (most segments on
+# `regex`) from 384,000.
+BMP_MIN_CHARS = 750_000
 BMP_DENSE_MIN_CHARS = 384_000
 _SAMPLES, _SAMPLE_CHARS = 8, 2_048  # slices of a text that say whether it is of other scripts
 ASTRAL = re.compile("[\U00010000-\U0010ffff]")
