@@ -17,6 +17,7 @@ from tokviz.core.processes import fork, halves
 @pytest.fixture
 def small_parallel(monkeypatch):
     monkeypatch.setattr(halves, "PARALLEL_MIN_CHARS", 50_000)
+    monkeypatch.setattr(rank_bpe, "HALVES_MIN_LATIN", 50_000)
 
 
 def needs_fork():
@@ -53,6 +54,27 @@ def test_two_processes_give_the_ids_of_one(small_parallel, monkeypatch):
     assert tok.encode_ordinary(text, processes=2).ids == ids
     assert forks == [1, 1, 1]
     assert rank_bpe.halves is halves
+
+
+def test_a_text_of_ascii_letters_takes_two_processes_only_when_longer(monkeypatch):
+    """Below `HALVES_MIN_LATIN`, mostly-English text is encoded in one process (two would take less
+    time for a third more CPU); a text of other scripts of the same length in two."""
+    needs_fork()
+    monkeypatch.setattr(halves, "PARALLEL_MIN_CHARS", 50_000)
+    monkeypatch.setattr(rank_bpe, "HALVES_MIN_LATIN", 300_000)
+    forks = []
+    real_fork = fork.fork_call
+    monkeypatch.setattr(fork, "fork_call", lambda fn: forks.append(1) or real_fork(fn))
+    tok = load_ours("cl100k_base")
+    english, udhr = corpus("gutenberg30.txt", 200_000), corpus("udhr2_all.txt", 200_000)
+    reference = load_reference("cl100k_base")
+    assert fresh_copy(tok).encode_ids(english, processes=2) == reference.encode_ordinary(english)
+    assert forks == []
+    assert fresh_copy(tok).encode_ids(udhr, processes=2) == reference.encode_ordinary(udhr)
+    assert forks == [1]
+    longer = corpus("gutenberg30.txt", 400_000)
+    assert fresh_copy(tok).encode_ids(longer, processes=2) == reference.encode_ordinary(longer)
+    assert forks == [1, 1]
 
 
 def test_every_one_off_path_lets_the_mergers_see_the_text_first(small_parallel, monkeypatch):
