@@ -11,9 +11,9 @@ a letter, and the scan of the rest starts at the space exactly as the scan of th
 (the patterns look ahead, never behind). So big texts are cut into segments; each segment runs on
 the ASCII pattern when it is clean, else on the Unicode one. Other patterns scan in one piece.
 (3) With its classes spelled out as ranges of the Basic Multilingual Plane (`bmp_pattern`), a
-pattern runs on `re` for any text without astral characters: a long one (`BMP_MIN_CHARS`, a third
-of that for a text of other scripts: `other_scripts`) is split that way in runs, with no test of
-its segments.
+pattern runs on `re` for any text without astral characters: a long one (`BMP_MIN_CHARS`, half
+that for a text of other scripts: `other_scripts`) is split that way in runs, with no test of its
+segments.
 """
 
 from __future__ import annotations
@@ -119,9 +119,9 @@ def other_scripts(text: str) -> bool:
     pattern (2% or more: letters of scripts other than ASCII's, a language of accents), where
     English holds a few in ten thousand."""
     find = unclean_chars().findall
-    step = max(len(text) // _SAMPLES, 1)
-    found = sum(len(find(text, k, k + _SAMPLE_CHARS)) for k in range(0, len(text), step))
-    return found * 50 >= min(len(text), _SAMPLES * _SAMPLE_CHARS)
+    step = len(text) // _SAMPLES
+    found = sum(len(find(text, k * step, k * step + _SAMPLE_CHARS)) for k in range(_SAMPLES))
+    return found * 50 >= min(len(text), _SAMPLES * _SAMPLE_CHARS) > 0
 
 
 def cut_points(text: str, piece_chars: int | None = None) -> list[int]:
