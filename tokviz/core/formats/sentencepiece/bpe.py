@@ -34,7 +34,8 @@ import heapq
 import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from itertools import accumulate, chain
+from itertools import accumulate, chain, compress, repeat
+from operator import is_
 
 import regex
 
@@ -246,22 +247,20 @@ class SpBpe:
         if all(hits):  # every hit a tuple of one id or more (true), a miss None
             return hits
         # a line brings a word or two no cache has seen: few steps in Python around them (by line,
-        # these steps cost as much as the compiled merge)
-        new = list(set(segs).difference(cache))
-        if len(cache) + len(new) > _CACHE_SIZE:  # bounded memory: start over with this text's words
-            cache.clear()
-            cache.update((w, h) for w, h in zip(segs, hits) if h is not None)
+        # these steps cost as much as the compiled merge), and none that another thread's use of
+        # the cache could upset
+        new = list(set(compress(segs, map(is_, hits, repeat(None)))))
         merger = self._compiled_for(len(new)) if allowed is None else None
         if merger is not None and max(map(len, new)) <= COMPILED_LONGEST:
-            cache.update(zip(new, merger.merge_words(new)))
+            found = dict(zip(new, merger.merge_words(new)))
         else:
             fit = [w for w in new if len(w) <= COMPILED_LONGEST] if merger is not None else []
-            if fit:
-                cache.update(zip(fit, merger.merge_words(fit)))
-            for w in new:
-                if w not in cache:
-                    cache[w] = self._word(w, allowed)
-        return list(map(cache.__getitem__, segs))
+            found = dict(zip(fit, merger.merge_words(fit))) if fit else {}
+            found.update((w, self._word(w, allowed)) for w in new if w not in found)
+        if len(cache) + len(found) > _CACHE_SIZE:  # bounded memory: start over
+            cache.clear()
+        cache.update(found)
+        return list(map(found.get, segs, hits))  # a new part's ids, else its hit
 
     def _compiled_for(self, n: int) -> CompiledScoreMerger | None:
         """The compiled merge loop if loaded, or loaded in this process for another model, or
