@@ -11,9 +11,11 @@ from tokviz.app.cli import main as cli_main
 
 
 def test_encode_uses_the_processes_the_command_line_chose(cli, monkeypatch, tmp_path, corpus_text, forks):
+    from tokviz.core.bpe.ranked import tokenizer as rank_bpe
     from tokviz.core.processes import halves
 
     monkeypatch.setattr(halves, "PARALLEL_MIN_CHARS", 50_000)
+    monkeypatch.setattr(rank_bpe, "HALVES_MIN_LATIN", 50_000)  # English, cut in two from there
     path = str(shared_file("vocab", "tiktoken", "cl100k_base.tiktoken"))
     (tmp_path / "t.txt").write_text(corpus_text("gutenberg30.txt", 150_000), encoding="utf-8")
     outputs = {}
