@@ -244,7 +244,8 @@ def test_unknowns_on_the_compiled_arrays_with_and_without_byte_fallback(tmp_path
                                        minloglevel=2, num_threads=1)
         path = tmp_path / f"m{fallback}.model"
         path.write_bytes(out.getvalue())
-        ref = spm.SentencePieceProcessor(model_file=str(path)).encode(text)
+        sp = spm.SentencePieceProcessor(model_file=str(path))
+        ref = sp.encode(text)
         assert any(3 <= i < 259 for i in ref) if fallback else 0 in ref  # byte pieces / <unk> met
         fast = load_tokenizer(path)
         assert fast.lattice.compiled is not None
@@ -252,3 +253,18 @@ def test_unknowns_on_the_compiled_arrays_with_and_without_byte_fallback(tmp_path
             plain = load_tokenizer(path)
         assert fast.encode_ids(text) == plain.encode_ids(text) == ref
         assert fast.encode(text).ids == ref
+        lines = text.split("\n")[:300]  # one call a line: short texts, runs of unknowns fused in the kernel
+        assert [fast.encode_ids(line) for line in lines] == list(map(sp.encode, lines))
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet="\u2581abcz\U0001F600\U0001F601", max_size=60))
+def test_unknown_runs_fused_in_the_kernel_equal_the_unknown_handling(text):
+    """`CompiledPieces.fused_ids`: the best path with each run of unknown characters as the
+    unknown id, as `resolve_unknowns` makes it from the path's ids (c, z and U+1F601 are no piece)."""
+    from tokviz.core.formats.sentencepiece.unknown_ids import resolve_unknowns
+
+    lattice = _astral_lattice()
+    ids, ends = lattice.best_path(text)
+    want = resolve_unknowns(text, ids, ends, unknown={0}, unk_id=0, byte_ids=None)
+    assert lattice.compiled.fused_ids(text, 0).tolist() == want

@@ -139,6 +139,8 @@ class SentencePieceTokenizer(SpDropout, TokenizerDefaults):
         self.denormalizer = SpNormalizer(dn) if dn is not None and dn.precompiled_charsmap else None
         self.control_ids = frozenset(np.flatnonzero(types == CONTROL).tolist())
         self.unknown_ids = frozenset(np.flatnonzero(types == UNKNOWN).tolist())
+        # the Viterbi's edges hold no unknown piece: its unknowns are characters, fused into one id without bytes
+        self._fuse_unknown = unk_id if self._byte_ids is None and unk_id >= 0 else None
         self.special_tokens: dict[str, int] = {}  # sentencepiece never reads control symbols from text
         self.model_kind = "Unigram" if unigram else "BPE"
         self._normal: dict[str, int] = {}
@@ -305,6 +307,9 @@ class SentencePieceTokenizer(SpDropout, TokenizerDefaults):
         if not norm:  # an empty or blank line: nothing to segment
             return []
         if self.lattice is not None:
+            compiled = self.lattice.loaded
+            if compiled is not None and self._fuse_unknown is not None:  # one call and one list, a line or a text
+                return compiled.fused_ids(norm, self._fuse_unknown).tolist()
             # a long text's ids stay arrays through the unknown handling (numpy's per-call cost
             # is more than a line's lists)
             ids, seg_ends = self.lattice.best_segments(norm, processes=processes, arrays=len(norm) >= _ARRAYS_MIN)

@@ -16,7 +16,10 @@ children by the BMP's code points are also kept in a plain array (`root_children
 lookup fewer a position, about 7% of the Viterbi's time on English. `whole_pieces` runs it over many short
 texts in one call (is each piece its own best path? the glitch finder).
 
-What this leaves out: choosing this path (`lattice.PieceLattice`), unknown-token handling.
+`fused_ids` fuses each run of unknown characters into the unknown token as it reads the path back,
+as sentencepiece does without byte fallback: a line costs one call and one list.
+
+What this leaves out: choosing this path (`lattice.PieceLattice`), byte fallback.
 """
 
 from __future__ import annotations
@@ -153,6 +156,34 @@ def _viterbi(cps, table, root, node_piece, bits, scores, unk, reset):  # pragma:
 
 
 @njit(cache=True, nogil=True)
+def _fused(utf32, table, root, node_piece, bits, scores, unk, reset, unk_id):  # pragma: no cover
+    """`_viterbi`'s ids alone over the text `utf32` (its UTF-32-LE bytes: a line's array is made
+    here, cheaper than in Python), each run of unknown characters as the one id `unk_id` (as
+    sentencepiece's ids without byte fallback): read back from the end into one array."""
+    cps = np.frombuffer(utf32, dtype=np.uint32)
+    n = len(cps)
+    best = np.full(n + 1, -np.inf, dtype=scores.dtype)
+    best[0] = 0
+    back = np.empty(n + 1, dtype=np.int32)
+    back_start = np.full(n + 1, -1, dtype=np.int64)
+    _relax(cps, 0, n, table, root, node_piece, bits, scores, unk, reset, best, back, back_start)
+    out = np.empty(n, dtype=np.int64)
+    k = n
+    t = n
+    after_unknown = False  # the piece after this one (read before it) is an unknown character
+    while t > 0:
+        if not 0 <= back_start[t] < t:
+            raise ValueError("the Viterbi left a node without a best piece")
+        pid = back[t]
+        if pid >= 0 or not after_unknown:
+            k -= 1
+            out[k] = pid if pid >= 0 else unk_id
+        after_unknown = pid < 0
+        t = back_start[t]
+    return out[k:]
+
+
+@njit(cache=True, nogil=True)
 def _whole(cps, starts, table, root, node_piece, bits, scores, unk, reset, want):  # pragma: no cover
     """For each text ``cps[starts[k]:starts[k+1]]``: is its best path the one piece ``want[k]``?"""
     n_max = 0
@@ -234,12 +265,17 @@ class CompiledPieces:
         self.table = trie if self.bits == bits else rehash(trie, self.bits)
         self.root = root_children(self.table)
         self.f32 = f32
+        self._trie = (self.table, self.root, self.node_piece, self.bits, self.scores, self.unk, f32)  # `_fused`'s
 
     def whole_pieces(self, texts: list[str], want: list[int]) -> np.ndarray:
         """For each of `texts` (from score 0): is its best path the single piece ``want[k]``?"""
         cps, starts, _ = joined_code_points(texts)
         return _whole(cps, np.append(starts, len(cps)), self.table, self.root, self.node_piece, self.bits, self.scores,
                       self.unk, self.f32, np.asarray(want, dtype=np.int64))
+
+    def fused_ids(self, s: str, unk_id: int) -> np.ndarray:
+        """The ids of `best_path` over `s` with each run of unknown characters as `unk_id`."""
+        return _fused(s.encode("utf-32-le", "surrogatepass"), *self._trie, unk_id)
 
     def best_path(self, s: str) -> tuple[np.ndarray, np.ndarray]:
         """(ids, ends) of the best path over `s` from score 0: ids -1 for unknown characters,

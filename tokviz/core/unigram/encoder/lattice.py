@@ -19,29 +19,25 @@ scored ``min score - 10`` does. They differ in their numbers:
   far (a "reset" that keeps the floats small). User-defined symbols score
   ``float(0.1 * (length in bytes - 1))``; unused pieces are skipped.
 
-Running float32 arithmetic per edge in Python is slow, and caching by word is only sound when a
-word's decisions do not depend on the score accumulated before it. So a text is cut where no
-piece can span (before each ``▁`` when no piece holds one inside), each segment's best path is
-computed once from zero in doubles (cached) together with how close its closest decision was,
-and a segment is reused as is when that margin exceeds what rounding at the accumulated score can
-move (a float32 addition whose result is at most M in size errs by at most half an ulp of M's
-binade, <= 2**-24 M; two paths of d1 and d2 edges can swap only when their gap is at most d1 + d2
-such errors, and the margin is the gap / (d1 + d2 + 1)); otherwise it is recomputed with the exact
-arithmetic from the exact accumulated score (kept lazily: only replayed along the chosen paths
-when a close segment needs it). The result equals the library's on every input, at the speed of a
-word cache. A long text first sorts out the segments whose margin stands at any score (numpy
-over the cached margins), so its loop only adds their totals (`_scan`); a new word reuses the
-nodes of the words met before that start the same way (`viterbi.relative_path`).
+Running float32 arithmetic per edge in Python is slow, and caching by word is only sound when a word's decisions do
+not depend on the score accumulated before it. So a text is cut where no piece can span (before each ``▁`` when no
+piece holds one inside), each segment's best path is computed once from zero in doubles (cached) together with how
+close its closest decision was, and a segment is reused as is when that margin exceeds what rounding at the
+accumulated score can move (a float32 addition whose result is at most M in size errs by at most half an ulp of M's
+binade, <= 2**-24 M; two paths of d1 and d2 edges can swap only when their gap is at most d1 + d2 such errors, and
+the margin is the gap / (d1 + d2 + 1)); otherwise it is recomputed with the exact arithmetic from the exact
+accumulated score (kept lazily: only replayed along the chosen paths when a close segment needs it). The result
+equals the library's on every input, at the speed of a word cache. A long text first sorts out the segments whose
+margin stands at any score (numpy over the cached margins), so its loop only adds their totals (`_scan`); a new word
+reuses the nodes of the words met before that start the same way (`viterbi.relative_path`).
 
-With numba installed, all of this is replaced by the compiled Viterbi of `kernels` (the same
-algorithm over the whole text with the library's arithmetic done natively) once that pays for
-numba's import (`COMPILE_MIN`: about half a megabyte on the plain path); the plain path above stays for
-installs without it. A model whose float32 scores are large enough for a sum to reach
-+-inf (and then NaN, which holds to the end of the text) is run by one exact Viterbi over the
-whole text instead.
+With numba installed, all of this is replaced by the compiled Viterbi of `kernels` (the same algorithm over the
+whole text with the library's arithmetic done natively) once that pays for numba's import (`COMPILE_MIN`: about half
+a megabyte on the plain path); the plain path above stays for installs without it. A model whose float32 scores are
+large enough for a sum to reach +-inf (and then NaN, which holds to the end of the text) is run by one exact Viterbi
+over the whole text instead.
 
-What this leaves out: the tokenizers around it (unknown-token fusing, byte fallback, ids), and
-n-best and sampling (on the edges `edges_by_end` gives, `tokviz.core.unigram.tokenizer`).
+What this leaves out: the tokenizers around it (byte fallback, ids), n-best and sampling (on `edges_by_end`'s edges).
 """
 
 from __future__ import annotations
@@ -155,7 +151,7 @@ class PieceLattice:
         # over whole texts, tokenizers' and trained models' word by word (`word_path`); made on first use
         # (`compiled`; `best_segments`: `_compiled_for`). Whether kernels may be used is decided now
         # (`jit.allowed`, numba not imported for it)
-        self._compiled = None
+        self.loaded = None  # `compiled` once made
         top = max(abs(self.unk_score), float(np.abs(sc[pids]).max()) if len(pids) else 0.0)
         # the longest text the compiled Viterbi takes (integers: while doubles add them exactly)
         self.compiled_max_len = (_EXACT_DOUBLES // max(int(top), 1) - 2) if mode == INT else math.inf
@@ -178,24 +174,24 @@ class PieceLattice:
     def compiled(self):
         """The compiled Viterbi (`kernels.CompiledPieces`), made on first use; None when kernels
         are off or do not load here (numba is imported for it)."""
-        if self._compiled is None and self._may_compile:
+        if self.loaded is None and self._may_compile:
             self._may_compile = False  # one try
             kernels = jit.kernels(KERNELS)
             if kernels is not None:
                 table, rows, pids = self._edges
-                self._compiled = kernels.CompiledPieces.from_table(table, rows, pids, self.scores64, self.unk_score,
+                self.loaded = kernels.CompiledPieces.from_table(table, rows, pids, self.scores64, self.unk_score,
                                                                    f32=self.mode == F32_SP)
-        return self._compiled
+        return self.loaded
 
     @compiled.setter
     def compiled(self, value) -> None:  # a test's kernels
-        self._compiled = value
+        self.loaded = value
 
     def _compiled_for(self, n: int):
         """`compiled` if made, or loaded elsewhere in the process, or once the plain path has cost
         about what loading it costs (`COMPILE_MIN`, `COMPILE_PIECES`); else None (the text is counted)."""
-        if self._compiled is not None or not self._may_compile:
-            return self._compiled
+        if self.loaded is not None or not self._may_compile:
+            return self.loaded
         big = self._n_edges >= COMPILE_PIECES and "ids" not in self.__dict__
         if big or KERNELS in sys.modules or _PLAIN_CHARS[0] + n >= COMPILE_MIN:
             return self.compiled
