@@ -115,3 +115,68 @@ def test_a_text_of_many_new_words_loads_the_loop_before_it_and_english_does_not(
     assert many.bpe.repaid_by(udhr)
     many.prepare_for(udhr)
     assert not many.bpe.repaid_by(udhr) and many.bpe.compiled() is not None  # loaded: nothing left to repay
+
+
+def _expected_line(line: str, keys, ids, byte_ids) -> list[int]:
+    """`merge_word` over the run-led parts of `line`, an unknown character as its bytes' ids
+    (`byte_ids`) or -1."""
+    from tokviz.core.formats.sentencepiece.score_merge import run_led_segments
+
+    length = {i: len(p) for p, i in ids.items()}
+    out: list[int] = []
+    for seg in run_led_segments(line):
+        a = 0
+        for i in merge_word(seg, keys, ids, -1):
+            n = length.get(i, 1)
+            out.extend([byte_ids[b] for b in seg[a : a + n].encode()] if i == -1 and byte_ids else [i])
+            a += n
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=vocab_and_words(), fallback=st.booleans(), entries=st.integers(1, 6))
+def test_line_kernel_equals_merge_word_on_random_vocabularies(case, fallback, entries):
+    """`CompiledScoreMerger.line_ids`: whole lines cut before runs of marks, looked up and merged in
+    one call, through a cache that starts with room for one word, grows and starts over (after
+    `entries` words); each line twice (the second time from the cache)."""
+    from tokviz.core.formats.sentencepiece.score_compiled import CompiledScoreMerger
+
+    _, keys, ids, words = case
+    byte_ids = list(range(1000, 1256)) if fallback else None
+    merger = CompiledScoreMerger(_kernels(), keys, ids, -1, byte_ids, line_entries=entries, first_bits=1)
+    lines = ["".join(words), "\u2581".join(words), *words, "\u2581\u2581" + "x\u2581".join(words[::-1])]
+    for line in lines + lines:
+        assert merger.line_ids(line) == _expected_line(line, keys, ids, byte_ids)
+
+
+def test_the_line_kernel_leaves_long_parts_and_lone_surrogates_to_the_word_path():
+    from tokviz.core.formats.sentencepiece.score_compiled import LINE_LONGEST, CompiledScoreMerger
+
+    keys = merge_keys({"a": 0, "b": 1, "ab": 2}, [-1.0, -1.0, -0.5], range(3))
+    merger = CompiledScoreMerger(_kernels(), keys, {"a": 0, "b": 1, "ab": 2}, -1)
+    assert merger.line_ids("\u2581" + "ab" * LINE_LONGEST) is None
+    assert merger.line_ids("a\ud800b") is None
+    longest = "\u2581ab" + "a" * (LINE_LONGEST - 3)  # a part of LINE_LONGEST characters
+    assert merger.line_ids("ab" + longest) == [2, -1, 2, *[0] * (LINE_LONGEST - 3)]
+
+
+def test_threads_share_the_line_cache_as_sentencepiece_encodes():
+    """Two threads encode udhr2's lines with one Mistral tokenizer whose line cache starts small,
+    grows and starts over meanwhile: every line is sentencepiece's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.real_tokenizers import corpus
+    from tokviz.core.loading import load_tokenizer
+
+    spm = pytest.importorskip("sentencepiece")
+    path = mistral_model()
+    ours, ref = load_tokenizer(path), spm.SentencePieceProcessor(model_file=str(path))
+    if ours.bpe.compiled() is None:
+        pytest.skip("TOKVIZ_JIT=0")
+    keys, ids = ours.bpe.short_tables()
+    ours.bpe.compiled().__init__(_kernels(), keys, ids, ours.bpe.unk_id, ours.bpe.byte_ids, line_entries=3000,
+                                 first_bits=4)
+    lines = corpus("udhr2_all.txt", 400_000).split("\n")
+    with ThreadPoolExecutor(2) as pool:
+        got = list(pool.map(ours.encode_ids, lines, chunksize=64))
+    assert got == list(map(ref.encode, lines))

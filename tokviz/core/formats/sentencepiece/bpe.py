@@ -17,7 +17,9 @@ A part of up to `SHORT` characters, with no step limit, in a model without unuse
 user-defined symbols, is merged by `score_merge.merge_word` (the same order, over a list of pair
 scores: several times faster in Python); with numba, the new parts of such a model's text (up to
 `COMPILED_LONGEST` characters) are merged in one compiled call of the same rule
-(`score_kernels`), once a process has merged `COMPILE_MIN` words in Python or `warm_up` asked.
+(`score_kernels`), once a process has merged `COMPILE_MIN` words in Python or `warm_up` asked. From
+then on, when only runs of ``▁`` hold a mark inside pieces, `encode_ids` cuts, looks up and merges a
+whole text in one compiled call over a cache of arrays of its own (`CompiledScoreMerger.line_ids`).
 
 How it relates to the other BPE encoders: the loop has the shape of `tokviz.core.bpe.pair_merge`'s
 heap (lowest key first, leftmost of equals, stale entries skipped), but its key is the score of
@@ -57,6 +59,7 @@ _CACHE_SIZE = 200_000
 # its rounds cost length squared, a million steps here, still less than the heap in Python; longer
 # ones keep the heap, whose time and memory grow with the part
 COMPILED_LONGEST = 1024
+LINE_TEXT_MAX = 1 << 22  # longer texts keep the word cache (the line kernel's output is 4 bytes a byte of UTF-8)
 KERNELS = "tokviz.core.formats.sentencepiece.score_kernels"
 # importing numba and loading the compiled loop costs ~0.5 s of CPU and ~110 MiB once per process,
 # what the Python loop spends on ~30,000 new words (12-20 us each, against 4-7 compiled, wrapping
@@ -75,8 +78,10 @@ class SpBpe:
     piece string to its id (sentencepiece's ``pieces_`` for BPE models)."""
 
     def __init__(self, pieces_map: Mapping[str, int], scores: Sequence[float], types: Sequence[int], *,
-                 unk_id: int, user_defined: Sequence[str], whitespace_suffix: bool = False) -> None:
+                 unk_id: int, user_defined: Sequence[str], whitespace_suffix: bool = False,
+                 byte_ids: Sequence[int] | None = None) -> None:
         self.map = dict(pieces_map)
+        self.byte_ids = byte_ids  # with byte fallback: the compiled line path gives unknown characters as bytes
         self.scores = scores
         self.types = types
         self.unk_id = unk_id
@@ -291,7 +296,7 @@ class SpBpe:
             short = self.short_tables()
             kernels = jit.kernels(KERNELS) if short is not None else None
             if kernels is not None:
-                self._compiled = CompiledScoreMerger(kernels, *short, self.unk_id)
+                self._compiled = CompiledScoreMerger(kernels, *short, self.unk_id, self.byte_ids)
         return self._compiled
 
     def _cache(self, allowed) -> dict:
@@ -316,6 +321,14 @@ class SpBpe:
                 out.append((a, a + n, i))
                 a += n
         return out
+
+    def compiled_ids(self, s: str, allowed=None) -> list[int] | None:
+        """`encode_ids`'s ids from one compiled call that cuts, looks up and merges the whole of `s`
+        (`CompiledScoreMerger.line_ids`), an unknown character as its bytes' ids with `byte_ids`;
+        None where that path does not serve (not loaded, a step limit, marks inside other pieces)."""
+        if allowed is None and self._runs_only and self._compiled is not None and len(s) <= LINE_TEXT_MAX:
+            return self._compiled.line_ids(s)
+        return None
 
     def encode_ids(self, s: str, allowed=None) -> tuple[list[int], Callable[[], list[int]]]:
         """The ids of `encode`, and a function giving the pieces' end positions (wanted only

@@ -163,7 +163,7 @@ class SentencePieceTokenizer(SpDropout, TokenizerDefaults):
             normal.pop("\0", None)  # only skipped pieces can be "\0" here
             self._normal = normal
             self.bpe = SpBpe(normal, proto.scores, types.tolist(), unk_id=unk_id, user_defined=ud,
-                             whitespace_suffix=suffix)
+                             whitespace_suffix=suffix, byte_ids=self._byte_ids)
         self._vocab_bytes: _TokenBytes | None = None
         self._merge_order: list[int] | None = None
         self._rank_of: dict[int, int] | None = None
@@ -320,7 +320,12 @@ class SentencePieceTokenizer(SpDropout, TokenizerDefaults):
             # the ends are only needed to cut unknown pieces into bytes
             ends = absolute_ends(seg_ends) if self._byte_ids is not None else ()
         else:
-            ids, ends_of = self.bpe.encode_ids(norm, self._allowed(step))  # type: ignore[union-attr]
+            allowed = self._allowed(step)
+            ids = self.bpe.compiled_ids(norm, allowed)  # type: ignore[union-attr]
+            if ids is not None:  # with byte fallback, no piece there is unknown (it came as bytes)
+                ends_of = tuple
+            else:
+                ids, ends_of = self.bpe.encode_ids(norm, allowed)  # type: ignore[union-attr]
             if -1 not in ids and self.unknown_ids.isdisjoint(ids):
                 return ids
             ends = ends_of() if self._byte_ids is not None else ()

@@ -129,13 +129,21 @@ def _relax(cps, lo, n, table, root, node_piece, bits, scores, unk, reset, best, 
 
 
 @njit(cache=True, nogil=True)
-def _viterbi(cps, table, root, node_piece, bits, scores, unk, reset):  # pragma: no cover
+def _back_pointers(cps, table, root, node_piece, bits, scores, unk, reset):  # pragma: no cover
+    """Each node's best piece and where it starts, over the whole of `cps` from score 0."""
     n = len(cps)
     best = np.full(n + 1, -np.inf, dtype=scores.dtype)
     best[0] = 0
     back = np.empty(n + 1, dtype=np.int32)
     back_start = np.full(n + 1, -1, dtype=np.int64)
     _relax(cps, 0, n, table, root, node_piece, bits, scores, unk, reset, best, back, back_start)
+    return back, back_start
+
+
+@njit(cache=True, nogil=True)
+def _viterbi(cps, table, root, node_piece, bits, scores, unk, reset):  # pragma: no cover
+    n = len(cps)
+    back, back_start = _back_pointers(cps, table, root, node_piece, bits, scores, unk, reset)
     count = 0
     t = n
     while t > 0:
@@ -162,11 +170,7 @@ def _fused(utf32, table, root, node_piece, bits, scores, unk, reset, unk_id):  #
     sentencepiece's ids without byte fallback): read back from the end into one array."""
     cps = np.frombuffer(utf32, dtype=np.uint32)
     n = len(cps)
-    best = np.full(n + 1, -np.inf, dtype=scores.dtype)
-    best[0] = 0
-    back = np.empty(n + 1, dtype=np.int32)
-    back_start = np.full(n + 1, -1, dtype=np.int64)
-    _relax(cps, 0, n, table, root, node_piece, bits, scores, unk, reset, best, back, back_start)
+    back, back_start = _back_pointers(cps, table, root, node_piece, bits, scores, unk, reset)
     out = np.empty(n, dtype=np.int64)
     k = n
     t = n
