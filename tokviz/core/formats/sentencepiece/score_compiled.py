@@ -13,18 +13,18 @@ from types import ModuleType
 
 import numpy as np
 
+from tokviz.core.bpe.byte_ranks.word_cache_arrays import ENTRIES, FIRST_BITS, WordCacheArrays
+
 LONGEST = 4096  # longer words take the heap loop (the compiled loop's rounds cost length squared)
 _CODEC = ("utf-8", "surrogatepass")  # a lone surrogate is a character like any other
 LINE_LONGEST = 1024  # `line_ids` merges words of up to this many characters (a text with a longer one: None)
-LINE_ENTRIES = 200_000  # words `line_ids` keeps at most (then it starts over: bounded memory)
-FIRST_BITS = 12  # the line cache's first table: 4,096 rows, room for 2,048 words
 
 
 class CompiledScoreMerger:
     """``merge_words(words)``: each word's ids, as `merge_word` gives them."""
 
     def __init__(self, kernels: ModuleType, keys: Mapping[str, float], ids: Mapping[str, int], unk: int,
-                 byte_ids: Sequence[int] | None = None, *, line_entries: int = LINE_ENTRIES,
+                 byte_ids: Sequence[int] | None = None, *, line_entries: int = ENTRIES,
                  first_bits: int = FIRST_BITS) -> None:
         self._k = kernels
         pieces = list(keys)
@@ -39,10 +39,8 @@ class CompiledScoreMerger:
                                np.fromiter((ids[p] for p in pieces), np.int64, len(pieces))])
         self._unk = unk
         self._byte_ids = np.asarray(byte_ids if byte_ids is not None else [], np.int64)  # `line_ids`'s fallback
-        self._first_bits = first_bits
-        self._line = self._fresh_line(first_bits)  # `line_ids`'s cache (replaced whole, never changed in place)
-        self._work = np.empty((4, LINE_LONGEST + 1), np.int64)
-        self._line_entries = line_entries
+        self._cache = WordCacheArrays(kernels, 4 * LINE_LONGEST, entries=line_entries, first_bits=first_bits)
+        self._work = np.empty((4, LINE_LONGEST + 1), np.int64)  # `line_ids`'s scratch (it holds the GIL)
 
     def merge_words(self, words: Sequence[str]) -> list[tuple[int, ...]]:
         """The ids of the pieces of each word (1 to `LONGEST` characters)."""
@@ -64,53 +62,16 @@ class CompiledScoreMerger:
     def line_ids(self, s: str) -> list[int] | None:
         """The ids of the normalized text `s` cut before each run of ``▁``, each part merged as
         `merge_words` merges it (with `byte_ids`, an unknown character is its bytes' ids), in one
-        call that keeps the parts' ids in a cache of arrays (a line costs a microsecond or two, not
-        a dictionary lookup, tuple and list per word); None when a part is longer than
-        `LINE_LONGEST` characters or `s` holds a lone surrogate (it has no bytes to fall back to)."""
+        call that keeps the parts' ids in a cache of arrays (`WordCacheArrays`: a line costs a
+        microsecond or two, not a dictionary lookup, tuple and list per word); None when a part is
+        longer than `LINE_LONGEST` characters or `s` holds a lone surrogate (no bytes to fall back to)."""
         try:
             data = s.encode("utf-8")
         except UnicodeEncodeError:
             return None
-        line = self._line
-        st = line[3]
+        arrays = self._cache.arrays
         out = self._k.line_ids(data, self._table, self._tok_data, self._meta, self._bits, self._unk,
-                               self._byte_ids, *line, self._work)
-        if st[3]:
-            flags = int(st[3])
-            st[3] = 0
-            if flags & 1:
-                self._line = self._roomier(line)
-            if flags & 2:
-                return None
+                               self._byte_ids, *arrays, self._work)
+        if arrays[3][3] and self._cache.after(arrays):  # (flags: asked a line in seventy)
+            return None
         return out.tolist()
-
-    def _fresh_line(self, bits: int) -> tuple[np.ndarray, ...]:
-        """An empty line cache: (table, word bytes, ids, state)."""
-        state = np.zeros(5, np.int64)
-        state[4] = bits
-        return (np.full((1 << bits, 5), self._k.EMPTY, np.int32), np.empty(32 << bits, np.uint8),
-                np.empty(8 << bits, np.int32), state)
-
-    def _roomier(self, line: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
-        """A copy of the line cache with room for the next words (twice the table or stores that
-        are full), or an empty one once it holds ``line_entries`` words. New arrays, whole: another
-        thread may still pass the old ones to the kernel."""
-        table, words, ids, state = line
-        entries, w_top, i_top, _, bits = state.tolist()
-        if entries >= self._line_entries:
-            return self._fresh_line(self._first_bits)
-        if 2 * (entries + 1) > len(table):
-            bits += 1
-            table = self._k.regrown(table, words, bits)
-        else:
-            table = table.copy()
-        state = np.array([entries, w_top, i_top, 0, bits], np.int64)
-        return table, _copied(words, w_top, 4 * (LINE_LONGEST + 1)), _copied(ids, i_top, LINE_LONGEST + 1), state
-
-
-def _copied(store: np.ndarray, top: int, room: int) -> np.ndarray:
-    """A new array holding ``store[:top]``, as long as `store`, or twice when fewer than `room`
-    entries would be left after `top`."""
-    out = np.empty(len(store) * (2 if top + room > len(store) else 1), store.dtype)
-    out[:top] = store[:top]
-    return out
