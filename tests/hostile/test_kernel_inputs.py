@@ -225,6 +225,8 @@ def test_merge_kernels_under_numba_boundscheck(tmp_path):
     tests = ["tests/core/bpe/test_compiled_merge.py::test_compiled_equals_the_one_chunk_loop_on_bytes",
              "tests/core/bpe/test_compiled_merge.py::test_compiled_equals_the_one_chunk_loop_on_random_vocabularies",
              "tests/core/bpe/test_compiled_merge.py::test_long_pieces_and_the_heap_loop_mix_in_order",
+             "tests/core/bpe/test_compiled_merge.py::test_chunk_ids_equal_the_one_chunk_loop_on_random_vocabularies",
+             "tests/core/bpe/test_compiled_merge.py::test_chunk_ids_leave_long_chunks_and_lone_surrogates_to_the_caller",
              "tests/core/superbpe/test_stage_two_kernels.py::test_compiled_merge_equals_numpy_merge",
              "tests/core/formats/sentencepiece/test_sp_score_kernels.py::test_compiled_equals_merge_word_on_random_vocabularies",
              "tests/core/formats/sentencepiece/test_sp_score_kernels.py::test_line_kernel_equals_merge_word_on_random_vocabularies",

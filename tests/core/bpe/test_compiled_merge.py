@@ -137,3 +137,70 @@ def test_a_vocabulary_with_gaps_and_specials():
     pieces = [b"ab" * k for k in range(1, 12)] + [b"xabababababab"]
     _check(merger, tok.mergeable_ranks, pieces, INF_RANK)
     _check(merger, tok.mergeable_ranks, pieces, 905)
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=vocab_and_pieces(), entries=st.integers(1, 6))
+def test_chunk_ids_equal_the_one_chunk_loop_on_random_vocabularies(case, entries):
+    """`CompiledMerger.chunk_ids`: a list of chunks looked up and merged in one call, through a
+    cache that starts with room for one chunk, grows and starts over (after `entries` chunks);
+    the list twice (the second time from the cache), a chunk that is a token being that token."""
+    from tokviz.core.bpe.byte_ranks.compiled import CompiledMerger
+    from tokviz.core.bpe.byte_ranks.word_cache_arrays import WordCacheArrays
+
+    vocab, pieces = case
+    merger = CompiledMerger(_kernels(), vocab, max(vocab.values()) + 1)
+    merger.cache = WordCacheArrays(_kernels(), 4096, entries=entries, first_bits=1)
+    chunks = [p.decode() for p in pieces] + [p.decode()[:1] for p in pieces] + sorted(p.decode() for p in vocab
+                                                                                       if len(p) > 1)
+    want = [i for c in chunks for i in piece_ids(vocab, c.encode(), INF_RANK)]
+    assert merger.chunk_ids(chunks).tolist() == want
+    assert merger.chunk_ids(chunks[::-1]).tolist() == [i for c in chunks[::-1] for i in piece_ids(vocab, c.encode(),
+                                                                                                 INF_RANK)]
+    assert merger.chunk_ids(chunks).tolist() == want
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(unicode_text(), min_size=1, max_size=20))
+def test_chunk_ids_on_unicode(name, texts):
+    tok, enc, merger = _compiled(name)
+    chunks = [c for t in texts for c in tok.chunks(t)]
+    try:
+        want = [i for c in chunks for i in piece_ids(enc, c.encode("utf-8"), INF_RANK)]
+    except UnicodeEncodeError:  # a lone surrogate: the caller's own path
+        assert merger.chunk_ids(chunks) is None
+        return
+    assert merger.chunk_ids(chunks).tolist() == want
+
+
+def test_chunk_ids_leave_long_chunks_and_lone_surrogates_to_the_caller():
+    from tokviz.core.bpe.byte_ranks.compiled import CHUNK_LONGEST
+
+    _, enc, merger = _compiled("cl100k_base")
+    assert merger.chunk_ids(["ab", "x" * (CHUNK_LONGEST + 1)]) is None
+    assert merger.chunk_ids(["ab", "c\ud800"]) is None
+    assert merger.lists_ids([["a", " b"], ["\ud800"], [" c"]], lambda chunks: [-7]) == [*merger.chunk_ids(["a", " b"]),
+                                                                                      -7, *merger.chunk_ids([" c"])]
+    longest = "é" * (CHUNK_LONGEST // 2)  # CHUNK_LONGEST bytes: merged
+    assert merger.chunk_ids([longest]).tolist() == list(piece_ids(enc, longest.encode(), INF_RANK))
+
+
+def test_threads_share_the_chunk_cache_as_tiktoken_encodes(monkeypatch):
+    """Two threads encode udhr2's lines with one o200k tokenizer whose compiled loop is loaded (its
+    chunk cache grows meanwhile): every line is tiktoken's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.real_tokenizers import load_reference
+
+    _kernels()
+    monkeypatch.setattr(mergers, "_EXPECTED_MIN", 1)
+    monkeypatch.setattr(mergers, "_DENSITY_MIN", 0.0)
+    tok = fresh_copy(load_ours("o200k_base"))
+    text = corpus("udhr2_all.txt", 400_000)
+    tok.prepare_for(text)
+    lines = text.split("\n")
+    with ThreadPoolExecutor(2) as pool:
+        got = list(pool.map(tok.encode_ids, lines, chunksize=64))
+    ref = load_reference("o200k_base")
+    assert got == [ref.encode_ordinary(line) for line in lines]

@@ -8,10 +8,14 @@ every byte a token). What this leaves out: choosing it and loading the kernels (
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import ModuleType
 
 import numpy as np
+
+from .word_cache_arrays import WordCacheArrays
+
+CHUNK_LONGEST = 4096  # bytes: `chunk_ids` merges chunks of up to this many (a list with a longer one: None)
 
 
 class CompiledMerger:
@@ -36,6 +40,46 @@ class CompiledMerger:
         self._table = kernels.build_table(self._tok_data, start, size, rank, self._bits)
         self._byte_ids = np.array([enc[bytes((b,))] for b in range(256)], np.int64)
         self._pairs = kernels.byte_pair_ranks(self._table, self._bits, self._tok_data, self._start_of)
+        self.cache = WordCacheArrays(kernels, CHUNK_LONGEST)  # `chunk_ids`'s
+        self._work = np.empty((3, CHUNK_LONGEST + 1), np.int64)  # its scratch (it holds the GIL)
+
+    def chunk_ids(self, chunks: Sequence[str]) -> np.ndarray | None:
+        """The ids of `chunks` laid end to end, with every token (no step limit), in one call that
+        keeps the chunks' ids in a cache of arrays (`WordCacheArrays`: no dictionary lookup, set or
+        tuple per chunk); None when a chunk is longer than `CHUNK_LONGEST` bytes or holds a lone
+        surrogate (the caller's own path says what to do with it)."""
+        try:
+            data = "".join(chunks).encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+        counts = np.fromiter(map(len, chunks), np.int64, len(chunks))
+        arrays = self.cache.arrays
+        out = self._k.chunk_ids(data, counts, self._k.BIG, self._byte_ids, self._pairs, self._table, self._bits,
+                                self._tok_data, self._start_of, *arrays, self._work)
+        if arrays[3][3] and self.cache.after(arrays):
+            return None
+        return out
+
+    def lists_ids(self, chunk_lists: Iterable[Sequence[str]], other: Callable[[Sequence[str]], list[int]]) -> list[int]:
+        """The ids of every list of chunks one after the other (`chunk_ids`, or `other` for a
+        list it leaves)."""
+        out: list[int] = []
+        for chunks in chunk_lists:
+            ids = self.chunk_ids(chunks)
+            out.extend(other(chunks) if ids is None else ids.tolist())
+        return out
+
+    def lists_text(self, chunk_lists: Iterable[Sequence[str]], other: Callable[[Sequence[str]], list[int]]) -> str:
+        """`lists_ids` as decimal numbers separated by spaces."""
+        names = self._id_names()
+        return " ".join(map(names.__getitem__, self.lists_ids(chunk_lists, other)))
+
+    def _id_names(self) -> list[str]:
+        """Each id in decimal, made on first use."""
+        if self._names is None:
+            self._names = list(map(str, range(len(self._shared))))
+            self._widths = np.fromiter(map(len, self._names), np.int64, len(self._names)) + 1  # and a space
+        return self._names
 
     def _merge(self, pieces: Sequence[bytes], thr: int) -> tuple[np.ndarray, np.ndarray]:
         """``(ids, counts)``: the ids of all pieces one after the other, how many each has."""
@@ -58,10 +102,7 @@ class CompiledMerger:
         ids, counts = self._merge(pieces, thr)
         if not len(ids):
             return [""] * len(pieces)
-        if self._names is None:
-            self._names = list(map(str, range(len(self._shared))))
-            self._widths = np.fromiter(map(len, self._names), np.int64, len(self._names)) + 1  # and a space
-        whole = " ".join(map(self._names.__getitem__, ids.tolist()))
+        whole = " ".join(map(self._id_names().__getitem__, ids.tolist()))
         start = np.concatenate(([0], np.cumsum(self._widths[ids])))  # where id k starts in `whole`
         ends = np.cumsum(counts)
         a = start[ends - counts].tolist()

@@ -14,6 +14,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .word_cache import TOO_LONG, lookup, put, regrown, table_shift, utf8_width
+
+__all__ = ["build_table", "byte_pair_ranks", "chunk_ids", "merge_pieces", "regrown"]
+
 EMPTY = -1  # an empty slot
 BIG = np.int64(1) << 62  # "cannot join"
 _BASE = np.uint64(0x100000001B3)
@@ -126,6 +130,41 @@ def byte_pair_ranks(table, bits, tok_data, start_of):  # pragma: no cover - comp
 
 
 @njit(cache=True, nogil=True)
+def _merge_piece(data, a0, n, thr, byte_ids, pairs, table, shift, mask, tok_data, start_of, work, out,
+                 o):  # pragma: no cover - compiled
+    """Merge the piece ``data[a0:a0 + n]`` joining only ranks below `thr` (`work`: three rows of at
+    least n + 1 scratch entries), writing its ids to ``out[o:]``: returns where they end."""
+    bounds, ranks, part = work[0], work[1], work[2]  # ranks[k]: joining part k and part k + 1
+    for k in range(n + 1):
+        bounds[k] = a0 + k
+    for k in range(n):
+        part[k] = byte_ids[data[a0 + k]]
+    m = n  # parts
+    for k in range(n - 1):
+        r = pairs[np.int64(data[a0 + k]) * 256 + data[a0 + k + 1]]
+        ranks[k] = r if r < thr else BIG
+    while m > 1:
+        j = leftmost_lowest(ranks, m - 1)
+        if j < 0:
+            break
+        part[j] = ranks[j]  # the joined part is the token of that rank
+        shift_left(bounds, j + 1, m)  # drop bound j + 1, part j + 1 and rank j
+        shift_left(part, j + 1, m - 1)
+        shift_left(ranks, j, m - 2)
+        m -= 1
+        if j < m - 1:
+            r = slice_rank(data, bounds[j], bounds[j + 2], table, shift, mask, tok_data, start_of)
+            ranks[j] = r if r < thr else BIG
+        if j > 0:
+            r = slice_rank(data, bounds[j - 1], bounds[j + 1], table, shift, mask, tok_data, start_of)
+            ranks[j - 1] = r if r < thr else BIG
+    for k in range(m):
+        out[o] = part[k]
+        o += 1
+    return o
+
+
+@njit(cache=True, nogil=True)
 def merge_pieces(data, starts, lens, thr, byte_ids, pairs, table, bits, tok_data, start_of):  # pragma: no cover
     """The ids of each piece ``data[starts[i]:starts[i] + lens[i]]`` joining only ranks below
     `thr` (`byte_ids`: the id of each byte, `pairs`: `byte_pair_ranks`): ``(ids, counts)``, the
@@ -134,39 +173,50 @@ def merge_pieces(data, starts, lens, thr, byte_ids, pairs, table, bits, tok_data
     longest = 0
     for i in range(len(lens)):
         longest = max(longest, lens[i])
-    bounds = np.empty(longest + 1, np.int64)
-    ranks = np.empty(longest + 1, np.int64)  # ranks[k]: joining part k and part k + 1
-    part = np.empty(longest + 1, np.int64)  # part[k]: the id of part k
+    work = np.empty((3, longest + 1), np.int64)
     ids = np.empty(len(data), np.int64)
     counts = np.zeros(len(lens), np.int64)
     out = 0
     for i in range(len(lens)):
-        a0, n = starts[i], lens[i]
-        for k in range(n + 1):
-            bounds[k] = a0 + k
-        for k in range(n):
-            part[k] = byte_ids[data[a0 + k]]
-        m = n  # parts
-        for k in range(n - 1):
-            r = pairs[np.int64(data[a0 + k]) * 256 + data[a0 + k + 1]]
-            ranks[k] = r if r < thr else BIG
-        while m > 1:
-            j = leftmost_lowest(ranks, m - 1)
-            if j < 0:
-                break
-            part[j] = ranks[j]  # the joined part is the token of that rank
-            shift_left(bounds, j + 1, m)  # drop bound j + 1, part j + 1 and rank j
-            shift_left(part, j + 1, m - 1)
-            shift_left(ranks, j, m - 2)
-            m -= 1
-            if j < m - 1:
-                r = slice_rank(data, bounds[j], bounds[j + 2], table, shift, mask, tok_data, start_of)
-                ranks[j] = r if r < thr else BIG
-            if j > 0:
-                r = slice_rank(data, bounds[j - 1], bounds[j + 1], table, shift, mask, tok_data, start_of)
-                ranks[j - 1] = r if r < thr else BIG
-        for k in range(m):
-            ids[out] = part[k]
-            out += 1
-        counts[i] = m
+        end = _merge_piece(data, starts[i], lens[i], thr, byte_ids, pairs, table, shift, mask, tok_data, start_of,
+                           work, ids, out)
+        counts[i] = end - out
+        out = end
     return ids[:out], counts
+
+
+@njit(cache=True)  # holds the GIL: the cache it fills is shared by every thread encoding with the vocabulary
+def chunk_ids(data, char_counts, thr, byte_ids, pairs, table, bits, tok_data, start_of,
+              ctab, wstore, istore, state, work):  # pragma: no cover - compiled
+    """The ids of the chunks of a text laid end to end (its UTF-8 `data`; ``char_counts[i]``
+    characters each), joining only ranks below `thr`: each chunk's ids from the cache
+    (`word_cache`), else a chunk that is a token below `thr` (or one byte) is that token, as in
+    tiktoken, and any other is merged (`_merge_piece`) and cached while the cache has room. A chunk
+    longer than `work` holds stops it (flag `TOO_LONG`)."""
+    shift, mask = np.uint64(64 - bits), (1 << bits) - 1
+    cshift = table_shift(state)
+    longest = work.shape[1] - 1
+    out = np.empty(len(data), np.int32)  # a token holds one byte or more
+    o, p = 0, 0
+    for i in range(len(char_counts)):
+        a = p
+        for _ in range(char_counts[i]):
+            p += utf8_width(data[p])
+        n = p - a
+        if n == 0:
+            continue
+        if n > longest:
+            state[3] |= TOO_LONG
+            return out[:0]
+        s, key, end = lookup(ctab, wstore, istore, cshift, data, a, p, out, o)
+        if end < 0:
+            r = slice_rank(data, a, p, table, shift, mask, tok_data, start_of)
+            if r != BIG and (r < thr or n == 1):
+                out[o] = r
+                end = o + 1
+            else:
+                end = _merge_piece(data, a, n, thr, byte_ids, pairs, table, shift, mask, tok_data, start_of, work, out,
+                                   o)
+            put(ctab, wstore, istore, state, s, key, data, a, p, out, o, end)
+        o = end
+    return out[:o]

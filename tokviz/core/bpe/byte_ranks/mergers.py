@@ -43,6 +43,11 @@ class Mergers:
         self.one_by_one = False  # the text being encoded brings too few new chunks to build a batch loop for
         self._one_by_one_done = 0  # new chunks merged one at a time so far
 
+    @property
+    def loaded(self):
+        """The compiled loop if loaded (`compiled`), else None: nothing is loaded to say so."""
+        return self._compiled
+
     def batch(self):
         """The numpy loop (`merge_rounds.BatchMerger`), built on first use."""
         if self._batch is None:

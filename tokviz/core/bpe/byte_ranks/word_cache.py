@@ -16,8 +16,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-EMPTY = -1  # an empty row's key
-ROOM, TOO_LONG = 1, 2  # `state[3]`'s flags
+from .word_cache_arrays import EMPTY, ROOM, TOO_LONG
+
+__all__ = ["ROOM", "TOO_LONG", "lookup", "put", "regrown", "table_shift", "utf8_width"]
+
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -66,6 +68,16 @@ def find(ctab, wstore, shift, data, a, b):  # pragma: no cover - compiled
             break
         s = (s + 1) & mask
     return s, key
+
+
+@njit(cache=True, nogil=True, inline="always")
+def lookup(ctab, wstore, istore, shift, data, a, b, out, o):  # pragma: no cover - compiled
+    """Write the cached ids of the word ``data[a:b]`` to ``out[o:]``: ``(row, key, where they end)``,
+    the end -1 when the word is not cached (the row and key then say where `put` caches it)."""
+    s, key = find(ctab, wstore, shift, data, a, b)
+    if ctab[s, 0] == EMPTY:
+        return s, key, -1
+    return s, key, copy_hit(ctab, istore, s, out, o)
 
 
 @njit(cache=True, nogil=True)

@@ -13,6 +13,8 @@ from types import ModuleType
 
 import numpy as np
 
+EMPTY = -1  # an empty row's key
+ROOM, TOO_LONG = 1, 2  # flags a kernel leaves in ``state[3]``: make room; a word was too long for it
 FIRST_BITS = 12  # the first table: 4,096 rows, room for 2,048 words
 ENTRIES = 200_000  # words kept at most (then the cache starts over: bounded memory)
 
@@ -20,7 +22,7 @@ ENTRIES = 200_000  # words kept at most (then the cache starts over: bounded mem
 class WordCacheArrays:
     """``arrays``: (table, word bytes, ids, state) to pass a kernel; `after` reads its flags.
 
-    `kernels`: a module with the cache's `EMPTY`, `ROOM`, `TOO_LONG` and `regrown`; `longest`: the
+    `kernels`: a module with the cache's `regrown`; `longest`: the
     bytes of the longest word the kernel caches (its ids are as many at most); `entries`: the
     words kept at most."""
 
@@ -34,7 +36,7 @@ class WordCacheArrays:
         bits = self._first_bits
         state = np.zeros(5, np.int64)
         state[4] = bits
-        return (np.full((1 << bits, 5), self._k.EMPTY, np.int32), np.empty(32 << bits, np.uint8),
+        return (np.full((1 << bits, 5), EMPTY, np.int32), np.empty(32 << bits, np.uint8),
                 np.empty(8 << bits, np.int32), state)
 
     def after(self, arrays: tuple[np.ndarray, ...]) -> bool:
@@ -45,9 +47,9 @@ class WordCacheArrays:
         if not flags:
             return False
         state[3] = 0
-        if flags & self._k.ROOM:
+        if flags & ROOM:
             self.arrays = self._roomier(arrays)
-        return bool(flags & self._k.TOO_LONG)
+        return bool(flags & TOO_LONG)
 
     def _roomier(self, arrays: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
         """A copy of `arrays` with room for the next words (twice the table or a store that is

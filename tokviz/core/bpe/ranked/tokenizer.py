@@ -268,6 +268,9 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
         """Chunk by chunk through the cache: the new chunks of some runs are encoded first (many
         at once by `byte_ranks`), then each run's ids are gathered in C (``map`` over the cache,
         ``chain``), no Python loop per chunk."""
+        compiled = self._mergers.loaded if thr >= INF_RANK else None
+        if compiled is not None:  # chunks looked up and merged in compiled calls, a few lists of them a text
+            return compiled.lists_ids(self._split.chunk_lists(text), lambda chunks: self._listed(chunks, thr, cache))
         out: list[int] = []
         extend = out.extend
         lookup = cache.__getitem__
@@ -275,6 +278,15 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
             for run in runs:
                 extend(chain.from_iterable(map(lookup, run)))
         return out
+
+    def _listed(self, chunks: Sequence[str], thr: int, cache: dict[str, tuple[int, ...]]) -> list[int]:
+        """The ids of `chunks` through `cache` (the compiled calls' way out: a long chunk)."""
+        new = set(chunks).difference(cache)
+        if len(cache) + len(new) > _CACHE_SIZE:
+            cache.clear()
+            new = set(chunks)
+        self._encode_new(new, thr, cache)
+        return list(chain.from_iterable(map(cache.__getitem__, chunks)))
 
     def _cached_runs(self, text: str, known: dict, add: Callable[[Collection[str]], None]) -> Iterator[list[list[str]]]:
         """The runs of chunks of `text` (`FastSplitter.chunk_lists`), a few at a time, each group
@@ -317,6 +329,10 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
 
     def _texts_here(self, text: str, thr: int) -> list[str]:
         """`_texts` in this process: each run joined from the texts of its chunks."""
+        compiled = self._mergers.loaded if thr >= INF_RANK else None
+        if compiled is not None:
+            joined = compiled.lists_text(self._split.chunk_lists(text), lambda chunks: self._listed(chunks, thr, {}))
+            return [joined] if joined else []
         texts: dict[str, str] = {}  # chunk -> its ids as text (this call's own cache)
         lookup = texts.__getitem__
 

@@ -19,10 +19,9 @@ import numpy as np
 from numba import njit
 
 from tokviz.core.bpe.byte_ranks.kernels import BIG, build_table, leftmost_lowest, shift_left, slice_rank
-from tokviz.core.bpe.byte_ranks.word_cache import (EMPTY, ROOM, TOO_LONG, copy_hit, find, put, regrown, table_shift,
-                                                utf8_width)
+from tokviz.core.bpe.byte_ranks.word_cache import TOO_LONG, lookup, put, regrown, table_shift, utf8_width
 
-__all__ = ["BIG", "EMPTY", "ROOM", "TOO_LONG", "build_table", "line_ids", "merge_words", "regrown"]
+__all__ = ["BIG", "build_table", "line_ids", "merge_words", "regrown"]
 
 
 @njit(cache=True, nogil=True)
@@ -122,13 +121,11 @@ def line_ids(data, table, tok_data, meta, bits, unk, byte_ids, ctab, wstore, ist
         if chars > longest:
             state[3] |= TOO_LONG
             return out[:0]
-        s, key = find(ctab, wstore, cshift, data, i, j)
-        if ctab[s, 0] != EMPTY:
-            o = copy_hit(ctab, istore, s, out, o)
-        else:
+        s, key, end = lookup(ctab, wstore, istore, cshift, data, i, j, out, o)
+        if end < 0:
             end = _merge_one(data, i, chars, table, shift, mask, tok_data, meta, unk, byte_ids, work, out, o)
             put(ctab, wstore, istore, state, s, key, data, i, j, out, o, end)
-            o = end
+        o = end
         i = j
     return out[:o]
 
