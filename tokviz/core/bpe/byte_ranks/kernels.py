@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .word_cache import TOO_LONG, lookup, put, regrown, table_shift, utf8_width
+from .word_cache import EMPTY as CACHE_EMPTY
+from .word_cache import TOO_LONG, find_row, put, regrown, table_shift, utf8_width, word_hash
 
 __all__ = ["build_table", "byte_pair_ranks", "chunk_ids", "merge_pieces", "regrown"]
 
@@ -208,15 +209,21 @@ def chunk_ids(data, char_counts, thr, byte_ids, pairs, table, bits, tok_data, st
         if n > longest:
             state[3] |= TOO_LONG
             return out[:0]
-        s, key, end = lookup(ctab, wstore, istore, cshift, data, a, p, out, o)
-        if end < 0:
+        h = word_hash(data, a, p)
+        s = find_row(ctab, wstore, h, cshift, data, a, p)
+        if ctab[s, 0] == CACHE_EMPTY:
             r = slice_rank(data, a, p, table, shift, mask, tok_data, start_of)
-            if r != BIG and (r < thr or n == 1):
+            if r != BIG and (r < thr or n == 1):  # a chunk that is a token is that token, as in tiktoken
                 out[o] = r
                 end = o + 1
             else:
-                end = _merge_piece(data, a, n, thr, byte_ids, pairs, table, shift, mask, tok_data, start_of, work, out,
-                                   o)
-            put(ctab, wstore, istore, state, s, key, data, a, p, out, o, end)
-        o = end
+                end = _merge_piece(data, a, n, thr, byte_ids, pairs, table, shift, mask, tok_data, start_of, work,
+                                   out, o)
+            put(ctab, wstore, istore, state, s, h, data, a, p, out, o, end)
+            o = end
+            continue
+        at, c = ctab[s, 3], ctab[s, 4]  # cached
+        for k in range(c):
+            out[o + k] = istore[at + k]
+        o += c
     return out[:o]

@@ -18,7 +18,7 @@ from numba import njit
 
 from .word_cache_arrays import EMPTY, ROOM, TOO_LONG
 
-__all__ = ["ROOM", "TOO_LONG", "lookup", "put", "regrown", "table_shift", "utf8_width"]
+__all__ = ["EMPTY", "ROOM", "TOO_LONG", "find_row", "put", "regrown", "table_shift", "utf8_width", "word_hash"]
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
@@ -38,12 +38,17 @@ def utf8_width(lead):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _word_hash(data, a, b):  # pragma: no cover - compiled
-    """FNV-1a of ``data[a:b]``."""
+def word_hash(data, a, b):  # pragma: no cover - compiled
+    """FNV-1a of ``data[a:b]``: the word's key is its top 31 bits (`key_of`), its row starts from it."""
     h = _FNV_OFFSET
     for k in range(a, b):
         h = (h ^ np.uint64(data[k])) * _FNV_PRIME
     return h
+
+
+@njit(cache=True, nogil=True, inline="always")
+def key_of(h):  # pragma: no cover - compiled
+    return np.int32(h >> np.uint64(33))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -55,11 +60,10 @@ def _same(store, w, data, a, n):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def find(ctab, wstore, shift, data, a, b):  # pragma: no cover - compiled
-    """The row of the word ``data[a:b]``, or the empty row where it would go: ``(row, key)``
-    (`shift`: 64 minus the table's bits, `table_shift`)."""
-    h = _word_hash(data, a, b)
-    key = np.int32(h >> np.uint64(33))
+def find_row(ctab, wstore, h, shift, data, a, b):  # pragma: no cover - compiled
+    """The row of the word ``data[a:b]`` (its hash `h`), or the empty row where it would go; a
+    hit's ids are ``istore[ctab[row, 3]:][:ctab[row, 4]]`` (`shift`: `table_shift`)."""
+    key = key_of(h)
     s = np.int64((h * _MIX) >> shift)
     mask = len(ctab) - 1
     n = b - a
@@ -67,37 +71,18 @@ def find(ctab, wstore, shift, data, a, b):  # pragma: no cover - compiled
         if ctab[s, 0] == key and ctab[s, 2] == n and _same(wstore, ctab[s, 1], data, a, n):
             break
         s = (s + 1) & mask
-    return s, key
-
-
-@njit(cache=True, nogil=True, inline="always")
-def lookup(ctab, wstore, istore, shift, data, a, b, out, o):  # pragma: no cover - compiled
-    """Write the cached ids of the word ``data[a:b]`` to ``out[o:]``: ``(row, key, where they end)``,
-    the end -1 when the word is not cached (the row and key then say where `put` caches it)."""
-    s, key = find(ctab, wstore, shift, data, a, b)
-    if ctab[s, 0] == EMPTY:
-        return s, key, -1
-    return s, key, copy_hit(ctab, istore, s, out, o)
+    return s
 
 
 @njit(cache=True, nogil=True)
 def table_shift(state):  # pragma: no cover - compiled
-    """64 minus the table's bits, for `find`."""
+    """64 minus the table's bits, for `find_row`."""
     return np.uint64(64 - state[4])
 
 
-@njit(cache=True, nogil=True, inline="always")
-def copy_hit(ctab, istore, s, out, o):  # pragma: no cover - compiled
-    """Write the ids of row `s` to ``out[o:]``: returns where they end."""
-    a, c = ctab[s, 3], ctab[s, 4]
-    for k in range(c):
-        out[o + k] = istore[a + k]
-    return o + c
-
-
 @njit(cache=True, nogil=True)
-def put(ctab, wstore, istore, state, s, key, data, a, b, ids, i, j):  # pragma: no cover - compiled
-    """Cache the word ``data[a:b]`` with the ids ``ids[i:j]`` in the empty row `s` (from `find`),
+def put(ctab, wstore, istore, state, s, h, data, a, b, ids, i, j):  # pragma: no cover - compiled
+    """Cache the word ``data[a:b]`` (its hash `h`) with the ids ``ids[i:j]`` in the empty row `s` (from `find_row`),
     or flag `ROOM` when the table (kept at most half full) or a store has none."""
     n, c = b - a, j - i
     if 2 * (state[0] + 1) > len(ctab) or state[1] + n > len(wstore) or state[2] + c > len(istore):
@@ -108,7 +93,7 @@ def put(ctab, wstore, istore, state, s, key, data, a, b, ids, i, j):  # pragma: 
         wstore[w + k] = data[a + k]
     for k in range(c):
         istore[at + k] = ids[i + k]
-    ctab[s, 0], ctab[s, 1], ctab[s, 2], ctab[s, 3], ctab[s, 4] = key, w, n, at, c
+    ctab[s, 0], ctab[s, 1], ctab[s, 2], ctab[s, 3], ctab[s, 4] = key_of(h), w, n, at, c
     state[0] += 1
     state[1] += n
     state[2] += c
@@ -121,7 +106,7 @@ def regrown(ctab, wstore, bits):  # pragma: no cover - compiled
     shift, mask = np.uint64(64 - bits), (1 << bits) - 1
     for r in range(len(ctab)):
         if ctab[r, 0] != EMPTY:
-            s = np.int64((_word_hash(wstore, ctab[r, 1], ctab[r, 1] + ctab[r, 2]) * _MIX) >> shift)
+            s = np.int64((word_hash(wstore, ctab[r, 1], ctab[r, 1] + ctab[r, 2]) * _MIX) >> shift)
             while out[s, 0] != EMPTY:
                 s = (s + 1) & mask
             out[s] = ctab[r]

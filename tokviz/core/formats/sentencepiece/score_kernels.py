@@ -19,7 +19,16 @@ import numpy as np
 from numba import njit
 
 from tokviz.core.bpe.byte_ranks.kernels import BIG, build_table, leftmost_lowest, shift_left, slice_rank
-from tokviz.core.bpe.byte_ranks.word_cache import TOO_LONG, lookup, put, regrown, table_shift, utf8_width
+from tokviz.core.bpe.byte_ranks.word_cache import (
+    EMPTY,
+    TOO_LONG,
+    find_row,
+    put,
+    regrown,
+    table_shift,
+    utf8_width,
+    word_hash,
+)
 
 __all__ = ["BIG", "build_table", "line_ids", "merge_words", "regrown"]
 
@@ -121,11 +130,17 @@ def line_ids(data, table, tok_data, meta, bits, unk, byte_ids, ctab, wstore, ist
         if chars > longest:
             state[3] |= TOO_LONG
             return out[:0]
-        s, key, end = lookup(ctab, wstore, istore, cshift, data, i, j, out, o)
-        if end < 0:
+        h = word_hash(data, i, j)
+        s = find_row(ctab, wstore, h, cshift, data, i, j)
+        if ctab[s, 0] != EMPTY:  # cached
+            at, c = ctab[s, 3], ctab[s, 4]
+            for k in range(c):
+                out[o + k] = istore[at + k]
+            o += c
+        else:
             end = _merge_one(data, i, chars, table, shift, mask, tok_data, meta, unk, byte_ids, work, out, o)
-            put(ctab, wstore, istore, state, s, key, data, i, j, out, o, end)
-        o = end
+            put(ctab, wstore, istore, state, s, h, data, i, j, out, o, end)
+            o = end
         i = j
     return out[:o]
 
