@@ -82,8 +82,8 @@ def table_shift(state):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def put(ctab, wstore, istore, state, s, h, data, a, b, ids, i, j):  # pragma: no cover - compiled
-    """Cache the word ``data[a:b]`` (its hash `h`) with the ids ``ids[i:j]`` in the empty row `s` (from `find_row`),
-    or flag `ROOM` when the table (kept at most half full) or a store has none."""
+    """Cache the word ``data[a:b]`` (its hash `h`) with the ids ``ids[i:j]`` in the empty row `s`
+    (from `find_row`), or flag `ROOM` when the table (kept at most half full) or a store has none."""
     n, c = b - a, j - i
     if 2 * (state[0] + 1) > len(ctab) or state[1] + n > len(wstore) or state[2] + c > len(istore):
         state[3] |= ROOM
