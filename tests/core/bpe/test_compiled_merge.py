@@ -204,3 +204,13 @@ def test_threads_share_the_chunk_cache_as_tiktoken_encodes(monkeypatch):
         got = list(pool.map(tok.encode_ids, lines, chunksize=64))
     ref = load_reference("o200k_base")
     assert got == [ref.encode_ordinary(line) for line in lines]
+
+
+def test_long_lists_of_chunks_go_in_several_calls(monkeypatch):
+    from tokviz.core.bpe.byte_ranks import compiled
+
+    tok, enc, merger = _compiled("o200k_base")
+    chunks = tok.chunks(corpus("udhr2_all.txt", 20_000))
+    want = [i for c in chunks for i in piece_ids(enc, c.encode("utf-8"), INF_RANK)]
+    monkeypatch.setattr(compiled, "CALL_CHUNKS", 7)
+    assert merger.lists_ids([chunks[:100], chunks[100:]], lambda c: []) == want

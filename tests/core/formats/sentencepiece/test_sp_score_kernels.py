@@ -68,8 +68,12 @@ def test_compiled_encodes_as_sentencepiece(pair):  # noqa: F811 - the fixture
     assert [ours.encode(t).ids for t in texts] == [ref.encode(t) for t in texts]
 
 
-def test_mistral_lines_through_the_compiled_loop_equal_sentencepiece():
+def test_mistral_lines_and_a_long_text_through_the_compiled_loop_equal_sentencepiece():
+    """Lines, and a text the line kernel takes in pieces (`CALL_CHARS`), with a run of marks
+    longer than a piece."""
     spm = pytest.importorskip("sentencepiece")
+    from tests.real_tokenizers import corpus
+    from tokviz.core.formats.sentencepiece.score_compiled import CALL_CHARS
     from tokviz.core.loading import load_tokenizer
 
     path = mistral_model()
@@ -78,6 +82,8 @@ def test_mistral_lines_through_the_compiled_loop_equal_sentencepiece():
         pytest.skip("TOKVIZ_JIT=0")
     lines = corpus_lines(40)
     assert [ours.encode_ids(line) for line in lines] == [ref.encode(line) for line in lines]
+    text = corpus("udhr2_all.txt", 10 * CALL_CHARS) + "    " * CALL_CHARS
+    assert ours.encode_ids(text) == ref.encode(text)
     assert ours.encode_ids("\n".join(lines)) == ref.encode("\n".join(lines))
 
 
@@ -180,3 +186,16 @@ def test_threads_share_the_line_cache_as_sentencepiece_encodes():
     with ThreadPoolExecutor(2) as pool:
         got = list(pool.map(ours.encode_ids, lines, chunksize=64))
     assert got == list(map(ref.encode, lines))
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet="ab\u2581", max_size=80), size=st.integers(1, 12))
+def test_run_led_pieces_cut_where_parts_start(text, size):
+    """A long text's pieces for the line kernel: they join to the text, and their parts are its parts."""
+    from tokviz.core.formats.sentencepiece.score_compiled import run_led_pieces
+    from tokviz.core.formats.sentencepiece.score_merge import run_led_segments
+
+    pieces = run_led_pieces(text, size)
+    assert "".join(pieces) == text
+    assert [p for piece in pieces for p in run_led_segments(piece)] == run_led_segments(text)
+

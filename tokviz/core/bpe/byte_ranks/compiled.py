@@ -16,6 +16,8 @@ import numpy as np
 from .word_cache_arrays import WordCacheArrays
 
 CHUNK_LONGEST = 4096  # bytes: `chunk_ids` merges chunks of up to this many (a list with a longer one: None)
+# chunks a call at most: the kernel holds the GIL (its cache is shared by the threads), a few milliseconds a call
+CALL_CHUNKS = 8192
 
 
 class CompiledMerger:
@@ -64,9 +66,11 @@ class CompiledMerger:
         """The ids of every list of chunks one after the other (`chunk_ids`, or `other` for a
         list it leaves)."""
         out: list[int] = []
-        for chunks in chunk_lists:
-            ids = self.chunk_ids(chunks)
-            out.extend(other(chunks) if ids is None else ids.tolist())
+        for whole in chunk_lists:
+            for a in range(0, len(whole), CALL_CHUNKS):
+                chunks = whole[a : a + CALL_CHUNKS] if len(whole) > CALL_CHUNKS else whole
+                ids = self.chunk_ids(chunks)
+                out.extend(other(chunks) if ids is None else ids.tolist())
         return out
 
     def lists_text(self, chunk_lists: Iterable[Sequence[str]], other: Callable[[Sequence[str]], list[int]]) -> str:

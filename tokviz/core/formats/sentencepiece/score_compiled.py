@@ -14,10 +14,37 @@ from types import ModuleType
 import numpy as np
 
 from tokviz.core.bpe.byte_ranks.word_cache_arrays import ENTRIES, FIRST_BITS, WordCacheArrays
+from tokviz.core.formats.sentencepiece.score_merge import MARK
 
 LONGEST = 4096  # longer words take the heap loop (the compiled loop's rounds cost length squared)
 _CODEC = ("utf-8", "surrogatepass")  # a lone surrogate is a character like any other
 LINE_LONGEST = 1024  # `line_ids` merges words of up to this many characters (a text with a longer one: None)
+CALL_CHARS = 32_768  # a longer text is cut into pieces of about this many for `line_ids`'s calls
+
+
+def run_led_pieces(s: str, size: int) -> list[str]:
+    """`s` cut into pieces of about `size` characters, each cut where a run of ``▁`` starts (where
+    `score_merge.run_led_segments` starts a part anyway: the pieces' parts are the text's).
+
+    >>> run_led_pieces("ab\u2581\u2581cd\u2581e\u2581f", 3)
+    ['ab', '\u2581\u2581cd', '\u2581e', '\u2581f']
+    """
+    out, a, n = [], 0, len(s)
+    while n - a > size:
+        i = s.find(MARK, a + size)
+        while i > a and s[i - 1] == MARK:  # back to the start of its run
+            i -= 1
+        if i <= a:  # the run began at `a`: the next run after it
+            k = a
+            while k < n and s[k] == MARK:
+                k += 1
+            i = s.find(MARK, k)
+        if i < 0:
+            break
+        out.append(s[a:i])
+        a = i
+    out.append(s[a:])
+    return out
 
 
 class CompiledScoreMerger:
@@ -63,8 +90,21 @@ class CompiledScoreMerger:
         """The ids of the normalized text `s` cut before each run of ``▁``, each part merged as
         `merge_words` merges it (with `byte_ids`, an unknown character is its bytes' ids), in one
         call that keeps the parts' ids in a cache of arrays (`WordCacheArrays`: a line costs a
-        microsecond or two, not a dictionary lookup, tuple and list per word); None when a part is
-        longer than `LINE_LONGEST` characters or `s` holds a lone surrogate (no bytes to fall back to)."""
+        microsecond or two, not a dictionary lookup, tuple and list per word), a long text in calls
+        of about `CALL_CHARS` (the kernel holds the GIL); None when a part is longer than
+        `LINE_LONGEST` characters or `s` holds a lone surrogate (no bytes to fall back to)."""
+        if len(s) <= CALL_CHARS:
+            return self._call(s)
+        out: list[int] = []
+        for piece in run_led_pieces(s, CALL_CHARS):
+            ids = self._call(piece)
+            if ids is None:
+                return None
+            out += ids
+        return out
+
+    def _call(self, s: str) -> list[int] | None:
+        """`line_ids` in one kernel call."""
         try:
             data = s.encode("utf-8")
         except UnicodeEncodeError:
