@@ -59,7 +59,6 @@ _CACHE_SIZE = 200_000
 # its rounds cost length squared, a million steps here, still less than the heap in Python; longer
 # ones keep the heap, whose time and memory grow with the part
 COMPILED_LONGEST = 1024
-LINE_TEXT_MAX = 1 << 22  # longer texts keep the word cache (the line kernel's output is 4 bytes a byte of UTF-8)
 KERNELS = "tokviz.core.formats.sentencepiece.score_kernels"
 # importing numba and loading the compiled loop costs ~0.5 s of CPU and ~110 MiB once per process,
 # what the Python loop spends on ~30,000 new words (12-20 us each, against 4-7 compiled, wrapping
@@ -326,7 +325,7 @@ class SpBpe:
         """`encode_ids`'s ids from one compiled call that cuts, looks up and merges the whole of `s`
         (`CompiledScoreMerger.line_ids`), an unknown character as its bytes' ids with `byte_ids`;
         None where that path does not serve (not loaded, a step limit, marks inside other pieces)."""
-        if allowed is None and self._runs_only and self._compiled is not None and len(s) <= LINE_TEXT_MAX:
+        if allowed is None and self._runs_only and self._compiled is not None:
             return self._compiled.line_ids(s)
         return None
 
