@@ -48,3 +48,22 @@ def test_span_gaps_are_the_uncovered_stretches(spans, extra):
     ends = [a + n for a, n in spans]
     length = max(ends) + extra
     assert columns.span_gaps(starts, ends, length) == uncovered(sorted(zip(starts, ends)), length)
+
+
+def test_spans_through_the_line_kernel_equal_the_word_path():
+    """With the compiled merge loaded, an encoding's pieces come from the line kernel's raw ids
+    (`SpBpe.compiled_ids(raw=True)`): the same fields as without kernels, bytes and all."""
+    from tests.jit_switch import jit_off
+
+    pytest.importorskip("numba")
+    tok = load_tokenizer(mistral_model())
+    if tok.bpe.compiled() is None:
+        pytest.skip("compiled kernels off here")
+    with jit_off():
+        plain = load_tokenizer(mistral_model())
+    text = corpus("udhr2_all.txt", 60_000)
+    for t in (text[:2000], text):
+        assert _fields(tok, t) == _fields(plain, t)
+    for either in (tok, plain):  # a lone surrogate has no bytes to fall back to, on either path
+        with pytest.raises(UnicodeEncodeError):
+            _fields(either, text + " a\ud800b ")

@@ -321,13 +321,18 @@ class SpBpe:
                 a += n
         return out
 
-    def compiled_ids(self, s: str, allowed=None) -> list[int] | None:
-        """`encode_ids`'s ids from one compiled call that cuts, looks up and merges the whole of `s`
-        (`CompiledScoreMerger.line_ids`), an unknown character as its bytes' ids with `byte_ids`;
-        None where that path does not serve (not loaded, a step limit, marks inside other pieces)."""
+    def compiled_ids(self, s: str, allowed=None, *, raw: bool = False) -> list[int] | None:
+        """`encode_ids`'s ids from compiled calls that cut, look up and merge the whole of `s`
+        (`CompiledScoreMerger.line_ids`), an unknown character as its bytes' ids with `byte_ids`
+        (`raw`: as `encode_ids` gives it, the unknown id); None where that path does not serve (not
+        loaded, a step limit, marks inside other pieces)."""
         if allowed is None and self._runs_only and self._compiled is not None:
-            return self._compiled.line_ids(s)
+            return self._compiled.line_ids(s, raw=raw)
         return None
+
+    def ends_of(self, ids: list[int]) -> list[int]:
+        """The end positions of the pieces `ids` (raw: an unknown character is one id)."""
+        return list(accumulate(map(self._lengths().__getitem__, ids)))
 
     def encode_ids(self, s: str, allowed=None) -> tuple[list[int], Callable[[], list[int]]]:
         """The ids of `encode`, and a function giving the pieces' end positions (wanted only
@@ -338,4 +343,4 @@ class SpBpe:
         else:
             words = [s[a:b] for a, b in self.segments(s)]
         ids = list(chain.from_iterable(self._words(words, allowed, cache)))
-        return ids, lambda: list(accumulate(map(self._lengths().__getitem__, ids)))
+        return ids, lambda: self.ends_of(ids)

@@ -66,7 +66,10 @@ class CompiledScoreMerger:
                                np.fromiter((ids[p] for p in pieces), np.int64, len(pieces))])
         self._unk = unk
         self._byte_ids = np.asarray(byte_ids if byte_ids is not None else [], np.int64)  # `line_ids`'s fallback
-        self._cache = WordCacheArrays(kernels, 4 * LINE_LONGEST, entries=line_entries, first_bits=first_bits)
+        # `line_ids`'s caches: with the byte fallback applied, and raw (unknown characters as `unk`)
+        self._caches = {raw: WordCacheArrays(kernels, 4 * LINE_LONGEST, entries=line_entries, first_bits=first_bits)
+                        for raw in (False, True)}
+        self._no_bytes = np.empty(0, np.int64)
         self._work = np.empty((4, LINE_LONGEST + 1), np.int64)  # `line_ids`'s scratch (it holds the GIL)
 
     def merge_words(self, words: Sequence[str]) -> list[tuple[int, ...]]:
@@ -86,32 +89,33 @@ class CompiledScoreMerger:
             a = b
         return out
 
-    def line_ids(self, s: str) -> list[int] | None:
+    def line_ids(self, s: str, *, raw: bool = False) -> list[int] | None:
         """The ids of the normalized text `s` cut before each run of ``▁``, each part merged as
-        `merge_words` merges it (with `byte_ids`, an unknown character is its bytes' ids), in one
-        call that keeps the parts' ids in a cache of arrays (`WordCacheArrays`: a line costs a
+        `merge_words` merges it (with `byte_ids` and not `raw`, an unknown character is its bytes'
+        ids), in one call that keeps the parts' ids in a cache of arrays (`WordCacheArrays`: a line costs a
         microsecond or two, not a dictionary lookup, tuple and list per word), a long text in calls
         of about `CALL_CHARS` (the kernel holds the GIL); None when a part is longer than
         `LINE_LONGEST` characters or `s` holds a lone surrogate (no bytes to fall back to)."""
         if len(s) <= CALL_CHARS:
-            return self._call(s)
+            return self._call(s, raw)
         out: list[int] = []
         for piece in run_led_pieces(s, CALL_CHARS):
-            ids = self._call(piece)
+            ids = self._call(piece, raw)
             if ids is None:
                 return None
             out += ids
         return out
 
-    def _call(self, s: str) -> list[int] | None:
+    def _call(self, s: str, raw: bool) -> list[int] | None:
         """`line_ids` in one kernel call."""
         try:
             data = s.encode("utf-8")
         except UnicodeEncodeError:
             return None
-        arrays = self._cache.arrays
+        cache = self._caches[raw]
+        arrays = cache.arrays
         out = self._k.line_ids(data, self._table, self._tok_data, self._meta, self._bits, self._unk,
-                               self._byte_ids, *arrays, self._work)
-        if arrays[3][3] and self._cache.after(arrays):  # (flags: asked a line in seventy)
+                               self._no_bytes if raw else self._byte_ids, *arrays, self._work)
+        if arrays[3][3] and cache.after(arrays):  # (flags: asked a line in seventy)
             return None
         return out.tolist()

@@ -259,9 +259,9 @@ class SentencePieceTokenizer(SpDropout, TokenizerDefaults):
         bpe, allowed = self.bpe, self._allowed(step)
         if self.lattice is not None:
             ids, ends = self.lattice.best_path(norm, processes=processes)
-        elif skip is None:
-            ids, ends_of = bpe.encode_ids(norm, allowed)  # type: ignore[union-attr]
-            ends = ends_of()
+        elif skip is None:  # (an empty text's [] either way)
+            ids = bpe.compiled_ids(norm, allowed, raw=True) or bpe.encode_ids(norm, allowed)[0]  # type: ignore
+            ends = bpe.ends_of(ids)  # type: ignore[union-attr]
         else:
             raw = bpe.sample(norm, skip, allowed)  # type: ignore[union-attr]
             ids, ends = [i for _, _, i in raw], [b for _, b, _ in raw]
