@@ -140,17 +140,18 @@ def test_a_vocabulary_with_gaps_and_specials():
 
 
 @settings(max_examples=150, deadline=None)
-@given(case=vocab_and_pieces(), entries=st.integers(1, 6))
-def test_chunk_ids_equal_the_one_chunk_loop_on_random_vocabularies(case, entries):
+@given(case=vocab_and_pieces(), entries=st.integers(1, 6), store_bytes=st.sampled_from([1, 64, 10**9]))
+def test_chunk_ids_equal_the_one_chunk_loop_on_random_vocabularies(case, entries, store_bytes):
     """`CompiledMerger.chunk_ids`: a list of chunks looked up and merged in one call, through a
-    cache that starts with room for one chunk, grows and starts over (after `entries` chunks);
+    cache that starts with room for one chunk, grows and starts over (after `entries` chunks, or
+    `store_bytes` bytes);
     the list twice (the second time from the cache), a chunk that is a token being that token."""
     from tokviz.core.bpe.byte_ranks.compiled import CompiledMerger
     from tokviz.core.bpe.byte_ranks.word_cache_arrays import WordCacheArrays
 
     vocab, pieces = case
     merger = CompiledMerger(_kernels(), vocab, max(vocab.values()) + 1)
-    merger.cache = WordCacheArrays(_kernels(), 4096, entries=entries, first_bits=1)
+    merger.cache = WordCacheArrays(_kernels(), 4096, entries=entries, first_bits=1, store_bytes=store_bytes)
     chunks = [p.decode() for p in pieces] + [p.decode()[:1] for p in pieces] + sorted(p.decode() for p in vocab
                                                                                        if len(p) > 1)
     want = [i for c in chunks for i in piece_ids(vocab, c.encode(), INF_RANK)]

@@ -17,19 +17,21 @@ EMPTY = -1  # an empty row's key
 ROOM, TOO_LONG = 1, 2  # flags a kernel leaves in ``state[3]``: make room; a word was too long for it
 FIRST_BITS = 12  # the first table: 4,096 rows, room for 2,048 words
 ENTRIES = 200_000  # words kept at most (then the cache starts over: bounded memory)
+STORE_BYTES = 64 << 20  # and bytes in its two stores at most (200,000 words of 4 KB would be 800 MB)
 
 
 class WordCacheArrays:
     """``arrays``: (table, word bytes, ids, state) to pass a kernel; `after` reads its flags.
 
     `kernels`: a module with the cache's `regrown`; `longest`: the
-    bytes of the longest word the kernel caches (its ids are as many at most); `entries`: the
-    words kept at most."""
+    bytes of the longest word the kernel caches (its ids are as many at most); `entries` and
+    `store_bytes`: the words kept and their stores' bytes at most."""
 
-    def __init__(self, kernels: ModuleType, longest: int, *, entries: int = ENTRIES, first_bits: int = FIRST_BITS):
+    def __init__(self, kernels: ModuleType, longest: int, *, entries: int = ENTRIES, first_bits: int = FIRST_BITS,
+                 store_bytes: int = STORE_BYTES):
         self._k = kernels
         self._room = longest + 1
-        self._entries, self._first_bits = entries, first_bits
+        self._entries, self._first_bits, self._store_bytes = entries, first_bits, store_bytes
         self.arrays = self._fresh()
 
     def _fresh(self) -> tuple[np.ndarray, ...]:
@@ -53,10 +55,10 @@ class WordCacheArrays:
 
     def _roomier(self, arrays: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
         """A copy of `arrays` with room for the next words (twice the table or a store that is
-        full), or empty arrays once they hold `entries` words."""
+        full), or empty arrays once they hold `entries` words or `store_bytes` bytes."""
         table, words, ids, state = arrays
         entries, w_top, i_top, _, bits = state.tolist()
-        if entries >= self._entries:
+        if entries >= self._entries or w_top + 4 * i_top >= self._store_bytes:
             return self._fresh()
         if 2 * (entries + 1) > len(table):
             bits += 1

@@ -12,39 +12,27 @@ from collections.abc import Mapping, Sequence
 from types import ModuleType
 
 import numpy as np
+import regex
 
 from tokviz.core.bpe.byte_ranks.word_cache_arrays import ENTRIES, FIRST_BITS, WordCacheArrays
 from tokviz.core.formats.sentencepiece.score_merge import MARK
+from tokviz.core.text.chunks import safe_slices
 
 LONGEST = 4096  # longer words take the heap loop (the compiled loop's rounds cost length squared)
 _CODEC = ("utf-8", "surrogatepass")  # a lone surrogate is a character like any other
 LINE_LONGEST = 1024  # `line_ids` merges words of up to this many characters (a text with a longer one: None)
 CALL_CHARS = 32_768  # a longer text is cut into pieces of about this many for `line_ids`'s calls
+_RUN_START = regex.compile(f"(?<!{MARK}){MARK}")  # a mark that starts a run of marks
 
 
 def run_led_pieces(s: str, size: int) -> list[str]:
-    """`s` cut into pieces of about `size` characters, each cut where a run of ``▁`` starts (where
-    `score_merge.run_led_segments` starts a part anyway: the pieces' parts are the text's).
+    """`s` cut into pieces of about `size` characters (`safe_slices`), each cut where a run of ``▁``
+    starts (where `score_merge.run_led_segments` starts a part anyway: the pieces' parts are the text's).
 
     >>> run_led_pieces("ab\u2581\u2581cd\u2581e\u2581f", 3)
-    ['ab', '\u2581\u2581cd', '\u2581e', '\u2581f']
+    ['ab\u2581\u2581cd', '\u2581e\u2581f']
     """
-    out, a, n = [], 0, len(s)
-    while n - a > size:
-        i = s.find(MARK, a + size)
-        while i > a and s[i - 1] == MARK:  # back to the start of its run
-            i -= 1
-        if i <= a:  # the run began at `a`: the next run after it
-            k = a
-            while k < n and s[k] == MARK:
-                k += 1
-            i = s.find(MARK, k)
-        if i < 0:
-            break
-        out.append(s[a:i])
-        a = i
-    out.append(s[a:])
-    return out
+    return [s[a:b] for a, b in safe_slices(s, 0, len(s), size, _RUN_START)]
 
 
 class CompiledScoreMerger:

@@ -171,7 +171,7 @@ def _fused(utf32, table, root, node_piece, bits, scores, unk, reset, unk_id):  #
     cps = np.frombuffer(utf32, dtype=np.uint32)
     n = len(cps)
     back, back_start = _back_pointers(cps, table, root, node_piece, bits, scores, unk, reset)
-    out = np.empty(n, dtype=np.int64)
+    out = np.empty(n, dtype=np.int32)  # (the trie's ids are 32-bit: `CompiledPieces`)
     k = n
     t = n
     after_unknown = False  # the piece after this one (read before it) is an unknown character
