@@ -41,7 +41,7 @@ def test_the_training_child_chooses_its_processes_and_passes_them_down(monkeypat
 
 def test_the_compare_child_chooses_its_processes_and_passes_them_down(monkeypatch):
     given = []
-    monkeypatch.setattr(compare_child, "choose_processes", lambda: 3)
+    monkeypatch.setattr(compare_child, "choose_processes", lambda **_: 3)
     monkeypatch.setattr(compare_child, "run_comparison",
                         lambda *a, processes=1, **k: given.append(processes) or "result")
     run_child_main(compare_child, monkeypatch, [("text", [], False, None)])

@@ -2,8 +2,8 @@
 
 In a fresh isolated interpreter (`tokviz.core.processes.spawn.ChildProcess`) the window's thread
 never waits for the GIL while 5 MB are encoded, and the child's main thread may fork
-(`tokviz.core.processes.parallel.choose_processes`): big texts are encoded on two cores when the
-machine has one to spare. Child side:
+(`tokviz.core.processes.parallel.choose_processes`): two models or more are measured side by side on
+every core. Child side:
 `child_main` reads one job frame ``(text or Path, [ModelSpec, ...], by_document, reference)``
 (specs whose ``open`` pickles: ``functools.partial`` of a module function), then any frame or the
 end of input means "stop"; it writes ``("progress", (what, fraction))`` and
@@ -53,7 +53,7 @@ def child_main() -> int:
     except JOB_ERRORS:
         return 1
     watch_parent(fd_in, stop)
-    processes = choose_processes()
+    processes = choose_processes(independent=True)  # the models never wait for each other
     last = [0.0]
 
     def progress(what: str, fraction: float) -> None:

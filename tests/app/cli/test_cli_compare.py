@@ -200,3 +200,14 @@ def test_tiktoken_files_count_as_tiktoken_does(cli, tmp_path):
         assert row["model"].endswith(f"{name}.tiktoken")
         assert row["tokens"] == len(ids)
         assert row["vocab_used"] == len(set(ids)) / load_reference(name).n_vocab
+
+
+def test_compare_asks_for_every_core_as_its_models_never_wait_for_each_other(cli, monkeypatch):
+    """Models are measured side by side as independent parts (`choose_processes(independent=True)`):
+    a busy moment does not turn a run into a one-process run."""
+    from tokviz.app.cli import compare as cli_compare
+
+    asked = []
+    monkeypatch.setattr(cli_compare, "choose_processes", lambda **kw: asked.append(kw) or 1)
+    code, _, _ = cli("compare", "m2.json", "m0.json", "-f", "t.txt", "--json")
+    assert code == 0 and asked == [{"independent": True}]

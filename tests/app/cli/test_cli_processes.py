@@ -57,7 +57,7 @@ def test_compare_measures_models_side_by_side_with_the_processes_the_command_lin
     (tmp_path / "t.txt").write_text(corpus_text("gutenberg30.txt", 150_000), encoding="utf-8")
     outputs = {}
     for n in (1, 2):
-        monkeypatch.setattr(cli_compare, "choose_processes", lambda n=n: n)
+        monkeypatch.setattr(cli_compare, "choose_processes", lambda n=n, **_: n)
         forks.clear()
         outputs[n] = cli("compare", *paths, "-f", "t.txt", "--json")
         assert outputs[n][0] == 0

@@ -33,6 +33,19 @@ def test_choose_processes_counts_the_cores_other_work_leaves(monkeypatch, cores,
     assert parallel.choose_processes(limit=limit) == expected
 
 
+@pytest.mark.parametrize(("cores", "busy", "limit", "expected"), [
+    (2, 0.7, None, 2), (2, 5.0, None, 2), (4, 2.6, None, 4), (8, 9.0, 3, 3), (1, 0.0, None, 1)])
+def test_independent_parts_take_every_core_whatever_the_load(monkeypatch, cores, busy, limit, expected):
+    """Parts that never wait for each other (models side by side) use every core even on a busy
+    machine, so a compare run does not fall back to one process when the load peaks."""
+    monkeypatch.delenv(parallel.LIMIT_VAR, raising=False)
+    monkeypatch.setattr(parallel, "available_cores", lambda: cores)
+    monkeypatch.setattr(parallel, "busy_cores", lambda: busy)
+    assert parallel.choose_processes(limit=limit, independent=True) == expected
+    monkeypatch.setenv(parallel.LIMIT_VAR, "1")  # the user's cap still holds
+    assert parallel.choose_processes(limit=limit, independent=True) == 1
+
+
 @pytest.mark.parametrize(("setting", "limit", "expected"), [
     ("2", None, 2), ("1", None, 1), (" 3 ", 2, 2), ("0", None, 8), ("many", None, 8), ("", None, 8), ("-1", None, 8)])
 def test_the_user_can_cap_the_processes(monkeypatch, setting, limit, expected):

@@ -119,8 +119,9 @@ def run_compare(args: argparse.Namespace, read_model, usage_error: type[Exceptio
     progress = CompareProgress(sys.stderr, [s.label for s in specs], documents=len(docs),
                                enabled=not args.quiet)
     progress.start()
+    processes = choose_processes(independent=True)  # the models never wait for each other
     for event in iter_compare(text, specs, by_document=args.by_document, documents=docs or None,
-                              reference=args.reference, processes=choose_processes(), renyi_alphas=alphas):
+                              reference=args.reference, processes=processes, renyi_alphas=alphas):
         r = event.result
         progress.update(event.model_index, event.done, event.total, finished=r is not None)
         if r is None:
