@@ -50,10 +50,12 @@ def test_count_says_what_it_wrote_and_the_file_declares_its_split(cli, halves, t
     (("train", "x.txt", "--counts", "c.tsv", "-o", "m.json"), "not both"),
     (("train", "--counts", "c.tsv", "-o", "m.json", "--split", "gpt4"), "made with --split gpt2"),
     (("train", "--counts", "missing.tsv", "-o", "m.json"), "missing.tsv"),
+    (("train", "--counts", "huge.tsv", "-o", "m.json"), "characters training counts"),
     (("count", "x.txt", "-o", "c2.tsv", "--split", "regex:("), "regex"),
 ])
 def test_mistakes_are_one_line_and_status_2(cli, tmp_path, argv, words):
     (tmp_path / "x.txt").write_text("some text", encoding="utf-8")
     (tmp_path / "c.tsv").write_text("#tokviz-counts v1\tsplit=gpt2\nsome\t1\n", encoding="utf-8")
+    (tmp_path / "huge.tsv").write_text("some\t99999999999999999999999999\n", encoding="utf-8")
     code, out, err = cli(*argv)
     assert code == 2 and words in err and len(err.strip().splitlines()) <= 2  # (a usage line, then the one line)

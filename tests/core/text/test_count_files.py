@@ -78,6 +78,36 @@ def test_bad_tsv_files_are_one_line(tmp_path, content, words):
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("rows", [
+    ["hello\t99999999999999999999999999"],  # beyond 64 bits
+    ["hello\t9223372036854775807", "world\t9223372036854775807"],  # each fits; their sums do not
+    ["a\t600000000000000000", "b\t600000000000000000"],  # 1.2e18 characters in all
+])
+def test_counts_a_training_cannot_add_up_in_64_bits_are_refused(tmp_path, rows):
+    """Counts are weights the trainers add up in 64-bit arrays: a table whose characters times
+    counts pass `MAX_WEIGHTED_CHARS` is refused in one line rather than wrapping around."""
+    path = tmp_path / "big.tsv"
+    path.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
+    with pytest.raises(CorpusError, match="more than the .* characters training counts") as info:
+        read_counts([path])
+    assert "\n" not in str(info.value)
+
+
+def test_large_counts_within_the_bound_are_read():
+    """A trillion-token corpus's counts are far inside the bound."""
+    from tokviz.core.text.count_files import MAX_WEIGHTED_CHARS
+
+    assert 10**13 * 20 < MAX_WEIGHTED_CHARS
+
+
+def test_shards_that_pass_the_bound_together_are_refused(tmp_path):
+    (tmp_path / "a.tsv").write_text("word\t200000000000000000\n", encoding="utf-8")
+    (tmp_path / "b.tsv").write_text("word\t200000000000000000\n", encoding="utf-8")
+    assert read_counts([tmp_path / "a.tsv"]).table == {"word": 2 * 10**17}
+    with pytest.raises(CorpusError, match="characters training counts"):
+        read_counts([tmp_path / "a.tsv", tmp_path / "b.tsv"])
+
+
 def test_a_parquet_file_without_the_columns_is_refused(tmp_path):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq

@@ -21,6 +21,7 @@ What this leaves out: counting (`tokviz.core.text.chunks`) and training.
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,9 @@ _HEADER = regex.compile(r"#tokviz-counts v(\d+)\t(.*)")
 _ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _UNESCAPE = regex.compile(r"\\([\\tnr])")
 _UNESCAPED = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+# The trainers add counts up in 64-bit arrays (a pair's count, the corpus length in bytes): a table
+# whose characters times counts stay below 2**60 stays below 2**62 bytes, whatever the pairs.
+MAX_WEIGHTED_CHARS = 2**60
 
 
 @dataclass(frozen=True)
@@ -170,4 +174,8 @@ def read_counts(paths: Sequence[str | os.PathLike]) -> Counts:
         splits.add(split)
     if not total:
         raise CorpusError(f"{', '.join(map(str, paths))}: no counts to train on")
+    weighted = sum(map(operator.mul, map(len, total), total.values()))
+    if weighted > MAX_WEIGHTED_CHARS:
+        raise CorpusError(f"{', '.join(map(str, paths))}: the counts add up to {weighted:.3g} characters, more than "
+                          f"the {MAX_WEIGHTED_CHARS:.3g} characters training counts in 64 bits")
     return Counts(total, splits.pop() if len(splits) == 1 else None)
