@@ -174,7 +174,9 @@ class MainWindow(QMainWindow):
         self.lesson_panel = LessonPanel()  # guided lessons: a tab beside the training panel
         self.docks.add_panel(self.lesson_panel)
         self.lessons = LessonRunner(
-            LessonParts(self.files, self.training, self.step_model, self.docks), self.lesson_panel,
+            LessonParts(self.files, self.training, self.step_model, self.docks,
+                        lambda key: self.workspaces.lend(key)),  # the workspaces come later (commands)
+            self.lesson_panel,
             LessonViews(self.corpus_panel, self.token_view_panel, partial(self.docks.panel, "embeddings"),
                         partial(self.docks.panel, "positional")),  # heatmap panels: built on first use
             self.dialogs, self)

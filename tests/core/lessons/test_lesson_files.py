@@ -231,6 +231,8 @@ def test_find_lesson_by_name_or_number(lessons):
     (lambda d: d["steps"][0]["actions"].append({"do": "tab", "name": "samples", "dropout": 1.5}),
      "steps[0].actions[1].dropout", "a probability from 0 to 1"),
     (lambda d: d.update(screenshot_step=5), "screenshot_step", "not a step index"),
+    (lambda d: d.update(workspace="cinema"), "workspace", "unknown workspace 'cinema'; choose from learn"),
+    (lambda d: d.update(workspace=3), "workspace", "expected str"),
     (lambda d: d.update(figure={"kind": "table", "header": ["a", "b"], "rows": [["1"]]}), "figure.rows[0]",
      "a list of 2 strings"),
 ])
@@ -431,3 +433,15 @@ def test_lesson_files_are_valid_json_with_a_header(lessons):
             data = json.loads(f.read_text(encoding="utf-8"))
             assert data["format"] == "tokviz-lesson" and data["version"] == 1
             assert f.name == f"{data['number']:02d}-{data['name']}.json"
+
+
+def test_a_lesson_names_one_of_the_windows_workspaces(lessons):
+    """The workspaces a lesson file may name are the window's (View > Workspace); the lessons about
+    a real tokenizer's token view show it in Inspect, where it has a column's whole height."""
+    from tokviz.app.workspaces.layouts import WORKSPACES as LAYOUTS
+    from tokviz.core.lessons.files import WORKSPACES
+
+    assert WORKSPACES == tuple(w.key for w in LAYOUTS)
+    assert {lesson.name: lesson.workspace for lesson in lessons if lesson.workspace} == {
+        "numbers": "inspect", "glitch-tokens": "inspect"}
+    assert parse_lesson({**GOOD, "workspace": "compare"}, "x.json").workspace == "compare"

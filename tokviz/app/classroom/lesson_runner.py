@@ -68,12 +68,14 @@ VIEW_DEFAULTS = {"mode": "text", "whitespace": True, "bos": False, "eos": False,
 @dataclass(frozen=True)
 class LessonParts:
     """What a lesson drives: the corpus (`files`), training runs (`training`), the step shown
-    (`step_model`) and the panel in front (`docks`)."""
+    (`step_model`), the panel in front (`docks`) and the workspace (`workspace(key)`: the lesson's
+    own while it runs, None gives the user's back; `WorkspaceController.lend`)."""
 
     files: FileController
     training: TrainingController
     step_model: StepModel
     docks: DockManager
+    workspace: Callable[[str | None], None] = lambda key: None
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,7 @@ class LessonRunner(QObject):
             return False
         self._cancel_wait()
         self._give_back(lesson.panels)
+        self.parts.workspace(lesson.workspace)  # before its panels are raised in it
         self.lesson, self.index, self._anchor = lesson, -1, None
         self.tokenizers, self.missing = {}, {}
         tv = self.views.token_view
@@ -155,6 +158,8 @@ class LessonRunner(QObject):
 
     def stop(self) -> None:
         self._cancel_wait()
+        if self.lesson is not None:
+            self.parts.workspace(None)
         self.lesson, self.index, self._anchor = None, -1, None
         self.panel_ids = None
         self.caption = ""

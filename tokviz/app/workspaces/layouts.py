@@ -67,13 +67,14 @@ _HEATMAPS = ("embeddings", "positional")
 WORKSPACES: tuple[WorkspaceLayout, ...] = (
     WorkspaceLayout(
         "learn", "&Learn", "Ctrl+1", "Train on a corpus and watch it: corpus, training, merge timeline, token view",
-        # the merge timeline needs a column's whole height below 1600 px (its candidates show five rows)
-        (Column(0.50, (Slot("corpus", 0.30, ("compare", *_HEATMAPS)),
+        # the merge timeline needs a column's whole height below 1600 px (its candidates show five rows);
+        # the heatmaps wait behind it, where a lesson that raises one gives it that room
+        (Column(0.50, (Slot("corpus", 0.30, ("compare",)),
                        Slot("training", 0.30, ("lesson", "vocabulary", "glitches")), Slot("token_view", 0.40))),
-         Column(0.50, (Slot("timeline", 1.0, ("chat",)),))),
-        wide=(Column(0.30, (Slot("corpus", 0.52, ("compare", *_HEATMAPS)),
+         Column(0.50, (Slot("timeline", 1.0, ("chat", *_HEATMAPS)),))),
+        wide=(Column(0.30, (Slot("corpus", 0.52, ("compare",)),
                             Slot("training", 0.48, ("lesson", "vocabulary", "glitches")))),
-              Column(0.70, (Slot("timeline", 0.58, ("chat",)), Slot("token_view", 0.42))))),
+              Column(0.70, (Slot("timeline", 0.58, ("chat", *_HEATMAPS)), Slot("token_view", 0.42))))),
     WorkspaceLayout(
         "inspect", "&Inspect a Tokenizer", "Ctrl+2",
         "Look inside a tokenizer: token view, vocabulary and glitch finder",

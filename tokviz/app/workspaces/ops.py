@@ -150,6 +150,7 @@ class WorkspaceController(QObject):
             self.actions[w.key] = a
         self.actions[self.current].setChecked(True)
         self._arranged_for = None  # the columns last laid out by `arrange` (None: a restored state)
+        self._lent_from: str | None = None  # the user's workspace while a lesson shows its own (`lend`)
         frame.installEventFilter(self)  # a window resized across WIDE_WINDOW_PX: the other variant
 
     def shutdown(self) -> None:
@@ -185,9 +186,25 @@ class WorkspaceController(QObject):
         menu.addAction(reset)
         return menu
 
+    def lend(self, key: str | None) -> None:
+        """Show workspace `key` while a lesson runs, or give back the user's (None). Not while
+        presenter mode holds the docks (it shows the lesson's own panels); a workspace the user
+        chooses meanwhile is theirs, and stays. The settings keep the user's: a window closed
+        during the lesson opens in it."""
+        if self._held():
+            return
+        users = self._lent_from or self.current
+        want = users if key is None else key
+        if want != self.current:
+            self.choose(want)
+        self._lent_from = None if want == users else users
+        if self._lent_from is not None:
+            self.settings.set_workspace(users)
+
     def choose(self, key: str) -> None:
         """Keep the arrangement on screen for the current workspace, then show workspace `key`."""
         target = workspace(key)  # KeyError names the workspaces there are
+        self._lent_from = None  # the user's choice (a lesson's `lend` sets it again after)
         self._before()
         if key != self.current:
             self.save()

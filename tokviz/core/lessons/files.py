@@ -2,8 +2,10 @@
 
 A lesson file says which corpus to load, how to train, which panels to show, the text the token
 view shows, the pretrained tokenizers it compares, a figure (see `tokviz.core.lessons.figures`) and
-a list of steps. Each step has a caption (``{name}`` fields are filled in when it is shown) and
-declarative actions that the lesson runner (``tokviz.app.classroom.lesson_runner``) performs on the window::
+a list of steps, and optionally the workspace it is shown in (``"workspace": "inspect"`` for a lesson
+about a real tokenizer's token view: the window's layout while it runs). Each step has a caption
+(``{name}`` fields are filled in when it is shown) and declarative actions that the lesson runner
+(``tokviz.app.classroom.lesson_runner``) performs on the window::
 
     {"format": "tokviz-lesson", "version": 1, "name": "bpe-steps", "number": 3,
      "title": "BPE step by step", "corpus": {"sample": "low-lower-lowest"},
@@ -35,6 +37,8 @@ from tokviz.core.wordpiece.settings import WordPieceSettings
 FORMAT = "tokviz-lesson"
 VERSION = 1
 PANELS = ("corpus", "training", "vocabulary", "timeline", "token_view", "embeddings", "positional", "lesson")
+# the window's workspaces (View > Workspace) a lesson may be shown in; its own while it runs
+WORKSPACES = ("learn", "inspect", "compare", "chat", "present")
 TABS = ("compare", "batch", "diagnostics", "stream", "numbers", "samples")  # the token view's tabs, in order
 # caption fields every lesson may use (the figure adds its own: `figure_kinds.FIGURE_FIELDS`)
 BASE_FIELDS = frozenset({"step", "n_steps", "merge", "count", "vocab", "tokens", "corpus_tokens", "merges",
@@ -118,6 +122,7 @@ class Lesson:
     tokenizers: tuple[str, ...] = ()  # PRETRAINED names compared in the token view
     figure: Mapping | None = None  # {"kind": ..., parameters}
     screenshot_step: int = 0
+    workspace: str | None = None  # the workspace it is shown in (None: the one in use)
     source: str = ""
 
     @property
@@ -231,7 +236,7 @@ def parse_lesson(data, source: str = "<lesson>") -> Lesson:
     if version > VERSION:
         raise _fail(source, "version", f"version {version} is newer than this tokviz reads ({VERSION}); update tokviz")
     known = {"format", "version", "name", "number", "title", "summary", "corpus", "train", "panels", "text",
-             "tokenizers", "figure", "screenshot_step", "steps"}
+             "tokenizers", "figure", "screenshot_step", "steps", "workspace"}
     unknown = set(data) - known
     if unknown:
         raise _fail(source, "top level", f"unknown field(s) {', '.join(sorted(unknown))}")
@@ -248,6 +253,9 @@ def parse_lesson(data, source: str = "<lesson>") -> Lesson:
     for i, p in enumerate(panels):
         if p not in PANELS:
             raise _fail(source, f"panels[{i}]", f"unknown panel {p!r}; choose from {', '.join(PANELS)}")
+    workspace = _get(data, "workspace", _STR, source, "", required=False)
+    if workspace is not None and workspace not in WORKSPACES:
+        raise _fail(source, "workspace", f"unknown workspace {workspace!r}; choose from {', '.join(WORKSPACES)}")
     tokenizers = tuple(_get(data, "tokenizers", (list,), source, "", required=False, default=[]))
     for i, t in enumerate(tokenizers):
         if t not in PRETRAINED:
@@ -289,7 +297,7 @@ def parse_lesson(data, source: str = "<lesson>") -> Lesson:
         name=name, number=_get(data, "number", _INT, source, ""), title=_get(data, "title", _STR, source, ""),
         summary=_get(data, "summary", _STR, source, "", required=False, default=""), steps=tuple(steps),
         corpus=corpus, train=train, panels=panels, text=_get(data, "text", _STR, source, "", required=False),
-        tokenizers=tokenizers, figure=figure, screenshot_step=shot, source=source)
+        tokenizers=tokenizers, figure=figure, screenshot_step=shot, workspace=workspace, source=source)
 
 
 def _check_table(figure: Mapping, source: str) -> None:
