@@ -436,12 +436,16 @@ def test_lesson_files_are_valid_json_with_a_header(lessons):
 
 
 def test_a_lesson_names_one_of_the_windows_workspaces(lessons):
-    """The workspaces a lesson file may name are the window's (View > Workspace); the lessons about
-    a real tokenizer's token view show it in Inspect, where it has a column's whole height."""
+    """The workspaces a lesson file may name are the window's (View > Workspace); the lessons told
+    in the token view's tabs and a figure show them in Inspect (the token view a column's whole
+    height, the lesson and its figure beside it); those about watching a training stay in Learn."""
     from tokviz.app.workspaces.layouts import WORKSPACES as LAYOUTS
     from tokviz.core.lessons.files import WORKSPACES
 
     assert WORKSPACES == tuple(w.key for w in LAYOUTS)
-    assert {lesson.name: lesson.workspace for lesson in lessons if lesson.workspace} == {
-        "numbers": "inspect", "glitch-tokens": "inspect"}
+    shown = {lesson.name for lesson in lessons if lesson.workspace == "inspect"}
+    assert shown == {"out-of-vocabulary", "vocab-size", "bytes-utf8", "special-tokens", "numbers", "languages",
+                     "glitch-tokens", "dropout"}
+    assert all(lesson.panels[0] == "token_view" for lesson in lessons if lesson.name in shown)
+    assert all(lesson.workspace in (None, "inspect") for lesson in lessons)
     assert parse_lesson({**GOOD, "workspace": "compare"}, "x.json").workspace == "compare"
