@@ -414,6 +414,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.presenter.leave()  # save the normal layout, not the presenter's
+        self.workspaces.lend(None)  # nor a lesson's workspace: the user's
         self.shutdown()
         self.sessions.mark_clean_exit()
         try:

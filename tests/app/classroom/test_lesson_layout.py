@@ -119,3 +119,22 @@ def test_a_heatmap_a_lesson_raises_gets_the_timelines_column(window):
     drain_events()
     _start(window, "positional")
     assert _shown_height(window, "positional") > 600
+
+
+def test_a_lessons_workspace_is_laid_out_afresh_and_the_users_arrangement_kept(window, settings_store):
+    """However the user arranged Inspect, a lesson shows its own layout there (the lesson's figure
+    gets the same room in every classroom), and leaves the user's arrangement as it was."""
+    window.resize(1280, 800)
+    window.workspaces.choose("inspect")
+    window.docks.dock("vocabulary").hide()  # the user's own arrangement of Inspect
+    drain_events()
+    window.workspaces.choose("learn")
+    users = settings_store.workspace_state("inspect")
+    _start(window, "numbers")
+    assert window.docks.dock("vocabulary").isVisible()
+    window.script.stop_lesson()
+    drain_events()
+    assert settings_store.workspace_state("inspect") == users
+    window.workspaces.choose("inspect")
+    drain_events()
+    assert not window.docks.dock("vocabulary").isVisible()

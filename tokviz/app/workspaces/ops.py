@@ -187,37 +187,49 @@ class WorkspaceController(QObject):
         return menu
 
     def lend(self, key: str | None) -> None:
-        """Show workspace `key` while a lesson runs, or give back the user's (None). Not while
-        presenter mode holds the docks (it shows the lesson's own panels); a workspace the user
-        chooses meanwhile is theirs, and stays. The settings keep the user's: a window closed
-        during the lesson opens in it."""
+        """Show workspace `key` while a lesson runs, laid out afresh (the same for every class), or
+        give back the user's (None) as they left it. Not while presenter mode holds the docks (it
+        shows the lesson's own panels). The user's arrangements are neither changed nor replaced by
+        the lesson's; a workspace the user chooses meanwhile is theirs, and stays; the settings keep
+        the user's workspace, so a window closed during the lesson opens in it."""
         if self._held():
             return
         users = self._lent_from or self.current
         want = users if key is None else key
-        if want != self.current:
-            self.choose(want)
+        if self._lent_from is None:
+            if want == users:
+                return
+            self.save()  # the user's arrangement, as they leave it
+        elif want == self.current:
+            return  # the next lesson shows the same one
+        self._show(want, fresh=want != users)
         self._lent_from = None if want == users else users
         if self._lent_from is not None:
             self.settings.set_workspace(users)
+        self.changed.emit(want)
 
     def choose(self, key: str) -> None:
         """Keep the arrangement on screen for the current workspace, then show workspace `key`."""
-        target = workspace(key)  # KeyError names the workspaces there are
-        self._lent_from = None  # the user's choice (a lesson's `lend` sets it again after)
+        workspace(key)  # KeyError names the workspaces there are
+        self._lent_from = None  # the user's choice
         self._before()
         if key != self.current:
             self.save()
-            self.current = key
-            self.settings.set_workspace(key)
-            state = self.settings.workspace_state(key)
-            if state is None or not self.frame.restoreState(state, LAYOUT_VERSION):
-                self.arrange()
-            else:
-                self._arranged_for = None  # the user's own arrangement: kept whatever the width
-                hide_stale_tab_bars(self.frame)
+            self._show(key, fresh=False)
         self.actions[key].setChecked(True)
         self.changed.emit(key)
+
+    def _show(self, key: str, *, fresh: bool) -> None:
+        """Put workspace `key` on screen: its saved arrangement, or (`fresh`, or none saved) its layout."""
+        self.current = key
+        self.settings.set_workspace(key)
+        self.actions[key].setChecked(True)
+        state = None if fresh else self.settings.workspace_state(key)
+        if state is None or not self.frame.restoreState(state, LAYOUT_VERSION):
+            self.arrange()
+        else:
+            self._arranged_for = None  # the user's own arrangement: kept whatever the width
+            hide_stale_tab_bars(self.frame)
 
     def reset(self) -> None:
         """The current workspace's own layout, as in a fresh install."""
@@ -248,4 +260,6 @@ class WorkspaceController(QObject):
             fit_sizes(self.frame, self.docks, self.layout)
 
     def save(self) -> None:
-        self.settings.save_workspace_state(self.current, self.frame.saveState(LAYOUT_VERSION))
+        """Keep the arrangement on screen as the current workspace's (not a lesson's: `lend`)."""
+        if self._lent_from is None:
+            self.settings.save_workspace_state(self.current, self.frame.saveState(LAYOUT_VERSION))
