@@ -73,7 +73,7 @@ def test_documents_tile_the_text(text):
     docs = split_documents(text)
     assert docs[0].start == 0 and docs[-1].end == len(text)
     assert all(a.end == b.start for a, b in zip(docs, docs[1:]))
-    assert all(text[d.start] not in " \t\n" for d in docs[1:])
+    assert all(text[d.start - 1] == "\n" and text[d.start:].split("\n", 1)[0].strip() for d in docs[1:])
 
 
 def test_dominant_scripts():
@@ -158,8 +158,29 @@ def test_bad_reference_raises_before_any_model_runs():
 
 
 def test_the_shared_udhr_splits_into_its_translations(corpus_text):
-    docs = split_documents(corpus_text("udhr2_all.txt"))
-    assert len(docs) == 340
+    """One document per translation (the file's source counts about 380), those without a title
+    line too: the Arabic translation is Arabic, not merged with the Latin-script one after it."""
+    from tokviz.core.compare.run import prepare_documents
+
+    text = corpus_text("udhr2_all.txt")
+    docs = split_documents(text)
+    assert len(docs) == 383
     english = docs[find_reference(docs)]
     assert english.title == "Universal Declaration of Human Rights"
-    assert corpus_text("udhr2_all.txt")[english.start:english.end].split("\n")[1].strip() == "Preamble"
+    assert text[english.start:english.end].split("\n")[1].strip() == "Preamble"
+    scripted, _ = prepare_documents(text)
+    arabic = [d for d in scripted if d.title == "الإعلان العالمي لحقوق الإنسان"]
+    assert [d.script for d in arabic] == ["Arabic"]
+    assert "Pueya rerejoquiaari" not in text[arabic[0].start:arabic[0].end]
+
+
+def test_a_translation_without_a_title_is_a_document_of_its_own():
+    """After an indented blank line and an empty one, an indented line starts a document (one
+    without a title line); an empty line after a line of text, or in a document with no indented
+    line, does not."""
+    text = "T\n  a1\n  \n\n  untitled body\n  more\n  \nU\n  KIO\n\n  still U\n"
+    docs = split_documents(text)
+    assert [d.title for d in docs] == ["T", "untitled body", "U"]
+    assert "".join(text[d.start:d.end] for d in docs) == text
+    plain = "W\nplain\n   \n\n  body\n"
+    assert [(d.start, d.end) for d in split_documents(plain)] == [(0, len(plain))]

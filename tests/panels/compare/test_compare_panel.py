@@ -143,8 +143,8 @@ def test_udhr_by_document_with_a_real_tokenizer(window, qtbot):
     panel.by_document.setChecked(True)
     assert run_and_wait(qtbot, panel) == "finished"
     c = panel.comparison
-    assert len(c.documents) == 340 and c.documents[c.reference].title == "Universal Declaration of Human Rights"
-    assert panel.reference_box.count() == 340 and c.results[0].gini is not None
+    assert len(c.documents) == 383 and c.documents[c.reference].title == "Universal Declaration of Human Rights"
+    assert panel.reference_box.count() == 383 and c.results[0].gini is not None
     drain_events()
 
 

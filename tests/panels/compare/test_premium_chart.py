@@ -171,11 +171,11 @@ def test_the_udhr_with_a_tokenizer_json_in_its_folder(chart):
     c = compare(udhr, [ModelSpec(path, lambda: open_any_model(path))], by_document=True)
     chart.set_comparison(c)
     plot = chart.languages
-    assert legend_labels(plot) == ["gpt2"] and len(c.documents) == 340
-    assert len(plot.curves[0].getData()[0]) == 340 and plot.log
+    assert legend_labels(plot) == ["gpt2"] and len(c.documents) == 383
+    assert len(plot.curves[0].getData()[0]) == 383 and plot.log
     assert chart.caption.text() == "premium = tokens / tokens of “Universal Declaration of Human Rights” · log scale"
     chart.set_view("scripts")
-    assert sum(len(r.documents) for r in chart.scripts.rows) == 340
+    assert sum(len(r.documents) for r in chart.scripts.rows) == 383
 
 
 def test_the_panel_names_a_tokenizer_json_by_its_folder(window, qtbot, tmp_path):

@@ -6,7 +6,10 @@ an unindented line inside a paragraph (a wrapped line) continues the document. I
 ``udhr2_all.txt`` the blank lines between documents are indented like the text ("   "), while a
 few translations written without indentation separate their paragraphs with empty lines: an
 empty line therefore starts a new document only once the current one has an indented line.
-That gives 340 documents for the 5.7 MB file, one per translation.
+Some translations there have no title line: they follow the one before after an indented blank
+line and an empty one, so a document with indented lines also ends there, and the next starts
+at its first (indented) line. That gives 383 documents for the 5.7 MB file, one per translation
+(the file's source counts about 380).
 
 Premiums (Petrov et al. 2023, "Language Model Tokenizers Introduce Unfairness Between
 Languages"): a document's token count over the reference document's, for parallel texts such as
@@ -71,6 +74,7 @@ class DocumentSplitter:
         self.pos = 0  # chars fed so far
         self.indented = False  # the current document has an indented line
         self.prev: str | None = None  # the line before, without its line break
+        self.before: str | None = None  # the line before that
         self.start = 0  # of the current document
         self.first_line = ""  # its text up to its first "\n"
         self.number = 1
@@ -80,20 +84,21 @@ class DocumentSplitter:
         offset = self.pos
         if offset == 0:
             self.first_line = piece.split("\n", 1)[0]
-        pos, prev, indented = self.pos, self.prev, self.indented
+        pos, prev, before, indented = self.pos, self.prev, self.before, self.indented
         for line in piece.splitlines(keepends=True):
             body = line.rstrip("\r\n")
-            if pos and body and not body[0].isspace() and prev is not None and not prev.strip() \
-                    and (prev or indented):
+            untitled = indented and prev == "" and before and not before.strip()  # "   ", "", then text
+            if pos and body.strip() and prev is not None and not prev.strip() \
+                    and ((not body[0].isspace() and (prev or indented)) or untitled):
                 ended.append(self._end(pos))
                 nl = piece.find("\n", pos - offset)
                 self.first_line = piece[pos - offset: nl if nl >= 0 else len(piece)]
-                indented = False
+                indented = body[0].isspace()
             elif body[:1].isspace() and body.strip():
                 indented = True
-            prev = body
+            before, prev = prev, body
             pos += len(line)
-        self.pos, self.prev, self.indented = pos, prev, indented
+        self.pos, self.prev, self.before, self.indented = pos, prev, before, indented
         return ended
 
     def finish(self) -> Document:
