@@ -2,7 +2,7 @@
 library, on the same lines, and the time `tokviz diff` takes to find the first difference of a
 real pair.
 
-Lines: every `--step`-th non-empty line of udhr2 (340 languages) and taylorswift. For each format
+Lines: every `--step`-th non-empty line of udhr2 (383 translations) and taylorswift. For each format
 the ids of tokviz and the reference are compared line by line (no special tokens added):
 
 - tokenizer.json (gpt2, bert-base-uncased, mistral-7b-v0.1, deepseek-v3) against `tokenizers`;
