@@ -132,6 +132,7 @@ def test_a_lessons_workspace_is_laid_out_afresh_and_the_users_arrangement_kept(w
     users = settings_store.workspace_state("inspect")
     _start(window, "numbers")
     assert window.docks.dock("vocabulary").isVisible()
+    window.workspaces.reset()  # Reset Workspace Layout during the lesson: its layout, not the user's saved one
     window.script.stop_lesson()
     drain_events()
     assert settings_store.workspace_state("inspect") == users

@@ -93,11 +93,12 @@ def test_counts_a_training_cannot_add_up_in_64_bits_are_refused(tmp_path, rows):
     assert "\n" not in str(info.value)
 
 
-def test_large_counts_within_the_bound_are_read():
-    """A trillion-token corpus's counts are far inside the bound."""
-    from tokviz.core.text.count_files import MAX_WEIGHTED_CHARS
-
-    assert 10**13 * 20 < MAX_WEIGHTED_CHARS
+def test_large_counts_within_the_bound_are_read(tmp_path):
+    """Counts of a corpus far beyond any real one (10**15 uses of a word, in two shards) read and
+    add up exactly; the bound is only where 64-bit sums could wrap."""
+    (tmp_path / "a.tsv").write_text("word\t1000000000000000\nother\t7\n", encoding="utf-8")
+    (tmp_path / "b.tsv").write_text("word\t1000000000000000\n", encoding="utf-8")
+    assert read_counts([tmp_path / "a.tsv", tmp_path / "b.tsv"]).table == {"word": 2 * 10**15, "other": 7}
 
 
 def test_shards_that_pass_the_bound_together_are_refused(tmp_path):

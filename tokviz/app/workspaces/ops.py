@@ -232,9 +232,11 @@ class WorkspaceController(QObject):
             hide_stale_tab_bars(self.frame)
 
     def reset(self) -> None:
-        """The current workspace's own layout, as in a fresh install."""
+        """The current workspace's own layout, as in a fresh install (a lesson's: only on screen,
+        the user's own arrangement of it stays saved)."""
         self._before()
-        self.settings.save_workspace_state(self.current, None)
+        if self._lent_from is None:
+            self.settings.save_workspace_state(self.current, None)
         self.arrange()
 
     def arrange(self) -> None:
