@@ -11,7 +11,6 @@ opens a tokviz model like any tokenizer file) and below sessions (`tokviz.core.s
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.formats.tokviz_json import read_json
 from tokviz.core.gc_pause import collector_paused
+from tokviz.core.io.json_stream import json_pieces
 from tokviz.core.io.safe_files import write_atomic
 from tokviz.core.registry import SPECS, spec_named, spec_of, spec_with_format
 
@@ -31,8 +31,7 @@ def save_timeline(timeline: Timeline, path: str | os.PathLike) -> None:
 
 def _save(timeline, path: str | os.PathLike, to_json) -> None:
     with collector_paused():  # a model is hundreds of thousands of small lists, none in a cycle
-        data = json.dumps(to_json(timeline), ensure_ascii=True, separators=(",", ":"))
-    write_atomic(Path(path), data.encode("utf-8"))
+        write_atomic(Path(path), json_pieces(to_json(timeline)))
 
 
 def _load(path: str | os.PathLike, from_json):

@@ -45,12 +45,12 @@ from .pair_queue import PMASK as _PMASK
 from .pair_queue import S1 as _S1
 from .pair_queue import S2 as _S2
 from .pair_queue import SHIFT as _SHIFT
-from .pair_queue import PairQueue, key_groups, linked, live_sites
+from .pair_queue import PairQueue, link_ends, live_sites, sorted_groups, stable_order
 from .trainer_records import Candidate, MergeStep
 
 N_CANDIDATES = 5
 VECTOR_MIN_SITES = 64  # merges with at least this many possible sites run vectorized in numpy
-RELEASE_MIN_POSITIONS = 1 << 18  # from this many positions on, setting up leaves MBs of freed heap
+RELEASE_MIN_POSITIONS = 1 << 15  # units of the distinct chunks from which freed heap is worth handing back
 RELEASE_EVERY = 2048  # merges between two hand-backs (each well under a millisecond)
 # Hugging Face's ByteLevel alphabet sorted by code point: bytes GPT-2 shows as themselves
 # (printable Latin-1), then the others, which it maps to U+0100 and up in byte order.
@@ -85,12 +85,40 @@ def _bytes_of(a: np.ndarray) -> memoryview:
     return memoryview(np.ascontiguousarray(a, dtype=np.int64)).cast("B")
 
 
+def _q_array(values: np.ndarray) -> array:
+    """`values` copied into an ``array('q')`` (one copy)."""
+    out = array("q")
+    out.frombytes(_bytes_of(values))
+    return out
+
+
 def _positions(raw: memoryview, a: int, b: int) -> array:
     """Positions ``a..b-1`` of `raw` as an ``array('q')``: 8 bytes a position, not a Python int
     each (a 10 MB run of one character has ten million of them)."""
     out = array("q")
     out.frombytes(raw[8 * a : 8 * b])
     return out
+
+
+def _first_pairs(ids: np.ndarray, nxt: np.ndarray, wts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair of neighbours before any merge, grouped by key in a stable order: (keys,
+    positions, weights). Built one position-long array at a time, each temporary let go before
+    the next is made (the whole of gutenberg30: 58 -> 25 MB above the arrays at the peak).
+
+    >>> [x.tolist() for x in _first_pairs(np.array([5, 3, 5, 3]), np.array([1, 2, 3, -1]), np.array([1, 1, 1, 1]))]
+    [[12884901893, 21474836483, 21474836483], [1, 0, 2], [1, 1, 1]]
+    """
+    pos = np.flatnonzero(nxt[:-1] >= 0)
+    keys = ids[pos]
+    keys <<= _SHIFT
+    after = pos + 1
+    keys |= ids[after]
+    del after
+    order = stable_order(keys)
+    keys = keys[order]
+    pos = pos[order]
+    del order
+    return keys, pos, wts[pos]
 
 
 class BpeTrainer(PairQueue):
@@ -178,17 +206,19 @@ class BpeTrainer(PairQueue):
         lens = np.asarray(lengths, dtype=np.int64).reshape(-1)
         w = np.asarray(weights, dtype=np.int64).reshape(-1)
         n = len(flat)
-        starts_np, nxt_np, prv_np = linked(lens)
-        arrays = []
-        for a in (flat, nxt_np, prv_np, np.repeat(w, lens)):
-            arr = array("q")
-            arr.frombytes(_bytes_of(a))  # one copy, not two
-            arrays.append(arr)
-        del nxt_np, prv_np  # copied: two position-long arrays less during the pair count
-        self.ids, self.nxt, self.prv, self.wts = arrays
+        # built one at a time, each numpy temporary let go once copied (8 -> 6 position-long
+        # arrays at the peak)
+        starts_np, last, first = link_ends(lens)
+        self.ids = _q_array(flat)
+        self.nxt = _q_array(np.arange(1, n + 1, dtype=np.int64))
+        self.prv = _q_array(np.arange(-1, n - 1, dtype=np.int64))
+        self.wts = _q_array(np.repeat(w, lens))
+        arrays = (self.ids, self.nxt, self.prv, self.wts)
         self._np = tuple(
             np.frombuffer(a, dtype=np.int64) if n else np.zeros(0, np.int64) for a in arrays
         )
+        self._np[1][last] = -1
+        self._np[2][first] = -1
         self.starts = starts_np.tolist()
         self.length = int(np.dot(lens, w)) if len(lens) else 0
         self.rank = 0
@@ -201,23 +231,21 @@ class BpeTrainer(PairQueue):
         occ: dict[int, array | memoryview | int] = {}
         heap: list[int] = []
         if len(ids) > 1:
-            pos = np.flatnonzero(nxt[:-1] >= 0)
-            keys = (ids[pos] << _SHIFT) | ids[pos + 1]
-            heap = self._add_groups(keys, pos, wts[pos], counts, occ)
+            heap = self._add_groups(*_first_pairs(ids, nxt, wts), counts, occ)
         self.counts, self.occ = counts, occ
         self.first = dict.fromkeys(occ, 0)  # key -> index of the first possibly valid position
         heapq.heapify(heap)
         self.heap = heap
 
-    def _add_groups(self, keys, pos, w, counts, occ) -> list[int]:
-        """Register the first pairs: `keys[i]` occurs at `pos[i]` (ascending) with weight `w[i]`;
-        returns their heap entries (not yet a heap). Their positions stay in one buffer, grouped
-        by pair, and `occ` holds each pair's range of it until the pair is first read
-        (`PairQueue._hold`). An array a pair took 1.8 s for the 480,000 pairs of SuperBPE's
-        stage 2, of which a few thousand are ever read."""
-        if len(keys) == 0:
+    def _add_groups(self, sk, sp, sw, counts, occ) -> list[int]:
+        """Register the first pairs: `sk`, `sp`, `sw` the keys, positions and weights of every
+        occurrence, grouped by key (`_first_pairs`); returns their heap entries (not yet a heap).
+        Their positions stay in one buffer, grouped by pair, and `occ` holds each pair's range of it
+        until the pair is first read (`PairQueue._hold`). An array a pair took 1.8 s for the 480,000
+        pairs of SuperBPE's stage 2, of which a few thousand are ever read."""
+        if len(sk) == 0:
             return []
-        sk, sp, starts, ends, sums = key_groups(keys, pos, w)
+        starts, ends, sums = sorted_groups(sk, sw)
         keep = sums >= self.min_count  # the others can never win (see `_init`)
         starts, ends = starts[keep], ends[keep]
         group_keys = sk[starts].tolist()

@@ -27,7 +27,7 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -167,10 +167,11 @@ TEMP_NAME = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")  # what `write_atomic` l
 STALE_SECONDS = 3600.0
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write bytes to `path` through a temporary file in the same folder and a rename: a reader
-    sees the old file or the new one, never half of one; the temporary file is removed whatever
-    stops the write (a full disk, Ctrl+C)."""
+def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Write bytes (or pieces of bytes, written as they come) to `path` through a temporary file
+    in the same folder and a rename: a reader sees the old file or the new one, never half of
+    one; the temporary file is removed whatever stops the write (a full disk, Ctrl+C, an error
+    making the pieces)."""
     folder = path.parent if str(path.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
@@ -180,7 +181,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         if hasattr(os, "fchmod"):  # mkstemp makes 0600; a saved file gets the usual mode
             os.fchmod(fd, _new_file_mode(path))
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            for piece in (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data:
+                f.write(piece)
             f.flush()
             os.fsync(f.fileno())  # the bytes are on disk before the rename makes them the file
         os.replace(tmp, path)
