@@ -7,7 +7,7 @@ import pytest
 from tokviz.app.cli.main import main
 from tokviz.core import load_timeline
 from tokviz.core.bpe.timeline import TrainSettings, train
-from tokviz.core.text import corpus
+from tokviz.core.text import file_pieces
 
 
 @pytest.mark.parametrize("algorithm", ["bpe", "superbpe"])
@@ -18,10 +18,10 @@ def test_the_command_line_trains_on_pieces_as_on_the_whole_text(tmp_path, monkey
                    ("cat", "dog", "owl", "émeu", "😀fox", "ox") * 40)
     path = tmp_path / "corpus.txt"
     path.write_bytes(text.encode("utf-8"))
-    monkeypatch.setattr(corpus, "PIECE_BYTES", 500)  # many pieces for a small file
+    monkeypatch.setattr(file_pieces, "COUNT_PIECE_BYTES", 500)  # many pieces for a small file
     seen = []
-    real = corpus.read_text_pieces
-    monkeypatch.setattr("tokviz.app.cli.main.read_text_pieces", lambda *a, **k: seen.append(1) or real(*a, **k))
+    real = file_pieces.file_pieces
+    monkeypatch.setattr("tokviz.app.cli.main.file_pieces", lambda *a, **k: seen.append(1) or real(*a, **k))
     out = tmp_path / "model.json"
     extra = ["--transition", "40"] if algorithm == "superbpe" else []
     assert main(["train", str(path), "-o", str(out), "--vocab-size", "320", "--algorithm", algorithm,
@@ -41,8 +41,8 @@ def test_count_reads_in_pieces_and_writes_the_whole_texts_counts(tmp_path, monke
     text = "".join(f"Row {i} ends in a word\nnext {i}\r\nend. 😀 ünï\n" for i in range(300))
     path = tmp_path / "corpus.txt"
     path.write_bytes(text.encode("utf-8"))
-    monkeypatch.setattr(corpus, "PIECE_BYTES", 400)
-    assert len(corpus.read_text_pieces(path)) > 10
+    monkeypatch.setattr(file_pieces, "COUNT_PIECE_BYTES", 400)
+    assert len(file_pieces.file_pieces(path)) > 10
     out = tmp_path / "c.tsv"
     assert main(["count", str(path), "-o", str(out), "--split", "gpt4"]) == 0
     got = read_counts([out])

@@ -1,5 +1,5 @@
-"""A corpus read in pieces: the pieces join to the file's text, are cut only where chunks end, and
-count exactly as the whole text."""
+"""A corpus read in pieces (`file_pieces`, read when counted): the pieces join to the file's text,
+are cut only where chunks end, and count exactly as the whole text, in one process or several."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tokviz.core import CorpusError, read_text
 from tokviz.core.bpe.timeline import Training, TrainSettings, train
 from tokviz.core.text.chunks import SAFE_BOUNDARY, count_chunks, counts_alike_in_pieces
-from tokviz.core.text.corpus import read_text_pieces
+from tokviz.core.text.file_pieces import FilePiece, file_pieces
 from tokviz.core.text.split import parse_split
 
 # letters (ASCII and not), line breaks, spaces, digits, astral characters: what the cuts depend on
@@ -18,6 +18,17 @@ TEXTS = st.text(st.sampled_from(["a", "Z", "é", "ж", "\n", "\r", " ", "7", "�
 # the same, with the places pieces are cut at ("Z\r\nZ", "a\nb") made likely
 CUT_TEXTS = st.lists(st.sampled_from(["Za", "Z\r\nZ", "a\nb", " ж", "😀", "7.", "\t", "\r", "\n", "é"]),
                      max_size=80).map("".join)
+
+
+def read_text_pieces(path, *, piece_bytes: int | None = None, allow_empty: bool = False,
+                     errors: str = "strict") -> list[str]:
+    """The texts of `file_pieces` (an empty file, when allowed: one empty piece)."""
+    try:
+        return [p.read() for p in file_pieces(path, piece_bytes=piece_bytes, errors=errors)]
+    except CorpusError as exc:
+        if allow_empty and str(exc).endswith("file is empty"):
+            return [""]
+        raise
 
 
 def write(tmp_path, text: str | bytes):
@@ -121,3 +132,39 @@ def test_a_path_that_is_no_file_is_refused_as_read_text_refuses_it(tmp_path, whe
     with pytest.raises(CorpusError) as pieces:
         read_text_pieces(tmp_path / where)
     assert str(pieces.value) == str(whole.value)
+
+
+def test_file_pieces_hold_no_text_and_read_their_own_bytes(tmp_path):
+    text = "".join(f"Line {i} of the corpus ends in a word\n" for i in range(3000)) + "é😀 the end"
+    path = write(tmp_path, "\ufeff" + text)  # a BOM: dropped from the first piece only
+    pieces = file_pieces(path, piece_bytes=5_000)
+    assert len(pieces) > 10 and all(isinstance(p, FilePiece) for p in pieces)
+    assert [p.start for p in pieces[1:]] == [p.end for p in pieces[:-1]]  # back to back
+    assert sum(map(len, pieces)) == path.stat().st_size
+    assert "".join(p.read() for p in pieces) == text
+
+
+def test_a_piece_of_a_file_that_changed_is_refused(tmp_path):
+    path = write(tmp_path, "word\nword\n" * 1000)
+    pieces = file_pieces(path, piece_bytes=100)
+    path.write_bytes(b"short")
+    with pytest.raises(CorpusError, match="changed while it was being read"):
+        pieces[-1].read()
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_pieces_counted_by_several_processes_count_as_the_whole_text(tmp_path, monkeypatch, processes):
+    """A run of pieces is shared out whole among the processes; each forked child reads its own."""
+    from tokviz.core.text import chunks
+
+    monkeypatch.setattr(chunks, "PARALLEL_MIN_CHARS", 1)
+    text = "".join(f"Row {i} holds a word\nnext {i % 7} ünï\r\nend. 😀 {i * 31}\n" for i in range(2000))
+    path = write(tmp_path, text)
+    pieces = file_pieces(path, piece_bytes=3_000)
+    assert len(pieces) > 20
+    seen = []
+    splitter = parse_split("gpt4")
+    got = count_chunks(pieces, splitter, processes=processes, specials=("end.",),
+                       progress=lambda done, total: seen.append((done, total)))
+    assert list(got.items()) == list(count_chunks([text], splitter, specials=("end.",)).items())
+    assert seen[-1] == (path.stat().st_size, path.stat().st_size)

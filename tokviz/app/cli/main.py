@@ -22,7 +22,8 @@ from tokviz.core.errors import TokvizError
 from tokviz.core.gc_pause import collector_paused
 from tokviz.core.jit import announce_compiling_to
 from tokviz.core.processes.parallel import choose_processes
-from tokviz.core.text.corpus import read_text, read_text_pieces
+from tokviz.core.text.corpus import read_text
+from tokviz.core.text.file_pieces import file_pieces
 
 from .arguments import check_arguments, utf8_argument
 from .messages import one_line
@@ -151,12 +152,12 @@ def _counted_here(args: argparse.Namespace) -> bool:
         return False
 
 
-def _read_corpus(files: Sequence[str], errors: str, *, in_pieces: bool) -> list[str]:
-    """The texts of `files`: each file whole, or `in_pieces` (`corpus.read_text_pieces`: for a
-    split whose chunks end where the pieces are cut, so they count as the whole)."""
+def _read_corpus(files: Sequence[str], errors: str, *, in_pieces: bool) -> list:
+    """The texts of `files`: each file whole, or `in_pieces` (`file_pieces.file_pieces`, read as they
+    are counted: for a split whose chunks end where the pieces are cut, so they count as the whole)."""
     if not in_pieces:
         return [read_text(f, errors=errors, hint=REPLACE_HINT) for f in files]
-    return [piece for f in files for piece in read_text_pieces(f, errors=errors, hint=REPLACE_HINT)]
+    return [piece for f in files for piece in file_pieces(f, errors=errors, hint=REPLACE_HINT)]
 
 
 def _check_writable(out: Path) -> None:

@@ -15,10 +15,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import regex
 
-from tokviz.core.errors import Cancelled
-from tokviz.core.processes.fork import fork_call
+from tokviz.core.errors import Cancelled, CorpusError
+from tokviz.core.processes.fork import ChildFailed, fork_call
 from tokviz.core.processes.parallel import usable
 
+from .file_pieces import FilePiece
 from .split import Splitter, parse_split, split_specials
 
 PARALLEL_MIN_CHARS = 4_000_000  # below this, forking costs more than it saves
@@ -36,7 +37,7 @@ Progress = Callable[[int, int], None]
 
 def counts_alike_in_pieces(split: str, specials: Sequence[str] = ()) -> bool:
     """Whether a text cut at `SAFE_BOUNDARY` cuts (or the ASCII subset of them that
-    `corpus.read_text_pieces` cuts at) counts exactly as the whole text: the split's chunks end
+    `corpus.cut_file` cuts at) counts exactly as the whole text: the split's chunks end
     there and no special token holds a line break or a carriage return (a special is cut out
     before counting, and the cut comes before a ``\r\n``).
 
@@ -73,7 +74,7 @@ def _merge_into(total: dict[str, int], part: Mapping[str, int]) -> None:
 
 
 def count_chunks(
-    texts: Iterable[str],
+    texts: Iterable[str | FilePiece],
     splitter: Splitter,
     *,
     specials: tuple[str, ...] = (),
@@ -85,34 +86,46 @@ def count_chunks(
 
     `processes`: how many processes may count a large text (this one and forked children; 1,
     the default: serial); more are only used where forking is safe, else counting is serial.
+    A `FilePiece` is read when its turn comes; a run of them is shared out whole among the
+    processes, each forked child reading its own (`_count_pieces`).
 
     >>> from tokviz.core.text.split import parse_split
     >>> count_chunks(["low low lower"], parse_split("whitespace"))
     {'low': 2, 'lower': 1}
     """
     texts = list(texts)[::-1]  # popped as counted: a text no one else holds is let go at once
-    total_chars = sum(len(t) for t in texts) or 1
+    total_chars = sum(len(t) for t in texts) or 1  # (a `FilePiece` counts its bytes)
     done = 0
     total: dict[str, int] = {}
     while texts:
-        text = texts.pop()
-        for start, end, is_special in split_specials(text, specials):
-            if is_special:
-                continue
-            if should_stop is not None and should_stop():
-                raise Cancelled()
-            if splitter.pattern is None:
-                _merge_into(total, {text[start:end]: 1})
-                done += end - start
-                if progress is not None:
-                    progress(done, total_chars)
-            else:
-                for part, n_chars in _count_range(text, start, end, splitter, processes, should_stop):
-                    _merge_into(total, part)
-                    done += n_chars
-                    if progress is not None:
-                        progress(done, total_chars)
+        if isinstance(texts[-1], FilePiece):
+            run: list[FilePiece] = []
+            while texts and isinstance(texts[-1], FilePiece):
+                run.append(texts.pop())
+            parts = _count_pieces(run, splitter, specials, processes, should_stop)
+        else:
+            parts = _count_text_parts(texts.pop(), splitter, specials, processes, should_stop)
+        for part, n in parts:
+            _merge_into(total, part)
+            done += n
+            if progress is not None:
+                progress(done, total_chars)
     return total
+
+
+def _count_text_parts(text: str, splitter: Splitter, specials: tuple[str, ...], processes: int,
+                      should_stop: ShouldStop | None):
+    """Yield (partial counts, characters they cover) for one text, special tokens cut out, in
+    text order (a large range counted by several processes: `_count_range`)."""
+    for start, end, is_special in split_specials(text, specials):
+        if is_special:
+            continue
+        if should_stop is not None and should_stop():
+            raise Cancelled()
+        if splitter.pattern is None:
+            yield {text[start:end]: 1}, end - start
+        else:
+            yield from _count_range(text, start, end, splitter, processes, should_stop)
 
 
 def _count_range(text, start, end, splitter, processes, should_stop):
@@ -150,6 +163,66 @@ def _count_range(text, start, end, splitter, processes, should_stop):
     finally:
         for child in children:  # the ones still running when counting stops early
             child.kill()
+
+
+def _count_pieces(run: list[FilePiece], splitter: Splitter, specials: tuple[str, ...], processes: int,
+                  should_stop: ShouldStop | None):
+    """Yield (counts, bytes covered) for file pieces `run`, in order. In parallel, the pieces are
+    shared out in contiguous runs, one per process: the children are forked before this process
+    reads anything, so none of them inherits text, and each reads and counts its own pieces
+    while this one counts the first run piece by piece (checking `should_stop` between pieces).
+    A child that fails (the file changed under it) is a `CorpusError` with its message."""
+    nproc = usable(processes) if sum(map(len, run)) >= PARALLEL_MIN_CHARS else 1
+    shares = _share_out(run, min(nproc, len(run)))
+    if len(shares) < 2:  # one process, or one piece: each piece read here and counted as a text
+        for piece in run:
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            text = piece.read()
+            given, seen, n_chars = 0, 0, max(1, len(text))
+            for part, n in _count_text_parts(text, splitter, specials, processes, should_stop):
+                seen += n
+                step = seen * len(piece) // n_chars - given  # characters as a share of the piece's bytes
+                given += step
+                yield part, step
+            if given < len(piece):
+                yield {}, len(piece) - given
+        return
+    children = []
+    try:
+        for share in shares[1:]:
+            children.append(fork_call(lambda share=share: _count_file_share(share, splitter, specials)))
+        for piece in shares[0]:
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            yield _count_text(piece.read(), splitter, specials), len(piece)
+        for child, share in zip(children, shares[1:]):
+            if should_stop is not None and should_stop():
+                raise Cancelled()
+            try:
+                part = child.result()
+            except ChildFailed as exc:
+                raise CorpusError(str(exc)) from None
+            yield part, sum(map(len, share))
+    finally:
+        for child in children:  # the ones still running when counting stops early
+            child.kill()
+
+
+def _count_file_share(share: list[FilePiece], splitter: Splitter, specials: tuple[str, ...]) -> dict[str, int]:
+    """The counts of a run of file pieces, read here, merged in order (what a counting child sends back)."""
+    total: dict[str, int] = {}
+    for piece in share:
+        _merge_into(total, _count_text(piece.read(), splitter, specials))
+    return total
+
+
+def _count_text(text: str, splitter: Splitter, specials: tuple[str, ...]) -> dict[str, int]:
+    """The chunk counts of one text, counted here."""
+    total: dict[str, int] = {}
+    for part, _ in _count_text_parts(text, splitter, specials, 1, None):
+        _merge_into(total, part)
+    return total
 
 
 def _share_out(slices: list[tuple[int, int]], n: int) -> list[list[tuple[int, int]]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 
 from tokviz.core.errors import CorpusError
 from tokviz.core.io.safe_files import MAX_TEXT_BYTES, read_file_blocks, read_file_bytes, read_head
@@ -16,7 +17,6 @@ from tokviz.core.io.safe_files import MAX_TEXT_BYTES, read_file_blocks, read_fil
 UTF8_BOM = b"\xef\xbb\xbf"
 ENCODING_ERRORS = ("strict", "replace")
 
-PIECE_BYTES = 8 << 20  # a corpus read in pieces: about this many bytes each
 # Where a file may be cut into pieces that count like the whole: after an ASCII letter followed by a
 # line break and a letter (`tokviz.core.text.chunks.SAFE_BOUNDARY`'s cuts, on bytes; a cut at an
 # ASCII byte never splits a UTF-8 sequence, so the pieces decode as the whole does).
@@ -65,29 +65,14 @@ def read_text(path: str | os.PathLike, *, errors: str = "strict", allow_empty: b
     return text
 
 
-def read_text_pieces(path: str | os.PathLike, *, errors: str = "strict", allow_empty: bool = False,
-                     hint: str = "", piece_bytes: int | None = None) -> list[str]:
-    """`read_text`'s text as pieces of about `piece_bytes` (default `PIECE_BYTES`) cut only at safe
-    cuts (`_SAFE_CUT`; a piece runs on until one comes), so the file's bytes and its whole decoded
-    string never exist at once: a 30 MB corpus with one character beyond U+FFFF is a 120 MB string,
-    its pieces are mostly one byte a character. ``"".join(pieces) == read_text(path)``, errors
-    included (offsets counted from the file's start)."""
-    size = PIECE_BYTES if piece_bytes is None else max(1, piece_bytes)
-    pieces: list[str] = []
-    buf = bytearray()  # bytes read and not decoded yet
-    done = 0  # bytes decoded so far
+def cut_file(path: str | os.PathLike, piece_bytes: int) -> Iterator[bytes]:
+    """The bytes of the file at `path` in pieces of about `piece_bytes`, cut only at safe cuts
+    (`_SAFE_CUT`; a piece runs on until one comes), one piece in memory at a time (`CorpusError`
+    where it cannot be read). A cut is at an ASCII byte, so each piece decodes as its part of
+    the whole does (`tokviz.core.text.file_pieces`)."""
+    size = max(1, piece_bytes)
+    buf = bytearray()  # bytes read and not handed out yet
     scanned = 0  # `buf` has no safe cut past `size` before this (a file without cuts is scanned once)
-
-    def take(end: int) -> None:
-        nonlocal done, scanned
-        with memoryview(buf) as view:
-            data = bytes(view[:end])  # one copy (a slice of the bytearray would be another)
-        pieces.append(decode_utf8(data, name=str(path), errors=errors, hint=hint, offset=done))
-        del data
-        done += end
-        del buf[:end]
-        scanned = 0
-
     for block in read_file_blocks(path, limit=MAX_TEXT_BYTES, error=CorpusError):
         buf += block
         while len(buf) > size:
@@ -95,12 +80,15 @@ def read_text_pieces(path: str | os.PathLike, *, errors: str = "strict", allow_e
             if found is None:
                 scanned = len(buf)
                 break
-            take(found.start())
+            end = found.start()
+            with memoryview(buf) as view:
+                data = bytes(view[:end])  # one copy (a slice of the bytearray would be another)
+            del buf[:end]
+            scanned = 0
+            yield data
+            del data
     if buf:
-        take(len(buf))
-    if not any(pieces) and not allow_empty:
-        raise CorpusError(f"{path}: file is empty")
-    return [p for p in pieces if p] or [""]
+        yield bytes(buf)
 
 
 def read_text_head(path: str | os.PathLike, max_chars: int, *, errors: str = "strict") -> str:

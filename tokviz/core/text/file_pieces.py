@@ -1,0 +1,71 @@
+"""A corpus file as pieces read only when they are counted.
+
+`file_pieces` cuts a UTF-8 file at safe cuts (`corpus.cut_file`: the pieces count exactly as the
+whole text), checks that every piece decodes, and keeps only where each starts and ends: a
+`FilePiece` is read and decoded by whoever counts it (`tokviz.core.text.chunks`). The corpus is
+then never in memory whole, and a forked counting child reads its own pieces instead of
+inheriting them: a child forked from a process that holds the text has every page of it in its
+resident memory too, so the two processes of ``tokviz train`` held the text twice.
+
+What this leaves out: the cut rule and decoding (`tokviz.core.text.corpus`), counting.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from tokviz.core.errors import CorpusError
+
+from .corpus import cut_file, decode_utf8
+
+COUNT_PIECE_BYTES = 2 << 20  # a piece a counting process holds at once: about this many bytes
+
+
+@dataclass(frozen=True, slots=True)
+class FilePiece:
+    """Bytes ``[start, end)`` of the UTF-8 text file `path`, read when counted (`read`).
+    ``len()`` is its length in bytes (a counting progress measures pieces by it)."""
+
+    path: str
+    start: int
+    end: int
+    errors: str = "strict"
+    hint: str = ""
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+    def read(self) -> str:
+        """The piece's text (`CorpusError` where the file can no longer be read as it was)."""
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.start)
+                data = f.read(len(self))
+        except OSError as exc:
+            raise CorpusError(f"{self.path}: cannot read ({exc.strerror or exc})") from None
+        if len(data) != len(self):
+            raise CorpusError(f"{self.path}: the file changed while it was being read; try again")
+        return decode_utf8(data, name=self.path, errors=self.errors, hint=self.hint, offset=self.start)
+
+
+def file_pieces(path: str | os.PathLike, *, errors: str = "strict", hint: str = "",
+                piece_bytes: int | None = None) -> list[FilePiece]:
+    """The file at `path` as `FilePiece`s of about `piece_bytes` (default `COUNT_PIECE_BYTES`),
+    each checked to decode (the errors `read_text` gives, and now: a bad byte is found before any
+    counting starts); an empty file is an error. ``"".join(p.read() for p in pieces) ==
+    read_text(path)``."""
+    out: list[FilePiece] = []
+    done = 0
+    name = str(path)
+    has_text = False
+    for data in cut_file(path, COUNT_PIECE_BYTES if piece_bytes is None else piece_bytes):
+        text = decode_utf8(data, name=name, errors=errors, hint=hint, offset=done)
+        has_text = has_text or bool(text)
+        if text:  # (a BOM alone is no text)
+            out.append(FilePiece(name, done, done + len(data), errors, hint))
+        done += len(data)
+        del data, text
+    if not has_text:
+        raise CorpusError(f"{path}: file is empty")
+    return out
