@@ -1,4 +1,5 @@
-"""Run a trainer's generator with Python's cyclic garbage collector paused while it works.
+"""Run a trainer's generator with Python's cyclic garbage collector paused while it works, and
+hand the C heap's freed pages back to the system (`release_free_memory`).
 
 The WordPiece trainer pushes hundreds of thousands of heap entries and rewrites word lists at
 every merge; Unigram's rounds build large arrays and records. Neither makes reference cycles,
@@ -50,3 +51,25 @@ def paused_gc(items: Iterable[T]) -> Iterator[T]:
             except StopIteration:
                 return
         yield item
+
+
+def release_free_memory() -> None:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere nothing).
+
+    A trainer's set-up frees many position-long numpy temporaries, and a finished training its
+    whole working state; glibc raises its mmap threshold after the first large free, so the later
+    ones come from the heap and stay in the process (tens of MB for a whole training) unless
+    handed back."""
+    global _TRIM
+    if _TRIM is None:
+        import ctypes
+
+        try:
+            _TRIM = ctypes.CDLL(None).malloc_trim
+        except (AttributeError, OSError, TypeError):  # not glibc: its allocator keeps its own rules
+            _TRIM = False
+    if _TRIM:
+        _TRIM(0)
+
+
+_TRIM = None  # glibc's malloc_trim once looked up; False where there is none

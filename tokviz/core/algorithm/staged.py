@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict
 
 from tokviz.core.errors import CorpusError, SettingsError
-from tokviz.core.gc_pause import collector_paused
+from tokviz.core.gc_pause import collector_paused, release_free_memory
 from tokviz.core.text.chunks import Progress, ShouldStop, count_chunks, count_word_table
 from tokviz.core.text.split import SPLIT_CHOICES, parse_split
 
@@ -193,6 +193,7 @@ class StagedTraining:
                 # drained: the trainer's working state (heaps, tables) goes before the collector
                 # is back, or its first pass would walk every object the run made
                 self._trainer = _DRAINED
+            release_free_memory()  # that state's freed pages: else what the caller does next (a save) adds to them
         else:
             for _ in self.steps():
                 if each is not None:

@@ -38,6 +38,8 @@ from itertools import chain
 
 import numpy as np
 
+from tokviz.core.gc_pause import release_free_memory
+
 from .pair_queue import CMAX as _CMAX
 from .pair_queue import KMASK as _KMASK
 from .pair_queue import MASK as _MASK
@@ -52,32 +54,12 @@ N_CANDIDATES = 5
 VECTOR_MIN_SITES = 64  # merges with at least this many possible sites run vectorized in numpy
 RELEASE_MIN_POSITIONS = 1 << 15  # units of the distinct chunks from which freed heap is worth handing back
 RELEASE_EVERY = 2048  # merges between two hand-backs (each well under a millisecond)
+
 # Hugging Face's ByteLevel alphabet sorted by code point: bytes GPT-2 shows as themselves
 # (printable Latin-1), then the others, which it maps to U+0100 and up in byte order.
 _PRINTABLE = set(range(0x21, 0x7F)) | set(range(0xA1, 0xAD)) | set(range(0xAE, 0x100))
 HF_BYTE_SEQUENCE = sorted(_PRINTABLE) + [b for b in range(256) if b not in _PRINTABLE]
 HF_BYTE_ORDER = tuple(HF_BYTE_SEQUENCE.index(b) for b in range(256))  # byte -> HF id
-
-
-def release_free_memory() -> None:
-    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere nothing).
-
-    Setting up frees many position-long numpy temporaries; glibc raises its mmap threshold after
-    the first large free, so the later ones come from the heap and stay in the process, tens of
-    MB for the whole training, unless handed back."""
-    global _TRIM
-    if _TRIM is None:
-        import ctypes
-
-        try:
-            _TRIM = ctypes.CDLL(None).malloc_trim
-        except (AttributeError, OSError, TypeError):  # not glibc: its allocator keeps its own rules
-            _TRIM = False
-    if _TRIM:
-        _TRIM(0)
-
-
-_TRIM = None  # glibc's malloc_trim once looked up; False where there is none
 
 
 def _bytes_of(a: np.ndarray) -> memoryview:
@@ -438,7 +420,7 @@ class BpeTrainer(PairQueue):
             if not entries:
                 return
             self._out_of_heap = self._out_of_heap[1:]  # the winner's entry is used up; the runners-up stay out
-            count, key = _CMAX - (entries[0] >> _S1), entries[0] & _KMASK
+            key = entries[0] & _KMASK
             # before the merge moves positions; a record seen with the same entry is reused (`_candidate`)
             cands = tuple([h[1] if (h := seen.get(e & _KMASK)) is not None and h[0] == e else self._candidate(e)
                            for e in entries])
@@ -448,12 +430,13 @@ class BpeTrainer(PairQueue):
             self.token_bytes.append(token)
             self.next_id += 1
             self.length -= self._merge(key, new)
+            won = cands[0]  # the winner's record: its pair and count objects serve the step too
             step = MergeStep(
                 rank=self.rank,
-                pair=self._pair_out(key),
+                pair=won.pair,
                 id=new,
                 token=token,
-                count=count,
+                count=won.count,
                 length=self.length,
                 candidates=cands,
             )
