@@ -47,3 +47,33 @@ def test_count_reads_in_pieces_and_writes_the_whole_texts_counts(tmp_path, monke
     assert main(["count", str(path), "-o", str(out), "--split", "gpt4"]) == 0
     got = read_counts([out])
     assert list(got.table.items()) == list(count_chunks([text], parse_split("gpt4")).items())
+
+
+COUNT_PROBE = """
+import json, sys
+from tokviz.app.cli.main import main  # the command as it starts
+from tokviz.core.text.chunks import count_chunks
+from tokviz.core.text.file_pieces import file_pieces
+from tokviz.core.text.split import parse_split
+counts = count_chunks(file_pieces(sys.argv[1]), parse_split("gpt4"), processes=1)
+print(json.dumps([len(counts), "numpy" in sys.modules]))
+"""
+
+
+def test_the_command_line_counts_pieces_before_numpy_loads(tmp_path):
+    """`tokviz train` counts a corpus read in pieces before the trainer's modules load: a forked
+    counting child is a copy of a small process (numpy and the trainers add 13 MB to it)."""
+    import json
+    import subprocess
+    import sys
+
+    from tokviz.core.text.chunks import count_chunks
+    from tokviz.core.text.split import parse_split
+
+    text = "".join(f"line {i} ends in a word\n" for i in range(2000))
+    path = tmp_path / "corpus.txt"
+    path.write_text(text, encoding="utf-8")
+    result = subprocess.run([sys.executable, "-c", COUNT_PROBE, str(path)], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [len(count_chunks([text], parse_split("gpt4"))), False]

@@ -150,8 +150,8 @@ class StagedTraining:
         finally:
             self._last_count = False
         # The counts are all training needs: let the texts go (a 30 MB corpus with one character
-        # beyond U+FFFF is a 120 MB string) unless the caller keeps them.
-        self.texts = []
+        # beyond U+FFFF is a 120 MB string), and a table (counted chunks), unless the caller keeps them.
+        self.texts, self.table = [], None
         self.timeline = self._setup(counts, should_stop)
         return self.timeline
 
