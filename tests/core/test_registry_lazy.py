@@ -60,3 +60,8 @@ def test_a_later_function_is_imported_when_called(monkeypatch):
     later = Later("colorsys:rgb_to_hsv")
     assert "colorsys" not in sys.modules
     assert later(1.0, 0.0, 0.0) == (0.0, 1.0, 1.0) and "colorsys" in sys.modules
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_each_spec_says_whether_pieces_train_alike_as_its_training_does(name):
+    assert SPECS[name].pieces_train_alike == SPECS[name].training_type.pieces_train_alike

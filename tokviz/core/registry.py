@@ -85,6 +85,9 @@ class AlgorithmSpec:
     from_json: Callable  # dict -> timeline (`ModelFormatError` saying what is wrong)
     # loads compiled code a first training would wait for (``encoder=False``: only what training runs)
     warm_up: Callable[..., object] | None = None
+    # the training's own `pieces_train_alike`, known without importing it: the command line counts
+    # a corpus read in pieces before the trainer (and numpy) loads
+    pieces_train_alike: bool = False
 
     @property
     def training_type(self) -> Callable:
@@ -111,7 +114,7 @@ SPECS: dict[str, AlgorithmSpec] = {
                       "Byte-pair encoding: merge the most frequent pair, step after step", None,
                       "tokviz.core.bpe.timeline", "Training", "Timeline",
                       Later("tokviz.core.bpe.model_file:timeline_to_json"),
-                      Later("tokviz.core.bpe.model_file:timeline_from_json")),
+                      Later("tokviz.core.bpe.model_file:timeline_from_json"), pieces_train_alike=True),
         AlgorithmSpec("wordpiece", "WordPiece", WordPieceSettings, "merge", wordpiece.FORMAT_NAME,
                       "WordPiece (BERT): merge the pair with the best count(ab) / (count(a) · count(b)); "
                       "continuation pieces start with ##",

@@ -51,12 +51,17 @@ def test_count_reads_in_pieces_and_writes_the_whole_texts_counts(tmp_path, monke
 
 COUNT_PROBE = """
 import json, sys
+import tokviz.core.text.chunks as chunks
+seen, real = [], chunks.count_chunks
+
+def spy(*args, **kwargs):
+    seen.append("numpy" in sys.modules)
+    return real(*args, **kwargs)
+
+chunks.count_chunks = spy
 from tokviz.app.cli.main import main  # the command as it starts
-from tokviz.core.text.chunks import count_chunks
-from tokviz.core.text.file_pieces import file_pieces
-from tokviz.core.text.split import parse_split
-counts = count_chunks(file_pieces(sys.argv[1]), parse_split("gpt4"), processes=1)
-print(json.dumps([len(counts), "numpy" in sys.modules]))
+code = main(["train", sys.argv[1], "-o", sys.argv[2], "--vocab-size", "300", "--quiet"])
+print(json.dumps([code, seen]))
 """
 
 
@@ -67,13 +72,10 @@ def test_the_command_line_counts_pieces_before_numpy_loads(tmp_path):
     import subprocess
     import sys
 
-    from tokviz.core.text.chunks import count_chunks
-    from tokviz.core.text.split import parse_split
-
-    text = "".join(f"line {i} ends in a word\n" for i in range(2000))
     path = tmp_path / "corpus.txt"
-    path.write_text(text, encoding="utf-8")
-    result = subprocess.run([sys.executable, "-c", COUNT_PROBE, str(path)], capture_output=True, text=True,
-                            timeout=120, check=False)
+    path.write_text("".join(f"line {i} ends in a word\n" for i in range(2000)), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-c", COUNT_PROBE, str(path), str(tmp_path / "m.json")],
+                            capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == [len(count_chunks([text], parse_split("gpt4"))), False]
+    assert json.loads(result.stdout) == [0, [False]]
+    assert load_timeline(tmp_path / "m.json").n_steps == 300 - 256

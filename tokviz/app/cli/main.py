@@ -43,8 +43,6 @@ REPLACE_HINT = "use --encoding-errors replace to read it anyway"  # train's opti
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from tokviz.core.model_files import save_model
-
     from .progress import ProgressBar
 
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
@@ -62,6 +60,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     bar.start(training.budget)
     training.run(each=lambda: bar.update(timeline.n_steps))  # WordPiece, Unigram: no collector passes between steps
     bar.finish(timeline.last_step, timeline.vocab_size)  # Unigram: rounds after the seed, as the timeline counts
+    from tokviz.core.model_files import save_model  # (imported late: it loads numpy, which counting does not need)
+
     save_model(timeline, out)
     return 0
 
@@ -106,7 +106,7 @@ def _prepared_training(args: argparse.Namespace, bar: ProgressBar, warm_up: Call
     _check_writable(out)  # fail now, not after a long training run
     bar.unit = step_noun(settings)
     in_pieces = (counts is None and not args.word_counts
-                 and SPECS[args.algorithm].training_type.pieces_train_alike
+                 and SPECS[args.algorithm].pieces_train_alike
                  and counts_alike_in_pieces(settings.split, settings.special_tokens))
     texts = _read_corpus(args.files, args.encoding_errors, in_pieces=in_pieces)
     if warm_up is not None:  # say it when the kernels must be compiled, after the checks and the reading
