@@ -59,6 +59,9 @@ def test_joins_at_once_equal_one_by_one(text):
     many = joins.many(ids[:, 0], ids[:, 1]).tolist()
     one = [joins.joinable(int(a), int(b)) for a, b in ids]
     assert many == one and any(one) and not all(one)
+    maybe = joins.may_join(ids[:, 0], ids[:, 1]).tolist()
+    assert all(m for m, j in zip(maybe, one) if j)  # the filter never drops a joinable pair
+    assert not all(maybe)  # and drops some
 
 
 @pytest.mark.parametrize("processes", [1, 2])
