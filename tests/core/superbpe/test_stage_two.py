@@ -76,3 +76,26 @@ def test_stage_two_counts_cut_a_large_text_only_between_chunks(monkeypatch, text
         expected[c] = expected.get(c, 0) + 1
     counted = count_chunks([part], STAGE_TWO, processes=processes)
     assert list(counted.items()) == list(expected.items())
+
+
+@pytest.mark.parametrize("n_base", [300, 5000])  # a table of unit pairs; a search among them
+def test_may_join_is_the_end_units_of_some_merge(n_base):
+    rng = np.random.default_rng(n_base)
+    pairs: list[tuple[int, int]] = []
+    for t in range(n_base, n_base + 400):
+        a, b = (int(x) for x in rng.integers(0, t, 2))
+        pairs.append((a, b))
+    joins = Joins(pairs, n_base)
+
+    def ends(t: int) -> tuple[int, int]:  # (first unit, last unit), from the definition
+        if t < n_base:
+            return t, t
+        a, b = pairs[t - n_base]
+        return ends(a)[0], ends(b)[1]
+
+    units = {(ends(a)[1], ends(b)[0]) for a, b in pairs}
+    left, right = rng.integers(0, n_base + 400, 2000), rng.integers(0, n_base + 400, 2000)
+    left[:500], right[:500] = zip(*[pairs[i] for i in rng.integers(0, 400, 500)])  # merges themselves: True
+    expected = [(ends(int(a))[1], ends(int(b))[0]) in units for a, b in zip(left, right)]
+    assert joins.may_join(left, right).tolist() == expected
+    assert all(expected[:500])

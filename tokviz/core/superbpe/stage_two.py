@@ -105,6 +105,10 @@ class Joins:
         ends = self._ends
         if len(ends) == 0:
             return np.zeros(len(keys), dtype=bool)
+        if self.n_base <= 1 << 12:  # bytes, a small alphabet: a table of every pair of units
+            table = np.zeros(self.n_base * self.n_base, dtype=bool)
+            table[ends] = True
+            return table[keys]
         at = np.minimum(np.searchsorted(ends, keys), len(ends) - 1)
         return ends[at] == keys
 
