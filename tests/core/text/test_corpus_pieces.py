@@ -168,3 +168,29 @@ def test_pieces_counted_by_several_processes_count_as_the_whole_text(tmp_path, m
                        progress=lambda done, total: seen.append((done, total)))
     assert list(got.items()) == list(count_chunks([text], splitter, specials=("end.",)).items())
     assert seen[-1] == (path.stat().st_size, path.stat().st_size)
+
+
+def test_pieces_of_several_files_count_in_order_in_two_processes(tmp_path, monkeypatch):
+    from tokviz.core.text import chunks
+
+    monkeypatch.setattr(chunks, "PARALLEL_MIN_CHARS", 1)
+    texts = ["".join(f"first {i} file line\n" for i in range(900)), "".join(f"Second {i} ünï\n" for i in range(700))]
+    paths = []
+    for i, text in enumerate(texts):
+        paths.append(tmp_path / f"f{i}.txt")
+        paths[-1].write_text(text, encoding="utf-8")
+    pieces = [p for path in paths for p in file_pieces(path, piece_bytes=2_000)]
+    splitter = parse_split("gpt4")
+    assert list(count_chunks(pieces, splitter, processes=2).items()) == list(count_chunks(texts, splitter).items())
+
+
+def test_a_piece_a_counting_child_cannot_read_is_one_line(tmp_path, monkeypatch):
+    from tokviz.core.text import chunks
+
+    monkeypatch.setattr(chunks, "PARALLEL_MIN_CHARS", 1)
+    path = write(tmp_path, "word\nword\n" * 2000)
+    pieces = file_pieces(path, piece_bytes=1_000)
+    path.write_bytes(path.read_bytes()[:12_000])  # cut short between reading the cuts and counting:
+    with pytest.raises(CorpusError) as err:  # this process's pieces read, the child's do not
+        count_chunks(pieces, parse_split("gpt4"), processes=2)
+    assert str(err.value) == f"{path}: the file changed while it was being read; try again"

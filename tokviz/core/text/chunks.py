@@ -201,8 +201,8 @@ def _count_pieces(run: list[FilePiece], splitter: Splitter, specials: tuple[str,
                 raise Cancelled()
             try:
                 part = child.result()
-            except ChildFailed as exc:
-                raise CorpusError(str(exc)) from None
+            except ChildFailed as exc:  # its message is "Kind: what went wrong"; the second part says it
+                raise CorpusError(str(exc).removeprefix("CorpusError: ")) from None
             yield part, sum(map(len, share))
     finally:
         for child in children:  # the ones still running when counting stops early
