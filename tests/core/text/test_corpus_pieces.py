@@ -3,6 +3,8 @@ are cut only where chunks end, and count exactly as the whole text, in one proce
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -194,3 +196,13 @@ def test_a_piece_a_counting_child_cannot_read_is_one_line(tmp_path, monkeypatch)
     with pytest.raises(CorpusError) as err:  # this process's pieces read, the child's do not
         count_chunks(pieces, parse_split("gpt4"), processes=2)
     assert str(err.value) == f"{path}: the file changed while it was being read; try again"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_piece_whose_file_became_a_pipe_is_refused_not_waited_on(tmp_path):
+    path = write(tmp_path, "word\nword\n" * 200)
+    pieces = file_pieces(path, piece_bytes=100)
+    path.unlink()
+    os.mkfifo(path)  # nothing ever writes to it: a plain open would wait for ever
+    with pytest.raises(CorpusError, match="not an ordinary file"):
+        pieces[0].read()

@@ -113,8 +113,8 @@ def _prepared_training(args: argparse.Namespace, bar: ProgressBar, warm_up: Call
         bar.load_kernels(warm_up)
     if in_pieces:
         # Counted here, before the trainer's modules (numpy among them) load: a forked counting
-        # child starts as a copy of this process, which the tree's memory then holds twice (a
-        # copy of 23 MB, where it was 37 MB). The counts train as the text does (`ChunkCounts`).
+        # child starts as a copy of this process, which the tree's memory then holds twice (23 MB
+        # here, 37 MB with numpy and the trainers). The counts train as the text does (`ChunkCounts`).
         from tokviz.core.text.chunks import ChunkCounts, count_chunks
         from tokviz.core.text.split import parse_split
 

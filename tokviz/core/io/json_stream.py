@@ -4,9 +4,9 @@ whole text (and its encoded copy) in memory at once.
 A model file is one dict whose few long lists (a step a row: 100,000 rows for a large vocabulary)
 are most of it. `json_pieces` writes every long list a block of items at a time, each block by
 the C encoder (``json.dumps`` of a slice, its brackets dropped), and everything else in one call:
-what ``json.dumps(obj, ensure_ascii=True, separators=(",", ":"))`` gives, byte for byte. Saving
-the whole of gutenberg30's model held its 4 MB text, the encoded copy and the encoder's buffers
-beside the rows (14 MB at the save, the process's peak).
+what ``json.dumps(obj, ensure_ascii=True, separators=(",", ":"))`` gives, byte for byte. One call
+would hold the whole text, its encoded copy and the encoder's buffers beside the rows: on the
+whole of gutenberg30's model that is a peak of its own, above the training's.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass
 
 from tokviz.core.errors import CorpusError
+from tokviz.core.io.safe_files import open_regular
 
 from .corpus import cut_file, decode_utf8
 
@@ -37,15 +38,26 @@ class FilePiece:
         return self.end - self.start
 
     def read(self) -> str:
-        """The piece's text (`CorpusError` where the file can no longer be read as it was)."""
+        """The piece's text (`CorpusError` where the file can no longer be read as it was). The
+        path is opened as the scan opened it (`open_regular`: an ordinary file, never blocking),
+        so a path swapped for a pipe or a device in between is refused, not waited on."""
+        fd = open_regular(self.path, CorpusError)
         try:
-            with open(self.path, "rb") as f:
-                f.seek(self.start)
-                data = f.read(len(self))
+            parts, at, left = [], self.start, len(self)
+            while left > 0:
+                data = os.pread(fd, left, at)
+                if not data:
+                    break
+                parts.append(data)
+                at += len(data)
+                left -= len(data)
         except OSError as exc:
             raise CorpusError(f"{self.path}: cannot read ({exc.strerror or exc})") from None
-        if len(data) != len(self):
+        finally:
+            os.close(fd)
+        if left:
             raise CorpusError(f"{self.path}: the file changed while it was being read; try again")
+        data = b"".join(parts)
         return decode_utf8(data, name=self.path, errors=self.errors, hint=self.hint, offset=self.start)
 
 
