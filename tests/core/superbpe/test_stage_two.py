@@ -36,12 +36,15 @@ def _stage_one(part: str, merges: int):
     return tl, pairs, segments
 
 
-@pytest.mark.parametrize("extra", ["", ODD])
-def test_stage_two_start_equals_whole_chunk_merging(text, extra):
+@pytest.mark.parametrize(("extra", "forget"), [("", 0), (ODD, 0), (ODD, 3)])
+def test_stage_two_start_equals_whole_chunk_merging(text, extra, forget):
     """The fast start (stage-1 pieces side by side, joinable ones merged again) equals merging every
-    stage-2 chunk from its bytes, on text where pieces meet in learned pairs (" 't", "'st", spaces)."""
+    stage-2 chunk from its bytes, on text where pieces meet in learned pairs (" 't", "'st", spaces),
+    and when stage 1 never saw some pieces (every `forget`-th: merged by the start itself)."""
     part = text + extra
     tl, pairs, segments = _stage_one(part, 300)
+    if forget:
+        segments = {c: ids for i, (c, ids) in enumerate(segments.items()) if i % forget}
     chunks2 = list(STAGE_TWO.count(part))
     flat, lengths = stage_two_start(tl.base, pairs, chunks2, parse_split("gpt4"), segments)
     whole = BpeTokenizer(tl.base, pairs, STAGE_TWO)

@@ -52,9 +52,33 @@ def test_compiled_merge_equals_numpy_merge(corpus, hf):
         mp.setattr(trainer_module, "VECTOR_MIN_SITES", 1)  # every merge takes the vector path
         for a, b in zip(plain.steps(), fast.steps(), strict=True):
             assert a == b
-            assert _live(plain.counts) == _live(fast.counts)
+            assert _live(plain.counts) == fast.live_pair_counts()
             assert plain.ids.tolist() == fast.ids.tolist() and plain.nxt.tolist() == fast.nxt.tolist()
             assert plain.prv.tolist() == fast.prv.tolist()
+    assert [fast.segments(i) for i in range(len(seqs))] == [plain.segments(i) for i in range(len(seqs))]
+
+
+@pytest.mark.parametrize("hf", [False, True])
+@pytest.mark.parametrize("vector_min", [1, 64])
+def test_deferred_pairs_give_every_step_and_runner_up_of_a_trainer_that_stores_all(monkeypatch, hf, vector_min):
+    """Thousands of pairs, most deferred and stored only once the best counts come down to theirs:
+    every step, its five candidates and the live counts are those of `BpeTrainer`, which stores
+    every pair when it is made."""
+    monkeypatch.setattr(trainer_module, "VECTOR_MIN_SITES", vector_min)
+    rng = np.random.default_rng(7)
+    alphabet = np.array(list(b"abcdefghijklmnop "))
+    seqs = [alphabet[rng.zipf(1.6, size=int(rng.integers(5, 120))) % len(alphabet)].tolist() for _ in range(400)]
+    weights = rng.integers(1, 6, size=len(seqs)).tolist()
+    plain, fast = _trainers(seqs, weights, hf)
+    fast.with_kernels(KERNELS)  # None without numba: the numpy merge, pairs deferred all the same
+    assert fast._deferred is not None and len(fast._deferred) > 200  # most first pairs wait
+    stored = []
+    for i, (a, b) in enumerate(zip(plain.steps(max_merges=600), fast.steps(max_merges=600), strict=True)):
+        assert a == b
+        stored.append(len(fast.counts))
+        if i % 97 == 0:
+            assert _live(plain.counts) == fast.live_pair_counts()
+    assert len(stored) == 600 and len(fast._deferred) > 0  # pairs whose counts never came near the top
     assert [fast.segments(i) for i in range(len(seqs))] == [plain.segments(i) for i in range(len(seqs))]
 
 

@@ -18,7 +18,8 @@ from types import ModuleType
 import numpy as np
 
 from tokviz.core import jit
-from tokviz.core.bpe.pair_queue import CMAX, S1, S2, SHIFT
+from tokviz.core.bpe.deferred_pairs import DeferredPairs, gathered, live_counts
+from tokviz.core.bpe.pair_queue import CMAX, S1, S2, SHIFT, sorted_groups
 from tokviz.core.bpe.trainer import BpeTrainer
 
 KERNELS = "tokviz.core.superbpe.kernels"
@@ -31,9 +32,14 @@ def load_kernels() -> ModuleType | None:
 
 class StageTwoTrainer(BpeTrainer):
     """`BpeTrainer` whose vectorized merges run compiled (`kernels.merge_sites`) when `kernels` is
-    set after construction (`with_kernels`); the same merges either way."""
+    set after construction (`with_kernels`); the same merges either way.
+
+    Its first pairs, and the new pairs of a compiled merge, are stored only once they could be
+    among the best (`tokviz.core.bpe.deferred_pairs`): `next_best` stores those whose count when
+    made reaches the n-th best count (less an eighth, so that they come a batch at a time)."""
 
     _kernels: ModuleType | None = None
+    _deferred: DeferredPairs | None = None
 
     def with_kernels(self, kernels: ModuleType | None) -> StageTwoTrainer:
         """Use the compiled merge of `kernels` (None: the numpy one); returns self."""
@@ -43,6 +49,64 @@ class StageTwoTrainer(BpeTrainer):
             self._acc = np.zeros(size, np.int64)  # scratch of the kernel, one entry per token id
             self._slot = np.full(size, -1, np.int64)
         return self
+
+    def _add_groups(self, sk, sp, sw, counts, occ) -> list[int]:
+        """The first pairs, deferred (`BpeTrainer._add_groups` stores each one)."""
+        if len(sk):
+            starts, ends, sums = sorted_groups(sk, sw)
+            keep = sums >= self.min_count  # the others can never win
+            self._defer().add(sk[starts[keep]], sums[keep], sp, starts[keep], ends[keep])
+        return []
+
+    def _defer(self) -> DeferredPairs:
+        if self._deferred is None:
+            self._deferred = DeferredPairs()
+        return self._deferred
+
+    def next_best(self, n: int) -> list[int]:
+        deferred = self._deferred
+        while True:
+            best = super().next_best(n)
+            if not deferred:
+                return best
+            if len(best) < n:  # too few stored: the highest deferred ones, whatever their bound
+                self._store(deferred.take(deferred.top(), at_least=max(n, 256)))
+                continue
+            bound = CMAX - (best[-1] >> S1)
+            if deferred.top() < bound:
+                return best  # nothing deferred can be among the n best
+            self._store(deferred.take(bound - bound // 8))
+
+    def _store(self, batches) -> None:
+        """Store deferred pairs as `BpeTrainer` stores a new pair: its live count, its positions
+        from its first live site, its heap entry (those fallen below `min_count`: nothing). The
+        batches are counted as one (a few numpy calls a batch otherwise, thousands of batches)."""
+        keys, starts, ends, buffer = gathered(batches)
+        if len(keys) == 0:
+            return
+        ids, nxt, _, wts = self._np
+        live, first_index = live_counts(ids, nxt, wts, keys, starts, ends, buffer)
+        keep = np.flatnonzero(live >= self.min_count)
+        if len(keep) == 0:
+            return
+        kept, kept_counts, index = keys[keep].tolist(), live[keep].tolist(), first_index[keep]
+        first_pos = (buffer[starts[keep] + index] & self._tie_mask).tolist()
+        self.counts.update(zip(kept, kept_counts))
+        self.occ.update(zip(kept, self._hold(buffer, starts[keep], ends[keep])))
+        self.first.update(zip(kept, index.tolist()))
+        heap = self.heap
+        for e in [((CMAX - c) << S1) | (p << S2) | k for k, c, p in zip(kept, kept_counts, first_pos)]:
+            heapq.heappush(heap, e)
+
+    def live_pair_counts(self) -> dict[int, int]:
+        """Every pair that can still win (at least `min_count`), stored or deferred, with its count
+        now: what `counts` holds in a trainer that stores every pair (for checks)."""
+        out = {k: c for k, c in self.counts.items() if c >= self.min_count}
+        ids, nxt, _, wts = self._np
+        for keys, starts, ends, buffer in (self._deferred.pending() if self._deferred else ()):
+            live, _ = live_counts(ids, nxt, wts, keys, starts, ends, buffer)
+            out.update((k, c) for k, c in zip(keys.tolist(), live.tolist()) if c >= self.min_count)
+        return out
 
     def _merge_vector(self, key: int, new: int, positions: array, start: int) -> int:
         k = self._kernels
@@ -72,20 +136,11 @@ class StageTwoTrainer(BpeTrainer):
         return int(merged)
 
     def _register(self, groups, fixed: int, shift: int) -> None:
-        """Count brand-new pairs, one a group: the pair of token t is ``fixed | t << shift``. The
-        groups' positions stay in the kernel's buffer (`PairQueue._hold`) and every dict is filled
-        by one C call: a Python loop a pair took half the stage's time (4.5 of 8.5 s)."""
+        """Defer brand-new pairs, one a group: the pair of token t is ``fixed | t << shift``, its
+        positions stay in the kernel's buffer (`next_best` stores the few that come near the top)."""
         toks, starts, sums, pos = groups
         if len(toks) == 0:
             return
         keep = np.flatnonzero(sums >= self.min_count)  # the others can never win: not even counted
-        if len(keep) == 0:
-            return
-        kept, kept_sums = ((toks[keep] << shift) | fixed).tolist(), sums[keep].tolist()
-        self.counts.update(zip(kept, kept_sums))
-        first_pos = (pos[starts[keep]] & self._tie_mask).tolist()
-        self.occ.update(zip(kept, self._hold(pos, starts[keep], starts[keep + 1])))
-        self.first.update(dict.fromkeys(kept, 0))
-        heap = self.heap
-        for e in [((CMAX - c) << S1) | (p << S2) | k for k, c, p in zip(kept, kept_sums, first_pos)]:
-            heapq.heappush(heap, e)
+        if len(keep):
+            self._defer().add((toks[keep] << shift) | fixed, sums[keep], pos, starts[keep], starts[keep + 1])

@@ -16,6 +16,7 @@ a gather of the pieces' ids); Python steps in only for the chunks with a joinabl
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from itertools import chain
 
@@ -174,6 +175,18 @@ def _rejoined(ids: list[int], offs: list[int], flagged: list[int], text_of, join
     return out
 
 
+def _ranges(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The indices of the ranges ``[starts[i], stops[i])`` side by side, and where each range
+    begins among them.
+
+    >>> [x.tolist() for x in _ranges(np.array([5, 0]), np.array([7, 3]))]
+    [[5, 6, 0, 1, 2], [0, 2]]
+    """
+    lens = stops - starts
+    begin = np.cumsum(lens) - lens
+    return np.repeat(starts - begin, lens) + np.arange(int(lens.sum())), begin
+
+
 def _pieces_splitter(stage_one: Splitter, chunks: Sequence[str]):
     """The stage-1 split for the many stage-2 `chunks`. A preset's pattern is tokviz's own, so it
     needs no time limit; for a big corpus it runs on Python's `re` with its classes spelled out
@@ -234,26 +247,29 @@ def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str
             ids = known[text] = whole.encode_chunk(text, step=n, cached=False)[0]
         return ids
 
-    # every chunk's pieces as numbers into `segs` (pieces stage 1 never saw are merged here)
+    # every chunk's pieces as numbers into `segs` (pieces stage 1 never saw are merged here),
+    # written straight into one array (a list a chunk, then joined, took a quarter more)
     number = {p: i for i, p in enumerate(segments)}
     segs = list(segments.values())
     split = _pieces_splitter(stage_one, chunks)
-    get = number.get
-    numbered = []  # each chunk's piece numbers (the dict's own ints: a pointer a piece)
+    numbers, per_chunk = array("q"), array("q")
+    extend, known_piece = numbers.extend, number.__getitem__
     for chunk in chunks:
         pieces = split(chunk)
-        nos = list(map(get, pieces))
-        if None in nos:
-            for i, p in enumerate(pieces):
-                if nos[i] is None:
-                    nos[i] = number.get(p)
-                    if nos[i] is None:
-                        nos[i] = number[p] = len(segs)
-                        segs.append(merged(p))
-        numbered.append(nos)
-    counts = np.fromiter(map(len, numbered), dtype=np.int64, count=len(numbered))
-    P = np.fromiter(chain.from_iterable(numbered), dtype=np.int64, count=int(counts.sum()))
-    del numbered
+        before = len(numbers)
+        try:
+            extend(map(known_piece, pieces))
+        except KeyError:  # a piece stage 1 never saw: the chunk again, one piece at a time
+            del numbers[before:]
+            for p in pieces:
+                i = number.get(p)
+                if i is None:
+                    i = number[p] = len(segs)
+                    segs.append(merged(p))
+                numbers.append(i)
+        per_chunk.append(len(pieces))
+    counts = np.frombuffer(per_chunk, dtype=np.int64) if len(per_chunk) else np.zeros(0, np.int64)
+    P = np.frombuffer(numbers, dtype=np.int64) if len(numbers) else np.zeros(0, np.int64)
     seg_len = np.fromiter(map(len, segs), dtype=np.int64, count=len(segs))
     seg_off = np.concatenate(([0], np.cumsum(seg_len)))
     seg_flat = np.fromiter(chain.from_iterable(segs), dtype=np.int64, count=int(seg_off[-1]))
@@ -292,22 +308,40 @@ def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str
     flat = seg_flat[flat]
     piece_start = ends - counts
     lengths = np.add.reduceat(lens, piece_start).tolist() if len(counts) else []
-    slow = np.unique(np.searchsorted(ends, np.flatnonzero(flags), side="right")).tolist()
-    if not slow:
+    flagged = np.flatnonzero(flags)  # boundary i: after piece i
+    flagged_chunk = np.searchsorted(ends, flagged, side="right")
+    slow = np.unique(flagged_chunk)
+    if not len(slow):
         return flat, lengths
     id_start = np.concatenate(([0], np.cumsum(lengths)))
-    parts, done = [], 0
+    # what `_rejoined` needs of every slow chunk, gathered in a few numpy calls and cut in Python
+    # (numpy calls a chunk took more time than the rejoining: 22,000 slow chunks on gutenberg30)
+    a_of, b_of = piece_start[slow], ends[slow]
+    ids_at, ids_begin = _ranges(id_start[slow], id_start[slow + 1])
+    piece_end = np.cumsum(lens)
+    off_at, off_begin = _ranges(a_of, b_of + 1)
+    offsets = piece_end[np.maximum(off_at - 1, 0)] * (off_at > 0) - np.repeat(
+        piece_end[np.maximum(a_of - 1, 0)] * (a_of > 0), b_of + 1 - a_of)
+    in_chunk = np.searchsorted(flagged_chunk, slow, side="left"), np.searchsorted(flagged_chunk, slow, side="right")
+    flagged_here = (flagged - piece_start[flagged_chunk]).tolist()
+    ids_list, offsets_list = flat[ids_at].tolist(), offsets.tolist()
     texts = list(number)  # piece number -> its text
-    for c in slow:
-        a, b = int(piece_start[c]), int(ends[c])
-        nos = P[a:b]
-        ids = _rejoined(flat[id_start[c]:id_start[c + 1]].tolist(), [0, *np.cumsum(lens[a:b]).tolist()],
-                        np.flatnonzero(flags[a:b - 1]).tolist(),
-                        lambda lo, hi, nos=nos: "".join([texts[p] for p in nos[lo:hi].tolist()]),
+    new_ids: list[int] = []
+    new_len: list[int] = []
+    for c, a, b, i0, o0, f0, f1 in zip(slow.tolist(), a_of.tolist(), b_of.tolist(), ids_begin.tolist(),
+                                         off_begin.tolist(), *(x.tolist() for x in in_chunk)):
+        ids = _rejoined(ids_list[i0:i0 + lengths[c]], offsets_list[o0:o0 + b - a + 1], flagged_here[f0:f1],
+                        lambda lo, hi, a=a: "".join([texts[p] for p in P[a + lo:a + hi].tolist()]),
                         joins.joinable, merged)
+        new_ids.extend(ids)
+        new_len.append(len(ids))
+    rejoined = np.asarray(new_ids, dtype=np.int64)
+    parts, done, at = [], 0, 0
+    for c, n in zip(slow.tolist(), new_len):
         parts.append(flat[id_start[done]:id_start[c]])
-        parts.append(np.asarray(ids, dtype=np.int64))
-        lengths[c] = len(ids)
+        parts.append(rejoined[at:at + n])
+        lengths[c] = n
+        at += n
         done = c + 1
     parts.append(flat[id_start[done]:])
     return np.concatenate(parts), lengths
