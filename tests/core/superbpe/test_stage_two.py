@@ -7,9 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import tokviz.core.superbpe.stage_two as stage_two_module
 import tokviz.core.text.chunks as chunks_module
 from tokviz.core.bpe.timeline import Training, TrainSettings
 from tokviz.core.bpe.tokenizer import BpeTokenizer
+from tokviz.core.processes.fork import can_fork
 from tokviz.core.superbpe.split import STAGE_TWO
 from tokviz.core.superbpe.stage_two import Joins, stage_two_start
 from tokviz.core.text.chunks import count_chunks
@@ -51,6 +53,21 @@ def test_stage_two_start_equals_whole_chunk_merging(text, extra, forget):
     expected = [whole.encode_chunk(c, step=len(pairs))[0] for c in chunks2]
     assert lengths == [len(e) for e in expected]
     assert flat.tolist() == [t for e in expected for t in e]
+
+
+def test_stage_two_start_in_two_processes_equals_one(monkeypatch, text):
+    """The chunks' second half worked out in a forked child: the same ids, in order."""
+    monkeypatch.setattr(stage_two_module, "HALVES_MIN_CHARS", 1_000)
+    forked = []
+    fork = stage_two_module.here_and_forked
+    monkeypatch.setattr(stage_two_module, "here_and_forked", lambda here, there: forked.append(1) or fork(here, there))
+    part = text + ODD
+    tl, pairs, segments = _stage_one(part, 300)
+    chunks2 = list(STAGE_TWO.count(part))
+    flat, lengths = stage_two_start(tl.base, pairs, chunks2, parse_split("gpt4"), segments, processes=2)
+    alone, alone_lengths = stage_two_start(tl.base, pairs, chunks2, parse_split("gpt4"), segments)
+    assert lengths == alone_lengths and flat.tolist() == alone.tolist()
+    assert forked == [1] or not can_fork()
 
 
 def test_joins_at_once_equal_one_by_one(text):

@@ -138,7 +138,7 @@ class SuperBpeTraining(Training):
             segments = dict(zip(self._stage_one_chunks, first.all_segments(), strict=True))
             self._trainer = first = None  # its arrays go before stage 2 builds its own
             self._trainer = trainer = stage_two_trainer(self.timeline.base, pairs, self._stage_two_counts, s,
-                                                        segments)
+                                                        segments, self.processes)
             self._stage_two_counts, self._stage_one_chunks, segments = {}, [], {}
         # the stage-2 trainer numbers its merges from 0; the timeline goes on from n1
         for step in trainer.steps(max_merges=None if budget is None else budget - n1):
@@ -147,9 +147,11 @@ class SuperBpeTraining(Training):
 
 
 def stage_two_trainer(base, pairs: list[tuple[int, int]], counts: Mapping[str, int], settings: SuperBpeSettings,
-                      segments: Mapping[str, Sequence[int]]) -> BpeTrainer:
-    """The trainer of stage 2: the stage-2 chunks as the stage-1 merges leave them."""
-    flat, lengths = stage_two_start(base, pairs, list(counts), parse_split(settings.split), segments)
+                      segments: Mapping[str, Sequence[int]], processes: int = 1) -> BpeTrainer:
+    """The trainer of stage 2: the stage-2 chunks as the stage-1 merges leave them (worked out with
+    at most `processes` processes)."""
+    flat, lengths = stage_two_start(base, pairs, list(counts), parse_split(settings.split), segments,
+                                    processes=processes)
     check_memory(len(flat))
     n = base.size + len(pairs)
     vocab = base.token_bytes()
