@@ -32,8 +32,8 @@ def _trainers(seqs, weights, hf):
     lengths = [len(s) for s in seqs]
     flat = np.array([t for s in seqs for t in s], dtype=np.int64)
     plain = BpeTrainer.from_flat(flat, lengths, weights, VOCAB, hf_order=order)
-    fast = StageTwoTrainer.from_flat(flat, lengths, weights, VOCAB, hf_order=order).with_kernels(KERNELS)
-    return plain, fast
+    fast = StageTwoTrainer.from_flat(flat, lengths, weights, VOCAB, hf_order=order, kernels=KERNELS)
+    return plain, fast.with_kernels(KERNELS)
 
 
 def _live(counts: dict[int, int], min_count: int = 2) -> dict[int, int]:
@@ -80,6 +80,24 @@ def test_deferred_pairs_give_every_step_and_runner_up_of_a_trainer_that_stores_a
             assert _live(plain.counts) == fast.live_pair_counts()
     assert len(stored) == 600 and len(fast._deferred) > 0  # pairs whose counts never came near the top
     assert [fast.segments(i) for i in range(len(seqs))] == [plain.segments(i) for i in range(len(seqs))]
+
+
+@needs_numba
+@HYPOTHESIS
+@given(corpus=corpora, big=st.booleans())
+def test_compiled_first_pairs_equal_the_sorted_ones(corpus, big):
+    seqs, weights = [s for s, _ in corpus], [w for _, w in corpus]
+    if big:  # ids above 2**16, as after many merges
+        seqs = [[t * 1000 for t in s] for s in seqs]
+    lengths = [len(s) for s in seqs]
+    flat = np.array([t for s in seqs for t in s], dtype=np.int64)
+    plain = BpeTrainer.from_flat(flat, lengths, weights, [b"x"] * (max(flat) + 1))
+    ids, nxt, _, wts = plain._np
+    keys, starts, ends, sums, pos = KERNELS.first_pair_groups(ids, nxt, wts, int(flat.max()) + 1)
+    sk, sp, sw = trainer_module._first_pairs(ids, nxt, wts)
+    s0, e0, w0 = trainer_module.sorted_groups(sk, sw)
+    assert keys.tolist() == sk[s0].tolist() and starts.tolist() == s0.tolist() and ends.tolist() == e0.tolist()
+    assert sums.tolist() == w0.tolist() and pos.tolist() == sp.tolist()
 
 
 def test_without_numba_the_stage_two_trainer_is_bpes():

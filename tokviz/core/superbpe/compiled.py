@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 from array import array
+from collections import defaultdict
 from types import ModuleType
 
 import numpy as np
@@ -20,7 +21,7 @@ import numpy as np
 from tokviz.core import jit
 from tokviz.core.bpe.deferred_pairs import DeferredPairs, gathered, live_counts
 from tokviz.core.bpe.pair_queue import CMAX, S1, S2, SHIFT, sorted_groups
-from tokviz.core.bpe.trainer import BpeTrainer
+from tokviz.core.bpe.trainer import N_CANDIDATES, BpeTrainer
 
 KERNELS = "tokviz.core.superbpe.kernels"
 
@@ -49,6 +50,33 @@ class StageTwoTrainer(BpeTrainer):
             self._acc = np.zeros(size, np.int64)  # scratch of the kernel, one entry per token id
             self._slot = np.full(size, -1, np.int64)
         return self
+
+    @classmethod
+    def from_flat(cls, ids: np.ndarray, lengths, weights, token_bytes, *, min_count: int = 2,
+                  n_candidates: int = N_CANDIDATES, hf_order=None,
+                  kernels: ModuleType | None = None) -> StageTwoTrainer:
+        """`BpeTrainer.from_flat` with its first pairs grouped by `kernels` (`first_pair_groups`)
+        when given; `with_kernels` next hands it the compiled merge."""
+        if len(lengths) != len(weights):
+            raise ValueError("lengths and weights differ in length")
+        self = cls.__new__(cls)
+        self._first_kernels = kernels
+        self._init(np.asarray(ids, dtype=np.int64), lengths, weights, token_bytes, min_count=min_count,
+                   n_candidates=n_candidates, hf_order=hf_order)
+        return self
+
+    _first_kernels: ModuleType | None = None
+
+    def _count_initial_pairs(self) -> None:
+        k = self._first_kernels
+        ids, nxt, _, wts = self._np
+        if k is None or len(ids) < 2:
+            return super()._count_initial_pairs()
+        keys, starts, ends, sums, pos = k.first_pair_groups(ids, nxt, wts, self.next_id)
+        keep = sums >= self.min_count  # the others can never win
+        self.counts, self.occ, self.heap = defaultdict(int), {}, []
+        self.first = {}
+        self._defer().add(keys[keep], sums[keep], pos, starts[keep], ends[keep])
 
     def _add_groups(self, sk, sp, sw, counts, occ) -> list[int]:
         """The first pairs, deferred (`BpeTrainer._add_groups` stores each one)."""

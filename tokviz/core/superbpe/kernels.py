@@ -108,3 +108,65 @@ def merge_sites(ids, nxt, prv, wts, positions, a, b, new, acc, slot):
             keep += 1
     return (merged, _group(lt, lt, lw, nl, acc, slot), _group(rt, rt, rw, nr, acc, slot),
             _group(nlt, nlp, nlw, nnl, acc, slot), _group(nrr, nrp, nrw, keep, acc, slot))
+
+
+@njit(cache=True, nogil=True)
+def first_pair_groups(ids, nxt, wts, n_ids):
+    """Every pair of neighbours before any merge (position p and ``nxt[p]``), grouped by pair in
+    key order (left id, then right id), positions ascending within a pair: (keys, group starts,
+    group ends, summed weights, positions), what `BpeTrainer`'s sort of the pair keys gives (ids
+    below `n_ids`). A radix sort of the pairs numbered ``left * n_ids + right``, a byte a pass (each
+    pass reads in order and writes 256 runs: far fewer cache misses than a counting sort by id)."""
+    n = len(ids)
+    m = 0
+    for p in range(n):
+        if nxt[p] >= 0:
+            m += 1
+    key = np.empty(m, np.int64)
+    pos = np.empty(m, np.int64)
+    j = 0
+    for p in range(n):
+        q = nxt[p]
+        if q >= 0:
+            key[j] = ids[p] * n_ids + ids[q]
+            pos[j] = p
+            j += 1
+    top = max(n_ids * n_ids - 1, 1)
+    key2 = np.empty(m, np.int64)
+    pos2 = np.empty(m, np.int64)
+    room = np.empty(257, np.int64)
+    shift = 0
+    while (top >> shift) > 0:
+        room[:] = 0
+        for i in range(m):
+            room[((key[i] >> shift) & 255) + 1] += 1
+        for d in range(256):
+            room[d + 1] += room[d]
+        for i in range(m):
+            d = (key[i] >> shift) & 255
+            key2[room[d]] = key[i]
+            pos2[room[d]] = pos[i]
+            room[d] += 1
+        key, key2 = key2, key
+        pos, pos2 = pos2, pos
+        shift += 8
+    keys = np.empty(m, np.int64)
+    starts = np.empty(m, np.int64)
+    sums = np.zeros(m, np.int64)
+    g = -1
+    last = -1
+    for i in range(m):
+        k = key[i]
+        if k != last:
+            g += 1
+            keys[g] = ((k // n_ids) << 32) | (k % n_ids)
+            starts[g] = i
+            last = k
+        sums[g] += wts[pos[i]]
+    g += 1
+    ends = np.empty(g, np.int64)
+    for j in range(g - 1):
+        ends[j] = starts[j + 1]
+    if g > 0:
+        ends[g - 1] = m
+    return keys[:g], starts[:g], ends, sums[:g], pos

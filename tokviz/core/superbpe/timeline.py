@@ -161,5 +161,7 @@ def stage_two_trainer(base, pairs: list[tuple[int, int]], counts: Mapping[str, i
     if settings.tie_break == "hf":  # merged ids rank after the base, in merge order, as in HF
         hf_order = (HF_BYTE_ORDER if base.units == "bytes" else tuple(range(base.size))) + tuple(range(base.size, n))
     weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
-    trainer = StageTwoTrainer.from_flat(flat, lengths, weights, vocab, min_count=settings.min_count, hf_order=hf_order)
-    return trainer.with_kernels(load_kernels())
+    kernels = load_kernels()
+    trainer = StageTwoTrainer.from_flat(flat, lengths, weights, vocab, min_count=settings.min_count, hf_order=hf_order,
+                                        kernels=kernels)
+    return trainer.with_kernels(kernels)
