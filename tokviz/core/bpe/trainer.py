@@ -82,12 +82,12 @@ def _positions(raw: memoryview, a: int, b: int) -> array:
     return out
 
 
-def _first_pairs(ids: np.ndarray, nxt: np.ndarray, wts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def first_pairs(ids: np.ndarray, nxt: np.ndarray, wts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every pair of neighbours before any merge, grouped by key in a stable order: (keys,
     positions, weights). Built one position-long array at a time, each temporary let go before
     the next is made (the whole of gutenberg30: about 21 MB above the trainer's arrays at the peak).
 
-    >>> [x.tolist() for x in _first_pairs(np.array([5, 3, 5, 3]), np.array([1, 2, 3, -1]), np.array([1, 1, 1, 1]))]
+    >>> [x.tolist() for x in first_pairs(np.array([5, 3, 5, 3]), np.array([1, 2, 3, -1]), np.array([1, 1, 1, 1]))]
     [[12884901893, 21474836483, 21474836483], [1, 0, 2], [1, 1, 1]]
     """
     pos = np.flatnonzero(nxt[:-1] >= 0)
@@ -213,7 +213,7 @@ class BpeTrainer(PairQueue):
         occ: dict[int, array | memoryview | int] = {}
         heap: list[int] = []
         if len(ids) > 1:
-            heap = self._add_groups(*_first_pairs(ids, nxt, wts), counts, occ)
+            heap = self._add_groups(*first_pairs(ids, nxt, wts), counts, occ)
         self.counts, self.occ = counts, occ
         self.first = dict.fromkeys(occ, 0)  # key -> index of the first possibly valid position
         heapq.heapify(heap)
@@ -221,7 +221,7 @@ class BpeTrainer(PairQueue):
 
     def _add_groups(self, sk, sp, sw, counts, occ) -> list[int]:
         """Register the first pairs: `sk`, `sp`, `sw` the keys, positions and weights of every
-        occurrence, grouped by key (`_first_pairs`); returns their heap entries (not yet a heap).
+        occurrence, grouped by key (`first_pairs`); returns their heap entries (not yet a heap).
         Their positions stay in one buffer, grouped by pair, and `occ` holds each pair's range of it
         until the pair is first read (`PairQueue._hold`). An array a pair took 1.8 s for the 480,000
         pairs of SuperBPE's stage 2, of which a few thousand are ever read."""

@@ -86,6 +86,11 @@ class StageTwoTrainer(BpeTrainer):
             self._defer().add(sk[starts[keep]], sums[keep], sp, starts[keep], ends[keep])
         return []
 
+    @property
+    def waiting(self) -> int:
+        """How many pairs are deferred, not stored yet."""
+        return len(self._deferred) if self._deferred is not None else 0
+
     def _defer(self) -> DeferredPairs:
         if self._deferred is None:
             self._deferred = DeferredPairs()
