@@ -80,6 +80,15 @@ def run_workers(script: str, algos: tuple[str, ...], args: list[str]) -> dict[st
     return runs
 
 
+def median_run(runs: list[dict]) -> dict:
+    """The run of median wall time among `runs` of one algorithm, with the median CPU seconds."""
+    ordered = sorted(runs, key=lambda r: r["seconds"])
+    mid = dict(ordered[len(ordered) // 2])
+    cpu = sorted(r["cpu_seconds"] for r in runs)
+    mid["cpu_seconds"] = cpu[len(cpu) // 2]
+    return mid
+
+
 def corpus_or_skip(corpus: str) -> Path | None:
     """The corpus file, or None after saying on stderr that it is not there."""
     path = Path(corpus)
