@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,7 +33,20 @@ class _Batch:
     starts: np.ndarray
     ends: np.ndarray
     buffer: np.ndarray
+    stamp: int
     next: int = 0
+
+
+class Taken(NamedTuple):
+    """Pairs handed back: their keys, the ranges of `buffer` holding their positions, their bounds,
+    and the stamp they were deferred with."""
+
+    keys: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    buffer: np.ndarray
+    bounds: np.ndarray
+    stamp: int
 
 
 class DeferredPairs:
@@ -42,7 +56,7 @@ class DeferredPairs:
     >>> d.add(np.array([7, 8, 9]), np.array([2, 9, 5]), np.arange(6), np.array([0, 2, 4]), np.array([2, 4, 6]))
     >>> d.top()
     9
-    >>> [(k.tolist(), s.tolist(), e.tolist()) for k, s, e, _ in d.take(5)]
+    >>> [(t.keys.tolist(), t.starts.tolist(), t.ends.tolist()) for t in d.take(5)]
     [([8, 9], [2, 4], [4, 6])]
     >>> d.top(), len(d)
     (2, 1)
@@ -58,13 +72,14 @@ class DeferredPairs:
         return self._n
 
     def add(self, keys: np.ndarray, bounds: np.ndarray, buffer: np.ndarray, starts: np.ndarray,
-            ends: np.ndarray) -> None:
+            ends: np.ndarray, stamp: int = 0) -> None:
         """Defer the pairs `keys` with count bounds `bounds`, whose positions (ascending) are
-        ``buffer[starts[i]:ends[i]]``; the buffer is kept."""
+        ``buffer[starts[i]:ends[i]]`` (the buffer is kept); `stamp` is handed back with them (a
+        trainer's step: when nothing changed since, a bound is the count)."""
         if len(keys) == 0:
             return
         order = np.argsort(-bounds, kind="stable")
-        batch = _Batch(keys[order], bounds[order], starts[order], ends[order], buffer)
+        batch = _Batch(keys[order], bounds[order], starts[order], ends[order], buffer, stamp)
         self._push(batch)
         self._n += len(keys)
 
@@ -77,14 +92,15 @@ class DeferredPairs:
         return -self._heap[0][0] if self._heap else 0
 
     def pending(self):
-        """Every deferred pair, left deferred: ``(keys, starts, ends, buffer)`` a batch."""
+        """Every deferred pair, left deferred: a `Taken` a batch."""
         for _, _, batch in self._heap:
             lo = batch.next
-            yield batch.keys[lo:], batch.starts[lo:], batch.ends[lo:], batch.buffer
+            yield Taken(batch.keys[lo:], batch.starts[lo:], batch.ends[lo:], batch.buffer, batch.bounds[lo:],
+                        batch.stamp)
 
     def take(self, bound: int, at_least: int = 0):
         """Hand back every deferred pair whose bound is `bound` or more, and, if that makes fewer
-        than `at_least`, the highest others until it does: ``(keys, starts, ends, buffer)`` a batch."""
+        than `at_least`, the highest others until it does: a `Taken` a batch."""
         taken = 0
         while self._heap and (-self._heap[0][0] >= bound or taken < at_least):
             _, _, batch = heapq.heappop(self._heap)
@@ -96,7 +112,8 @@ class DeferredPairs:
             batch.next = hi
             taken += hi - lo
             self._n -= hi - lo
-            yield batch.keys[lo:hi], batch.starts[lo:hi], batch.ends[lo:hi], batch.buffer
+            yield Taken(batch.keys[lo:hi], batch.starts[lo:hi], batch.ends[lo:hi], batch.buffer,
+                        batch.bounds[lo:hi], batch.stamp)
             if hi < len(batch.keys):
                 self._push(batch)
 
@@ -105,12 +122,14 @@ def gathered(batches) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The batches `take` hands back as one: (keys, starts, ends, buffer), the pairs' positions
     copied side by side into a buffer of their own (so that they are counted in one pass).
 
-    >>> [x.tolist() for x in gathered([(np.array([5]), np.array([1]), np.array([3]), np.arange(10, 15)),
-    ...                                (np.array([6, 7]), np.array([0, 4]), np.array([1, 5]), np.arange(20, 25))])]
+    >>> one = np.array([1])
+    >>> [x.tolist() for x in gathered([Taken(np.array([5]), one, np.array([3]), np.arange(10, 15), one, 0),
+    ...                                Taken(np.array([6, 7]), np.array([0, 4]), np.array([1, 5]), np.arange(20, 25),
+    ...                                      np.array([1, 1]), 0)])]
     [[5, 6, 7], [0, 2, 3], [2, 3, 4], [11, 12, 20, 24]]
     """
     keys, lengths, positions = [], [], []
-    for k, starts, ends, buffer in batches:
+    for k, starts, ends, buffer, _, _ in batches:
         lens = ends - starts
         offsets = np.cumsum(lens) - lens
         keys.append(k)

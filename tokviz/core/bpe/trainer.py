@@ -273,12 +273,16 @@ class BpeTrainer(PairQueue):
         if type(positions) is int:  # still a range of a held buffer
             positions = self._held_range(positions)
         start = self.first.pop(key)
-        if len(positions) - start >= VECTOR_MIN_SITES:
+        if self._vectorized(len(positions) - start):
             merged = self._merge_vector(key, new, positions, start)
         else:
             merged = self._merge_loop(key, new, positions, start)
         self.counts.pop(key, None)
         return merged
+
+    def _vectorized(self, sites: int) -> bool:
+        """Whether a merge with `sites` possible sites runs vectorized (`_merge_vector`)."""
+        return sites >= VECTOR_MIN_SITES
 
     def _merge_vector(self, key: int, new: int, positions: array, start: int) -> int:
         """`_merge_loop` in numpy: the same result, for pairs with many sites."""

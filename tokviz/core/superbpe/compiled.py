@@ -41,6 +41,7 @@ class StageTwoTrainer(BpeTrainer):
 
     _kernels: ModuleType | None = None
     _deferred: DeferredPairs | None = None
+    _stored: np.ndarray = np.zeros(0, np.int64)  # every pair key `_store` stored, sorted
 
     def with_kernels(self, kernels: ModuleType | None) -> StageTwoTrainer:
         """Use the compiled merge of `kernels` (None: the numpy one); returns self."""
@@ -76,14 +77,14 @@ class StageTwoTrainer(BpeTrainer):
         keep = sums >= self.min_count  # the others can never win
         self.counts, self.occ, self.heap = defaultdict(int), {}, []
         self.first = {}
-        self._defer().add(keys[keep], sums[keep], pos, starts[keep], ends[keep])
+        self._defer().add(keys[keep], sums[keep], pos, starts[keep], ends[keep], self.rank)
 
     def _add_groups(self, sk, sp, sw, counts, occ) -> list[int]:
         """The first pairs, deferred (`BpeTrainer._add_groups` stores each one)."""
         if len(sk):
             starts, ends, sums = sorted_groups(sk, sw)
             keep = sums >= self.min_count  # the others can never win
-            self._defer().add(sk[starts[keep]], sums[keep], sp, starts[keep], ends[keep])
+            self._defer().add(sk[starts[keep]], sums[keep], sp, starts[keep], ends[keep], self.rank)
         return []
 
     @property
@@ -112,16 +113,26 @@ class StageTwoTrainer(BpeTrainer):
 
     def _store(self, batches) -> None:
         """Store deferred pairs as `BpeTrainer` stores a new pair: its live count, its positions
-        from its first live site, its heap entry (those fallen below `min_count`: nothing). The
-        batches are counted as one (a few numpy calls a batch otherwise, thousands of batches)."""
-        keys, starts, ends, buffer = gathered(batches)
-        if len(keys) == 0:
-            return
-        ids, nxt, _, wts = self._np
-        live, first_index = live_counts(ids, nxt, wts, keys, starts, ends, buffer)
+        from its first live site, its heap entry (those fallen below `min_count`: nothing). Pairs
+        deferred since the last merge are stored as they are (their bounds are their counts, every
+        site live); the others are counted as one (a few numpy calls a batch otherwise, thousands)."""
+        fresh, stale = [], []
+        for taken in batches:
+            (fresh if taken.stamp == self.rank else stale).append(taken)
+        for keys, starts, ends, buffer, bounds, _ in fresh:
+            self._keep(keys, starts, ends, buffer, bounds, np.zeros(len(keys), np.int64))
+        if stale:
+            keys, starts, ends, buffer = gathered(stale)
+            ids, nxt, _, wts = self._np
+            self._keep(keys, starts, ends, buffer, *live_counts(ids, nxt, wts, keys, starts, ends, buffer))
+
+    def _keep(self, keys, starts, ends, buffer, live, first_index) -> None:
+        """Store the pairs `keys` whose `live` count reaches `min_count`, their positions
+        ``buffer[starts[i]:ends[i]]`` from index ``first_index[i]`` on."""
         keep = np.flatnonzero(live >= self.min_count)
         if len(keep) == 0:
             return
+        self._stored = np.union1d(self._stored, keys[keep])
         kept, kept_counts, index = keys[keep].tolist(), live[keep].tolist(), first_index[keep]
         first_pos = (buffer[starts[keep] + index] & self._tie_mask).tolist()
         self.counts.update(zip(kept, kept_counts))
@@ -131,12 +142,17 @@ class StageTwoTrainer(BpeTrainer):
         for e in [((CMAX - c) << S1) | (p << S2) | k for k, c, p in zip(kept, kept_counts, first_pos)]:
             heapq.heappush(heap, e)
 
+    def _vectorized(self, sites: int) -> bool:
+        # compiled, every merge: its new pairs are deferred (`_register`), so a pair has a count
+        # only once `_store` stored it
+        return self._kernels is not None or super()._vectorized(sites)
+
     def live_pair_counts(self) -> dict[int, int]:
         """Every pair that can still win (at least `min_count`), stored or deferred, with its count
         now: what `counts` holds in a trainer that stores every pair (for checks)."""
         out = {k: c for k, c in self.counts.items() if c >= self.min_count}
         ids, nxt, _, wts = self._np
-        for keys, starts, ends, buffer in (self._deferred.pending() if self._deferred else ()):
+        for keys, starts, ends, buffer, _, _ in (self._deferred.pending() if self._deferred else ()):
             live, _ = live_counts(ids, nxt, wts, keys, starts, ends, buffer)
             out.update((k, c) for k, c in zip(keys.tolist(), live.tolist()) if c >= self.min_count)
         return out
@@ -158,10 +174,15 @@ class StageTwoTrainer(BpeTrainer):
             return 0
         counts = self.counts
         get = counts.get
+        stored = self._stored
         for keys, lost in (((left[0] << SHIFT) | a, left[2]), ((b << SHIFT) | right[0], right[2])):
-            for k, d in zip(keys.tolist(), lost.tolist()):
+            if len(keys) == 0 or len(stored) == 0:
+                continue
+            # only stored pairs keep a count (a deferred one is counted when stored): most are not
+            hit = stored[np.minimum(np.searchsorted(stored, keys), len(stored) - 1)] == keys
+            for k, d in zip(keys[hit].tolist(), lost[hit].tolist()):
                 c = get(k)
-                if c is not None:  # (a pair not counted can never win: `_register`)
+                if c is not None:
                     counts[k] = c - d
         counts[key] -= int(merged)
         self._register(new_left, new, SHIFT)
@@ -176,4 +197,6 @@ class StageTwoTrainer(BpeTrainer):
             return
         keep = np.flatnonzero(sums >= self.min_count)  # the others can never win: not even counted
         if len(keep):
-            self._defer().add((toks[keep] << shift) | fixed, sums[keep], pos, starts[keep], starts[keep + 1])
+            # made by the merge under way: exact once it is done, at the next step
+            self._defer().add((toks[keep] << shift) | fixed, sums[keep], pos, starts[keep], starts[keep + 1],
+                              self.rank + 1)
