@@ -40,6 +40,7 @@ class StageTwoTrainer(BpeTrainer):
     made reaches the n-th best count (less an eighth, so that they come a batch at a time)."""
 
     _kernels: ModuleType | None = None
+    _first_kernels: ModuleType | None = None  # the kernels `from_flat` groups the first pairs with
     _deferred: DeferredPairs | None = None
     _stored: np.ndarray = np.zeros(0, np.int64)  # every pair key `_store` stored, sorted
 
@@ -65,8 +66,6 @@ class StageTwoTrainer(BpeTrainer):
         self._init(np.asarray(ids, dtype=np.int64), lengths, weights, token_bytes, min_count=min_count,
                    n_candidates=n_candidates, hf_order=hf_order)
         return self
-
-    _first_kernels: ModuleType | None = None
 
     def _count_initial_pairs(self) -> None:
         k = self._first_kernels
