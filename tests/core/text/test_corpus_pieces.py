@@ -60,7 +60,8 @@ def test_pieces_join_to_the_text_and_are_cut_only_at_safe_boundaries(tmp_path_fa
 
 @settings(max_examples=200, deadline=None)
 @given(text=st.one_of(TEXTS, CUT_TEXTS), size=st.integers(1, 40),
-       split=st.sampled_from(["gpt2", "gpt4", "o200k", "whitespace"]), specials=st.sampled_from([(), ("a\n",), ("Z\r",), ("7.",), ("a", "ж ")]))
+       split=st.sampled_from(["gpt2", "gpt4", "o200k", "whitespace"]),
+       specials=st.sampled_from([(), ("a\n",), ("Z\r",), ("7.",), ("a", "ж ")]))
 def test_pieces_count_as_the_whole_text_wherever_that_is_claimed(tmp_path_factory, text, size, split, specials):
     path = write(tmp_path_factory.mktemp("c"), text)
     pieces = read_text_pieces(path, piece_bytes=size, allow_empty=True)
@@ -146,12 +147,19 @@ def test_file_pieces_hold_no_text_and_read_their_own_bytes(tmp_path):
     assert "".join(p.read() for p in pieces) == text
 
 
-def test_a_piece_of_a_file_that_changed_is_refused(tmp_path):
+@pytest.mark.parametrize("change", ["shorter", "same size", "longer"])
+def test_a_piece_of_a_file_that_changed_is_refused(tmp_path, change):
+    """Cut, then written to: whether it shrank, grew or kept its size, its pieces no longer fit
+    it (a piece would start inside a character, or count another text than was cut)."""
     path = write(tmp_path, "word\nword\n" * 1000)
     pieces = file_pieces(path, piece_bytes=100)
-    path.write_bytes(b"short")
+    before = path.stat()
+    new = {"shorter": b"short", "same size": b"WORD\nWORD\n" * 1000, "longer": b"word\nword\n" * 1001}[change]
+    path.write_bytes(new)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000))  # (a coarse clock may not move)
     with pytest.raises(CorpusError, match="changed while it was being read"):
-        pieces[-1].read()
+        pieces[0].read()
+    assert pieces[0].path == str(path)
 
 
 @pytest.mark.parametrize("processes", [1, 2])

@@ -23,16 +23,23 @@ from .corpus import cut_file, decode_utf8
 COUNT_PIECE_BYTES = 2 << 20  # a piece a counting process holds at once: about this many bytes
 
 
+def _version(st: os.stat_result) -> tuple[int, int, int, int]:
+    """What tells one state of a file from another: its device, inode, size and change time."""
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
 @dataclass(frozen=True, slots=True)
 class FilePiece:
-    """Bytes ``[start, end)`` of the UTF-8 text file `path`, read when counted (`read`).
-    ``len()`` is its length in bytes (a counting progress measures pieces by it)."""
+    """Bytes ``[start, end)`` of the UTF-8 text file `path`, read when counted (`read`), as the
+    file was when it was cut (`version`: None, any state). ``len()`` is its length in bytes (a
+    counting progress measures pieces by it)."""
 
     path: str
     start: int
     end: int
     errors: str = "strict"
     hint: str = ""
+    version: tuple[int, int, int, int] | None = None
 
     def __len__(self) -> int:
         return self.end - self.start
@@ -41,13 +48,16 @@ class FilePiece:
         """The piece's text (`CorpusError` where the file can no longer be read as it was). The
         path is opened as the scan opened it (`open_regular`: an ordinary file, never blocking),
         so a path swapped for a pipe or a device in between is refused, not waited on."""
+        changed = CorpusError(f"{self.path}: the file changed while it was being read; try again")
         fd = open_regular(self.path, CorpusError)
         try:
+            if self.version is not None and _version(os.fstat(fd)) != self.version:
+                raise changed  # written to, or replaced, since it was cut: its pieces no longer fit it
             parts, at, left = [], self.start, len(self)
             while left > 0:
                 data = os.pread(fd, left, at)
                 if not data:
-                    break
+                    raise changed
                 parts.append(data)
                 at += len(data)
                 left -= len(data)
@@ -55,8 +65,6 @@ class FilePiece:
             raise CorpusError(f"{self.path}: cannot read ({exc.strerror or exc})") from None
         finally:
             os.close(fd)
-        if left:
-            raise CorpusError(f"{self.path}: the file changed while it was being read; try again")
         data = b"".join(parts)
         return decode_utf8(data, name=self.path, errors=self.errors, hint=self.hint, offset=self.start)
 
@@ -67,17 +75,29 @@ def file_pieces(path: str | os.PathLike, *, errors: str = "strict", hint: str = 
     each checked to decode (the errors `read_text` gives, and now: a bad byte is found before any
     counting starts); an empty file is an error. ``"".join(p.read() for p in pieces) ==
     read_text(path)``."""
-    out: list[FilePiece] = []
-    done = 0
     name = str(path)
+    before = _stat(name)
+    cuts: list[tuple[int, int]] = []
+    done = 0
     has_text = False
     for data in cut_file(path, COUNT_PIECE_BYTES if piece_bytes is None else piece_bytes):
         text = decode_utf8(data, name=name, errors=errors, hint=hint, offset=done)
         has_text = has_text or bool(text)
         if text:  # (a BOM alone is no text)
-            out.append(FilePiece(name, done, done + len(data), errors, hint))
+            cuts.append((done, done + len(data)))
         done += len(data)
         del data, text
     if not has_text:
         raise CorpusError(f"{path}: file is empty")
-    return out
+    if _stat(name) != before:
+        raise CorpusError(f"{path}: the file changed while it was being read; try again")
+    return [FilePiece(name, a, b, errors, hint, before) for a, b in cuts]
+
+
+def _stat(path: str) -> tuple[int, int, int, int]:
+    """`_version` of the ordinary file at `path` (refused as reading it refuses anything else)."""
+    fd = open_regular(path, CorpusError)
+    try:
+        return _version(os.fstat(fd))
+    finally:
+        os.close(fd)
