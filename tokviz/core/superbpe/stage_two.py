@@ -16,7 +16,6 @@ a gather of the pieces' ids); Python steps in only for the chunks with a joinabl
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Mapping, Sequence
 from itertools import chain
 
@@ -27,14 +26,14 @@ from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.gc_pause import release_free_memory
 from tokviz.core.processes.fork import here_and_forked
 from tokviz.core.processes.parallel import usable
-from tokviz.core.text.fastsplit import ASTRAL, BMP_MIN_CHARS, bmp_pattern
-from tokviz.core.text.split import SPLIT_PRESETS, Splitter, python_regex_pattern
-from tokviz.core.text.unicode_tables import PinnedPattern
+from tokviz.core.text.split import Splitter
 
+from .pieces import Numbered, number_pieces, pieces_splitter
 from .split import STAGE_TWO
 
 _SHIFT = 32
 HALVES_MIN_CHARS = 4_000_000  # below this, a forked child costs more than it saves
+HALVES_MIN_PIECES = HALVES_MIN_CHARS // 5  # the same in stage-1 pieces (4.5 characters each in English)
 
 
 class Joins:
@@ -191,62 +190,22 @@ def _ranges(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return np.repeat(starts - begin, lens) + np.arange(int(lens.sum())), begin
 
 
-def _pieces_splitter(stage_one: Splitter, chunks: Sequence[str]):
-    """The stage-1 split for the many stage-2 `chunks`. A preset's pattern is tokviz's own, so it
-    needs no time limit; for a big corpus it runs on Python's `re` with its classes spelled out
-    over the BMP (`bmp_pattern`, the same pieces at 2.5x the speed of `regex`: 6.7 -> 2.7 s on
-    gutenberg30), `regex` taking only the chunks with astral characters (`_astral_chunks`).
-    Otherwise which of the pinned pattern's two forms a chunk needs is asked once of the chunks'
-    distinct characters when none needs the exact one; else `stage_one.chunks`."""
-    if stage_one.spec not in SPLIT_PRESETS or stage_one.pattern is None or stage_one.spec == "whitespace":
-        return stage_one.chunks
-    pinned = PinnedPattern(python_regex_pattern(stage_one.pattern), trusted=True)
-
-    def exact(text: str) -> list[str]:
-        return pinned.for_text(text).findall(text)
-
-    bmp = bmp_pattern(stage_one.pattern) if sum(map(len, chunks)) >= BMP_MIN_CHARS else None
-    if bmp is not None:
-        astral = _astral_chunks(chunks)
-        fast = bmp.findall
-        return lambda text: exact(text) if text in astral else fast(text)
-    if pinned.for_text("".join(set("".join(chunks)))) is pinned.fast:  # (a search of every chunk: 2.6 s on 31 MB)
-        return pinned.fast.findall  # every alternative of a preset matches a character or more
-    return exact
-
-
-def _astral_chunks(chunks: Sequence[str], batch: int = 4096) -> set[str]:
-    """The chunks holding a character beyond U+FFFF, found with one search a batch of chunks
-    joined (a search a chunk took 0.3 s for 152,000 chunks; joining all of them would make a
-    4-byte string of the whole corpus for one astral character).
-
-    >>> sorted(_astral_chunks(["ab", "c\U0001F600", "d", "\U0001F600e"], batch=3))
-    ['c😀', '😀e']
-    """
-    found: set[str] = set()
-    for a in range(0, len(chunks), batch):
-        part = chunks[a:a + batch]
-        hits = [m.start() for m in ASTRAL.finditer("".join(part))]
-        if hits:
-            ends = np.cumsum([len(c) for c in part])
-            found.update(part[i] for i in np.searchsorted(ends, hits, "right").tolist())
-    return found
-
-
 def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str], stage_one: Splitter,
-                    segments: Mapping[str, Sequence[int]], *, processes: int = 1) -> tuple[np.ndarray, list[int]]:
+                    segments: Mapping[str, Sequence[int]], *, processes: int = 1,
+                    numbered: Numbered | None = None) -> tuple[np.ndarray, list[int]]:
     """Each stage-2 chunk's ids after the stage-1 merges `pairs` in rank order over the whole chunk,
     laid end to end, and each chunk's length. `segments`: the stage-1 chunks' ids after stage 1.
 
-    With `processes` and chunks of `HALVES_MIN_CHARS` or more, the first half of the chunks (by
-    characters) is worked out here and the second in a forked child, the same ids: each chunk's
-    start depends on it alone (2.5 s of one core on gutenberg30's 152,000 chunks)."""
+    `numbered`: the chunks' pieces numbered already against the keys of `segments`
+    (`tokviz.core.superbpe.pieces`, e.g. in a child while stage 1 merged), else they are numbered
+    here. With `processes` and chunks of `HALVES_MIN_CHARS` or more, the first half of the chunks
+    is worked out here and the second in a forked child, the same ids: each chunk's start depends
+    on it alone."""
     if not pairs:
         return base_ids(base, chunks)
     n = len(pairs)
     whole = BpeTokenizer(base, pairs, STAGE_TWO)
     joins = Joins(pairs, base.size)
-    split = _pieces_splitter(stage_one, chunks)  # (built before a fork: the child has it too)
     known: dict[str, Sequence[int]] = {}  # the same few joins recur (' “' + 'I': 1,400 times in 40,000 chunks)
 
     def merged(text: str) -> Sequence[int]:
@@ -255,46 +214,42 @@ def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str
             ids = known[text] = whole.encode_chunk(text, step=n, cached=False)[0]
         return ids
 
+    words = list(segments)
+    if numbered is not None:
+        def job(part: Numbered) -> tuple[np.ndarray, list[int]]:
+            return _start_from(part, segments, words, joins, merged)
+
+        if len(numbered.per_chunk) > 1 and len(numbered.numbers) >= HALVES_MIN_PIECES and usable(processes) > 1:
+            return _in_halves(job, numbered.halves())
+        return job(numbered)
+    split = pieces_splitter(stage_one, chunks)  # (built before a fork: the child has it too)
+
     def start(part: Sequence[str]) -> tuple[np.ndarray, list[int]]:
-        return _start_here(part, split, segments, joins, merged)
+        return _start_from(number_pieces(part, split, words), segments, words, joins, merged)
 
     chars = np.cumsum(np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks)))
     if len(chunks) > 1 and chars[-1] >= HALVES_MIN_CHARS and usable(processes) > 1:
         half = int(np.searchsorted(chars, chars[-1] // 2)) + 1
-        first, second = here_and_forked(lambda: start(chunks[:half]), lambda: start(chunks[half:]))
-        flat, lengths = np.concatenate((first[0], second[0])), first[1] + second[1]
-        del first, second
-        release_free_memory()  # the child's answer was read into the heap: hand back what it took
-        return flat, lengths
+        return _in_halves(start, (chunks[:half], chunks[half:]))
     return start(chunks)
 
 
-def _start_here(chunks: Sequence[str], split, segments: Mapping[str, Sequence[int]], joins: Joins,
+def _in_halves(job, halves) -> tuple[np.ndarray, list[int]]:
+    """``job`` of the first half here and of the second in a forked child, joined."""
+    first, second = here_and_forked(lambda: job(halves[0]), lambda: job(halves[1]))
+    flat, lengths = np.concatenate((first[0], second[0])), first[1] + second[1]
+    del first, second
+    release_free_memory()  # the child's answer was read into the heap: hand back what it took
+    return flat, lengths
+
+
+def _start_from(numbered: Numbered, segments: Mapping[str, Sequence[int]], words: list[str], joins: Joins,
                 merged) -> tuple[np.ndarray, list[int]]:
-    """`stage_two_start` in this process: `split` cuts a chunk into stage-1 pieces, `merged` merges
-    a run of text from its units."""
-    # every chunk's pieces as numbers into `segs` (pieces stage 1 never saw are merged here),
-    # written straight into one array (a list a chunk, then joined, took a quarter more)
-    number = {p: i for i, p in enumerate(segments)}
+    """`stage_two_start` of the chunks `numbered` cut into pieces (`words`: the keys of
+    `segments`); `merged` merges a run of text from its units."""
+    counts, P = numbered.per_chunk, numbered.numbers
     segs = list(segments.values())
-    numbers, per_chunk = array("q"), array("q")
-    extend, known_piece = numbers.extend, number.__getitem__
-    for chunk in chunks:
-        pieces = split(chunk)
-        before = len(numbers)
-        try:
-            extend(map(known_piece, pieces))
-        except KeyError:  # a piece stage 1 never saw: the chunk again, one piece at a time
-            del numbers[before:]
-            for p in pieces:
-                i = number.get(p)
-                if i is None:
-                    i = number[p] = len(segs)
-                    segs.append(merged(p))
-                numbers.append(i)
-        per_chunk.append(len(pieces))
-    counts = np.frombuffer(per_chunk, dtype=np.int64) if len(per_chunk) else np.zeros(0, np.int64)
-    P = np.frombuffer(numbers, dtype=np.int64) if len(numbers) else np.zeros(0, np.int64)
+    segs.extend(merged(p) for p in numbered.extra)
     seg_len = np.fromiter(map(len, segs), dtype=np.int64, count=len(segs))
     seg_off = np.concatenate(([0], np.cumsum(seg_len)))
     seg_flat = np.fromiter(chain.from_iterable(segs), dtype=np.int64, count=int(seg_off[-1]))
@@ -350,7 +305,7 @@ def _start_here(chunks: Sequence[str], split, segments: Mapping[str, Sequence[in
     in_chunk = np.searchsorted(flagged_chunk, slow, side="left"), np.searchsorted(flagged_chunk, slow, side="right")
     flagged_here = (flagged - piece_start[flagged_chunk]).tolist()
     ids_list, offsets_list = flat[ids_at].tolist(), offsets.tolist()
-    texts = list(number)  # piece number -> its text
+    texts = words + numbered.extra  # piece number -> its text
     new_ids: list[int] = []
     new_len: list[int] = []
     for c, a, b, i0, o0, f0, f1 in zip(slow.tolist(), a_of.tolist(), b_of.tolist(), ids_begin.tolist(),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
@@ -22,9 +23,11 @@ from tokviz.core.bpe.timeline import Timeline, Training, check_memory
 from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.bpe.trainer import HF_BYTE_ORDER, BpeTrainer, MergeStep
 from tokviz.core.gc_pause import collector_paused
+from tokviz.core.processes.fork import ChildFailed
 from tokviz.core.text.chunks import count_chunks, count_word_table
 from tokviz.core.text.split import parse_split
 
+from . import pieces
 from .compiled import StageTwoTrainer, load_kernels
 from .settings import SuperBpeSettings
 from .split import STAGE_TWO
@@ -124,34 +127,62 @@ class SuperBpeTraining(Training):
     def _trainer_steps(self) -> Iterator[MergeStep]:
         s, budget = self.settings, self.budget
         t = s.transition if budget is None else min(s.transition, budget)
-        pairs = []
-        for step in self._trainer.steps(max_merges=t):
-            pairs.append(step.pair)
-            yield step
-        n1 = len(pairs)
-        if budget is not None and n1 >= budget:
-            return
-        # The set-up makes millions of objects and no reference cycle: with the collector on, its
-        # passes over them took 2.2 of 11 s on gutenberg30.
-        with collector_paused():
-            first = self._trainer
-            segments = dict(zip(self._stage_one_chunks, first.all_segments(), strict=True))
-            self._trainer = first = None  # its arrays go before stage 2 builds its own
-            self._trainer = trainer = stage_two_trainer(self.timeline.base, pairs, self._stage_two_counts, s,
-                                                        segments, self.processes)
-            self._stage_two_counts, self._stage_one_chunks, segments = {}, [], {}
+        # the stage-2 chunks are cut into stage-1 pieces in a forked child while stage 1 merges
+        # here (none of it needs a merge): one core would otherwise idle through stage 1
+        stage_one = parse_split(s.split)
+        later = budget is None or budget > t  # stage 2 comes
+        kernels = pieces.load_kernels(stage_one) if later else None  # (before the fork: the child has them)
+        aside = pieces.number_aside(list(self._stage_two_counts), stage_one, self._stage_one_chunks, self.processes,
+                                    kernels) if later else None
+        try:
+            pairs = []
+            for step in self._trainer.steps(max_merges=t):
+                pairs.append(step.pair)
+                yield step
+            n1 = len(pairs)
+            if budget is not None and n1 >= budget:
+                return
+            # The set-up makes millions of objects and no reference cycle: with the collector on, its
+            # passes over them took 2.2 of 11 s on gutenberg30.
+            with collector_paused():
+                first = self._trainer
+                segments = dict(zip(self._stage_one_chunks, first.all_segments(), strict=True))
+                self._trainer = first = None  # its arrays go before stage 2 builds its own
+                self._trainer = trainer = stage_two_trainer(self.timeline.base, pairs, self._stage_two_counts, s,
+                                                            segments, self.processes, aside=aside, kernels=kernels)
+                self._stage_two_counts, self._stage_one_chunks, segments = {}, [], {}
+        finally:
+            if aside is not None:
+                aside.kill()  # (done already, or the training stopped during stage 1)
         # the stage-2 trainer numbers its merges from 0; the timeline goes on from n1
         for step in trainer.steps(max_merges=None if budget is None else budget - n1):
             yield StageTwoStep(step.rank + n1, step.pair, step.id, step.token, step.count, step.length,
                                step.candidates)
 
 
+def _numbered(aside) -> pieces.Numbered | None:
+    """What the child `pieces.number_aside` started found (None: none was started, or it failed)."""
+    if aside is None:
+        return None
+    try:
+        return aside.result()
+    except ChildFailed:
+        return None
+
+
 def stage_two_trainer(base, pairs: list[tuple[int, int]], counts: Mapping[str, int], settings: SuperBpeSettings,
-                      segments: Mapping[str, Sequence[int]], processes: int = 1) -> BpeTrainer:
+                      segments: Mapping[str, Sequence[int]], processes: int = 1, *, aside=None,
+                      kernels: ModuleType | None = None) -> BpeTrainer:
     """The trainer of stage 2: the stage-2 chunks as the stage-1 merges leave them (worked out with
-    at most `processes` processes)."""
-    flat, lengths = stage_two_start(base, pairs, list(counts), parse_split(settings.split), segments,
-                                    processes=processes)
+    at most `processes` processes). Their stage-1 pieces are numbered by the child `aside`
+    (`pieces.number_aside`) if it was started, else here, compiled with `kernels` (`pieces`)."""
+    stage_one = parse_split(settings.split)
+    numbered = _numbered(aside)
+    if numbered is None and kernels is not None:
+        numbered = pieces.numbered(list(counts), stage_one, list(segments), kernels)
+    flat, lengths = stage_two_start(base, pairs, list(counts), stage_one, segments, processes=processes,
+                                    numbered=numbered)
+    del numbered  # (before the trainer's arrays are made: the peak)
     check_memory(len(flat))
     n = base.size + len(pairs)
     vocab = base.token_bytes()

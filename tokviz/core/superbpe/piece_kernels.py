@@ -1,0 +1,192 @@
+"""The stage-1 pieces of SuperBPE's stage-2 chunks, cut and numbered compiled (imports numba; loaded
+only when `tokviz.core.jit` says so).
+
+`number_pieces` walks the chunks' code points once: it cuts each chunk as the ``gpt4`` or ``gpt2``
+split would (`piece_end`, the pattern's alternatives in order, written out) and looks every piece
+up among the stage-1 words (`word_table`: an open-addressing table of their FNV-1a hashes, a hit
+checked code point by code point). A piece that is no word is reported (its number -1 and its
+bounds), for the caller to number as a new piece. The cut only needs to be close to the split's:
+SuperBPE's stage-2 start is exact for any cut of a chunk (`tokviz.core.superbpe.stage_two`); a
+piece cut otherwise is merely one more new piece to merge. So code points beyond the BMP are
+classed as punctuation, and case-insensitive contractions know ASCII letters only.
+
+What this leaves out: the class table (`tokviz.core.text.fastsplit.bmp_class_table`), the
+chunks' code points and new pieces (`tokviz.core.superbpe.pieces`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+GPT2, GPT4 = 0, 1  # `number_pieces`'s `scheme`
+_L, _N, _W = 1, 2, 4  # `bmp_class_table`'s bits
+_OFFSET = np.uint64(0xCBF29CE484222325)  # FNV-1a
+_PRIME = np.uint64(0x100000001B3)
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, nogil=True)
+def _cls(cps, i, table):
+    c = cps[i]
+    return table[c] if c < 0x10000 else 0
+
+
+@njit(cache=True, nogil=True)
+def _lower(c):
+    return c | 32 if 65 <= c <= 90 else c
+
+
+@njit(cache=True, nogil=True)
+def _run(cps, j, end, table, bit):
+    """The end of the run of class `bit` from `j`."""
+    while j < end and _cls(cps, j, table) & bit:
+        j += 1
+    return j
+
+
+@njit(cache=True, nogil=True)
+def _punct_run(cps, j, end, table):
+    while j < end and _cls(cps, j, table) == 0:
+        j += 1
+    return j
+
+
+@njit(cache=True, nogil=True)
+def piece_end(cps, i, end, table, scheme):
+    """Where the piece starting at `i` ends, the chunk ending at `end`: the first alternative of
+    the split's pattern that matches at `i` (GPT-4: ``'(?i:[sdmt]|ll|ve|re)``, ``[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++``,
+    ``\\p{N}{1,3}+``, `` ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+``, ``\\s++$``, ``\\s*[\\r\\n]``, ``\\s+(?!\\S)``, ``\\s``;
+    GPT-2 the same without the case, the newlines and the limit of three digits)."""
+    c = cps[i]
+    k = _cls(cps, i, table)
+    if c == 39 and i + 1 < end:  # a contraction
+        d = cps[i + 1]
+        if scheme == GPT4:
+            d = _lower(d)
+        if d == 115 or d == 100 or d == 109 or d == 116:  # s d m t
+            return i + 2
+        if i + 2 < end:
+            e = cps[i + 2]
+            if scheme == GPT4:
+                e = _lower(e)
+            if (d == 108 and e == 108) or (d == 118 and e == 101) or (d == 114 and e == 101):  # ll ve re
+                return i + 3
+    if scheme == GPT4:
+        if k & _L:
+            return _run(cps, i + 1, end, table, _L)
+        if c != 10 and c != 13 and not k & _N and i + 1 < end and _cls(cps, i + 1, table) & _L:
+            return _run(cps, i + 2, end, table, _L)
+        if k & _N:
+            j = i + 1
+            while j < end and j < i + 3 and _cls(cps, j, table) & _N:
+                j += 1
+            return j
+        j = i + 1 if c == 32 and i + 1 < end and _cls(cps, i + 1, table) == 0 else i
+        if _cls(cps, j, table) == 0:
+            j = _punct_run(cps, j + 1, end, table)
+            while j < end and (cps[j] == 10 or cps[j] == 13):
+                j += 1
+            return j
+        j = _run(cps, i + 1, end, table, _W)  # spaces from here on
+        if j == end:
+            return end
+        last = -1
+        for q in range(i, j):
+            if cps[q] == 10 or cps[q] == 13:
+                last = q
+        if last >= 0:
+            return last + 1
+        return j - 1 if j - i >= 2 else i + 1
+    j = i + 1 if c == 32 and i + 1 < end and not _cls(cps, i + 1, table) & _W else i
+    kj = _cls(cps, j, table)
+    if kj & _L:
+        return _run(cps, j + 1, end, table, _L)
+    if kj & _N:
+        return _run(cps, j + 1, end, table, _N)
+    if kj == 0:
+        return _punct_run(cps, j + 1, end, table)
+    j = _run(cps, i + 1, end, table, _W)
+    if j == end:
+        return end
+    return j - 1 if j - i >= 2 else i + 1
+
+
+@njit(cache=True, nogil=True)
+def _hash(cps, a, b):
+    h = _OFFSET
+    for q in range(a, b):
+        h = (h ^ np.uint64(cps[q])) * _PRIME
+    return h
+
+
+@njit(cache=True, nogil=True)
+def word_table(wcps, wstarts, bits):
+    """The words (word w: ``wcps[wstarts[w]:wstarts[w + 1]]``, all distinct) in a table of
+    ``2**bits`` slots: (each slot's hash, its word or -1)."""
+    size = 1 << bits
+    hashes = np.zeros(size, np.uint64)
+    words = np.full(size, -1, np.int64)
+    shift = np.uint64(64 - bits)
+    for w in range(len(wstarts) - 1):
+        h = _hash(wcps, wstarts[w], wstarts[w + 1])
+        s = np.int64((h * _MIX) >> shift)
+        while words[s] >= 0:
+            s = (s + 1) & (size - 1)
+        hashes[s] = h
+        words[s] = w
+    return hashes, words
+
+
+@njit(cache=True, nogil=True)
+def _find(cps, a, b, wcps, wstarts, hashes, words, bits):
+    h = _hash(cps, a, b)
+    mask = (1 << bits) - 1
+    s = np.int64((h * _MIX) >> np.uint64(64 - bits))
+    n = b - a
+    while True:
+        w = words[s]
+        if w < 0:
+            return -1
+        if hashes[s] == h and wstarts[w + 1] - wstarts[w] == n:
+            o = wstarts[w]
+            same = True
+            for q in range(n):
+                if wcps[o + q] != cps[a + q]:
+                    same = False
+                    break
+            if same:
+                return w
+        s = (s + 1) & mask
+
+
+@njit(cache=True, nogil=True)
+def number_pieces(cps, ends, table, scheme, wcps, wstarts, hashes, words, bits):
+    """The chunks ``cps[ends[c - 1]:ends[c]]`` cut into pieces (`piece_end`), each piece's word
+    number (`word_table`; -1: no word), side by side: (numbers, pieces a chunk, and for the pieces
+    that are no word: their index among the numbers, their start and their end in `cps`)."""
+    n = len(cps)
+    numbers = np.empty(n, np.int64)
+    per_chunk = np.zeros(len(ends), np.int64)
+    at = np.empty(n, np.int64)
+    starts = np.empty(n, np.int64)
+    stops = np.empty(n, np.int64)
+    k = 0
+    u = 0
+    i = 0
+    for c in range(len(ends)):
+        end = ends[c]
+        first = k
+        while i < end:
+            j = piece_end(cps, i, end, table, scheme)
+            w = _find(cps, i, j, wcps, wstarts, hashes, words, bits)
+            numbers[k] = w
+            if w < 0:
+                at[u] = k
+                starts[u] = i
+                stops[u] = j
+                u += 1
+            k += 1
+            i = j
+        per_chunk[c] = k - first
+    return numbers[:k].copy(), per_chunk, at[:u].copy(), starts[:u].copy(), stops[:u].copy()
