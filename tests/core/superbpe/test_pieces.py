@@ -1,5 +1,5 @@
-"""SuperBPE's stage-2 chunks cut into stage-1 pieces and numbered: compiled, on `re`, in a forked child
-while stage 1 merges; every way gives the same numbers and the same training."""
+"""SuperBPE's stage-2 chunks counted and cut into stage-1 pieces, each numbered: compiled, on `re`, in a
+forked child while stage 1 merges; every way gives the same chunks, numbers and training."""
 
 from __future__ import annotations
 
@@ -8,25 +8,36 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import tokviz.core.superbpe.pieces as pieces_module
 from tests.jit_switch import jit_off
 from tokviz.core.bpe.timeline import Training, TrainSettings
 from tokviz.core.processes.fork import can_fork
-from tokviz.core.superbpe.pieces import COMPILED_SCHEMES, load_kernels, number_aside, numbered
+from tokviz.core.superbpe.pieces import (
+    CHUNK_KERNELS,
+    COMPILED_SCHEMES,
+    count_and_number,
+    load_kernels,
+    number_aside,
+    numbered,
+)
 from tokviz.core.superbpe.split import STAGE_TWO
 from tokviz.core.superbpe.timeline import SuperBpeSettings, SuperBpeTraining
-from tokviz.core.text.fastsplit import bmp_class_table
+from tokviz.core import jit
+from tokviz.core.text.chunks import count_chunks
+from tokviz.core.text.fastsplit import class_table
 from tokviz.core.text.split import parse_split
 
 SHAKESPEARE = Path(__file__).resolve().parents[4] / "shared" / "corpora" / "tinyshakespeare.txt"
 KERNELS = load_kernels(parse_split("gpt4"))
+CHUNKS = jit.kernels(CHUNK_KERNELS)
 needs_numba = pytest.mark.skipif(KERNELS is None, reason="numba is not installed here (the compiled path is off)")
 # letters, numbers and spaces of several scripts, contractions in both cases, punctuation runs,
 # line breaks of every kind, a combining mark, spaces that Python's \s has and Unicode's has not
-ALPHABET = list("aZé中ж 	\n\r'sStTlLvVrReEdDmM1٣,.!—") + ["\u00a0", "\u2028", "\x0b", "\x1c", "\u0301", "\u3000"]
+ALPHABET = list("aZé中ж 	\n\r'sStTlLvVrReEdDmM1٣,.!—/") + ["\u00a0", "\u2028", "\x0b", "\x1c", "\u0301", "\u3000"]
+ASTRAL = ["\U0001D400", "\U0001F600", "\U00010107", "\U00020000"]  # a letter, an emoji, a number, a CJK letter
 ODD = ("a  \nb  c   d!!  e--f 12345 g...\n\n  h'st  i ' t  j\t\tk \n \n l 1 2 33 m,, n "
        "café ٣٤٥٦ x\u00a0y 𝐀𝐁 z😀😀 it'S ") * 40
 
@@ -43,9 +54,10 @@ def _cut(text: str, spec: str) -> list[str]:
     cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
     empty = np.zeros(0, np.uint32)
     hashes, slots = KERNELS.word_table(empty, np.zeros(1, np.int64), 4)
-    table = np.frombuffer(bmp_class_table(), dtype=np.uint8)
-    nums, per, at, starts, stops = KERNELS.number_pieces(cps, np.array([len(text)]), table, COMPILED_SCHEMES[spec],
-                                                         empty, np.zeros(1, np.int64), hashes, slots, 4)
+    table = np.frombuffer(class_table(), dtype=np.uint8)
+    nums, per, at, starts, stops = KERNELS.number_pieces(cps, np.array([0]), np.array([len(text)]), table,
+                                                         COMPILED_SCHEMES[spec], empty, np.zeros(1, np.int64),
+                                                         hashes, slots, 4)
     assert (nums == -1).all() and at.tolist() == list(range(len(nums))) and per.tolist() == [len(nums)]
     return [text[a:b] for a, b in zip(starts.tolist(), stops.tolist())]
 
@@ -53,19 +65,30 @@ def _cut(text: str, spec: str) -> list[str]:
 @needs_numba
 @pytest.mark.parametrize("spec", ["gpt4", "gpt2"])
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(runs=st.lists(st.tuples(st.sampled_from(ALPHABET), st.integers(1, 5)), min_size=1, max_size=24))
-def test_compiled_cut_is_the_splits_on_the_bmp(spec, runs):
+@given(runs=st.lists(st.tuples(st.sampled_from(ALPHABET + ASTRAL), st.integers(1, 5)), min_size=1, max_size=24))
+def test_compiled_cut_is_the_splits(spec, runs):
     text = "".join(c * n for c, n in runs)
     assert _cut(text, spec) == parse_split(spec).chunks(text)
 
 
 @needs_numba
-@pytest.mark.parametrize("spec", ["gpt4", "gpt2"])
-def test_compiled_cut_covers_text_beyond_the_bmp(spec):
-    """Astral letters are classed as punctuation (pieces may then differ from the split's, which
-    only costs a new piece): the pieces still cover the text, in order."""
-    text = "a𝐀𝐁 b😀😀c 𝐀1 ' 😀s" * 3
-    assert "".join(_cut(text, spec)) == text
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(runs=st.lists(st.tuples(st.sampled_from(ALPHABET + ASTRAL), st.integers(1, 5)), min_size=1, max_size=30),
+       cuts=st.lists(st.integers(0, 60), max_size=3))
+@example(runs=[(".", 2), ("\n", 1), ("/", 1), ("a", 1), (" ", 3), ("\n", 1)], cuts=[])  # "..\n/" and "   \n"
+def test_compiled_stage_two_count_is_the_splits(runs, cuts):
+    """The distinct stage-2 chunks, their counts and their order of first appearance, over texts
+    side by side (a chunk never runs from one into the next)."""
+    text = "".join(c * n for c, n in runs)
+    bounds = sorted({0, len(text), *(min(c, len(text)) for c in cuts)})
+    texts = [text[a:b] for a, b in zip(bounds, bounds[1:]) if b > a]
+    cps = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
+    ends = np.cumsum([len(t) for t in texts])
+    first, length, count = CHUNKS.count_chunks(cps, ends - [len(t) for t in texts], ends,
+                                               np.frombuffer(class_table(), dtype=np.uint8))
+    joined = "".join(texts)
+    found = {joined[a:a + n]: c for a, n, c in zip(first.tolist(), length.tolist(), count.tolist())}
+    assert list(found.items()) == list(count_chunks(texts, STAGE_TWO).items())
 
 
 def _stage_one(part: str, merges: int, split: str = "gpt4") -> list[str]:
@@ -111,15 +134,18 @@ def _steps(part: str, processes: int, **kw) -> list:
 
 
 @pytest.mark.parametrize("compiled", [True, False])
-def test_training_with_the_numbering_aside_equals_one_process(monkeypatch, text, compiled):
-    """Stage 1 merging here while a child numbers the stage-2 pieces: the very steps of a training
-    in one process, compiled or not."""
-    if compiled and KERNELS is None:
+def test_training_with_the_work_aside_equals_one_process(monkeypatch, text, compiled):
+    """Stage 1 merging here while a child counts the stage-2 chunks and numbers their pieces
+    (compiled), or numbers the pieces of the chunks counted here (not): the very steps of a training
+    in one process."""
+    if compiled and (KERNELS is None or CHUNKS is None):
         pytest.skip("numba is not installed here")
     monkeypatch.setattr(pieces_module, "ASIDE_MIN_CHARS", 1_000)
     started = []
-    aside = pieces_module.number_aside
-    monkeypatch.setattr(pieces_module, "number_aside", lambda *a: started.append(a[3]) or aside(*a))
+    for name in ("count_aside", "number_aside"):
+        aside = getattr(pieces_module, name)
+        monkeypatch.setattr(pieces_module, name,
+                            lambda *a, name=name, aside=aside: started.append((name, a[-2])) or aside(*a))
     part = text + ODD
     if compiled:
         two, one = _steps(part, 2), _steps(part, 1)
@@ -127,7 +153,24 @@ def test_training_with_the_numbering_aside_equals_one_process(monkeypatch, text,
         with jit_off():
             two, one = _steps(part, 2), _steps(part, 1)
     assert two == one and len(one) == 330
-    assert started == [2, 1]
+    first = "count_aside" if compiled else "number_aside"
+    assert started == [(first, 2), ("number_aside", 1)]
+
+
+@needs_numba
+def test_counting_and_numbering_aside_equals_counting_here(text):
+    """The chunks counted and their pieces numbered in one go, special tokens cut out, equal the
+    counts of the stage-2 split and the numbering of those chunks."""
+    part = text[:5000] + "<|end|>" + ODD + "<|end|>"
+    texts = [part, "second <|end|> text 12345"]
+    words = _stage_one(part, 0)
+    counted = count_and_number(texts, ("<|end|>",), COMPILED_SCHEMES["gpt4"], words, KERNELS, CHUNKS)
+    counts = count_chunks(texts, STAGE_TWO, specials=("<|end|>",))
+    plain = numbered(list(counts), parse_split("gpt4"), words, None)
+    assert counted.weights.tolist() == list(counts.values())
+    assert counted.numbered.numbers.tolist() == plain.numbers.tolist()
+    assert counted.numbered.per_chunk.tolist() == plain.per_chunk.tolist()
+    assert counted.numbered.extra == plain.extra
 
 
 def test_a_training_stopped_in_stage_one_ends_its_child(monkeypatch, text):

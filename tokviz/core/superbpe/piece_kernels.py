@@ -7,11 +7,12 @@ up among the stage-1 words (`word_table`: an open-addressing table of their FNV-
 checked code point by code point). A piece that is no word is reported (its number -1 and its
 bounds), for the caller to number as a new piece. The cut only needs to be close to the split's:
 SuperBPE's stage-2 start is exact for any cut of a chunk (`tokviz.core.superbpe.stage_two`); a
-piece cut otherwise is merely one more new piece to merge. So code points beyond the BMP are
-classed as punctuation, and case-insensitive contractions know ASCII letters only.
+piece cut otherwise is merely one more new piece to merge (case-insensitive contractions know
+ASCII letters only, say).
 
-What this leaves out: the class table (`tokviz.core.text.fastsplit.bmp_class_table`), the
-chunks' code points and new pieces (`tokviz.core.superbpe.pieces`).
+What this leaves out: the class table (`tokviz.core.text.fastsplit.class_table`, every code point
+of which the caller checks is below 0x110000), the chunks' code points and new pieces
+(`tokviz.core.superbpe.pieces`), counting the chunks (`tokviz.core.superbpe.chunk_kernels`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from numba import njit
 
 GPT2, GPT4 = 0, 1  # `number_pieces`'s `scheme`
-_L, _N, _W = 1, 2, 4  # `bmp_class_table`'s bits
+_L, _N, _W = 1, 2, 4  # `class_table`'s bits
 _OFFSET = np.uint64(0xCBF29CE484222325)  # FNV-1a
 _PRIME = np.uint64(0x100000001B3)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -28,8 +29,7 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 @njit(cache=True, nogil=True)
 def _cls(cps, i, table):
-    c = cps[i]
-    return table[c] if c < 0x10000 else 0
+    return table[cps[i]]
 
 
 @njit(cache=True, nogil=True)
@@ -113,7 +113,8 @@ def piece_end(cps, i, end, table, scheme):
 
 
 @njit(cache=True, nogil=True)
-def _hash(cps, a, b):
+def hash_of(cps, a, b):
+    """FNV-1a of the code points ``cps[a:b]``."""
     h = _OFFSET
     for q in range(a, b):
         h = (h ^ np.uint64(cps[q])) * _PRIME
@@ -129,7 +130,7 @@ def word_table(wcps, wstarts, bits):
     words = np.full(size, -1, np.int64)
     shift = np.uint64(64 - bits)
     for w in range(len(wstarts) - 1):
-        h = _hash(wcps, wstarts[w], wstarts[w + 1])
+        h = hash_of(wcps, wstarts[w], wstarts[w + 1])
         s = np.int64((h * _MIX) >> shift)
         while words[s] >= 0:
             s = (s + 1) & (size - 1)
@@ -140,7 +141,7 @@ def word_table(wcps, wstarts, bits):
 
 @njit(cache=True, nogil=True)
 def _find(cps, a, b, wcps, wstarts, hashes, words, bits):
-    h = _hash(cps, a, b)
+    h = hash_of(cps, a, b)
     mask = (1 << bits) - 1
     s = np.int64((h * _MIX) >> np.uint64(64 - bits))
     n = b - a
@@ -161,21 +162,22 @@ def _find(cps, a, b, wcps, wstarts, hashes, words, bits):
 
 
 @njit(cache=True, nogil=True)
-def number_pieces(cps, ends, table, scheme, wcps, wstarts, hashes, words, bits):
-    """The chunks ``cps[ends[c - 1]:ends[c]]`` cut into pieces (`piece_end`), each piece's word
-    number (`word_table`; -1: no word), side by side: (numbers, pieces a chunk, and for the pieces
-    that are no word: their index among the numbers, their start and their end in `cps`)."""
-    n = len(cps)
+def number_pieces(cps, chunk_starts, chunk_ends, table, scheme, wcps, wstarts, hashes, words, bits):
+    """The chunks ``cps[chunk_starts[c]:chunk_ends[c]]`` cut into pieces (`piece_end`), each
+    piece's word number (`word_table`; -1: no word), side by side: (numbers, pieces a chunk, and for
+    the pieces that are no word: their index among the numbers, their start and their end in `cps`)."""
+    n = 0
+    for c in range(len(chunk_starts)):
+        n += chunk_ends[c] - chunk_starts[c]
     numbers = np.empty(n, np.int64)
-    per_chunk = np.zeros(len(ends), np.int64)
+    per_chunk = np.zeros(len(chunk_starts), np.int64)
     at = np.empty(n, np.int64)
     starts = np.empty(n, np.int64)
     stops = np.empty(n, np.int64)
     k = 0
     u = 0
-    i = 0
-    for c in range(len(ends)):
-        end = ends[c]
+    for c in range(len(chunk_starts)):
+        i, end = chunk_starts[c], chunk_ends[c]
         first = k
         while i < end:
             j = piece_end(cps, i, end, table, scheme)

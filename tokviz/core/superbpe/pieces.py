@@ -24,14 +24,16 @@ from tokviz.core import jit
 from tokviz.core.gc_pause import collector_paused
 from tokviz.core.processes.fork import Forked, fork_call
 from tokviz.core.processes.parallel import usable
-from tokviz.core.text.fastsplit import ASTRAL, BMP_MIN_CHARS, bmp_class_table, bmp_pattern
-from tokviz.core.text.split import SPLIT_PRESETS, Splitter, python_regex_pattern
+from tokviz.core.text.fastsplit import ASTRAL, BMP_MIN_CHARS, bmp_pattern, class_table
+from tokviz.core.text.split import SPLIT_PRESETS, Splitter, python_regex_pattern, split_specials
 from tokviz.core.text.unicode_tables import PinnedPattern
 
 ASIDE_MIN_CHARS = 4_000_000  # below this, a forked child costs more than it saves
+COMPILED_MIN_CHARS = 1_000_000  # below this, `re` numbers the pieces as fast as the kernels' set-up
 BLOCK_CHARS = 1 << 20  # the compiled numbering takes the chunks this many characters at a time
 COMPILED_SCHEMES = {"gpt2": 0, "gpt4": 1}  # `piece_kernels`' schemes
 KERNELS = "tokviz.core.superbpe.piece_kernels"
+CHUNK_KERNELS = "tokviz.core.superbpe.chunk_kernels"
 
 
 def load_kernels(stage_one: Splitter) -> ModuleType | None:
@@ -90,50 +92,106 @@ def _int64(values: array) -> np.ndarray:
 
 def _code_points(text: str, narrow: bool = True) -> np.ndarray:
     """`text`'s code points, with `narrow` 16 bits each where it has none beyond U+FFFF (half the
-    memory the kernel streams through, beside a training on the other core)."""
+    memory the kernels stream through, beside a training on the other core)."""
     if narrow and ASTRAL.search(text) is None:
         return np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
-def number_compiled(chunks: Sequence[str], scheme: int, words: Sequence[str], kernels: ModuleType) -> Numbered:
-    """`number_pieces` with `kernels` (`piece_kernels`) cutting as the split `scheme` does, a block
-    of chunks at a time; pieces that are no word (a cut of its own, a piece stage 1 never saw)
-    are numbered here."""
-    word_len = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-    wstarts = np.concatenate(([0], np.cumsum(word_len)))
-    wcps = _code_points("".join(words), narrow=False)
-    bits = max(4, (2 * len(words)).bit_length())  # at most half full
-    hashes, slots = kernels.word_table(wcps, wstarts, bits)
-    table = np.frombuffer(bmp_class_table(), dtype=np.uint8)
-    number: dict[str, int] = {}
-    extra: list[str] = []
-    numbers, per_chunk = [], []
-    lens = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+class _Numberer:
+    """The compiled numbering (`piece_kernels.number_pieces`) against `words`, a block of chunks
+    at a time; pieces that are no word (a cut of its own, a piece stage 1 never saw) are numbered
+    here, in order of first appearance."""
+
+    def __init__(self, scheme: int, words: Sequence[str], kernels: ModuleType) -> None:
+        word_len = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        self.wstarts = np.concatenate(([0], np.cumsum(word_len)))
+        self.wcps = _code_points("".join(words), narrow=False)
+        self.bits = max(4, (2 * len(words)).bit_length())  # at most half full
+        self.hashes, self.slots = kernels.word_table(self.wcps, self.wstarts, self.bits)
+        self.table = np.frombuffer(class_table(), dtype=np.uint8)
+        self.scheme, self.n_words, self.kernels = scheme, len(words), kernels
+        self.number: dict[str, int] = {}
+        self.extra: list[str] = []
+        self.numbers: list[np.ndarray] = []
+        self.per_chunk: list[np.ndarray] = []
+
+    def block(self, text: str, cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
+        """Number the chunks ``text[starts[i]:ends[i]]`` (`cps`: `text`'s code points)."""
+        nums, per, at, a, b = self.kernels.number_pieces(cps, starts, ends, self.table, self.scheme, self.wcps,
+                                                         self.wstarts, self.hashes, self.slots, self.bits)
+        if len(at):
+            number, extra, new = self.number, self.extra, []
+            for s, e in zip(a.tolist(), b.tolist()):
+                p = text[s:e]
+                i = number.get(p)
+                if i is None:
+                    i = number[p] = self.n_words + len(extra)
+                    extra.append(p)
+                new.append(i)
+            nums[at] = new
+        self.numbers.append(nums.astype(np.int32) if self.n_words + len(self.extra) < 1 << 31 else nums)  # half to send
+        self.per_chunk.append(per)
+
+    def result(self) -> Numbered:
+        if not self.numbers:
+            return Numbered(np.zeros(0, np.int64), np.zeros(0, np.int64), [])
+        return Numbered(np.concatenate(self.numbers), np.concatenate(self.per_chunk), self.extra)
+
+
+def _blocks(lens: np.ndarray):
+    """(first, end) of runs of the items of lengths `lens`, about `BLOCK_CHARS` a run."""
     total = np.cumsum(lens)
     a = 0
+    while a < len(lens):
+        b = max(int(np.searchsorted(total, total[a] - lens[a] + BLOCK_CHARS, "right")), a + 1)
+        yield a, b
+        a = b
+
+
+def number_compiled(chunks: Sequence[str], scheme: int, words: Sequence[str], kernels: ModuleType) -> Numbered:
+    """`number_pieces` with `kernels` (`piece_kernels`) cutting as the split `scheme` does."""
+    numberer = _Numberer(scheme, words, kernels)
+    lens = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
     with collector_paused():
-        while a < len(chunks):
-            b = max(int(np.searchsorted(total, total[a] - lens[a] + BLOCK_CHARS, "right")), a + 1)
+        for a, b in _blocks(lens):
+            ends = np.cumsum(lens[a:b])
             text = "".join(chunks[a:b])
-            nums, per, at, starts, stops = kernels.number_pieces(
-                _code_points(text), np.cumsum(lens[a:b]), table, scheme, wcps, wstarts, hashes, slots, bits)
-            if len(at):
-                new = []
-                for s, e in zip(starts.tolist(), stops.tolist()):
-                    p = text[s:e]
-                    i = number.get(p)
-                    if i is None:
-                        i = number[p] = len(words) + len(extra)
-                        extra.append(p)
-                    new.append(i)
-                nums[at] = new
-            numbers.append(nums.astype(np.int32) if len(words) + len(extra) < 1 << 31 else nums)  # half to send
-            per_chunk.append(per)
-            a = b
-    if not numbers:
-        return Numbered(np.zeros(0, np.int64), np.zeros(0, np.int64), [])
-    return Numbered(np.concatenate(numbers), np.concatenate(per_chunk), extra)
+            numberer.block(text, _code_points(text), ends - lens[a:b], ends)
+    return numberer.result()
+
+
+@dataclass(frozen=True)
+class Counted:
+    """The stage-2 chunks of a corpus counted and numbered in one go (`count_and_number`): each
+    distinct chunk's count, in order of first appearance, and its stage-1 pieces."""
+
+    weights: np.ndarray
+    numbered: Numbered
+
+
+def count_and_number(texts: Sequence[str], specials: Sequence[str], scheme: int, words: Sequence[str],
+                     kernels: ModuleType, chunk_kernels: ModuleType) -> Counted:
+    """Count the stage-2 chunks of `texts` (special tokens cut out) compiled
+    (`chunk_kernels.count_chunks`) and number each distinct one's stage-1 pieces against `words`
+    (`_Numberer`): no chunk is ever made a string."""
+    text = texts[0] if len(texts) == 1 else "".join(texts)
+    seg_starts, seg_ends, offset = [], [], 0
+    for t in texts:
+        for a, b, special in split_specials(t, tuple(specials)):
+            if not special:
+                seg_starts.append(offset + a)
+                seg_ends.append(offset + b)
+        offset += len(t)
+    cps = _code_points(text)
+    table = np.frombuffer(class_table(), dtype=np.uint8)
+    first, length, count = chunk_kernels.count_chunks(cps, np.array(seg_starts, dtype=np.int64),
+                                                      np.array(seg_ends, dtype=np.int64), table)
+    numberer = _Numberer(scheme, words, kernels)
+    with collector_paused():
+        for a, b in _blocks(length):
+            numberer.block(text, cps, first[a:b], first[a:b] + length[a:b])
+    return Counted(count, numberer.result())
 
 
 def numbered(chunks: Sequence[str], stage_one: Splitter, words: Sequence[str], kernels: ModuleType | None) -> Numbered:
@@ -154,6 +212,28 @@ def number_aside(chunks: Sequence[str], stage_one: Splitter, words: Sequence[str
         return None
     try:
         return fork_call(lambda: numbered(chunks, stage_one, words, kernels))
+    except OSError:
+        return None
+
+
+def may_count_aside(texts: Sequence[object], split: str, processes: int) -> bool:
+    """Whether the stage-2 chunks of `texts` can be left to `count_aside` (texts in memory, big
+    enough, a split the kernels know, a core free; the kernels themselves are loaded later)."""
+    return (split in COMPILED_SCHEMES and jit.allowed() and usable(processes) > 1
+            and all(isinstance(t, str) for t in texts) and sum(map(len, texts)) >= ASIDE_MIN_CHARS)
+
+
+def count_aside(texts: Sequence[str], specials: Sequence[str], stage_one: Splitter, words: Sequence[str],
+                processes: int, kernels: ModuleType | None) -> Forked | None:
+    """`count_and_number` started in a forked child, so that it runs while stage 1 merges here (its
+    result: ``Forked.result``, a `Counted`); None where `kernels` (`load_kernels`) or the counting
+    kernels are not loaded, or one process is all there is."""
+    scheme = COMPILED_SCHEMES.get(stage_one.spec)
+    chunk_kernels = jit.kernels(CHUNK_KERNELS) if kernels is not None and scheme is not None else None
+    if chunk_kernels is None or usable(processes) < 2:
+        return None
+    try:
+        return fork_call(lambda: count_and_number(texts, specials, scheme, words, kernels, chunk_kernels))
     except OSError:
         return None
 

@@ -105,16 +105,20 @@ class SuperBpeTraining(Training):
     def __init__(self, settings: SuperBpeSettings, *, texts: Sequence[str] = (),
                  table: Mapping[str, int] | None = None) -> None:
         super().__init__(settings, texts=texts, table=table)
-        self._stage_two_counts: dict[str, int] = {}
+        self._stage_two_counts: dict[str, int] | None = {}
+        self._stage_two_texts: list[str] | None = None  # kept for `pieces.count_aside` instead
 
     def count(self, *, should_stop=None, progress=None, processes: int = 1) -> dict[str, int]:
-        # the stage-2 chunks are counted here, while the texts are still at hand
         s = self.settings
         if self.table is not None:
             self._stage_two_counts = count_word_table(self.table, STAGE_TWO, specials=s.special_tokens)
+        elif s.transition > 0 and pieces.may_count_aside(self.texts, s.split, processes):
+            # counted compiled by a child while stage 1 merges (`_trainer_steps`): the texts stay
+            self._stage_two_counts, self._stage_two_texts = None, list(self.texts)
         else:
-            # the stage-2 split cuts a large text only where no stage-2 chunk runs across
-            # (`STAGE_TWO.safe_boundary`), so it counts in parallel as the stage-1 splits do
+            # counted here, while the texts are still at hand; the stage-2 split cuts a large text
+            # only where no stage-2 chunk runs across (`STAGE_TWO.safe_boundary`), so it counts in
+            # parallel as the stage-1 splits do
             self._stage_two_counts = count_chunks(self.texts, STAGE_TWO, specials=s.special_tokens,
                                                   processes=processes, should_stop=should_stop)
         return super().count(should_stop=should_stop, progress=progress, processes=processes)
@@ -132,8 +136,13 @@ class SuperBpeTraining(Training):
         stage_one = parse_split(s.split)
         later = budget is None or budget > t  # stage 2 comes
         kernels = pieces.load_kernels(stage_one) if later else None  # (before the fork: the child has them)
-        aside = pieces.number_aside(list(self._stage_two_counts), stage_one, self._stage_one_chunks, self.processes,
-                                    kernels) if later else None
+        aside = None
+        if later and self._stage_two_counts is None:  # the chunks are counted there too
+            aside = pieces.count_aside(self._stage_two_texts, s.special_tokens, stage_one, self._stage_one_chunks,
+                                       self.processes, kernels)
+        elif later:
+            aside = pieces.number_aside(list(self._stage_two_counts), stage_one, self._stage_one_chunks,
+                                        self.processes, kernels)
         try:
             pairs = []
             for step in self._trainer.steps(max_merges=t):
@@ -148,8 +157,10 @@ class SuperBpeTraining(Training):
                 first = self._trainer
                 segments = dict(zip(self._stage_one_chunks, first.all_segments(), strict=True))
                 self._trainer = first = None  # its arrays go before stage 2 builds its own
-                self._trainer = trainer = stage_two_trainer(self.timeline.base, pairs, self._stage_two_counts, s,
-                                                            segments, self.processes, aside=aside, kernels=kernels)
+                texts, self._stage_two_texts = self._stage_two_texts, None
+                self._trainer = trainer = stage_two_trainer(self.timeline.base, pairs, s, segments, self.processes,
+                                                            counts=self._stage_two_counts, texts=texts, aside=aside,
+                                                            kernels=kernels)
                 self._stage_two_counts, self._stage_one_chunks, segments = {}, [], {}
         finally:
             if aside is not None:
@@ -160,8 +171,9 @@ class SuperBpeTraining(Training):
                                step.candidates)
 
 
-def _numbered(aside) -> pieces.Numbered | None:
-    """What the child `pieces.number_aside` started found (None: none was started, or it failed)."""
+def _found(aside) -> pieces.Numbered | pieces.Counted | None:
+    """What the child `aside` (`pieces.number_aside`, `pieces.count_aside`) found (None: none was
+    started, or it failed)."""
     if aside is None:
         return None
     try:
@@ -170,18 +182,31 @@ def _numbered(aside) -> pieces.Numbered | None:
         return None
 
 
-def stage_two_trainer(base, pairs: list[tuple[int, int]], counts: Mapping[str, int], settings: SuperBpeSettings,
-                      segments: Mapping[str, Sequence[int]], processes: int = 1, *, aside=None,
+def stage_two_trainer(base, pairs: list[tuple[int, int]], settings: SuperBpeSettings,
+                      segments: Mapping[str, Sequence[int]], processes: int = 1, *,
+                      counts: Mapping[str, int] | None = None, texts: Sequence[str] | None = None, aside=None,
                       kernels: ModuleType | None = None) -> BpeTrainer:
     """The trainer of stage 2: the stage-2 chunks as the stage-1 merges leave them (worked out with
-    at most `processes` processes). Their stage-1 pieces are numbered by the child `aside`
-    (`pieces.number_aside`) if it was started, else here, compiled with `kernels` (`pieces`)."""
+    at most `processes` processes). The chunks are `counts`, or the stage-2 chunks of the list
+    `texts` (emptied once counted), counted by the child `aside` (`pieces.count_aside`) or here.
+    Their stage-1 pieces are numbered
+    by the child `aside` if it was started, else here (compiled with `kernels`: `pieces`)."""
     stage_one = parse_split(settings.split)
-    numbered = _numbered(aside)
-    if numbered is None and kernels is not None:
-        numbered = pieces.numbered(list(counts), stage_one, list(segments), kernels)
-    flat, lengths = stage_two_start(base, pairs, list(counts), stage_one, segments, processes=processes,
-                                    numbered=numbered)
+    found = _found(aside)
+    if isinstance(found, pieces.Counted) and pairs:
+        chunks, weights, numbered = (), found.weights, found.numbered
+        if texts is not None:
+            texts.clear()  # (the caller's own list) counted: the corpus goes before the trainer is made
+    else:
+        if counts is None:  # (the child failed: counted here)
+            counts = count_chunks(texts, STAGE_TWO, specials=settings.special_tokens, processes=processes)
+        chunks = list(counts)
+        weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
+        numbered = found if isinstance(found, pieces.Numbered) else None
+        if numbered is None and kernels is not None and sum(map(len, chunks)) >= pieces.COMPILED_MIN_CHARS:
+            numbered = pieces.numbered(chunks, stage_one, list(segments), kernels)
+    del found
+    flat, lengths = stage_two_start(base, pairs, chunks, stage_one, segments, processes=processes, numbered=numbered)
     del numbered  # (before the trainer's arrays are made: the peak)
     check_memory(len(flat))
     n = base.size + len(pairs)
@@ -191,8 +216,7 @@ def stage_two_trainer(base, pairs: list[tuple[int, int]], counts: Mapping[str, i
     hf_order = None
     if settings.tie_break == "hf":  # merged ids rank after the base, in merge order, as in HF
         hf_order = (HF_BYTE_ORDER if base.units == "bytes" else tuple(range(base.size))) + tuple(range(base.size, n))
-    weights = np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
-    kernels = load_kernels()
+    merge_kernels = load_kernels()
     trainer = StageTwoTrainer.from_flat(flat, lengths, weights, vocab, min_count=settings.min_count, hf_order=hf_order,
-                                        kernels=kernels)
-    return trainer.with_kernels(kernels)
+                                        kernels=merge_kernels)
+    return trainer.with_kernels(merge_kernels)
