@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import tokviz.core.superbpe.pieces as pieces_module
 from tests.jit_switch import jit_off
+from tokviz.core import jit
 from tokviz.core.bpe.timeline import Training, TrainSettings
 from tokviz.core.processes.fork import can_fork
 from tokviz.core.superbpe.pieces import (
@@ -25,7 +26,6 @@ from tokviz.core.superbpe.pieces import (
 )
 from tokviz.core.superbpe.split import STAGE_TWO
 from tokviz.core.superbpe.timeline import SuperBpeSettings, SuperBpeTraining
-from tokviz.core import jit
 from tokviz.core.text.chunks import count_chunks
 from tokviz.core.text.fastsplit import class_table
 from tokviz.core.text.split import parse_split

@@ -6,12 +6,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tokviz.core.superbpe.stage_two as stage_two_module
 import tokviz.core.text.chunks as chunks_module
 from tokviz.core.bpe.timeline import Training, TrainSettings
 from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.processes.fork import can_fork
+from tokviz.core.superbpe.pieces import load_kernels
 from tokviz.core.superbpe.split import STAGE_TWO
 from tokviz.core.superbpe.stage_two import Joins, stage_two_start
 from tokviz.core.text.chunks import count_chunks
@@ -19,6 +22,7 @@ from tokviz.core.text.split import parse_split
 
 SHAKESPEARE = Path(__file__).resolve().parents[4] / "shared" / "corpora" / "tinyshakespeare.txt"
 # pieces meet in learned pairs here: runs of spaces before line breaks, punctuation runs, digits
+KERNELS = load_kernels(parse_split("gpt4"))
 ODD = ("a  \nb  c   d!!  e--f 12345 g...\n\n  h'st  i ' t  j\t\tk \n \n l 1 2 33 m,, n ") * 40
 
 
@@ -50,6 +54,42 @@ def test_stage_two_start_equals_whole_chunk_merging(text, extra, forget):
     chunks2 = list(STAGE_TWO.count(part))
     flat, lengths = stage_two_start(tl.base, pairs, chunks2, parse_split("gpt4"), segments)
     whole = BpeTokenizer(tl.base, pairs, STAGE_TWO)
+    expected = [whole.encode_chunk(c, step=len(pairs))[0] for c in chunks2]
+    assert lengths == [len(e) for e in expected]
+    assert flat.tolist() == [t for e in expected for t in e]
+
+
+ALPHABET = "ab, \n"
+
+
+@pytest.fixture(scope="module")
+def byte_base():
+    run = Training(TrainSettings(merges=0), texts=["a"])
+    return run.prepare().base
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(picks=st.lists(st.tuples(st.integers(0, 99), st.integers(0, 99)), min_size=1, max_size=60),
+       words=st.lists(st.sampled_from(["a", "b", "ab", " a", " b", " ab", "aa", ",", ", ", " ", "\n"]),
+                      min_size=15, max_size=100), compiled=st.booleans())
+def test_stage_two_start_with_any_merges(byte_base, picks, words, compiled):
+    """Merges of any pairs of a small alphabet's tokens, so that pieces join across many
+    boundaries, close together and in cascades: the start still equals merging each chunk whole."""
+    text = "".join(words)
+    pool, pairs = [ord(c) for c in ALPHABET], []
+    for x, y in picks:
+        pair = (pool[x % len(pool)], pool[y % len(pool)])
+        if pair not in pairs:
+            pairs.append(pair)
+            pool.append(byte_base.size + len(pairs) - 1)
+    stage_one = BpeTokenizer(byte_base, pairs, parse_split("gpt4"))
+    pieces = dict.fromkeys(p for c in STAGE_TWO.chunks(text) for p in parse_split("gpt4").chunks(c))
+    segments = {w: list(stage_one.encode_chunk(w, step=len(pairs))[0]) for w in list(pieces)[::2]}  # some unseen
+    chunks2 = list(STAGE_TWO.count(text))
+    kernels = KERNELS if compiled else None
+    flat, lengths = stage_two_start(byte_base, pairs, chunks2, parse_split("gpt4"), segments, kernels=kernels)
+    whole = BpeTokenizer(byte_base, pairs, STAGE_TWO)
     expected = [whole.encode_chunk(c, step=len(pairs))[0] for c in chunks2]
     assert lengths == [len(e) for e in expected]
     assert flat.tolist() == [t for e in expected for t in e]

@@ -114,24 +114,32 @@ class StageTwoTrainer(BpeTrainer):
         """Store deferred pairs as `BpeTrainer` stores a new pair: its live count, its positions
         from its first live site, its heap entry (those fallen below `min_count`: nothing). Pairs
         deferred since the last merge are stored as they are (their bounds are their counts, every
-        site live); the others are counted as one (a few numpy calls a batch otherwise, thousands)."""
+        site live); the others are counted, compiled batch by batch, else as one (a few numpy calls
+        a batch otherwise, thousands)."""
         fresh, stale = [], []
         for taken in batches:
             (fresh if taken.stamp == self.rank else stale).append(taken)
+        kept = []
         for keys, starts, ends, buffer, bounds, _ in fresh:
-            self._keep(keys, starts, ends, buffer, bounds, np.zeros(len(keys), np.int64))
-        if stale:
+            kept.append(self._keep(keys, starts, ends, buffer, bounds, np.zeros(len(keys), np.int64)))
+        ids, nxt, _, wts = self._np
+        k = self._kernels
+        if k is not None:
+            for keys, starts, ends, buffer, _, _ in stale:
+                kept.append(self._keep(keys, starts, ends, buffer, *k.live_counts(ids, nxt, wts, keys, starts, ends,
+                                                                                 buffer)))
+        elif stale:
             keys, starts, ends, buffer = gathered(stale)
-            ids, nxt, _, wts = self._np
-            self._keep(keys, starts, ends, buffer, *live_counts(ids, nxt, wts, keys, starts, ends, buffer))
+            kept.append(self._keep(keys, starts, ends, buffer, *live_counts(ids, nxt, wts, keys, starts, ends, buffer)))
+        if kept:
+            self._stored = np.union1d(self._stored, np.concatenate(kept))
 
-    def _keep(self, keys, starts, ends, buffer, live, first_index) -> None:
+    def _keep(self, keys, starts, ends, buffer, live, first_index) -> np.ndarray:
         """Store the pairs `keys` whose `live` count reaches `min_count`, their positions
-        ``buffer[starts[i]:ends[i]]`` from index ``first_index[i]`` on."""
+        ``buffer[starts[i]:ends[i]]`` from index ``first_index[i]`` on; returns their keys."""
         keep = np.flatnonzero(live >= self.min_count)
         if len(keep) == 0:
-            return
-        self._stored = np.union1d(self._stored, keys[keep])
+            return keys[keep]
         kept, kept_counts, index = keys[keep].tolist(), live[keep].tolist(), first_index[keep]
         first_pos = (buffer[starts[keep] + index] & self._tie_mask).tolist()
         self.counts.update(zip(kept, kept_counts))
@@ -140,6 +148,7 @@ class StageTwoTrainer(BpeTrainer):
         heap = self.heap
         for e in [((CMAX - c) << S1) | (p << S2) | k for k, c, p in zip(kept, kept_counts, first_pos)]:
             heapq.heappush(heap, e)
+        return keys[keep]
 
     def _vectorized(self, sites: int) -> bool:
         # compiled, every merge: its new pairs are deferred (`_register`), so a pair has a count

@@ -170,3 +170,28 @@ def first_pair_groups(ids, nxt, wts, n_ids):
     if g > 0:
         ends[g - 1] = m
     return keys[:g], starts[:g], ends, sums[:g], pos
+
+
+@njit(cache=True, nogil=True)
+def live_counts(ids, nxt, wts, keys, starts, ends, buffer):
+    """`tokviz.core.bpe.deferred_pairs.live_counts` in one pass: for each pair ``keys[i]`` (left id
+    ``<< 32 | right id``) with positions ``buffer[starts[i]:ends[i]]``, its weighted count of live
+    sites and the index in its range of its first live site (the range's length when none is)."""
+    n = len(keys)
+    counts = np.zeros(n, np.int64)
+    first = np.empty(n, np.int64)
+    for i in range(n):
+        a, b = keys[i] >> 32, keys[i] & 0xFFFFFFFF
+        f = -1
+        c = 0
+        for j in range(starts[i], ends[i]):
+            p = buffer[j]
+            if ids[p] == a:
+                q = nxt[p]
+                if q >= 0 and ids[q] == b:
+                    c += wts[p]
+                    if f < 0:
+                        f = j - starts[i]
+        counts[i] = c
+        first[i] = f if f >= 0 else ends[i] - starts[i]
+    return counts, first

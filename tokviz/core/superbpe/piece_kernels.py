@@ -192,3 +192,30 @@ def number_pieces(cps, chunk_starts, chunk_ends, table, scheme, wcps, wstarts, h
             i = j
         per_chunk[c] = k - first
     return numbers[:k].copy(), per_chunk, at[:u].copy(), starts[:u].copy(), stops[:u].copy()
+
+
+@njit(cache=True, nogil=True)
+def laid_out(numbers, seg_off, seg_flat):
+    """The ids of the pieces `numbers` side by side (piece p: ``seg_flat[seg_off[p]:seg_off[p + 1]]``)."""
+    n = 0
+    for k in range(len(numbers)):
+        n += seg_off[numbers[k] + 1] - seg_off[numbers[k]]
+    out = np.empty(n, np.int64)
+    o = 0
+    for k in range(len(numbers)):
+        for q in range(seg_off[numbers[k]], seg_off[numbers[k] + 1]):
+            out[o] = seg_flat[q]
+            o += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def may_join(numbers, inner, last_unit, first_unit, n_base, table):
+    """For each boundary k between pieces ``numbers[k]`` and ``numbers[k + 1]`` with `inner[k]`:
+    whether the pair of units (the left piece's last, the right piece's first) is in `table` (a
+    bool a pair ``left * n_base + right``), as `Joins.may_join` asks; False elsewhere."""
+    out = np.zeros(len(inner), np.bool_)
+    for k in range(len(inner)):
+        if inner[k]:
+            out[k] = table[last_unit[numbers[k]] * n_base + first_unit[numbers[k + 1]]]
+    return out

@@ -109,12 +109,32 @@ class Joins:
         ends = self._ends
         if len(ends) == 0:
             return np.zeros(len(keys), dtype=bool)
-        if self.n_base <= 1 << 12:  # bytes, a small alphabet: a table of every pair of units
-            table = np.zeros(self.n_base * self.n_base, dtype=bool)
-            table[ends] = True
+        table = self.unit_table()
+        if table is not None:
             return table[keys]
         at = np.minimum(np.searchsorted(ends, keys), len(ends) - 1)
         return ends[at] == keys
+
+    def unit_table(self) -> np.ndarray | None:
+        """`may_join`'s table of every pair of units (a bool at ``last * n_base + first``) for a small
+        alphabet (bytes), else None (a search among the pairs of units some merge joins)."""
+        if self.n_base > 1 << 12:
+            return None
+        table = np.zeros(self.n_base * self.n_base, dtype=bool)
+        table[self._ends] = True
+        return table
+
+    def may_join_pieces(self, numbers: np.ndarray, inner: np.ndarray, first_of: np.ndarray, last_of: np.ndarray,
+                        kernels) -> np.ndarray | None:
+        """`may_join` of every boundary k with `inner[k]` between pieces ``numbers[k]`` and
+        ``numbers[k + 1]`` (`first_of`, `last_of`: each piece's first and last token), compiled
+        (`piece_kernels.may_join`, one pass, no temporaries of the boundaries' length); None where
+        `kernels` are not loaded or the alphabet is too big for a table."""
+        table = self.unit_table() if kernels is not None and len(self._ends) else None
+        if table is None:
+            return None
+        return kernels.may_join(numbers, inner, self._last_unit[last_of], self._first_unit[first_of], self.n_base,
+                                table)
 
     def many(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         """`joinable` of each ``(left[i], right[i])`` at once: walk both spines, looking every
@@ -138,6 +158,63 @@ class Joins:
             go = (x >= 0) & ~out[rows]
             rows, x = rows[go], x[go]
         return out
+
+
+def _lone_joins_merged(P, counts, flags, first_of, last_of, seg_len, seg_flat, texts, joins: Joins, merged):
+    """The chunks whose joinable boundaries are all lone ones, each pair of pieces around one merged
+    as one run, in numpy: what `_rejoined` makes of them, where its Python took 0.47 s for
+    gutenberg30's 22,000 chunks with a joinable boundary.
+
+    A lone boundary (no other joinable one within two pieces) between pieces i and i + 1: the two
+    become the run merged from their text, R; the result stands unless R's first token differs from
+    piece i's and joins piece i - 1's last, or R's last token differs from piece i + 1's and joins
+    piece i + 2's first (a cascade: the chunk is left to `_rejoined`, as are chunks with joinable
+    boundaries close together). Each distinct pair is merged once; R is appended to the pieces
+    (`seg_len`, `seg_flat`) and replaces the pair in `P`. Returns the new `P`, `counts`, `flags`
+    (those of the chunks left), `seg_len` and `seg_flat`."""
+    flagged = np.flatnonzero(flags)
+    ends = np.cumsum(counts)
+    chunk = np.searchsorted(ends, flagged, side="right")
+    near = np.diff(flagged) < 3
+    lone = np.ones(len(flagged), dtype=bool)
+    lone[1:] &= ~near
+    lone[:-1] &= ~near
+    i = flagged[lone]
+    a, b = P[i].astype(np.int64), P[i + 1].astype(np.int64)
+    n_seg = len(seg_len)
+    pairs, which = np.unique(a * n_seg + b, return_inverse=True)
+    runs = [merged(texts[k // n_seg] + texts[k % n_seg]) for k in pairs.tolist()]
+    r_first = np.fromiter((r[0] for r in runs), dtype=np.int64, count=len(runs))[which]
+    r_last = np.fromiter((r[-1] for r in runs), dtype=np.int64, count=len(runs))[which]
+    ok = np.ones(len(i), dtype=bool)
+    c = chunk[lone]
+    ask = (i > ends[c] - counts[c]) & (r_first != first_of[a])  # a piece before, and R starts otherwise
+    if ask.any():
+        ok[ask] = ~joins.many(last_of[P[i[ask] - 1]], r_first[ask])
+    ask = (i + 2 < ends[c]) & (r_last != last_of[b])  # a piece after, and R ends otherwise
+    if ask.any():
+        ok[ask] &= ~joins.many(r_last[ask], first_of[P[i[ask] + 2]])
+    simple = np.zeros(len(flagged), dtype=bool)
+    simple[np.flatnonzero(lone)[ok]] = True
+    left = np.zeros(len(counts), dtype=bool)  # chunks left to `_rejoined`
+    left[chunk[~simple]] = True
+    use = simple & ~left[chunk]
+    if not use.any():
+        return P, counts, flags, seg_len, seg_flat
+    j = flagged[use]
+    P = P.copy()
+    P[j] = n_seg + which[use[lone]]
+    keep = np.ones(len(P), dtype=bool)
+    keep[j + 1] = False
+    removed = j + 1
+    P = P[keep]
+    counts = counts - np.bincount(chunk[use], minlength=len(counts))
+    still = flagged[left[chunk]]  # the flagged boundaries left, renumbered as their left piece is
+    flags = np.zeros(max(len(P) - 1, 0), dtype=bool)
+    flags[still - np.searchsorted(removed, still)] = True
+    r_len = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
+    r_flat = np.fromiter((t for r in runs for t in r), dtype=np.int64, count=int(r_len.sum()))
+    return P, counts, flags, np.concatenate((seg_len, r_len)), np.concatenate((seg_flat, r_flat))
 
 
 def _rejoined(ids: list[int], offs: list[int], flagged: list[int], text_of, joinable, merged) -> list[int]:
@@ -192,15 +269,15 @@ def _ranges(starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str], stage_one: Splitter,
                     segments: Mapping[str, Sequence[int]], *, processes: int = 1,
-                    numbered: Numbered | None = None) -> tuple[np.ndarray, list[int]]:
+                    numbered: Numbered | None = None, kernels=None) -> tuple[np.ndarray, list[int]]:
     """Each stage-2 chunk's ids after the stage-1 merges `pairs` in rank order over the whole chunk,
     laid end to end, and each chunk's length. `segments`: the stage-1 chunks' ids after stage 1.
 
     `numbered`: the chunks' pieces numbered already against the keys of `segments`
     (`tokviz.core.superbpe.pieces`, e.g. in a child while stage 1 merged), else they are numbered
-    here. With `processes` and chunks of `HALVES_MIN_CHARS` or more, the first half of the chunks
-    is worked out here and the second in a forked child, the same ids: each chunk's start depends
-    on it alone."""
+    here. `kernels`: `piece_kernels` where loaded (else the plain path). With `processes` and
+    chunks of `HALVES_MIN_CHARS` or more, the first half of the chunks is worked out here and the
+    second in a forked child, the same ids: each chunk's start depends on it alone."""
     if not pairs:
         return base_ids(base, chunks)
     n = len(pairs)
@@ -217,15 +294,17 @@ def stage_two_start(base, pairs: Sequence[tuple[int, int]], chunks: Sequence[str
     words = list(segments)
     if numbered is not None:
         def job(part: Numbered) -> tuple[np.ndarray, list[int]]:
-            return _start_from(part, segments, words, joins, merged)
+            return _start_from(part, segments, words, joins, merged, kernels)
 
-        if len(numbered.per_chunk) > 1 and len(numbered.numbers) >= HALVES_MIN_PIECES and usable(processes) > 1:
+        # (compiled, the start takes 0.3 s for gutenberg30's 6.5 million pieces: less than a child costs)
+        if kernels is None and len(numbered.per_chunk) > 1 and len(numbered.numbers) >= HALVES_MIN_PIECES \
+                and usable(processes) > 1:
             return _in_halves(job, numbered.halves())
         return job(numbered)
     split = pieces_splitter(stage_one, chunks)  # (built before a fork: the child has it too)
 
     def start(part: Sequence[str]) -> tuple[np.ndarray, list[int]]:
-        return _start_from(number_pieces(part, split, words), segments, words, joins, merged)
+        return _start_from(number_pieces(part, split, words), segments, words, joins, merged, kernels)
 
     chars = np.cumsum(np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks)))
     if len(chunks) > 1 and chars[-1] >= HALVES_MIN_CHARS and usable(processes) > 1:
@@ -244,9 +323,10 @@ def _in_halves(job, halves) -> tuple[np.ndarray, list[int]]:
 
 
 def _start_from(numbered: Numbered, segments: Mapping[str, Sequence[int]], words: list[str], joins: Joins,
-                merged) -> tuple[np.ndarray, list[int]]:
+                merged, kernels=None) -> tuple[np.ndarray, list[int]]:
     """`stage_two_start` of the chunks `numbered` cut into pieces (`words`: the keys of
-    `segments`); `merged` merges a run of text from its units."""
+    `segments`); `merged` merges a run of text from its units; `kernels` (`piece_kernels`, or None)
+    lay the pieces' ids out and filter the boundaries compiled."""
     counts, P = numbered.per_chunk, numbered.numbers
     segs = list(segments.values())
     segs.extend(merged(p) for p in numbered.extra)
@@ -259,9 +339,13 @@ def _start_from(numbered: Numbered, segments: Mapping[str, Sequence[int]], words
     inner = np.ones(max(len(P) - 1, 0), dtype=bool)
     inner[ends[:-1] - 1] = False
     flags = np.zeros(len(inner), dtype=bool)
-    if inner.any():
+    # only the boundaries whose end units some merge joins can be joinable (most are not)
+    maybe = joins.may_join_pieces(P, inner, first_of, last_of, kernels) if inner.any() else None
+    if maybe is not None:
+        inner = maybe
         L, R = last_of[P[:-1][inner]], first_of[P[1:][inner]]
-        # only the boundaries whose end units some merge joins can be joinable (most are not)
+    elif inner.any():
+        L, R = last_of[P[:-1][inner]], first_of[P[1:][inner]]
         maybe = joins.may_join(L, R)
         inner[np.flatnonzero(inner)[~maybe]] = False
         L, R = L[maybe], R[maybe]
@@ -282,46 +366,51 @@ def _start_from(numbered: Numbered, segments: Mapping[str, Sequence[int]], words
             hit = np.zeros(len(packed), dtype=bool)
             hit[near] = joinable[at] == packed[near]
             flags[inner] = hit
-    # chunks without a joinable boundary: their pieces' ids side by side
-    lens = seg_len[P]
-    flat = np.repeat(seg_off[P] - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(int(lens.sum()))
-    flat = seg_flat[flat]
-    piece_start = ends - counts
-    lengths = np.add.reduceat(lens, piece_start).tolist() if len(counts) else []
-    flagged = np.flatnonzero(flags)  # boundary i: after piece i
-    flagged_chunk = np.searchsorted(ends, flagged, side="right")
-    slow = np.unique(flagged_chunk)
-    if not len(slow):
-        return flat, lengths
-    id_start = np.concatenate(([0], np.cumsum(lengths)))
-    # what `_rejoined` needs of every slow chunk, gathered in a few numpy calls and cut in Python
-    # (numpy calls a chunk took more time than the rejoining: 22,000 slow chunks on gutenberg30)
-    a_of, b_of = piece_start[slow], ends[slow]
-    ids_at, ids_begin = _ranges(id_start[slow], id_start[slow + 1])
-    piece_end = np.cumsum(lens)
-    off_at, off_begin = _ranges(a_of, b_of + 1)
-    offsets = piece_end[np.maximum(off_at - 1, 0)] * (off_at > 0) - np.repeat(
-        piece_end[np.maximum(a_of - 1, 0)] * (a_of > 0), b_of + 1 - a_of)
-    in_chunk = np.searchsorted(flagged_chunk, slow, side="left"), np.searchsorted(flagged_chunk, slow, side="right")
-    flagged_here = (flagged - piece_start[flagged_chunk]).tolist()
-    ids_list, offsets_list = flat[ids_at].tolist(), offsets.tolist()
     texts = words + numbered.extra  # piece number -> its text
-    new_ids: list[int] = []
-    new_len: list[int] = []
-    for c, a, b, i0, o0, f0, f1 in zip(slow.tolist(), a_of.tolist(), b_of.tolist(), ids_begin.tolist(),
-                                         off_begin.tolist(), *(x.tolist() for x in in_chunk)):
-        ids = _rejoined(ids_list[i0:i0 + lengths[c]], offsets_list[o0:o0 + b - a + 1], flagged_here[f0:f1],
-                        lambda lo, hi, a=a: "".join([texts[p] for p in P[a + lo:a + hi].tolist()]),
-                        joins.joinable, merged)
-        new_ids.extend(ids)
-        new_len.append(len(ids))
-    rejoined = np.asarray(new_ids, dtype=np.int64)
-    parts, done, at = [], 0, 0
-    for c, n in zip(slow.tolist(), new_len):
-        parts.append(flat[id_start[done]:id_start[c]])
-        parts.append(rejoined[at:at + n])
-        lengths[c] = n
-        at += n
-        done = c + 1
-    parts.append(flat[id_start[done]:])
-    return np.concatenate(parts), lengths
+    if flags.any():
+        P, counts, flags, seg_len, seg_flat = _lone_joins_merged(P, counts, flags, first_of, last_of, seg_len, seg_flat,
+                                                                texts, joins, merged)
+    if flags.any():
+        P, counts, seg_len, seg_flat = _chunks_rejoined(P, counts, flags, segs, seg_len, seg_flat, texts, joins,
+                                                        merged)
+    # every chunk is now its pieces' ids side by side, laid out once
+    seg_off = np.concatenate(([0], np.cumsum(seg_len)))
+    lens = seg_len[P]
+    if kernels is not None:
+        flat = kernels.laid_out(P, seg_off, seg_flat)
+    else:
+        flat = np.repeat(seg_off[P] - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(int(lens.sum()))
+        flat = seg_flat[flat]
+    lengths = np.add.reduceat(lens, np.cumsum(counts) - counts).tolist() if len(counts) else []
+    return flat, lengths
+
+
+def _chunks_rejoined(P, counts, flags, segs, seg_len, seg_flat, texts, joins: Joins, merged):
+    """The chunks with a joinable boundary (`flags`), each merged again by `_rejoined` and made one
+    piece of its own, appended to the pieces (`seg_len`, `seg_flat`; `segs`: the ids of the pieces
+    these chunks hold). Returns the new `P`, `counts`, `seg_len` and `seg_flat`."""
+    flagged = np.flatnonzero(flags)  # boundary i: after piece i
+    ends = np.cumsum(counts)
+    chunk = np.searchsorted(ends, flagged, side="right")
+    slow, first = np.unique(chunk, return_index=True)
+    starts = (ends - counts)[slow]
+    runs = []
+    for c, a, f0, f1 in zip(slow.tolist(), starts.tolist(), first.tolist(), [*first[1:].tolist(), len(flagged)]):
+        pieces = P[a:a + int(counts[c])].tolist()
+        ids, offs = [], [0]
+        for p in pieces:
+            ids.extend(segs[p])
+            offs.append(len(ids))
+        runs.append(_rejoined(ids, offs, (flagged[f0:f1] - a).tolist(),
+                              lambda lo, hi, pieces=pieces: "".join([texts[p] for p in pieces[lo:hi]]),
+                              joins.joinable, merged))
+    keep = np.ones(len(P), dtype=bool)
+    keep[_ranges(starts + 1, ends[slow])[0]] = False  # each chunk's first piece stands for all of it
+    P = P.copy()
+    P[starts] = len(seg_len) + np.arange(len(slow))
+    P = P[keep]
+    counts = counts.copy()
+    counts[slow] = 1
+    r_len = np.fromiter(map(len, runs), dtype=np.int64, count=len(runs))
+    r_flat = np.fromiter((t for r in runs for t in r), dtype=np.int64, count=int(r_len.sum()))
+    return P, counts, np.concatenate((seg_len, r_len)), np.concatenate((seg_flat, r_flat))

@@ -206,7 +206,8 @@ def stage_two_trainer(base, pairs: list[tuple[int, int]], settings: SuperBpeSett
         if numbered is None and kernels is not None and sum(map(len, chunks)) >= pieces.COMPILED_MIN_CHARS:
             numbered = pieces.numbered(chunks, stage_one, list(segments), kernels)
     del found
-    flat, lengths = stage_two_start(base, pairs, chunks, stage_one, segments, processes=processes, numbered=numbered)
+    flat, lengths = stage_two_start(base, pairs, chunks, stage_one, segments, processes=processes, numbered=numbered,
+                                    kernels=kernels)
     del numbered  # (before the trainer's arrays are made: the peak)
     check_memory(len(flat))
     n = base.size + len(pairs)
