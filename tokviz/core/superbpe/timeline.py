@@ -22,7 +22,7 @@ import numpy as np
 from tokviz.core.bpe.timeline import Timeline, Training, check_memory
 from tokviz.core.bpe.tokenizer import BpeTokenizer
 from tokviz.core.bpe.trainer import HF_BYTE_ORDER, BpeTrainer, MergeStep
-from tokviz.core.gc_pause import collector_paused
+from tokviz.core.gc_pause import collector_paused, release_free_memory
 from tokviz.core.processes.fork import ChildFailed
 from tokviz.core.text.chunks import count_chunks, count_word_table
 from tokviz.core.text.split import parse_split
@@ -209,6 +209,7 @@ def stage_two_trainer(base, pairs: list[tuple[int, int]], settings: SuperBpeSett
     flat, lengths = stage_two_start(base, pairs, chunks, stage_one, segments, processes=processes, numbered=numbered,
                                     kernels=kernels)
     del numbered  # (before the trainer's arrays are made: the peak)
+    release_free_memory()  # the start's temporaries below glibc's mmap threshold stay in the heap otherwise
     check_memory(len(flat))
     n = base.size + len(pairs)
     vocab = base.token_bytes()
