@@ -72,14 +72,18 @@ class DeferredPairs:
         return self._n
 
     def add(self, keys: np.ndarray, bounds: np.ndarray, buffer: np.ndarray, starts: np.ndarray,
-            ends: np.ndarray, stamp: int = 0) -> None:
+            ends: np.ndarray, stamp: int = 0, *, ordered: bool = False) -> None:
         """Defer the pairs `keys` with count bounds `bounds`, whose positions (ascending) are
         ``buffer[starts[i]:ends[i]]`` (the buffer is kept); `stamp` is handed back with them (a
-        trainer's step: when nothing changed since, a bound is the count)."""
+        trainer's step: when nothing changed since, a bound is the count). `ordered`: the pairs
+        come highest bound first already."""
         if len(keys) == 0:
             return
-        order = np.argsort(-bounds, kind="stable")
-        batch = _Batch(keys[order], bounds[order], starts[order], ends[order], buffer, stamp)
+        if ordered:
+            batch = _Batch(keys, bounds, starts, ends, buffer, stamp)
+        else:
+            order = np.argsort(-bounds, kind="stable")
+            batch = _Batch(keys[order], bounds[order], starts[order], ends[order], buffer, stamp)
         self._push(batch)
         self._n += len(keys)
 

@@ -3,7 +3,7 @@
 The stage-2 corpus is the text itself more than a table of words (its chunks run across words, so
 few repeat), so its merges have hundreds of sites where stage 1's have a handful, and the numpy
 merge's fixed costs add up. With numba (`tokviz.core.jit`), `StageTwoTrainer` hands those merges to
-`tokviz.core.superbpe.kernels.merge_sites` and only updates its dicts and heap here; without it,
+`tokviz.core.superbpe.kernels.merge_step` and only updates its dicts and heap here; without it,
 it is `BpeTrainer` unchanged. Both make the same merges (tested against each other).
 
 What this leaves out: the stage-2 start (`stage_two`), the trainer itself (`tokviz.core.bpe.trainer`).
@@ -32,7 +32,7 @@ def load_kernels() -> ModuleType | None:
 
 
 class StageTwoTrainer(BpeTrainer):
-    """`BpeTrainer` whose vectorized merges run compiled (`kernels.merge_sites`) when `kernels` is
+    """`BpeTrainer` whose vectorized merges run compiled (`kernels.merge_step`) when `kernels` is
     set after construction (`with_kernels`); the same merges either way.
 
     Its first pairs, and the new pairs of a compiled merge, are stored only once they could be
@@ -151,7 +151,7 @@ class StageTwoTrainer(BpeTrainer):
         return keys[keep]
 
     def _vectorized(self, sites: int) -> bool:
-        # compiled, every merge: its new pairs are deferred (`_register`), so a pair has a count
+        # compiled, every merge: its new pairs are deferred (`_merge_vector`), so a pair has a count
         # only once `_store` stored it
         return self._kernels is not None or super()._vectorized(sites)
 
@@ -176,35 +176,18 @@ class StageTwoTrainer(BpeTrainer):
         a, b = key >> SHIFT, key & ((1 << SHIFT) - 1)
         ids, nxt, prv, wts = self._np
         P = np.frombuffer(positions, dtype=np.int64)[start:]  # a view: `positions` is no longer in occ
-        merged, left, right, new_left, new_right = k.merge_sites(ids, nxt, prv, wts, P, a, b, new,
-                                                                  self._acc, self._slot)
+        merged, lost_keys, lost, keys, sums, starts, ends, pos = k.merge_step(
+            ids, nxt, prv, wts, P, a, b, new, self._acc, self._slot, self._stored, self.min_count)
         if merged == 0:
             return 0
+        # only stored pairs keep a count (a deferred one is counted when stored): most are not
         counts = self.counts
         get = counts.get
-        stored = self._stored
-        for keys, lost in (((left[0] << SHIFT) | a, left[2]), ((b << SHIFT) | right[0], right[2])):
-            if len(keys) == 0 or len(stored) == 0:
-                continue
-            # only stored pairs keep a count (a deferred one is counted when stored): most are not
-            hit = stored[np.minimum(np.searchsorted(stored, keys), len(stored) - 1)] == keys
-            for k, d in zip(keys[hit].tolist(), lost[hit].tolist()):
-                c = get(k)
-                if c is not None:
-                    counts[k] = c - d
+        for x, d in zip(lost_keys.tolist(), lost.tolist()):
+            c = get(x)
+            if c is not None:
+                counts[x] = c - d
         counts[key] -= int(merged)
-        self._register(new_left, new, SHIFT)
-        self._register(new_right, new << SHIFT, 0)
+        if len(keys):  # brand-new pairs, deferred: exact once the merge under way is done, at the next step
+            self._defer().add(keys, sums, pos, starts, ends, self.rank + 1, ordered=True)
         return int(merged)
-
-    def _register(self, groups, fixed: int, shift: int) -> None:
-        """Defer brand-new pairs, one a group: the pair of token t is ``fixed | t << shift``, its
-        positions stay in the kernel's buffer (`next_best` stores the few that come near the top)."""
-        toks, starts, sums, pos = groups
-        if len(toks) == 0:
-            return
-        keep = np.flatnonzero(sums >= self.min_count)  # the others can never win: not even counted
-        if len(keep):
-            # made by the merge under way: exact once it is done, at the next step
-            self._defer().add((toks[keep] << shift) | fixed, sums[keep], pos, starts[keep], starts[keep + 1],
-                              self.rank + 1)

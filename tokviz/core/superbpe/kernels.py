@@ -195,3 +195,62 @@ def live_counts(ids, nxt, wts, keys, starts, ends, buffer):
         counts[i] = c
         first[i] = f if f >= 0 else ends[i] - starts[i]
     return counts, first
+
+
+@njit(cache=True, nogil=True)
+def _stored_losses(groups, fixed, shift, stored):
+    """The old pairs of a grouping (`merge_sites`' left or right neighbours: the pair of token t
+    is ``fixed | t << shift``) that are in `stored` (sorted), and the weight each loses."""
+    toks, _, sums, _ = groups
+    keys = np.empty(len(toks), np.int64)
+    lost = np.empty(len(toks), np.int64)
+    k = 0
+    for i in range(len(toks)):
+        key = fixed | (toks[i] << shift)
+        at = np.searchsorted(stored, key)
+        if at < len(stored) and stored[at] == key:
+            keys[k] = key
+            lost[k] = sums[i]
+            k += 1
+    return keys[:k], lost[:k]
+
+
+@njit(cache=True, nogil=True)
+def merge_step(ids, nxt, prv, wts, positions, a, b, new, acc, slot, stored, min_count):
+    """`merge_sites`, and what the trainer does with its groupings, in one call: (the merged weight,
+    the stored old pairs that lose weight and how much (``stored``: sorted keys), and the new pairs
+    of at least `min_count` (``(x, new)``, then ``(new, y)``) as one batch, highest count first
+    (stable): their keys, counts, ranges of the positions and the positions)."""
+    merged, left, right, new_left, new_right = merge_sites(ids, nxt, prv, wts, positions, a, b, new, acc, slot)
+    lk, ll = _stored_losses(left, a, 32, stored)
+    rk, rl = _stored_losses(right, b << 32, 0, stored)
+    lost_keys = np.concatenate((lk, rk))
+    lost = np.concatenate((ll, rl))
+    n = 0
+    m = 0
+    for g in (new_left, new_right):
+        for i in range(len(g[0])):
+            if g[2][i] >= min_count:
+                n += 1
+                m += g[1][i + 1] - g[1][i]
+    keys = np.empty(n, np.int64)
+    counts = np.empty(n, np.int64)
+    starts = np.empty(n, np.int64)
+    ends = np.empty(n, np.int64)
+    pos = np.empty(m, np.int64)
+    j = 0
+    o = 0
+    for side in range(2):
+        toks, gs, sums, gp = new_left if side == 0 else new_right
+        for i in range(len(toks)):
+            if sums[i] >= min_count:
+                keys[j] = (toks[i] << 32) | new if side == 0 else (new << 32) | toks[i]
+                counts[j] = sums[i]
+                starts[j] = o
+                for q in range(gs[i], gs[i + 1]):
+                    pos[o] = gp[q]
+                    o += 1
+                ends[j] = o
+                j += 1
+    order = np.argsort(-counts, kind="mergesort")
+    return merged, lost_keys, lost, keys[order], counts[order], starts[order], ends[order], pos
