@@ -53,11 +53,10 @@ def _cut(text: str, spec: str) -> list[str]:
     """The pieces the kernel cuts `text` into (no words: every piece is reported as new)."""
     cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
     empty = np.zeros(0, np.uint32)
-    hashes, slots = KERNELS.word_table(empty, np.zeros(1, np.int64), 4)
+    rows = KERNELS.word_table(empty, np.zeros(1, np.int64), 4)
     table = np.frombuffer(class_table(), dtype=np.uint8)
     nums, per, at, starts, stops = KERNELS.number_pieces(cps, np.array([0]), np.array([len(text)]), table,
-                                                         COMPILED_SCHEMES[spec], empty, np.zeros(1, np.int64),
-                                                         hashes, slots, 4)
+                                                         COMPILED_SCHEMES[spec], empty, rows, 4)
     assert (nums == -1).all() and at.tolist() == list(range(len(nums))) and per.tolist() == [len(nums)]
     return [text[a:b] for a, b in zip(starts.tolist(), stops.tolist())]
 

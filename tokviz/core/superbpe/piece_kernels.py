@@ -124,33 +124,37 @@ def hash_of(cps, a, b):
 @njit(cache=True, nogil=True)
 def word_table(wcps, wstarts, bits):
     """The words (word w: ``wcps[wstarts[w]:wstarts[w + 1]]``, all distinct) in a table of
-    ``2**bits`` slots: (each slot's hash, its word or -1)."""
+    ``2**bits`` rows, each (a hash, as 64 bits, its word or -1, where the word starts in `wcps`,
+    its length): a probe reads one row, one cache line."""
     size = 1 << bits
-    hashes = np.zeros(size, np.uint64)
-    words = np.full(size, -1, np.int64)
+    rows = np.zeros((size, 4), np.int64)
+    rows[:, 1] = -1
     shift = np.uint64(64 - bits)
     for w in range(len(wstarts) - 1):
         h = hash_of(wcps, wstarts[w], wstarts[w + 1])
         s = np.int64((h * _MIX) >> shift)
-        while words[s] >= 0:
+        while rows[s, 1] >= 0:
             s = (s + 1) & (size - 1)
-        hashes[s] = h
-        words[s] = w
-    return hashes, words
+        rows[s, 0] = np.int64(h)
+        rows[s, 1] = w
+        rows[s, 2] = wstarts[w]
+        rows[s, 3] = wstarts[w + 1] - wstarts[w]
+    return rows
 
 
 @njit(cache=True, nogil=True)
-def _find(cps, a, b, wcps, wstarts, hashes, words, bits):
+def _find(cps, a, b, wcps, rows, bits):
     h = hash_of(cps, a, b)
     mask = (1 << bits) - 1
     s = np.int64((h * _MIX) >> np.uint64(64 - bits))
+    hh = np.int64(h)
     n = b - a
     while True:
-        w = words[s]
+        w = rows[s, 1]
         if w < 0:
             return -1
-        if hashes[s] == h and wstarts[w + 1] - wstarts[w] == n:
-            o = wstarts[w]
+        if rows[s, 0] == hh and rows[s, 3] == n:
+            o = rows[s, 2]
             same = True
             for q in range(n):
                 if wcps[o + q] != cps[a + q]:
@@ -162,7 +166,7 @@ def _find(cps, a, b, wcps, wstarts, hashes, words, bits):
 
 
 @njit(cache=True, nogil=True)
-def number_pieces(cps, chunk_starts, chunk_ends, table, scheme, wcps, wstarts, hashes, words, bits):
+def number_pieces(cps, chunk_starts, chunk_ends, table, scheme, wcps, rows, bits):
     """The chunks ``cps[chunk_starts[c]:chunk_ends[c]]`` cut into pieces (`piece_end`), each
     piece's word number (`word_table`; -1: no word), side by side: (numbers, pieces a chunk, and for
     the pieces that are no word: their index among the numbers, their start and their end in `cps`)."""
@@ -181,7 +185,7 @@ def number_pieces(cps, chunk_starts, chunk_ends, table, scheme, wcps, wstarts, h
         first = k
         while i < end:
             j = piece_end(cps, i, end, table, scheme)
-            w = _find(cps, i, j, wcps, wstarts, hashes, words, bits)
+            w = _find(cps, i, j, wcps, rows, bits)
             numbers[k] = w
             if w < 0:
                 at[u] = k

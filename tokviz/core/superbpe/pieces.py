@@ -108,7 +108,7 @@ class _Numberer:
         self.wstarts = np.concatenate(([0], np.cumsum(word_len)))
         self.wcps = _code_points("".join(words), narrow=False)
         self.bits = max(4, (2 * len(words)).bit_length())  # at most half full
-        self.hashes, self.slots = kernels.word_table(self.wcps, self.wstarts, self.bits)
+        self.rows = kernels.word_table(self.wcps, self.wstarts, self.bits)
         self.table = np.frombuffer(class_table(), dtype=np.uint8)
         self.scheme, self.n_words, self.kernels = scheme, len(words), kernels
         self.number: dict[str, int] = {}
@@ -119,7 +119,7 @@ class _Numberer:
     def block(self, text: str, cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
         """Number the chunks ``text[starts[i]:ends[i]]`` (`cps`: `text`'s code points)."""
         nums, per, at, a, b = self.kernels.number_pieces(cps, starts, ends, self.table, self.scheme, self.wcps,
-                                                         self.wstarts, self.hashes, self.slots, self.bits)
+                                                         self.rows, self.bits)
         if len(at):
             number, extra, new = self.number, self.extra, []
             for s, e in zip(a.tolist(), b.tolist()):
