@@ -90,6 +90,10 @@ def test_compiled_stage_two_count_is_the_splits(runs, cuts):
     assert list(found.items()) == list(count_chunks(texts, STAGE_TWO).items())
 
 
+def test_the_bmp_class_table_is_the_whole_tables_start():
+    assert class_table(bmp=True) == class_table()[:0x10000]
+
+
 def _stage_one(part: str, merges: int, split: str = "gpt4") -> list[str]:
     run = Training(TrainSettings(merges=merges, split=split), texts=[part])
     return list(run.count())

@@ -10,8 +10,8 @@ SuperBPE's stage-2 start is exact for any cut of a chunk (`tokviz.core.superbpe.
 piece cut otherwise is merely one more new piece to merge (case-insensitive contractions know
 ASCII letters only, say).
 
-What this leaves out: the class table (`tokviz.core.text.fastsplit.class_table`, every code point
-of which the caller checks is below 0x110000), the chunks' code points and new pieces
+What this leaves out: the class table (`tokviz.core.text.fastsplit.class_table`: the caller gives
+one with an entry for every code point the text holds), the chunks' code points and new pieces
 (`tokviz.core.superbpe.pieces`), counting the chunks (`tokviz.core.superbpe.chunk_kernels`).
 """
 

@@ -98,6 +98,11 @@ def _code_points(text: str, narrow: bool = True) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
+def _table_for(cps: np.ndarray) -> np.ndarray:
+    """The class table `cps` need: the BMP's for 16-bit code points, else every plane's."""
+    return np.frombuffer(class_table(bmp=cps.dtype == np.uint16), dtype=np.uint8)
+
+
 class _Numberer:
     """The compiled numbering (`piece_kernels.number_pieces`) against `words`, a block of chunks
     at a time; pieces that are no word (a cut of its own, a piece stage 1 never saw) are numbered
@@ -109,7 +114,6 @@ class _Numberer:
         self.wcps = _code_points("".join(words), narrow=False)
         self.bits = max(4, (2 * len(words)).bit_length())  # at most half full
         self.rows = kernels.word_table(self.wcps, self.wstarts, self.bits)
-        self.table = np.frombuffer(class_table(), dtype=np.uint8)
         self.scheme, self.n_words, self.kernels = scheme, len(words), kernels
         self.number: dict[str, int] = {}
         self.extra: list[str] = []
@@ -118,7 +122,7 @@ class _Numberer:
 
     def block(self, text: str, cps: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
         """Number the chunks ``text[starts[i]:ends[i]]`` (`cps`: `text`'s code points)."""
-        nums, per, at, a, b = self.kernels.number_pieces(cps, starts, ends, self.table, self.scheme, self.wcps,
+        nums, per, at, a, b = self.kernels.number_pieces(cps, starts, ends, _table_for(cps), self.scheme, self.wcps,
                                                          self.rows, self.bits)
         if len(at):
             number, extra, new = self.number, self.extra, []
@@ -184,9 +188,8 @@ def count_and_number(texts: Sequence[str], specials: Sequence[str], scheme: int,
                 seg_ends.append(offset + b)
         offset += len(t)
     cps = _code_points(text)
-    table = np.frombuffer(class_table(), dtype=np.uint8)
     first, length, count = chunk_kernels.count_chunks(cps, np.array(seg_starts, dtype=np.int64),
-                                                      np.array(seg_ends, dtype=np.int64), table)
+                                                      np.array(seg_ends, dtype=np.int64), _table_for(cps))
     numberer = _Numberer(scheme, words, kernels)
     with collector_paused():
         for a, b in _blocks(length):
