@@ -90,8 +90,11 @@ def test_compiled_stage_two_count_is_the_splits(runs, cuts):
     assert list(found.items()) == list(count_chunks(texts, STAGE_TWO).items())
 
 
-def test_the_bmp_class_table_is_the_whole_tables_start():
-    assert class_table(bmp=True) == class_table()[:0x10000]
+def test_the_class_tables_are_every_planes():
+    """The table of the planes with letters, numbers or spaces is the table of all 17, and the
+    BMP's its start."""
+    whole = class_table(planes=17)
+    assert class_table() == whole and class_table(bmp=True) == whole[:0x10000]
 
 
 def _stage_one(part: str, merges: int, split: str = "gpt4") -> list[str]:
