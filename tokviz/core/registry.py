@@ -139,7 +139,8 @@ SPECS: dict[str, AlgorithmSpec] = {
                       "to tokenizer.json; save the model with -o or list its merges with 'tokviz merges --json'",
                       "tokviz.core.superbpe.timeline", "SuperBpeTraining", "SuperBpeTimeline",
                       Later("tokviz.core.superbpe.model_file:to_json"),
-                      Later("tokviz.core.superbpe.model_file:from_json")),
+                      Later("tokviz.core.superbpe.model_file:from_json"),
+                      Later("tokviz.core.superbpe.warm_up:warm_up")),
         AlgorithmSpec("parity-aware", "Parity-aware BPE", ParitySettings, "merge", parity.FORMAT_NAME,
                       "Parity-aware BPE: on a multi-parallel corpus (one document per language), merge the pair "
                       "most frequent in the language that takes the most tokens so far", None,

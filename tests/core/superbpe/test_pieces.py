@@ -3,7 +3,10 @@ forked child while stage 1 merges; every way gives the same chunks, numbers and 
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -198,3 +201,31 @@ def test_a_training_stopped_in_stage_one_ends_its_child(monkeypatch, text):
         pass
     steps.close()
     assert killed == [1]
+
+
+WARM_UP_CHECK = """
+import json
+from tokviz.core.superbpe.warm_up import warm_up
+from tokviz.core.superbpe import chunk_kernels, kernels, piece_kernels
+ok = warm_up()
+kinds = {f.__name__: sorted(str(s[0]).split("(")[1].split(",")[0] for s in f.signatures)
+         for f in (kernels.merge_step, kernels.first_pair_groups, kernels.live_counts,
+                   piece_kernels.number_pieces, piece_kernels.word_table, piece_kernels.laid_out,
+                   piece_kernels.may_join, chunk_kernels.count_chunks)}
+print(json.dumps([ok, kinds]))
+"""
+
+
+@needs_numba
+def test_the_warm_up_loads_every_kernel_a_training_calls():
+    """In a fresh interpreter, the warm-up leaves each kernel loaded for the argument types a big
+    training passes (16-bit and 32-bit code points; the numbered pieces as 32-bit, the plain ones
+    as 64-bit numbers), so that none is compiled silently at the transition."""
+    done = subprocess.run([sys.executable, "-c", WARM_UP_CHECK], capture_output=True, text=True, timeout=900,
+                          check=True)
+    ok, kinds = json.loads(done.stdout.strip().splitlines()[-1])
+    assert ok
+    assert kinds == {"merge_step": ["int64"], "first_pair_groups": ["int64"], "live_counts": ["int64"],
+                     "number_pieces": ["uint16", "uint32"], "word_table": ["uint32"],
+                     "laid_out": ["int32", "int64"], "may_join": ["int32", "int64"],
+                     "count_chunks": ["uint16", "uint32"]}
