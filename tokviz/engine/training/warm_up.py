@@ -1,9 +1,10 @@
 """Loading an algorithm's compiled code before its first training, on a thread of its own.
 
-With numba installed, the Unigram trainer runs compiled kernels, and a process pays about 0.4 s
-the first time it uses them (importing numba, loading the kernels from numba's cache). The window
-starts that as soon as Unigram is chosen in the training panel, while the user is still setting
-up, so the training they start does not wait for it (`AlgorithmSpec.warm_up` says what to load).
+With numba installed, the Unigram and SuperBPE trainers run compiled kernels, and a process pays
+about 0.4 s the first time it uses them (importing numba, loading the kernels from numba's cache).
+The window starts that as soon as such an algorithm is chosen in the training panel, while the user
+is still setting up, so the training they start does not wait for it (`AlgorithmSpec.warm_up` says
+what to load).
 Each algorithm is warmed once per process; a warm-up that fails changes nothing (the training
 loads what it needs itself, or takes its plain path).
 
