@@ -79,7 +79,9 @@ def test_training_lowers_loss_and_updates_heatmap(panel, qtbot):
     panel.training_engine.progressed.connect(lambda steps, table: progressed.append(len(steps)))
     with qtbot.waitSignal(panel.training_engine.finished, timeout=TIMEOUT):
         assert panel.start_training(EmbedTrainSettings(dim=16, epochs=30, batch_size=64, learning_rate=0.05))
-    qtbot.waitUntil(lambda: panel.view is not None and panel.view.matrix.shape[0] > 0, timeout=TIMEOUT)
+    # the trained table's similarities come from a worker after `finished`: wait until they are shown
+    qtbot.waitUntil(lambda: panel.view is not None and panel.view.matrix.shape[0] > 0 and np.allclose(
+        panel.heatmap.image.image, cosine_similarity(panel.table.vectors, panel.view.ids)), timeout=TIMEOUT)
     drain_events()
     assert sum(progressed) == len(panel.losses) > 10
     assert np.mean(panel.losses[-5:]) < np.mean(panel.losses[:5]) * 0.6
