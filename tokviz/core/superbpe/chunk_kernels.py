@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .piece_kernels import hash_of
+from .piece_kernels import hash_of, same_run
 
 _L, _N, _W = 1, 2, 4  # `class_table`'s bits
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -90,16 +90,7 @@ def count_chunks(cps, seg_starts, seg_ends, table):
             mask = (1 << bits) - 1
             slot = np.int64((h * _MIX) >> np.uint64(64 - bits))
             c = slots[slot]
-            while c >= 0:
-                if hashes[slot] == h and length[c] == b - a:
-                    o = first[c]
-                    same = True
-                    for q in range(b - a):
-                        if cps[o + q] != cps[a + q]:
-                            same = False
-                            break
-                    if same:
-                        break
+            while c >= 0 and not (hashes[slot] == h and length[c] == b - a and same_run(cps, first[c], cps, a, b - a)):
                 slot = (slot + 1) & mask
                 c = slots[slot]
             if c >= 0:

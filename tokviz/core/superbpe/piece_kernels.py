@@ -122,6 +122,15 @@ def hash_of(cps, a, b):
 
 
 @njit(cache=True, nogil=True)
+def same_run(x, i, y, j, n):
+    """Whether ``x[i:i + n]`` and ``y[j:j + n]`` hold the same code points."""
+    for q in range(n):
+        if x[i + q] != y[j + q]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def word_table(wcps, wstarts, bits):
     """The words (word w: ``wcps[wstarts[w]:wstarts[w + 1]]``, all distinct) in a table of
     ``2**bits`` rows, each (a hash, as 64 bits, its word or -1, where the word starts in `wcps`,
@@ -153,15 +162,8 @@ def _find(cps, a, b, wcps, rows, bits):
         w = rows[s, 1]
         if w < 0:
             return -1
-        if rows[s, 0] == hh and rows[s, 3] == n:
-            o = rows[s, 2]
-            same = True
-            for q in range(n):
-                if wcps[o + q] != cps[a + q]:
-                    same = False
-                    break
-            if same:
-                return w
+        if rows[s, 0] == hh and rows[s, 3] == n and same_run(wcps, rows[s, 2], cps, a, n):
+            return w
         s = (s + 1) & mask
 
 
