@@ -229,3 +229,22 @@ def test_the_warm_up_loads_every_kernel_a_training_calls():
                      "number_pieces": ["uint16", "uint32"], "word_table": ["uint32"],
                      "laid_out": ["int32", "int64"], "may_join": ["int32", "int64"],
                      "count_chunks": ["uint16", "uint32"]}
+
+
+def test_a_failed_child_leaves_the_counting_to_the_training(monkeypatch, text):
+    """The child that counts the stage-2 chunks fails (here it raises): the training counts them
+    itself at the transition and makes the very steps of a training in one process."""
+    if KERNELS is None or CHUNKS is None or not can_fork():
+        pytest.skip("numba is not installed here, or no fork")
+    monkeypatch.setattr(pieces_module, "ASIDE_MIN_CHARS", 1_000)
+    failed = []
+
+    def broken(*_args):
+        raise MemoryError("no room")
+
+    aside = pieces_module.count_aside
+    monkeypatch.setattr(pieces_module, "count_and_number", broken)
+    monkeypatch.setattr(pieces_module, "count_aside", lambda *a: failed.append(1) or aside(*a))
+    part = text + ODD
+    assert _steps(part, 2) == _steps(part, 1)
+    assert failed == [1]
