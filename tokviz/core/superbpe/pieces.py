@@ -1,12 +1,13 @@
-"""SuperBPE's stage-2 chunks cut into stage-1 pieces, each piece numbered as a stage-1 word.
+"""SuperBPE's stage-2 chunks cut into stage-1 pieces, each piece numbered as a stage-1 word, and the
+chunks themselves counted, while stage 1 still merges.
 
 The stage-2 start (`tokviz.core.superbpe.stage_two`) lays each chunk out as its pieces' ids after
-stage 1; which pieces a chunk holds needs no merge, so it can be worked out while stage 1 still
-merges, in a forked child (`number_aside`): one core would otherwise idle through stage 1. With
-numba the ``gpt4`` and ``gpt2`` splits cut and number compiled (`number_compiled`:
-`tokviz.core.superbpe.piece_kernels`, 2 s -> 0.4 s on gutenberg30's 29.5 MB of distinct chunks);
-otherwise the split's pattern runs on Python's `re` and each piece is looked up in a dict
-(`number_pieces`).
+stage 1. Which chunks the corpus holds, how often, and which pieces each holds need no merge, so a
+forked child works them out during stage 1, when one core would otherwise idle: with numba and the
+``gpt4`` or ``gpt2`` split, all of it compiled from the texts (`count_aside`, `count_and_number`:
+`chunk_kernels` count, `piece_kernels` cut and number; no chunk is made a string); otherwise the
+chunks counted with the stage-1 pieces are numbered (`number_aside`: compiled, `number_compiled`,
+or the split's pattern on Python's `re` and a dict, `number_pieces`).
 
 What this leaves out: what the numbers become (`tokviz.core.superbpe.stage_two`).
 """
