@@ -131,8 +131,9 @@ class SuperBpeTraining(Training):
     def _trainer_steps(self) -> Iterator[MergeStep]:
         s, budget = self.settings, self.budget
         t = s.transition if budget is None else min(s.transition, budget)
-        # the stage-2 chunks are cut into stage-1 pieces in a forked child while stage 1 merges
-        # here (none of it needs a merge): one core would otherwise idle through stage 1
+        # the stage-2 chunks are counted (when `count` left them) and cut into stage-1 pieces in a
+        # forked child while stage 1 merges here (none of it needs a merge): one core would
+        # otherwise idle through stage 1
         stage_one = parse_split(s.split)
         later = budget is None or budget > t  # stage 2 comes
         kernels = pieces.load_kernels(stage_one) if later else None  # (before the fork: the child has them)
@@ -150,6 +151,7 @@ class SuperBpeTraining(Training):
                 yield step
             n1 = len(pairs)
             if budget is not None and n1 >= budget:
+                self._stage_two_counts, self._stage_two_texts = {}, None  # no stage 2: let the corpus go
                 return
             # The set-up makes millions of objects and no reference cycle: with the collector on, its
             # passes over them took 2.2 of 11 s on gutenberg30.
@@ -189,8 +191,8 @@ def stage_two_trainer(base, pairs: list[tuple[int, int]], settings: SuperBpeSett
     """The trainer of stage 2: the stage-2 chunks as the stage-1 merges leave them (worked out with
     at most `processes` processes). The chunks are `counts`, or the stage-2 chunks of the list
     `texts` (emptied once counted), counted by the child `aside` (`pieces.count_aside`) or here.
-    Their stage-1 pieces are numbered
-    by the child `aside` if it was started, else here (compiled with `kernels`: `pieces`)."""
+    Their stage-1 pieces are numbered by the child `aside` if it was started, else here (compiled
+    with `kernels`: `pieces`)."""
     stage_one = parse_split(settings.split)
     found = _found(aside)
     if isinstance(found, pieces.Counted) and pairs:
