@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .piece_kernels import hash_of, same_run
+from tokviz.core.bpe.byte_ranks.word_cache import same_run, word_hash
 
 _L, _N, _W = 1, 2, 4  # `class_table`'s bits
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -86,7 +86,7 @@ def count_chunks(cps, seg_starts, seg_ends, table):
         a, end = seg_starts[s], seg_ends[s]
         while a < end:
             b = chunk_end(cps, a, end, table)
-            h = hash_of(cps, a, b)
+            h = word_hash(cps, a, b)
             mask = (1 << bits) - 1
             slot = np.int64((h * _MIX) >> np.uint64(64 - bits))
             c = slots[slot]

@@ -20,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tokviz.core.bpe.byte_ranks.word_cache import same_run, word_hash
+
 GPT2, GPT4 = 0, 1  # `number_pieces`'s `scheme`
 _L, _N, _W = 1, 2, 4  # `class_table`'s bits
-_OFFSET = np.uint64(0xCBF29CE484222325)  # FNV-1a
-_PRIME = np.uint64(0x100000001B3)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -113,24 +113,6 @@ def piece_end(cps, i, end, table, scheme):
 
 
 @njit(cache=True, nogil=True)
-def hash_of(cps, a, b):
-    """FNV-1a of the code points ``cps[a:b]``."""
-    h = _OFFSET
-    for q in range(a, b):
-        h = (h ^ np.uint64(cps[q])) * _PRIME
-    return h
-
-
-@njit(cache=True, nogil=True)
-def same_run(x, i, y, j, n):
-    """Whether ``x[i:i + n]`` and ``y[j:j + n]`` hold the same code points."""
-    for q in range(n):
-        if x[i + q] != y[j + q]:
-            return False
-    return True
-
-
-@njit(cache=True, nogil=True)
 def word_table(wcps, wstarts, bits):
     """The words (word w: ``wcps[wstarts[w]:wstarts[w + 1]]``, all distinct) in a table of
     ``2**bits`` rows, each (a hash, as 64 bits, its word or -1, where the word starts in `wcps`,
@@ -140,7 +122,7 @@ def word_table(wcps, wstarts, bits):
     rows[:, 1] = -1
     shift = np.uint64(64 - bits)
     for w in range(len(wstarts) - 1):
-        h = hash_of(wcps, wstarts[w], wstarts[w + 1])
+        h = word_hash(wcps, wstarts[w], wstarts[w + 1])
         s = np.int64((h * _MIX) >> shift)
         while rows[s, 1] >= 0:
             s = (s + 1) & (size - 1)
@@ -153,7 +135,7 @@ def word_table(wcps, wstarts, bits):
 
 @njit(cache=True, nogil=True)
 def _find(cps, a, b, wcps, rows, bits):
-    h = hash_of(cps, a, b)
+    h = word_hash(cps, a, b)
     mask = (1 << bits) - 1
     s = np.int64((h * _MIX) >> np.uint64(64 - bits))
     hh = np.int64(h)

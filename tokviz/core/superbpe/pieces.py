@@ -24,12 +24,13 @@ import numpy as np
 from tokviz.core import jit
 from tokviz.core.gc_pause import collector_paused
 from tokviz.core.processes.fork import Forked, fork_call
-from tokviz.core.processes.parallel import usable
+from tokviz.core.processes.parallel import available_memory, usable
 from tokviz.core.text.fastsplit import ASTRAL, BMP_MIN_CHARS, bmp_pattern, class_table
 from tokviz.core.text.split import SPLIT_PRESETS, Splitter, python_regex_pattern, split_specials
 from tokviz.core.text.unicode_tables import PinnedPattern
 
 ASIDE_MIN_CHARS = 4_000_000  # below this, a forked child costs more than it saves
+ASIDE_BYTES_PER_CHAR = 16  # the counting child's peak: the texts joined, their code points, the chunk tables
 COMPILED_MIN_CHARS = 1_000_000  # below this, `re` numbers the pieces as fast as the kernels' set-up
 BLOCK_CHARS = 1 << 20  # the compiled numbering takes the chunks this many characters at a time
 COMPILED_SCHEMES = {"gpt2": 0, "gpt4": 1}  # `piece_kernels`' schemes
@@ -221,10 +222,16 @@ def number_aside(chunks: Sequence[str], stage_one: Splitter, words: Sequence[str
 
 
 def may_count_aside(texts: Sequence[object], split: str, processes: int) -> bool:
-    """Whether the stage-2 chunks of `texts` can be left to `count_aside` (texts in memory, big
-    enough, a split the kernels know, a core free; the kernels themselves are loaded later)."""
-    return (split in COMPILED_SCHEMES and jit.allowed() and usable(processes) > 1
-            and all(isinstance(t, str) for t in texts) and sum(map(len, texts)) >= ASIDE_MIN_CHARS)
+    """Whether the stage-2 chunks of `texts` can be left to `count_aside`: texts in memory, big
+    enough, a split the kernels know, a core free, and room for the child's copy of the corpus as
+    code points (`ASIDE_BYTES_PER_CHAR`; otherwise they are counted a slice at a time, and the
+    trainer's own memory check says whether the corpus fits). The kernels are loaded later."""
+    if not (split in COMPILED_SCHEMES and jit.allowed() and usable(processes) > 1
+            and all(isinstance(t, str) for t in texts)):
+        return False
+    chars = sum(map(len, texts))
+    free = available_memory()
+    return chars >= ASIDE_MIN_CHARS and (free is None or chars * ASIDE_BYTES_PER_CHAR < free)
 
 
 def count_aside(texts: Sequence[str], specials: Sequence[str], stage_one: Splitter, words: Sequence[str],

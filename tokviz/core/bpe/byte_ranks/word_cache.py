@@ -18,7 +18,8 @@ from numba import njit
 
 from .word_cache_arrays import EMPTY, ROOM, TOO_LONG
 
-__all__ = ["EMPTY", "ROOM", "TOO_LONG", "find_row", "put", "regrown", "table_shift", "utf8_width", "word_hash"]
+__all__ = ["EMPTY", "ROOM", "TOO_LONG", "find_row", "put", "regrown", "same_run", "table_shift", "utf8_width",
+           "word_hash"]
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
@@ -52,7 +53,8 @@ def key_of(h):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _same(store, w, data, a, n):  # pragma: no cover - compiled
+def same_run(store, w, data, a, n):  # pragma: no cover - compiled
+    """Whether ``store[w:w + n]`` and ``data[a:a + n]`` hold the same values."""
     for k in range(n):
         if store[w + k] != data[a + k]:
             return False
@@ -68,7 +70,7 @@ def find_row(ctab, wstore, h, shift, data, a, b):  # pragma: no cover - compiled
     mask = len(ctab) - 1
     n = b - a
     while ctab[s, 0] != EMPTY:
-        if ctab[s, 0] == key and ctab[s, 2] == n and _same(wstore, ctab[s, 1], data, a, n):
+        if ctab[s, 0] == key and ctab[s, 2] == n and same_run(wstore, ctab[s, 1], data, a, n):
             break
         s = (s + 1) & mask
     return s
