@@ -122,7 +122,8 @@ SPECS: dict[str, AlgorithmSpec] = {
                       "with '##' as a continuation piece, so its ids would differ from tokviz's; export a BPE model",
                       "tokviz.core.wordpiece.timeline", "WordPieceTraining", "WordPieceTimeline",
                       Later("tokviz.core.wordpiece.timeline:to_json"),
-                      Later("tokviz.core.wordpiece.timeline:from_json")),
+                      Later("tokviz.core.wordpiece.timeline:from_json"),
+                      Later("tokviz.core.wordpiece.compiled:warm_up")),
         AlgorithmSpec("unigram", "Unigram", UnigramSettings, "round", unigram.FORMAT_NAME,
                       "Unigram (SentencePiece): start from many substrings, run EM and prune the pieces "
                       "that cost least, round after round",

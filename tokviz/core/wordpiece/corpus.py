@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 import numpy as np
 
@@ -25,11 +26,9 @@ def base_symbols(words: Sequence[str]) -> list[str]:
     >>> base_symbols(["hug", "bun"])
     ['b', 'h', '##g', '##n', '##u']
     """
-    first, rest = set(), set()
-    for w in words:
-        if w:
-            first.add(w[0])
-            rest.update(w[1:])
+    words = [w for w in words if w]
+    first = set(map(itemgetter(0), words))
+    rest = set("".join([w[1:] for w in words]))
     return sorted(first) + [CONTINUATION + c for c in sorted(rest)]
 
 
@@ -137,3 +136,24 @@ def initial_counts(words: Sequence[str], weights: Sequence[int], index: Mapping[
     pair_count = {key_list[g]: sum_list[g] for g in by_first}
     pair_words = {key_list[g]: word_lists[bounds[g]:bounds[g + 1]] for g in by_first}
     return InitialCounts(out_words, tok_count, pair_count, pair_words)
+
+
+N_CANDIDATES = 5  # pairs a step reports: the winner and the best runners-up
+
+
+class TrainingStart:
+    """What both WordPiece trainers start from: the checked arguments, the base vocabulary and the
+    id layout (base symbol i gets ``first_id + i``; merge r gets ``first_id + len(symbols) + r``)."""
+
+    def __init__(self, words: Sequence[str], weights: Sequence[int], *, symbols: Sequence[str] | None = None,
+                 first_id: int = 0, min_count: int = 1, n_candidates: int = N_CANDIDATES) -> None:
+        if len(words) != len(weights):
+            raise ValueError("words and weights differ in length")
+        if any(w <= 0 for w in weights):
+            raise ValueError("word counts must be positive")
+        self.symbols = list(base_symbols(words) if symbols is None else symbols)
+        self.first_id = first_id
+        self.min_count = max(1, min_count)
+        self.n_candidates = max(1, n_candidates)
+        self.forms = list(self.symbols)  # internal id -> vocabulary form
+        self.rank = 0  # merges yielded so far

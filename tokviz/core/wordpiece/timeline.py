@@ -33,6 +33,7 @@ from tokviz.core.errors import CorpusError, ModelFormatError, SettingsError, Tok
 from tokviz.core.gc_pause import paused_gc
 from tokviz.core.io.checks import is_count
 
+from .compiled import make_trainer
 from .corpus import CONTINUATION, base_symbols
 from .replay import wordpiece_tree
 from .settings import FORMAT_NAME, MAX_WORD_CHARS, WordPieceSettings
@@ -158,7 +159,7 @@ class WordPieceTraining(StagedTraining):
         symbols = base_symbols(counts)
         self.budget = merge_budget(s, len(symbols))
         first_id = 1 + len(s.special_tokens)
-        self._trainer = WordPieceTrainer(
+        self._trainer = make_trainer(
             list(counts), list(counts.values()), symbols=symbols, first_id=first_id, min_count=s.min_count
         )
         return WordPieceTimeline(s, tuple(symbols), corpus_length=self._trainer.length, n_chunks=len(counts))
@@ -183,8 +184,14 @@ def to_json(timeline: WordPieceTimeline) -> dict:
     Steps are rows under a column header; scores and token strings are derived, not stored.
     """
     rows = []
+    listed: dict[int, list[int]] = {}  # a runner-up's record is shared by the steps it did not change in
     for s in timeline.steps:
-        cands = [[*c.pair, c.count, c.left_count, c.right_count, c.first_chunk, c.first_offset] for c in s.candidates]
+        cands = []
+        for c in s.candidates:
+            row = listed.get(id(c))
+            if row is None:
+                row = listed[id(c)] = [*c.pair, *c[2:]]  # every field but the score
+            cands.append(row)
         rows.append([*s.pair, s.count, s.left_count, s.right_count, s.length, cands])
     return {
         "format": FORMAT_NAME,

@@ -52,17 +52,16 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
-from .corpus import CONTINUATION, SHIFT, base_symbols, initial_counts
+from .corpus import CONTINUATION, SHIFT, TrainingStart, initial_counts
 from .lazy_heaps import drop_stale, group_key_for, score_shift
 from .trainer_records import WordPieceCandidate, WordPieceStep, merge_record
 from .word_merge import MASK, merge_many, merge_one
 
-N_CANDIDATES = 5
 MIN_COMPACT = 64  # heaps shorter than this are never compacted
 _SHIFT, _MASK = SHIFT, MASK
 
 
-class WordPieceTrainer:
+class WordPieceTrainer(TrainingStart):
     """Holds the mutable training state; iterate `steps()` to run merges one at a time.
 
     Ids: base symbol i gets ``first_id + i``; merge r gets ``first_id + len(symbols) + r``.
@@ -72,26 +71,9 @@ class WordPieceTrainer:
     [('##gs', 5, 20, 5), ('hu', 15, 15, 36)]
     """
 
-    def __init__(
-        self,
-        words: Sequence[str],
-        weights: Sequence[int],
-        *,
-        symbols: Sequence[str] | None = None,
-        first_id: int = 0,
-        min_count: int = 1,
-        n_candidates: int = N_CANDIDATES,
-    ) -> None:
-        if len(words) != len(weights):
-            raise ValueError("words and weights differ in length")
-        if any(w <= 0 for w in weights):
-            raise ValueError("word counts must be positive")
-        self.symbols = list(base_symbols(words) if symbols is None else symbols)
-        self.first_id = first_id
-        self.min_count = max(1, min_count)
-        self.n_candidates = max(1, n_candidates)
+    def __init__(self, words: Sequence[str], weights: Sequence[int], **options) -> None:
+        super().__init__(words, weights, **options)  # symbols, first_id, min_count, n_candidates
         index = {s: i for i, s in enumerate(self.symbols)}
-        self.forms = list(self.symbols)  # internal id -> vocabulary form
         self.tok_len = [1] * len(self.symbols)  # internal id -> characters covered
         self.weights = [int(w) for w in weights]
         counts = initial_counts(words, self.weights, index)
@@ -107,7 +89,6 @@ class WordPieceTrainer:
         # the key of count(ab) / count(a) (`tokviz.core.wordpiece.lazy_heaps`)
         self._k = score_shift(self.length)
         self._group_key = group_key_for(self.length)
-        self.rank = 0
         self.pair_count: dict[int, int] = {}
         self.pair_words: dict[int, list[int]] = {}  # tracked pairs only: words (ascending)
         self.first_idx: dict[int, int] = {}  # lazy pointer into pair_words[key]
