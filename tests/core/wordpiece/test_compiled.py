@@ -101,11 +101,12 @@ def test_a_failure_in_the_kernels_reaches_the_caller(monkeypatch):
 
 def _ranks_first(c1, a1, b1, p1, c2, a2, b2, p2) -> bool:
     """`ranks_before` on two pairs with these counts and first occurrences."""
-    pairs = np.zeros((2, 6), dtype=np.int64)
+    pairs = np.zeros((2, arrays_module.PAIR_COLUMNS), dtype=np.int64)
     pairs[0, :3] = (0, 1, c1)
     pairs[1, :3] = (2, 3, c2)
-    tok_count = np.array([a1, b1, a2, b2], dtype=np.int64)
-    return KERNELS.ranks_before(0, c1 / (a1 * b1), p1, 1, c2 / (a2 * b2), p2, pairs, tok_count)
+    toks = np.zeros((4, arrays_module.TOK_COLUMNS), dtype=np.int64)
+    toks[:, arrays_module.T_COUNT] = (a1, b1, a2, b2)
+    return KERNELS.ranks_before(0, c1 / (a1 * b1), p1, 1, c2 / (a2 * b2), p2, pairs, toks)
 
 
 COUNT = st.integers(1, 2**31 - 1)

@@ -24,7 +24,7 @@ def test_an_algorithm_with_kernels_is_warmed_once_on_a_thread_of_its_own(monkeyp
     thread.join(30)
     assert ran == [f"tokviz-warm-up-{KERNELS}"]
     assert warm_up_in_background(KERNELS) is None  # once per process
-    assert warm_up_in_background("bpe") is None and warm_up_in_background("wordpiece") is None  # nothing to load
+    assert warm_up_in_background("bpe") is None and warm_up_in_background("boundless") is None  # nothing to load
     assert warm_up_in_background("no such algorithm") is None
 
 

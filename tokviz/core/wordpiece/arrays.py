@@ -4,12 +4,15 @@ row, column and slot holds, building them from a corpus with numpy, and growing 
 A token occupies the characters ``[p, p + length)`` of the words laid end to end and lives at its
 first character ``p``. Per position (rows of `pos`): the token starting there (-1 inside a token),
 the next and previous token starts in its word (-1 at the word's ends) and the word's weight. Per
-pair (a row of `pairs`, one cache line): left and right token, weighted count, its occurrences
-``pool[start:end]`` (ascending: all are made in the step that makes its newer token, so the list
-only goes stale, never grows) and the index of the first that may still be live. A pair's key
-``a << 32 | b`` finds its row through an open-addressing `table` (`tokviz.core.text.trie_table`).
-The pairs whose count reaches the minimum are also listed in `live` (pair, left, right, first live
-occurrence) with their float scores in `scores`, in no order. `meta` holds the sizes and settings.
+token (a row of `toks`): its weighted count and the heads of two lists of the pairs holding it, on
+the left and on the right. Per pair (a row of `pairs`): left and right token, weighted count, its
+occurrences ``pool[start:end]`` (ascending: all are made in the step that makes its newer token,
+so the list only goes stale, never grows), the index of the first that may still be live, its
+place in `live`, and the next pair in each of its tokens' lists. A pair's key ``a << 32 | b``
+finds its row through an open-addressing `table` (`tokviz.core.text.trie_table`). The pairs whose
+count reaches the minimum are listed in `live` (pair, first live occurrence), with their float
+scores in `scores`, in no order. `meta` holds the sizes and settings. Links, heads and places are
+stored plus one, so that 0 (what new rows are filled with) means none.
 
 Building them needs no numba, so a caller can build them while numba imports.
 What this leaves out: the merge loop (`kernels`), the trainer around it (`compiled`).
@@ -26,12 +29,15 @@ from .corpus import CONTINUATION
 
 # rows of `pos`
 TOK, NXT, PRV, WT = 0, 1, 2, 3
+# columns of `toks`
+T_COUNT, T_LEFTS, T_RIGHTS = 0, 1, 2
+TOK_COLUMNS = 3
 # columns of `pairs`
-LEFT, RIGHT, COUNT, START, END, FIRST = 0, 1, 2, 3, 4, 5
-PAIR_COLUMNS = 6
+LEFT, RIGHT, COUNT, START, END, FIRST, LIVE_AT, NEXT_LEFT, NEXT_RIGHT = range(9)
+PAIR_COLUMNS = 9
 # columns of `live`
-L_PAIR, L_LEFT, L_RIGHT, L_FIRST = 0, 1, 2, 3
-LIVE_COLUMNS = 4
+L_PAIR, L_FIRST = 0, 1
+LIVE_COLUMNS = 2
 # slots of `meta`: sizes, the settings, the room a merge asked for, the tokens the last merge changed
 N_PAIRS, POOL_USED, N_TOKENS, N_LIVE, MIN_COUNT, TABLE_BITS, ROOM, LAST_LEFT, LAST_RIGHT = range(9)
 META_SLOTS = 9
@@ -75,7 +81,7 @@ class TrainerArrays:
     """Everything the kernels read and write (module doc); `starts` and `length` for the records."""
 
     pos: np.ndarray
-    tok_count: np.ndarray
+    toks: np.ndarray
     pairs: np.ndarray
     pool: np.ndarray
     table: np.ndarray
@@ -114,7 +120,8 @@ class TrainerArrays:
         meta[MIN_COUNT] = min_count
         meta[TABLE_BITS] = bits
         meta[LAST_LEFT] = meta[LAST_RIGHT] = -1
-        return cls(pos, np.zeros(len(symbols) + 64, dtype=np.int64), np.zeros((room, PAIR_COLUMNS), dtype=np.int64),
+        return cls(pos, np.zeros((len(symbols) + 64, TOK_COLUMNS), dtype=np.int64),
+                   np.zeros((room, PAIR_COLUMNS), dtype=np.int64),
                    np.zeros(max(16, n), dtype=np.int64), np.full((1 << bits, 2), -1, dtype=np.int64),
                    np.zeros((0, LIVE_COLUMNS), dtype=np.int64), np.zeros(0, dtype=np.float64), meta,
                    word_starts.tolist(), int(np.dot(lengths, wts)) if len(words) else 0)
@@ -131,8 +138,8 @@ class TrainerArrays:
         if meta[N_LIVE] + room > len(self.live):
             self.live = _wider(self.live, int(meta[N_LIVE]) + room)
             self.scores = _wider(self.scores, len(self.live))
-        if meta[N_TOKENS] >= len(self.tok_count):
-            self.tok_count = _wider(self.tok_count, int(meta[N_TOKENS]) + 1)
+        if meta[N_TOKENS] >= len(self.toks):
+            self.toks = _wider(self.toks, int(meta[N_TOKENS]) + 1)
         bits = int(meta[TABLE_BITS])
         while (1 << bits) < 2 * (int(meta[N_PAIRS]) + room):  # at most half full
             bits += 1

@@ -83,7 +83,7 @@ class CompiledWordPieceTrainer(TrainingStart):
     def use_kernels(self, kernels: ModuleType) -> None:
         """Count the corpus with `kernels` (`load_kernels`), which then run every merge."""
         x = self.arrays
-        x.pairs, x.table, x.live, x.scores = kernels.set_up(x.pos, x.tok_count, x.pairs, x.pool, x.table, x.meta)
+        x.pairs, x.table, x.live, x.scores = kernels.set_up(x.pos, x.toks, x.pairs, x.pool, x.table, x.meta)
         self.k = kernels
 
     def _work(self, limit: int | None, batches: SimpleQueue, stop: threading.Event) -> None:
@@ -98,7 +98,7 @@ class CompiledWordPieceTrainer(TrainingStart):
                 out = np.zeros((wanted, n, 6), dtype=np.int64)
                 found = np.zeros(wanted, dtype=np.int64)
                 totals = np.zeros(wanted, dtype=np.int64)
-                done, status = self.k.run_steps(x.pos, x.tok_count, x.pairs, x.pool, x.table, x.live, x.scores,
+                done, status = self.k.run_steps(x.pos, x.toks, x.pairs, x.pool, x.table, x.live, x.scores,
                                                 x.meta, out, found, totals, wanted)
                 if done:
                     batches.put((out, found, totals, done))
@@ -205,9 +205,9 @@ def warm_up(*, encoder: bool = True) -> bool:
     if kernels is None:
         return False
     x = TrainerArrays.build(["hug", "pug", "hugs"], [10, 5, 5], ["h", "p", "##g", "##s", "##u"], 1)
-    x.pairs, x.table, x.live, x.scores = kernels.set_up(x.pos, x.tok_count, x.pairs, x.pool, x.table, x.meta)
+    x.pairs, x.table, x.live, x.scores = kernels.set_up(x.pos, x.toks, x.pairs, x.pool, x.table, x.meta)
     out, found, totals = np.zeros((1, 1, 6), dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    kernels.run_steps(x.pos, x.tok_count, x.pairs, x.pool, x.table, x.live, x.scores, x.meta, out, found, totals, 1)
+    kernels.run_steps(x.pos, x.toks, x.pairs, x.pool, x.table, x.live, x.scores, x.meta, out, found, totals, 1)
     x.meta[ROOM] = len(x.table)  # as if a merge needed a bigger table
     x.grow(kernels.rehash)
     return True

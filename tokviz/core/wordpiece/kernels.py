@@ -4,13 +4,14 @@ The same rules as `tokviz.core.wordpiece.trainer`, on the arrays of `tokviz.core
 (where their layout is described): a pair's position is the global character position its ties
 are broken by.
 
-Choosing the winner is one pass over the live pairs (a few thousand: far fewer than the merges'
-sites), keeping the best `n` in order. Only the pairs holding a token the last merge changed have a
-new score (every count a merge changes is of a pair next to one of its sites, which holds one of
-its two tokens), so the pass recomputes those and reads the others' from `scores`. Scores are
-compared as floats when they differ by more than rounding can explain, else exactly: ``c1 * a2 *
-b2`` against ``c2 * a1 * b1`` in 128 bits (counts below 2**31, which the caller checks). Equal scores
-go to the pair whose first live occurrence comes first.
+Choosing the winner is one pass over the live pairs' scores (a few thousand: far fewer than the
+merges' sites), keeping the best `n` in order. Only the pairs holding a token the last merge
+changed have a new score (every count a merge changes is of a pair next to one of its sites, which
+holds one of its two tokens), so those are rescored first, found through their tokens' lists of
+pairs (a list drops the pairs it finds dead for good). Scores are compared as floats when they
+differ by more than rounding can explain, else exactly: ``c1 * a2 * b2`` against ``c2 * a1 * b1``
+in 128 bits (counts below 2**31, which the caller checks). Equal scores go to the pair whose first
+live occurrence comes first.
 
 A call runs up to `max_steps` merges and reports each step's candidates; it stops early (status
 `GROW`, the room that merge may take in ``meta[ROOM]``: two new pairs and occurrences a site) when
@@ -40,23 +41,27 @@ from .arrays import (
     FIRST,
     GROW,
     L_FIRST,
-    L_LEFT,
     L_PAIR,
-    L_RIGHT,
     LAST_LEFT,
     LAST_RIGHT,
     LEFT,
+    LIVE_AT,
     LIVE_COLUMNS,
     MIN_COUNT,
     N_LIVE,
     N_PAIRS,
     N_TOKENS,
+    NEXT_LEFT,
+    NEXT_RIGHT,
     NXT,
     POOL_USED,
     PRV,
     RIGHT,
     ROOM,
     START,
+    T_COUNT,
+    T_LEFTS,
+    T_RIGHTS,
     TABLE_BITS,
     TOK,
     WT,
@@ -67,7 +72,21 @@ _CLOSE = 1e-12  # float scores closer than this (relatively) are compared exactl
 
 
 @njit(cache=True, nogil=True)
-def set_up(pos, tok_count, pairs, pool, table, meta):  # pragma: no cover - compiled
+def _new_pair(k, a, b, pairs, toks):  # pragma: no cover - compiled
+    """Start row `k` as the pair (a, b), count 0, at the head of its tokens' lists."""
+    pairs[k, LEFT] = a
+    pairs[k, RIGHT] = b
+    pairs[k, COUNT] = 0
+    pairs[k, END] = 0
+    pairs[k, LIVE_AT] = 0
+    pairs[k, NEXT_LEFT] = toks[a, T_LEFTS]
+    toks[a, T_LEFTS] = k + 1
+    pairs[k, NEXT_RIGHT] = toks[b, T_RIGHTS]
+    toks[b, T_RIGHTS] = k + 1
+
+
+@njit(cache=True, nogil=True)
+def set_up(pos, toks, pairs, pool, table, meta):  # pragma: no cover - compiled
     """Count the base tokens and every pair of neighbours, lay each pair's occurrences out in
     `pool` (an occurrence per position must fit; pairs numbered in order of first occurrence) and
     list the live ones. `pairs` and `table` grow as needed (doubling; the table stays at most half
@@ -80,7 +99,7 @@ def set_up(pos, tok_count, pairs, pool, table, meta):  # pragma: no cover - comp
         t = pos[TOK, p]
         if t < 0:
             continue
-        tok_count[t] += pos[WT, p]
+        toks[t, T_COUNT] += pos[WT, p]
         q = pos[NXT, p]
         if q < 0:
             continue
@@ -93,10 +112,7 @@ def set_up(pos, tok_count, pairs, pool, table, meta):  # pragma: no cover - comp
                 pairs = wider
             table[s, 0] = key
             table[s, 1] = n_pairs
-            pairs[n_pairs, LEFT] = t
-            pairs[n_pairs, RIGHT] = pos[TOK, q]
-            pairs[n_pairs, COUNT] = 0
-            pairs[n_pairs, END] = 0
+            _new_pair(n_pairs, t, pos[TOK, q], pairs, toks)
             n_pairs += 1
             if 2 * n_pairs > mask:  # half full: twice the rows
                 bits += 1
@@ -124,23 +140,22 @@ def set_up(pos, tok_count, pairs, pool, table, meta):  # pragma: no cover - comp
     meta[POOL_USED] = used
     live = np.zeros((max(16, n_pairs), LIVE_COLUMNS), dtype=np.int64)
     scores = np.zeros(len(live), dtype=np.float64)
-    meta[N_LIVE] = _list_live(0, n_pairs, pos, pairs, pool, tok_count, live, scores, meta)
+    meta[N_LIVE] = _list_live(0, n_pairs, pos, pairs, pool, toks, live, scores, meta)
     return pairs, table, live, scores
 
 
 @njit(cache=True, nogil=True)
-def _list_live(first, last, pos, pairs, pool, tok_count, live, scores, meta):  # pragma: no cover - compiled
+def _list_live(first, last, pos, pairs, pool, toks, live, scores, meta):  # pragma: no cover - compiled
     """Append the pairs ``first..last-1`` whose count reaches the minimum to `live` and `scores`;
     returns the new number of live pairs."""
     n_live = meta[N_LIVE]
     for k in range(first, last):
         if pairs[k, COUNT] >= meta[MIN_COUNT]:
             live[n_live, L_PAIR] = k
-            live[n_live, L_LEFT] = pairs[k, LEFT]
-            live[n_live, L_RIGHT] = pairs[k, RIGHT]
             live[n_live, L_FIRST] = _first_pos(k, pos, pairs, pool)
-            scores[n_live] = _score(k, pairs, tok_count)
+            scores[n_live] = _score(k, pairs, toks)
             n_live += 1
+            pairs[k, LIVE_AT] = n_live
     return n_live
 
 
@@ -170,7 +185,7 @@ def _times3(x, y, z):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def ranks_before(k1, f1, p1, k2, f2, p2, pairs, tok_count):  # pragma: no cover - compiled
+def ranks_before(k1, f1, p1, k2, f2, p2, pairs, toks):  # pragma: no cover - compiled
     """Whether pair `k1` (float score `f1`, first live occurrence `p1`) ranks before pair `k2`
     (`f2`, `p2`): a higher score, or an equal one and an earlier first occurrence."""
     if f1 > f2 * (1.0 + _CLOSE):
@@ -178,8 +193,8 @@ def ranks_before(k1, f1, p1, k2, f2, p2, pairs, tok_count):  # pragma: no cover 
     if f2 > f1 * (1.0 + _CLOSE):
         return False
     c1, c2 = pairs[k1, COUNT], pairs[k2, COUNT]
-    h1, l1 = _times3(c1, tok_count[pairs[k2, LEFT]], tok_count[pairs[k2, RIGHT]])
-    h2, l2 = _times3(c2, tok_count[pairs[k1, LEFT]], tok_count[pairs[k1, RIGHT]])
+    h1, l1 = _times3(c1, toks[pairs[k2, LEFT], T_COUNT], toks[pairs[k2, RIGHT], T_COUNT])
+    h2, l2 = _times3(c2, toks[pairs[k1, LEFT], T_COUNT], toks[pairs[k1, RIGHT], T_COUNT])
     if h1 != h2:
         return h1 > h2
     if l1 != l2:
@@ -188,45 +203,71 @@ def ranks_before(k1, f1, p1, k2, f2, p2, pairs, tok_count):  # pragma: no cover 
 
 
 @njit(cache=True, nogil=True)
-def _score(k, pairs, tok_count):  # pragma: no cover - compiled
-    return pairs[k, COUNT] / (float(tok_count[pairs[k, LEFT]]) * float(tok_count[pairs[k, RIGHT]]))
+def _score(k, pairs, toks):  # pragma: no cover - compiled
+    return pairs[k, COUNT] / (float(toks[pairs[k, LEFT], T_COUNT]) * float(toks[pairs[k, RIGHT], T_COUNT]))
 
 
 @njit(cache=True, nogil=True)
-def _best(pos, pairs, pool, tok_count, live, scores, meta, top, top_scores, top_first):  # pragma: no cover - compiled
+def _rescore(t, side, refirst, pos, pairs, pool, toks, live, scores, meta):  # pragma: no cover - compiled
+    """Rescore the live pairs in token `t`'s list of pairs on `side` (`T_LEFTS`: t on the left,
+    `T_RIGHTS`: on the right), with their first occurrences too if `refirst`; a pair whose count
+    fell below the minimum leaves `live` (the last one takes its place) and the list."""
+    link = NEXT_LEFT if side == T_LEFTS else NEXT_RIGHT
+    min_count = meta[MIN_COUNT]
+    prev = -1
+    k = toks[t, side] - 1
+    while k >= 0:
+        nxt = pairs[k, link] - 1
+        if pairs[k, COUNT] < min_count:  # for good: counts only fall once made
+            i = pairs[k, LIVE_AT] - 1
+            if i >= 0:
+                last = meta[N_LIVE] - 1
+                moved = live[last, L_PAIR]
+                live[i, L_PAIR], live[i, L_FIRST], scores[i] = moved, live[last, L_FIRST], scores[last]
+                pairs[moved, LIVE_AT] = i + 1
+                pairs[k, LIVE_AT] = 0
+                meta[N_LIVE] = last
+            if prev < 0:
+                toks[t, side] = nxt + 1
+            else:
+                pairs[prev, link] = nxt + 1
+        else:
+            i = pairs[k, LIVE_AT] - 1
+            if i >= 0:
+                scores[i] = _score(k, pairs, toks)
+                if refirst:
+                    live[i, L_FIRST] = _first_pos(k, pos, pairs, pool)
+            prev = k
+        k = nxt
+
+
+@njit(cache=True, nogil=True)
+def _best(pos, pairs, pool, toks, live, scores, meta, top, top_scores, top_first):  # pragma: no cover - compiled
     """The best ``len(top)`` live pairs into `top`, best first (their float scores and first
     occurrences in `top_scores` and `top_first`); returns how many there are. First rescores the
     live pairs holding a token the last merge changed, dropping those whose count fell below the
-    minimum: their counts changed, and the first occurrence of those next to its sites."""
+    minimum: their counts changed, and the first occurrences of (x, a) and (b, y), next to its
+    sites."""
+    a, b = meta[LAST_LEFT], meta[LAST_RIGHT]
+    if a >= 0:
+        _rescore(a, T_RIGHTS, True, pos, pairs, pool, toks, live, scores, meta)
+        _rescore(b, T_LEFTS, True, pos, pairs, pool, toks, live, scores, meta)
+        _rescore(a, T_LEFTS, False, pos, pairs, pool, toks, live, scores, meta)
+        if b != a:
+            _rescore(b, T_RIGHTS, False, pos, pairs, pool, toks, live, scores, meta)
+        meta[LAST_LEFT] = meta[LAST_RIGHT] = -1  # rescored: a call that stops here need not do it again
     n = len(top)
     m = 0
-    a, b = meta[LAST_LEFT], meta[LAST_RIGHT]
-    min_count = meta[MIN_COUNT]
-    n_live = meta[N_LIVE]
     low = -1.0  # a score below this cannot enter the list (-1: it is not full yet)
-    i = 0
-    while i < n_live:
-        x, y = live[i, L_LEFT], live[i, L_RIGHT]
-        if (x == a) | (x == b) | (y == a) | (y == b):
-            k = live[i, L_PAIR]
-            if pairs[k, COUNT] < min_count:  # the last one takes its place, and is looked at next
-                n_live -= 1
-                for c in range(live.shape[1]):
-                    live[i, c] = live[n_live, c]
-                scores[i] = scores[n_live]
-                continue
-            scores[i] = _score(k, pairs, tok_count)
-            if (y == a) | (x == b):  # (x, a) and (b, y) lost the occurrences next to the merge's sites
-                live[i, L_FIRST] = _first_pos(k, pos, pairs, pool)
+    for i in range(meta[N_LIVE]):
         f = scores[i]
-        i += 1
         if f < low:
             continue
-        k, p = live[i - 1, L_PAIR], live[i - 1, L_FIRST]
-        if m == n and not ranks_before(k, f, p, top[m - 1], top_scores[m - 1], top_first[m - 1], pairs, tok_count):
+        k, p = live[i, L_PAIR], live[i, L_FIRST]
+        if m == n and not ranks_before(k, f, p, top[m - 1], top_scores[m - 1], top_first[m - 1], pairs, toks):
             continue
         j = m if m < n else n - 1
-        while j > 0 and ranks_before(k, f, p, top[j - 1], top_scores[j - 1], top_first[j - 1], pairs, tok_count):
+        while j > 0 and ranks_before(k, f, p, top[j - 1], top_scores[j - 1], top_first[j - 1], pairs, toks):
             top[j] = top[j - 1]
             top_scores[j] = top_scores[j - 1]
             top_first[j] = top_first[j - 1]
@@ -238,13 +279,11 @@ def _best(pos, pairs, pool, tok_count, live, scores, meta, top, top_scores, top_
             m += 1
         if m == n:
             low = top_scores[n - 1] * (1.0 - _CLOSE)
-    meta[N_LIVE] = n_live
-    meta[LAST_LEFT] = meta[LAST_RIGHT] = -1  # rescored: a call that stops here need not do it again
     return m
 
 
 @njit(cache=True, nogil=True)
-def _add(key, w, new_pair, where, pos, pairs, table, meta, made_k, made_p, n_made):  # pragma: no cover - compiled
+def _add(key, w, new_pair, where, pairs, toks, table, meta, made_k, made_p, n_made):  # pragma: no cover - compiled
     """Add `w` to the count of pair `key`; a pair made by this merge (`new_pair`) also gets
     occurrence `where` (noted in `made_k`/`made_p`), and a number if it has none. Returns `n_made`."""
     bits = meta[TABLE_BITS]
@@ -254,9 +293,7 @@ def _add(key, w, new_pair, where, pos, pairs, table, meta, made_k, made_p, n_mad
         meta[N_PAIRS] = k + 1
         table[s, 0] = key
         table[s, 1] = k
-        pairs[k, LEFT] = key >> 32
-        pairs[k, RIGHT] = key & _LOW32
-        pairs[k, COUNT] = 0
+        _new_pair(k, key >> 32, key & _LOW32, pairs, toks)
     k = table[s, 1]
     pairs[k, COUNT] += w
     if new_pair:
@@ -267,7 +304,7 @@ def _add(key, w, new_pair, where, pos, pairs, table, meta, made_k, made_p, n_mad
 
 
 @njit(cache=True, nogil=True)
-def _merge(k, new, pos, tok_count, pairs, pool, table, live, scores, meta):  # pragma: no cover - compiled
+def _merge(k, new, pos, toks, pairs, pool, table, live, scores, meta):  # pragma: no cover - compiled
     """Merge every live occurrence of pair `k` into token `new`, left to right; returns the
     weighted number of sites."""
     a, b = pairs[k, LEFT], pairs[k, RIGHT]
@@ -289,21 +326,21 @@ def _merge(k, new, pos, tok_count, pairs, pool, table, live, scores, meta):  # p
         left = pos[PRV, p]
         if left >= 0:
             x = pos[TOK, left]
-            n_made = _add((x << 32) | a, -w, False, left, pos, pairs, table, meta, made_k, made_p, n_made)
-            n_made = _add((x << 32) | new, w, True, left, pos, pairs, table, meta, made_k, made_p, n_made)
+            n_made = _add((x << 32) | a, -w, False, left, pairs, toks, table, meta, made_k, made_p, n_made)
+            n_made = _add((x << 32) | new, w, True, left, pairs, toks, table, meta, made_k, made_p, n_made)
         right = pos[NXT, q]
         if right >= 0:
             y = pos[TOK, right]
-            n_made = _add((b << 32) | y, -w, False, p, pos, pairs, table, meta, made_k, made_p, n_made)
-            n_made = _add((new << 32) | y, w, True, p, pos, pairs, table, meta, made_k, made_p, n_made)
+            n_made = _add((b << 32) | y, -w, False, p, pairs, toks, table, meta, made_k, made_p, n_made)
+            n_made = _add((new << 32) | y, w, True, p, pairs, toks, table, meta, made_k, made_p, n_made)
             pos[PRV, right] = p
         pos[TOK, p] = new
         pos[TOK, q] = -1
         pos[NXT, p] = right
     pairs[k, COUNT] = 0
-    tok_count[a] -= total
-    tok_count[b] -= total
-    tok_count[new] = total
+    toks[a, T_COUNT] -= total
+    toks[b, T_COUNT] -= total
+    toks[new, T_COUNT] = total
     meta[LAST_LEFT], meta[LAST_RIGHT] = a, b
     # the new pairs' occurrences, pair by pair, each in the ascending order they were made in
     n_pairs = meta[N_PAIRS]
@@ -322,12 +359,12 @@ def _merge(k, new, pos, tok_count, pairs, pool, table, live, scores, meta):  # p
         pool[pairs[j, END]] = made_p[i]
         pairs[j, END] += 1
     meta[POOL_USED] = used
-    meta[N_LIVE] = _list_live(first_new, n_pairs, pos, pairs, pool, tok_count, live, scores, meta)
+    meta[N_LIVE] = _list_live(first_new, n_pairs, pos, pairs, pool, toks, live, scores, meta)
     return total
 
 
 @njit(cache=True, nogil=True)
-def run_steps(pos, tok_count, pairs, pool, table, live, scores, meta, out, found, totals,  # pragma: no cover - compiled
+def run_steps(pos, toks, pairs, pool, table, live, scores, meta, out, found, totals,  # pragma: no cover - compiled
               max_steps):
     """Up to `max_steps` merges. Step s reports its candidates, best first, in ``out[s, :found[s]]``
     (left, right, count, left count, right count, first position) and the weighted sites merged
@@ -338,13 +375,13 @@ def run_steps(pos, tok_count, pairs, pool, table, live, scores, meta, out, found
     top_scores = np.empty(n, dtype=np.float64)
     top_first = np.empty(n, dtype=np.int64)
     for s in range(max_steps):
-        m = _best(pos, pairs, pool, tok_count, live, scores, meta, top, top_scores, top_first)
+        m = _best(pos, pairs, pool, toks, live, scores, meta, top, top_scores, top_first)
         if m == 0:
             return s, DONE
         k = top[0]
         room = 2 * (pairs[k, END] - pairs[k, FIRST])
         if (meta[N_PAIRS] + room > len(pairs) or meta[POOL_USED] + room > len(pool)
-                or meta[N_LIVE] + room > len(live) or meta[N_TOKENS] >= len(tok_count)
+                or meta[N_LIVE] + room > len(live) or meta[N_TOKENS] >= len(toks)
                 or 2 * (meta[N_PAIRS] + room) > len(table)):
             meta[ROOM] = room
             return s, GROW
@@ -353,11 +390,11 @@ def run_steps(pos, tok_count, pairs, pool, table, live, scores, meta, out, found
             out[s, j, C_LEFT] = pairs[c, LEFT]
             out[s, j, C_RIGHT] = pairs[c, RIGHT]
             out[s, j, C_COUNT] = pairs[c, COUNT]
-            out[s, j, C_LEFT_COUNT] = tok_count[pairs[c, LEFT]]
-            out[s, j, C_RIGHT_COUNT] = tok_count[pairs[c, RIGHT]]
+            out[s, j, C_LEFT_COUNT] = toks[pairs[c, LEFT], T_COUNT]
+            out[s, j, C_RIGHT_COUNT] = toks[pairs[c, RIGHT], T_COUNT]
             out[s, j, C_POS] = top_first[j]
         found[s] = m
         new = meta[N_TOKENS]
         meta[N_TOKENS] = new + 1
-        totals[s] = _merge(k, new, pos, tok_count, pairs, pool, table, live, scores, meta)
+        totals[s] = _merge(k, new, pos, toks, pairs, pool, table, live, scores, meta)
     return max_steps, DONE
