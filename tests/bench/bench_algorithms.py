@@ -10,13 +10,13 @@ Unigram: whitespace words) through `tokviz.core.registry.make_training`, in a fr
 (``--worker ALGO``, the algorithms alternating) that times only the training (reading the file is
 left out), in wall-clock and CPU seconds (CPU is steadier on a shared machine), twice: the first
 training of the process, then the same training again in it. The first includes what a process
-pays once (Unigram's compiled kernels: importing numba and loading them from its cache, about
-0.3 s); the second is what every later training in the app pays. Then the path a user runs from
+pays once (WordPiece's and Unigram's compiled kernels: importing numba and loading them from its
+cache, about 0.3 s); the second is what every later training in the app pays. Then the path a user runs from
 the command line, as a whole process: ``tokviz train CORPUS -o MODEL --vocab-size N --algorithm
 ALGO --quiet`` (start-up, reading, training, saving the model; one untimed warm-up run each, then
-alternating), with its peak memory (`bench_encode_paths.run_process`). And Unigram's first training
-in a process that ran its warm-up first (what the window does when Unigram is chosen,
-`tokviz.engine.training.warm_up`). The parent prints median seconds
+alternating), with its peak memory (`bench_encode_paths.run_process`). And the first training of
+WordPiece and Unigram in a process that ran their warm-up first (what the window does when one of
+them is chosen, `tokviz.engine.training.warm_up`). The parent prints median seconds
 and the ratios to BPE (target: at most 2x) and writes ``tests/bench/results/algorithms.json``
 (``--plain``: with the compiled kernels off, ``TOKVIZ_JIT=0``, into ``algorithms_plain.json``).
 Data comes from ``../shared``.
@@ -40,6 +40,7 @@ CORPUS = ROOT.parent / "shared" / "corpora" / "tinyshakespeare.txt"
 RESULTS = ROOT / "tests" / "bench" / "results"
 ALGORITHMS = ("bpe", "wordpiece", "unigram")
 LIMIT = 2.0  # the target: WordPiece and Unigram each within 2x of BPE
+WARMED = ("wordpiece", "unigram")  # the algorithms with a warm-up (`AlgorithmSpec.warm_up`)
 
 
 def settings_for(algo: str, vocab: int):
@@ -125,7 +126,7 @@ def main() -> int:
             for algo in ALGORITHMS:
                 run = run_worker(algo, path, args.vocab, args.plain)
                 cli = run_cli(algo, path, args.vocab, models[algo], args.plain)
-                warmed = run_worker(algo, path, args.vocab, args.plain, warm=True) if algo == "unigram" else run
+                warmed = run_worker(algo, path, args.vocab, args.plain, warm=True) if algo in WARMED else run
                 runs_of[algo].append({**run, "cli_seconds": cli["seconds"], "cli_peak_mb": cli["peak_mb"],
                                       "warmed_seconds": warmed["seconds"]})
     keys = ("seconds", "cpu_seconds", "prepare_seconds", "again_seconds", "again_cpu_seconds", "cli_seconds",
@@ -151,10 +152,11 @@ def main() -> int:
               f"{r['cpu_seconds']:>6.2f} {r['cpu_ratio_vs_bpe']:>9.2f}x | {r['again_seconds']:>8.2f} "
               f"{r['again_ratio_vs_bpe']:>6.2f}x {r['again_cpu_ratio_vs_bpe']:>9.2f}x | {r['cli_seconds']:>8.2f} "
               f"{r['cli_ratio_vs_bpe']:>6.2f}x {r['cli_peak_mb']:>8.0f} {r['steps']:>7,} {r['vocab_size']:>7,}")
-    u = rows["unigram"]
-    print(f"Unigram's first training in a window that warmed it up when it was chosen "
-          f"(`tokviz.engine.training.warm_up`): {u['warmed_seconds']:.2f} s, "
-          f"{u['warmed_seconds'] / rows['bpe']['seconds']:.2f}x BPE's first training")
+    for algo in WARMED:
+        u = rows[algo]
+        print(f"{algo}'s first training in a window that warmed it up when it was chosen "
+              f"(`tokviz.engine.training.warm_up`): {u['warmed_seconds']:.2f} s, "
+              f"{u['warmed_seconds'] / rows['bpe']['seconds']:.2f}x BPE's first training")
     print(f"every algorithm within {LIMIT:g}x of BPE: first training of a process "
           f"{'yes' if ok[''] else 'NO'}; trained again {'yes' if ok['again_'] else 'NO'}; tokviz train as a "
           f"process {'yes' if ok['cli_'] else 'NO'}")

@@ -66,6 +66,18 @@ def test_a_real_corpus_gives_the_same_steps(monkeypatch):
     assert got == list(plain.steps(max_merges=3000)) and len(got) > 500
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "chars", "merges"), [("udhr2_all.txt", 2_000_000, 6000),
+                                                      ("gutenberg30.txt", 3_000_000, 10000)])
+def test_real_corpora_give_the_same_steps(corpus_text, name, chars, merges):
+    """Hundreds of languages (thousands of base symbols, tens of thousands of live pairs) and a
+    longer English run: the very steps of the plain trainer."""
+    counts = count_chunks([corpus_text(name, chars)], parse_split("whitespace"))
+    plain, compiled = _both(counts, first_id=1)
+    got = list(compiled.steps(max_merges=merges))
+    assert got == list(plain.steps(max_merges=merges)) and len(got) == merges
+
+
 def test_stopping_and_going_on_gives_the_same_sequence():
     """A caller that stops early (a budget, or a generator closed mid-batch) and asks again gets the
     steps one run would give: what the kernels computed ahead waits in the queue."""
