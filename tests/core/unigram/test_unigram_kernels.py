@@ -218,7 +218,8 @@ WARM_UP_PROBE = """
 import json, random
 from tokviz.core.unigram import kernels
 from tokviz.core.unigram.timeline import UnigramSettings, train_unigram, warm_up
-ENTRY = ("substring_table", "trie_preorder", "e_step", "log_z_and_freq", "alternatives", "keep_edges")
+ENTRY = ("substring_table", "trie_preorder", "occurrences_of", "e_step", "log_z_and_freq", "alternatives",
+         "keep_edges")
 signatures = lambda: {n: sorted(map(str, getattr(kernels, n).signatures)) for n in ENTRY}
 before = signatures()
 ok = warm_up()

@@ -78,7 +78,7 @@ def test_seed_min_count_and_prefix():
 @given(texts=st.lists(st.text(alphabet="ab\u2581😀\udc80", min_size=1, max_size=12), min_size=1, max_size=5),
        m=st.integers(1, 6))
 def test_substrings_match_slicing(texts, m):
-    sid, lat, start, end, joined, _ = substrings(texts, m)
+    sid, lat, start, end, joined = substrings(texts, m)[:5]
     index: dict[str, int] = {}
     expected = [(index.setdefault(t[i:j], len(index)), k, i, j)
                 for k, t in enumerate(texts) for i in range(len(t)) for j in range(i + 1, min(len(t), i + m) + 1)]

@@ -9,7 +9,8 @@ word over that one order, so no per-position plans are needed and pruning is a p
 - `log_z_and_freq`: log Z and the weighted uses of every piece in the Viterbi segmentations;
 - `alternatives`: each piece's best segmentation without its own whole edge;
 - `keep_edges`: the edges of the pieces a prune keeps;
-- `substring_table` and `trie_preorder`: the seed's substrings, numbered, and their string order.
+- `substring_table` and `trie_preorder`: the seed's substrings, numbered, and their string order;
+  `occurrences_of`: the occurrences of the seed's pieces.
 
 Viterbi ties are broken as in `lattice.Lattices.viterbi` (the smallest start wins): edges are
 relaxed in (start, end) order and only a strictly better score replaces a node's best, but the
@@ -31,13 +32,14 @@ _TINY = 1e-250  # a word less probable than this is summed in log space
 
 
 @njit(cache=True, nogil=True)
-def substring_table(codes, lengths, max_chars, total):  # pragma: no cover - compiled
+def substring_table(codes, lengths, weights, max_chars, total):  # pragma: no cover - compiled
     """`trainer.substrings` compiled: every substring of at most `max_chars` code points of every
     text (``lengths``: the texts' lengths in `codes`; `total`: how many there are), in (text,
     start, end) order: (number, text, start, end) of each, numbered in order of first occurrence,
-    and of each number the number of the substring one character shorter (-1: none) and its last
-    code point (for `trie_preorder`). The substrings form a trie (`tokviz.core.text.trie_table`,
-    node ``number + 1``; 0 is the empty string) that doubles when half full."""
+    and of each number the number of the substring one character shorter (-1: none), its last code
+    point (for `trie_preorder`), its first occurrence and its count (the `weights` of the texts it
+    occurs in, summed in order). The substrings form a trie (`tokviz.core.text.trie_table`, node
+    ``number + 1``; 0 is the empty string) that doubles when half full."""
     bits = 12
     table = np.full((1 << bits, 2), EMPTY, dtype=np.int64)
     shift, mask = np.uint64(64 - bits), (1 << bits) - 1
@@ -47,6 +49,8 @@ def substring_table(codes, lengths, max_chars, total):  # pragma: no cover - com
     end = np.empty(total, dtype=np.int32)
     parent = np.empty(total, dtype=np.int64)
     last = np.empty(total, dtype=np.int64)
+    first = np.empty(total, dtype=np.int64)
+    count = np.zeros(total, dtype=np.float64)  # (pages no number reaches are never touched)
     slot = 0
     n_ids = 0
     text_start = 0
@@ -60,6 +64,7 @@ def substring_table(codes, lengths, max_chars, total):  # pragma: no cover - com
                 if table[s, 0] == EMPTY:
                     parent[n_ids] = node - 1
                     last[n_ids] = codes[b]
+                    first[n_ids] = slot
                     n_ids += 1
                     table[s, 0] = key
                     table[s, 1] = n_ids
@@ -71,12 +76,38 @@ def substring_table(codes, lengths, max_chars, total):  # pragma: no cover - com
                 else:
                     node = table[s, 1]
                 sid[slot] = node - 1
+                count[node - 1] += weights[t]
                 lat[slot] = t
                 start[slot] = a - text_start
                 end[slot] = b + 1 - text_start
                 slot += 1
         text_start = text_end
-    return sid, lat, start, end, parent[:n_ids].copy(), last[:n_ids].copy()
+    return (sid, lat, start, end, parent[:n_ids].copy(), last[:n_ids].copy(), first[:n_ids].copy(),
+            count[:n_ids].copy())
+
+
+@njit(cache=True, nogil=True)
+def occurrences_of(sid, lat, start, end, piece_of):  # pragma: no cover - compiled
+    """The occurrences (of `substring_table`) whose substring is a piece (``piece_of[number] >= 0``),
+    in order: their texts, starts, ends (32-bit, as given) and pieces."""
+    n = 0
+    for i in range(len(sid)):
+        if piece_of[sid[i]] >= 0:
+            n += 1
+    out_lat = np.empty(n, dtype=lat.dtype)
+    out_start = np.empty(n, dtype=start.dtype)
+    out_end = np.empty(n, dtype=end.dtype)
+    out_piece = np.empty(n, dtype=np.int64)
+    j = 0
+    for i in range(len(sid)):
+        p = piece_of[sid[i]]
+        if p >= 0:
+            out_lat[j] = lat[i]
+            out_start[j] = start[i]
+            out_end[j] = end[i]
+            out_piece[j] = p
+            j += 1
+    return out_lat, out_start, out_end, out_piece
 
 
 @njit(cache=True, nogil=True)

@@ -92,12 +92,15 @@ class Substrings(NamedTuple):
     end: np.ndarray
     joined: str
     order: np.ndarray | None = None
+    first: np.ndarray | None = None  # the compiled trie's: each number's first occurrence
+    count: np.ndarray | None = None  # and its count (the texts' weights summed)
 
 
-def substrings(texts: Sequence[str], max_chars: int, *, kernels=None) -> Substrings:
+def substrings(texts: Sequence[str], max_chars: int, *, kernels=None, weights: np.ndarray | None = None) -> Substrings:
     """Every substring of at most `max_chars` characters of every text, as arrays (`Substrings`).
-    With `kernels` (`compiled.load_kernels`) a compiled trie numbers them (and orders them); without,
-    numpy (`_substring_ids`); the numbers and occurrences are the same."""
+    With `kernels` (`compiled.load_kernels`) a compiled trie numbers them (and orders them, and
+    gives each number's first occurrence and count: `weights` per text, default 1); without, numpy
+    (`_substring_ids`); the numbers and occurrences are the same."""
     joined = "".join(texts)
     n = len(joined)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
@@ -105,8 +108,10 @@ def substrings(texts: Sequence[str], max_chars: int, *, kernels=None) -> Substri
     if kernels is not None:
         m = np.minimum(lengths, max_chars)  # a text of length L has sum(min(L - j, max_chars)) substrings
         total = int((m * (m + 1) // 2 + (lengths - m) * max_chars).sum())
-        sid, lat, start, end, parent, last = kernels.substring_table(codes, lengths, max_chars, total)
-        return Substrings(sid, lat, start, end, joined, kernels.trie_preorder(parent, last))
+        weights = np.ones(len(texts)) if weights is None else np.asarray(weights, dtype=np.float64)
+        sid, lat, start, end, parent, last, first, count = kernels.substring_table(codes, lengths, weights,
+                                                                                   max_chars, total)
+        return Substrings(sid, lat, start, end, joined, kernels.trie_preorder(parent, last), first, count)
     pos = np.arange(n, dtype=np.int64)
     text_end = np.repeat(np.cumsum(lengths), lengths)
     room = np.minimum(text_end - pos, max_chars)
@@ -205,12 +210,14 @@ class UnigramTrainer:
         self.weights = np.asarray(weights, dtype=np.float64)
         self.corpus_length = int(sum(map(operator.mul, map(len, words), weights)))
         lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-        sid, occ_lat, occ_start, occ_end, joined, order = substrings(texts, max_piece_chars, kernels=kernels)
+        sid, occ_lat, occ_start, occ_end, joined, order, first, count = substrings(
+            texts, max_piece_chars, kernels=kernels, weights=self.weights)
         n_sub = int(sid.max()) + 1 if len(sid) else 0
-        count = np.bincount(sid, weights=self.weights[occ_lat], minlength=n_sub)
-        prev_max = np.maximum.accumulate(np.concatenate(([-1], sid[:-1]))) if len(sid) else sid
-        first = np.flatnonzero(sid > prev_max)  # first occurrence of each substring id
-        sub_len = (occ_end - occ_start)[first]
+        if count is None:  # the numpy path
+            count = np.bincount(sid, weights=self.weights[occ_lat], minlength=n_sub)
+            prev_max = np.maximum.accumulate(np.concatenate(([-1], sid[:-1]))) if len(sid) else sid
+            first = np.flatnonzero(sid > prev_max)  # first occurrence of each substring id
+        sub_len = occ_end[first] - occ_start[first]
         coverage = count * sub_len
         chars = np.flatnonzero(sub_len == 1)
         multi = np.flatnonzero((sub_len > 1) & (count >= seed_min_count))
@@ -232,9 +239,14 @@ class UnigramTrainer:
         self.piece_rank = string_ranks(self.pieces, None if order is None else order[selected])
         self.table = PieceTable(self.pieces, self.piece_rank)  # what the rounds' columns index into
         self.logp = np.log(coverage[selected]) - np.log(coverage[selected].sum())
-        piece = piece_of.take(sid)
-        keep = np.flatnonzero(piece >= 0)
-        self.lattice = make_lattices(kernels, lengths, *(x.take(keep) for x in (occ_lat, occ_start, occ_end, piece)))
+        if kernels is not None:
+            occurrences = kernels.occurrences_of(sid, occ_lat, occ_start, occ_end, piece_of)
+        else:
+            piece = piece_of.take(sid)
+            keep = np.flatnonzero(piece >= 0)
+            occurrences = tuple(x.take(keep) for x in (occ_lat, occ_start, occ_end, piece))
+        del sid, occ_lat, occ_start, occ_end  # (the seed's occurrences are let go before the lattices' are laid out)
+        self.lattice = make_lattices(kernels, lengths, *occurrences)
         self.alive = np.ones(len(self.pieces), dtype=bool)
         self.n_chars = len(chars)
 
