@@ -1,8 +1,8 @@
 """The WordPiece trainer on the compiled path: `CompiledWordPieceTrainer`, the same steps as
 `trainer.WordPieceTrainer` from the kernels of `tokviz.core.wordpiece.kernels`.
 
-`make_trainer` picks it when numba is there (`tokviz.core.jit`) and the corpus fits its 32-bit
-counts, the plain trainer otherwise. The kernels run a batch of merges a call (doubling from 8 to
+`make_trainer` picks it when numba is there (`tokviz.core.jit`) and the corpus's counts stay below
+2**31, the plain trainer otherwise. The kernels run a batch of merges a call (doubling from 8 to
 1024: a short training asks for few) and report every step's candidates as integers; the records,
 their float scores and the vocabulary forms are made here, one step at a time as they are asked
 for. The kernels run on a thread of their own, a batch ahead of the records (both cores work:
@@ -26,9 +26,9 @@ import numpy as np
 from tokviz.core import jit
 
 from .arrays import COUNT_LIMIT, GROW, NXT, ROOM, TOK, TrainerArrays
-from .corpus import CONTINUATION, TrainingStart
+from .corpus import TrainingStart
 from .trainer import WordPieceTrainer
-from .trainer_records import WordPieceCandidate, WordPieceStep, merge_record
+from .trainer_records import WordPieceCandidate, WordPieceStep
 
 KERNELS = "tokviz.core.wordpiece.kernels"
 FIRST_BATCH, LAST_BATCH = 8, 1024  # merges a kernel call runs: doubling from the first to the last
@@ -174,14 +174,7 @@ class CompiledWordPieceTrainer(TrainingStart):
             cand = before.get(row)
             now[row] = self._candidate(row) if cand is None else cand
         self._seen = now
-        a, b = rows[0][0], rows[0][1]
-        new = len(self.forms)
-        form = self.forms[a] + self.forms[b][len(CONTINUATION):]
-        self.forms.append(form)
-        self.length -= total
-        step = merge_record(self.rank, new + self.first_id, form, self.length, tuple(now.values()))
-        self.rank += 1
-        return step
+        return self.record_merge(rows[0][0], rows[0][1], total, tuple(now.values()))
 
     def segments(self, chunk: int) -> list[int]:
         """Current ids of word number `chunk` after every merge computed so far (for inspection and

@@ -15,6 +15,8 @@ from operator import itemgetter
 
 import numpy as np
 
+from .trainer_records import WordPieceStep, merge_record
+
 CONTINUATION = "##"
 SHIFT = 32  # a pair (a, b) is the key ``a << SHIFT | b``
 _SUM_LIMIT = 1 << 62  # below this, 64-bit sums of the counts cannot overflow
@@ -157,3 +159,15 @@ class TrainingStart:
         self.n_candidates = max(1, n_candidates)
         self.forms = list(self.symbols)  # internal id -> vocabulary form
         self.rank = 0  # merges yielded so far
+        self.length = 0  # the corpus's weighted length in tokens (set by the trainer)
+
+    def record_merge(self, a: int, b: int, sites: int, candidates: tuple) -> WordPieceStep:
+        """The record of the next merge, of (`a`, `b`) (internal ids, the winner of `candidates`)
+        at `sites` weighted sites; the merged token's form is appended and the corpus shortened."""
+        new = len(self.forms)
+        form = self.forms[a] + self.forms[b][len(CONTINUATION):]
+        self.forms.append(form)
+        self.length -= sites
+        step = merge_record(self.rank, new + self.first_id, form, self.length, candidates)
+        self.rank += 1
+        return step

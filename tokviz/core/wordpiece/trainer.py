@@ -52,9 +52,9 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
-from .corpus import CONTINUATION, SHIFT, TrainingStart, initial_counts
+from .corpus import SHIFT, TrainingStart, initial_counts
 from .lazy_heaps import drop_stale, group_key_for, score_shift
-from .trainer_records import WordPieceCandidate, WordPieceStep, merge_record
+from .trainer_records import WordPieceCandidate, WordPieceStep
 from .word_merge import MASK, merge_many, merge_one
 
 MIN_COMPACT = 64  # heaps shorter than this are never compacted
@@ -465,14 +465,8 @@ class WordPieceTrainer(TrainingStart):
             _, _, k = best[0]
             self._seen.pop(k, None)  # merged: it never comes back
             a, b = k >> _SHIFT, k & _MASK
-            new = len(self.forms)
-            form = self.forms[a] + self.forms[b][len(CONTINUATION):]
-            self.forms.append(form)
             self.tok_len.append(self.tok_len[a] + self.tok_len[b])
-            self.length -= self._merge(k, new)
-            step = merge_record(self.rank, new + self.first_id, form, self.length, cands)
-            self.rank += 1
-            yield step
+            yield self.record_merge(a, b, self._merge(k, len(self.forms)), cands)
 
     def segments(self, chunk: int) -> list[int]:
         """Current ids of word number `chunk` (for inspection and tests)."""
