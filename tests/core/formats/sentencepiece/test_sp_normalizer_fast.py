@@ -1,17 +1,19 @@
 """The normalizer's fast paths against its general path (the pieces and whitespace rules with
 each output character's source, ``aligned=True``), which the parity suite checks against the
-`sentencepiece` library: ASCII text the charsmap leaves alone (`SpNormalizer._plain`), and the
-characters replaced before the rest (`SpNormalizer._context_free`)."""
+`sentencepiece` library: ASCII text the charsmap leaves alone (`SpNormalizer._plain`), the
+characters replaced before the rest (`SpNormalizer._context_free`), the whitespace rules applied
+to the joined pieces at once (`SpNormalizer._joined`); and the pieces themselves, with the
+characters a text holds read in numpy for a long one, against the library's own normalizer."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tokviz.core.formats.sentencepiece.normalizer import SpNormalizer
+from tokviz.core.formats.sentencepiece.normalizer import LONG_TEXT, SpNormalizer
 from tokviz.core.loading import load_tokenizer
 
 _SPECS = [dict(), dict(add_dummy_prefix=False), dict(remove_extra_whitespaces=False),
@@ -33,11 +35,13 @@ def normalizers(request, sp_model):
     symbols, whitespace as a prefix or a suffix."""
     spec = load_tokenizer(sp_model(request.param)).normalizer.spec
     return [SpNormalizer(replace(spec, **change), user_defined=user, whitespace_suffix=suffix)
-            for change in _SPECS for user in [(), ("<u>", "xy", " z")] for suffix in (False, True)]
+            for change in _SPECS for user in [(), ("<u>", "xy", " z", "x  z")] for suffix in (False, True)]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=_TEXT)
+@example(text="a x  z b")  # a symbol's own two spaces stay: the joined pieces' rules would collapse them
+@example(text="b \u2581 ")  # a ▁ of the text at the end counts as a space
 def test_fast_path_equals_the_general_path(normalizers, text):
     for norm in normalizers:
         assert norm.normalize(text)[0] == norm.normalize(text, aligned=True)[0], (norm.spec, norm.suffix)
@@ -54,7 +58,7 @@ def test_the_fast_path_is_taken(sp_model):
     assert norm.normalize("  Hello   world  ")[0] == "\u2581Hello\u2581world"
     assert norm.normalize("tab\there\u00a0 now")[0] == "\u2581tab\u2581here\u2581now"
     assert norm.normalize("cafe\u0301 au lait")[0] == norm.normalize("cafe\u0301 au lait", aligned=True)[0]
-    assert calls == ["  Hello   world  ", "tab here  now"]
+    assert calls == ["  Hello   world  ", "tab here  now", "caf\u00e9 au lait"]  # the last: the pieces joined
 
 
 @pytest.mark.parametrize("suffix", [False, True])
@@ -81,3 +85,50 @@ def test_context_free_characters_are_replaced_first(sp_model):
     assert "\u0301" not in free and "\uff9e" not in free
     assert norm.normalize("a\nb\t\tc\uff76\uff9e")[0] == norm.normalize("a\nb\t\tc\uff76\uff9e", aligned=True)[0]
 
+
+
+# characters keys start with, continue with (vowel signs, combining marks, voicing marks) or both,
+# and others beside them: the places where the pieces look a key up, or need not
+_KEYED = ("ab e\u0301n\u0303\u0915\u093c\u093f\u0928\u094d\u0924\u0bca\u0b92\u0bd7\u0dd9\u0dcf"
+          "\u0dca\u30ab\u3099\uff76\uff9e\u1100\u1161\u00c5\u212b\uff21\u2460\u0627\u0653\u064a")
+
+
+@pytest.fixture(scope="module")
+def nmt_pair(sp_model):
+    spm = pytest.importorskip("sentencepiece")
+    path = sp_model("unigram-nmt")
+    return load_tokenizer(path).normalizer, spm.SentencePieceProcessor(model_file=str(path))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.one_of(st.text(st.sampled_from(_KEYED + _MAPPED), max_size=40), st.text(max_size=20)))
+def test_pieces_match_the_library(nmt_pair, text):
+    """A key is looked up only where one can start (a vowel sign after a consonant that starts
+    none is passed by): the normalized text is the library's."""
+    ours, ref = nmt_pair
+    assert ours.normalize(text)[0] == ref.normalize(text)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(st.sampled_from(_KEYED + _MAPPED + "\U0001F600\ud800\U0010ffff"), max_size=60))
+def test_present_characters_in_numpy_are_the_set(nmt_pair, text):
+    """A long text's characters are read by code point in numpy (surrogates and the last code
+    point included): the same characters as the set of a short one."""
+    ours, _ = nmt_pair
+    assert ours.present(text, long=0) == ours.present(text, long=len(text) + 1)
+
+
+def test_a_long_text_normalizes_as_the_library(nmt_pair):
+    ours, ref = nmt_pair
+    text = ("Ca\u0301fe\u0301 \u0915\u093c\u093f\u0924\u093e\u092c  \u30ab\u3099 \uff76\uff9e\u2460 ok\n" * 6000)
+    assert len(text) > LONG_TEXT
+    assert ours.normalize(text)[0] == ref.normalize(text)
+
+
+def test_a_user_defined_symbol_is_kept_as_it_is(sp_model):
+    """A symbol starting with a character no key starts with is still looked for (its ligature
+    kept, where the charsmap would replace it)."""
+    spec = load_tokenizer(sp_model("unigram-nmt")).normalizer.spec
+    norm = SpNormalizer(spec, user_defined=("#\ufb01#",))
+    for aligned in (False, True):
+        assert norm.normalize("a#\ufb01# \ufb01", aligned=aligned)[0] == "\u2581a#\ufb01#\u2581fi"
