@@ -82,6 +82,16 @@ def test_a_long_text_as_one_sentence(pair):
     assert a == b, _first_difference(a, b)
 
 
+@pytest.mark.parametrize("name", ["unigram-nmt", "unigram-identity"])
+def test_a_long_text_on_a_freshly_loaded_model(sp_model, name):
+    """A model's first long text takes the compiled Viterbi that fuses unknown runs itself (where
+    numba is), before any line has loaded it: the library's ids."""
+    path = sp_model(name)
+    load_tokenizer(path).warm_up()  # the kernels in the process, as in the window: no plain path first
+    text = corpus("udhr2_all.txt", 300_000)
+    assert load_tokenizer(path).encode_ids(text) == spm.SentencePieceProcessor(model_file=str(path)).encode(text)
+
+
 def test_test_plans_samples(pair):
     ours, ref = pair
     samples = sorted({s for _, s, _ in load_test_plans()})

@@ -308,6 +308,8 @@ class SentencePieceTokenizer(SpDropout, TokenizerDefaults):
             return []
         if self.lattice is not None:
             compiled = self.lattice.loaded
+            if compiled is None and self._fuse_unknown is not None and len(norm) >= _ARRAYS_MIN:
+                compiled = self.lattice.compiled_for(len(norm), count=False)  # (counted below when None)
             if compiled is not None and self._fuse_unknown is not None:  # one call and one list, a line or a text
                 return compiled.fused_ids(norm, self._fuse_unknown).tolist()
             # a long text's ids stay arrays through the unknown handling (numpy's per-call cost

@@ -149,7 +149,7 @@ class PieceLattice:
         self._cache: dict[str, tuple] = {}
         # with numba (`tokviz.core.jit`), the Viterbi runs compiled over a trie (`kernels`): sentencepiece's
         # over whole texts, tokenizers' and trained models' word by word (`word_path`); made on first use
-        # (`compiled`; `best_segments`: `_compiled_for`). Whether kernels may be used is decided now
+        # (`compiled`; `best_segments`: `compiled_for`). Whether kernels may be used is decided now
         # (`jit.allowed`, numba not imported for it)
         self.loaded = None  # `compiled` once made
         top = max(abs(self.unk_score), float(np.abs(sc[pids]).max()) if len(pids) else 0.0)
@@ -187,15 +187,19 @@ class PieceLattice:
     def compiled(self, value) -> None:  # a test's kernels
         self.loaded = value
 
-    def _compiled_for(self, n: int):
-        """`compiled` if made, or loaded elsewhere in the process, or once the plain path has cost
-        about what loading it costs (`COMPILE_MIN`, `COMPILE_PIECES`); else None (the text is counted)."""
+    def compiled_for(self, n: int, *, count: bool = True):
+        """The compiled Viterbi for a text of `n` characters: `compiled` if made, or loaded elsewhere
+        in the process, or once the plain path has cost about what loading it costs (`COMPILE_MIN`,
+        `COMPILE_PIECES`); else None (with `count`, the text counts toward that)."""
+        if n > self.compiled_max_len:
+            return None
         if self.loaded is not None or not self._may_compile:
             return self.loaded
         big = self._n_edges >= COMPILE_PIECES and "ids" not in self.__dict__
         if big or KERNELS in sys.modules or _PLAIN_CHARS[0] + n >= COMPILE_MIN:
             return self.compiled
-        _PLAIN_CHARS[0] += n
+        if count:
+            _PLAIN_CHARS[0] += n
         return None
 
     @cached_property
@@ -383,7 +387,7 @@ class PieceLattice:
         With a compiled Viterbi (`compiled`), the whole of `s` is one segment (with `arrays`, its
         ids and ends as the kernel's numpy arrays). Given two `processes`
         (`tokviz.core.processes.parallel`), the plain path computes many new segments in two."""
-        kernels = self._compiled_for(len(s)) if len(s) <= self.compiled_max_len else None
+        kernels = self.compiled_for(len(s))
         if kernels is not None or self.whole_text_exact:
             if kernels is not None:
                 ids_a, ends_a = kernels.best_path(s)
