@@ -98,15 +98,33 @@ def test_substrings_longer_than_a_packed_word(seeds, m):
 
 
 @HYPOTHESIS
-@given(keys=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2)), max_size=40), n=st.integers(0, 45))
-def test_first_by_keys_is_a_full_lexsort_cut(keys, n):
-    """Pruning sorts only the pieces at or below the n-th smallest loss: the same first n as
-    sorting them all (ties at the cut included)."""
+@given(keys=st.lists(st.tuples(st.integers(-1, 1), st.integers(-3, 2)), max_size=40), huge=st.booleans(),
+       data=st.data())
+def test_first_by_keys_is_a_full_lexsort_cut(keys, huge, data):
+    """Pruning sorts only the pieces below the n-th smallest loss, and picks the first of those
+    equal to it by (score, rank) as one integer: the same first n as sorting them all (ties at the
+    cut included; with `huge`, scores too far apart for one integer sort by two)."""
     m = len(keys)
+    n = data.draw(st.integers(0, m + 2))
     items = np.arange(100, 100 + m)
-    key = np.array([k for k, _ in keys], dtype=float)
+    if huge:
+        keys = [(k, t * 2**60) for k, t in keys]
+    key = np.array([k / 2 for k, _ in keys], dtype=float)
     tie = np.array([t for _, t in keys], dtype=np.int64)
-    tie2 = np.arange(m)[::-1].copy()
+    tie2 = np.array(data.draw(st.permutations(range(m))), dtype=np.int64)
+    assert np.array_equal(first_by_keys(items, n, key, tie, tie2), items[np.lexsort((tie2, tie, key))][:n])
+
+
+@pytest.mark.parametrize("n", [1, 700, 3000, 4500])
+def test_first_by_keys_on_a_round_of_unused_pieces(n):
+    """Thousands of pieces losing 0 beside a few that lose more or less (a round's candidates):
+    the first n by lexsort, whether the cut falls among the zeros or past them."""
+    rng = np.random.default_rng(7)
+    m = 5000
+    key = np.where(rng.random(m) < 0.8, 0.0, rng.normal(size=m))
+    tie = rng.integers(-90_000_000, -1_000_000, size=m) // 1000 * 1000  # scores, some equal
+    tie2 = rng.permutation(m)
+    items = np.arange(m) + 10
     assert np.array_equal(first_by_keys(items, n, key, tie, tie2), items[np.lexsort((tie2, tie, key))][:n])
 
 

@@ -24,15 +24,20 @@ import numpy as np
 SCORE_SCALE = 1 << 20  # scores are log-probabilities times this, rounded to integers
 
 
-def order_by(major: np.ndarray, minor: np.ndarray) -> np.ndarray:
+def order_by(major: np.ndarray, minor: np.ndarray, first: int | None = None) -> np.ndarray:
     """``np.lexsort((minor, major))`` for integer keys, minor ones distinct and non-negative
-    (one argsort of a combined key when it fits in 63 bits)."""
-    if not len(major):
+    (one argsort of a combined key when it fits in 63 bits); with `first`, only the first `first`
+    of that order (the others set aside unsorted)."""
+    if not len(major) or (first is not None and first <= 0):
         return np.zeros(0, dtype=np.int64)
     lo, span = int(major.min()), int(minor.max()) + 1
     if (int(major.max()) - lo + 1) * span < 1 << 62:
-        return np.argsort((major - lo) * span + minor)
-    return np.lexsort((minor, major))
+        combined = (major - lo) * span + minor
+        if first is not None and first < len(combined):
+            part = np.argpartition(combined, first - 1)[:first]
+            return part[np.argsort(combined[part])]
+        return np.argsort(combined)
+    return np.lexsort((minor, major))[:first]
 
 
 class PrunedPiece(NamedTuple):
