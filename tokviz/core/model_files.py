@@ -12,6 +12,7 @@ opens a tokviz model like any tokenizer file) and below sessions (`tokviz.core.s
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from tokviz.core.bpe.model_file import FORMAT_NAME, FORMAT_VERSION, STEP_COLUMNS, timeline_from_json, timeline_to_json  # noqa: F401 - FORMAT_* and STEP_COLUMNS: public names of the BPE format
@@ -30,8 +31,12 @@ def save_timeline(timeline: Timeline, path: str | os.PathLike) -> None:
 
 
 def _save(timeline, path: str | os.PathLike, to_json) -> None:
+    _write(path, lambda: json_pieces(to_json(timeline)))
+
+
+def _write(path: str | os.PathLike, pieces: Callable[[], Iterable[bytes]]) -> None:
     with collector_paused():  # a model is hundreds of thousands of small lists, none in a cycle
-        write_atomic(Path(path), json_pieces(to_json(timeline)))
+        write_atomic(Path(path), pieces())
 
 
 def _load(path: str | os.PathLike, from_json):
@@ -46,10 +51,22 @@ def _load(path: str | os.PathLike, from_json):
 
 def model_to_json(timeline) -> dict:
     """The JSON dict of a timeline of any trainable algorithm (its own format, see the registry)."""
+    return _spec_to_save(timeline).to_json(timeline)
+
+
+def model_json_pieces(timeline) -> Iterator[bytes]:
+    """The model file of a timeline of any trainable algorithm, in pieces: `model_to_json`'s dict
+    as compact JSON, or the same bytes from the algorithm's own writer (the registry's
+    ``to_json_text``)."""
+    spec = _spec_to_save(timeline)
+    return spec.to_json_text(timeline) if spec.to_json_text is not None else json_pieces(spec.to_json(timeline))
+
+
+def _spec_to_save(timeline):
     spec = spec_of(timeline)
     if spec is None:
         raise TokvizError(f"cannot save a {getattr(timeline, 'algorithm', '?')!r} timeline as a tokviz model")
-    return spec.to_json(timeline)
+    return spec
 
 
 def model_from_json(d: object):
@@ -71,7 +88,7 @@ MODEL_FORMATS = tuple(spec.format_name for spec in SPECS.values())
 
 def save_model(timeline, path: str | os.PathLike) -> None:
     """Write a BPE, WordPiece or Unigram timeline to `path` atomically (its own format name)."""
-    _save(timeline, path, model_to_json)
+    _write(path, lambda: model_json_pieces(timeline))
 
 
 def load_model(path: str | os.PathLike):

@@ -88,6 +88,9 @@ class AlgorithmSpec:
     # the training's own `pieces_train_alike`, known without importing it: the command line counts
     # a corpus read in pieces before the trainer (and numpy) loads
     pieces_train_alike: bool = False
+    # timeline -> its model file's bytes in pieces, those of ``json_pieces(to_json(timeline))`` made
+    # faster (None: saving writes `to_json`'s dict)
+    to_json_text: Callable | None = None
 
     @property
     def training_type(self) -> Callable:
@@ -132,7 +135,8 @@ SPECS: dict[str, AlgorithmSpec] = {
                       "tokviz.core.unigram.timeline", "UnigramTraining", "UnigramTimeline",
                       Later("tokviz.core.unigram.model_file:to_json"),
                       Later("tokviz.core.unigram.model_file:from_json"),
-                      Later("tokviz.core.unigram.timeline:warm_up")),
+                      Later("tokviz.core.unigram.timeline:warm_up"),
+                      to_json_text=Later("tokviz.core.unigram.model_file:json_text")),
         AlgorithmSpec("superbpe", "SuperBPE", SuperBpeSettings, "merge", superbpe.FORMAT_NAME,
                       "SuperBPE: BPE within words up to the transition, then across spaces (superwords)",
                       "SuperBPE models are not exported: their chunks come from a second pre-tokenizer "

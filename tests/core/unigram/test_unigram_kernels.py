@@ -215,32 +215,34 @@ def test_a_trainer_takes_the_compiled_path_unless_it_is_off():
 
 
 WARM_UP_PROBE = """
-import json, random
-from tokviz.core.unigram import kernels
+import json, random, sys
+from tokviz.core.model_files import save_model
+from tokviz.core.unigram import json_kernels, kernels
 from tokviz.core.unigram.timeline import UnigramSettings, train_unigram, warm_up
-ENTRY = ("substring_table", "trie_preorder", "occurrences_of", "e_step", "log_z_and_freq", "alternatives",
-         "keep_edges")
-signatures = lambda: {n: sorted(map(str, getattr(kernels, n).signatures)) for n in ENTRY}
+ENTRY = [(kernels, n) for n in ("substring_table", "trie_preorder", "occurrences_of", "e_step", "log_z_and_freq",
+                                "alternatives", "keep_edges")] + [(json_kernels, "int_list"), (json_kernels, "pruned_rows")]
+signatures = lambda: {n: sorted(map(str, getattr(m, n).signatures)) for m, n in ENTRY}
 before = signatures()
 ok = warm_up()
 warmed = signatures()
 rng = random.Random(7)
 words = ["".join(rng.choice("abcdefgh") for _ in range(rng.randint(2, 12))) for _ in range(6000)]
-train_unigram(UnigramSettings(vocab_size=600), texts=[" ".join(words * 3)])  # two halves on two threads
+timeline = train_unigram(UnigramSettings(vocab_size=600), texts=[" ".join(words * 3)])  # two halves on two threads
+save_model(timeline, sys.argv[1])
 print(json.dumps([ok, before, warmed, signatures()]))
 """
 
 
 def test_warm_up_loads_every_kernel_with_a_real_trainings_types(tmp_path):
-    """`warm_up` (what the app runs when Unigram is chosen) leaves a real training nothing to load:
-    in a fresh process, every kernel has its one signature afterwards and a real training (big
-    enough for the two-thread halves) adds none."""
+    """`warm_up` (what the app runs when Unigram is chosen) leaves a real training and the save of
+    its model nothing to load: in a fresh process, every kernel has its one signature afterwards and
+    a real training (big enough for the two-thread halves) and its save add none."""
     import json
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-c", WARM_UP_PROBE], capture_output=True, text=True, timeout=300,
-                         cwd=ROOT)
+    out = subprocess.run([sys.executable, "-c", WARM_UP_PROBE, str(tmp_path / "m.json")], capture_output=True,
+                         text=True, timeout=300, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     ok, before, warmed, after = json.loads(out.stdout)
     assert ok is True

@@ -16,6 +16,14 @@ from collections.abc import Iterator
 
 BLOCK = 2048  # list items a piece
 
+
+class RawJSON(bytes):
+    """JSON text made elsewhere (ASCII, compact), which `json_pieces` writes as it is: a value of
+    a dict, or every item of a list (a list whose first item is one)."""
+
+    __slots__ = ()
+
+
 _dumps = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), check_circular=False).encode
 
 
@@ -24,13 +32,24 @@ def json_pieces(obj: object, block: int = BLOCK) -> Iterator[bytes]:
 
     >>> b"".join(json_pieces({"a": [1, [2, 3], {"b": None}], "c": "é"}, block=2))
     b'{"a":[1,[2,3],{"b":null}],"c":"\\\\u00e9"}'
+    >>> b"".join(json_pieces({"rows": [RawJSON(b"[1]"), RawJSON(b"[]")], "n": RawJSON(b"2")}))
+    b'{"rows":[[1],[]],"n":2}'
     """
-    if isinstance(obj, dict) and all(isinstance(k, str) for k in obj):
+    if isinstance(obj, RawJSON):
+        yield obj
+    elif isinstance(obj, dict) and all(isinstance(k, str) for k in obj):
         yield b"{"
         for i, (key, value) in enumerate(obj.items()):
             yield (("," if i else "") + _dumps(key) + ":").encode("ascii")
             yield from json_pieces(value, block)
         yield b"}"
+    elif isinstance(obj, list) and obj and isinstance(obj[0], RawJSON):
+        yield b"["
+        for i, item in enumerate(obj):
+            if i:
+                yield b","
+            yield item
+        yield b"]"
     elif isinstance(obj, list) and len(obj) > block:
         yield b"["
         for a in range(0, len(obj), block):

@@ -217,10 +217,15 @@ def id_order(rounds: Sequence[UnigramRound]) -> np.ndarray:
 def scores_in_id_order(r: UnigramRound, id_of: np.ndarray) -> list[int]:
     """The scores of round `r` in id order (`id_of`: each table index's id among the pieces; the
     round's pieces are the first ``r.n_pieces`` of them)."""
+    return score_array_in_id_order(r, id_of).tolist()
+
+
+def score_array_in_id_order(r: UnigramRound, id_of: np.ndarray) -> np.ndarray:
+    """`scores_in_id_order` as an int64 array."""
     c = r.columns
     out = np.empty(len(c.alive), dtype=np.int64)
     out[id_of[c.alive]] = c.scores
-    return out.tolist()
+    return out
 
 
 def pruning_in_id_order(rounds: Sequence[UnigramRound], id_of: np.ndarray) -> tuple[list[int], list[int]]:

@@ -31,6 +31,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from tokviz.core import jit
 from tokviz.core.algorithm.piece_tokenizer import PieceLayout
 from tokviz.core.algorithm.records import Segmentation as StepSegmentation
 from tokviz.core.algorithm.records import TreeNode, segment_pieces
@@ -51,6 +52,8 @@ from .rounds import (
 from .settings import UnigramSettings
 from .tokenizer import LatticeEdge, Segmentation, UnigramExplanation, UnigramTokenizer
 from .trainer import WORD_PREFIX, UnigramTrainer
+
+JSON_KERNELS = "tokviz.core.unigram.json_kernels"  # a model file's long lists as text (`model_file.json_text`)
 
 MAX_TRAIN_CHUNK_CHARS = 4096  # longer chunks are left out of training (SentencePiece: 4192 bytes)
 _PIECE = attrgetter("piece")
@@ -291,6 +294,9 @@ def warm_up(*, encoder: bool = True) -> bool:
     if load_kernels() is None:
         return False
     timeline = train_unigram(UnigramSettings(vocab_size=12, seed_min_count=1), texts=["hug pug hug hugs bun"])
+    json_kernels = jit.kernels(JSON_KERNELS)  # what saving the model takes (`model_file.json_text`)
+    if json_kernels is not None:
+        json_kernels.warm()
     if encoder:
         UnigramTokenizer.from_timeline(timeline).encode_ordinary("hugs")
     return True
