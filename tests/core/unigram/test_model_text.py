@@ -110,10 +110,11 @@ def test_pruned_rows_are_json(n, seed):
              some_int(), some_int(), [some_int() for _ in range(rng.randint(0, 4))]] for _ in range(n)]
     ids, losses, freqs, scores, alts = (list(c) for c in zip(*rows)) if rows else ([], [], [], [], [])
     offsets = np.cumsum([0, *map(len, alts)]).astype(np.int64)
-    loss_text = np.frombuffer(_dumps(losses)[1:-1].encode("ascii"), dtype=np.uint8)
+    zero = np.array([repr(x) == "0.0" for x in losses], dtype=np.bool_)
+    loss_text = np.frombuffer(_dumps([x for x, z in zip(losses, zero) if not z])[1:-1].encode("ascii"), dtype=np.uint8)
     ints = [np.array(c, dtype=np.int64) for c in (ids, freqs, scores)]
     flat = np.array([a for alt in alts for a in alt], dtype=np.int64)
-    text = kernels().pruned_rows(ints[0], loss_text, ints[1], ints[2], offsets, flat).tobytes()
+    text = kernels().pruned_rows(ints[0], zero, loss_text, ints[1], ints[2], offsets, flat).tobytes()
     assert text == _dumps(rows).encode("ascii")
 
 

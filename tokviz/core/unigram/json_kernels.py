@@ -8,7 +8,8 @@ rounds' arrays, byte for byte what ``json.dumps(..., separators=(",", ":"))`` wr
 
 - `int_list`: ``[1,-2,3]``;
 - `pruned_rows`: ``[[id,loss,freq,score,[alt,...]],...]``, the losses given as their JSON text
-  (the json module's own, comma-separated: floats stay Python's shortest repr).
+  (the json module's own, comma-separated: floats stay Python's shortest repr), but for the exact
+  zeros (most of them: the unused pieces), which the kernel writes ``0.0`` itself.
 
 What this leaves out: the rest of the file and choosing this path (`model_file.json_text`).
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_COMMA, _OPEN, _CLOSE, _MINUS, _ZERO = 44, 91, 93, 45, 48
+_COMMA, _OPEN, _CLOSE, _MINUS, _ZERO, _POINT = 44, 91, 93, 45, 48, 46
 INT_CHARS = 20  # the most characters an int64 takes: "-9223372036854775808"
 
 
@@ -59,12 +60,13 @@ def int_list(values):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def pruned_rows(ids, loss_text, freq, score, alt_offsets, alt_ids):  # pragma: no cover - compiled
+def pruned_rows(ids, zero, loss_text, freq, score, alt_offsets, alt_ids):  # pragma: no cover - compiled
     """The JSON text of a round's pruned pieces as rows ``[id,loss,freq,score,[alt,...]]``, as
-    uint8: row i from ``ids[i]``, the i-th comma-separated number of `loss_text` (uint8),
-    ``freq[i]``, ``score[i]`` and ``alt_ids[alt_offsets[i]:alt_offsets[i + 1]]``."""
+    uint8: row i from ``ids[i]``, its loss (``0.0`` where ``zero[i]``, else the next comma-separated
+    number of `loss_text`, uint8), ``freq[i]``, ``score[i]`` and
+    ``alt_ids[alt_offsets[i]:alt_offsets[i + 1]]``."""
     n = len(ids)
-    buf = np.empty(2 + n * (4 * INT_CHARS + 10) + len(loss_text) + (INT_CHARS + 1) * len(alt_ids), dtype=np.uint8)
+    buf = np.empty(2 + n * (4 * INT_CHARS + 13) + len(loss_text) + (INT_CHARS + 1) * len(alt_ids), dtype=np.uint8)
     buf[0] = _OPEN
     pos = 1
     t = 0
@@ -76,11 +78,17 @@ def pruned_rows(ids, loss_text, freq, score, alt_offsets, alt_ids):  # pragma: n
         pos = _put_int(buf, pos + 1, ids[i])
         buf[pos] = _COMMA
         pos += 1
-        while t < len(loss_text) and loss_text[t] != _COMMA:
-            buf[pos] = loss_text[t]
-            pos += 1
+        if zero[i]:
+            buf[pos] = _ZERO
+            buf[pos + 1] = _POINT
+            buf[pos + 2] = _ZERO
+            pos += 3
+        else:
+            while t < len(loss_text) and loss_text[t] != _COMMA:
+                buf[pos] = loss_text[t]
+                pos += 1
+                t += 1
             t += 1
-        t += 1
         buf[pos] = _COMMA
         pos = _put_int(buf, pos + 1, freq[i])
         buf[pos] = _COMMA
@@ -105,4 +113,5 @@ def warm() -> None:
     the losses' text read-only), so that a first save loads and compiles nothing."""
     ints = np.zeros(1, dtype=np.int64)
     int_list(ints)
-    pruned_rows(ints, np.frombuffer(b"0.5", dtype=np.uint8), ints, ints, np.zeros(2, dtype=np.int64), ints[:0])
+    pruned_rows(ints, np.zeros(1, dtype=np.bool_), np.frombuffer(b"0.5", dtype=np.uint8), ints, ints,
+                np.zeros(2, dtype=np.int64), ints[:0])

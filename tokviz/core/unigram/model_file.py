@@ -78,8 +78,9 @@ def _row_text(kernels, r: UnigramRound, id_of: np.ndarray, ids: np.ndarray) -> b
     """Round `r`'s row as JSON text (`to_json`'s), its long lists written by `kernels`; `id_of` as
     `UnigramTimeline.id_of_index` gives it, `ids` the same counting [UNK] and the specials."""
     c = r.columns
-    loss = np.frombuffer(_dumps(c.loss.tolist())[1:-1].encode("ascii"), dtype=np.uint8)  # the json module's floats
-    pruned = kernels.pruned_rows(_ints(ids[c.pruned]), loss, _ints(c.freq), _ints(c.pruned_scores),
+    zero = (c.loss == 0) & ~np.signbit(c.loss)  # written "0.0" by the kernel; the rest by the json module
+    loss = np.frombuffer(_dumps(c.loss[~zero].tolist())[1:-1].encode("ascii"), dtype=np.uint8)
+    pruned = kernels.pruned_rows(_ints(ids[c.pruned]), zero, loss, _ints(c.freq), _ints(c.pruned_scores),
                                  _ints(c.alt_offsets), _ints(ids[c.alt_pieces]))
     head = _dumps([r.index, r.log_likelihood, list(r.em_log_likelihood), r.viterbi_tokens])[:-1]
     return b"".join((head.encode("ascii"), b",", pruned.tobytes(), b",",
