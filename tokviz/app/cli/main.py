@@ -49,7 +49,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     warm_up = _warm_up_of(args)
     loaded = None
     if warm_up is not None and _counted_here(args):  # numba's import runs beside everything up to the training
-        loaded, warm_up = bar.load_kernels_aside(warm_up), None
+        loaded, warm_up = bar.load_kernels_aside(partial(_then_saving_code, warm_up)), None
     try:
         training, timeline, out = _prepared_training(args, bar, warm_up)
     except BaseException:
@@ -151,6 +151,13 @@ def _warm_up_of(args: argparse.Namespace) -> Callable[[], object] | None:
 
     warm_up = SPECS[args.algorithm].warm_up
     return None if warm_up is None else partial(warm_up, encoder=False)  # the model is only saved
+
+
+def _then_saving_code(warm_up: Callable[[], object]) -> None:
+    """`warm_up`, then the import of the code that saves the model: on the warm-up's thread, that
+    runs beside the training's steps (whose kernels let go of the GIL), not after the last one."""
+    warm_up()
+    import tokviz.core.model_files  # noqa: F401
 
 
 def _counted_here(args: argparse.Namespace) -> bool:
