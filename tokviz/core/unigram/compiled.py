@@ -103,9 +103,21 @@ class CompiledLattices:
                           for lo, hi in self.cuts])
 
     def subset(self, keep_piece: np.ndarray) -> "CompiledLattices":
-        """The same lattices with only the edges of the pieces where `keep_piece` is true."""
+        """The same lattices with only the edges of the pieces where `keep_piece` is true (each
+        part's on a core of its own)."""
+        keep = np.asarray(keep_piece, dtype=np.bool_)
+
+        def kept_in(lo: int, hi: int) -> tuple:
+            eoff, _, start, end, piece = self._part(lo, hi)
+            return self.k.keep_edges(eoff, start, end, piece, keep)
+
+        parts = _together([lambda lo=lo, hi=hi: kept_in(lo, hi) for lo, hi in self.cuts])
+        if len(parts) == 1:
+            kept = parts[0]
+        else:
+            (off0, *rest0), (off1, *rest1) = parts
+            kept = (np.concatenate((off0, off1[1:] + off0[-1])), *(np.concatenate(xy) for xy in zip(rest0, rest1)))
         out = CompiledLattices.__new__(CompiledLattices)
-        kept = self.k.keep_edges(self.eoff, self.start, self.end, self.piece, np.asarray(keep_piece, dtype=np.bool_))
         out._set(self.k, self.lengths, *kept)
         return out
 
