@@ -79,7 +79,9 @@ def first_by_keys(items: np.ndarray, n: int, key: np.ndarray, tie: np.ndarray, t
         return items[:0]
     if n >= len(items):
         return items[np.lexsort((tie2, tie, key))]
-    nth = np.sort(key)[n - 1]  # np.partition takes 10x as long on a key of many equal values
+    # the n-th smallest key: 0 when the cut falls among the zeros (the usual case), else by a sort
+    # (np.partition takes 10x as long on a key of many equal values)
+    nth = 0.0 if np.count_nonzero(key < 0) < n <= np.count_nonzero(key <= 0) else np.sort(key)[n - 1]
     below = np.flatnonzero(key < nth)
     at = np.flatnonzero(key == nth)
     below = below[np.lexsort((tie2[below], tie[below], key[below]))]
@@ -290,8 +292,10 @@ class UnigramTrainer:
         """The M-step: log-probabilities of the pieces from their expected `counts` (alive pieces
         floored, dead ones -inf)."""
         c = np.where(self.alive, np.maximum(counts, _FLOOR), 0.0)
-        with np.errstate(divide="ignore"):
-            return np.where(self.alive, np.log(c) - np.log(c.sum()), -np.inf)
+        live = np.flatnonzero(self.alive)  # the logarithms of these only (a late round: a tenth of the seed)
+        out = np.full(len(c), -np.inf)
+        out[live] = np.log(c[live]) - np.log(c.sum())
+        return out
 
     def _em(self) -> list[np.ndarray]:
         """The round's E- and M-steps: log Z per word before each M-step."""
