@@ -32,6 +32,13 @@ def kernels():
     return jit.kernels(JSON_KERNELS)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def warmed():
+    """The kernels loaded, as a training's warm-up leaves them: `json_text` uses them then."""
+    kernels().warm()
+    assert kernels().loaded()
+
+
 def written(timeline: UnigramTimeline) -> tuple[bytes, bytes]:
     """(the json module's bytes, `json_text`'s bytes) of `timeline`."""
     return b"".join(json_pieces(to_json(timeline))), b"".join(json_text(timeline))

@@ -115,3 +115,9 @@ def warm() -> None:
     int_list(ints)
     pruned_rows(ints, np.zeros(1, dtype=np.bool_), np.frombuffer(b"0.5", dtype=np.uint8), ints, ints,
                 np.zeros(2, dtype=np.int64), ints[:0])
+
+
+def loaded() -> bool:
+    """Whether both kernels are loaded in this process (`warm` ran): a save uses them then, and
+    otherwise writes with the json module rather than wait for a first compilation."""
+    return bool(int_list.signatures) and bool(pruned_rows.signatures)

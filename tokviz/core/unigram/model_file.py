@@ -48,12 +48,14 @@ def to_json(timeline: UnigramTimeline) -> dict:
 
 def json_text(timeline: UnigramTimeline) -> Iterator[bytes]:
     """The model file's bytes in pieces: ``json_stream.json_pieces(to_json(timeline))`` byte for
-    byte. Where the rounds are arrays and numba is loaded already (a training ran compiled), each
-    round's pruned pieces and scores are written by `json_kernels` from the arrays: a tenth of a
-    second less for a tinyshakespeare model, which holds 370,000 numbers."""
+    byte. Where the rounds are arrays and `json_kernels` are loaded (the training's warm-up loads
+    them), each round's pruned pieces and scores are written by them from the arrays: a tenth of a
+    second less for a tinyshakespeare model, which holds 370,000 numbers. A save never imports
+    numba nor waits for a first compilation."""
     kernels = jit.kernels(JSON_KERNELS) if "numba" in sys.modules else None
     id_of = timeline.id_of_index()
-    if kernels is None or id_of is None or not all(map(_consistent, timeline.rounds)):
+    if (kernels is None or not kernels.loaded() or id_of is None
+            or not all(map(_consistent, timeline.rounds))):
         yield from json_pieces(to_json(timeline))
         return
     ids = id_of + timeline.n_special
