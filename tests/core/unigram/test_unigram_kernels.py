@@ -221,7 +221,8 @@ from tokviz.core.model_files import save_model
 from tokviz.core.unigram import json_kernels, kernels
 from tokviz.core.unigram.timeline import UnigramSettings, train_unigram, warm_up
 ENTRY = [(kernels, n) for n in ("substring_table", "trie_preorder", "occurrences_of", "e_step", "log_z_and_freq",
-                                "alternatives", "keep_edges")] + [(json_kernels, "int_list"), (json_kernels, "pruned_rows")]
+                                "alternatives", "keep_edges")]
+ENTRY += [(json_kernels, "int_list"), (json_kernels, "pruned_rows")]
 signatures = lambda: {n: sorted(map(str, getattr(m, n).signatures)) for m, n in ENTRY}
 with jit_off():
     small = train_unigram(UnigramSettings(vocab_size=12, seed_min_count=1), texts=["hug pug hug hugs bun"])
