@@ -46,10 +46,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     from .progress import ProgressBar
 
     bar = ProgressBar(sys.stderr, enabled=not args.quiet)
-    warm_up = _warm_up_of(args)
+    from .warm_up import counted_here, then_saving_code, warm_up_of
+
+    warm_up = warm_up_of(args)
     loaded = None
-    if warm_up is not None and _counted_here(args):  # numba's import runs beside everything up to the training
-        loaded, warm_up = bar.load_kernels_aside(partial(_then_saving_code, warm_up)), None
+    if warm_up is not None and counted_here(args):  # numba's import runs beside everything up to the training
+        loaded, warm_up = bar.load_kernels_aside(partial(then_saving_code, warm_up)), None
     try:
         training, timeline, out = _prepared_training(args, bar, warm_up)
     except BaseException:
@@ -143,35 +145,6 @@ def _prepared_training(args: argparse.Namespace, bar: ProgressBar, warm_up: Call
     bar.stage("counting chunks")
     timeline = training.prepare(progress=bar.counting, processes=choose_processes())
     return training, timeline, out
-
-
-def _warm_up_of(args: argparse.Namespace) -> Callable[[], object] | None:
-    """The call that loads the compiled kernels of the algorithm (`AlgorithmSpec.warm_up`), or None."""
-    from tokviz.core.registry import SPECS
-
-    warm_up = SPECS[args.algorithm].warm_up
-    return None if warm_up is None else partial(warm_up, encoder=False)  # the model is only saved
-
-
-def _then_saving_code(warm_up: Callable[[], object]) -> None:
-    """`warm_up`, then the import of the code that saves the model: on the warm-up's thread, that
-    runs beside the training's steps (whose kernels let go of the GIL), not after the last one."""
-    warm_up()
-    import tokviz.core.model_files  # noqa: F401
-
-
-def _counted_here(args: argparse.Namespace) -> bool:
-    """Whether the corpus is small enough to be counted in this process (below
-    `chunks.PARALLEL_MIN_CHARS`: a file's bytes are at least its characters): the kernels may then
-    load on a thread while it is read and counted (`ProgressBar.load_kernels_aside`). A bigger one
-    is counted in forked processes, which a running thread would forbid; a file that cannot be
-    looked at is read first, which says what is wrong."""
-    from tokviz.core.text.chunks import PARALLEL_MIN_CHARS
-
-    try:
-        return sum(os.path.getsize(f) for f in args.files) < PARALLEL_MIN_CHARS
-    except OSError:
-        return False
 
 
 def _read_corpus(files: Sequence[str], errors: str, *, in_pieces: bool) -> list:
