@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +39,7 @@ from tokviz.core.algorithm.records import TreeNode, segment_pieces
 from tokviz.core.algorithm.staged import StagedTraining
 from tokviz.core.errors import CorpusError, SettingsError, TokvizError
 from tokviz.core.gc_pause import paused_gc
+from tokviz.core.lazy_names import lazy_names
 
 from .rounds import (
     SCORE_SCALE,
@@ -50,8 +52,15 @@ from .rounds import (
     shared_table,
 )
 from .settings import UnigramSettings
-from .tokenizer import LatticeEdge, Segmentation, UnigramExplanation, UnigramTokenizer
 from .trainer import WORD_PREFIX, UnigramTrainer
+
+if TYPE_CHECKING:
+    from .tokenizer import UnigramTokenizer
+
+# the tokenizer and its encoder load when first asked for: a training that only saves its model
+# (``tokviz train``) never needs them, and their import would share the GIL with numba's
+__getattr__, __dir__ = lazy_names(__name__, {name: "tokviz.core.unigram.tokenizer" for name in (
+    "LatticeEdge", "Segmentation", "UnigramExplanation", "UnigramTokenizer")})
 
 JSON_KERNELS = "tokviz.core.unigram.json_kernels"  # a model file's long lists as text (`model_file.json_text`)
 
@@ -59,11 +68,11 @@ MAX_TRAIN_CHUNK_CHARS = 4096  # longer chunks are left out of training (Sentence
 _PIECE = attrgetter("piece")
 
 __all__ = [
-    "LatticeEdge",
+    "LatticeEdge",  # noqa: F822 - loaded when first asked for (`__getattr__`)
     "PrunedPiece",
     "SCORE_SCALE",
-    "Segmentation",
-    "UnigramExplanation",
+    "Segmentation",  # noqa: F822 - loaded when first asked for (`__getattr__`)
+    "UnigramExplanation",  # noqa: F822 - loaded when first asked for (`__getattr__`)
     "UnigramRound",
     "UnigramSettings",
     "UnigramTimeline",
@@ -185,6 +194,8 @@ class UnigramTimeline(PieceLayout):
         """The tokenizer of this timeline; pass ``step=k`` to use the vocabulary of round k."""
         if not self.rounds:
             raise TokvizError("the timeline has no rounds yet; train first")
+        from .tokenizer import UnigramTokenizer
+
         return UnigramTokenizer.from_timeline(self)
 
     @property
@@ -298,5 +309,5 @@ def warm_up(*, encoder: bool = True) -> bool:
     if json_kernels is not None:
         json_kernels.warm()
     if encoder:
-        UnigramTokenizer.from_timeline(timeline).encode_ordinary("hugs")
+        timeline.tokenizer().encode_ordinary("hugs")
     return True
