@@ -112,10 +112,11 @@ def test_pieces_match_the_library(nmt_pair, text):
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.text(st.sampled_from(_KEYED + _MAPPED + "\U0001F600\ud800\U0010ffff"), max_size=60))
 def test_present_characters_in_numpy_are_the_set(nmt_pair, text):
-    """A long text's characters are read by code point in numpy (surrogates and the last code
-    point included): the same characters as the set of a short one."""
+    """A long text's characters are read by code point in numpy, a block at a time (surrogates and
+    the last code point included): the same characters as the set of a short one."""
     ours, _ = nmt_pair
     assert ours.present(text, long=0) == ours.present(text, long=len(text) + 1)
+    assert ours.present(text, long=0, block=7) == ours.present(text, long=len(text) + 1)  # in pieces
 
 
 def test_a_long_text_normalizes_as_the_library(nmt_pair):
