@@ -44,10 +44,9 @@ REPLACE_HINT = "use --encoding-errors replace to read it anyway"  # train's opti
 
 def cmd_train(args: argparse.Namespace) -> int:
     from .progress import ProgressBar
-
-    bar = ProgressBar(sys.stderr, enabled=not args.quiet)
     from .warm_up import counted_here, then_saving_code, warm_up_of
 
+    bar = ProgressBar(sys.stderr, enabled=not args.quiet)
     warm_up = warm_up_of(args)
     loaded = None
     if warm_up is not None and counted_here(args):  # numba's import runs beside everything up to the training

@@ -24,7 +24,8 @@ class RawJSON(bytes):
     __slots__ = ()
 
 
-_dumps = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), check_circular=False).encode
+# compact ASCII JSON text of one value, as `json_pieces` writes it (for writers of `RawJSON`)
+compact_json = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), check_circular=False).encode
 
 
 def json_pieces(obj: object, block: int = BLOCK) -> Iterator[bytes]:
@@ -40,7 +41,7 @@ def json_pieces(obj: object, block: int = BLOCK) -> Iterator[bytes]:
     elif isinstance(obj, dict) and all(isinstance(k, str) for k in obj):
         yield b"{"
         for i, (key, value) in enumerate(obj.items()):
-            yield (("," if i else "") + _dumps(key) + ":").encode("ascii")
+            yield (("," if i else "") + compact_json(key) + ":").encode("ascii")
             yield from json_pieces(value, block)
         yield b"}"
     elif isinstance(obj, list) and obj and isinstance(obj[0], RawJSON):
@@ -53,8 +54,8 @@ def json_pieces(obj: object, block: int = BLOCK) -> Iterator[bytes]:
     elif isinstance(obj, list) and len(obj) > block:
         yield b"["
         for a in range(0, len(obj), block):
-            text = _dumps(obj[a:a + block])
+            text = compact_json(obj[a:a + block])
             yield (("," if a else "") + text[1:-1]).encode("ascii")
         yield b"]"
     else:
-        yield _dumps(obj).encode("ascii")
+        yield compact_json(obj).encode("ascii")

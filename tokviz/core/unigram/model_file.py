@@ -9,7 +9,6 @@ wrong.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from tokviz.core import jit
 from tokviz.core.algorithm.piece_tokenizer import check_header, need
 from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.io.checks import MAX_COUNT, all_counts, all_numbers, ints_within, is_count
-from tokviz.core.io.json_stream import RawJSON, json_pieces
+from tokviz.core.io.json_stream import RawJSON, compact_json, json_pieces
 
 from .rounds import PieceTable, RoundColumns, UnigramRound, id_order, score_array_in_id_order
 from .settings import FORMAT_NAME, UnigramSettings
@@ -29,7 +28,6 @@ from .timeline import JSON_KERNELS, UnigramTimeline
 from .trainer import string_ranks
 
 FORMAT_VERSION = 1
-_dumps = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), check_circular=False).encode
 ROUND_COLUMNS = ["index", "log_likelihood", "em_log_likelihood", "viterbi_tokens", "pruned", "scores"]
 PRUNED_COLUMNS = ["id", "loss", "freq", "score", "alternative"]
 
@@ -81,10 +79,10 @@ def _row_text(kernels, r: UnigramRound, id_of: np.ndarray, ids: np.ndarray) -> b
     `UnigramTimeline.id_of_index` gives it, `ids` the same counting [UNK] and the specials."""
     c = r.columns
     zero = (c.loss == 0) & ~np.signbit(c.loss)  # written "0.0" by the kernel; the rest by the json module
-    loss = np.frombuffer(_dumps(c.loss[~zero].tolist())[1:-1].encode("ascii"), dtype=np.uint8)
+    loss = np.frombuffer(compact_json(c.loss[~zero].tolist())[1:-1].encode("ascii"), dtype=np.uint8)
     pruned = kernels.pruned_rows(_ints(ids[c.pruned]), zero, loss, _ints(c.freq), _ints(c.pruned_scores),
                                  _ints(c.alt_offsets), _ints(ids[c.alt_pieces]))
-    head = _dumps([r.index, r.log_likelihood, list(r.em_log_likelihood), r.viterbi_tokens])[:-1]
+    head = compact_json([r.index, r.log_likelihood, list(r.em_log_likelihood), r.viterbi_tokens])[:-1]
     return b"".join((head.encode("ascii"), b",", pruned.tobytes(), b",",
                      kernels.int_list(score_array_in_id_order(r, id_of)).tobytes(), b"]"))
 
