@@ -41,6 +41,7 @@ def _batch(enc: dict[bytes, int], vocab: list, pieces: list[bytes], thr: int) ->
     merger = BatchMerger(enc, vocab, INF_RANK)
     out = merger.merge_all(pieces, thr)
     assert merger.merge_all(pieces, thr) == out  # a warm pair table changes nothing
+    assert merger.merge_texts(pieces, thr) == [" ".join(map(str, t)) for t in out]  # the command line's
     return out
 
 
@@ -240,7 +241,7 @@ def test_token_hashes_never_rule_a_token_out():
     from tokviz.core.bpe.byte_ranks.token_hashes import TokenHashes
 
     _, enc, vocab = _loaded("cl100k_base")
-    hashes = TokenHashes(enc, vocab)
+    hashes = TokenHashes(vocab)
     left, right = [], []
     for t in list(enc)[:20_000]:
         for k in range(1, len(t)):

@@ -24,6 +24,28 @@ from tokviz.core.algorithm.records import LoadedMerge, Segmentation, TreeNode
 from tokviz.core.explain.tokens import merge_tree as _merge_tree
 
 
+class _TokenBytes:
+    """Bytes of every id of a tokenizer (``b""`` for an unused one), listed when first read: a
+    model may have millions of pieces, and loading one to encode needs none of them. It holds the
+    tokenizer, never the timeline, so the merge list's callback makes no cycle (a frozen cycle,
+    `gc.freeze`, would never be freed)."""
+
+    __slots__ = ("_tok", "_listed")
+
+    def __init__(self, tok) -> None:
+        self._tok = tok
+        self._listed: list[bytes] | None = None
+
+    @property
+    def listed(self) -> list[bytes]:
+        if self._listed is None:
+            self._listed = [t if t is not None else b"" for t in self._tok.vocab()]
+        return self._listed
+
+    def __getitem__(self, token_id: int) -> bytes:
+        return self.listed[token_id]
+
+
 @dataclass(frozen=True)
 class LoadedSettings:
     """What a loaded tokenizer is (shown instead of training settings)."""
@@ -77,9 +99,10 @@ class LoadedTimeline(TimelineDefaults):
 
     def __init__(self, tok, *, source: str | None = None) -> None:
         self._tok = tok
+        self._bytes = _TokenBytes(tok)
         if tok.ranks_merges:
             ids: Sequence[int] = tok.merge_ranks
-            steps: Sequence[LoadedMerge] = LazyMerges(ids, self._vocab.__getitem__, tok.merge_of)
+            steps: Sequence[LoadedMerge] = LazyMerges(ids, self._bytes.__getitem__, tok.merge_of)
         else:
             from tokviz.core.explain.tokens import merge_list
 
@@ -104,11 +127,10 @@ class LoadedTimeline(TimelineDefaults):
             declared_pre=tok.declared_pre,
         )
 
-    @cached_property
+    @property
     def _vocab(self) -> list[bytes]:
-        """Bytes of every id, made when first asked for (a model may have millions of pieces, and
-        encoding needs none of them)."""
-        return [t if t is not None else b"" for t in self._tok.vocab()]
+        """Bytes of every id (`_TokenBytes`)."""
+        return self._bytes.listed
 
     @property
     def title(self) -> str:

@@ -75,6 +75,8 @@ def check_ranks(ranks: list[int], source: str) -> None:
     tokviz.core.errors.ModelFormatError: f.tiktoken: rank 99,999,999 is far beyond the 2 tokens the file holds (its ranks should run 0..1)
     """
     n = len(ranks)
+    if ranks == list(range(n)):  # in rank order from 0, as OpenAI's files are: nothing more to check
+        return
     low, high = min(ranks), max(ranks)
     if low < 0:
         raise ModelFormatError(f"{source}: rank {low} is negative")

@@ -91,9 +91,57 @@ def _bmp() -> str:
 @lru_cache(maxsize=1)
 def bmp_classes() -> dict[str, str]:
     """`BMP_CLASSES` as ranges of code points for Python's `re` (without `NEW_IN_UNICODE_17`)."""
+    return {name: "".join(_spans(mask, 1, _escaped_u)) for name, mask in class_masks().items()}
+
+
+@lru_cache(maxsize=1)
+def class_masks() -> dict[str, bytes]:
+    """`BMP_CLASSES` as masks of the BMP: byte ``c`` is 1 where the class has code point ``c``
+    (not `NEW_IN_UNICODE_17`), else 0."""
     # the new letters become U+0000 (in no class), so that each position is still its code point
     plane = re.compile(NEW_IN_UNICODE_17.regex_class(high=0xFFFF)).sub("\0", _bmp())
-    return {name: _ranges(props, plane) for name, props in BMP_CLASSES.items()}
+    out = {}
+    for name, props in BMP_CLASSES.items():
+        mask = bytearray(0x10000)
+        for m in regex.finditer(f"[{props}]+", plane):
+            mask[m.start() : m.end()] = b"\1" * (m.end() - m.start())
+        out[name] = bytes(mask)
+    return out
+
+
+def _escaped_u(c: int) -> str:
+    return f"\\u{c:04x}"
+
+
+def _literal(c: int) -> str:
+    """Code point `c` inside an `re` class: itself beyond ASCII (one character to parse, where an
+    escape is six), else an escape (no ``]``, ``-``, ``^``, ``[`` or ``&&`` can be misread)."""
+    return chr(c) if c >= 0x80 else f"\\x{c:02x}"
+
+
+def _spans(mask: bytes, byte: int, spell) -> list[str]:
+    """The runs of `byte` (0 or 1) in `mask` as class ranges, each end spelled by `spell`."""
+    out = []
+    find, other, end = mask.find, 1 - byte, len(mask)
+    a = find(byte)
+    while a >= 0:
+        b = find(other, a)
+        b = end if b < 0 else b
+        out.append(spell(a) if b - a == 1 else f"{spell(a)}-{spell(b - 1)}")
+        a = find(byte, b)
+    return out
+
+
+def bmp_class_text(mask: bytes) -> str:
+    """An `re` class of exactly the BMP code points set in `mask`: ``[ranges]``, or ``[^ranges]``
+    of the others when they are fewer. `re` compiles a class by walking each code point of its
+    ranges in Python: the letters (48,000 code points with the CJK ideographs and Hangul) cost
+    4.7 ms a class, their complement 17,000. Other planes are not meant (`bmp_pattern`'s texts)."""
+    negate = mask.count(1) * 2 > len(mask)
+    body = "".join(_spans(mask, 0 if negate else 1, _literal))
+    if not body:  # all or nothing: neither spelling may be empty
+        return "[\\x00-\\uffff]" if negate else "[^\\x00-\\uffff]"
+    return f"[^{body}]" if negate else f"[{body}]"
 
 
 CLASSED_PLANES = 4  # planes 0-3 hold every letter, number and space; 4-13 are unassigned, 14-16 none of them
@@ -122,7 +170,33 @@ def bmp_pattern(pattern: str) -> re.Pattern | None:
     """The split `pattern` on Python's `re` with classes spelled out over the BMP: the chunks of
     the pinned `regex` pattern on any text without astral characters, about twice as fast."""
     template = TEMPLATES.get(pattern)
-    return None if template is None else re.compile(template.format(**bmp_classes()))
+    return None if template is None else re.compile(_TEMPLATE_PART.sub(_spelled, template))
+
+
+# a template's bracket expression (its ``^``, its items), or a doubled brace of `str.format`
+_TEMPLATE_PART = re.compile(r"\[(\^?)((?:\\.|[^\]\\])*)\]|\{\{|\}\}")
+_CLASS_ITEM = re.compile(r"\{([A-Z])\}|\\(.)|(.)", re.S)  # a class name, an escape, a character
+_ESCAPES = {"r": "\r", "n": "\n", "t": "\t"}
+
+
+def _spelled(m: re.Match) -> str:
+    """`_TEMPLATE_PART` as `bmp_pattern` writes it: a bracket that names classes as one class
+    over the BMP (`bmp_class_text`); a doubled brace as one; any other bracket as it is."""
+    negate, items = m.group(1), m.group(2)
+    if items is None:
+        return m.group(0)[0]
+    if "{" not in items:
+        return m.group(0)
+    masks = class_masks()
+    bits = 0
+    for name, escaped, char in _CLASS_ITEM.findall(items):
+        if name:
+            bits |= int.from_bytes(masks[name], "little")
+        else:
+            bits |= 1 << (8 * ord(_ESCAPES.get(escaped, escaped) if escaped else char))
+    if negate:
+        bits ^= int.from_bytes(b"\1" * 0x10000, "little")
+    return bmp_class_text(bits.to_bytes(0x10000, "little"))
 
 
 @lru_cache(maxsize=1)
@@ -177,11 +251,13 @@ class FastSplitter:
         self.ascii = re.compile(ascii_pattern) if ascii_pattern is not None else None
         self.bmp: re.Pattern | None = None  # `bmp_pattern`, made for the first long text (or by `warm_up`)
 
-    def warm_up(self) -> None:
-        """Build now what the first split of a long non-ASCII text would build."""
+    def warm_up(self, text: str | None = None) -> None:
+        """Build now what the first split of a long non-ASCII text would build; given that `text`,
+        what its split will need (no test of segments for a text without astral characters)."""
         if self.ascii is not None:
-            unclean_chars()
             self.bmp = bmp_pattern(self.pattern)
+            if text is None or ASTRAL.search(text) is not None:
+                unclean_chars()
 
     def findall(self, text: str) -> list[str]:
         """The chunks of `text` (as the Unicode pattern's ``findall``)."""

@@ -37,7 +37,7 @@ class BatchMerger:
         get = enc.get
         at = vocab.__getitem__
 
-        hashes = TokenHashes(enc, vocab)
+        hashes = TokenHashes(vocab)
 
         def missing(keys: np.ndarray) -> np.ndarray:
             out = np.full(len(keys), big, np.int64)
@@ -72,20 +72,26 @@ class BatchMerger:
     def merge_all(self, pieces: Sequence[bytes], thr: int) -> list[tuple[int, ...]]:
         """The ids of each piece (each at least 2 bytes), joining only tokens of rank < `thr`."""
         with self._lock:
-            return self._merge_all(pieces, thr)
+            return self._merge_all(pieces, thr, False)
 
-    def _merge_all(self, pieces: Sequence[bytes], thr: int) -> list[tuple[int, ...]]:
-        out: list[tuple[int, ...]] = [()] * len(pieces)
+    def merge_texts(self, pieces: Sequence[bytes], thr: int) -> list[str]:
+        """`merge_all`, each piece's ids as one string of decimal ids separated by spaces (no
+        tuples made on the way)."""
+        with self._lock:
+            return self._merge_all(pieces, thr, True)
+
+    def _merge_all(self, pieces: Sequence[bytes], thr: int, as_text: bool) -> list:
+        out: list = [()] * len(pieces)
         lens = np.fromiter(map(len, pieces), np.int64, len(pieces))
         width = np.maximum(_MIN_WIDTH, 1 << np.ceil(np.log2(np.maximum(lens, 1))).astype(np.int64))
         for w in np.unique(width).tolist():  # pieces of about the same length together
             where = np.flatnonzero(width == w).tolist()
             some = list(map(pieces.__getitem__, where))
-            for i, t in zip(where, self._merge_block(some, w, min(thr, _NONE))):
+            for i, t in zip(where, self._merge_block(some, w, min(thr, _NONE), as_text)):
                 out[i] = t
         return out
 
-    def _merge_block(self, pieces: list[bytes], width: int, limit: int) -> list[tuple[int, ...]]:
+    def _merge_block(self, pieces: list[bytes], width: int, limit: int, as_text: bool) -> list:
         """`merge_all` of pieces of at most `width` (a power of two) bytes, laid out as a
         ``(width, pieces)`` table: part ``w`` of piece ``c`` at ``w * R + c``. Parts stay where they
         started (a joined right part is marked dead), so a piece's lowest rank and leftmost place
@@ -139,6 +145,10 @@ class BatchMerger:
             keys[fl] = r[: len(fl)] + p[right]
             keys[fq] = r[len(fl) :] + q[left]
         alive2 = alive.reshape(width, n_pieces).T
-        flat = list(map(self._shared.__getitem__, ids.reshape(width, n_pieces).T[alive2].tolist()))
+        live = ids.reshape(width, n_pieces).T[alive2].tolist()
         ends = np.cumsum(alive2.sum(axis=1)).tolist()
+        if as_text:
+            names = list(map(str, live))
+            return [" ".join(names[a:b]) for a, b in zip([0, *ends], ends)]
+        flat = list(map(self._shared.__getitem__, live))
         return [tuple(flat[a:b]) for a, b in zip([0, *ends], ends)]

@@ -93,8 +93,8 @@ class Mergers:
         if compiled is not None:
             with jit.announced():  # the first call on a machine compiles the kernels
                 return compiled.merge_texts(pieces, thr) if as_text else compiled.merge_all(pieces, thr)
-        ids = self.batch().merge_all(pieces, thr)
-        return [" ".join(map(str, t)) for t in ids] if as_text else ids
+        batch = self.batch()
+        return batch.merge_texts(pieces, thr) if as_text else batch.merge_all(pieces, thr)
 
     def warm_up(self) -> None:
         """Build the numpy loop now (while a window is idle)."""

@@ -8,7 +8,7 @@ dict (a rare collision then just costs that lookup). Most pairs a merge loop mee
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -19,7 +19,7 @@ _MOD = 1 << 64
 class TokenHashes:
     """``may_be_token(left, right)``: False where the joined bytes of ids `left`, `right` are surely no token."""
 
-    def __init__(self, enc: Mapping[bytes, int], vocab: Sequence[bytes | None]) -> None:
+    def __init__(self, vocab: Sequence[bytes | None]) -> None:
         toks = [t or b"" for t in vocab]
         lens = np.fromiter(map(len, toks), np.int64, len(toks))
         data = np.frombuffer(b"".join(toks), np.uint8).astype(np.uint64) + np.uint64(1)
@@ -38,7 +38,9 @@ class TokenHashes:
             h[used] = np.add.reduceat(weighted, starts[used])
         self._hash = h
         self._power = power[lens]
-        self._tokens = np.sort(h[np.fromiter(enc.values(), np.int64, len(enc))])  # for searchsorted
+        # for searchsorted: every id with bytes (a special token's too: a pair that joins into one
+        # only costs its dict lookup)
+        self._tokens = np.sort(h[used])
 
     def may_be_token(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         joined = self._hash[left] * self._power[right] + self._hash[right]

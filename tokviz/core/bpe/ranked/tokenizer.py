@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from itertools import chain, compress, islice, repeat
+from itertools import chain, compress, filterfalse, islice, repeat
 from operator import is_not, not_
 
 import regex
@@ -59,6 +59,21 @@ _HELD_CHUNKS = 1 << 18  # chunks of the runs waiting for their new chunks' batch
 HALVES_MIN_LATIN = 2_000_000
 
 
+def _by_rank(enc: dict[bytes, int], name: str) -> list[bytes | None]:
+    """The token of each rank (None where no token has it); `ModelFormatError` if two share one.
+    A file listed in rank order from 0 (every OpenAI encoding) takes its tokens as they come: no
+    set of the ranks and no loop over them (200,000 ranks: 30 ms)."""
+    ranks = list(enc.values())
+    if ranks == list(range(len(ranks))):
+        return list(enc)
+    if len(set(ranks)) != len(ranks):
+        raise ModelFormatError(f"{name}: two tokens share a rank; ranks must be distinct")
+    vocab: list[bytes | None] = [None] * (max(ranks, default=-1) + 1)
+    for tok, r in enc.items():
+        vocab[r] = tok
+    return vocab
+
+
 @surrogate_safe
 class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, TokenizerDefaults):
     """tiktoken-compatible BPE from ``{token bytes: rank}``, a split pattern and special tokens.
@@ -86,23 +101,17 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
         self.pattern = pattern
         self.special_tokens = dict(special_tokens or {})
         enc = dict(mergeable_ranks)
-        used = set(enc.values())
-        if len(used) != len(enc):
-            raise ModelFormatError(f"{name}: two tokens share a rank; ranks must be distinct")
+        vocab = _by_rank(enc, name)
         missing = [b for b in range(256) if bytes([b]) not in enc]
         if missing:
             raise ModelFormatError(
                 f"{name}: the vocabulary lacks {len(missing)} single-byte tokens (first: "
                 f"0x{missing[0]:02x}); byte-level BPE needs all 256 bytes"
             )
-        size = max(used) + 1
         for s, i in self.special_tokens.items():
-            if i in used:
+            if 0 <= i < len(vocab) and vocab[i] is not None:
                 raise ModelFormatError(f"{name}: special token {s!r} reuses the id {i} of a token")
-            size = max(size, i + 1)
-        vocab: list[bytes | None] = [None] * size
-        for tok, r in enc.items():
-            vocab[r] = tok
+        vocab.extend([None] * (max([len(vocab) - 1, *self.special_tokens.values()]) + 1 - len(vocab)))
         for s, i in self.special_tokens.items():
             vocab[i] = s.encode("utf-8")
         self._enc = enc
@@ -145,7 +154,7 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
     def _merge_ranks(self) -> list[int]:
         if self._merge_ranks_list is None:
             single = {self._enc[bytes([b])] for b in range(256)}
-            self._merge_ranks_list = [r for r in sorted(self._enc.values()) if r not in single]
+            self._merge_ranks_list = list(filterfalse(single.__contains__, sorted(self._enc.values())))
         return self._merge_ranks_list
 
     @property
@@ -241,7 +250,7 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
         cut = cut_points(text, len(text) // 2)[1]
         if not 0 < cut < len(text):
             return None
-        self._split.warm_up()
+        self._split.warm_up(text)
         self._mergers.before_fork()
         return cut
 
