@@ -191,6 +191,7 @@ def test_ascii_patterns_equal_the_unicode_ones(pattern, text):
         assert fast.ascii.findall(text) == fast.pinned.findall(text)
 
 
+BMP = "".join(map(chr, range(0x10000)))  # every code point of the BMP, surrogates too
 BMP_CHARS = st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",))
 NEW17_BMP = [c for c in map(chr, range(0x10000)) if c in NEW_IN_UNICODE_17]
 
@@ -215,6 +216,36 @@ def test_bmp_classes_are_the_pinned_classes():
         pinned = regex.compile(pin_pattern(f"[{props}]"))
         assert ours == "".join(pinned.findall(bmp)), name
     assert fastsplit.bmp_pattern("x+") is None  # an unknown pattern has none
+
+
+@settings(max_examples=25, deadline=None)
+@given(points=st.sets(st.integers(0, 0xFFFF) | st.sampled_from(list(b"\\]-^[&~|")), max_size=300), runs=st.lists(st.tuples(st.integers(0, 0xFFFF),
+       st.integers(1, 40_000)), max_size=4), flip=st.booleans())
+def test_a_class_spelled_over_the_bmp_has_exactly_its_code_points(points, runs, flip):
+    """`bmp_class_text`, as a class or as the complement of the rest (whichever lists fewer code
+    points), matches exactly the code points of its mask: ASCII specials (``]``, ``-``, ``^``,
+    ``\\``), surrogates, U+0000 and U+FFFF, the empty and the full mask."""
+    import re
+
+    mask = bytearray(0x10000)
+    for c in points:
+        mask[c] = 1
+    for a, n in runs:
+        mask[a : a + n] = b"\1" * len(mask[a : a + n])
+    if flip:
+        mask = bytearray(1 - b for b in mask)
+    spelled = fastsplit.bmp_class_text(bytes(mask))
+    assert [m.start() for m in re.finditer(spelled, BMP)] == [c for c in range(0x10000) if mask[c]]
+    if 0 < sum(mask) < len(mask):  # (neither spelling lists nothing: the two ends are the next test's)
+        assert spelled.startswith("[^") == (sum(mask) * 2 > len(mask))
+
+
+@pytest.mark.parametrize("mask", [bytes(0x10000), b"\1" * 0x10000, b"\1" + bytes(0xFFFF), bytes(0xFFFF) + b"\1"])
+def test_empty_full_and_end_masks_spell_classes(mask):
+    import re
+
+    found = [m.start() for m in re.finditer(fastsplit.bmp_class_text(mask), BMP)]
+    assert found == [c for c in range(0x10000) if mask[c]]
 
 
 def test_unclean_characters_are_the_non_ascii_ones_but_punctuation_symbols_and_controls():
