@@ -36,6 +36,7 @@ from tokviz.core.bpe.dropout.sampled import ByteRankDropout
 from tokviz.core.bpe.pair_merge import INF_RANK
 from tokviz.core.bpe.ranked.explaining import RankBpeExplaining
 from tokviz.core.bpe.ranked.id_spans import SpanTable
+from tokviz.core.bpe.ranked.ids_vocab import ids_vocab
 from tokviz.core.bpe.ranked.json_output import RankBpeJson
 from tokviz.core.encoding import Encoding, LazyEncoding, allowed_specials, ids_with_specials, offsets_of, uncovered
 from tokviz.core.errors import ModelFormatError
@@ -57,21 +58,6 @@ _HELD_CHUNKS = 1 << 18  # chunks of the runs waiting for their new chunks' batch
 # it is cut in two from here on (a text of other scripts from `halves.PARALLEL_MIN_CHARS`: two
 # processes take 1.27x tiktoken's time on a megabyte of udhr2 where one takes 1.67x)
 HALVES_MIN_LATIN = 2_000_000
-
-
-def _by_rank(enc: dict[bytes, int], name: str) -> list[bytes | None]:
-    """The token of each rank (None where no token has it); `ModelFormatError` if two share one.
-    A file listed in rank order from 0 (every OpenAI encoding) takes its tokens as they come: no
-    set of the ranks and no loop over them (200,000 ranks: 30 ms)."""
-    ranks = list(enc.values())
-    if ranks == list(range(len(ranks))):
-        return list(enc)
-    if len(set(ranks)) != len(ranks):
-        raise ModelFormatError(f"{name}: two tokens share a rank; ranks must be distinct")
-    vocab: list[bytes | None] = [None] * (max(ranks, default=-1) + 1)
-    for tok, r in enc.items():
-        vocab[r] = tok
-    return vocab
 
 
 @surrogate_safe
@@ -101,19 +87,7 @@ class RankBpeTokenizer(ByteRankDropout, RankBpeExplaining, RankBpeJson, Tokenize
         self.pattern = pattern
         self.special_tokens = dict(special_tokens or {})
         enc = dict(mergeable_ranks)
-        vocab = _by_rank(enc, name)
-        missing = [b for b in range(256) if bytes([b]) not in enc]
-        if missing:
-            raise ModelFormatError(
-                f"{name}: the vocabulary lacks {len(missing)} single-byte tokens (first: "
-                f"0x{missing[0]:02x}); byte-level BPE needs all 256 bytes"
-            )
-        for s, i in self.special_tokens.items():
-            if 0 <= i < len(vocab) and vocab[i] is not None:
-                raise ModelFormatError(f"{name}: special token {s!r} reuses the id {i} of a token")
-        vocab.extend([None] * (max([len(vocab) - 1, *self.special_tokens.values()]) + 1 - len(vocab)))
-        for s, i in self.special_tokens.items():
-            vocab[i] = s.encode("utf-8")
+        vocab = ids_vocab(enc, self.special_tokens, name)
         self._enc = enc
         self._vocab = vocab
         self._special_ids = frozenset(self.special_tokens.values())
