@@ -15,7 +15,15 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from tokviz.core.bpe.model_file import FORMAT_NAME, FORMAT_VERSION, STEP_COLUMNS, timeline_from_json, timeline_to_json  # noqa: F401 - FORMAT_* and STEP_COLUMNS: public names of the BPE format
+# FORMAT_*, STEP_COLUMNS and timeline_to_json: public names of the BPE format, from here too
+from tokviz.core.bpe.model_file import (
+    FORMAT_NAME,  # noqa: F401
+    FORMAT_VERSION,  # noqa: F401
+    STEP_COLUMNS,  # noqa: F401
+    timeline_from_json,
+    timeline_json_text,
+    timeline_to_json,  # noqa: F401
+)
 from tokviz.core.bpe.timeline import Timeline
 from tokviz.core.errors import ModelFormatError, TokvizError
 from tokviz.core.formats.tokviz_json import read_json
@@ -27,11 +35,7 @@ from tokviz.core.registry import SPECS, spec_named, spec_of, spec_with_format
 
 def save_timeline(timeline: Timeline, path: str | os.PathLike) -> None:
     """Write `timeline` to `path` atomically; raise `TokvizError` if it cannot be written."""
-    _save(timeline, path, timeline_to_json)
-
-
-def _save(timeline, path: str | os.PathLike, to_json) -> None:
-    _write(path, lambda: json_pieces(to_json(timeline)))
+    _write(path, lambda: timeline_json_text(timeline))
 
 
 def _write(path: str | os.PathLike, pieces: Callable[[], Iterable[bytes]]) -> None:

@@ -117,7 +117,8 @@ SPECS: dict[str, AlgorithmSpec] = {
                       "Byte-pair encoding: merge the most frequent pair, step after step", None,
                       "tokviz.core.bpe.timeline", "Training", "Timeline",
                       Later("tokviz.core.bpe.model_file:timeline_to_json"),
-                      Later("tokviz.core.bpe.model_file:timeline_from_json"), pieces_train_alike=True),
+                      Later("tokviz.core.bpe.model_file:timeline_from_json"), pieces_train_alike=True,
+                      to_json_text=Later("tokviz.core.bpe.model_file:timeline_json_text")),
         AlgorithmSpec("wordpiece", "WordPiece", WordPieceSettings, "merge", wordpiece.FORMAT_NAME,
                       "WordPiece (BERT): merge the pair with the best count(ab) / (count(a) · count(b)); "
                       "continuation pieces start with ##",

@@ -34,6 +34,19 @@ def test_a_long_list_is_written_a_block_at_a_time():
     assert json.loads(b"".join(pieces)) == {"steps": {"rows": rows}}
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.integers(-9, 99), max_size=3), max_size=12), st.integers(1, 4))
+def test_texts_made_elsewhere_are_written_as_they_are_a_block_at_a_time(rows, block):
+    """A list of `RawJSON` items (a model's rows made as text) gives the bytes of the rows' lists."""
+    from tokviz.core.io.json_stream import RawJSON, compact_json
+
+    texts = [RawJSON(compact_json(r).encode("ascii")) for r in rows]
+    expected = json.dumps({"rows": rows, "n": 1}, separators=(",", ":")).encode("ascii")
+    pieces = list(json_pieces({"rows": texts, "n": 1}, block))
+    assert b"".join(pieces) == expected
+    assert len(pieces) <= 7 + -(-len(rows) // block)  # a block of items a piece, not an item
+
+
 def test_a_failing_piece_leaves_the_old_file_and_no_temporary(tmp_path):
     path = tmp_path / "model.json"
     path.write_bytes(b"old")

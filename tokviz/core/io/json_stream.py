@@ -46,10 +46,8 @@ def json_pieces(obj: object, block: int = BLOCK) -> Iterator[bytes]:
         yield b"}"
     elif isinstance(obj, list) and obj and isinstance(obj[0], RawJSON):
         yield b"["
-        for i, item in enumerate(obj):
-            if i:
-                yield b","
-            yield item
+        for a in range(0, len(obj), block):
+            yield (b"," if a else b"") + b",".join(obj[a:a + block])
         yield b"]"
     elif isinstance(obj, list) and len(obj) > block:
         yield b"["
