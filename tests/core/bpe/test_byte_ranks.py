@@ -255,3 +255,39 @@ def test_token_hashes_never_rule_a_token_out():
     maybe = hashes.may_be_token(a, b)
     assert all(maybe[i] for i, j in enumerate(joined) if j in enc)
     assert maybe.sum() <= sum(j in enc for j in joined) + 5  # collisions are rare
+
+
+@pytest.mark.parametrize("after", [0, 1_000_000])
+def test_pair_ranks_are_the_dicts_with_or_without_the_hashes(after, monkeypatch):
+    """`PairRanks` gives each joined pair's rank as the dict does: looked up as they come while
+    few pairs have been asked for, through the tokens' hashes once many have (`HASHES_AFTER`)."""
+    from tokviz.core.bpe.byte_ranks import pair_ranks
+
+    monkeypatch.setattr(pair_ranks, "HASHES_AFTER", after / 100_000)
+    _, enc, vocab = _loaded("cl100k_base")
+    ranks = pair_ranks.PairRanks(enc, vocab, INF_RANK)
+    rng = np.random.default_rng(5)
+    left, right = rng.integers(0, 100_000, 3000), rng.integers(0, 100_000, 3000)
+    tokens = [t for t in list(enc)[:5000] if len(t) > 1 and t[:1] in enc and t[1:] in enc]
+    left = np.concatenate([left, [enc[t[:1]] for t in tokens]])  # pairs that are tokens too
+    right = np.concatenate([right, [enc[t[1:]] for t in tokens]])
+    expected = [enc.get(vocab[a] + vocab[b], INF_RANK) for a, b in zip(left.tolist(), right.tolist())]
+    assert ranks(left * len(vocab) + right).tolist() == expected
+    assert ranks.hashed == (after < 1_000_000)
+    assert sum(r < INF_RANK for r in expected) >= len(tokens)
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=vocab_and_pieces())
+def test_byte_pair_table_and_shared_ids(case):
+    from tokviz.core.bpe.byte_ranks.pair_ranks import byte_pair_ranks, shared_ids
+
+    vocab, _ = case
+    table = byte_pair_ranks(vocab, INF_RANK)
+    assert table.tolist() == [vocab.get(bytes((a, b)), INF_RANK) for a in range(256) for b in range(256)]
+    n = max(vocab.values()) + 1
+    ids = shared_ids(vocab, n)
+    assert ids == list(range(n))
+    assert all(ids[r] is r for r in vocab.values())  # the dict's own int objects
+    in_order = dict(sorted(vocab.items(), key=lambda kv: kv[1]))
+    assert shared_ids(in_order, n) == list(range(n))

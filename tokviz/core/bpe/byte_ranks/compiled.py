@@ -13,6 +13,7 @@ from types import ModuleType
 
 import numpy as np
 
+from .pair_ranks import shared_ids
 from .word_cache_arrays import WordCacheArrays
 
 CHUNK_LONGEST = 4096  # bytes: `chunk_ids` merges chunks of up to this many (a list with a longer one: None)
@@ -25,10 +26,7 @@ class CompiledMerger:
 
     def __init__(self, kernels: ModuleType, enc: Mapping[bytes, int], n_vocab: int) -> None:
         self._k = kernels
-        shared: list[int] = list(range(n_vocab))  # the dict's own int objects, so the cached tuples
-        for r in enc.values():  # hold no new copy of each id
-            shared[r] = r
-        self._shared = shared
+        self._shared = shared_ids(enc, n_vocab)
         self._names: list[str] | None = None  # each id in decimal, made on first use
         self._widths = np.zeros(0, np.int64)
         tokens = list(enc)

@@ -13,15 +13,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from itertools import repeat
-from operator import add
 
 import numpy as np
 
+from .pair_ranks import PairRanks, byte_pair_ranks, shared_ids
 from .pair_table import PairTable
-from .token_hashes import TokenHashes
 
-_SLICE = 4096  # pairs looked up per C call
 _NONE = np.iinfo(np.int32).max  # "cannot join" in the int32 arrays of a batch (ids stay below it)
 _MIN_WIDTH = 8  # the narrowest table of a batch (fewer tables, fewer rounds)
 _KEY32_MAX = _NONE  # keys rank * width + place up to this fit int32 (beyond: int64)
@@ -34,35 +31,20 @@ class BatchMerger:
 
     def __init__(self, enc: Mapping[bytes, int], vocab: Sequence[bytes | None], big: int) -> None:
         n = self._n = len(vocab)
-        get = enc.get
-        at = vocab.__getitem__
-
-        hashes = TokenHashes(vocab)
-
-        def missing(keys: np.ndarray) -> np.ndarray:
-            out = np.full(len(keys), big, np.int64)
-            left, right = np.divmod(keys, n)
-            maybe = np.flatnonzero(hashes.may_be_token(left, right))  # the others are no token
-            left, right = left[maybe].tolist(), right[maybe].tolist()
-            ranks: list[int] = []
-            for i in range(0, len(left), _SLICE):  # one C call holds the GIL: keep each short
-                joined = map(add, map(at, left[i : i + _SLICE]), map(at, right[i : i + _SLICE]))
-                ranks.extend(map(get, joined, repeat(big)))
-            out[maybe] = ranks
-            return out
-
-        shared: list[int] = list(range(n))  # the dict's own int objects, so the cached tuples
-        for r in enc.values():  # hold no new copy of each id (509 000 ids were 16 MB)
-            shared[r] = r
-        self._shared = shared
-        self._lock = threading.Lock()
-        self._pairs = PairTable(missing)
         if n >= _NONE:
             raise ValueError(f"a vocabulary of {n} ids is too big for int32 arrays")
-        byte_ids = np.array([enc[bytes((b,))] for b in range(256)], np.int64)
-        pairs = missing(np.repeat(byte_ids, 256) * n + np.tile(byte_ids, 256))  # [a * 256 + b]
-        self._byte_ids = byte_ids.astype(np.int32)
-        self._byte_pairs = np.minimum(pairs, _NONE).astype(np.int32)
+        self._enc = enc
+        self._shared_ids: list[int] | None = None  # `shared_ids`, made for the first ids as tuples
+        self._lock = threading.Lock()
+        self._pairs = PairTable(PairRanks(enc, vocab, big))
+        self._byte_ids = np.array([enc[bytes((b,))] for b in range(256)], np.int32)
+        self._byte_pairs = np.minimum(byte_pair_ranks(enc, big), _NONE).astype(np.int32)  # [a * 256 + b]
+
+    @property
+    def _shared(self) -> list[int]:
+        if self._shared_ids is None:
+            self._shared_ids = shared_ids(self._enc, self._n)
+        return self._shared_ids
 
     def _ranks(self, left: np.ndarray, right: np.ndarray, limit: int) -> np.ndarray:
         """Ranks of joining `left` and `right` (int32; `_NONE` where they do not join below `limit`)."""
